@@ -1,0 +1,150 @@
+"""Raw Kubernetes objects (dicts) -> one immutable :class:`Snapshot`.
+
+Unknown kinds are counted, not fatal; an object that cannot be understood is
+skipped with one warning naming it; a duplicate (same kind, namespace, name)
+keeps the later copy, since dumps concatenated in time order end newest last.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .classes import build_priority_class, build_storage_class
+from .disruption import build_pdb
+from .errors import ModelError
+from .events import build_event
+from .meta import describe
+from .namespace import build_namespace
+from .node import build_node
+from .nodeclaim import build_nodeclaim
+from .nodeclass import build_node_class
+from .nodepool import build_nodepool
+from .pod import build_pod
+from .snapshot import Snapshot, SnapshotMeta
+from .volumes import build_pv, build_pvc
+from .workloads import build_workload
+
+MAX_LISTED_WARNINGS = 50
+
+Builder = Callable[[Mapping, str, str], Any]
+
+
+def _plain(fn: Callable[[Mapping], Any]) -> Builder:
+    return lambda obj, api_version, kind: fn(obj)
+
+
+def _workload(obj: Mapping, api_version: str, kind: str) -> Any:
+    return build_workload(obj, kind)
+
+
+# (API group, kind) -> (Snapshot field, builder). Older groups that served the
+# same kinds (extensions, apps/v1beta2, policy/v1beta1) are the same entries.
+KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
+    ("", "Node"): ("nodes", _plain(build_node)),
+    ("", "Pod"): ("pods", _plain(lambda obj: build_pod(obj))),
+    ("", "Event"): ("events", _plain(build_event)),
+    ("events.k8s.io", "Event"): ("events", _plain(build_event)),
+    ("", "Namespace"): ("namespaces", _plain(build_namespace)),
+    ("", "PersistentVolume"): ("pvs", _plain(build_pv)),
+    ("", "PersistentVolumeClaim"): ("pvcs", _plain(build_pvc)),
+    ("policy", "PodDisruptionBudget"): ("pdbs", _plain(build_pdb)),
+    ("scheduling.k8s.io", "PriorityClass"): ("priority_classes", _plain(build_priority_class)),
+    ("storage.k8s.io", "StorageClass"): ("storage_classes", _plain(build_storage_class)),
+    ("batch", "Job"): ("workloads", _workload),
+    ("karpenter.sh", "NodePool"): ("nodepools", build_nodepool),
+    ("karpenter.sh", "Provisioner"): ("nodepools", build_nodepool),
+    ("karpenter.sh", "NodeClaim"): ("nodeclaims", build_nodeclaim),
+    ("karpenter.sh", "Machine"): ("nodeclaims", build_nodeclaim),
+    ("karpenter.k8s.aws", "EC2NodeClass"): ("nodeclasses", build_node_class),
+    ("karpenter.k8s.aws", "AWSNodeTemplate"): ("nodeclasses", build_node_class),
+}
+for _group in ("apps", "extensions"):
+    for _kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
+        KINDS[(_group, _kind)] = ("workloads", _workload)
+
+
+def api_group(api_version: str) -> str:
+    """``apps/v1`` -> ``apps``; ``v1`` -> ``""`` (the core group)."""
+    return api_version.rpartition("/")[0]
+
+
+class SnapshotBuilder:
+    """Collects raw objects one by one; :meth:`build` makes the Snapshot."""
+
+    def __init__(self) -> None:
+        self._objects: dict[str, dict[tuple[str, str, str], Any]] = {}
+        self._ignored: Counter[str] = Counter()
+        self._skipped: list[str] = []
+        self._duplicates: Counter[str] = Counter()
+        self.warnings: list[str] = []
+
+    def add(self, obj: object, origin: str = "") -> None:
+        """One object as the API returns it; ``origin`` names its file for warnings."""
+        if not isinstance(obj, Mapping):
+            self._skip(origin, describe(obj), "not an object")
+            return
+        kind, api_version = obj.get("kind"), obj.get("apiVersion")
+        if not isinstance(kind, str) or not isinstance(api_version, str):
+            self._skip(origin, describe(obj), "apiVersion or kind missing")
+            return
+        entry = KINDS.get((api_group(api_version), kind))
+        if entry is None:
+            self._ignored[kind] += 1
+            return
+        field_name, builder = entry
+        try:
+            built = builder(obj, api_version, kind)
+        except ModelError as exc:
+            self._skip(origin, describe(obj), str(exc))
+            return
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            self._skip(origin, describe(obj), f"malformed ({exc})")
+            return
+        bucket = self._objects.setdefault(field_name, {})
+        identity = (kind, built.namespace, built.name)
+        if identity in bucket:
+            self._duplicates[kind] += 1
+            del bucket[identity]  # the later copy also takes the later position
+        bucket[identity] = built
+
+    def _skip(self, origin: str, what: str, why: str) -> None:
+        where = f"{origin}: " if origin else ""
+        self._skipped.append(f"{where}skipped {what}: {why}")
+
+    def build(self, meta: SnapshotMeta | None = None, warnings: Iterable[str] = ()) -> Snapshot:
+        fields = {name: tuple(bucket.values()) for name, bucket in self._objects.items()}
+        snapshot = Snapshot(**fields, meta=meta or SnapshotMeta(), ignored=dict(sorted(self._ignored.items())))
+        notes = list(warnings) + self._summary() + _consistency(snapshot)
+        object.__setattr__(snapshot, "warnings", tuple(notes))
+        return snapshot
+
+    def _summary(self) -> list[str]:
+        notes = self._skipped[:MAX_LISTED_WARNINGS]
+        if len(self._skipped) > MAX_LISTED_WARNINGS:
+            notes.append(f"... and {len(self._skipped) - MAX_LISTED_WARNINGS} more objects skipped")
+        for kind, count in sorted(self._duplicates.items()):
+            notes.append(f"{count} duplicate {kind} object(s): kept the later copy of each")
+        if self._ignored:
+            kinds = ", ".join(f"{k} ({n})" for k, n in sorted(self._ignored.items()))
+            notes.append(f"ignored {sum(self._ignored.values())} object(s) of kinds karptui does not use: {kinds}")
+        return notes
+
+
+def _consistency(snapshot: Snapshot) -> list[str]:
+    """Gaps an operator should know about before trusting the picture."""
+    notes = []
+    orphans = sum(1 for p in snapshot.pods if p.node_name and p.node_name not in snapshot.node_by_name)
+    if orphans:
+        notes.append(f"{orphans} pod(s) are bound to nodes missing from the snapshot")
+    if snapshot.pods and not snapshot.nodes:
+        notes.append("the snapshot has pods but no nodes: include nodes in the dump")
+    return notes
+
+
+def build_snapshot(objects: Iterable[object], meta: SnapshotMeta | None = None) -> Snapshot:
+    builder = SnapshotBuilder()
+    for obj in objects:
+        builder.add(obj)
+    return builder.build(meta)

@@ -1,0 +1,122 @@
+"""Small readers for Kubernetes JSON dicts that fail with a field path.
+
+Every model builder reads through these so that a wrong type anywhere becomes
+one :class:`ModelError` naming the field, never a bare ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from .errors import ModelError
+
+_NONE: dict = {}
+
+
+def as_map(value: object, where: str) -> Mapping:
+    """A mapping, or empty for null; anything else is an error."""
+    if value is None:
+        return _NONE
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def as_list(value: object, where: str) -> list:
+    """A list, or empty for null."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ModelError(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def as_str(value: object, where: str, default: str = "") -> str:
+    """A string; numbers and booleans are accepted as YAML often types them."""
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    raise ModelError(f"{where}: expected a string, got {type(value).__name__}")
+
+
+def as_int(value: object, where: str, default: int | None = None) -> int | None:
+    """An integer (JSON numbers, or digit strings as YAML sometimes quotes them)."""
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        raise ModelError(f"{where}: expected an integer, got a boolean")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        return int(value)
+    raise ModelError(f"{where}: expected an integer, got {value!r}")
+
+
+def as_str_map(value: object, where: str) -> dict[str, str]:
+    """Labels, annotations, nodeSelector: string -> string."""
+    raw = as_map(value, where)
+    return {str(k): as_str(v, f"{where}.{k}") for k, v in raw.items()}
+
+
+def as_str_list(value: object, where: str) -> tuple[str, ...]:
+    return tuple(as_str(v, f"{where}[{i}]") for i, v in enumerate(as_list(value, where)))
+
+
+def parse_time(value: object, where: str) -> datetime | None:
+    """RFC 3339 timestamps as the API server writes them (``...Z``)."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, datetime):  # PyYAML turns unquoted timestamps into datetimes
+        return value
+    if not isinstance(value, str):
+        raise ModelError(f"{where}: expected a timestamp, got {type(value).__name__}")
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise ModelError(f"{where}: {value!r} is not an RFC 3339 time") from None
+
+
+def parse_duration(value: object, where: str) -> float | None:
+    """A Go duration ("720h", "30s", "1h30m") in seconds; ``None`` for "Never"."""
+    if value is None or value == "Never":
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = as_str(value, where)
+    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+    total, number, i = 0.0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if ch.isdigit() or ch == ".":
+            number += ch
+            i += 1
+            continue
+        unit = next((u for u in ("ns", "us", "µs", "ms", "s", "m", "h") if text.startswith(u, i)), None)
+        if unit is None or not number:
+            raise ModelError(f"{where}: {text!r} is not a duration")
+        total += float(number) * units[unit]
+        number, i = "", i + len(unit)
+    if number:
+        if total == 0 and number == "0":
+            return 0.0
+        raise ModelError(f"{where}: {text!r} is not a duration (missing unit)")
+    return total
+
+
+def as_bool_field(value: object, where: str, default: bool = False) -> bool:
+    """A boolean; YAML's "true"/"false" strings are accepted."""
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ModelError(f"{where}: expected true or false, got {value!r}")

@@ -1,0 +1,109 @@
+"""Node, with the EKS / Karpenter facts an operator groups and sorts by."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import labels as L
+from .fields import as_bool_field, as_list, as_map, as_str
+from .meta import KubeObject, meta_fields
+from .resources import Resources
+from .taints import Taint, parse_taints
+
+FARGATE, MANAGED_NODE_GROUP, KARPENTER, SELF_MANAGED = (
+    "fargate", "managed-node-group", "karpenter", "self-managed",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Node(KubeObject):
+    taints: tuple[Taint, ...] = ()
+    allocatable: Resources
+    capacity: Resources
+    unschedulable: bool = False
+    ready: bool = False
+    provider_id: str = ""
+    kubelet_version: str = ""
+    conditions: Mapping[str, str]  # type -> status ("True"/"False"/"Unknown")
+
+    KIND = "Node"
+
+    @property
+    def zone(self) -> str:
+        return self.labels.get(L.ZONE) or self.labels.get(L.ZONE_BETA, "")
+
+    @property
+    def region(self) -> str:
+        return self.labels.get(L.REGION) or self.labels.get(L.REGION_BETA, "")
+
+    @property
+    def instance_type(self) -> str:
+        return self.labels.get(L.INSTANCE_TYPE) or self.labels.get(L.INSTANCE_TYPE_BETA, "")
+
+    @property
+    def arch(self) -> str:
+        return self.labels.get(L.ARCH) or self.labels.get(L.ARCH_BETA, "")
+
+    @property
+    def nodepool(self) -> str:
+        """The Karpenter NodePool (or v1alpha5 Provisioner) that launched it."""
+        return self.labels.get(L.NODEPOOL) or self.labels.get(L.PROVISIONER_NAME, "")
+
+    @property
+    def capacity_type(self) -> str:
+        """``on-demand``, ``spot`` or ``fargate``; EKS' ON_DEMAND/SPOT normalised."""
+        if self.origin == FARGATE:
+            return "fargate"
+        value = self.labels.get(L.CAPACITY_TYPE) or self.labels.get(L.EKS_CAPACITY_TYPE, "")
+        return value.lower().replace("_", "-")
+
+    @property
+    def origin(self) -> str:
+        """Who manages the node: fargate, karpenter, managed-node-group or self-managed."""
+        labels = self.labels
+        if labels.get(L.EKS_COMPUTE_TYPE) == "fargate":
+            return FARGATE
+        if L.NODEPOOL in labels or L.PROVISIONER_NAME in labels:
+            return KARPENTER
+        if L.EKS_NODEGROUP in labels:
+            return MANAGED_NODE_GROUP
+        return SELF_MANAGED
+
+    @property
+    def group(self) -> str:
+        """The NodePool, node group, or origin name: what the nodes pane shows."""
+        return (
+            self.nodepool
+            or self.labels.get(L.EKS_NODEGROUP)
+            or self.labels.get(L.EKSCTL_NODEGROUP)
+            or self.origin
+        )
+
+    @property
+    def instance_id(self) -> str:
+        """``i-0abc…`` from ``aws:///us-east-1a/i-0abc…``."""
+        return self.provider_id.rsplit("/", 1)[-1] if self.provider_id else ""
+
+
+def build_node(obj: Mapping) -> Node:
+    spec = as_map(obj.get("spec"), "spec")
+    status = as_map(obj.get("status"), "status")
+    conditions = {}
+    for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
+        cond = as_map(raw, f"status.conditions[{i}]")
+        conditions[as_str(cond.get("type"), "type")] = as_str(cond.get("status"), "status")
+    node_info = as_map(status.get("nodeInfo"), "status.nodeInfo")
+    capacity = Resources.parse(status.get("capacity"), "status.capacity")
+    allocatable = status.get("allocatable")
+    return Node(
+        **meta_fields(obj),
+        taints=parse_taints(spec.get("taints"), "spec.taints"),
+        allocatable=Resources.parse(allocatable, "status.allocatable") if allocatable else capacity,
+        capacity=capacity,
+        unschedulable=as_bool_field(spec.get("unschedulable"), "spec.unschedulable"),
+        ready=conditions.get("Ready") == "True",
+        provider_id=as_str(spec.get("providerID"), "spec.providerID"),
+        kubelet_version=as_str(node_info.get("kubeletVersion"), "status.nodeInfo.kubeletVersion"),
+        conditions=conditions,
+    )

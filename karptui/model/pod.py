@@ -1,0 +1,186 @@
+"""Pod, with its effective requests computed once by Kubernetes' rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import labels as L
+from .affinity import NO_AFFINITY, Affinity, TopologySpreadConstraint, parse_affinity, parse_spread_constraints
+from .fields import as_int, as_list, as_map, as_str, as_str_map
+from .meta import KubeObject, meta_fields
+from .resources import EMPTY, Resources
+from .taints import Toleration, parse_tolerations
+
+PENDING, RUNNING, SUCCEEDED, FAILED = "Pending", "Running", "Succeeded", "Failed"
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    port: int
+    protocol: str = "TCP"
+    host_ip: str = "0.0.0.0"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pod(KubeObject):
+    node_name: str = ""
+    phase: str = PENDING
+    priority: int = 0
+    priority_class_name: str = ""
+    scheduler_name: str = "default-scheduler"
+    requests: Resources = EMPTY
+    node_selector: Mapping[str, str]
+    affinity: Affinity = NO_AFFINITY
+    tolerations: tuple[Toleration, ...] = ()
+    spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    host_ports: tuple[HostPort, ...] = ()
+    pvc_names: tuple[str, ...] = ()
+    scheduled_reason: str = ""
+    scheduled_message: str = ""
+    nominated_node: str = ""
+
+    KIND = "Pod"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase in (SUCCEEDED, FAILED)
+
+    @property
+    def is_pending(self) -> bool:
+        """Waiting for a node: not bound and not finished."""
+        return not self.node_name and not self.is_terminal
+
+    @property
+    def owner_kind(self) -> str:
+        owner = self.controller
+        return owner.kind if owner else ""
+
+    @property
+    def is_daemonset_pod(self) -> bool:
+        return self.owner_kind == "DaemonSet"
+
+    @property
+    def is_mirror(self) -> bool:
+        """A static pod's mirror; the kubelet owns it, nobody can evict it."""
+        return L.MIRROR_POD in self.annotations or self.owner_kind == "Node"
+
+    @property
+    def do_not_disrupt(self) -> bool:
+        """Karpenter's opt-out: ``do-not-disrupt`` (v1beta1+) or ``do-not-evict`` (v1alpha5)."""
+        return (
+            self.annotations.get(L.DO_NOT_DISRUPT) == "true"
+            or self.annotations.get(L.DO_NOT_EVICT) == "true"
+        )
+
+
+def _container_requests(container: Mapping, where: str) -> Resources:
+    """Requests, defaulting each missing request to its limit as the API server does."""
+    resources = as_map(container.get("resources"), f"{where}.resources")
+    requests = as_map(resources.get("requests"), f"{where}.resources.requests")
+    limits = as_map(resources.get("limits"), f"{where}.resources.limits")
+    if limits:
+        requests = {**limits, **requests}
+    return Resources.parse(requests, f"{where}.resources.requests") if requests else EMPTY
+
+
+def effective_requests(spec: Mapping) -> Resources:
+    """What the scheduler reserves for a pod (k8s.io/component-helpers PodRequests).
+
+    Regular containers add up; restartable (sidecar) init containers add to
+    them and keep running under every later init container; each ordinary
+    init container needs its own request plus the sidecars started before it;
+    the pod needs the larger of the two, then pod-level resources and overhead.
+    """
+    total = EMPTY
+    for i, raw in enumerate(as_list(spec.get("containers"), "spec.containers")):
+        total = total + _container_requests(as_map(raw, f"spec.containers[{i}]"), f"spec.containers[{i}]")
+    sidecars = EMPTY
+    init_peak = EMPTY
+    for i, raw in enumerate(as_list(spec.get("initContainers"), "spec.initContainers")):
+        where = f"spec.initContainers[{i}]"
+        container = as_map(raw, where)
+        own = _container_requests(container, where)
+        if container.get("restartPolicy") == "Always":
+            total = total + own
+            sidecars = sidecars + own
+            init_peak = init_peak.max(sidecars)
+        else:
+            init_peak = init_peak.max(own + sidecars)
+    total = total.max(init_peak)
+    pod_level = as_map(as_map(spec.get("resources"), "spec.resources").get("requests"), "spec.resources.requests")
+    if pod_level:
+        total = total.override(Resources.parse(pod_level, "spec.resources.requests"))
+    overhead = spec.get("overhead")
+    if overhead:
+        total = total + Resources.parse(overhead, "spec.overhead")
+    return total
+
+
+def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
+    containers = list(as_list(spec.get("containers"), "spec.containers"))
+    containers += [
+        c for c in as_list(spec.get("initContainers"), "spec.initContainers")
+        if isinstance(c, Mapping) and c.get("restartPolicy") == "Always"
+    ]
+    ports = []
+    for i, container in enumerate(containers):
+        for j, raw in enumerate(as_list(as_map(container, "container").get("ports"), "ports")):
+            port = as_map(raw, f"containers[{i}].ports[{j}]")
+            number = as_int(port.get("hostPort"), f"containers[{i}].ports[{j}].hostPort", 0)
+            if number:
+                ports.append(
+                    HostPort(
+                        number,
+                        as_str(port.get("protocol"), "protocol", "TCP") or "TCP",
+                        as_str(port.get("hostIP"), "hostIP", "0.0.0.0") or "0.0.0.0",
+                    )
+                )
+    return tuple(ports)
+
+
+def _pvc_names(spec: Mapping, pod_name: str) -> tuple[str, ...]:
+    names = []
+    for i, raw in enumerate(as_list(spec.get("volumes"), "spec.volumes")):
+        volume = as_map(raw, f"spec.volumes[{i}]")
+        claim = volume.get("persistentVolumeClaim")
+        if claim:
+            names.append(as_str(as_map(claim, "claim").get("claimName"), f"spec.volumes[{i}].claimName"))
+        elif volume.get("ephemeral"):
+            # generic ephemeral volumes get a PVC named <pod>-<volume>
+            names.append(f"{pod_name}-{as_str(volume.get('name'), 'name')}")
+    return tuple(names)
+
+
+def _scheduled_condition(status: Mapping) -> tuple[str, str]:
+    for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
+        cond = as_map(raw, f"status.conditions[{i}]")
+        if cond.get("type") == "PodScheduled" and cond.get("status") != "True":
+            return as_str(cond.get("reason"), "reason"), as_str(cond.get("message"), "message")
+    return "", ""
+
+
+def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
+    """A Pod from its JSON; ``meta`` overrides metadata (pods made from templates)."""
+    fields = meta if meta is not None else meta_fields(obj)
+    spec = as_map(obj.get("spec"), "spec")
+    status = as_map(obj.get("status"), "status")
+    reason, message = _scheduled_condition(status)
+    return Pod(
+        **fields,
+        node_name=as_str(spec.get("nodeName"), "spec.nodeName"),
+        phase=as_str(status.get("phase"), "status.phase", PENDING) or PENDING,
+        priority=as_int(spec.get("priority"), "spec.priority", 0),
+        priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
+        scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),
+        requests=effective_requests(spec),
+        node_selector=as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        affinity=parse_affinity(spec.get("affinity")),
+        tolerations=parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
+        spread_constraints=parse_spread_constraints(spec.get("topologySpreadConstraints")),
+        host_ports=_host_ports(spec),
+        pvc_names=_pvc_names(spec, fields["name"]),
+        scheduled_reason=reason,
+        scheduled_message=message,
+        nominated_node=as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+    )

@@ -1,0 +1,116 @@
+"""Resource lists (requests, allocatable, limits) as integers.
+
+``cpu`` is held in millicores; every other resource in whole units (bytes for
+memory, ephemeral-storage and hugepages; a count for pods and extended
+resources such as ``nvidia.com/gpu``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from .errors import ModelError
+from .quantity import format_bytes, format_millis, to_millis, to_units
+
+CPU = "cpu"
+MEMORY = "memory"
+PODS = "pods"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+_BYTE_RESOURCES = (MEMORY, EPHEMERAL_STORAGE)
+
+
+def _is_bytes(name: str) -> bool:
+    return name in _BYTE_RESOURCES or name.startswith("hugepages-")
+
+
+class Resources(Mapping[str, int]):
+    """An immutable resource list: name -> integer amount.
+
+    Absent names read as zero through :meth:`get`, which is what scheduling
+    arithmetic wants ("requests no GPUs" and "requests 0 GPUs" are the same).
+    """
+
+    __slots__ = ("_amounts",)
+
+    def __init__(self, amounts: Mapping[str, int] | None = None) -> None:
+        self._amounts: dict[str, int] = dict(amounts) if amounts else {}
+
+    @classmethod
+    def parse(cls, raw: object, where: str = "resources") -> Resources:
+        """Build from a Kubernetes ResourceList such as ``{"cpu": "500m"}``."""
+        if not raw:
+            return EMPTY
+        if not isinstance(raw, Mapping):
+            raise ModelError(f"{where}: expected a map of quantities, got {type(raw).__name__}")
+        amounts = {}
+        for name, value in raw.items():
+            try:
+                amounts[str(name)] = to_millis(value) if name == CPU else to_units(value)
+            except ModelError as exc:
+                raise ModelError(f"{where}.{name}: {exc}") from None
+        return cls(amounts)
+
+    def __getitem__(self, name: str) -> int:
+        return self._amounts[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._amounts)
+
+    def __len__(self) -> int:
+        return len(self._amounts)
+
+    def __repr__(self) -> str:
+        return f"Resources({self.to_quantities()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            names = set(self) | set(other)
+            return all(self.get(n, 0) == other.get(n, 0) for n in names)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(frozenset((n, v) for n, v in self._amounts.items() if v))
+
+    def __add__(self, other: Mapping[str, int]) -> Resources:
+        merged = dict(self._amounts)
+        for name, value in other.items():
+            merged[name] = merged.get(name, 0) + value
+        return Resources(merged)
+
+    def __sub__(self, other: Mapping[str, int]) -> Resources:
+        merged = dict(self._amounts)
+        for name, value in other.items():
+            merged[name] = merged.get(name, 0) - value
+        return Resources(merged)
+
+    def max(self, other: Mapping[str, int]) -> Resources:
+        """Per-resource maximum, the rule for init containers."""
+        merged = dict(self._amounts)
+        for name, value in other.items():
+            if value > merged.get(name, 0):
+                merged[name] = value
+        return Resources(merged)
+
+    def override(self, other: Mapping[str, int]) -> Resources:
+        """These amounts with ``other``'s names replacing ours (pod-level resources)."""
+        return Resources({**self._amounts, **other}) if other else self
+
+    def exceeding(self, capacity: Mapping[str, int]) -> list[str]:
+        """Names whose amount is above ``capacity`` (a missing name has zero)."""
+        return [n for n, v in self._amounts.items() if v > 0 and v > capacity.get(n, 0)]
+
+    def to_quantities(self) -> dict[str, str]:
+        """Canonical Kubernetes quantity strings, for output and saving."""
+        return {name: format_quantity(name, value) for name, value in self._amounts.items()}
+
+
+def format_quantity(name: str, value: int) -> str:
+    """One amount back in Kubernetes' canonical text."""
+    if name == CPU:
+        return format_millis(value)
+    if _is_bytes(name):
+        return format_bytes(value)
+    return str(value)
+
+
+EMPTY = Resources()

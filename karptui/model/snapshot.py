@@ -1,0 +1,127 @@
+"""The whole cluster at one instant: what every later layer reads.
+
+Frozen with ``eq=False``: identity is equality, because Textual reactives
+compare old and new values with ``!=`` and a deep comparison of 50,000 pods on
+every refresh would be wasted work. Indexes are computed on first use.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+
+from .classes import PriorityClass, StorageClass
+from .disruption import PodDisruptionBudget
+from .events import Event
+from .meta import KubeObject
+from .namespace import Namespace
+from .node import Node
+from .nodeclaim import NodeClaim
+from .nodeclass import NodeClass
+from .nodepool import NodePool
+from .pod import Pod
+from .volumes import PersistentVolume, PersistentVolumeClaim
+from .workloads import Workload
+
+NO_ZONE = "<none>"
+
+
+@dataclass(frozen=True)
+class SnapshotMeta:
+    """Where a snapshot came from; the karptui metadata document when one was saved."""
+
+    source: str = ""
+    name: str = ""
+    captured_at: datetime | None = None
+    context: str = ""
+    cluster: str = ""
+    karptui_version: str = ""
+    kubernetes_version: str = ""
+    logs_source: str = ""
+    logs_text: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    nodes: tuple[Node, ...] = ()
+    pods: tuple[Pod, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    pdbs: tuple[PodDisruptionBudget, ...] = ()
+    pvs: tuple[PersistentVolume, ...] = ()
+    pvcs: tuple[PersistentVolumeClaim, ...] = ()
+    events: tuple[Event, ...] = ()
+    namespaces: tuple[Namespace, ...] = ()
+    priority_classes: tuple[PriorityClass, ...] = ()
+    storage_classes: tuple[StorageClass, ...] = ()
+    nodepools: tuple[NodePool, ...] = ()
+    nodeclaims: tuple[NodeClaim, ...] = ()
+    nodeclasses: tuple[NodeClass, ...] = ()
+    meta: SnapshotMeta = field(default_factory=SnapshotMeta)
+    warnings: tuple[str, ...] = ()
+    ignored: Mapping[str, int] = field(default_factory=dict)
+
+    @cached_property
+    def node_by_name(self) -> dict[str, Node]:
+        return {n.name: n for n in self.nodes}
+
+    @cached_property
+    def pods_by_node(self) -> dict[str, list[Pod]]:
+        """Pods bound to each node (every node present, maybe with no pods)."""
+        index: dict[str, list[Pod]] = {n.name: [] for n in self.nodes}
+        for pod in self.pods:
+            if pod.node_name and not pod.is_terminal:
+                index.setdefault(pod.node_name, []).append(pod)
+        return index
+
+    @cached_property
+    def pending_pods(self) -> tuple[Pod, ...]:
+        return tuple(p for p in self.pods if p.is_pending)
+
+    @cached_property
+    def zones(self) -> dict[str, int]:
+        """Zone -> node count, sorted by zone name; nodes without a zone under ``<none>``."""
+        counts = Counter(n.zone or NO_ZONE for n in self.nodes)
+        return dict(sorted(counts.items()))
+
+    @cached_property
+    def workload_by_uid(self) -> dict[str, Workload]:
+        return {w.uid: w for w in self.workloads if w.uid}
+
+    @cached_property
+    def _workload_by_ref(self) -> dict[tuple[str, str, str], Workload]:
+        return {(w.kind, w.namespace, w.name): w for w in self.workloads}
+
+    def owner_of(self, obj: KubeObject) -> Workload | None:
+        """The controlling workload of a pod or workload, matched by uid, else by name."""
+        owner = obj.controller
+        if owner is None:
+            return None
+        found = self.workload_by_uid.get(owner.uid) if owner.uid else None
+        return found or self._workload_by_ref.get((owner.kind, obj.namespace, owner.name))
+
+    def owner_chain(self, obj: KubeObject) -> list[Workload]:
+        """Pod -> ReplicaSet -> Deployment, as far as the snapshot holds the owners."""
+        chain: list[Workload] = []
+        current = self.owner_of(obj)
+        while current is not None and current not in chain:
+            chain.append(current)
+            current = self.owner_of(current)
+        return chain
+
+    def top_owner(self, pod: Pod) -> Workload | None:
+        chain = self.owner_chain(pod)
+        return chain[-1] if chain else None
+
+    @cached_property
+    def nodeclaim_by_node(self) -> dict[str, NodeClaim]:
+        """Each NodeClaim by its node name, or by provider ID for v1alpha5 Machines."""
+        by_provider = {n.provider_id: n.name for n in self.nodes if n.provider_id}
+        index = {}
+        for claim in self.nodeclaims:
+            node = claim.node_name or by_provider.get(claim.provider_id, "")
+            if node:
+                index[node] = claim
+        return index
