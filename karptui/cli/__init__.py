@@ -1,0 +1,37 @@
+"""The command line (DESIGN §3): parse, dispatch, and map failures to exit codes.
+
+Exit status: 0 success; 2 bad input, with ONE line on stderr naming the file
+and what is wrong; 1 internal error. Tracebacks only with KARPTUI_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from ..errors import InputError
+from .parser import build_parser
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except InputError as exc:
+        print(f"karptui: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `karptui ... | head`
+        sys.stderr.close()
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a line
+        if os.environ.get("KARPTUI_DEBUG"):
+            raise
+        print(f"karptui: internal error: {type(exc).__name__}: {exc} (set KARPTUI_DEBUG=1 for details)",
+              file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,71 @@
+"""``karptui snapshot info SNAPSHOT [--output table|json]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+from ..model.quantity import format_millis, human_bytes
+from ..sources import load_snapshot, resolve_snapshot_path
+from ..views.info import snapshot_info
+
+
+def run_info(args: argparse.Namespace) -> int:
+    snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+    info = snapshot_info(snapshot)
+    if args.output == "json":
+        json.dump(info, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_table(info, Console())
+    return 0
+
+
+def _print_table(info: dict, console: Console) -> None:
+    title = info["name"] or info["source"]
+    summary = Table(title=f"snapshot {title}", show_header=False, box=None, title_justify="left")
+    summary.add_column(style="bold")
+    summary.add_column()
+    for label, value in _summary_rows(info):
+        summary.add_row(label, str(value))
+    console.print(summary)
+    zones = Table(title="nodes by zone", title_justify="left")
+    zones.add_column("zone")
+    zones.add_column("nodes", justify="right")
+    for zone, count in info["zones"].items():
+        zones.add_row(zone, str(count))
+    console.print(zones)
+    for warning in info["warnings"]:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, markup=True)
+
+
+def _summary_rows(info: dict) -> list[tuple[str, object]]:
+    alloc = info["allocatable"]
+    rows: list[tuple[str, object]] = [("source", info["source"])]
+    for key in ("captured_at", "context", "cluster", "kubernetes_version"):
+        if info[key]:
+            rows.append((key.replace("_", " "), info[key]))
+    rows += [
+        ("nodes", f"{info['nodes']}  ({_counts(info['capacity_types'])})"),
+        ("pods", info["pods"]),
+        ("pending", info["pending"]),
+        ("nodepools", info["nodepools"]),
+        ("nodeclaims", info["nodeclaims"]),
+        ("workloads", _counts(info["workloads"]) or "none"),
+        ("pdbs", info["pdbs"]),
+        ("events", f"{info['events']}  ({info['failed_scheduling_events']} FailedScheduling)"),
+        ("cpu requested", f"{format_millis(alloc['requested_cpu_millis'])} of {format_millis(alloc['cpu_millis'])}"),
+        ("memory requested",
+         f"{human_bytes(alloc['requested_memory_bytes'])} of {human_bytes(alloc['memory_bytes'])}"),
+    ]
+    if info["karpenter_logs"]:
+        rows.append(("karpenter log lines", info["karpenter_logs"]))
+    return rows
+
+
+def _counts(counter: dict) -> str:
+    return ", ".join(f"{n} {k}" for k, n in counter.items())

@@ -1,0 +1,62 @@
+"""Argument parsing; each subcommand's ``run`` lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from .. import __version__
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line (and exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _lazy(module: str, function: str):
+    """Import a subcommand only when it runs: the TUI costs ~150 ms to import."""
+
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        return getattr(importlib.import_module(module, __package__), function)(args)
+
+    return run
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(
+        prog="karptui",
+        description="Why is this pod pending, what will Karpenter do, and what if I change this constraint?",
+    )
+    parser.add_argument("--version", action="version", version=f"karptui {__version__}")
+    parser.add_argument("--context", help="kubeconfig context (default: the current context)")
+    parser.add_argument("--kubeconfig", metavar="F", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    parser.add_argument("-n", "--namespace", metavar="NS", help="only show pods of this namespace")
+    parser.set_defaults(run=_lazy(".live", "run_live"))
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
+
+    open_cmd = commands.add_parser("open", help="explore a saved snapshot or kubectl dump")
+    open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach")
+    open_cmd.set_defaults(run=_lazy(".tui", "run_open"))
+
+    demo = commands.add_parser("demo", help="explore the bundled example snapshot")
+    demo.set_defaults(run=_lazy(".tui", "run_demo"))
+
+    snapshot = commands.add_parser("snapshot", help="inspect snapshot files")
+    snapshot_cmds = snapshot.add_subparsers(title="snapshot commands", metavar="COMMAND", parser_class=OneLineParser)
+    snapshot.set_defaults(run=lambda args: _usage(snapshot))
+    info = snapshot_cmds.add_parser("info", help="summarise a snapshot: counts, zones, warnings")
+    info.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    info.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    info.set_defaults(run=_lazy(".info", "run_info"))
+    return parser
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_usage(sys.stderr)
+    return 2

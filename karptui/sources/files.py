@@ -1,0 +1,94 @@
+"""Snapshot files: YAML or JSON, lists or streams, gzip, or a directory of them.
+
+Accepts whatever an operator already has: ``kubectl get ... -A -o yaml``
+(a ``kind: List``), ``-o json`` output concatenated into one file, typed lists
+from the raw API (``PodList`` items carry no ``kind``), multi-document YAML,
+and karptui's own saved snapshots (a metadata document plus a List).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from ..errors import InputError
+from ..model import Snapshot, SnapshotBuilder
+from .decode import decompress, documents, to_text
+from .snapshot_file import META_KIND, snapshot_meta
+
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def snapshot_files(path: Path) -> list[Path]:
+    """The file itself, or every YAML/JSON file (maybe gzipped) under a directory."""
+    if not path.exists():
+        raise InputError(path, "no such file or directory")
+    if not path.is_dir():
+        return [path]
+    found = sorted(
+        p for p in path.rglob("*")
+        if p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        and p.name.removesuffix(".gz").endswith(SUFFIXES)
+    )
+    if not found:
+        raise InputError(path, "no .yaml, .yml or .json files in this directory")
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except PermissionError:
+        raise InputError(path, "permission denied") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory") from None
+    except OSError as exc:
+        raise InputError(path, exc.strerror or str(exc)) from None
+    return to_text(decompress(data, str(path)), str(path))
+
+
+def _flatten(doc: object, origin: str, number: int) -> Iterator[object]:
+    """Objects from one document: Lists are opened, typed-list items get their kind."""
+    if doc is None:
+        return
+    if isinstance(doc, list):
+        for item in doc:
+            yield from _flatten(item, origin, number)
+        return
+    if not isinstance(doc, Mapping):
+        raise InputError(origin, f"document {number} is a {type(doc).__name__}, not a Kubernetes object or list")
+    kind = doc.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
+        items = doc.get("items") or []
+        if not isinstance(items, list):
+            raise InputError(origin, f"document {number}: {kind}.items is not a list")
+        item_kind = kind.removesuffix("List") if kind != "List" else None
+        for item in items:
+            if item_kind and isinstance(item, Mapping) and "kind" not in item:
+                item = {**item, "kind": item_kind, "apiVersion": item.get("apiVersion") or doc.get("apiVersion")}
+            yield from _flatten(item, origin, number)
+        return
+    yield doc
+
+
+def read_objects(path: str | Path) -> Iterator[tuple[object, str]]:
+    """Every raw object in a file or directory, with the file it came from."""
+    for file in snapshot_files(Path(path)):
+        origin = str(file)
+        for number, doc in enumerate(documents(_read(file), origin), start=1):
+            for obj in _flatten(doc, origin, number):
+                yield obj, origin
+
+
+def load_snapshot(path: str | Path) -> Snapshot:
+    """A Snapshot from a snapshot file or directory; :class:`InputError` if unreadable."""
+    builder = SnapshotBuilder()
+    meta_docs = []
+    for obj, origin in read_objects(path):
+        if isinstance(obj, Mapping) and obj.get("kind") == META_KIND:
+            meta_docs.append((obj, origin))
+        else:
+            builder.add(obj, origin)
+    meta, notes = snapshot_meta(meta_docs, str(path))
+    return builder.build(meta, notes)

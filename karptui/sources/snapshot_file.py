@@ -1,0 +1,115 @@
+"""karptui's own snapshot format: one metadata document, then a ``kind: List``.
+
+YAML snapshots are two documents (metadata, then the List); JSON snapshots are
+one List whose first item is the metadata object. Either may be gzipped (a name
+ending in ``.gz``). Any kubectl dump is a valid snapshot without the metadata.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import yaml
+
+from .. import __version__
+from ..model import SnapshotMeta
+from ..model.errors import ModelError
+from ..model.fields import as_map, as_str, parse_time
+
+META_API_VERSION = "karptui/v1"
+META_KIND = "KarptuiSnapshot"
+
+try:
+    _Dumper = yaml.CSafeDumper
+except AttributeError:  # pragma: no cover
+    _Dumper = yaml.SafeDumper
+
+
+def snapshot_meta(docs: list[tuple[Mapping, str]], source: str) -> tuple[SnapshotMeta, list[str]]:
+    """The SnapshotMeta from the metadata document(s) found, plus warnings."""
+    if not docs:
+        return SnapshotMeta(source=source), []
+    notes = [f"{origin}: extra {META_KIND} document ignored" for _, origin in docs[1:]]
+    doc, origin = docs[0]
+    try:
+        logs = as_map(doc.get("logs"), "logs")
+        meta = SnapshotMeta(
+            source=source,
+            name=as_str(as_map(doc.get("metadata"), "metadata").get("name"), "metadata.name"),
+            captured_at=parse_time(doc.get("capturedAt"), "capturedAt"),
+            context=as_str(doc.get("context"), "context"),
+            cluster=as_str(doc.get("cluster"), "cluster"),
+            karptui_version=as_str(doc.get("karptuiVersion"), "karptuiVersion"),
+            kubernetes_version=as_str(doc.get("kubernetesVersion"), "kubernetesVersion"),
+            logs_source=as_str(logs.get("source"), "logs.source"),
+            logs_text=as_str(logs.get("text"), "logs.text"),
+        )
+    except ModelError as exc:
+        return SnapshotMeta(source=source), notes + [f"{origin}: {META_KIND} document ignored: {exc}"]
+    return meta, notes
+
+
+def meta_document(meta: SnapshotMeta) -> dict:
+    """The metadata document for ``meta`` (the inverse of :func:`snapshot_meta`)."""
+    doc: dict = {"apiVersion": META_API_VERSION, "kind": META_KIND, "metadata": {"name": meta.name or "snapshot"}}
+    if meta.captured_at:
+        doc["capturedAt"] = meta.captured_at.isoformat().replace("+00:00", "Z")
+    for key, value in (
+        ("context", meta.context), ("cluster", meta.cluster),
+        ("karptuiVersion", meta.karptui_version or __version__),
+        ("kubernetesVersion", meta.kubernetes_version),
+    ):
+        if value:
+            doc[key] = value
+    if meta.logs_text or meta.logs_source:
+        doc["logs"] = {"source": meta.logs_source, "text": meta.logs_text}
+    return doc
+
+
+def atomic_write(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
+
+    The temporary file sits in the same directory, so the final rename does not
+    cross filesystems; it is fsynced first so a crash cannot leave it empty.
+    """
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o777)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def encode_snapshot(objects: Iterable[Mapping], meta: SnapshotMeta, fmt: str) -> bytes:
+    """The bytes of a snapshot file in ``fmt`` ("yaml" or "json")."""
+    items = list(objects)
+    listing = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+    if fmt == "json":
+        listing["items"] = [meta_document(meta), *items]
+        return json.dumps(listing, separators=(",", ":")).encode()
+    text = yaml.dump_all([meta_document(meta), listing], Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    return text.encode()
+
+
+def write_snapshot(path: str | Path, objects: Iterable[Mapping], meta: SnapshotMeta) -> None:
+    """Save raw objects with ``meta`` atomically; the name picks JSON/YAML and gzip."""
+    name = Path(path).name.removesuffix(".gz")
+    data = encode_snapshot(objects, meta, "json" if name.endswith(".json") else "yaml")
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    atomic_write(path, data)

@@ -1,0 +1,1 @@
+"""The Textual app. Renders view models; holds no Kubernetes or scheduling logic."""

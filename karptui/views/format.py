@@ -1,0 +1,22 @@
+"""Short text forms the way kubectl prints them (ages, percentages)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+
+def age(created: datetime | None, now: datetime) -> str:
+    """kubectl's age: ``45s``, ``12m``, ``5h``, ``3d``, ``2y``."""
+    if created is None:
+        return "-"
+    if created.tzinfo is None and now.tzinfo is not None:
+        created = created.replace(tzinfo=now.tzinfo)
+    seconds = max(0, int((now - created).total_seconds()))
+    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size * (2 if unit != "m" else 1):
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def percent(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0

@@ -1,0 +1,60 @@
+"""``karptui snapshot info``: the summary of a snapshot (DESIGN §3 JSON contract)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..model import Snapshot
+from ..model.resources import CPU, MEMORY
+
+
+def snapshot_info(snapshot: Snapshot) -> dict:
+    """The contract keys (nodes, pods, pending, nodepools, zones, warnings) and more.
+
+    ``pending`` counts pods waiting for a node: not bound and not finished.
+    ``nodepools`` counts NodePools and v1alpha5 Provisioners.
+    """
+    meta = snapshot.meta
+    return {
+        "nodes": len(snapshot.nodes),
+        "pods": len(snapshot.pods),
+        "pending": len(snapshot.pending_pods),
+        "nodepools": len(snapshot.nodepools),
+        "zones": snapshot.zones,
+        "warnings": list(snapshot.warnings),
+        "source": meta.source,
+        "name": meta.name,
+        "captured_at": meta.captured_at.isoformat() if meta.captured_at else None,
+        "context": meta.context,
+        "cluster": meta.cluster,
+        "kubernetes_version": meta.kubernetes_version or _kubelet_version(snapshot),
+        "nodeclaims": len(snapshot.nodeclaims),
+        "nodeclasses": len(snapshot.nodeclasses),
+        "workloads": dict(sorted(Counter(w.kind for w in snapshot.workloads).items())),
+        "pdbs": len(snapshot.pdbs),
+        "events": len(snapshot.events),
+        "failed_scheduling_events": sum(1 for e in snapshot.events if e.is_failed_scheduling),
+        "capacity_types": dict(sorted(Counter(n.capacity_type or "unknown" for n in snapshot.nodes).items())),
+        "node_origins": dict(sorted(Counter(n.origin for n in snapshot.nodes).items())),
+        "allocatable": _totals(snapshot),
+        "karpenter_logs": len(meta.logs_text.splitlines()) if meta.logs_text else 0,
+        "ignored": dict(snapshot.ignored),
+    }
+
+
+def _kubelet_version(snapshot: Snapshot) -> str:
+    versions = Counter(n.kubelet_version for n in snapshot.nodes if n.kubelet_version)
+    return versions.most_common(1)[0][0] if versions else ""
+
+
+def _totals(snapshot: Snapshot) -> dict:
+    """Cluster allocatable vs requested by bound pods: cpu in millicores, memory in bytes."""
+    alloc_cpu = sum(n.allocatable.get(CPU, 0) for n in snapshot.nodes)
+    alloc_mem = sum(n.allocatable.get(MEMORY, 0) for n in snapshot.nodes)
+    req_cpu = req_mem = 0
+    for pods in snapshot.pods_by_node.values():
+        for pod in pods:
+            req_cpu += pod.requests.get(CPU, 0)
+            req_mem += pod.requests.get(MEMORY, 0)
+    return {"cpu_millis": alloc_cpu, "memory_bytes": alloc_mem,
+            "requested_cpu_millis": req_cpu, "requested_memory_bytes": req_mem}

@@ -1,0 +1,79 @@
+"""Shared test helpers: builders for raw Kubernetes objects and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from karptui.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def node_obj(name: str, zone: str = "us-east-1a", cpu: str = "3920m", memory: str = "15Gi",
+             pods: str = "58", labels: dict | None = None, **spec) -> dict:
+    """A Node as the API returns it, with EKS's usual labels."""
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "uid": f"uid-{name}", "creationTimestamp": "2024-05-01T10:00:00Z",
+                     "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone,
+                                "topology.kubernetes.io/region": zone[:-1], **(labels or {})}},
+        "spec": spec,
+        "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": pods},
+                   "capacity": {"cpu": "4", "memory": "16Gi", "pods": pods},
+                   "conditions": [{"type": "Ready", "status": "True"}]},
+    }
+
+
+def pod_obj(name: str, namespace: str = "default", node: str | None = None, cpu: str = "100m",
+            memory: str = "128Mi", labels: dict | None = None, **spec) -> dict:
+    """A Pod as the API returns it; pending unless ``node`` is given."""
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}",
+                     "creationTimestamp": "2024-05-01T11:00:00Z", "labels": labels or {}},
+        "spec": {"containers": [{"name": "app", "image": "app:1",
+                                 "resources": {"requests": {"cpu": cpu, "memory": memory}}}],
+                 **({"nodeName": node} if node else {}), **spec},
+        "status": {"phase": "Running" if node else "Pending"},
+    }
+
+
+def kube_list(*items: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": list(items)}
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write text, bytes or an object (as JSON) to a file under tmp_path."""
+
+    def _write(name: str, content) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content)
+        else:
+            path.write_text(json.dumps(content))
+        return path
+
+    return _write
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``karptui ARGS`` in-process: (exit code, stdout, stderr)."""
+
+    def _run(*args: str) -> tuple[int, str, str]:
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse usage errors and --help
+            code = exc.code
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return _run

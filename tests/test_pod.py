@@ -1,0 +1,141 @@
+"""Pod fields and effective requests by Kubernetes' rules."""
+
+import pytest
+
+from karptui.model.build import build_snapshot
+from karptui.model.errors import ModelError
+from karptui.model.pod import build_pod, effective_requests
+from tests.conftest import pod_obj
+
+
+def c(name, cpu=None, memory=None, limits=None, restart=None):
+    container = {"name": name, "resources": {}}
+    if cpu or memory:
+        container["resources"]["requests"] = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
+    if limits:
+        container["resources"]["limits"] = limits
+    if restart:
+        container["restartPolicy"] = restart
+    return container
+
+
+def test_containers_add_up():
+    r = effective_requests({"containers": [c("a", "250m", "64Mi"), c("b", "750m", "64Mi")]})
+    assert r["cpu"] == 1000 and r["memory"] == 128 * 2**20
+
+
+def test_init_container_max_wins():
+    r = effective_requests({"containers": [c("a", "500m")], "initContainers": [c("i", "2")]})
+    assert r["cpu"] == 2000
+
+
+def test_restartable_sidecars_add_to_containers_and_to_later_inits():
+    spec = {
+        "initContainers": [c("mesh", "200m", restart="Always"), c("migrate", "1")],
+        "containers": [c("app", "500m")],
+    }
+    # app + sidecar = 700m; the migrate init runs beside the sidecar: 1000m + 200m
+    assert effective_requests(spec)["cpu"] == 1200
+
+
+def test_sidecar_started_after_an_init_does_not_count_for_it():
+    spec = {"initContainers": [c("migrate", "1"), c("mesh", "200m", restart="Always")],
+            "containers": [c("app", "500m")]}
+    assert effective_requests(spec)["cpu"] == 1000
+
+
+def test_overhead_and_pod_level_resources():
+    spec = {"containers": [c("a", "100m", "100Mi")], "overhead": {"cpu": "250m", "memory": "120Mi"}}
+    assert effective_requests(spec)["cpu"] == 350
+    spec["resources"] = {"requests": {"cpu": "2"}}
+    assert effective_requests(spec)["cpu"] == 2250  # pod-level replaces cpu, overhead still added
+    assert effective_requests(spec)["memory"] == 220 * 2**20
+
+
+def test_limits_without_requests_default_to_limits():
+    r = effective_requests({"containers": [c("a", limits={"cpu": "1", "memory": "1Gi"})]})
+    assert r["cpu"] == 1000 and r["memory"] == 2**30
+
+
+def test_extended_resources():
+    spec = {"containers": [c("a", limits={"nvidia.com/gpu": "1"})]}
+    assert effective_requests(spec)["nvidia.com/gpu"] == 1
+
+
+def test_pod_fields():
+    raw = pod_obj("web-1", node=None, priorityClassName="high", priority=1000,
+                  nodeSelector={"team": "a"},
+                  tolerations=[{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                  topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                              "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": {"matchLabels": {"app": "web"}},
+                                              "minDomains": 3, "matchLabelKeys": ["pod-template-hash"]}],
+                  volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}},
+                           {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}])
+    raw["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+    raw["metadata"]["annotations"] = {"karpenter.sh/do-not-evict": "true"}
+    raw["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                    "message": "0/3 nodes are available: 3 Insufficient cpu."}]
+    pod = build_pod(raw)
+    assert pod.is_pending and pod.priority == 1000 and pod.node_selector == {"team": "a"}
+    assert pod.do_not_disrupt
+    assert pod.tolerations[0].key == "gpu"
+    spread = pod.spread_constraints[0]
+    assert (spread.max_skew, spread.min_domains, spread.node_affinity_policy, spread.node_taints_policy) == (
+        1, 3, "Honor", "Ignore")
+    assert pod.host_ports[0].port == 8080 and pod.host_ports[0].protocol == "TCP"
+    assert pod.pvc_names == ("data-web-1", "web-1-scratch")
+    assert pod.scheduled_reason == "Unschedulable" and pod.scheduled_message.startswith("0/3 nodes")
+
+
+def test_affinity_parsed():
+    term = {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["inflate"]}]},
+            "topologyKey": "kubernetes.io/hostname"}
+    pod = build_pod(pod_obj("p", affinity={
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "team", "operator": "In", "values": ["team1"]}]}]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 10, "preference": {"matchExpressions": [
+                    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}]}}]},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term],
+                            "preferredDuringSchedulingIgnoredDuringExecution": [
+                                {"weight": 50, "podAffinityTerm": term}]},
+    }))
+    aff = pod.affinity
+    assert aff.node_required.matches({"team": "team1"}, "n")
+    assert aff.node_preferred[0].weight == 10
+    assert aff.anti_required[0].topology_key == "kubernetes.io/hostname"
+    assert aff.anti_preferred[0].weight == 50
+    assert aff.anti_required[0].label_selector.matches({"app": "inflate"})
+
+
+@pytest.mark.parametrize(
+    "mutate,message",
+    [
+        (lambda p: p["spec"].update(containers="x"), "spec.containers: expected a list"),
+        (lambda p: p["spec"]["containers"][0]["resources"]["requests"].update(cpu="lots"),
+         r"spec.containers\[0\].resources.requests.cpu: 'lots' is not a quantity"),
+        (lambda p: p["spec"].update(topologySpreadConstraints=[{"maxSkew": 0, "topologyKey": "k"}]),
+         "maxSkew"),
+        (lambda p: p["spec"].update(tolerations=[{"operator": "Sometimes"}]), "operator"),
+        (lambda p: p["metadata"].update(name=None), "metadata.name: missing"),
+    ],
+)
+def test_malformed_pods_fail_with_the_field_path(mutate, message):
+    raw = pod_obj("p")
+    mutate(raw)
+    with pytest.raises(ModelError, match=message):
+        build_pod(raw)
+
+
+def test_terminal_and_daemonset_pods():
+    done = pod_obj("job-x", node="n1")
+    done["status"]["phase"] = "Succeeded"
+    ds = pod_obj("aws-node-abc", "kube-system", node="n1")
+    ds["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "aws-node",
+                                          "uid": "u", "controller": True}]
+    snap = build_snapshot([done, ds])
+    assert not snap.pods[0].is_pending and snap.pods[0].is_terminal
+    assert snap.pods[1].is_daemonset_pod
+    assert [p.name for p in snap.pods_by_node["n1"]] == ["aws-node-abc"]
