@@ -67,7 +67,10 @@ def _flatten(doc: object, origin: str, number: int) -> Iterator[object]:
         for item in items:
             if item_kind and isinstance(item, Mapping) and "kind" not in item:
                 item = {**item, "kind": item_kind, "apiVersion": item.get("apiVersion") or doc.get("apiVersion")}
-            yield from _flatten(item, origin, number)
+            if isinstance(item, (list, Mapping)):
+                yield from _flatten(item, origin, number)
+            else:
+                yield item  # a stray scalar: the builder skips it with a warning
         return
     yield doc
 

@@ -1,0 +1,124 @@
+"""The command line: snapshot info output, and every error path (one line, exit 2)."""
+
+import json
+
+import pytest
+import yaml
+
+from tests.conftest import kube_list, node_obj, pod_obj
+
+CONTRACT_KEYS = {"nodes", "pods", "pending", "nodepools", "zones", "warnings"}
+
+
+@pytest.fixture
+def dump(write):
+    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+            "spec": {"template": {"spec": {"requirements": []}}}}
+    prov = {"apiVersion": "karpenter.sh/v1alpha5", "kind": "Provisioner", "metadata": {"name": "old"}, "spec": {}}
+    other_ns = pod_obj("db-0", namespace="data", node="n2")
+    return write("dump.yaml", yaml.safe_dump(kube_list(
+        node_obj("n1", "us-east-1a"), node_obj("n2", "us-east-1b"), node_obj("n3", "us-east-1b"),
+        pod_obj("web-1", node="n1"), pod_obj("web-2"), other_ns, pool, prov)))
+
+
+def test_info_json_contract(cli, dump):
+    code, out, err = cli("snapshot", "info", dump, "--output", "json")
+    assert code == 0 and err == ""
+    info = json.loads(out)
+    assert CONTRACT_KEYS <= set(info)
+    assert (info["nodes"], info["pods"], info["pending"], info["nodepools"]) == (3, 3, 1, 2)
+    assert info["zones"] == {"us-east-1a": 1, "us-east-1b": 2}
+    assert info["warnings"] == []
+
+
+def test_info_table(cli, dump):
+    code, out, _ = cli("snapshot", "info", dump)
+    assert code == 0
+    for text in ("nodes", "pending", "us-east-1b", "nodepools"):
+        assert text in out
+
+
+def test_info_table_shows_warnings(cli, write):
+    path = write("d.json", kube_list(node_obj("n1"), {"apiVersion": "v1", "kind": "Pod", "metadata": {}}))
+    code, out, _ = cli("snapshot", "info", path)
+    assert code == 0 and "warning:" in out and "skipped Pod without a name" in out
+
+
+def one_line_error(code, out, err, *fragments):
+    assert code == 2, (code, err)
+    assert out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err
+
+
+@pytest.mark.parametrize(
+    "content,fragment",
+    [("items: [", "invalid YAML"), ("", "file is empty"), (b"\x00\x01\x02", "not a text file"),
+     ('{"kind": "List", "items": [', "invalid JSON")],
+)
+def test_info_bad_files(cli, write, content, fragment):
+    path = write("bad.yaml", content)
+    one_line_error(*cli("snapshot", "info", path), str(path), fragment)
+
+
+def test_info_missing_file(cli, tmp_path):
+    one_line_error(*cli("snapshot", "info", tmp_path / "missing.yaml"), "missing.yaml", "no such file")
+
+
+def test_info_empty_directory(cli, tmp_path):
+    one_line_error(*cli("snapshot", "info", tmp_path), "no .yaml")
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["snapshot", "info"], "the following arguments are required: SNAPSHOT"),
+        (["snapshot", "info", "x.yaml", "--output", "xml"], "invalid choice: 'xml'"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["open"], "required: SNAPSHOT"),
+    ],
+)
+def test_usage_errors(cli, args, fragment):
+    one_line_error(*cli(*args), fragment)
+
+
+def test_open_missing_file_fails_before_any_screen(cli, tmp_path):
+    one_line_error(*cli("open", tmp_path / "nope.yaml"), "no such file")
+
+
+def test_open_missing_logs_file(cli, dump, tmp_path):
+    one_line_error(*cli("open", dump, "--logs", tmp_path / "karpenter.log"), "karpenter.log", "no such file")
+
+
+def test_snapshot_without_subcommand_prints_usage(cli):
+    code, _, err = cli("snapshot")
+    assert code == 2 and "usage:" in err
+
+
+def test_live_mode_says_what_to_do_instead(cli):
+    code, _, err = cli()
+    assert code == 1 and "karptui demo" in err
+
+
+def test_version(cli):
+    code, out, _ = cli("--version")
+    assert code == 0 and out.startswith("karptui ")
+
+
+def test_internal_errors_are_one_line_exit_1(cli, dump, monkeypatch):
+    import karptui.cli.info as info
+
+    monkeypatch.setattr(info, "snapshot_info", lambda s: 1 / 0)
+    code, out, err = cli("snapshot", "info", dump)
+    assert code == 1 and err.count("\n") == 1 and "ZeroDivisionError" in err
+
+
+def test_python_dash_m(dump):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "karptui", "snapshot", "info", str(dump), "-o", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and json.loads(done.stdout)["nodes"] == 3

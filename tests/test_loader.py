@@ -1,0 +1,166 @@
+"""Snapshot files in every shape an operator has, and hostile input."""
+
+import gzip
+import json
+import os
+
+import pytest
+import yaml
+
+from karptui.errors import InputError
+from karptui.sources import load_snapshot
+from tests.conftest import kube_list, node_obj, pod_obj
+
+NODES = [node_obj("n1", "us-east-1a"), node_obj("n2", "us-east-1b")]
+PODS = [pod_obj("web-1", node="n1"), pod_obj("web-2")]
+
+
+def counts(snapshot):
+    return len(snapshot.nodes), len(snapshot.pods), len(snapshot.pending_pods)
+
+
+def test_kubectl_yaml_list(write):
+    path = write("dump.yaml", yaml.safe_dump(kube_list(*NODES, *PODS)))
+    snap = load_snapshot(path)
+    assert counts(snap) == (2, 2, 1) and snap.zones == {"us-east-1a": 1, "us-east-1b": 1}
+    assert snap.warnings == ()
+
+
+def test_kubectl_json_list(write):
+    assert counts(load_snapshot(write("dump.json", kube_list(*NODES, *PODS)))) == (2, 2, 1)
+
+
+def test_concatenated_json_documents(write):
+    text = json.dumps(kube_list(*NODES), indent=4) + "\n" + json.dumps(kube_list(*PODS), indent=4)
+    assert counts(load_snapshot(write("dump.json", text))) == (2, 2, 1)
+
+
+def test_typed_lists_whose_items_carry_no_kind(write):
+    raw = {"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "1"},
+           "items": [{k: v for k, v in p.items() if k not in ("kind", "apiVersion")} for p in PODS]}
+    nodes = {"apiVersion": "v1", "kind": "NodeList", "items": [{"metadata": n["metadata"], "status": n["status"]}
+                                                                for n in NODES]}
+    assert counts(load_snapshot(write("raw.json", json.dumps(raw) + json.dumps(nodes)))) == (2, 2, 1)
+
+
+def test_multi_document_yaml_with_empty_documents(write):
+    text = "---\n" + "\n---\n".join(yaml.safe_dump(o) for o in NODES + PODS) + "\n---\n"
+    assert counts(load_snapshot(write("stream.yaml", text))) == (2, 2, 1)
+
+
+def test_directory_of_files_gzip_and_nested(write, tmp_path):
+    write("dump/nodes.yaml", yaml.safe_dump(kube_list(*NODES)))
+    write("dump/ns/pods.json.gz", gzip.compress(json.dumps(kube_list(*PODS)).encode()))
+    write("dump/notes.txt", "not a snapshot")
+    write("dump/.hidden/x.yaml", "garbage: [")
+    assert counts(load_snapshot(tmp_path / "dump")) == (2, 2, 1)
+
+
+def test_gzip_detected_by_content_not_name(write):
+    path = write("dump.yaml", gzip.compress(yaml.safe_dump(kube_list(*NODES)).encode()))
+    assert len(load_snapshot(path).nodes) == 2
+
+
+def test_unknown_kinds_are_counted_and_secrets_never_kept(write):
+    extra = [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"k": "c2VjcmV0"}},
+             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
+             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "d"}}]
+    snap = load_snapshot(write("d.yaml", yaml.safe_dump(kube_list(*NODES, *extra))))
+    assert snap.ignored == {"ConfigMap": 2, "Secret": 1}
+    assert any("ConfigMap (2)" in w for w in snap.warnings)
+
+
+def test_duplicates_keep_the_later_copy(write):
+    older, newer = pod_obj("web-1"), pod_obj("web-1", node="n1")
+    snap = load_snapshot(write("d.json", kube_list(*NODES, older, newer)))
+    assert len(snap.pods) == 1 and snap.pods[0].node_name == "n1"
+    assert any("duplicate Pod" in w for w in snap.warnings)
+
+
+def test_objects_missing_what_they_need_are_skipped_with_a_warning(write):
+    no_name = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "x"}}
+    no_meta = {"apiVersion": "v1", "kind": "Node"}
+    wrong_types = pod_obj("bad")
+    wrong_types["spec"]["containers"] = {"name": "app"}
+    bad_quantity = node_obj("n9", cpu="four")
+    no_kind = {"metadata": {"name": "x"}}
+    scalar_item = "just a string"
+    snap = load_snapshot(write("d.json", kube_list(*NODES, no_name, no_meta, wrong_types, bad_quantity,
+                                                   no_kind, scalar_item, *PODS)))
+    assert counts(snap) == (2, 2, 1)
+    text = "\n".join(snap.warnings)
+    assert "skipped Pod without a name: metadata.name: missing" in text
+    assert "skipped Node without a name" in text
+    assert "skipped Pod default/bad: spec.containers: expected a list, got dict" in text
+    assert "skipped Node n9: status.allocatable.cpu: 'four' is not a quantity" in text
+    assert "apiVersion or kind missing" in text
+    assert "not an object" in text
+    assert all(w.startswith(str(snap.meta.source)) for w in snap.warnings if "skipped" in w)
+
+
+def test_pods_on_missing_nodes_are_flagged(write):
+    snap = load_snapshot(write("pods.json", kube_list(pod_obj("a", node="gone"))))
+    assert any("bound to nodes missing" in w for w in snap.warnings)
+    assert any("no nodes" in w for w in snap.warnings)
+
+
+def test_saved_snapshot_metadata_document(write):
+    meta = {"apiVersion": "karptui/v1", "kind": "KarptuiSnapshot", "metadata": {"name": "prod"},
+            "capturedAt": "2024-05-01T12:00:00Z", "context": "arn:aws:eks:us-east-1:1:cluster/prod",
+            "cluster": "prod", "karptuiVersion": "0.1.0",
+            "logs": {"source": "karpenter/karpenter-abc/controller", "text": "line one\nline two\n"}}
+    text = yaml.safe_dump(meta) + "---\n" + yaml.safe_dump(kube_list(*NODES))
+    snap = load_snapshot(write("prod.yaml", text))
+    assert snap.meta.name == "prod" and snap.meta.cluster == "prod"
+    assert snap.meta.captured_at.year == 2024 and snap.meta.logs_text.startswith("line one")
+    assert len(snap.nodes) == 2 and snap.warnings == ()
+
+
+HOSTILE = [
+    ("truncated.yaml", "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: [", "invalid YAML at line"),
+    ("tabs.yaml", "apiVersion: v1\n\tkind: Node\n", "invalid YAML at line 2"),
+    ("truncated.json", '{"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node"', "invalid JSON at line 1"),
+    ("empty.yaml", "", "file is empty"),
+    ("blank.json", "  \n\n ", "file is empty"),
+    ("binary.yaml", bytes(range(256)) * 4, "not a text file"),
+    ("latin1.yaml", "name: caf\xe9".encode("latin-1"), "not UTF-8 text"),
+    ("scalar.yaml", "hello world\n", "document 1 is a str, not a Kubernetes object or list"),
+    ("number.json", "42", "document 1 is a int"),
+    ("items.yaml", "apiVersion: v1\nkind: List\nitems: {a: 1}\n", "List.items is not a list"),
+    ("broken.gz", b"\x1f\x8b\x08\x00garbage", "corrupt gzip data"),
+]
+
+
+@pytest.mark.parametrize("name,content,message", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_files_raise_one_clear_input_error(write, name, content, message):
+    path = write(name, content)
+    with pytest.raises(InputError) as exc:
+        load_snapshot(path)
+    assert message in str(exc.value) and str(exc.value).startswith(str(path))
+    assert "\n" not in str(exc.value)
+
+
+def test_missing_file_and_empty_directory(tmp_path):
+    with pytest.raises(InputError, match="no such file or directory"):
+        load_snapshot(tmp_path / "nope.yaml")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no .yaml, .yml or .json files"):
+        load_snapshot(tmp_path / "empty")
+
+
+def test_unreadable_file(write, monkeypatch):
+    path = write("secret.yaml", "a: 1")
+    path.chmod(0)
+    if os.geteuid() == 0:  # root reads any file; make the read fail as it would for a user
+
+        def denied(self):
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(type(path), "read_bytes", denied)
+    with pytest.raises(InputError, match="permission denied"):
+        load_snapshot(path)
+
+
+def test_deeply_nested_garbage_is_an_input_error(write):
+    with pytest.raises(InputError):
+        load_snapshot(write("deep.json", "[" * 100000))
