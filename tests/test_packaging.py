@@ -48,4 +48,4 @@ def test_installed_copy_runs_outside_the_checkout(wheel, tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert run.stderr.strip().startswith(str(target))  # the installed copy, not the repo
-    assert json.loads(run.stdout)["nodes"] == 7
+    assert json.loads(run.stdout)["nodes"] == 9  # 7 EC2 + 2 Fargate
