@@ -6,16 +6,44 @@ one :class:`ModelError` naming the field, never a bare ``TypeError``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import TypeVar
 
 from .errors import ModelError
 
 _NONE: dict = {}
+T = TypeVar("T")
+_MEMO_LIMIT = 4096
+
+
+def shared(parse: Callable[[object], T]) -> Callable[[object], T]:
+    """Memoise a parser by the ``repr`` of its (JSON-shaped) input.
+
+    Replicas of one workload carry identical affinity, tolerations and spread
+    constraints; parsing each distinct block once and sharing the frozen result
+    saves both time and memory on large clusters.
+    """
+    memo: dict[str, T] = {}
+
+    def parse_shared(raw: object) -> T:
+        if not raw:
+            return parse(raw)
+        key = repr(raw)  # C-speed, and exact for the str/int/float/bool/None trees JSON gives
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = parse(raw)
+        return found
+
+    return parse_shared
 
 
 def as_map(value: object, where: str) -> Mapping:
     """A mapping, or empty for null; anything else is an error."""
+    if type(value) is dict:  # the common case, without an ABC isinstance check
+        return value
     if value is None:
         return _NONE
     if not isinstance(value, Mapping):
@@ -25,6 +53,8 @@ def as_map(value: object, where: str) -> Mapping:
 
 def as_list(value: object, where: str) -> list:
     """A list, or empty for null."""
+    if type(value) is list:
+        return value
     if value is None:
         return []
     if not isinstance(value, list):
@@ -34,6 +64,8 @@ def as_list(value: object, where: str) -> list:
 
 def as_str(value: object, where: str, default: str = "") -> str:
     """A string; numbers and booleans are accepted as YAML often types them."""
+    if type(value) is str:
+        return value
     if value is None:
         return default
     if isinstance(value, str):
@@ -61,23 +93,38 @@ def as_int(value: object, where: str, default: int | None = None) -> int | None:
 
 
 def as_str_map(value: object, where: str) -> dict[str, str]:
-    """Labels, annotations, nodeSelector: string -> string."""
+    """Labels, annotations, nodeSelector: string -> string.
+
+    Already-clean JSON maps are returned as they are (the loader never mutates
+    them), which saves a copy per object on 50,000-pod clusters.
+    """
     raw = as_map(value, where)
+    if all(type(v) is str for v in raw.values()) and all(type(k) is str for k in raw):
+        return raw  # type: ignore[return-value]
     return {str(k): as_str(v, f"{where}.{k}") for k, v in raw.items()}
 
 
 def as_str_list(value: object, where: str) -> tuple[str, ...]:
-    return tuple(as_str(v, f"{where}[{i}]") for i, v in enumerate(as_list(value, where)))
+    items = as_list(value, where)
+    if all(type(v) is str for v in items):
+        return tuple(items)
+    return tuple(as_str(v, f"{where}[{i}]") for i, v in enumerate(items))
 
 
 def parse_time(value: object, where: str) -> datetime | None:
     """RFC 3339 timestamps as the API server writes them (``...Z``)."""
+    if type(value) is str and value:
+        return _parse_iso(value, where)
     if value in (None, ""):
         return None
     if isinstance(value, datetime):  # PyYAML turns unquoted timestamps into datetimes
         return value
     if not isinstance(value, str):
         raise ModelError(f"{where}: expected a timestamp, got {type(value).__name__}")
+    return _parse_iso(value, where)
+
+
+def _parse_iso(value: str, where: str) -> datetime:
     try:
         return datetime.fromisoformat(value)
     except ValueError:

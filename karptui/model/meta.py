@@ -48,31 +48,36 @@ class KubeObject:
         return next((o for o in self.owners if o.controller), None)
 
 
+def _owner(raw: object, where: str) -> OwnerReference:
+    ref = as_map(raw, where)
+    return OwnerReference(
+        kind=as_str(ref.get("kind"), f"{where}.kind"),
+        name=as_str(ref.get("name"), f"{where}.name"),
+        uid=as_str(ref.get("uid"), f"{where}.uid"),
+        controller=ref.get("controller") is True,
+        api_version=as_str(ref.get("apiVersion"), f"{where}.apiVersion"),
+    )
+
+
 def meta_fields(obj: Mapping) -> dict:
     """Keyword arguments for :class:`KubeObject` from ``obj["metadata"]``."""
     meta = as_map(obj.get("metadata"), "metadata")
-    name = as_str(meta.get("name"), "metadata.name")
+    name = meta.get("name")
+    if type(name) is not str:
+        name = as_str(name, "metadata.name")
     if not name:
         raise ModelError("metadata.name: missing")
-    owners = []
-    for i, raw in enumerate(as_list(meta.get("ownerReferences"), "metadata.ownerReferences")):
-        ref = as_map(raw, f"metadata.ownerReferences[{i}]")
-        owners.append(
-            OwnerReference(
-                kind=as_str(ref.get("kind"), "kind"),
-                name=as_str(ref.get("name"), "name"),
-                uid=as_str(ref.get("uid"), "uid"),
-                controller=ref.get("controller") is True,
-                api_version=as_str(ref.get("apiVersion"), "apiVersion"),
-            )
-        )
+    owners = meta.get("ownerReferences")
     return {
         "name": name,
         "namespace": as_str(meta.get("namespace"), "metadata.namespace"),
         "uid": as_str(meta.get("uid"), "metadata.uid"),
         "labels": as_str_map(meta.get("labels"), "metadata.labels"),
         "annotations": as_str_map(meta.get("annotations"), "metadata.annotations"),
-        "owners": tuple(owners),
+        "owners": tuple(
+            _owner(raw, f"metadata.ownerReferences[{i}]")
+            for i, raw in enumerate(as_list(owners, "metadata.ownerReferences"))
+        ) if owners else (),
         "created": parse_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
         "deleted": parse_time(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
     }

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from . import labels as L
 from .affinity import NO_AFFINITY, Affinity, TopologySpreadConstraint, parse_affinity, parse_spread_constraints
-from .fields import as_int, as_list, as_map, as_str, as_str_map
+from .fields import as_int, as_list, as_map, as_str, as_str_map, shared
 from .meta import KubeObject, meta_fields
 from .resources import EMPTY, Resources
 from .taints import Toleration, parse_tolerations
@@ -117,6 +117,31 @@ def effective_requests(spec: Mapping) -> Resources:
     return total
 
 
+def _requests_key(spec: Mapping) -> object:
+    """The parts of a spec that decide its requests (the rest is irrelevant to them)."""
+    containers = spec.get("containers")
+    inits = spec.get("initContainers")
+    return {
+        "c": [c.get("resources") for c in containers] if type(containers) is list and all(
+            type(c) is dict for c in containers) else containers,
+        "i": [(c.get("resources"), c.get("restartPolicy")) for c in inits] if type(inits) is list and all(
+            type(c) is dict for c in inits) else inits,
+        "r": spec.get("resources"),
+        "o": spec.get("overhead"),
+    }
+
+
+_shared_requests = shared(lambda key: effective_requests({
+    "containers": [{"resources": r} for r in key["c"]] if type(key["c"]) is list else key["c"],
+    "initContainers": [{"resources": r, "restartPolicy": p} for r, p in key["i"]] if type(key["i"]) is list else key["i"],
+    "resources": key["r"],
+    "overhead": key["o"],
+}))
+_shared_affinity = shared(parse_affinity)
+_shared_tolerations = shared(lambda raw: parse_tolerations(raw, "spec.tolerations"))
+_shared_spread = shared(parse_spread_constraints)
+
+
 def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
     containers = list(as_list(spec.get("containers"), "spec.containers"))
     containers += [
@@ -173,11 +198,11 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         priority=as_int(spec.get("priority"), "spec.priority", 0),
         priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
         scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),
-        requests=effective_requests(spec),
+        requests=_shared_requests(_requests_key(spec)),
         node_selector=as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
-        affinity=parse_affinity(spec.get("affinity")),
-        tolerations=parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
-        spread_constraints=parse_spread_constraints(spec.get("topologySpreadConstraints")),
+        affinity=_shared_affinity(spec.get("affinity")),
+        tolerations=_shared_tolerations(spec.get("tolerations")),
+        spread_constraints=_shared_spread(spec.get("topologySpreadConstraints")),
         host_ports=_host_ports(spec),
         pvc_names=_pvc_names(spec, fields["name"]),
         scheduled_reason=reason,

@@ -39,14 +39,15 @@ def to_text(data: bytes, path: str) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text (bad byte at offset {exc.start})") from None
-    if not text.strip():
+    if not text or text.isspace():  # isspace stops at the first visible character; strip() would copy
         raise InputError(path, "file is empty")
     return text
 
 
 def documents(text: str, path: str) -> Iterator[object]:
     """Every top-level document in the text, JSON or YAML."""
-    if text.lstrip()[:1] in ("{", "["):
+    first = next((ch for ch in text if not ch.isspace()), "")
+    if first in ("{", "["):
         yield from _json_documents(text, path)
     else:
         yield from _yaml_documents(text, path)
