@@ -10,8 +10,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Static
 
 from ..model import Snapshot
-from ..model.quantity import format_millis, human_bytes
-from ..views.format import age, percent
+from ..model.quantity import human_bytes
+from ..views.format import age, cpu, percent
 from ..views.info import snapshot_info
 from ..views.nodes import zone_groups
 from ..views.pending import pending_rows
@@ -67,7 +67,7 @@ class KarptuiApp(App):
             split = ", ".join(f"{n} {k}" for k, n in group.capacity_types.items())
             table.add_row(
                 f"▼ {group.zone}  ({len(group.nodes)} nodes: {split})", "", "", "",
-                _usage(group.cpu_requested, group.cpu_allocatable, format_millis),
+                _usage(group.cpu_requested, group.cpu_allocatable, cpu),
                 _usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "",
                 key=f"zone:{group.zone}",
             )
@@ -76,7 +76,7 @@ class KarptuiApp(App):
                 flags += " Cordoned" if row.unschedulable else ""
                 table.add_row(
                     f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
-                    _usage(row.cpu_requested, row.cpu_allocatable, format_millis),
+                    _usage(row.cpu_requested, row.cpu_allocatable, cpu),
                     _usage(row.memory_requested, row.memory_allocatable, human_bytes),
                     f"{row.pods}/{row.max_pods}", age(row.created, self.now),
                     key=f"node:{row.name}",
@@ -86,7 +86,7 @@ class KarptuiApp(App):
         table.add_columns("pod", "owner", "cpu", "memory", "age", "kube-scheduler reason")
         for row in pending_rows(self.snapshot):
             table.add_row(
-                row.key, row.owner, format_millis(row.cpu), human_bytes(row.memory),
+                row.key, row.owner, cpu(row.cpu), human_bytes(row.memory),
                 age(row.created, self.now), row.reason or "-", key=row.key,
             )
 

@@ -20,3 +20,8 @@ def age(created: datetime | None, now: datetime) -> str:
 
 def percent(part: int, whole: int) -> int:
     return round(100 * part / whole) if whole else 0
+
+
+def cpu(millis: int) -> str:
+    """CPU always in millicores, as k9s shows it, so columns compare at a glance."""
+    return f"{millis}m"
