@@ -164,3 +164,44 @@ def test_unreadable_file(write, monkeypatch):
 def test_deeply_nested_garbage_is_an_input_error(write):
     with pytest.raises(InputError):
         load_snapshot(write("deep.json", "[" * 100000))
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["apiVersion", "kind", "metadata", "spec", "status", "items", "name", "namespace",
+                         "containers", "resources", "requests", "nodeName", "labels", "x"]), inner, max_size=5),
+    max_leaves=25,
+)
+kinds = st.sampled_from(["Node", "Pod", "List", "PodList", "NodePool", "Provisioner", "NodeClaim", "Deployment",
+                         "Event", "PodDisruptionBudget", "EC2NodeClass", "KarptuiSnapshot", "Mystery"])
+versions = st.sampled_from(["v1", "apps/v1", "karpenter.sh/v1", "karpenter.sh/v1beta1", "karpenter.sh/v1alpha5",
+                            "karpenter.k8s.aws/v1", "policy/v1", "karptui/v1"])
+objects = st.builds(lambda k, v, body: {**body, "kind": k, "apiVersion": v}, kinds, versions,
+                    st.dictionaries(st.sampled_from(["metadata", "spec", "status", "items"]), json_values, max_size=4))
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_load_or_fail_with_an_input_error(tmp_path, data):
+    path = tmp_path / "fuzz.yaml"
+    path.write_bytes(data)
+    try:
+        load_snapshot(path)
+    except InputError as exc:
+        assert "\n" not in str(exc)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(objects, max_size=5))
+def test_arbitrary_kubernetes_shaped_json_never_crashes_the_loader(tmp_path, items):
+    path = tmp_path / "fuzz.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    try:
+        snap = load_snapshot(path)
+    except InputError:
+        return
+    assert all(isinstance(w, str) and "\n" not in w for w in snap.warnings)

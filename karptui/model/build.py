@@ -43,7 +43,7 @@ def _workload(obj: Mapping, api_version: str, kind: str) -> Any:
 # same kinds (extensions, apps/v1beta2, policy/v1beta1) are the same entries.
 KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
     ("", "Node"): ("nodes", _plain(build_node)),
-    ("", "Pod"): ("pods", _plain(lambda obj: build_pod(obj))),
+    ("", "Pod"): ("pods", _plain(build_pod)),
     ("", "Event"): ("events", _plain(build_event)),
     ("events.k8s.io", "Event"): ("events", _plain(build_event)),
     ("", "Namespace"): ("namespaces", _plain(build_namespace)),

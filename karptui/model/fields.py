@@ -17,24 +17,29 @@ T = TypeVar("T")
 _MEMO_LIMIT = 4096
 
 
-def shared(parse: Callable[[object], T]) -> Callable[[object], T]:
-    """Memoise a parser by the ``repr`` of its (JSON-shaped) input.
+def shared(parse: Callable[[object], T], key: Callable[[object], str] = repr) -> Callable[[object], T]:
+    """Memoise a parser by a text key of its (JSON-shaped) input, ``repr`` by default.
 
-    Replicas of one workload carry identical affinity, tolerations and spread
-    constraints; parsing each distinct block once and sharing the frozen result
-    saves both time and memory on large clusters.
+    Replicas of one workload carry identical affinity, tolerations, spread
+    constraints and resource stanzas; parsing each distinct block once and
+    sharing the frozen result saves time and memory on large clusters. A key
+    function that raises means "malformed": the parser runs unshared and names
+    the bad field itself.
     """
     memo: dict[str, T] = {}
 
     def parse_shared(raw: object) -> T:
         if not raw:
             return parse(raw)
-        key = repr(raw)  # C-speed, and exact for the str/int/float/bool/None trees JSON gives
-        found = memo.get(key)
+        try:
+            text = key(raw)
+        except (KeyError, TypeError, AttributeError):
+            return parse(raw)
+        found = memo.get(text)
         if found is None:
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()
-            found = memo[key] = parse(raw)
+            found = memo[text] = parse(raw)
         return found
 
     return parse_shared

@@ -117,50 +117,39 @@ def effective_requests(spec: Mapping) -> Resources:
     return total
 
 
-def _requests_key(spec: Mapping) -> object:
-    """The parts of a spec that decide its requests (the rest is irrelevant to them)."""
-    containers = spec.get("containers")
-    inits = spec.get("initContainers")
-    return {
-        "c": [c.get("resources") for c in containers] if type(containers) is list and all(
-            type(c) is dict for c in containers) else containers,
-        "i": [(c.get("resources"), c.get("restartPolicy")) for c in inits] if type(inits) is list and all(
-            type(c) is dict for c in inits) else inits,
-        "r": spec.get("resources"),
-        "o": spec.get("overhead"),
-    }
+def _requests_key(spec: Mapping) -> str:
+    """Only the parts of a spec that decide its requests (raises if malformed)."""
+    return repr((
+        [c["resources"] if "resources" in c else None for c in spec["containers"]],
+        [(c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
+        spec.get("resources"),
+        spec.get("overhead"),
+    ))
 
 
-_shared_requests = shared(lambda key: effective_requests({
-    "containers": [{"resources": r} for r in key["c"]] if type(key["c"]) is list else key["c"],
-    "initContainers": [{"resources": r, "restartPolicy": p} for r, p in key["i"]] if type(key["i"]) is list else key["i"],
-    "resources": key["r"],
-    "overhead": key["o"],
-}))
+_shared_requests = shared(effective_requests, key=_requests_key)
 _shared_affinity = shared(parse_affinity)
 _shared_tolerations = shared(lambda raw: parse_tolerations(raw, "spec.tolerations"))
 _shared_spread = shared(parse_spread_constraints)
 
 
 def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
-    containers = list(as_list(spec.get("containers"), "spec.containers"))
-    containers += [
-        c for c in as_list(spec.get("initContainers"), "spec.initContainers")
-        if isinstance(c, Mapping) and c.get("restartPolicy") == "Always"
-    ]
+    """hostPorts of the containers and of restartable (sidecar) init containers."""
     ports = []
-    for i, container in enumerate(containers):
-        for j, raw in enumerate(as_list(as_map(container, "container").get("ports"), "ports")):
-            port = as_map(raw, f"containers[{i}].ports[{j}]")
-            number = as_int(port.get("hostPort"), f"containers[{i}].ports[{j}].hostPort", 0)
-            if number:
-                ports.append(
-                    HostPort(
-                        number,
-                        as_str(port.get("protocol"), "protocol", "TCP") or "TCP",
-                        as_str(port.get("hostIP"), "hostIP", "0.0.0.0") or "0.0.0.0",
-                    )
-                )
+    for section in ("containers", "initContainers"):
+        for i, raw in enumerate(as_list(spec.get(section), f"spec.{section}")):
+            container = as_map(raw, f"spec.{section}[{i}]")
+            if section == "initContainers" and container.get("restartPolicy") != "Always":
+                continue
+            for j, port_raw in enumerate(as_list(container.get("ports"), f"spec.{section}[{i}].ports")):
+                port = as_map(port_raw, f"spec.{section}[{i}].ports[{j}]")
+                if not port.get("hostPort"):
+                    continue
+                ports.append(HostPort(
+                    as_int(port.get("hostPort"), f"spec.{section}[{i}].ports[{j}].hostPort", 0),
+                    as_str(port.get("protocol"), "protocol", "TCP") or "TCP",
+                    as_str(port.get("hostIP"), "hostIP", "0.0.0.0") or "0.0.0.0",
+                ))
     return tuple(ports)
 
 
@@ -190,15 +179,17 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     fields = meta if meta is not None else meta_fields(obj)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
-    reason, message = _scheduled_condition(status)
+    node_name = as_str(spec.get("nodeName"), "spec.nodeName")
+    # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
+    reason, message = ("", "") if node_name else _scheduled_condition(status)
     return Pod(
         **fields,
-        node_name=as_str(spec.get("nodeName"), "spec.nodeName"),
+        node_name=node_name,
         phase=as_str(status.get("phase"), "status.phase", PENDING) or PENDING,
         priority=as_int(spec.get("priority"), "spec.priority", 0),
         priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
         scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),
-        requests=_shared_requests(_requests_key(spec)),
+        requests=_shared_requests(spec),
         node_selector=as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
         affinity=_shared_affinity(spec.get("affinity")),
         tolerations=_shared_tolerations(spec.get("tolerations")),
