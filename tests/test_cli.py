@@ -88,7 +88,7 @@ def test_open_missing_file_fails_before_any_screen(cli, tmp_path):
     one_line_error(*cli("open", tmp_path / "nope.yaml"), "no such file")
 
 
-def test_open_missing_logs_file(cli, dump, tmp_path):
+def test_open_missing_logs_file(cli, dump, tmp_path):  # checked before any screen
     one_line_error(*cli("open", dump, "--logs", tmp_path / "karpenter.log"), "karpenter.log", "no such file")
 
 
@@ -122,3 +122,18 @@ def test_python_dash_m(dump):
     done = subprocess.run([sys.executable, "-m", "karptui", "snapshot", "info", str(dump), "-o", "json"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and json.loads(done.stdout)["nodes"] == 3
+
+
+def test_open_logs_that_are_binary_or_a_directory(cli, dump, write, tmp_path):
+    one_line_error(*cli("open", dump, "--logs", write("k.log", b"\x00\x01")), "k.log", "not a text file")
+    one_line_error(*cli("open", dump, "--logs", tmp_path), "is a directory")
+
+
+def test_attached_logs_replace_the_snapshots_own(dump, write):
+    from karptui.cli.tui import attach_logs
+    from karptui.sources import load_snapshot
+
+    log = write("karpenter.log", '{"level":"INFO","message":"found provisionable pod(s)"}\n')
+    snap = attach_logs(load_snapshot(dump), str(log))
+    assert snap.meta.logs_text.startswith('{"level"') and snap.meta.logs_source == str(log)
+    assert len(snap.nodes) == 3

@@ -56,9 +56,10 @@ class KarptuiApp(App):
         info = snapshot_info(self.snapshot)
         where = info["name"] or info["source"]
         when = f" captured {info['captured_at']}" if info["captured_at"] else ""
+        logs = f" · {info['karpenter_logs']} Karpenter log lines" if info["karpenter_logs"] else ""
         return (
             f"snapshot {where}{when} · {info['nodes']} nodes · {info['pods']} pods · "
-            f"{info['pending']} pending · {info['nodepools']} nodepools"
+            f"{info['pending']} pending · {info['nodepools']} nodepools{logs}"
         )
 
     def _fill_nodes(self, table: DataTable) -> None:
