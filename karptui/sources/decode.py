@@ -118,27 +118,34 @@ def _kubectl_list_documents(text: str) -> list[object] | None:
     return docs
 
 
+_COLUMN_ZERO = re.compile(r"^[^\s#]", re.M)  # lines that start a top-level key or a list item
+_ITEMS_KEY = re.compile(r"^items:[ \t]*\r?\n", re.M)
+
+
 def _parse_document(part: str) -> object:
-    lines = part.splitlines(keepends=True)
-    try:
-        start = next(i for i, line in enumerate(lines) if line.rstrip() == "items:")
-    except StopIteration:
+    """One document: its top-level keys parsed together, each list item alone.
+
+    Item boundaries are found by a regex over column-0 lines rather than by
+    splitting the text into lines, which would cost several times the file
+    size in memory.
+    """
+    found = _ITEMS_KEY.search(part)
+    if found is None:
         return _load_one(part)
-    chunks: list[list[str]] = []
-    end = len(lines)
-    for i in range(start + 1, len(lines)):
-        line = lines[i]
-        if line.startswith("- ") or line.rstrip() == "-":
-            chunks.append(["  " + line[2:]])
-        elif line[:1] in (" ", "#", "\n", "\r") and chunks:
-            chunks[-1].append(line)
+    starts: list[int] = []
+    end = len(part)
+    for match in _COLUMN_ZERO.finditer(part, found.end()):
+        pos = match.start()
+        if part.startswith("- ", pos) or part.startswith("-\n", pos):
+            starts.append(pos)
         else:
-            end = i
+            end = pos
             break
-    head = _load_one("".join(lines[:start] + ["items: []\n"] + lines[end:]))
-    if not isinstance(head, dict):
-        raise _NotKubectlLayout
-    head["items"] = [_load_one("".join(chunk)) for chunk in chunks]
+    head = _load_one(part[: found.start()] + "items: []\n" + part[end:])
+    if not isinstance(head, dict) or (starts and starts[0] != found.end()):
+        raise _NotKubectlLayout  # something between "items:" and its first item
+    bounds = starts + [end]
+    head["items"] = [_load_one("  " + part[a + 2 : b]) for a, b in zip(bounds, bounds[1:])]
     return head
 
 
