@@ -130,7 +130,7 @@ def test_open_logs_that_are_binary_or_a_directory(cli, dump, write, tmp_path):
 
 
 def test_attached_logs_replace_the_snapshots_own(dump, write):
-    from karptui.cli.tui import attach_logs
+    from karptui.sources.logs import attach_logs
     from karptui.sources import load_snapshot
 
     log = write("karpenter.log", '{"level":"INFO","message":"found provisionable pod(s)"}\n')
