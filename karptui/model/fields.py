@@ -35,11 +35,12 @@ def shared(parse: Callable[[object], T], key: Callable[[object], str] = repr) ->
             text = key(raw)
         except (KeyError, TypeError, AttributeError):
             return parse(raw)
-        found = memo.get(text)
+        found = memo.pop(text, None)  # re-inserted below: least recently used goes first
         if found is None:
+            found = parse(raw)
             if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            found = memo[text] = parse(raw)
+                del memo[next(iter(memo))]
+        memo[text] = found
         return found
 
     return parse_shared
@@ -104,8 +105,8 @@ def as_str_map(value: object, where: str) -> dict[str, str]:
     them), which saves a copy per object on 50,000-pod clusters.
     """
     raw = as_map(value, where)
-    if all(type(v) is str for v in raw.values()) and all(type(k) is str for k in raw):
-        return raw  # type: ignore[return-value]
+    if all(type(v) is str for v in raw.values()):
+        return raw  # type: ignore[return-value]  (keys: JSON's are strings; a YAML oddity never matches)
     return {str(k): as_str(v, f"{where}.{k}") for k, v in raw.items()}
 
 

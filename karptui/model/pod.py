@@ -117,9 +117,27 @@ def effective_requests(spec: Mapping) -> Resources:
     return total
 
 
-def _requests_key(spec: Mapping) -> str:
-    """Only the parts of a spec that decide its requests (raises if malformed)."""
+@dataclass(frozen=True, slots=True)
+class _Scheduling:
+    """The scheduling-relevant parts of a pod spec, parsed together."""
+
+    requests: Resources
+    node_selector: Mapping[str, str]
+    tolerations: tuple[Toleration, ...]
+    spread_constraints: tuple[TopologySpreadConstraint, ...]
+
+
+def _scheduling_key(spec: Mapping) -> str:
+    """One text key for those parts (raises if malformed, so the parser names the field).
+
+    Replicas share them, so one ``repr`` and one lookup replace four parses;
+    per-pod details (names, volumes, env) stay out of the key. Affinity has its
+    own memo: DaemonSet pods each pin their own node there.
+    """
     return repr((
+        spec.get("tolerations"),
+        spec.get("topologySpreadConstraints"),
+        spec.get("nodeSelector"),
         [c["resources"] if "resources" in c else None for c in spec["containers"]],
         [(c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
         spec.get("resources"),
@@ -127,10 +145,17 @@ def _requests_key(spec: Mapping) -> str:
     ))
 
 
-_shared_requests = shared(effective_requests, key=_requests_key)
+def _parse_scheduling(spec: Mapping) -> _Scheduling:
+    return _Scheduling(
+        requests=effective_requests(spec),
+        node_selector=as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        tolerations=parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
+        spread_constraints=parse_spread_constraints(spec.get("topologySpreadConstraints")),
+    )
+
+
+_shared_scheduling = shared(_parse_scheduling, key=_scheduling_key)
 _shared_affinity = shared(parse_affinity)
-_shared_tolerations = shared(lambda raw: parse_tolerations(raw, "spec.tolerations"))
-_shared_spread = shared(parse_spread_constraints)
 
 
 def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
@@ -139,18 +164,22 @@ def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
     for section in ("containers", "initContainers"):
         for i, raw in enumerate(as_list(spec.get(section), f"spec.{section}")):
             container = as_map(raw, f"spec.{section}[{i}]")
-            if section == "initContainers" and container.get("restartPolicy") != "Always":
+            declared = container.get("ports")
+            if not declared or (section == "initContainers" and container.get("restartPolicy") != "Always"):
                 continue
-            for j, port_raw in enumerate(as_list(container.get("ports"), f"spec.{section}[{i}].ports")):
+            for j, port_raw in enumerate(as_list(declared, f"spec.{section}[{i}].ports")):
                 port = as_map(port_raw, f"spec.{section}[{i}].ports[{j}]")
-                if not port.get("hostPort"):
-                    continue
-                ports.append(HostPort(
-                    as_int(port.get("hostPort"), f"spec.{section}[{i}].ports[{j}].hostPort", 0),
-                    as_str(port.get("protocol"), "protocol", "TCP") or "TCP",
-                    as_str(port.get("hostIP"), "hostIP", "0.0.0.0") or "0.0.0.0",
-                ))
+                if port.get("hostPort"):
+                    ports.append(_host_port(port, f"spec.{section}[{i}].ports[{j}]"))
     return tuple(ports)
+
+
+def _host_port(port: Mapping, where: str) -> HostPort:
+    return HostPort(
+        as_int(port.get("hostPort"), f"{where}.hostPort", 0),
+        as_str(port.get("protocol"), f"{where}.protocol", "TCP") or "TCP",
+        as_str(port.get("hostIP"), f"{where}.hostIP", "0.0.0.0") or "0.0.0.0",
+    )
 
 
 def _pvc_names(spec: Mapping, pod_name: str) -> tuple[str, ...]:
@@ -182,6 +211,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     node_name = as_str(spec.get("nodeName"), "spec.nodeName")
     # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
     reason, message = ("", "") if node_name else _scheduled_condition(status)
+    scheduling = _shared_scheduling(spec)
     return Pod(
         **fields,
         node_name=node_name,
@@ -189,11 +219,11 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         priority=as_int(spec.get("priority"), "spec.priority", 0),
         priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
         scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),
-        requests=_shared_requests(spec),
-        node_selector=as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        requests=scheduling.requests,
+        node_selector=scheduling.node_selector,
         affinity=_shared_affinity(spec.get("affinity")),
-        tolerations=_shared_tolerations(spec.get("tolerations")),
-        spread_constraints=_shared_spread(spec.get("topologySpreadConstraints")),
+        tolerations=scheduling.tolerations,
+        spread_constraints=scheduling.spread_constraints,
         host_ports=_host_ports(spec),
         pvc_names=_pvc_names(spec, fields["name"]),
         scheduled_reason=reason,

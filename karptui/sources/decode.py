@@ -1,13 +1,12 @@
-"""Bytes -> documents: gzip, JSON (one or concatenated) or YAML streams.
+"""Bytes -> Kubernetes objects: gzip, JSON (one or concatenated) or YAML streams.
 
-JSON is tried first when the text starts like JSON because the stdlib parser
-is an order of magnitude faster than even LibYAML on large dumps.
+JSON is recognised by its first character because the stdlib parser is an
+order of magnitude faster than even LibYAML on large dumps.
 """
 
 from __future__ import annotations
 
 import gzip
-import json
 import re
 import zlib
 from collections.abc import Iterator
@@ -15,6 +14,8 @@ from collections.abc import Iterator
 import yaml
 
 from ..errors import InputError
+from .json_stream import json_objects
+from .lists import flatten
 
 try:  # LibYAML: about ten times faster than the pure-Python loader
     _Loader = yaml.CSafeLoader
@@ -45,31 +46,14 @@ def to_text(data: bytes, path: str) -> str:
     return text
 
 
-def documents(text: str, path: str) -> Iterator[object]:
-    """Every top-level document in the text, JSON or YAML."""
+def objects(text: str, path: str) -> Iterator[object]:
+    """Every Kubernetes object in the text, JSON or YAML, with lists opened."""
     first = next((ch for ch in text if not ch.isspace()), "")
     if first in ("{", "["):
-        yield from _json_documents(text, path)
-    else:
-        yield from _yaml_documents(text, path)
-
-
-def _json_documents(text: str, path: str) -> Iterator[object]:
-    """One JSON value, or several concatenated (``kubectl get -o json >> dump``)."""
-    decoder = json.JSONDecoder()
-    pos, end = 0, len(text)
-    while True:
-        while pos < end and text[pos].isspace():
-            pos += 1
-        if pos >= end:
-            return
-        try:
-            value, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-        except RecursionError:
-            raise InputError(path, "invalid JSON: nested too deeply") from None
-        yield value
+        yield from json_objects(text, path)
+        return
+    for number, doc in enumerate(_yaml_documents(text, path), start=1):
+        yield from flatten(doc, path, number)
 
 
 def _yaml_documents(text: str, path: str) -> Iterator[object]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model import Snapshot, SnapshotBuilder
-from .decode import decompress, documents, to_text
+from .decode import decompress, objects, to_text
 from .snapshot_file import META_KIND, snapshot_meta
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -50,41 +50,12 @@ def _read(path: Path) -> str:
     return to_text(decompress(data, str(path)), str(path))
 
 
-def _flatten(doc: object, origin: str, number: int) -> Iterator[object]:
-    """Objects from one document: Lists are opened, typed-list items get their kind."""
-    if doc is None:
-        return
-    if isinstance(doc, list):
-        for item in doc:
-            yield from _flatten(item, origin, number)
-        return
-    if not isinstance(doc, Mapping):
-        raise InputError(origin, f"document {number} is a {type(doc).__name__}, not a Kubernetes object or list")
-    kind = doc.get("kind")
-    if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
-        items = doc.get("items") or []
-        if not isinstance(items, list):
-            raise InputError(origin, f"document {number}: {kind}.items is not a list")
-        item_kind = kind.removesuffix("List") if kind != "List" else None
-        for index, item in enumerate(items):
-            items[index] = None  # drop our reference as we go: peak memory is the model, not model + raw
-            if item_kind and isinstance(item, Mapping) and "kind" not in item:
-                item = {**item, "kind": item_kind, "apiVersion": item.get("apiVersion") or doc.get("apiVersion")}
-            if isinstance(item, (list, Mapping)):
-                yield from _flatten(item, origin, number)
-            else:
-                yield item  # a stray scalar: the builder skips it with a warning
-        return
-    yield doc
-
-
 def read_objects(path: str | Path) -> Iterator[tuple[object, str]]:
     """Every raw object in a file or directory, with the file it came from."""
     for file in snapshot_files(Path(path)):
         origin = str(file)
-        for number, doc in enumerate(documents(_read(file), origin), start=1):
-            for obj in _flatten(doc, origin, number):
-                yield obj, origin
+        for obj in objects(_read(file), origin):
+            yield obj, origin
 
 
 @contextmanager
