@@ -5,7 +5,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from karptui.sources.decode import _kubectl_list_documents
+from karptui.sources.yaml_stream import _kubectl_list_documents
 from tests.conftest import FIXTURES, REPO
 
 FILES = sorted((REPO / "snapshots").glob("*.yaml")) + sorted((FIXTURES / "dumps").glob("*.yaml"))
