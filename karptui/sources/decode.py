@@ -12,8 +12,7 @@ from collections.abc import Iterator
 
 from ..errors import InputError
 from .json_stream import json_objects
-from .lists import flatten
-from .yaml_stream import yaml_documents
+from .yaml_stream import yaml_objects
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -45,5 +44,4 @@ def objects(text: str, path: str) -> Iterator[object]:
     if first in ("{", "["):
         yield from json_objects(text, path)
         return
-    for number, doc in enumerate(yaml_documents(text, path), start=1):
-        yield from flatten(doc, path, number)
+    yield from yaml_objects(text, path)

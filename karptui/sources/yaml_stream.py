@@ -1,96 +1,107 @@
-"""YAML snapshots: kubectl's layout parsed one list item at a time, anything else whole."""
+"""YAML snapshots: kubectl's layout parsed one list item at a time, anything else whole.
+
+PyYAML composes a whole document as a node graph before it builds any object:
+a 250 MB ``kind: List`` took 75 s and 8.8 GB that way. kubectl prints every
+item as a block that starts with ``- `` at column 0 under ``items:``, so each
+item can be parsed alone, built into the model, and dropped. Text that does not
+fit that layout, or that uses anchors (which may point across items), is parsed
+the general way.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import yaml
 
 from ..errors import InputError
+from .lists import flatten, with_list_kind
 
 try:  # LibYAML: about ten times faster than the pure-Python loader
     _Loader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - wheels ship LibYAML
     _Loader = yaml.SafeLoader
 
-
-def yaml_documents(text: str, path: str) -> Iterator[object]:
-    """Every document of a YAML stream, as PyYAML would load it."""
-    try:
-        docs = _kubectl_list_documents(text)
-    except _NotKubectlLayout:
-        docs = None
-    if docs is not None:
-        yield from docs
-        return
-    try:
-        yield from yaml.load_all(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = exc.problem or exc.context or "malformed"
-        raise InputError(path, f"invalid YAML{where}: {problem}") from None
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        raise InputError(path, f"invalid YAML: {str(exc).splitlines()[0] if str(exc) else 'malformed'}") from None
+_DOC_SEPARATOR = re.compile(r"^---[ \t]*\r?$\n?", re.M)
+_COLUMN_ZERO = re.compile(r"^[^\s#]", re.M)  # lines that start a top-level key or a list item
+_ITEMS_KEY = re.compile(r"^items:[ \t]*\r?\n", re.M)
+_ANCHOR_OR_ALIAS = re.compile(r"[\s\[{,][&*][^\s,\[\]{}]")
 
 
 class _NotKubectlLayout(Exception):
     """The text is not laid out as kubectl prints lists: parse it the general way."""
 
 
-_DOC_SEPARATOR = re.compile(r"^---[ \t]*$", re.M)
+@dataclass
+class _Document:
+    """One document of the stream: a parsed value, or a list head with item spans."""
+
+    value: object
+    items: list[tuple[int, int]]  # [start, end) of each item in the text; empty for plain documents
 
 
-def _kubectl_list_documents(text: str) -> list[object] | None:
-    """kubectl's YAML, parsed one list item at a time.
+def yaml_objects(text: str, path: str) -> Iterator[object]:
+    """Every Kubernetes object in a YAML stream, lists opened."""
+    try:
+        plan = _plan(text)
+    except _NotKubectlLayout:
+        plan = None
+    if plan is None:
+        for number, doc in enumerate(_load_all(text, path), start=1):
+            yield from flatten(doc, path, number)
+        return
+    for number, doc in enumerate(plan, start=1):
+        if not doc.items:
+            yield from flatten(doc.value, path, number)
+            continue
+        kind, api_version = doc.value.get("kind"), doc.value.get("apiVersion")
+        for start, end in doc.items:
+            item = with_list_kind(_load_item(text, start, end, path), kind, api_version)
+            if isinstance(item, (list, dict)):
+                yield from flatten(item, path, number)
+            else:
+                yield item
 
-    PyYAML composes a whole document as a node graph before building any
-    object: a 250 MB ``kind: List`` took 75 s and 8.8 GB that way. kubectl
-    prints every item as a block starting with ``- `` at column 0 under
-    ``items:``, so each item can be parsed alone, in bounded memory. Anything
-    that does not fit this layout (or fails to parse) goes the general way,
-    which also gives exact error positions.
-    """
+
+def _plan(text: str) -> list[_Document] | None:
+    """Documents with their list items located (not yet parsed), or None."""
     if "\nitems:" not in text and not text.startswith("items:"):
         return None
-    docs = []
-    for part in _DOC_SEPARATOR.split(text):
-        if not part.strip():
-            continue
-        docs.append(_parse_document(part))
+    if _ANCHOR_OR_ALIAS.search(text):
+        return None
+    docs, start = [], 0
+    for sep in list(_DOC_SEPARATOR.finditer(text)) + [None]:
+        end = sep.start() if sep else len(text)
+        if text[start:end].strip():
+            docs.append(_locate(text, start, end))
+        start = sep.end() if sep else end
     return docs
 
 
-_COLUMN_ZERO = re.compile(r"^[^\s#]", re.M)  # lines that start a top-level key or a list item
-_ITEMS_KEY = re.compile(r"^items:[ \t]*\r?\n", re.M)
+def _locate(text: str, start: int, end: int) -> _Document:
+    """Parse a document's top-level keys; find where each ``items`` entry begins and ends.
 
-
-def _parse_document(part: str) -> object:
-    """One document: its top-level keys parsed together, each list item alone.
-
-    Item boundaries are found by a regex over column-0 lines rather than by
-    splitting the text into lines, which would cost several times the file
-    size in memory.
+    Boundaries come from a regex over column-0 lines, not from splitting the
+    text into lines, which would cost several times the file size in memory.
     """
-    found = _ITEMS_KEY.search(part)
+    found = _ITEMS_KEY.search(text, start, end)
     if found is None:
-        return _load_one(part)
+        return _Document(_load_one(text[start:end]), [])
     starts: list[int] = []
-    end = len(part)
-    for match in _COLUMN_ZERO.finditer(part, found.end()):
+    stop = end
+    for match in _COLUMN_ZERO.finditer(text, found.end(), end):
         pos = match.start()
-        if part.startswith("- ", pos) or part.startswith("-\n", pos):
+        if text.startswith("- ", pos) or text.startswith("-\n", pos):
             starts.append(pos)
         else:
-            end = pos
+            stop = pos
             break
-    head = _load_one(part[: found.start()] + "items: []\n" + part[end:])
-    if not isinstance(head, dict) or (starts and starts[0] != found.end()):
-        raise _NotKubectlLayout  # something between "items:" and its first item
-    bounds = starts + [end]
-    head["items"] = [_load_one("  " + part[a + 2 : b]) for a, b in zip(bounds, bounds[1:])]
-    return head
+    head = _load_one(text[start : found.start()] + "items: []\n" + text[stop:end])
+    if not isinstance(head, dict) or not starts or starts[0] != found.end():
+        raise _NotKubectlLayout
+    return _Document(head, list(zip(starts, starts[1:] + [stop])))
 
 
 def _load_one(text: str) -> object:
@@ -98,3 +109,33 @@ def _load_one(text: str) -> object:
         return yaml.load(text, Loader=_Loader)
     except (yaml.YAMLError, RecursionError, ValueError):
         raise _NotKubectlLayout from None
+
+
+def _load_item(text: str, start: int, end: int, path: str) -> object:
+    """One list item; its leading ``- `` becomes two spaces, so columns stay the same."""
+    try:
+        return yaml.load("  " + text[start + 2 : end], Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        first_line = text.count("\n", 0, start)
+        raise _input_error(exc, path, first_line) from None
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        raise InputError(path, f"invalid YAML: {_first_line(exc)}") from None
+
+
+def _load_all(text: str, path: str) -> Iterator[object]:
+    try:
+        yield from yaml.load_all(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        raise _input_error(exc, path, 0) from None
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        raise InputError(path, f"invalid YAML: {_first_line(exc)}") from None
+
+
+def _input_error(exc: yaml.MarkedYAMLError, path: str, line_offset: int) -> InputError:
+    mark = exc.problem_mark or exc.context_mark
+    where = f" at line {line_offset + mark.line + 1}, column {mark.column + 1}" if mark else ""
+    return InputError(path, f"invalid YAML{where}: {exc.problem or exc.context or 'malformed'}")
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else "malformed"
