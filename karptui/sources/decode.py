@@ -9,12 +9,28 @@ from __future__ import annotations
 import gzip
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
 
 from ..errors import InputError
 from .json_stream import json_objects
 from .yaml_stream import yaml_objects
 
 GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_text(path: str | Path) -> str:
+    """A file's text, gunzipped if need be; :class:`InputError` naming the file otherwise."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except PermissionError:
+        raise InputError(path, "permission denied") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory") from None
+    except OSError as exc:
+        raise InputError(path, exc.strerror or str(exc)) from None
+    return to_text(decompress(data, str(path)), str(path))
 
 
 def decompress(data: bytes, path: str) -> bytes:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model import Snapshot, SnapshotBuilder
-from .decode import decompress, objects, to_text
+from .decode import objects, read_text
 from .snapshot_file import META_KIND, snapshot_meta
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -38,23 +38,11 @@ def snapshot_files(path: Path) -> list[Path]:
     return found
 
 
-def _read(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except PermissionError:
-        raise InputError(path, "permission denied") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory") from None
-    except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
-    return to_text(decompress(data, str(path)), str(path))
-
-
 def read_objects(path: str | Path) -> Iterator[tuple[object, str]]:
     """Every raw object in a file or directory, with the file it came from."""
     for file in snapshot_files(Path(path)):
         origin = str(file)
-        for obj in objects(_read(file), origin):
+        for obj in objects(read_text(file), origin):
             yield obj, origin
 
 
