@@ -1466,6 +1466,47 @@ def consolidation() -> str:
     return render_list(c.listing())
 
 
+# --------------------------------------------------------------------------------------
+# Shared by (c) and (d): seed 004's cluster "myeks2" with a default and a team1 NodePool
+# --------------------------------------------------------------------------------------
+def team_cluster(uid_seed: str, era, captured) -> "Cluster":
+    return Cluster(uid_seed, name="myeks2", era=era, captured=captured,
+                   subnets={"ap-northeast-2a": "192.168.1.0/24", "ap-northeast-2b": "192.168.2.0/24",
+                            "ap-northeast-2c": "192.168.3.0/24"})
+
+
+def team_nodepools(c, default_applied, team1_applied, *, default_ami: str, expire: str | None,
+                   default_disruption: dict) -> tuple:
+    """The default NodePool (spot + on-demand, c/m/r) and seed 004's team1 NodePool, with node classes.
+
+    ``expire`` is the v1beta1 ``disruption.expireAfter`` (None on v1, where it moved to the template).
+    """
+    expiry = {"expireAfter": expire} if expire else {}
+    default_pool = nodepool(
+        c, name="default", created=default_applied, labels=None,
+        requirements=[expr("kubernetes.io/arch", "In", ["amd64"]), expr("kubernetes.io/os", "In", ["linux"]),
+                      expr("karpenter.sh/capacity-type", "In", ["spot", "on-demand"]),
+                      expr("karpenter.k8s.aws/instance-category", "In", ["c", "m", "r"]),
+                      expr("karpenter.k8s.aws/instance-generation", "Gt", ["2"])],
+        limits={"cpu": "1000"},
+        disruption={"budgets": [{"nodes": "10%"}], **default_disruption, **expiry},
+        node_class="default")
+    team1_pool = nodepool(
+        c, name="team1", created=team1_applied, labels={"team": "team1"},
+        requirements=[expr("karpenter.sh/capacity-type", "In", ["on-demand"]),
+                      expr("kubernetes.io/arch", "In", ["amd64", "arm64"])],
+        limits={"cpu": "1000"},
+        disruption={"budgets": [{"nodes": "10%"}], "consolidateAfter": "30s", "consolidationPolicy": "WhenEmpty",
+                    **expiry},
+        node_class="team1")
+    discovery = {"karpenter.sh/discovery": "myeks2"}
+    default_class = ec2nodeclass(c, name="default", created=default_applied, ami_family=default_ami,
+                                 discovery=discovery)
+    team1_class = ec2nodeclass(c, name="team1", created=team1_applied, ami_family="AL2", discovery=discovery,
+                               tags={"KarpenerProvisionerName": "team1"})
+    return default_pool, team1_pool, default_class, team1_class
+
+
 # ======================================================================================
 # (c) multi-nodepool -- seed 004's multi-provisioner half, Karpenter v0.35 (v1beta1)
 # ======================================================================================
@@ -1482,35 +1523,13 @@ def consolidation() -> str:
 def multi_nodepool() -> str:
     captured = utc("2024-03-16T06:48:14")
     era = ERA_2024_03
-    c = Cluster("karptui-seed-multi-nodepool", name="myeks2", era=era, captured=captured,
-                subnets={"ap-northeast-2a": "192.168.1.0/24", "ap-northeast-2b": "192.168.2.0/24",
-                         "ap-northeast-2c": "192.168.3.0/24"})
+    c = team_cluster("karptui-seed-multi-nodepool", era, captured)
     born = utc("2024-03-16T04:10:33")
     ng_created = utc("2024-03-16T04:22:05")
     karpenter_installed = utc("2024-03-16T05:02:47")
-    default_applied, team1_applied = utc("2024-03-16T05:05:12"), utc("2024-03-16T06:27:51")
-
-    default_pool = nodepool(
-        c, name="default", created=default_applied, labels=None,
-        requirements=[expr("kubernetes.io/arch", "In", ["amd64"]), expr("kubernetes.io/os", "In", ["linux"]),
-                      expr("karpenter.sh/capacity-type", "In", ["spot", "on-demand"]),
-                      expr("karpenter.k8s.aws/instance-category", "In", ["c", "m", "r"]),
-                      expr("karpenter.k8s.aws/instance-generation", "Gt", ["2"])],
-        limits={"cpu": "1000"},
-        disruption={"budgets": [{"nodes": "10%"}], "consolidationPolicy": "WhenUnderutilized", "expireAfter": "720h"},
-        node_class="default")
-    team1_pool = nodepool(
-        c, name="team1", created=team1_applied, labels={"team": "team1"},
-        requirements=[expr("karpenter.sh/capacity-type", "In", ["on-demand"]),
-                      expr("kubernetes.io/arch", "In", ["amd64", "arm64"])],
-        limits={"cpu": "1000"},
-        disruption={"budgets": [{"nodes": "10%"}], "consolidateAfter": "30s", "consolidationPolicy": "WhenEmpty",
-                    "expireAfter": "720h"},
-        node_class="team1")
-    discovery = {"karpenter.sh/discovery": "myeks2"}
-    default_class = ec2nodeclass(c, name="default", created=default_applied, ami_family="AL2", discovery=discovery)
-    team1_class = ec2nodeclass(c, name="team1", created=team1_applied, ami_family="AL2", discovery=discovery,
-                               tags={"KarpenerProvisionerName": "team1"})
+    default_pool, team1_pool, default_class, team1_class = team_nodepools(
+        c, utc("2024-03-16T05:05:12"), utc("2024-03-16T06:27:51"), default_ami="AL2", expire="720h",
+        default_disruption={"consolidationPolicy": "WhenUnderutilized"})
 
     mng = [c.add_node(zone=zone, type_name="m5.large", created=later(ng_created, i * 3), compute="nodegroup",
                       nodegroup="myeks2-ng", ami_id="ami-0e5a4b3c2d1f0a9b8")
@@ -1592,35 +1611,14 @@ def multi_nodepool() -> str:
 def overprovisioning() -> str:
     captured = utc("2024-09-21T07:03:09")
     era = ERA_2024_09
-    c = Cluster("karptui-seed-overprovisioning", name="myeks2", era=era, captured=captured,
-                subnets={"ap-northeast-2a": "192.168.1.0/24", "ap-northeast-2b": "192.168.2.0/24",
-                         "ap-northeast-2c": "192.168.3.0/24"})
+    c = team_cluster("karptui-seed-overprovisioning", era, captured)
     born = utc("2024-09-21T04:44:10")
     ng_created = utc("2024-09-21T04:57:31")
     karpenter_installed = utc("2024-09-21T05:20:02")
-    default_applied, team1_applied = utc("2024-09-21T05:22:30"), utc("2024-09-21T05:57:41")
-
-    default_pool = nodepool(
-        c, name="default", created=default_applied, labels=None,
-        requirements=[expr("kubernetes.io/arch", "In", ["amd64"]), expr("kubernetes.io/os", "In", ["linux"]),
-                      expr("karpenter.sh/capacity-type", "In", ["spot", "on-demand"]),
-                      expr("karpenter.k8s.aws/instance-category", "In", ["c", "m", "r"]),
-                      expr("karpenter.k8s.aws/instance-generation", "Gt", ["2"])],
-        limits={"cpu": "1000"},
-        disruption={"budgets": [{"nodes": "10%"}], "consolidateAfter": "1m",
-                    "consolidationPolicy": "WhenEmptyOrUnderutilized"},
-        node_class="default")
-    team1_pool = nodepool(
-        c, name="team1", created=team1_applied, labels={"team": "team1"},
-        requirements=[expr("karpenter.sh/capacity-type", "In", ["on-demand"]),
-                      expr("kubernetes.io/arch", "In", ["amd64", "arm64"])],
-        limits={"cpu": "1000"},
-        disruption={"budgets": [{"nodes": "10%"}], "consolidateAfter": "30s", "consolidationPolicy": "WhenEmpty"},
-        node_class="team1")
-    discovery = {"karpenter.sh/discovery": "myeks2"}
-    ec2nodeclass(c, name="default", created=default_applied, ami_family="AL2023", discovery=discovery)
-    team1_class = ec2nodeclass(c, name="team1", created=team1_applied, ami_family="AL2", discovery=discovery,
-                               tags={"KarpenerProvisionerName": "team1"})
+    team1_applied = utc("2024-09-21T05:57:41")
+    default_pool, team1_pool, _, team1_class = team_nodepools(
+        c, utc("2024-09-21T05:22:30"), team1_applied, default_ami="AL2023", expire=None,
+        default_disruption={"consolidateAfter": "1m", "consolidationPolicy": "WhenEmptyOrUnderutilized"})
     c.add({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
            "description": "Placeholder pods that keep spare capacity warm; any real workload preempts them.",
            "globalDefault": False, "metadata": c.meta("overprovisioning", team1_applied, generation=1),
