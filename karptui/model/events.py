@@ -54,7 +54,7 @@ def build_event(obj: Mapping) -> Event:
         obj.get("deprecatedCount") if modern else obj.get("count"), "count", 1
     )
     return Event(
-        **meta_fields(obj),
+        **meta_fields(obj, keep_raw=False),
         involved_kind=as_str(involved.get("kind"), "involvedObject.kind"),
         involved_namespace=as_str(involved.get("namespace"), "involvedObject.namespace"),
         involved_name=as_str(involved.get("name"), "involvedObject.name"),

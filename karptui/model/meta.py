@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from .errors import ModelError
@@ -31,6 +31,8 @@ class KubeObject:
     owners: tuple[OwnerReference, ...] = ()
     created: datetime | None = None
     deleted: datetime | None = None
+    raw: Mapping | None = field(default=None, repr=False, compare=False)
+    """The object as read, for what-if patches; not kept for Pods and Events (too many)."""
 
     KIND = "Object"
 
@@ -59,7 +61,7 @@ def _owner(raw: object, where: str) -> OwnerReference:
     )
 
 
-def meta_fields(obj: Mapping) -> dict:
+def meta_fields(obj: Mapping, keep_raw: bool = True) -> dict:
     """Keyword arguments for :class:`KubeObject` from ``obj["metadata"]``."""
     meta = as_map(obj.get("metadata"), "metadata")
     name = meta.get("name")
@@ -80,6 +82,7 @@ def meta_fields(obj: Mapping) -> dict:
         ) if owners else (),
         "created": parse_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
         "deleted": parse_time(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
+        "raw": obj if keep_raw else None,
     }
 
 

@@ -205,7 +205,7 @@ def _scheduled_condition(status: Mapping) -> tuple[str, str]:
 
 def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     """A Pod from its JSON; ``meta`` overrides metadata (pods made from templates)."""
-    fields = meta if meta is not None else meta_fields(obj)
+    fields = meta if meta is not None else meta_fields(obj, keep_raw=False)
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     node_name = as_str(spec.get("nodeName"), "spec.nodeName")

@@ -39,7 +39,7 @@ def _template_pod(raw: object, owner: Mapping) -> Pod | None:
         return None
     template = as_map(raw, "spec.template")
     meta = as_map(template.get("metadata"), "spec.template.metadata")
-    fields = meta_fields({"metadata": {**meta, "name": owner["name"], "namespace": owner["namespace"]}})
+    fields = meta_fields({"metadata": {**meta, "name": owner["name"], "namespace": owner["namespace"]}}, keep_raw=False)
     return build_pod({"spec": template.get("spec")}, meta=fields)
 
 
