@@ -75,7 +75,7 @@ def build_nodeclaim(obj: Mapping, api_version: str, kind: str) -> NodeClaim:
         conditions[ctype] = as_str(cond.get("status"), "status")
     ref_key = "machineTemplateRef" if kind == "Machine" else "nodeClassRef"
     return NodeClaim(
-        **meta_fields(obj),
+        **meta_fields(obj, keep_raw=False),  # thousands of them, never a what-if target
         api_version=api_version,
         kind=kind,
         requirements=parse_requirements(spec.get("requirements"), "spec.requirements"),
