@@ -1,0 +1,121 @@
+"""One scheduling cycle per pod, in kube-scheduler's extension-point order.
+
+PreFilter -> Filter (every plugin over every node as vectors; a node's status
+is its first failing plugin's, as RunFilterPlugins stops there) -> PostFilter
+(DefaultPreemption) -> Score (weighted, normalised plugins) -> Reserve (the
+pod is assumed on the node and the cluster state updated).
+
+Deviations from kube-scheduler, on purpose: every feasible node is scored
+(upstream scores a sample of at least 100 nodes starting at a rotating
+offset), and ties go to the first node by name (upstream picks at random), so
+a simulation is repeatable.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import Pod
+from .cycle import PodCycle, Rejection
+from .plugins import (
+    balanced_allocation,
+    inter_pod_affinity,
+    node_affinity,
+    node_name,
+    node_ports,
+    node_resources_fit,
+    node_unschedulable,
+    pod_topology_spread,
+    taint_toleration,
+    volume_binding,
+    volume_zone,
+)
+from .state import ClusterState
+from .status import Code
+
+PRE_FILTERS = (volume_binding,)
+FILTERS = (
+    node_unschedulable, node_name, taint_toleration, node_affinity, node_ports, node_resources_fit,
+    volume_binding, volume_zone, pod_topology_spread, inter_pod_affinity,
+)
+SCORES = (
+    (taint_toleration, 3), (node_affinity, 2), (node_resources_fit, 1),
+    (pod_topology_spread, 2), (inter_pod_affinity, 2), (balanced_allocation, 1),
+)
+
+
+@dataclass
+class Verdicts:
+    """The Filter phase's outcome for one pod over all nodes."""
+
+    feasible: np.ndarray                     # bool per node
+    unresolvable: np.ndarray                 # bool per node: failed with UnschedulableAndUnresolvable
+    counts: Counter = field(default_factory=Counter)   # reason -> nodes
+    per_node: dict[int, list[str]] | None = None        # node -> reasons (explain only)
+    plugin_of: dict[str, str] = field(default_factory=dict)  # reason -> plugin name
+    rejection: Rejection | None = None
+
+
+def run_filters(ctx: PodCycle, explain: bool = False, focus: int | None = None) -> Verdicts:
+    """Every filter over every node; ``explain`` keeps each node's reasons (``focus``: one node's)."""
+    size = ctx.size
+    explain = explain or focus is not None
+    still = np.ones(size, dtype=bool)
+    unresolvable = np.zeros(size, dtype=bool)
+    verdicts = Verdicts(still, unresolvable, per_node={} if explain else None)
+    for plugin in FILTERS:
+        failures = plugin.filter(ctx)
+        if not failures:
+            continue
+        failed_here = np.zeros(size, dtype=bool)
+        for failure in failures:
+            hit = still & failure.nodes
+            if not hit.any():
+                continue
+            failed_here |= hit
+            verdicts.counts[failure.reason] += int(hit.sum())
+            verdicts.plugin_of[failure.reason] = plugin.NAME
+            if failure.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                unresolvable |= hit
+            if focus is not None:
+                if hit[focus]:
+                    verdicts.per_node.setdefault(focus, []).append(failure.reason)
+            elif explain:
+                for i in np.flatnonzero(hit):
+                    verdicts.per_node.setdefault(int(i), []).append(failure.reason)
+        still &= ~failed_here
+    return verdicts
+
+
+def run_prefilters(ctx: PodCycle) -> Rejection | None:
+    for plugin in PRE_FILTERS:
+        rejection = plugin.prefilter(ctx)
+        if rejection is not None:
+            return rejection
+    return None
+
+
+def run_scores(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
+    """Weighted sum of normalised scores for the feasible node indices."""
+    total = np.zeros(int(feasible.size), dtype=np.int64)
+    if feasible.size == 1:
+        return total
+    for plugin, weight in SCORES:
+        total += weight * plugin.score(ctx, feasible)
+    return total
+
+
+def select_host(feasible: np.ndarray, scores: np.ndarray) -> int:
+    """The highest score; among equals the first node by name (upstream: random)."""
+    return int(feasible[int(np.argmax(scores))])
+
+
+def fits_on(ctx: PodCycle, i: int) -> bool:
+    return bool(run_filters(ctx).feasible[i])
+
+
+def lower_priority(pods: list[Pod], priority: int) -> list[Pod]:
+    return [p for p in pods if p.priority < priority]

@@ -1,0 +1,117 @@
+"""DefaultPreemption (PostFilter): would evicting lower-priority pods make room?
+
+For each node that failed with a resolvable status: remove every pod of lower
+priority; if the pod then fits, give victims back one by one (most important
+first, PDB-protected ones first) while it still fits. Among nodes with
+victims, pick the one with the fewest PDB violations, then the lowest highest
+victim priority, the lowest priority sum, the fewest victims, and the most
+recently started most important victim. Without a candidate, every node
+explains itself in the "preemption: ..." part of the FitError.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ...model import Pod
+from ..cycle import PodCycle
+from ..framework import Verdicts, fits_on, lower_priority, run_filters
+
+NAME = "DefaultPreemption"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NO_VICTIMS = "No preemption victims found for incoming pod"
+MIN_CANDIDATES, CANDIDATE_PERCENT = 100, 10
+
+
+@dataclass(frozen=True)
+class Candidate:
+    node: int
+    victims: tuple[Pod, ...]
+    pdb_violations: int
+
+
+def _importance(pod: Pod) -> tuple:
+    return (-pod.priority, pod.created.timestamp() if pod.created else 0.0)
+
+
+def _pdb_allowance(ctx: PodCycle) -> dict:
+    return {(p.namespace, p.name): p.disruptions_allowed or 0 for p in ctx.state.snapshot.pdbs}
+
+
+def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]:
+    """Split victims into those whose eviction would break a PodDisruptionBudget and the rest."""
+    allowance = _pdb_allowance(ctx)
+    violating, fine = [], []
+    for pod in victims:
+        breaks = False
+        for pdb in ctx.state.snapshot.pdbs:
+            # policy/v1: an empty selector selects every pod in the namespace
+            if pdb.namespace == pod.namespace and pdb.selector is not None and pdb.selector.matches(pod.labels):
+                allowance[(pdb.namespace, pdb.name)] -= 1
+                breaks |= allowance[(pdb.namespace, pdb.name)] < 0
+        (violating if breaks else fine).append(pod)
+    return violating, fine
+
+
+def _victims_on(ctx: PodCycle, i: int) -> tuple[Candidate | None, list[str]]:
+    state, pod = ctx.state, ctx.pod
+    potential = sorted(lower_priority(state.pods[i], pod.priority), key=_importance)
+    if not potential:
+        return None, [NO_VICTIMS]
+    for victim in potential:
+        state.evict(victim, i)
+    verdicts = run_filters(ctx, focus=i)
+    if not verdicts.feasible[i]:
+        for victim in potential:
+            state.place(victim, i)
+        return None, verdicts.per_node.get(i, [])
+    violating, fine = _violating(ctx, potential)
+    victims, violations = [], 0
+    for group_violates, group in ((True, violating), (False, fine)):
+        for victim in group:
+            state.place(victim, i)
+            if not fits_on(ctx, i):
+                state.evict(victim, i)
+                victims.append(victim)
+                violations += group_violates
+    for victim in victims:
+        state.place(victim, i)
+    return Candidate(i, tuple(victims), violations), []
+
+
+def _best(candidates: list[Candidate]) -> Candidate:
+    def rank(c: Candidate) -> tuple:
+        top = c.victims[0] if c.victims else None
+        started = top.created.timestamp() if top is not None and top.created else 0.0
+        return (
+            c.pdb_violations,
+            top.priority if top else 0,
+            sum(v.priority for v in c.victims),
+            len(c.victims),
+            -started,
+        )
+
+    return min(candidates, key=rank)
+
+
+def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, Counter]:
+    """The chosen candidate, or the per-node reasons that preemption cannot help."""
+    statuses: Counter = Counter()
+    if getattr(ctx.pod, "preemption_policy", "") == "Never":
+        return None, statuses
+    wanted = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
+    candidates: list[Candidate] = []
+    for i in range(ctx.size):
+        if verdicts.unresolvable[i]:
+            statuses[NOT_HELPFUL] += 1
+            continue
+        candidate, reasons = _victims_on(ctx, i)
+        if candidate is None:
+            for reason in reasons:
+                statuses[reason] += 1
+            continue
+        candidates.append(candidate)
+        if len(candidates) >= wanted:
+            break
+    return (_best(candidates) if candidates else None), statuses

@@ -1,0 +1,158 @@
+"""InterPodAffinity: required pod affinity / anti-affinity, both ways.
+
+Filter, in kube-scheduler's order:
+1. the pod's required affinity: every term's topology key on the node, and a pod
+   matching all terms in that domain - unless no such pod exists anywhere and the
+   pod matches its own terms (the first pod of a group);
+2. the pod's required anti-affinity: no matching pod in the node's domain;
+3. existing pods' required anti-affinity: no pod whose term matches this pod in
+   the node's domain (symmetry).
+Score: preferred terms of the pod, weighted by matching pods per domain.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model import Pod
+from ...model.affinity import PodAffinityTerm
+from ...model.selectors import IN, NOT_IN, LabelSelector, Requirement
+from ..cycle import Failure, PodCycle
+from ..state import ClusterState
+from ..status import UNRESOLVABLE, UNSCHEDULABLE
+from ..topology import MISSING
+
+NAME = "InterPodAffinity"
+WEIGHT = 2
+REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+
+
+def term_namespaces(term: PodAffinityTerm, namespace: str, state: ClusterState) -> frozenset[str] | None:
+    """The namespaces a term looks at; None means all (an empty namespaceSelector)."""
+    names = set(term.namespaces)
+    if term.namespace_selector is not None:
+        if term.namespace_selector.is_empty:
+            return None
+        names |= {ns.name for ns in state.snapshot.namespaces if term.namespace_selector.matches(ns.labels)}
+    elif not names:
+        names.add(namespace)
+    return frozenset(names)
+
+
+def term_selector(term: PodAffinityTerm, labels) -> LabelSelector | None:
+    """labelSelector plus matchLabelKeys (key In [own value]) and mismatchLabelKeys (NotIn)."""
+    selector = term.label_selector
+    if selector is None or not (term.match_label_keys or term.mismatch_label_keys):
+        return selector
+    extra = tuple(Requirement(k, IN, (labels[k],)) for k in term.match_label_keys if k in labels)
+    extra += tuple(Requirement(k, NOT_IN, (labels[k],)) for k in term.mismatch_label_keys if k in labels)
+    return LabelSelector(selector.match_labels, selector.match_expressions + extra)
+
+
+def _resolved(terms, pod: Pod, state: ClusterState) -> tuple:
+    return tuple((term_selector(t, pod.labels), term_namespaces(t, pod.namespace, state)) for t in terms)
+
+
+def _matches(pair, pod: Pod) -> bool:
+    selector, namespaces = pair
+    return selector is not None and (namespaces is None or pod.namespace in namespaces) and selector.matches(pod.labels)
+
+
+class AntiAffinityIndex:
+    """Bound pods with required anti-affinity, kept current as pods are placed and evicted."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self.entries: dict[int, list] = {}  # id(pod) -> [(pod, node index, term, resolved pair)]
+        for i, pods in enumerate(state.pods):
+            for pod in pods:
+                self.update(pod, i, +1, state)
+        state.listeners.append(lambda pod, i, sign: self.update(pod, i, sign, state))
+
+    def update(self, pod: Pod, i: int, sign: int, state: ClusterState) -> None:
+        if not pod.affinity.anti_required:
+            return
+        if sign > 0:
+            self.entries[id(pod)] = [(pod, i, t, r) for t, r in
+                                     zip(pod.affinity.anti_required, _resolved(pod.affinity.anti_required, pod, state))]
+        else:
+            self.entries.pop(id(pod), None)
+
+
+def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
+    index = ctx.cache.get(AntiAffinityIndex)
+    if index is None:
+        index = ctx.cache[AntiAffinityIndex] = AntiAffinityIndex(ctx.state)
+    blocked = np.zeros(ctx.size, dtype=bool)
+    for entries in index.entries.values():
+        for _, i, term, pair in entries:
+            if _matches(pair, ctx.pod):
+                domains = ctx.state.domains(term.topology_key)
+                domain = domains.ids[i]
+                if domain != MISSING:
+                    blocked |= domains.ids == domain
+    return blocked
+
+
+def _domain_has_match(ctx: PodCycle, key: str, per_node: np.ndarray) -> np.ndarray:
+    domains = ctx.state.domains(key)
+    by_domain = domains.per_domain(per_node)
+    ids = domains.ids
+    return (ids != MISSING) & (by_domain[np.maximum(ids, 0)] > 0 if by_domain.size else False)
+
+
+def _affinity_fails(ctx: PodCycle) -> np.ndarray:
+    terms = ctx.pod.affinity.pod_required
+    pairs = _resolved(terms, ctx.pod, ctx.state)
+    per_node = ctx.state.counts(pairs)  # pods matching every term, as upstream counts them
+    has_keys = np.ones(ctx.size, dtype=bool)
+    for term in terms:
+        has_keys &= ctx.state.domains(term.topology_key).ids != MISSING
+    if not per_node.any() and all(_matches(p, ctx.pod) for p in pairs):
+        return ~has_keys  # the first pod of a group that selects itself
+    ok = has_keys.copy()
+    for term in terms:
+        ok &= _domain_has_match(ctx, term.topology_key, per_node)
+    return ~ok
+
+
+def filter(ctx: PodCycle) -> list[Failure]:
+    pod = ctx.pod
+    failures = []
+    undecided = np.ones(ctx.size, dtype=bool)
+    if pod.affinity.pod_required:
+        fails = _affinity_fails(ctx)
+        failures.append(Failure(fails, REASON_AFFINITY, UNRESOLVABLE))
+        undecided &= ~fails
+    if pod.affinity.anti_required:
+        fails = np.zeros(ctx.size, dtype=bool)
+        for term, pair in zip(pod.affinity.anti_required, _resolved(pod.affinity.anti_required, pod, ctx.state)):
+            fails |= _domain_has_match(ctx, term.topology_key, ctx.state.counts((pair,)))
+        fails &= undecided
+        failures.append(Failure(fails, REASON_ANTI_AFFINITY, UNSCHEDULABLE))
+        undecided &= ~fails
+    existing = _existing_anti_affinity(ctx) & undecided
+    failures.append(Failure(existing, REASON_EXISTING_ANTI_AFFINITY, UNSCHEDULABLE))
+    return [f for f in failures if f.nodes.any()]
+
+
+def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
+    """Preferred (anti-)affinity: +/- weight for each matching pod in the node's domain, 0..100."""
+    pod = ctx.pod
+    weighted = [(w.weight, w.term) for w in pod.affinity.pod_preferred]
+    weighted += [(-w.weight, w.term) for w in pod.affinity.anti_preferred]
+    if not weighted:
+        return np.zeros(int(feasible.size), dtype=np.int64)
+    raw = np.zeros(ctx.size, dtype=np.int64)
+    for weight, term in weighted:
+        pair = _resolved((term,), pod, ctx.state)
+        domains = ctx.state.domains(term.topology_key)
+        by_domain = domains.per_domain(ctx.state.counts(pair))
+        ids = domains.ids
+        raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
+    values = raw[feasible]
+    low, high = int(values.min()), int(values.max())
+    if high == low:
+        return np.zeros(values.size, dtype=np.int64)
+    return (100 * (values - low) // (high - low)).astype(np.int64)

@@ -1,0 +1,29 @@
+"""NodePorts: a hostPort can be taken once per node (per protocol and address)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model.pod import HostPort
+from ..cycle import Failure, PodCycle
+from ..status import UNSCHEDULABLE
+
+NAME = "NodePorts"
+REASON = "node(s) didn't have free ports for the requested pod ports"
+_ANY = "0.0.0.0"
+
+
+def conflicts(wanted: HostPort, used: HostPort) -> bool:
+    if wanted.port != used.port or wanted.protocol != used.protocol:
+        return False
+    return wanted.host_ip == used.host_ip or _ANY in (wanted.host_ip, used.host_ip)
+
+
+def filter(ctx: PodCycle) -> list[Failure]:
+    if not ctx.pod.host_ports:
+        return []
+    mask = np.zeros(ctx.size, dtype=bool)
+    for i, used in ctx.state.host_ports.items():
+        if any(conflicts(w, u) for w in ctx.pod.host_ports for u in used):
+            mask[i] = True
+    return [Failure(mask, REASON, UNSCHEDULABLE)] if mask.any() else []

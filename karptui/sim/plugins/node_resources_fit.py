@@ -1,0 +1,67 @@
+"""NodeResourcesFit: requests against allocatable minus what bound pods request.
+
+Filter: "Too many pods" and "Insufficient <resource>" (several per node when
+several resources are short). Score: LeastAllocated over cpu and memory,
+weight 1 each, using the non-zero requests (100m / 200Mi for pods that ask
+for nothing) as kube-scheduler does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from ..cycle import Failure, PodCycle
+from ..state import non_zero
+from ..status import UNRESOLVABLE, UNSCHEDULABLE
+
+NAME = "NodeResourcesFit"
+WEIGHT = 1
+TOO_MANY_PODS = "Too many pods"
+
+
+def insufficient(resource: str) -> str:
+    return f"Insufficient {resource}"
+
+
+def filter(ctx: PodCycle) -> list[Failure]:
+    state, requests = ctx.state, ctx.pod.requests
+    failures = [
+        Failure(state.requested[PODS] + 1 > state.allocatable[PODS], TOO_MANY_PODS, UNSCHEDULABLE)
+    ]
+    for resource, amount in requests.items():
+        if amount <= 0 or resource == PODS:
+            continue
+        if resource in (CPU, MEMORY, EPHEMERAL_STORAGE):
+            allocatable, requested = state.allocatable[resource], state.requested[resource]
+        else:
+            allocatable, requested = state.extended(resource)
+        short = amount > allocatable - requested
+        if short.any():
+            failures.append(Failure(short, insufficient(resource), UNSCHEDULABLE))
+    return [f for f in failures if f.nodes.any()]
+
+
+def unresolvable(ctx: PodCycle) -> np.ndarray:
+    """Nodes whose whole allocatable is too small: no eviction can make room there."""
+    state, mask = ctx.state, np.zeros(ctx.size, dtype=bool)
+    for resource, amount in ctx.pod.requests.items():
+        if amount > 0 and resource != PODS:
+            allocatable = state.allocatable[resource] if resource in state.allocatable else state.extended(resource)[0]
+            mask |= amount > allocatable
+    return mask
+
+
+def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
+    state = ctx.state
+    cpu, memory = non_zero(ctx.pod)
+    total = np.zeros(int(feasible.size), dtype=np.int64)
+    for allocatable, used, want in (
+        (state.allocatable[CPU][feasible], state.non_zero_cpu[feasible], cpu),
+        (state.allocatable[MEMORY][feasible], state.non_zero_memory[feasible], memory),
+    ):
+        after = used + want
+        ok = (allocatable > 0) & (after <= allocatable)
+        total += np.where(ok, (allocatable - after) * 100 // np.maximum(allocatable, 1), 0)
+    return total // 2
+

@@ -1,0 +1,77 @@
+"""``simulate(snapshot) -> SimResult``: schedule every pending pod as kube-scheduler would."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+import numpy as np
+
+from ..model import Pod, Snapshot
+from .cycle import PodCycle
+from .fit_error import NO_NODES, fit_error, preemption_message
+from .framework import run_filters, run_prefilters, run_scores, select_host
+from .plugins.default_preemption import NOT_HELPFUL, preempt
+from .result import Attempt, SimResult
+from .state import ClusterState
+from .version import cluster_version
+
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+def queue_order(pods) -> list[Pod]:
+    """PrioritySort: higher priority first, then older, then namespace/name."""
+    return sorted(pods, key=lambda p: (-p.priority, p.created.timestamp() if p.created else 0.0, p.namespace, p.name))
+
+
+def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None) -> SimResult:
+    state = ClusterState(snapshot)
+    version = version or cluster_version(snapshot)
+    cache: dict = {}
+    pending = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
+    notes = []
+    others = len(snapshot.pending_pods) - len(pending)
+    if others:
+        notes.append(f"{others} pending pod(s) name another scheduler and were not simulated")
+    queue = deque(queue_order(pending))
+    attempts = []
+    while queue:
+        pod = queue.popleft()
+        attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain)
+        attempts.append(attempt)
+        queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
+    placements = {p.key: state.nodes[i].name for i, pods in enumerate(state.pods) for p in pods}
+    return SimResult(snapshot, tuple(attempts), placements, tuple(notes))
+
+
+def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:
+    pod, state, size = ctx.pod, ctx.state, ctx.size
+    if size == 0:
+        return Attempt(pod, None, reason=NO_NODES), ()
+    rejection = run_prefilters(ctx)
+    if rejection is not None:
+        counts = {rejection.message: size}
+        reason = fit_error(size, counts, preemption_message(size, {NOT_HELPFUL: size}))
+        filters = {n.name: (rejection.message,) for n in state.nodes} if explain else None
+        return Attempt(pod, None, reason=reason, counts=counts, filters=filters), ()
+    verdicts = run_filters(ctx, explain)
+    filters = _explained(ctx, verdicts.per_node) if explain else None
+    feasible = np.flatnonzero(verdicts.feasible)
+    if feasible.size:
+        i = select_host(feasible, run_scores(ctx, feasible))
+        state.place(pod, i)
+        return Attempt(pod, state.nodes[i].name, counts=dict(verdicts.counts), filters=filters), ()
+    candidate, statuses = preempt(ctx, verdicts)
+    if candidate is not None:
+        for victim in candidate.victims:
+            state.evict(victim, candidate.node)
+        state.place(pod, candidate.node)
+        return Attempt(pod, state.nodes[candidate.node].name, counts=dict(verdicts.counts), filters=filters,
+                       preempted=tuple(v.key for v in candidate.victims)), candidate.victims
+    reason = fit_error(size, verdicts.counts, preemption_message(size, statuses))
+    return Attempt(pod, None, reason=reason, counts=dict(verdicts.counts), filters=filters), ()
+
+
+def _explained(ctx: PodCycle, per_node: dict[int, list[str]] | None) -> dict[str, tuple[str, ...]]:
+    per_node = per_node or {}
+    return {node.name: tuple(per_node.get(i, ())) for i, node in enumerate(ctx.state.nodes)}

@@ -1,0 +1,130 @@
+"""The cluster as the simulator changes it: per-node usage as vectors, pods per node.
+
+Built once from a Snapshot; every placement or eviction updates it in place,
+like kube-scheduler's cache of assumed pods. Vectors are indexed by node
+position in ``nodes`` (sorted by name, which is also the tie-break order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from ..model import Node, Pod, Snapshot
+from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from ..model.selectors import LabelSelector
+from .topology import Domains
+
+# kube-scheduler scores pods that request nothing as if they asked for this much
+# (pkg/scheduler/util: DefaultMilliCPURequest, DefaultMemoryRequest).
+DEFAULT_MILLI_CPU = 100
+DEFAULT_MEMORY = 200 * 1024 * 1024
+BASE = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+
+def non_zero(pod: Pod) -> tuple[int, int]:
+    cpu = pod.requests.get(CPU, 0)
+    memory = pod.requests.get(MEMORY, 0)
+    return cpu or DEFAULT_MILLI_CPU, memory or DEFAULT_MEMORY
+
+
+class ClusterState:
+    """Mutable per-simulation view of nodes and the pods bound to them."""
+
+    def __init__(self, snapshot: Snapshot, nodes: Iterable[Node] | None = None) -> None:
+        self.snapshot = snapshot
+        self.nodes: list[Node] = sorted(nodes if nodes is not None else snapshot.nodes, key=lambda n: n.name)
+        self.index = {node.name: i for i, node in enumerate(self.nodes)}
+        n = len(self.nodes)
+        self.allocatable = {r: np.array([nd.allocatable.get(r, 0) for nd in self.nodes], dtype=np.int64) for r in BASE}
+        self.requested = {r: np.zeros(n, dtype=np.int64) for r in BASE}
+        self.non_zero_cpu = np.zeros(n, dtype=np.int64)
+        self.non_zero_memory = np.zeros(n, dtype=np.int64)
+        self.pods: list[list[Pod]] = [[] for _ in range(n)]
+        self.host_ports: dict[int, list] = {}  # node -> HostPorts in use (only nodes that have any)
+        self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        self._domains: dict[str, Domains] = {}
+        self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
+        self.listeners: list[Callable[[Pod, int, int], None]] = []
+        for name, bound in snapshot.pods_by_node.items():
+            i = self.index.get(name)
+            if i is not None:
+                for pod in bound:
+                    self._account(pod, i, +1)
+
+    # ---- resources ---------------------------------------------------------------
+    def extended(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(allocatable, requested) vectors for a resource outside the base four."""
+        if name not in self.allocatable:
+            self.allocatable[name] = np.array([nd.allocatable.get(name, 0) for nd in self.nodes], dtype=np.int64)
+            self.requested[name] = np.array(
+                [sum(p.requests.get(name, 0) for p in pods) for pods in self.pods], dtype=np.int64)
+        return self.allocatable[name], self.requested[name]
+
+    def _account(self, pod: Pod, i: int, sign: int) -> None:
+        for name, value in pod.requests.items():
+            if name in self.requested:
+                self.requested[name][i] += sign * value
+        self.requested[PODS][i] += sign
+        cpu, memory = non_zero(pod)
+        self.non_zero_cpu[i] += sign * cpu
+        self.non_zero_memory[i] += sign * memory
+        if pod.host_ports:
+            used = self.host_ports.setdefault(i, [])
+            for port in pod.host_ports:
+                used.append(port) if sign > 0 else used.remove(port)
+        if sign > 0:
+            self.pods[i].append(pod)
+            self.min_priority[i] = min(self.min_priority[i], pod.priority)
+        else:
+            self.pods[i].remove(pod)
+            self.min_priority[i] = min((p.priority for p in self.pods[i]), default=np.iinfo(np.int64).max)
+        for matches, counts in self._counters.values():
+            if matches(pod):
+                counts[i] += sign
+        for listener in self.listeners:
+            listener(pod, i, sign)
+
+    def place(self, pod: Pod, i: int) -> None:
+        """Bind (assume) ``pod`` on node ``i``."""
+        self._account(pod, i, +1)
+
+    def evict(self, pod: Pod, i: int) -> None:
+        self._account(pod, i, -1)
+
+    # ---- topology and pod counts ---------------------------------------------------
+    def domains(self, key: str) -> Domains:
+        found = self._domains.get(key)
+        if found is None:
+            found = self._domains[key] = Domains(key, self.nodes)
+        return found
+
+    def counts(self, selectors: tuple[tuple[LabelSelector | None, frozenset[str] | None], ...],
+               skip_terminating: bool = False) -> np.ndarray:
+        """Per-node number of bound pods matching every (selector, namespaces) pair.
+
+        ``namespaces`` None means all. Kept up to date on every place/evict, so
+        a workload's constraint is counted once per simulation, not once per pod.
+        Topology spread skips terminating pods; pod affinity counts them.
+        """
+        key = (selectors, skip_terminating)
+        found = self._counters.get(key)
+        if found is None:
+            parts = [pod_matcher(s, ns) for s, ns in selectors]
+
+            def matches(pod: Pod) -> bool:
+                return (not skip_terminating or pod.deleted is None) and all(m(pod) for m in parts)
+
+            counts = np.array([sum(1 for p in pods if matches(p)) for pods in self.pods], dtype=np.int64)
+            found = self._counters[key] = (matches, counts)
+        return found[1]
+
+
+def pod_matcher(selector: LabelSelector | None, namespaces: frozenset[str] | None) -> Callable[[Pod], bool]:
+    """A predicate for pods in ``namespaces`` whose labels match ``selector`` (None matches nothing)."""
+    if selector is None:
+        return lambda pod: False
+    if namespaces is None:
+        return lambda pod: selector.matches(pod.labels)
+    return lambda pod: pod.namespace in namespaces and selector.matches(pod.labels)

@@ -1,0 +1,47 @@
+"""Topology domains: which value of a label key each node has, as integer ids.
+
+Plugins count pods per domain with ``numpy.bincount`` over these ids, so a
+topology key is interned once per simulation and every count is a vector op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..model import Node
+
+MISSING = -1
+
+
+class Domains:
+    """Node index -> domain id for one topology key (``MISSING`` where the label is absent)."""
+
+    __slots__ = ("key", "ids", "values", "size")
+
+    def __init__(self, key: str, nodes: Sequence[Node]) -> None:
+        index: dict[str, int] = {}
+        ids = np.full(len(nodes), MISSING, dtype=np.int32)
+        for i, node in enumerate(nodes):
+            value = node.labels.get(key)
+            if value is not None:
+                ids[i] = index.setdefault(value, len(index))
+        self.key = key
+        self.ids = ids
+        self.values = list(index)
+        self.size = len(index)
+
+    def value_of(self, node_index: int) -> str | None:
+        domain = self.ids[node_index]
+        return None if domain == MISSING else self.values[domain]
+
+    def per_domain(self, per_node: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Sum a per-node vector into per-domain totals (optionally over ``mask``ed nodes only)."""
+        keep = self.ids != MISSING if mask is None else mask & (self.ids != MISSING)
+        return np.bincount(self.ids[keep], weights=per_node[keep], minlength=self.size).astype(np.int64)
+
+    def present(self, mask: np.ndarray) -> np.ndarray:
+        """Per-domain flags: does any ``mask``ed node lie in the domain."""
+        keep = mask & (self.ids != MISSING)
+        return np.bincount(self.ids[keep], minlength=self.size) > 0
