@@ -1,0 +1,67 @@
+"""A set of instance types: the bundled EC2 data for one region, or a user's file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from .types import InstanceType
+from .wellknown import region_of_zone
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Immutable instance types in name order; ``source`` names where they came from.
+
+    ``region`` is the region the offerings were built for, ``""`` when a file
+    mixes regions or never says.
+    """
+
+    types: tuple[InstanceType, ...] = ()
+    region: str = ""
+    source: str = ""
+    _by_name: dict[str, InstanceType] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {t.name: t for t in self.types})
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def __iter__(self) -> Iterator[InstanceType]:
+        return iter(self.types)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def get(self, name: str) -> InstanceType | None:
+        return self._by_name.get(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.types)
+
+    @cached_property
+    def zones(self) -> tuple[str, ...]:
+        """Every zone some type is available in, sorted."""
+        return tuple(sorted({z for t in self.types for z in t.zones}))
+
+    def select(self, names: Iterable[str]) -> Catalog:
+        """Only the named types (unknown names are skipped), order kept."""
+        wanted = set(names)
+        return replace(self, types=tuple(t for t in self.types if t.name in wanted))
+
+    def for_region(self, region: str, zones: Sequence[str] | None = None) -> Catalog:
+        """Offerings narrowed to ``zones``, or to the zones of ``region`` when none are given.
+
+        Types keep their place with no offerings left, so ``get`` still finds
+        a node's type even where it cannot be launched.
+        """
+        keep = set(zones) if zones else None
+
+        def wanted(zone: str) -> bool:
+            return zone in keep if keep is not None else region_of_zone(zone) == region
+
+        types = tuple(replace(t, offerings=tuple(o for o in t.offerings if wanted(o.zone))) for t in self.types)
+        return replace(self, types=types, region=region)

@@ -1,0 +1,170 @@
+"""User instance-type catalogs (``--instance-types FILE``, DESIGN §4.4).
+
+Sizes are capacities; ``overhead`` is subtracted to get allocatable (none: the
+whole capacity is allocatable). ``ephemeralStorage`` defaults to 20Gi, the root
+volume Karpenter gives AL2023 nodes, so pods asking for scratch space still fit;
+``pods`` defaults to kubelet's 110. Well-known labels missing from ``labels`` are
+derived from the name and size. Any mistake is one :class:`InputError` line
+naming the file and the field, e.g. ``cat.yaml: instanceTypes[2] (m5.large).memory:
+'8x' is not a quantity``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+from ..errors import InputError
+from ..model import labels as L
+from ..model.errors import ModelError
+from ..model.fields import as_bool_field, as_list, as_map, as_str, as_str_list, as_str_map
+from ..model.quantity import to_millis, to_units
+from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources
+from ..sources.decode import read_text
+from .catalog import Catalog
+from .types import InstanceType, Offering
+from .wellknown import CAPACITY_TYPES, name_labels, region_of_zone, size_labels
+
+DEFAULT_PODS = "110"
+DEFAULT_EPHEMERAL_STORAGE = "20Gi"
+
+try:  # LibYAML when present
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+
+def load_catalog_file(path: str | Path) -> Catalog:
+    """The catalog in a YAML or JSON file (gzip allowed); :class:`InputError` if it is bad."""
+    text = read_text(path)
+    try:
+        if text.lstrip()[:1] in ("{", "["):
+            document = json.loads(text)
+        else:
+            document = yaml.load(text, Loader=_Loader)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise InputError(path, f"invalid YAML{where}: {exc.problem or 'malformed'}") from None
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        raise InputError(path, f"invalid YAML: {(str(exc).splitlines() or ['malformed'])[0]}") from None
+    return parse_catalog(document, str(path))
+
+
+def parse_catalog(document: object, source: str = "") -> Catalog:
+    """A catalog from an already-parsed document; ``source`` names it in errors."""
+    try:
+        types = _types(document)
+    except ModelError as exc:
+        raise InputError(source or None, " ".join(str(exc).split())) from None
+    regions = {region_of_zone(o.zone) for t in types for o in t.offerings}
+    return Catalog(tuple(types), region=regions.pop() if len(regions) == 1 else "", source=source)
+
+
+def _types(document: object) -> list[InstanceType]:
+    if not isinstance(document, Mapping) or not isinstance(document.get("instanceTypes"), list):
+        raise ModelError("expected a map with an instanceTypes list")
+    items = document["instanceTypes"]
+    if not items:
+        raise ModelError("instanceTypes: empty; list at least one instance type")
+    types, seen = [], set()
+    for i, raw in enumerate(items):
+        kind = _instance_type(raw, f"instanceTypes[{i}]")
+        if kind.name in seen:
+            raise ModelError(f"instanceTypes[{i}]: duplicate name {kind.name!r}")
+        seen.add(kind.name)
+        types.append(kind)
+    return types
+
+
+def _instance_type(raw: object, where: str) -> InstanceType:
+    data = as_map(raw, where)
+    name = as_str(data.get("name"), f"{where}.name").strip()
+    if not name:
+        raise ModelError(f"{where}.name: missing")
+    where = f"{where} ({name})"
+    for key in (CPU, MEMORY):
+        if data.get(key) in (None, ""):
+            raise ModelError(f"{where}.{key}: missing")
+    capacity = _amounts({
+        CPU: data[CPU], MEMORY: data[MEMORY], PODS: data.get(PODS, DEFAULT_PODS),
+        EPHEMERAL_STORAGE: data.get("ephemeralStorage", DEFAULT_EPHEMERAL_STORAGE),
+    }, where, names={EPHEMERAL_STORAGE: "ephemeralStorage"})
+    for key in (CPU, MEMORY):
+        if capacity[key] == 0:
+            raise ModelError(f"{where}.{key}: must be more than zero")
+    capacity = capacity.override(_amounts(data.get("extendedResources"), f"{where}.extendedResources"))
+    overhead = _amounts(data.get("overhead"), f"{where}.overhead")
+    over = overhead.exceeding(capacity)
+    if over:
+        raise ModelError(f"{where}.overhead: {', '.join(over)} larger than the capacity")
+    arch = as_str(data.get("arch"), f"{where}.arch", "amd64") or "amd64"
+    os_raw = data.get("os")
+    systems = (as_str(os_raw, f"{where}.os"),) if isinstance(os_raw, str) else as_str_list(os_raw, f"{where}.os")
+    systems = systems or ("linux",)
+    labels = {
+        **name_labels(name), **size_labels(capacity[CPU], capacity[MEMORY]),
+        L.ARCH: arch, L.OS: systems[0], L.INSTANCE_TYPE: name,
+        **as_str_map(data.get("labels"), f"{where}.labels"),
+    }
+    offerings = _offerings(data.get("offerings"), f"{where}.offerings")
+    return InstanceType(name, labels, capacity, capacity - overhead, offerings, labels[L.ARCH], systems)
+
+
+def _amounts(raw: object, where: str, names: Mapping[str, str] | None = None) -> Resources:
+    """Non-negative quantities; an error names the field as the file spells it."""
+    amounts = {}
+    for key, value in as_map(raw, where).items():
+        key = str(key)
+        field = f"{where}.{(names or {}).get(key, key)}"
+        try:
+            amount = to_millis(value) if key == CPU else to_units(value)
+        except ModelError as exc:
+            raise ModelError(f"{field}: {exc}") from None
+        if amount < 0:
+            raise ModelError(f"{field}: {value!r} is negative")
+        amounts[key] = amount
+    return Resources(amounts)
+
+
+def _offerings(raw: object, where: str) -> tuple[Offering, ...]:
+    items = as_list(raw, where)
+    if not items:
+        raise ModelError(f"{where}: missing; list at least one {{zone, capacityType}}")
+    out, seen = [], set()
+    for i, item in enumerate(items):
+        at = f"{where}[{i}]"
+        data = as_map(item, at)
+        zone = as_str(data.get("zone"), f"{at}.zone").strip()
+        capacity_type = as_str(data.get("capacityType"), f"{at}.capacityType").strip()
+        if not zone:
+            raise ModelError(f"{at}.zone: missing")
+        if capacity_type not in CAPACITY_TYPES:
+            raise ModelError(f"{at}.capacityType: {capacity_type!r} is not one of {', '.join(CAPACITY_TYPES)}")
+        if (zone, capacity_type) in seen:
+            raise ModelError(f"{at}: duplicate offering {zone} {capacity_type}")
+        seen.add((zone, capacity_type))
+        available = as_bool_field(data.get("available"), f"{at}.available", True)
+        out.append(Offering(zone, capacity_type, _price(data.get("price"), f"{at}.price"), available))
+    return tuple(out)
+
+
+def _price(raw: object, where: str) -> float | None:
+    if raw is None:
+        return None
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        price = float(raw)
+    except (TypeError, ValueError):
+        raise ModelError(f"{where}: expected a number (USD per hour), got {raw!r}") from None
+    if price != price or price in (float("inf"), float("-inf")):
+        raise ModelError(f"{where}: expected a finite number, got {raw!r}")
+    if price < 0:
+        raise ModelError(f"{where}: {raw!r} is negative")
+    return price

@@ -1,0 +1,113 @@
+"""Instance types and their offerings, as the Karpenter simulation sees them.
+
+An *offering* is one (zone, capacity type) where a type can be launched, with
+its hourly price. As in Karpenter, a type's zones and capacity types are those
+of its available offerings, and a NodePool's requirements must be met by the
+type's labels and by at least one available offering as a whole (a zone and a
+capacity type together, not each by some other offering).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..model import labels as L
+from ..model.resources import Resources
+from ..model.selectors import Requirement
+from .wellknown import OFFERING_KEYS, is_well_known, region_of_zone
+
+
+@dataclass(frozen=True, slots=True)
+class Offering:
+    """Where and how a type can be bought; ``price`` is USD per hour, ``None`` when unknown."""
+
+    zone: str
+    capacity_type: str
+    price: float | None
+    available: bool = True
+    price_estimated: bool = False
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The node labels this offering decides."""
+        out = {L.ZONE: self.zone, L.CAPACITY_TYPE: self.capacity_type}
+        region = region_of_zone(self.zone)
+        if region:
+            out[L.REGION] = region
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceType:
+    """One instance type: labels, raw size, Karpenter's allocatable estimate, offerings.
+
+    ``capacity`` is what the node reports (for the bundled data, vCPUs and
+    memory less the VM's share; resources the data gives no separate raw
+    figure for, such as pods and devices, equal allocatable); ``allocatable`` is what pods may request once Karpenter's overhead
+    (kube-reserved, system-reserved, eviction threshold, VM memory) is taken off.
+    """
+
+    name: str
+    labels: Mapping[str, str]
+    capacity: Resources
+    allocatable: Resources
+    offerings: tuple[Offering, ...] = ()
+    arch: str = "amd64"
+    os: tuple[str, ...] = ("linux",)
+
+    def __hash__(self) -> int:  # labels is a plain dict; name and offerings identify a type
+        return hash((self.name, self.offerings))
+
+    @property
+    def available_offerings(self) -> tuple[Offering, ...]:
+        return tuple(o for o in self.offerings if o.available)
+
+    @property
+    def zones(self) -> frozenset[str]:
+        return frozenset(o.zone for o in self.offerings if o.available)
+
+    @property
+    def capacity_types(self) -> frozenset[str]:
+        return frozenset(o.capacity_type for o in self.offerings if o.available)
+
+    @property
+    def family(self) -> str:
+        return self.labels.get(L.INSTANCE_FAMILY) or self.name.partition(".")[0]
+
+    def offering(self, zone: str, capacity_type: str) -> Offering | None:
+        """The available offering for a zone and capacity type, if any."""
+        for offer in self.offerings:
+            if offer.available and offer.zone == zone and offer.capacity_type == capacity_type:
+                return offer
+        return None
+
+    def compatible_offerings(self, reqs: Iterable[Requirement]) -> tuple[Offering, ...]:
+        """Available offerings meeting the zone / capacity-type / region requirements."""
+        wanted = [r for r in reqs if r.key in OFFERING_KEYS]
+        return tuple(o for o in self.offerings if o.available and all(r.matches(o.labels) for r in wanted))
+
+    def cheapest(self, reqs: Iterable[Requirement] = ()) -> Offering | None:
+        """The lowest-priced compatible offering; unpriced ones only when nothing is priced."""
+        offers = self.compatible_offerings(reqs)
+        if not offers:
+            return None
+        return min(offers, key=lambda o: (o.price is None, o.price or 0.0, o.capacity_type != "spot", o.zone))
+
+    def requirements_match(self, reqs: Iterable[Requirement]) -> bool:
+        """Whether the type, in at least one available offering, meets every requirement.
+
+        Requirements on keys the type does not define (a NodePool's own labels)
+        are ignored, as in Karpenter; ``kubernetes.io/os`` holds when any of the
+        type's operating systems meets it.
+        """
+        reqs = tuple(reqs)
+        for req in reqs:
+            if req.key in OFFERING_KEYS:
+                continue
+            if req.key == L.OS:
+                if not any(req.matches({L.OS: os}) for os in self.os):
+                    return False
+            elif (req.key in self.labels or is_well_known(req.key)) and not req.matches(self.labels):
+                return False
+        return bool(self.compatible_offerings(reqs))
