@@ -54,6 +54,15 @@ def build_parser() -> OneLineParser:
     info.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
     info.add_argument("--output", "-o", choices=("table", "json"), default="table")
     info.set_defaults(run=_lazy(".info", "run_info"))
+    sim = commands.add_parser("simulate", help="schedule the pending pods as kube-scheduler would")
+    sim.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    sim.add_argument("--whatif", metavar="FILE", help="apply this what-if file first")
+    sim.add_argument("--instance-types", metavar="FILE", help="instance-type catalog (default: bundled EC2 data)")
+    sim.add_argument("--consolidate", action="store_true", help="also simulate Karpenter consolidation")
+    sim.add_argument("--explain", action="store_true", help="every node's filter verdict for every pod")
+    sim.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
+    sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    sim.set_defaults(run=_lazy(".simulate", "run_simulate"))
     return parser
 
 

@@ -1,0 +1,43 @@
+"""``karptui simulate`` output: the DESIGN §4.1 JSON document and table rows."""
+
+from __future__ import annotations
+
+from ..sim import Attempt, SimResult
+
+
+def attempt_json(attempt: Attempt, explain: bool) -> dict:
+    out = {
+        "pod": attempt.pod.key,
+        "node": attempt.node,
+        "new_node": attempt.new_node,
+        "reason": attempt.reason,
+    }
+    if attempt.preempted:
+        out["preempted"] = list(attempt.preempted)
+    if attempt.summary:
+        out["summary"] = attempt.summary
+    if explain:
+        out["filters"] = {node: list(reasons) for node, reasons in (attempt.filters or {}).items()}
+    return out
+
+
+def simulation_json(result: SimResult, *, explain: bool, cost_before: float, cost_after: float,
+                    extra: dict | None = None) -> dict:
+    """The whole document; Karpenter keys appear when the snapshot has NodePools or Provisioners."""
+    doc: dict = {"pods": [attempt_json(a, explain) for a in result.attempts]}
+    if result.snapshot.nodepools:
+        doc["nodeclaims"] = []
+        doc["disruptions"] = []
+        doc["blocked"] = []
+    doc["summary"] = {
+        "scheduled": result.scheduled,
+        "pending": result.pending,
+        "new_nodes": sum(1 for a in result.attempts if a.new_node),
+        "hourly_cost_before": round(cost_before, 4),
+        "hourly_cost_after": round(cost_after, 4),
+    }
+    if result.notes:
+        doc["notes"] = list(result.notes)
+    if extra:
+        doc.update(extra)
+    return doc
