@@ -182,10 +182,11 @@ def untolerated_taint(key: str, value: str = "") -> str:
     return f"node(s) had untolerated taint {{{key}: {value}}}"
 
 
-def fit_error(total: int, filters: dict[str, int], preemption: dict[str, int]) -> str:
-    """kube-scheduler's FitError text (v1.26+): "<count> <reason>" strings sorted as
-    strings, and the preemption summary appended as a second sentence, which is why
-    the message ends in "..".
+def fit_error(total: int, filters: dict[str, int], preemption: dict[str, int], era: "Era") -> str:
+    """kube-scheduler's FitError text: "<count> <reason>" strings sorted as strings, and
+    the preemption summary appended as a second sentence. Kubernetes 1.25-1.29 closed
+    every part with its own full stop, so there the message ends in ".."; 1.30 dropped
+    the extra one.
 
     Which preemption bucket a node lands in follows from its filter status: a node
     rejected as UnschedulableAndUnresolvable (taints, node affinity) is "not
@@ -195,8 +196,10 @@ def fit_error(total: int, filters: dict[str, int], preemption: dict[str, int]) -
     def histogram(reasons: dict[str, int]) -> str:
         return ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
     assert sum(filters.values()) == total == sum(preemption.values())
+    minor = int(era.kubelet.split(".")[1])
+    closing = "." if 25 <= minor <= 29 else ""
     return (f"0/{total} nodes are available: {histogram(filters)}. "
-            f"preemption: 0/{total} nodes are available: {histogram(preemption)}..")
+            f"preemption: 0/{total} nodes are available: {histogram(preemption)}.{closing}")
 
 
 # --------------------------------------------------------------------------------------
@@ -1264,10 +1267,10 @@ def topology_spread() -> str:
                 {"labelSelector": {"matchLabels": {"app": "host-spread"}}, "maxSkew": 5,
                  "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"}])
     fargate_taint = untolerated_taint("eks.amazonaws.com/compute-type", "fargate")
-    final = fit_error(9, {INSUFFICIENT_CPU: 1, fargate_taint: 2, SPREAD_MISMATCH: 6}, {NOT_HELPFUL: 2, NO_VICTIMS: 7})
+    final = fit_error(9, {INSUFFICIENT_CPU: 1, fargate_taint: 2, SPREAD_MISMATCH: 6}, {NOT_HELPFUL: 2, NO_VICTIMS: 7}, era)
     # While the first three launched nodes were registered but not Ready.
     waiting = fit_error(6, {INSUFFICIENT_CPU: 1, fargate_taint: 2, untolerated_taint("node.kubernetes.io/not-ready"): 3},
-                        {NOT_HELPFUL: 5, NO_VICTIMS: 1})
+                        {NOT_HELPFUL: 5, NO_VICTIMS: 1}, era)
     placements = [(None, None)] * 6 + [(c_node, test_start)] * 2
     placements += [(node, later(node.ready, 1)) for node in ab_nodes for _ in range(2)]
     pods = c.add_deployment("default", "host-spread", spread_tpl, created=test_start, template_hash="fbbf7c9d9",
@@ -1564,7 +1567,7 @@ def multi_nodepool() -> str:
     inflate = pod_template({"app": "inflate"}, [container("inflate", pause("3.7"), requests={"cpu": "1"})], grace=0,
                            affinity=required_node_affinity(expr("team", "In", ["team1"])))
     scaled = later(captured, -2)
-    message = fit_error(5, {INSUFFICIENT_CPU: 1, AFFINITY_MISMATCH: 4}, {NO_VICTIMS: 1, NOT_HELPFUL: 4})
+    message = fit_error(5, {INSUFFICIENT_CPU: 1, AFFINITY_MISMATCH: 4}, {NO_VICTIMS: 1, NOT_HELPFUL: 4}, era)
     first_three = utc("2024-03-16T06:30:58")
     pods = c.add_deployment("default", "inflate", inflate, created=utc("2024-03-16T06:28:40"), generation=3,
                             placements=[(team1, later(team1.ready, 1))] * 3 + [(None, None)] * 2,
@@ -1654,7 +1657,7 @@ def overprovisioning() -> str:
                       {"labelSelector": {"matchExpressions": [expr("app", "In", ["inflate"])]},
                        "topologyKey": "kubernetes.io/hostname"}]}})
     scaled = utc("2024-09-21T07:03:00")
-    message = fit_error(5, {AFFINITY_MISMATCH: 2, ANTI_AFFINITY_MISMATCH: 3}, {NOT_HELPFUL: 2, NO_VICTIMS: 3})
+    message = fit_error(5, {AFFINITY_MISMATCH: 2, ANTI_AFFINITY_MISMATCH: 3}, {NOT_HELPFUL: 2, NO_VICTIMS: 3}, era)
     pods = c.add_deployment("default", "inflate", inflate, created=utc("2024-09-21T05:58:20"), generation=5,
                             placements=[(node, later(node.ready, 2)) for node in team1] + [(None, None)] * 2,
                             pending_message=message,

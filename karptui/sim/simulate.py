@@ -51,7 +51,8 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
     rejection = run_prefilters(ctx)
     if rejection is not None:
         counts = {rejection.message: size}
-        reason = fit_error(size, counts, preemption_message(size, {NOT_HELPFUL: size}))
+        reason = fit_error(size, counts, preemption_message(size, {NOT_HELPFUL: size}), ctx.version,
+                           pre_filter=rejection.message)
         filters = {n.name: (rejection.message,) for n in state.nodes} if explain else None
         return Attempt(pod, None, reason=reason, counts=counts, filters=filters), ()
     verdicts = run_filters(ctx, explain)
@@ -68,7 +69,7 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
         state.place(pod, candidate.node)
         return Attempt(pod, state.nodes[candidate.node].name, counts=dict(verdicts.counts), filters=filters,
                        preempted=tuple(v.key for v in candidate.victims)), candidate.victims
-    reason = fit_error(size, verdicts.counts, preemption_message(size, statuses))
+    reason = fit_error(size, verdicts.counts, preemption_message(size, statuses), ctx.version)
     return Attempt(pod, None, reason=reason, counts=dict(verdicts.counts), filters=filters), ()
 
 

@@ -289,6 +289,11 @@ def _apply_op(doc: Any, op: Mapping) -> Any:
         else:
             parent[_index(last, len(parent), path, allow_end=False)] = copy.deepcopy(op["value"])
         return doc
+    if name == "test":
+        found = _get(doc, path)
+        if not json_equal(found, op["value"]):
+            raise PatchError(f"test failed: the value is {found!r}, not {op['value']!r}")
+        return doc
     source = parse_pointer(op["from"])
     if name == "move":
         if path[:len(source)] == source and len(path) > len(source):
@@ -298,12 +303,7 @@ def _apply_op(doc: Any, op: Mapping) -> Any:
             return doc
         _remove(doc, source)
         return _add(doc, path, value)
-    if name == "copy":
-        return _add(doc, path, copy.deepcopy(_get(doc, source)))
-    found = _get(doc, path)  # test
-    if not json_equal(found, op["value"]):
-        raise PatchError(f"test failed: the value is {found!r}, not {op['value']!r}")
-    return doc
+    return _add(doc, path, copy.deepcopy(_get(doc, source)))  # copy
 
 
 def _where(tokens: list[str]) -> str:

@@ -6,20 +6,21 @@ import numpy as np
 
 from ...model.resources import CPU, MEMORY
 from ..cycle import PodCycle
-from ..state import non_zero
 
 NAME = "NodeResourcesBalancedAllocation"
 WEIGHT = 1
 
 
 def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
-    """(1 - standard deviation of the requested fractions) x 100; for two resources std = |a - b| / 2."""
-    state = ctx.state
-    cpu, memory = non_zero(ctx.pod)
+    """(1 - standard deviation of the requested fractions) x 100; for two resources std = |a - b| / 2.
+
+    Unlike LeastAllocated this uses the actual requests, without the 100m/200Mi defaults.
+    """
+    state, requests = ctx.state, ctx.pod.requests
     fractions = []
     for allocatable, used, want in (
-        (state.allocatable[CPU][feasible], state.non_zero_cpu[feasible], cpu),
-        (state.allocatable[MEMORY][feasible], state.non_zero_memory[feasible], memory),
+        (state.allocatable[CPU][feasible], state.requested[CPU][feasible], requests.get(CPU, 0)),
+        (state.allocatable[MEMORY][feasible], state.requested[MEMORY][feasible], requests.get(MEMORY, 0)),
     ):
         fractions.append(np.minimum((used + want) / np.maximum(allocatable, 1), 1.0))
     std = np.abs(fractions[0] - fractions[1]) / 2

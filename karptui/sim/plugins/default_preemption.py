@@ -46,8 +46,9 @@ def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]
     for pod in victims:
         breaks = False
         for pdb in ctx.state.snapshot.pdbs:
-            # policy/v1: an empty selector selects every pod in the namespace
-            if pdb.namespace == pod.namespace and pdb.selector is not None and pdb.selector.matches(pod.labels):
+            # as upstream's filterPodsWithPDBViolation: an empty or missing selector counts for nothing
+            if pdb.namespace == pod.namespace and pdb.selector is not None and not pdb.selector.is_empty \
+                    and pdb.selector.matches(pod.labels):
                 allowance[(pdb.namespace, pdb.name)] -= 1
                 breaks |= allowance[(pdb.namespace, pdb.name)] < 0
         (violating if breaks else fine).append(pod)

@@ -25,10 +25,12 @@ def insufficient(resource: str) -> str:
 
 
 def filter(ctx: PodCycle) -> list[Failure]:
+    """Since 1.34 a node too small even when empty is unresolvable (preemption cannot help)."""
     state, requests = ctx.state, ctx.pod.requests
     failures = [
         Failure(state.requested[PODS] + 1 > state.allocatable[PODS], TOO_MANY_PODS, UNSCHEDULABLE)
     ]
+    hopeless = unresolvable(ctx) if ctx.version >= (1, 34) else None
     for resource, amount in requests.items():
         if amount <= 0 or resource == PODS:
             continue
@@ -38,6 +40,9 @@ def filter(ctx: PodCycle) -> list[Failure]:
             allocatable, requested = state.extended(resource)
         short = amount > allocatable - requested
         if short.any():
+            if hopeless is not None and (short & hopeless).any():
+                failures.append(Failure(short & hopeless, insufficient(resource), UNRESOLVABLE))
+                short = short & ~hopeless
             failures.append(Failure(short, insufficient(resource), UNSCHEDULABLE))
     return [f for f in failures if f.nodes.any()]
 

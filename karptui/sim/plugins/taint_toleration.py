@@ -13,9 +13,11 @@ WEIGHT = 3
 
 
 def reason(taint, version: tuple[int, int]) -> str:
-    """The wording changed in Kubernetes 1.26 (it used to end "that the pod didn't tolerate")."""
-    if version < (1, 26):
+    """Upstream's wording by release: 1.24 reworded it, 1.35 dropped the taint itself."""
+    if version < (1, 24):
         return f"node(s) had taint {taint}, that the pod didn't tolerate"
+    if version >= (1, 35):
+        return "node(s) had untolerated taint(s)"
     return f"node(s) had untolerated taint {taint}"
 
 

@@ -16,7 +16,8 @@ from ..state import ClusterState
 from ..status import UNRESOLVABLE
 
 NAME = "VolumeBinding"
-REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
+REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"  # until 1.32
+REASON_NODE_CONFLICT_NEW = "node(s) didn't match PersistentVolume's node affinity"  # 1.33 on
 REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 
@@ -67,4 +68,5 @@ def filter(ctx: PodCycle) -> list[Failure]:
         return np.array([not all(a.matches(n.labels, n.name) for a in affinities) for n in ctx.state.nodes], dtype=bool)
 
     mask = ctx.static((NAME, tuple(affinities)), compute)
-    return [Failure(mask, REASON_NODE_CONFLICT, UNRESOLVABLE)] if mask.any() else []
+    text = REASON_NODE_CONFLICT_NEW if ctx.version >= (1, 33) else REASON_NODE_CONFLICT
+    return [Failure(mask, text, UNRESOLVABLE)] if mask.any() else []

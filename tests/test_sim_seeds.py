@@ -1,0 +1,29 @@
+"""The seed scenarios: the simulator must say what kube-scheduler said in those clusters."""
+
+from collections import Counter
+
+import pytest
+
+from karptui.sim import simulate
+from karptui.sources import bundled_snapshot, load_snapshot
+
+SEEDS = ["topology-spread", "consolidation", "multi-nodepool", "overprovisioning"]
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_every_pending_pod_gets_the_schedulers_own_message(name):
+    snapshot = load_snapshot(bundled_snapshot(name))
+    result = simulate(snapshot)
+    assert len(result.attempts) == len(snapshot.pending_pods)
+    for attempt in result.attempts:
+        assert attempt.node is None
+        assert attempt.reason == attempt.pod.scheduled_message
+
+
+def test_topology_spread_seed_is_14_scheduled_6_pending():
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    result = simulate(snapshot)
+    host_spread = {k: v for k, v in result.placements.items() if "/host-spread-" in k}
+    assert len(host_spread) == 14 and result.pending == 6
+    zones = Counter(snapshot.node_by_name[n].zone for n in host_spread.values())
+    assert zones == {"ap-northeast-2a": 6, "ap-northeast-2b": 6, "ap-northeast-2c": 2}
