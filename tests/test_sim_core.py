@@ -83,3 +83,18 @@ def test_a_node_too_small_even_when_empty_is_unresolvable_since_1_34():
 def test_explain_lists_every_node():
     result = run(node("a", cpu="1"), node("b"), pod("p", cpu="2"), explain=True)
     assert result.attempts[0].filters == {"a": ("Insufficient cpu",), "b": ()}
+
+
+def test_preemption_policy_never():
+    victim = pod("victim", node="n1", cpu="800m", priority=0)
+    polite = pod("polite", cpu="800m", priority=1000, preemptionPolicy="Never")
+    result = run(node("n1", cpu="1"), victim, polite)
+    assert result.attempts[0].reason == (
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.")
+
+
+def test_preemption_reports_nodes_that_stay_short_even_without_victims():
+    low = pod("low", node="n1", cpu="300m", priority=0)
+    high = pod("high", node="n1", cpu="600m", priority=2000)
+    result = run(node("n1", cpu="1"), low, high, pod("p", cpu="800m", priority=1000))
+    assert result.attempts[0].reason.endswith("preemption: 0/1 nodes are available: 1 Insufficient cpu.")

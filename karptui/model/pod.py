@@ -28,6 +28,7 @@ class Pod(KubeObject):
     phase: str = PENDING
     priority: int = 0
     priority_class_name: str = ""
+    preemption_policy: str = "PreemptLowerPriority"
     scheduler_name: str = "default-scheduler"
     requests: Resources = EMPTY
     node_selector: Mapping[str, str]
@@ -218,6 +219,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         phase=as_str(status.get("phase"), "status.phase", PENDING) or PENDING,
         priority=as_int(spec.get("priority"), "spec.priority", 0),
         priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
+        preemption_policy=as_str(spec.get("preemptionPolicy"), "spec.preemptionPolicy", "PreemptLowerPriority"),
         scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),
         requests=scheduling.requests,
         node_selector=scheduling.node_selector,

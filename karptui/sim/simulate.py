@@ -62,14 +62,14 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
         i = select_host(feasible, run_scores(ctx, feasible))
         state.place(pod, i)
         return Attempt(pod, state.nodes[i].name, counts=dict(verdicts.counts), filters=filters), ()
-    candidate, statuses = preempt(ctx, verdicts)
+    candidate, post_filter = preempt(ctx, verdicts)
     if candidate is not None:
         for victim in candidate.victims:
             state.evict(victim, candidate.node)
         state.place(pod, candidate.node)
         return Attempt(pod, state.nodes[candidate.node].name, counts=dict(verdicts.counts), filters=filters,
                        preempted=tuple(v.key for v in candidate.victims)), candidate.victims
-    reason = fit_error(size, verdicts.counts, preemption_message(size, statuses), ctx.version)
+    reason = fit_error(size, verdicts.counts, post_filter, ctx.version)
     return Attempt(pod, None, reason=reason, counts=dict(verdicts.counts), filters=filters), ()
 
 

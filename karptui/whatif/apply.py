@@ -56,7 +56,7 @@ from ..model.meta import KubeObject
 from ..model.node import Node
 from ..model.pod import PENDING, Pod, build_pod
 from ..model.snapshot import Snapshot
-from ..model.taints import first_untolerated
+from ..model.taints import first_untolerated, parse_tolerations
 from ..model.workloads import Workload
 from .edits import AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, SCALABLE, Target, WhatIf
 from .patch import PatchError, apply_patch, merge_patch
@@ -78,6 +78,8 @@ NETWORK_UNAVAILABLE = ("node.kubernetes.io/network-unavailable", NO_SCHEDULE)
 BUILTIN_PRIORITY = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
 REVISION = "deployment.kubernetes.io/revision"
 STS_POD_NAME = "statefulset.kubernetes.io/pod-name"
+# Labels a controller gives each pod its own value of: never carried over.
+PER_POD_LABELS = frozenset({STS_POD_NAME, "apps.kubernetes.io/pod-index", "batch.kubernetes.io/job-completion-index"})
 _UID_SPACE = uuid.UUID("6c1f4b8e-2f4a-5a57-9d0e-6b61727074a1")
 
 FIELD_OF_KIND = {kind: name for (_, kind), (name, _) in KINDS.items()}
@@ -208,13 +210,13 @@ class _Run:
         count = _desired(new, raw, target)
         owner = _owner_ref(raw, new)
         try:
+            spec = self._admit(template.get("spec") or {}, snap.pods, target, daemon=new.kind == "DaemonSet")
+            spec, labels, annotations = self._carry_over(spec, labels, annotations, old, old_pods, target)
             if new.kind == "DaemonSet":
-                spec = self._admit(template.get("spec") or {}, snap.pods, target, daemon=True)
                 pods = self._daemon_pods(new, owner, labels, annotations, spec, snap.nodes, old_pods)
             else:
                 if new.kind == "Deployment":
                     owner, labels, workloads = self._rollout(old, new, count, labels, workloads)
-                spec = self._admit(template.get("spec") or {}, snap.pods, target)
                 pods = self._replica_pods(new, raw, owner, labels, annotations, spec, count, old_pods)
         except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             raise EditError(f"{target}: its pods cannot be made from the template: {exc}") from None
@@ -318,6 +320,44 @@ class _Run:
                 spec["preemptionPolicy"] = policy
         return spec
 
+    def _carry_over(self, spec: dict, labels: dict, annotations: dict, old: Workload, old_pods: Sequence[Pod],
+                    target: Target) -> tuple[dict, dict, dict]:
+        """What mutating admission gave the running pods, given to the new ones too.
+
+        Webhooks (EKS Fargate's sets ``schedulerName: fargate-scheduler`` and a
+        toleration) and controllers (``controller-revision-hash``) add fields
+        no template shows. Whatever every current pod has that the old
+        template lacked is kept, unless the edited template now sets it.
+        """
+        pods = [p for p in old_pods if not p.is_terminal]
+        if not pods or old.template is None:
+            return spec, labels, annotations
+        before = old.template
+        labels = {**_common([p.labels for p in pods], skip=before.labels, per_pod=PER_POD_LABELS), **labels}
+        annotations = {**_common([p.annotations for p in pods], skip=before.annotations), **annotations}
+        carried = []
+        selector = _common([p.node_selector for p in pods], skip=before.node_selector)
+        template_selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), Mapping) else {}
+        selector = {k: v for k, v in selector.items() if k not in template_selector}
+        if selector:
+            spec = {**spec, "nodeSelector": {**template_selector, **selector}}
+            carried.append(f"nodeSelector {', '.join(f'{k}={v}' for k, v in selector.items())}")
+        present = {repr(t.to_dict()) for t in parse_tolerations(spec.get("tolerations"), "tolerations")}
+        extra = [t.to_dict() for t in pods[0].tolerations
+                 if all(t in p.tolerations for p in pods[1:]) and t not in before.tolerations
+                 and repr(t.to_dict()) not in present]
+        if extra:
+            spec = {**spec, "tolerations": list(spec.get("tolerations") or []) + extra}
+            carried.append(f"{len(extra)} toleration(s)")
+        names = {p.scheduler_name for p in pods}
+        template_scheduler = spec.get("schedulerName") or "default-scheduler"
+        if len(names) == 1 and template_scheduler == before.scheduler_name and names != {before.scheduler_name}:
+            spec = {**spec, "schedulerName": names.pop()}
+            carried.append(f"schedulerName {spec['schedulerName']}")
+        if carried:
+            self.notes.append(f"{target}: kept what admission gave its pods: {'; '.join(carried)}")
+        return spec, labels, annotations
+
     def _priority(self, name: object, all_pods: Iterable[Pod], target: Target) -> tuple[int, str, str]:
         """What the Priority admission plugin resolves: (value, class name, preemption policy)."""
         classes = {c.name: c for c in self.snapshot.priority_classes}
@@ -352,6 +392,8 @@ class _Run:
         else:
             patch = {"spec": {"unschedulable": None, "taints": taints or None}}
         self.snapshot = _swap(self.snapshot, field, node, _build(merge_patch(raw, patch), edit.target))
+        if edit.cordon != node.unschedulable:
+            self.notes.append(f"{edit.target} {'cordoned' if edit.cordon else 'uncordoned'}")
 
     def _remove_node(self, edit: RemoveNode) -> None:
         snap = self.snapshot
@@ -440,8 +482,10 @@ class _Run:
             target = Target("DaemonSet", ds.name, ds.namespace)
             try:
                 spec = self._admit(template.get("spec") or {}, snap.pods, target, daemon=True)
-                daemon_pods += self._daemon_pods(ds, _owner_ref(ds.raw, ds), dict(meta.get("labels") or {}),
-                                                 dict(meta.get("annotations") or {}), spec, nodes, ())
+                running = [p for p in snap.pods if snap.owner_of(p) is ds]
+                spec, labels, annotations = self._carry_over(
+                    spec, dict(meta.get("labels") or {}), dict(meta.get("annotations") or {}), ds, running, target)
+                daemon_pods += self._daemon_pods(ds, _owner_ref(ds.raw, ds), labels, annotations, spec, nodes, ())
             except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
                 raise EditError(f"addNodes: pods of {ds.ref} cannot be made: {exc}") from None
         self.snapshot = replace(self.snapshot, pods=snap.pods + tuple(daemon_pods))
@@ -546,6 +590,14 @@ def _with_claims(spec: dict, claims: list[str], pod: str) -> dict:
     volumes = [v for v in spec.get("volumes") or [] if not (isinstance(v, Mapping) and v.get("name") in claims)]
     volumes += [{"name": c, "persistentVolumeClaim": {"claimName": f"{c}-{pod}"}} for c in claims]
     return {**spec, "volumes": volumes}
+
+
+def _common(maps: Iterable[Mapping[str, str]], skip: Mapping[str, str],
+            per_pod: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Entries every map has, with the same value, that ``skip`` does not have."""
+    maps = list(maps)
+    return {k: v for k, v in maps[0].items()
+            if k not in skip and k not in per_pod and all(m.get(k) == v for m in maps[1:])}
 
 
 def _pinned(spec: dict, node: str) -> dict:

@@ -14,13 +14,19 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...model import Pod
+from ...model.resources import PODS
 from ..cycle import PodCycle
+from ..fit_error import preemption_message
 from ..framework import Verdicts, fits_on, lower_priority, run_filters
+from .node_resources_fit import TOO_MANY_PODS, insufficient
 
 NAME = "DefaultPreemption"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 MIN_CANDIDATES, CANDIDATE_PERCENT = 100, 10
 
 
@@ -96,16 +102,61 @@ def _best(candidates: list[Candidate]) -> Candidate:
     return min(candidates, key=rank)
 
 
-def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, Counter]:
-    """The chosen candidate, or the per-node reasons that preemption cannot help."""
+def _freed(ctx: PodCycle, nodes) -> dict[str, np.ndarray]:
+    """Per node, what evicting every lower-priority pod would free (only the pod's resources)."""
+    wanted = [r for r, v in ctx.pod.requests.items() if v > 0 and r != PODS]
+    freed = {r: np.zeros(ctx.size, dtype=np.int64) for r in wanted + [PODS]}
+    for i in nodes:
+        for victim in lower_priority(ctx.state.pods[i], ctx.pod.priority):
+            for r in wanted:
+                freed[r][i] += victim.requests.get(r, 0)
+            freed[PODS][i] += 1
+    return freed
+
+
+def _still_short(ctx: PodCycle, nodes: np.ndarray) -> dict[int, list[str]]:
+    """Nodes where the pod would not fit even with every lower-priority pod gone.
+
+    A cheap vector pass over resources that spares the full dry run on most
+    nodes of a large cluster; the reasons are the ones the dry run would give.
+    """
+    state, freed = ctx.state, _freed(ctx, nodes)
+    short: dict[int, list[str]] = {}
+    mask = np.zeros(ctx.size, dtype=bool)
+    mask[nodes] = True
+    too_many = mask & (state.requested[PODS] - freed[PODS] + 1 > state.allocatable[PODS])
+    for i in np.flatnonzero(too_many):
+        short.setdefault(int(i), []).append(TOO_MANY_PODS)
+    for resource, amount in ctx.pod.requests.items():
+        if amount <= 0 or resource == PODS:
+            continue
+        allocatable, requested = (state.allocatable[resource], state.requested[resource]) \
+            if resource in state.allocatable else state.extended(resource)
+        lacking = mask & (amount > allocatable - requested + freed[resource])
+        for i in np.flatnonzero(lacking):
+            short.setdefault(int(i), []).append(insufficient(resource))
+    return short
+
+
+def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
+    """The chosen candidate, or the PostFilter message saying why preemption cannot help."""
+    if ctx.pod.preemption_policy == "Never":
+        return None, f"preemption: {NOT_ELIGIBLE_NEVER}"
     statuses: Counter = Counter()
-    if getattr(ctx.pod, "preemption_policy", "") == "Never":
-        return None, statuses
+    statuses[NOT_HELPFUL] = int(verdicts.unresolvable.sum())
+    resolvable = ~verdicts.unresolvable & ~verdicts.feasible
+    without_victims = resolvable & (ctx.state.min_priority >= ctx.pod.priority)
+    statuses[NO_VICTIMS] = int(without_victims.sum())
+    potential = np.flatnonzero(resolvable & ~without_victims)
+    short = _still_short(ctx, potential)
+    for reasons in short.values():
+        for reason in reasons:
+            statuses[reason] += 1
     wanted = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
     candidates: list[Candidate] = []
-    for i in range(ctx.size):
-        if verdicts.unresolvable[i]:
-            statuses[NOT_HELPFUL] += 1
+    for i in potential:
+        i = int(i)
+        if i in short:
             continue
         candidate, reasons = _victims_on(ctx, i)
         if candidate is None:
@@ -115,4 +166,6 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, Counte
         candidates.append(candidate)
         if len(candidates) >= wanted:
             break
-    return (_best(candidates) if candidates else None), statuses
+    if candidates:
+        return _best(candidates), ""
+    return None, preemption_message(ctx.size, +statuses)
