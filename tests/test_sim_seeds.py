@@ -27,3 +27,18 @@ def test_topology_spread_seed_is_14_scheduled_6_pending():
     assert len(host_spread) == 14 and result.pending == 6
     zones = Counter(snapshot.node_by_name[n].zone for n in host_spread.values())
     assert zones == {"ap-northeast-2a": 6, "ap-northeast-2b": 6, "ap-northeast-2c": 2}
+
+
+def test_explain_says_where_the_spread_minimum_is():
+    result = simulate(load_snapshot(bundled_snapshot("topology-spread")), explain=True)
+    summary = result.attempts[0].summary
+    assert "kubernetes.io/hostname skew would be 3 > maxSkew 2" in summary
+    assert "(the minimum, 0, is in ip-192-168-11-131.ap-northeast-2.compute.internal" in summary  # a Fargate node
+    assert "2 node(s) carry taints it does not tolerate" in summary
+    assert len(result.attempts[0].filters) == 9
+
+
+def test_explain_for_affinity_and_resources():
+    result = simulate(load_snapshot(bundled_snapshot("multi-nodepool")), explain=True)
+    summary = result.attempts[0].summary
+    assert "4 node(s) lack team In [team1]" in summary and "needs 1 cpu, the most free on any node is" in summary

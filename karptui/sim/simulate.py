@@ -9,6 +9,7 @@ import numpy as np
 
 from ..model import Pod, Snapshot
 from .cycle import PodCycle
+from .explain import summarize
 from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
 from .plugins.default_preemption import NOT_HELPFUL, preempt
@@ -70,7 +71,8 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
         return Attempt(pod, state.nodes[candidate.node].name, counts=dict(verdicts.counts), filters=filters,
                        preempted=tuple(v.key for v in candidate.victims)), candidate.victims
     reason = fit_error(size, verdicts.counts, post_filter, ctx.version)
-    return Attempt(pod, None, reason=reason, counts=dict(verdicts.counts), filters=filters), ()
+    return Attempt(pod, None, reason=reason, counts=dict(verdicts.counts), filters=filters,
+                   summary=summarize(ctx, verdicts) if explain else ""), ()
 
 
 def _explained(ctx: PodCycle, per_node: dict[int, list[str]] | None) -> dict[str, tuple[str, ...]]:
