@@ -41,4 +41,4 @@ def test_explain_says_where_the_spread_minimum_is():
 def test_explain_for_affinity_and_resources():
     result = simulate(load_snapshot(bundled_snapshot("multi-nodepool")), explain=True)
     summary = result.attempts[0].summary
-    assert "4 node(s) lack team In [team1]" in summary and "needs 1 cpu, the most free on any node is" in summary
+    assert "4 node(s) lack team In [team1]" in summary and "needs 1 cpu; the 1 node(s) short of it have at most 740m free" in summary

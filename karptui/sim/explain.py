@@ -76,10 +76,11 @@ def _resources(ctx: PodCycle, verdicts: Verdicts) -> str:
         return ""
     state, notes = ctx.state, []
     for resource, fmt in ((CPU, format_millis), (MEMORY, human_bytes)):
-        if f"Insufficient {resource}" in short:
-            free = state.allocatable[resource] - state.requested[resource]
-            notes.append(f"needs {fmt(ctx.pod.requests.get(resource, 0))} {resource}, "
-                         f"the most free on any node is {fmt(int(free.max()) if free.size else 0)}")
+        mask = verdicts.masks.get(f"Insufficient {resource}")
+        if mask is not None and mask.any():
+            free = (state.allocatable[resource] - state.requested[resource])[mask]
+            notes.append(f"needs {fmt(ctx.pod.requests.get(resource, 0))} {resource}; the {int(mask.sum())} "
+                         f"node(s) short of it have at most {fmt(int(free.max()))} free")
     return "; ".join(notes)
 
 

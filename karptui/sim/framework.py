@@ -56,6 +56,7 @@ class Verdicts:
     counts: Counter = field(default_factory=Counter)   # reason -> nodes
     per_node: dict[int, list[str]] | None = None        # node -> reasons (explain only)
     plugin_of: dict[str, str] = field(default_factory=dict)  # reason -> plugin name
+    masks: dict[str, np.ndarray] = field(default_factory=dict)  # reason -> the nodes it was counted for
     rejection: Rejection | None = None
 
 
@@ -77,6 +78,7 @@ def run_filters(ctx: PodCycle, explain: bool = False, focus: int | None = None) 
                 continue
             failed_here |= hit
             verdicts.counts[failure.reason] += int(hit.sum())
+            verdicts.masks[failure.reason] = verdicts.masks.get(failure.reason, False) | hit
             verdicts.plugin_of[failure.reason] = plugin.NAME
             if failure.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 unresolvable |= hit

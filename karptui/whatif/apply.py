@@ -444,7 +444,7 @@ class _Run:
             catalog = bundled_catalog(region, zones)
         kind = catalog.get(edit.instance_type)
         if kind is None:
-            close = difflib.get_close_matches(edit.instance_type, list(catalog.names()), n=1)
+            close = difflib.get_close_matches(edit.instance_type, list(catalog.names), n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
             raise EditError(f"addNodes: unknown instance type {edit.instance_type!r}{hint}")
         if kind.offering(edit.zone, edit.capacity_type) is None:

@@ -147,8 +147,10 @@ def _add_nodes(spec: object) -> AddNodes:
     unknown = [k for k in spec if k not in ADD_NODES_KEYS]
     if unknown:
         raise ValueError(f"addNodes: unknown key {unknown[0]!r} (known: {', '.join(ADD_NODES_KEYS)})")
+    fields = {"instance_type": "", "zone": ""}  # missing ones are reported by AddNodes itself
+    fields.update({ADD_NODES_KEYS[k]: v for k, v in spec.items() if v is not None})
     try:
-        return AddNodes(**{ADD_NODES_KEYS[k]: v for k, v in spec.items() if v is not None})
+        return AddNodes(**fields)
     except ValueError as exc:
         raise ValueError(f"addNodes: {exc}") from None
 
