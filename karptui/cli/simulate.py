@@ -42,11 +42,17 @@ def run_simulate(args: argparse.Namespace) -> int:
     extra = {}
     if args.whatif:
         from ..whatif import apply_whatif, load_whatif
+        from ..whatif.diff import diff
 
         whatif = load_whatif(args.whatif)
-        snapshot = apply_whatif(snapshot, whatif).snapshot
-        extra["whatif"] = {"name": whatif.name, "file": str(args.whatif)}
-    result = simulate(snapshot, explain=args.explain)
+        baseline = simulate(snapshot)
+        applied = apply_whatif(snapshot, whatif)
+        snapshot = applied.snapshot
+        result = simulate(snapshot, explain=args.explain)
+        extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
+                           "diff": diff(baseline, result).to_dict()}
+    else:
+        result = simulate(snapshot, explain=args.explain)
     before, _ = hourly_cost(snapshot.nodes, catalog)
     doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=before, extra=extra)
     if args.output == "json":
@@ -74,3 +80,19 @@ def _print_table(doc: dict, console: Console) -> None:
         f"hourly cost ${s['hourly_cost_before']:.4f} -> ${s['hourly_cost_after']:.4f}", highlight=False)
     for note in doc.get("notes", []):
         console.print(f"[yellow]note:[/] {note}", highlight=False)
+    if "whatif" in doc:
+        _print_diff(doc["whatif"], console)
+
+
+def _print_diff(whatif: dict, console: Console) -> None:
+    d = whatif["diff"]
+    c = d["counts"]
+    console.print(
+        f"\n[bold]what-if {whatif['name']}[/]: scheduled {c['scheduled_before']} -> {c['scheduled_after']}, "
+        f"pending {c['pending_before']} -> {c['pending_after']} "
+        f"({c['newly_scheduled']} newly scheduled, {c['newly_pending']} newly pending, {c['moved']} moved)",
+        highlight=False)
+    for w in d["workloads"]:
+        zones = ", ".join(f"{z} {w['zones_before'].get(z, 0)}->{w['zones_after'].get(z, 0)}"
+                          for z in sorted(set(w["zones_before"]) | set(w["zones_after"])))
+        console.print(f"  {w['workload']}: {zones}", highlight=False)
