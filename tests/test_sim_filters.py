@@ -295,3 +295,21 @@ def test_unbound_wait_for_first_consumer_claim_goes_anywhere():
     wffc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "gp3"},
             "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer"}
     assert placed(run(node("n1"), wffc, claim("data"), with_claim("db"))) == {"db": "n1"}
+
+
+def test_preferred_pod_affinity_and_its_symmetry_score():
+    cache = pod("cache", node="n2", labels={"app": "cache"})
+    prefer = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": HOST}}]}}
+    assert placed(run(node("n1"), node("n2"), cache, pod("web", affinity=prefer))) == {"web": "n2"}
+    # the other way round: a bound pod that prefers web pods near it draws the web pod in
+    likes_web = pod("cache", node="n2", labels={"app": "cache"}, affinity={"podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": WEB}, "topologyKey": HOST}}]}})
+    assert placed(run(node("n1"), node("n2"), likes_web, pod("web", labels=WEB))) == {"web": "n2"}
+    avoid = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": HOST}}]}}
+    # n2 is far emptier (LeastAllocated prefers it), but the preferred anti-affinity outweighs that
+    cache_on_big = pod("cache", node="n2", labels={"app": "cache"})
+    assert placed(run(node("n1", cpu="2"), node("n2", cpu="16"), cache_on_big, pod("web"))) == {"web": "n2"}
+    assert placed(run(node("n1", cpu="2"), node("n2", cpu="16"), cache_on_big, pod("web", affinity=avoid))) == {"web": "n1"}

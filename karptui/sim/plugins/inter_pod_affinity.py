@@ -7,7 +7,8 @@ Filter, in kube-scheduler's order:
 2. the pod's required anti-affinity: no matching pod in the node's domain;
 3. existing pods' required anti-affinity: no pod whose term matches this pod in
    the node's domain (symmetry).
-Score: preferred terms of the pod, weighted by matching pods per domain.
+Score: preferred terms of the pod, and symmetrically the terms of bound pods
+that match it.
 """
 
 from __future__ import annotations
@@ -60,33 +61,52 @@ def _matches(pair, pod: Pod) -> bool:
     return selector is not None and (namespaces is None or pod.namespace in namespaces) and selector.matches(pod.labels)
 
 
-class AntiAffinityIndex:
-    """Bound pods with required anti-affinity, kept current as pods are placed and evicted."""
+class TermIndex:
+    """Bound pods' affinity terms, kept current as pods are placed and evicted.
+
+    ``anti`` holds required anti-affinity terms (the symmetric filter);
+    ``scored`` holds what kube-scheduler scores symmetrically: required affinity
+    (weight 1, hardPodAffinityWeight), preferred affinity (+weight) and
+    preferred anti-affinity (-weight).
+    """
+
+    HARD_AFFINITY_WEIGHT = 1
 
     def __init__(self, state: ClusterState) -> None:
-        self.entries: dict[int, list] = {}  # id(pod) -> [(pod, node index, term, resolved pair)]
+        self.anti: dict[int, list] = {}    # id(pod) -> [(node index, term, resolved pair)]
+        self.scored: dict[int, list] = {}  # id(pod) -> [(node index, term, resolved pair, weight)]
         for i, pods in enumerate(state.pods):
             for pod in pods:
                 self.update(pod, i, +1, state)
         state.listeners.append(lambda pod, i, sign: self.update(pod, i, sign, state))
 
     def update(self, pod: Pod, i: int, sign: int, state: ClusterState) -> None:
-        if not pod.affinity.anti_required:
+        affinity = pod.affinity
+        if sign < 0:
+            self.anti.pop(id(pod), None)
+            self.scored.pop(id(pod), None)
             return
-        if sign > 0:
-            self.entries[id(pod)] = [(pod, i, t, r) for t, r in
-                                     zip(pod.affinity.anti_required, _resolved(pod.affinity.anti_required, pod, state))]
-        else:
-            self.entries.pop(id(pod), None)
+        if affinity.anti_required:
+            self.anti[id(pod)] = [(i, t, r) for t, r in
+                                  zip(affinity.anti_required, _resolved(affinity.anti_required, pod, state))]
+        weighted = [(self.HARD_AFFINITY_WEIGHT, t) for t in affinity.pod_required]
+        weighted += [(w.weight, w.term) for w in affinity.pod_preferred]
+        weighted += [(-w.weight, w.term) for w in affinity.anti_preferred]
+        if weighted:
+            self.scored[id(pod)] = [(i, t, _resolved((t,), pod, state)[0], w) for w, t in weighted]
+
+
+def _index(ctx: PodCycle) -> TermIndex:
+    index = ctx.cache.get(TermIndex)
+    if index is None:
+        index = ctx.cache[TermIndex] = TermIndex(ctx.state)
+    return index
 
 
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
-    index = ctx.cache.get(AntiAffinityIndex)
-    if index is None:
-        index = ctx.cache[AntiAffinityIndex] = AntiAffinityIndex(ctx.state)
     blocked = np.zeros(ctx.size, dtype=bool)
-    for entries in index.entries.values():
-        for _, i, term, pair in entries:
+    for entries in _index(ctx).anti.values():
+        for i, term, pair in entries:
             if _matches(pair, ctx.pod):
                 domains = ctx.state.domains(term.topology_key)
                 domain = domains.ids[i]
@@ -138,21 +158,30 @@ def filter(ctx: PodCycle) -> list[Failure]:
 
 
 def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
-    """Preferred (anti-)affinity: +/- weight for each matching pod in the node's domain, 0..100."""
-    pod = ctx.pod
+    """Preferred terms of the pod and, symmetrically, of the pods already bound; 0..100.
+
+    Each matching pod adds its term's weight to every node in its topology
+    domain; scores are normalised with 0 included in the range, as upstream.
+    """
+    pod, state = ctx.pod, ctx.state
+    raw = np.zeros(ctx.size, dtype=np.int64)
     weighted = [(w.weight, w.term) for w in pod.affinity.pod_preferred]
     weighted += [(-w.weight, w.term) for w in pod.affinity.anti_preferred]
-    if not weighted:
-        return np.zeros(int(feasible.size), dtype=np.int64)
-    raw = np.zeros(ctx.size, dtype=np.int64)
     for weight, term in weighted:
-        pair = _resolved((term,), pod, ctx.state)
-        domains = ctx.state.domains(term.topology_key)
-        by_domain = domains.per_domain(ctx.state.counts(pair))
+        domains = state.domains(term.topology_key)
+        by_domain = domains.per_domain(state.counts(_resolved((term,), pod, state)))
         ids = domains.ids
         raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
+    for entries in _index(ctx).scored.values():
+        for i, term, pair, weight in entries:
+            if _matches(pair, pod):
+                domains = state.domains(term.topology_key)
+                if domains.ids[i] != MISSING:
+                    raw += np.where(domains.ids == domains.ids[i], weight, 0)
     values = raw[feasible]
-    low, high = int(values.min()), int(values.max())
+    if not values.size:
+        return values
+    low, high = min(0, int(values.min())), max(0, int(values.max()))
     if high == low:
         return np.zeros(values.size, dtype=np.int64)
     return (100 * (values - low) // (high - low)).astype(np.int64)
