@@ -313,3 +313,19 @@ def test_preferred_pod_affinity_and_its_symmetry_score():
     cache_on_big = pod("cache", node="n2", labels={"app": "cache"})
     assert placed(run(node("n1", cpu="2"), node("n2", cpu="16"), cache_on_big, pod("web"))) == {"web": "n2"}
     assert placed(run(node("n1", cpu="2"), node("n2", cpu="16"), cache_on_big, pod("web", affinity=avoid))) == {"web": "n1"}
+
+
+def daemon_pod(name, target, **extra):
+    pinned = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [target]}]}]}}}
+    return pod(name, affinity=pinned, **extra)
+
+
+@pytest.mark.parametrize("version,expected", [
+    ((1, 32), "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."),
+    ((1, 31), "0/3 nodes are available: 1 Insufficient cpu."),
+])
+def test_daemonset_style_pinning_narrows_before_filtering(version, expected):
+    result = run(node("n1", cpu="1"), node("n2"), node("n3"), daemon_pod("ds-n1", "n1", cpu="2"), version=version)
+    assert result.attempts[0].reason.startswith(expected)
+    assert placed(run(node("n1"), node("n2"), daemon_pod("ds-n2", "n2"))) == {"ds-n2": "n2"}

@@ -77,11 +77,13 @@ def run_filters(ctx: PodCycle, explain: bool = False, focus: int | None = None) 
             if not hit.any():
                 continue
             failed_here |= hit
+            if failure.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                unresolvable |= hit
+            if not failure.reason:  # left out of every message, as upstream does for some PreFilter cuts
+                continue
             verdicts.counts[failure.reason] += int(hit.sum())
             verdicts.masks[failure.reason] = verdicts.masks.get(failure.reason, False) | hit
             verdicts.plugin_of[failure.reason] = plugin.NAME
-            if failure.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                unresolvable |= hit
             if focus is not None:
                 if hit[focus]:
                     verdicts.per_node.setdefault(focus, []).append(failure.reason)

@@ -31,10 +31,42 @@ def required_mask(ctx: PodCycle) -> np.ndarray:
     return ctx.static(key, compute)
 
 
+REASON_PRE_FILTER = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+
+
+def named_nodes(required) -> frozenset[str] | None:
+    """PreFilter's narrowing: when every term pins ``metadata.name In [...]``, only those nodes.
+
+    DaemonSet pods carry such a term for their node; kube-scheduler then never
+    runs Filter on the other nodes.
+    """
+    if required is None or not required.terms:
+        return None
+    names: set[str] = set()
+    for term in required.terms:
+        pinned = None
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In":
+                pinned = set(req.values) if pinned is None else pinned & set(req.values)
+        if pinned is None:
+            return None
+        names |= pinned
+    return frozenset(names)
+
+
 def filter(ctx: PodCycle) -> list[Failure]:
-    if not ctx.pod.node_selector and ctx.pod.affinity.node_required is None:
+    """Nodes a matchFields PreFilter left out count as "didn't satisfy plugin(s)" from 1.32 on
+    (before, they appeared in no reason at all: the empty reason is not counted)."""
+    pod = ctx.pod
+    if not pod.node_selector and pod.affinity.node_required is None:
         return []
-    return [Failure(~required_mask(ctx), REASON, UNRESOLVABLE)]
+    mismatch = ~required_mask(ctx)
+    names = named_nodes(pod.affinity.node_required)
+    if names is None:
+        return [Failure(mismatch, REASON, UNRESOLVABLE)]
+    outside = np.array([n.name not in names for n in ctx.state.nodes], dtype=bool)
+    return [Failure(outside, REASON_PRE_FILTER if ctx.version >= (1, 32) else "", UNRESOLVABLE),
+            Failure(mismatch & ~outside, REASON, UNRESOLVABLE)]
 
 
 def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
