@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import FIXTURES, node_obj, pod_obj
 from karptui.errors import InputError
@@ -76,7 +78,8 @@ def apply(snapshot, *edits):
 def pods_of(snapshot, kind, name, namespace="default"):
     return sorted(
         (p for p in snapshot.pods
-         if (top := snapshot.top_owner(p)) is not None and (top.kind, top.name, top.namespace) == (kind, name, namespace)),
+         if (top := snapshot.top_owner(p)) is not None
+         and (top.kind, top.name, top.namespace) == (kind, name, namespace)),
         key=lambda p: p.name,
     )
 
@@ -114,6 +117,23 @@ def test_json_merge_patch_rfc7386(target, patch, expected):
     before = copy.deepcopy(target)
     assert merge_patch(target, patch) == expected
     assert target == before
+
+
+_keys = st.sampled_from(["a", "b", "c", "spec", "x"])
+_scalars = st.one_of(st.integers(-3, 3), st.text("xyz", max_size=2), st.booleans())
+_docs = st.recursive(_scalars, lambda inner: st.dictionaries(_keys, inner, max_size=3), max_leaves=8)
+_patches = st.recursive(st.one_of(_scalars, st.none()),
+                        lambda inner: st.dictionaries(_keys, inner, max_size=3), max_leaves=8)
+
+
+@given(_docs, _patches)
+def test_merge_patch_properties(target, patch):
+    target_before, patch_before = copy.deepcopy(target), copy.deepcopy(patch)
+    once = merge_patch(target, patch)
+    assert merge_patch(once, patch) == once  # idempotent
+    assert target == target_before and patch == patch_before
+    if isinstance(patch, dict) and isinstance(target, dict):  # no lists, no directives: the same rules
+        assert strategic_merge_patch(target, patch) == once
 
 
 POD_SPEC = {
@@ -406,6 +426,7 @@ BAD_FILES = [
     (_edit("- addNodes: {instanceType: m5.large, zone: z, taints: [{key: a, effect: Never}]}\n"),
      "taints[0].effect: 'Never' is not NoSchedule"),
     (_edit("- addNodes: [m5.large]\n"), "addNodes must be a mapping"),
+    (_edit("- addNodes: {instanceType: m5.large, zone: z, namePrefix: Big_Node}\n"), "cannot start a node name"),
     (_edit("- addNodes: {instanceType: m5.large, zone: z}\n  target: Node/x\n"), "addNodes takes no target"),
     (_edit("- just a string\n"), "edit 1: expected a mapping"),
 ]
@@ -806,6 +827,9 @@ APPLY_ERRORS = [
      "edit 1: Deployment/default/nope not found in the snapshot (2 Deployment(s) in namespace default)"),
     ("spread", Scale(Target("Deployment", "host-sprad", "default"), 1), "did you mean host-spread?"),
     ("spread", Cordon("ip-192-168-11-22.ap-northeast-2.compute.internal"), "Node/ip-192-168-11-22"),
+    ("spread", Patch(Target("NodePool", "default"), {}), "NodePool/default not found in the snapshot "
+     "(0 NodePool(s); did you mean Provisioner/default?)"),
+    ("spread", Scale(Target("StatefulSet", "inflate", "default"), 1), "did you mean Deployment/default/inflate?"),
     ("spread", Patch(Target("Pod", "host-spread-fbbf7c9d9-2f8zg", "default"), {}),
      "pods are not kept whole in a snapshot: edit Deployment/default/host-spread instead"),
     ("spread", Scale(Target("ReplicaSet", "host-spread-fbbf7c9d9", "default"), 3),
@@ -858,3 +882,24 @@ def test_an_empty_whatif_changes_nothing(spread):
     assert applied.snapshot is spread or all(
         getattr(applied.snapshot, f) is getattr(spread, f) for f in ("nodes", "pods", "workloads"))
     assert applied.resimulated == () and applied.notes == ()
+
+
+def test_the_documented_example_applies(spread):
+    """The example in karptui.whatif's docstring (copied into the README) is a working what-if."""
+    import textwrap
+
+    import karptui.whatif
+
+    doc = karptui.whatif.__doc__
+    block = doc[doc.index("::\n") + 3:doc.index("Targets name any kind")]
+    example = parse_whatif(yaml.safe_load(textwrap.dedent(block)), source="docstring")
+    assert [type(e).__name__ for e in example.edits] == [
+        "Patch", "Patch", "Patch", "Scale", "Cordon", "RemoveNode", "AddNodes"]
+    applied = apply_whatif(spread, example, now=NOW)
+    snap = applied.snapshot
+    assert applied.resimulated == ("Deployment/default/host-spread", "Deployment/default/inflate")
+    inflate = pods_of(snap, "Deployment", "inflate")
+    assert len(inflate) == 10 and {p.requests["cpu"] for p in inflate} == {500}
+    assert snap.nodepools[0].limits["cpu"] == 2_000_000
+    added = [n for n in snap.nodes if n.name.startswith("whatif-")]
+    assert [(n.labels["team"], [t.key for t in n.taints]) for n in added] == [("a", ["dedicated"])] * 2

@@ -46,7 +46,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 
         whatif = load_whatif(args.whatif)
         baseline = simulate(snapshot)
-        applied = apply_whatif(snapshot, whatif)
+        applied = apply_whatif(snapshot, whatif, catalog=catalog if args.instance_types else None)
         snapshot = applied.snapshot
         result = simulate(snapshot, explain=args.explain)
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),

@@ -44,7 +44,9 @@ def _template_pod(raw: object, owner: Mapping) -> Pod | None:
 
 
 def build_workload(obj: Mapping, kind: str) -> Workload:
-    fields = meta_fields(obj, keep_raw=kind != "ReplicaSet")  # edits go to the Deployment
+    fields = meta_fields(obj)
+    if kind == "ReplicaSet" and fields["owners"]:
+        fields["raw"] = None  # a Deployment's ReplicaSets: edits go to the Deployment
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     if kind == "DaemonSet":

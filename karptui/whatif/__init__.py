@@ -4,43 +4,48 @@ A what-if is replayable: the same file applied to the same snapshot gives
 the same new snapshot, which the simulator then runs against. Imports
 neither textual nor kubernetes.
 
-File format (``apiVersion: karptui/v1``, ``kind: WhatIf``)::
+File format (``apiVersion: karptui/v1``, ``kind: WhatIf``); this example
+applies to the bundled ``topology-spread`` snapshot (a test keeps it so)::
 
     apiVersion: karptui/v1
     kind: WhatIf
     name: drop-hostname-spread          # default: the file name
     description: free text              # optional
     edits:                              # applied in order; each sees the ones before
-    - target: Deployment/default/host-spread   # Kind/namespace/name; Kind/name if cluster-scoped
-      patch:                                   # strategic merge patch (kubectl's default)
+    # Kind/namespace/name, or Kind/name when cluster-scoped (Node, NodePool, ...)
+    - target: Deployment/default/host-spread
+      patch:                            # strategic merge patch, kubectl's default
         spec:
           template:
             spec:
               topologySpreadConstraints:
-              - $patch: replace                # replace the list instead of merging by key
-              - {maxSkew: 5, topologyKey: topology.kubernetes.io/zone, ...}
-    - target: NodePool/default
-      patchType: merge                         # strategic (default) | merge (RFC 7386) | json (RFC 6902)
-      patch: {spec: {limits: {cpu: "2000"}}}
-    - target: Deployment/default/host-spread
+              - $patch: replace         # replace the list instead of merging by key
+              - maxSkew: 5
+                topologyKey: topology.kubernetes.io/zone
+                whenUnsatisfiable: DoNotSchedule
+                labelSelector: {matchLabels: {app: host-spread}}
+    - target: Provisioner/default
+      patchType: merge                  # strategic (default) | merge (RFC 7386) | json (RFC 6902)
+      patch: {spec: {limits: {resources: {cpu: "2000"}}}}
+    - target: Deployment/default/inflate
       patchType: json
       patch:
-      - {op: remove, path: /spec/template/spec/topologySpreadConstraints/0}
+      - {op: replace, path: /spec/template/spec/containers/0/resources/requests/cpu, value: 500m}
     - target: Deployment/default/inflate
-      scale: 10                                # replicas (a Job: parallelism); not DaemonSets
+      scale: 10                         # replicas (a Job: parallelism); not DaemonSets
     - target: Node/ip-192-168-11-21.ap-northeast-2.compute.internal
-      cordon: true                             # false uncordons
+      cordon: true                      # false uncordons
     - target: Node/ip-192-168-12-45.ap-northeast-2.compute.internal
-      remove: true                             # drain and delete; also PDBs and workloads
+      remove: true                      # drain and delete; also PodDisruptionBudgets and workloads
     - addNodes:
-        instanceType: m5.xlarge                # a type in the instance catalog
+        instanceType: m5.xlarge         # a type in the instance catalog
         zone: ap-northeast-2c
-        count: 2                               # default 1
-        capacityType: on-demand                # on-demand (default) | spot | reserved
-        nodepool: default                      # optional: its template labels and taints apply
-        namePrefix: whatif                     # optional: nodes whatif-1, whatif-2 (default whatif-<type>)
-        region: ap-northeast-2                 # optional: default from the zone
-        labels: {team: a}                      # optional extra labels
+        count: 2                        # default 1
+        capacityType: on-demand         # on-demand (default) | spot | reserved
+        nodepool: default               # optional: its template labels and taints apply
+        namePrefix: whatif              # optional: whatif-1, whatif-2 (default whatif-<type>)
+        region: ap-northeast-2          # optional: default from the zone
+        labels: {team: a}               # optional extra labels
         taints: [{key: dedicated, value: a, effect: NoSchedule}]   # optional
 
 Targets name any kind the model reads (Node, Deployment, StatefulSet,

@@ -74,6 +74,7 @@ DAEMON_TOLERATIONS = (
     ("node.kubernetes.io/pid-pressure", NO_SCHEDULE), (UNSCHEDULABLE, NO_SCHEDULE),
 )
 NETWORK_UNAVAILABLE = ("node.kubernetes.io/network-unavailable", NO_SCHEDULE)
+ADMISSION_KEYS = frozenset(key for key, _ in DAEMON_TOLERATIONS + (NETWORK_UNAVAILABLE,))
 # Classes every cluster has even when a dump leaves them out.
 BUILTIN_PRIORITY = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
 REVISION = "deployment.kubernetes.io/revision"
@@ -156,6 +157,10 @@ class _Run:
         known = [o.name for o in candidates if o.namespace == target.namespace]
         close = difflib.get_close_matches(target.name, known, n=1)
         hint = f"; did you mean {close[0]}?" if close else ""
+        other = next((o for o in getattr(self.snapshot, field)
+                      if o.name == target.name and o.namespace == target.namespace), None)
+        if other is not None:  # right name, wrong kind: a Provisioner called NodePool, say
+            hint = f"; did you mean {Target(_kind(other), other.name, other.namespace)}?"
         where = f" in namespace {target.namespace}" if target.namespace else ""
         raise EditError(f"{target} not found in the snapshot ({len(known)} {target.kind}(s){where}{hint})")
 
@@ -218,6 +223,8 @@ class _Run:
                 if new.kind == "Deployment":
                     owner, labels, workloads = self._rollout(old, new, count, labels, workloads)
                 pods = self._replica_pods(new, raw, owner, labels, annotations, spec, count, old_pods)
+        except EditError:
+            raise
         except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             raise EditError(f"{target}: its pods cannot be made from the template: {exc}") from None
         gone = {id(p) for p in old_pods}
@@ -345,7 +352,7 @@ class _Run:
         present = {repr(t.to_dict()) for t in parse_tolerations(spec.get("tolerations"), "tolerations")}
         extra = [t.to_dict() for t in pods[0].tolerations
                  if all(t in p.tolerations for p in pods[1:]) and t not in before.tolerations
-                 and repr(t.to_dict()) not in present]
+                 and t.key not in ADMISSION_KEYS and repr(t.to_dict()) not in present]
         if extra:
             spec = {**spec, "tolerations": list(spec.get("tolerations") or []) + extra}
             carried.append(f"{len(extra)} toleration(s)")
@@ -388,7 +395,8 @@ class _Run:
         if edit.cordon == node.unschedulable:
             self.notes.append(f"{edit.target} was already {'cordoned' if edit.cordon else 'schedulable'}")
         if edit.cordon:
-            patch = {"spec": {"unschedulable": True, "taints": taints + [{"key": UNSCHEDULABLE, "effect": NO_SCHEDULE}]}}
+            cordoned = taints + [{"key": UNSCHEDULABLE, "effect": NO_SCHEDULE}]
+            patch = {"spec": {"unschedulable": True, "taints": cordoned}}
         else:
             patch = {"spec": {"unschedulable": None, "taints": taints or None}}
         self.snapshot = _swap(self.snapshot, field, node, _build(merge_patch(raw, patch), edit.target))
@@ -450,6 +458,8 @@ class _Run:
         if kind.offering(edit.zone, edit.capacity_type) is None:
             raise EditError(f"addNodes: {edit.instance_type} is not offered as {edit.capacity_type} "
                             f"in {edit.zone}")
+        if edit.zone not in snap.zones:
+            self.notes.append(f"addNodes: no node of the snapshot is in {edit.zone} yet")
         pool = None
         if edit.nodepool:
             pool = next((p for p in snap.nodepools if p.name == edit.nodepool), None)
@@ -467,8 +477,9 @@ class _Run:
             name = f"{edit.prefix}-{n}"
             if name in taken:
                 continue
-            raw = node_manifest(kind, edit.zone, edit.capacity_type, name, nodepool=nodepool, region=region or None,
-                                extra_labels=labels, taints=taints, created=self.created, nodeclass=nodeclass)
+            raw = node_manifest(kind, edit.zone, edit.capacity_type, name, nodepool=nodepool,
+                                region=region or None, extra_labels=labels, taints=taints,
+                                created=self.created, nodeclass=nodeclass)
             nodes.append(_build(raw, Target("Node", name)))
         if pool is not None:
             unmet = [str(r) for r in pool.requirements if not r.matches(nodes[0].labels)]

@@ -8,6 +8,7 @@ what-if file all build edits the same way and none can hold nonsense.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -31,6 +32,7 @@ REMOVABLE = frozenset({"PodDisruptionBudget", *WORKLOAD_KINDS})
 CAPACITY_TYPES = ("on-demand", "spot", "reserved")
 
 _BY_LOWER = {k.lower(): k for k in TARGET_KINDS}
+_NODE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,9 @@ class AddNodes:
             raise ValueError("instanceType missing")
         if not self.zone:
             raise ValueError("zone missing")
+        if self.name_prefix and not _NODE_NAME.match(self.name_prefix):
+            raise ValueError(f"namePrefix {self.name_prefix!r} cannot start a node name "
+                             "(lowercase letters, digits, '-' and '.')")
         if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
             raise ValueError(f"count must be a whole number >= 1, got {self.count!r}")
         if self.capacity_type not in CAPACITY_TYPES:
