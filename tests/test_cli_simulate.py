@@ -1,0 +1,92 @@
+"""``karptui simulate``: the DESIGN §4.1 JSON contract, the table, and bad input."""
+
+import json
+
+import pytest
+
+from tests.conftest import FIXTURES, kube_list, node_obj, pod_obj
+from tests.test_cli import one_line_error
+
+WHATIF = FIXTURES / "whatif"
+
+
+def simulate_json(cli, *args):
+    code, out, err = cli("simulate", *args, "--output", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_contract_keys_and_queue_order(cli):
+    doc = simulate_json(cli, "topology-spread")
+    assert set(doc) >= {"pods", "nodeclaims", "disruptions", "blocked", "summary"}
+    assert set(doc["summary"]) == {"scheduled", "pending", "new_nodes", "hourly_cost_before", "hourly_cost_after"}
+    first = doc["pods"][0]
+    assert set(first) == {"pod", "node", "new_node", "reason"}  # no "filters" without --explain
+    assert first["node"] is None and first["new_node"] is False
+    assert first["reason"].startswith("0/9 nodes are available: 1 Insufficient cpu")
+    assert doc["summary"]["pending"] == 6 and doc["summary"]["hourly_cost_before"] > 0
+
+
+def test_explain_gives_every_node_for_every_pod(cli):
+    doc = simulate_json(cli, "overprovisioning", "--explain")
+    for entry in doc["pods"]:
+        assert len(entry["filters"]) == 5
+        assert sorted(map(tuple, entry["filters"].values())).count(("node(s) didn't match Pod's node affinity/selector",)) == 2
+        assert entry["summary"]
+
+
+def test_snapshot_without_nodepools_has_no_karpenter_keys(cli, write):
+    path = write("plain.json", kube_list(node_obj("n1"), pod_obj("p")))
+    doc = simulate_json(cli, path)
+    assert "nodeclaims" not in doc and doc["pods"][0]["node"] == "n1"
+
+
+def test_snapshot_with_no_nodes_is_a_pending_reason(cli, write):
+    doc = simulate_json(cli, write("pods.json", kube_list(pod_obj("p"))))
+    assert doc["pods"][0]["reason"] == "no nodes available to schedule pods"
+
+
+def test_whatif_output_carries_the_diff(cli):
+    doc = simulate_json(cli, "topology-spread", "--whatif", WHATIF / "drop-hostname-spread.yaml")
+    assert doc["summary"]["scheduled"] == 16 and doc["summary"]["pending"] == 4
+    diff = doc["whatif"]["diff"]
+    assert diff["counts"]["pending_before"] == 6 and diff["counts"]["pending_after"] == 4
+    (spread,) = [w for w in diff["workloads"] if w["workload"] == "Deployment/default/host-spread"]
+    assert spread["zones_after"] == {"ap-northeast-2a": 7, "ap-northeast-2b": 7, "ap-northeast-2c": 2}
+
+
+def test_table_output(cli):
+    code, out, _ = cli("simulate", "multi-nodepool")
+    assert code == 0 and "pending" in out and "0 scheduled, 2 pending" in out
+
+
+@pytest.mark.parametrize(
+    "content,fragment",
+    [
+        ("edits:\n- target: Deployment/default/nope\n  scale: 3\n", "edit 1: Deployment/default/nope not found"),
+        ("edits:\n- target: Deployment/default/host-spread\n  scale: -1\n", "edit 1"),
+        ("edits:\n- target: Deployment/default/host-spread\n  patch: [1, 2]\n", "edit 1"),
+        ("edits:\n- target: nonsense\n  scale: 1\n", "edit 1"),
+        ("edits: [", "not valid YAML"),
+    ],
+)
+def test_malformed_whatif_files(cli, write, content, fragment):
+    path = write("bad-whatif.yaml", content)
+    one_line_error(*cli("simulate", "topology-spread", "--whatif", path), "bad-whatif.yaml", fragment)
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--feature-gates", "SpotToSpotConsolidation=maybe"], "is not NAME=true|false"),
+        (["--feature-gates", "Teleport=true"], "unknown Karpenter feature gate 'Teleport'"),
+        (["--instance-types", "/nonexistent/catalog.yaml"], "catalog.yaml"),
+        (["--whatif", "/nonexistent/w.yaml"], "w.yaml"),
+    ],
+)
+def test_bad_options(cli, args, fragment):
+    one_line_error(*cli("simulate", "topology-spread", *args), fragment)
+
+
+def test_feature_gates_accept_karpenters_names(cli):
+    assert simulate_json(cli, "consolidation", "--feature-gates", "SpotToSpotConsolidation=true")["pods"] == []
