@@ -67,7 +67,7 @@ def test_table_output(cli):
         ("edits:\n- target: Deployment/default/host-spread\n  scale: -1\n", "edit 1"),
         ("edits:\n- target: Deployment/default/host-spread\n  patch: [1, 2]\n", "edit 1"),
         ("edits:\n- target: nonsense\n  scale: 1\n", "edit 1"),
-        ("edits: [", "not valid YAML"),
+        ("edits: [", "invalid YAML at line 2"),
     ],
 )
 def test_malformed_whatif_files(cli, write, content, fragment):

@@ -381,7 +381,7 @@ def _edit(text: str) -> str:
 
 
 BAD_FILES = [
-    ("key: [unclosed\n", "not valid YAML: "),
+    ("key: [unclosed\n", "invalid YAML at line 2"),
     ("- a\n- b\n", "expected a mapping with apiVersion"),
     ("edits: []\n---\nedits: []\n", "expected one WhatIf document, found 2"),
     ("apiVersion: v1\nedits: []\n", "apiVersion must be karptui/v1"),

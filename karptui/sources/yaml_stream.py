@@ -49,7 +49,7 @@ def yaml_objects(text: str, path: str) -> Iterator[object]:
     except _NotKubectlLayout:
         plan = None
     if plan is None:
-        for number, doc in enumerate(_load_all(text, path), start=1):
+        for number, doc in enumerate(load_all(text, path), start=1):
             yield from flatten(doc, path, number)
         return
     for number, doc in enumerate(plan, start=1):
@@ -122,7 +122,8 @@ def _load_item(text: str, start: int, end: int, path: str) -> object:
         raise InputError(path, f"invalid YAML: {_first_line(exc)}") from None
 
 
-def _load_all(text: str, path: str) -> Iterator[object]:
+def load_all(text: str, path: str) -> Iterator[object]:
+    """PyYAML's documents, with errors as one InputError line naming the file and position."""
     try:
         yield from yaml.load_all(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:

@@ -14,6 +14,7 @@ import yaml
 from ..errors import InputError
 from ..sources.decode import read_text
 from ..sources.snapshot_file import atomic_write
+from ..sources.yaml_stream import load_all
 from .edits import (
     API_VERSION,
     KIND,
@@ -39,20 +40,15 @@ ADD_NODES_KEYS = {
 }
 
 try:
-    _Loader = yaml.CSafeLoader
     _Dumper = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader  # type: ignore[misc]
     _Dumper = yaml.SafeDumper  # type: ignore[misc]
 
 
 def load_whatif(path: str | Path) -> WhatIf:
     """The what-if in a file; :class:`InputError` naming the file and the edit otherwise."""
     text = read_text(path)
-    try:
-        docs = [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"not valid YAML: {_yaml_problem(exc)}") from None
+    docs = [d for d in load_all(text, str(path)) if d is not None]
     if len(docs) != 1:
         raise InputError(path, f"expected one {KIND} document, found {len(docs)}")
     return parse_whatif(docs[0], source=str(path), default_name=Path(path).name.split(".")[0])
@@ -153,11 +149,3 @@ def _add_nodes(spec: object) -> AddNodes:
         return AddNodes(**fields)
     except ValueError as exc:
         raise ValueError(f"addNodes: {exc}") from None
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    mark = getattr(exc, "problem_mark", None)
-    if mark is not None:
-        return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
-    return problem
