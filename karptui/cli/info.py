@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from rich.console import Console
 from rich.table import Table
@@ -12,17 +10,13 @@ from rich.table import Table
 from ..model.quantity import format_millis, human_bytes
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import snapshot_info
+from .output import emit
 
 
 def run_info(args: argparse.Namespace) -> int:
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
     info = snapshot_info(snapshot)
-    if args.output == "json":
-        json.dump(info, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        _print_table(info, Console())
-    return 0
+    return emit(info, args.output, _print_table)
 
 
 def _print_table(info: dict, console: Console) -> None:

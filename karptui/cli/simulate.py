@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +14,7 @@ from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.simulation import simulation_json
+from .output import emit
 
 # Karpenter's feature gates and their defaults (settings.featureGates / --feature-gates).
 FEATURE_GATES = {"SpotToSpotConsolidation": False, "NodeRepair": False, "ReservedCapacity": False,
@@ -55,12 +54,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         result = simulate(snapshot, explain=args.explain)
     before, _ = hourly_cost(snapshot.nodes, catalog)
     doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=before, extra=extra)
-    if args.output == "json":
-        json.dump(doc, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        _print_table(doc, Console())
-    return 0
+    return emit(doc, args.output, _print_table)
 
 
 def _print_table(doc: dict, console: Console) -> None:
