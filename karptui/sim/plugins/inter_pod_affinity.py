@@ -62,38 +62,44 @@ def _matches(pair, pod: Pod) -> bool:
 
 
 class TermIndex:
-    """Bound pods' affinity terms, kept current as pods are placed and evicted.
+    """Bound pods' affinity terms, counted per node and grouped by identical term.
 
-    ``anti`` holds required anti-affinity terms (the symmetric filter);
-    ``scored`` holds what kube-scheduler scores symmetrically: required affinity
-    (weight 1, hardPodAffinityWeight), preferred affinity (+weight) and
-    preferred anti-affinity (-weight).
+    Replicas share their terms, so a cluster holds few distinct ones; each
+    group keeps a per-node count updated as pods are placed and evicted.
+    ``anti`` groups required anti-affinity terms (the symmetric filter);
+    ``scored`` groups what kube-scheduler scores symmetrically: required
+    affinity (weight 1, hardPodAffinityWeight), preferred affinity (+weight)
+    and preferred anti-affinity (-weight).
     """
 
     HARD_AFFINITY_WEIGHT = 1
 
     def __init__(self, state: ClusterState) -> None:
-        self.anti: dict[int, list] = {}    # id(pod) -> [(node index, term, resolved pair)]
-        self.scored: dict[int, list] = {}  # id(pod) -> [(node index, term, resolved pair, weight)]
+        self.size = len(state.nodes)
+        self.anti: dict[tuple, np.ndarray] = {}    # (resolved pair, topology key) -> pods per node
+        self.scored: dict[tuple, np.ndarray] = {}  # (resolved pair, topology key, weight) -> pods per node
         for i, pods in enumerate(state.pods):
             for pod in pods:
                 self.update(pod, i, +1, state)
         state.listeners.append(lambda pod, i, sign: self.update(pod, i, sign, state))
 
+    def _bump(self, groups: dict, key: tuple, i: int, sign: int) -> None:
+        counts = groups.get(key)
+        if counts is None:
+            counts = groups[key] = np.zeros(self.size, dtype=np.int64)
+        counts[i] += sign
+
     def update(self, pod: Pod, i: int, sign: int, state: ClusterState) -> None:
         affinity = pod.affinity
-        if sign < 0:
-            self.anti.pop(id(pod), None)
-            self.scored.pop(id(pod), None)
+        if not (affinity.anti_required or affinity.pod_required or affinity.pod_preferred or affinity.anti_preferred):
             return
-        if affinity.anti_required:
-            self.anti[id(pod)] = [(i, t, r) for t, r in
-                                  zip(affinity.anti_required, _resolved(affinity.anti_required, pod, state))]
+        for term, pair in zip(affinity.anti_required, _resolved(affinity.anti_required, pod, state)):
+            self._bump(self.anti, (pair, term.topology_key), i, sign)
         weighted = [(self.HARD_AFFINITY_WEIGHT, t) for t in affinity.pod_required]
         weighted += [(w.weight, w.term) for w in affinity.pod_preferred]
         weighted += [(-w.weight, w.term) for w in affinity.anti_preferred]
-        if weighted:
-            self.scored[id(pod)] = [(i, t, _resolved((t,), pod, state)[0], w) for w, t in weighted]
+        for weight, term in weighted:
+            self._bump(self.scored, (_resolved((term,), pod, state)[0], term.topology_key, weight), i, sign)
 
 
 def _index(ctx: PodCycle) -> TermIndex:
@@ -105,13 +111,9 @@ def _index(ctx: PodCycle) -> TermIndex:
 
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
     blocked = np.zeros(ctx.size, dtype=bool)
-    for entries in _index(ctx).anti.values():
-        for i, term, pair in entries:
-            if _matches(pair, ctx.pod):
-                domains = ctx.state.domains(term.topology_key)
-                domain = domains.ids[i]
-                if domain != MISSING:
-                    blocked |= domains.ids == domain
+    for (pair, key), per_node in _index(ctx).anti.items():
+        if per_node.any() and _matches(pair, ctx.pod):
+            blocked |= _domain_has_match(ctx, key, per_node)
     return blocked
 
 
@@ -172,12 +174,12 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
         by_domain = domains.per_domain(state.counts(_resolved((term,), pod, state)))
         ids = domains.ids
         raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
-    for entries in _index(ctx).scored.values():
-        for i, term, pair, weight in entries:
-            if _matches(pair, pod):
-                domains = state.domains(term.topology_key)
-                if domains.ids[i] != MISSING:
-                    raw += np.where(domains.ids == domains.ids[i], weight, 0)
+    for (pair, key, weight), per_node in _index(ctx).scored.items():
+        if per_node.any() and _matches(pair, pod):
+            domains = state.domains(key)
+            by_domain = domains.per_domain(per_node)
+            ids = domains.ids
+            raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
     values = raw[feasible]
     if not values.size:
         return values
