@@ -44,16 +44,17 @@ def run_simulate(args: argparse.Namespace) -> int:
         from ..whatif.diff import diff
 
         whatif = load_whatif(args.whatif)
-        baseline = simulate(snapshot)
+        baseline = simulate(snapshot, catalog=catalog)
         applied = apply_whatif(snapshot, whatif, catalog=catalog if args.instance_types else None)
         snapshot = applied.snapshot
-        result = simulate(snapshot, explain=args.explain)
+        result = simulate(snapshot, explain=args.explain, catalog=catalog)
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
                            "diff": diff(baseline, result).to_dict()}
     else:
-        result = simulate(snapshot, explain=args.explain)
+        result = simulate(snapshot, explain=args.explain, catalog=catalog)
     before, _ = hourly_cost(snapshot.nodes, catalog)
-    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=before, extra=extra)
+    launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
+    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=before + launched, extra=extra)
     return emit(doc, args.output, _print_table)
 
 

@@ -24,18 +24,32 @@ class Attempt:
     filters: Mapping[str, tuple[str, ...]] | None = None
     preempted: tuple[str, ...] = ()
     summary: str = ""
+    karpenter_reason: str | None = None
 
     @property
     def scheduled(self) -> bool:
         return self.node is not None
 
 
+@dataclass(frozen=True)
+class NodeClaimPlan:
+    """A node Karpenter would launch (DESIGN §4.1 ``nodeclaims[]``)."""
+
+    name: str
+    nodepool: str
+    requirements: Mapping[str, tuple[str, ...]]
+    instance_types: tuple[str, ...]
+    launch: Mapping | None
+    pods: tuple[str, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class SimResult:
     snapshot: Snapshot
     attempts: tuple[Attempt, ...]
-    placements: Mapping[str, str]   # pod key -> node, for every pod bound when the simulation ends
+    placements: Mapping[str, str]   # pod key -> node or NodeClaim, for every pod bound at the end
     notes: tuple[str, ...] = ()
+    nodeclaims: tuple[NodeClaimPlan, ...] = ()
 
     @property
     def scheduled(self) -> int:

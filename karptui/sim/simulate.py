@@ -25,7 +25,9 @@ def queue_order(pods) -> list[Pod]:
     return sorted(pods, key=lambda p: (-p.priority, p.created.timestamp() if p.created else 0.0, p.namespace, p.name))
 
 
-def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None) -> SimResult:
+def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
+             catalog=None) -> SimResult:
+    """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter."""
     state = ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
@@ -42,7 +44,13 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
         attempts.append(attempt)
         queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
     placements = {p.key: state.nodes[i].name for i, pods in enumerate(state.pods) for p in pods}
-    return SimResult(snapshot, tuple(attempts), placements, tuple(notes))
+    plans: tuple = ()
+    if catalog is not None and snapshot.nodepools:
+        from .karpenter.simulate import provision_pending
+
+        attempts, plans = provision_pending(snapshot, state, catalog, attempts)
+        placements.update({key: plan.name for plan in plans for key in plan.pods})
+    return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:

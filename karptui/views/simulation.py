@@ -16,6 +16,8 @@ def attempt_json(attempt: Attempt, explain: bool) -> dict:
         out["preempted"] = list(attempt.preempted)
     if attempt.summary:
         out["summary"] = attempt.summary
+    if attempt.karpenter_reason:
+        out["karpenter_reason"] = attempt.karpenter_reason
     if explain:
         out["filters"] = {node: list(reasons) for node, reasons in (attempt.filters or {}).items()}
     return out
@@ -26,13 +28,17 @@ def simulation_json(result: SimResult, *, explain: bool, cost_before: float, cos
     """The whole document; Karpenter keys appear when the snapshot has NodePools or Provisioners."""
     doc: dict = {"pods": [attempt_json(a, explain) for a in result.attempts]}
     if result.snapshot.nodepools:
-        doc["nodeclaims"] = []
+        doc["nodeclaims"] = [
+            {"name": c.name, "nodepool": c.nodepool, "requirements": {k: list(v) for k, v in c.requirements.items()},
+             "instance_types": list(c.instance_types), "launch": c.launch, "pods": list(c.pods)}
+            for c in result.nodeclaims
+        ]
         doc["disruptions"] = []
         doc["blocked"] = []
     doc["summary"] = {
         "scheduled": result.scheduled,
         "pending": result.pending,
-        "new_nodes": sum(1 for a in result.attempts if a.new_node),
+        "new_nodes": len(result.nodeclaims),
         "hourly_cost_before": round(cost_before, 4),
         "hourly_cost_after": round(cost_after, 4),
     }

@@ -1,0 +1,57 @@
+"""An in-flight NodeClaim: a node Karpenter would launch, narrowed by every pod packed into it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...catalog import InstanceType
+from ...model import Pod
+from ...model import labels as L
+from ...model.resources import Resources
+from .requirements import Reqs
+from .templates import Template, offering_ok, resources_text, type_compatible
+from .topology import TopologyError, narrow
+
+MAX_INSTANCE_TYPES = 60  # Karpenter passes at most this many (cheapest first) to the cloud provider
+
+
+@dataclass
+class NewClaim:
+    name: str
+    template: Template
+    reqs: Reqs
+    types: tuple[InstanceType, ...]
+    requests: Resources
+    pods: list[Pod] = field(default_factory=list)
+
+    def offered(self) -> dict[str, frozenset[str]]:
+        """Zones (and capacity types) the remaining instance types can still be bought in."""
+        zones = {o.zone for t in self.types for o in t.offerings if offering_ok(o, self.reqs)}
+        kinds = {o.capacity_type for t in self.types for o in t.offerings if offering_ok(o, self.reqs)}
+        return {L.ZONE: frozenset(zones), L.CAPACITY_TYPE: frozenset(kinds)}
+
+    def try_add(self, pod: Pod, wanted: Reqs, claims: list[NewClaim], state) -> str | None:
+        """Pack ``pod`` in, or return Karpenter's reason why it cannot go on this NodeClaim."""
+        refusal = self.template.tolerates(pod)
+        if refusal:
+            return refusal
+        error = self.reqs.compatible_error(wanted)
+        if error:
+            return error
+        reqs = self.reqs.plus(wanted.values())
+        try:
+            reqs = narrow(pod, reqs, self.pods, [c for c in claims if c is not self], state, self.offered())
+        except TopologyError as exc:
+            return str(exc)
+        requests = self.requests + pod.requests + Resources({"pods": 1})
+        changed = [k for k in reqs if reqs[k] != self.reqs.get(k)]
+        types = self.types
+        if changed:
+            types = tuple(t for t in types if type_compatible(t, reqs, changed))
+        types = tuple(t for t in types if not requests.exceeding(t.allocatable))
+        if not types:
+            return (f"no instance type satisfied resources {resources_text(requests)} and requirements {reqs} "
+                    f"(no instance type met the scheduling requirements or had enough resources)")
+        self.reqs, self.types, self.requests = reqs, types, requests
+        self.pods.append(pod)
+        return None
