@@ -1,0 +1,170 @@
+"""Karpenter provisioning, from its documented scheduling behaviour and the seed scenarios."""
+
+from collections import Counter
+
+import pytest
+
+from karptui.catalog import bundled_catalog, catalog_from_snapshot_region, parse_catalog
+from karptui.model import build_snapshot
+from karptui.sim import simulate
+from karptui.sources import bundled_snapshot, load_snapshot
+from tests.simkit import HOST, ZONE, node, pod
+
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+CATALOG = bundled_catalog("us-east-1", ZONES)
+
+
+def nodepool(name="default", weight=None, requirements=(), taints=(), limits=None, labels=None):
+    spec = {"template": {"metadata": {"labels": labels or {}}, "spec": {
+        "requirements": list(requirements) or [{"key": "karpenter.sh/capacity-type", "operator": "In",
+                                                 "values": ["on-demand"]}],
+        "taints": list(taints),
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}
+    if weight is not None:
+        spec["weight"] = weight
+    if limits:
+        spec["limits"] = limits
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+
+
+def req(key, op, *values):
+    return {"key": key, "operator": op, "values": list(values)}
+
+
+def run(*objects, catalog=CATALOG):
+    return simulate(build_snapshot(objects), catalog=catalog)
+
+
+def claim_of(result, pod_name):
+    key = f"default/{pod_name}"
+    return next(c for c in result.nodeclaims if key in c.pods)
+
+
+def test_small_pods_pack_into_one_nodeclaim_of_the_cheapest_fitting_type():
+    result = run(nodepool(), *[pod(f"p{i}", cpu="500m", memory="512Mi") for i in range(6)])
+    (claim,) = result.nodeclaims
+    assert len(claim.pods) == 6 and all(a.new_node for a in result.attempts)
+    kept = [CATALOG.get(name) for name in claim.instance_types]
+    assert all(t.allocatable["cpu"] >= 3000 and t.allocatable["pods"] >= 6 for t in kept)  # every option fits
+    prices = [min(o.price for o in t.offerings if o.capacity_type == "on-demand") for t in kept]
+    assert prices == sorted(prices) and claim.launch["price"] == prices[0]  # cheapest first, cheapest launched
+    assert claim.launch["instance_type"] == claim.instance_types[0] and claim.launch["capacity_type"] == "on-demand"
+    too_small = [t for t in CATALOG if t.allocatable.get("cpu", 0) < 3000]
+    assert not set(claim.instance_types) & {t.name for t in too_small}
+
+
+def test_spot_is_preferred_when_the_nodepool_allows_it():
+    spot_ok = nodepool(requirements=[req("karpenter.sh/capacity-type", "In", "spot", "on-demand")])
+    (claim,) = run(spot_ok, pod("p", cpu="1")).nodeclaims
+    assert claim.launch["capacity_type"] == "spot"
+
+
+def test_heavier_nodepool_first_and_taints_need_tolerations():
+    gpu = nodepool("gpu", weight=50, taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}])
+    result = run(nodepool("general"), gpu, pod("web", cpu="1"))
+    assert claim_of(result, "web").nodepool == "general"
+    tolerant = pod("train", cpu="1", tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])
+    assert claim_of(run(nodepool("general"), gpu, tolerant), "train").nodepool == "gpu"
+
+
+def test_pod_requirements_narrow_instance_types():
+    result = run(nodepool(requirements=[req("kubernetes.io/arch", "In", "amd64", "arm64")]),
+                 pod("p", cpu="1", nodeSelector={"kubernetes.io/arch": "arm64",
+                                                 "karpenter.k8s.aws/instance-family": "m7g"}))
+    (claim,) = result.nodeclaims
+    assert claim.instance_types and all(t.startswith("m7g.") for t in claim.instance_types)
+
+
+def test_no_nodepool_can_serve_the_pod():
+    result = run(nodepool(), pod("p", cpu="1", nodeSelector={"team": "a"}))
+    (attempt,) = result.attempts
+    assert attempt.node is None
+    assert attempt.karpenter_reason == (
+        'incompatible with nodepool "default", daemonset overhead={}, label \'team\' does not have known values')
+    result = run(nodepool(), pod("huge", cpu="1000"))
+    assert "no instance type satisfied resources" in result.attempts[0].karpenter_reason
+
+
+def test_limits_count_existing_capacity():
+    full = node("old", cpu="8", labels={"karpenter.sh/nodepool": "default"})
+    full["status"]["capacity"]["cpu"] = "8"
+    result = run(full, nodepool(limits={"cpu": "9"}), pod("p", cpu="2", nodeSelector={"never": "here"}))
+    assert result.attempts[0].node is None
+    result = run(full, nodepool(limits={"cpu": "8"}), pod("p", cpu="20"))
+    assert 'all available instance types exceed limits for nodepool: "default"' in result.attempts[0].karpenter_reason
+
+
+def test_daemonset_overhead_counts_on_new_nodes():
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+          "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}},
+                   "spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "500m"}}}]}}}}
+    result = run(nodepool(), ds, pod("p", cpu="1"))
+    (claim,) = result.nodeclaims
+    assert CATALOG.get(claim.launch["instance_type"]).allocatable["cpu"] >= 1500
+    result = run(nodepool(), ds, pod("huge", cpu="1000"))
+    assert 'daemonset overhead={"cpu":"500m","pods":"1"}' in result.attempts[0].karpenter_reason
+
+
+def test_zone_spread_across_new_nodes():
+    spread = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "web"}}}]
+    pods = [pod(f"w{i}", cpu="1", labels={"app": "web"}, topologySpreadConstraints=spread) for i in range(3)]
+    result = run(nodepool(), *pods)
+    zones = Counter(c.launch["zone"] for c in result.nodeclaims for _ in c.pods)
+    assert zones == {"us-east-1a": 1, "us-east-1b": 1, "us-east-1c": 1}
+
+
+def test_hostname_anti_affinity_one_pod_per_new_node():
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": HOST}]}}
+    result = run(nodepool(), *[pod(f"w{i}", cpu="100m", labels={"app": "web"}, affinity=anti) for i in range(4)])
+    assert len(result.nodeclaims) == 4 and all(len(c.pods) == 1 for c in result.nodeclaims)
+
+
+def test_offerings_marked_unavailable_are_not_launched():
+    catalog = parse_catalog({"instanceTypes": [{
+        "name": "m5.large", "cpu": "2", "memory": "8Gi", "pods": "29",
+        "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.096, "available": False},
+                      {"zone": "us-east-1b", "capacityType": "on-demand", "price": 0.096}]}]})
+    (claim,) = run(nodepool(), pod("p", cpu="1"), catalog=catalog).nodeclaims
+    assert claim.launch["zone"] == "us-east-1b"
+
+
+# ---- the seeds --------------------------------------------------------------------------------
+def test_topology_seed_launches_nodes_in_the_zones_the_spread_allows():
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    result = simulate(snapshot, catalog=catalog_from_snapshot_region(snapshot))
+    assert result.pending == 0 and len(result.nodeclaims) == 3
+    assert all(len(c.pods) == 2 for c in result.nodeclaims)  # hostname maxSkew 2 against the empty Fargate nodes
+    zones = Counter(c.launch["zone"] for c in result.nodeclaims)
+    assert zones == {"ap-northeast-2c": 2, "ap-northeast-2a": 1}  # 2c first: it held the fewest (2)
+
+
+def test_topology_seed_reports_2c_when_its_families_are_unavailable():
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    full = catalog_from_snapshot_region(snapshot)
+    without_2c = type(full)(tuple(
+        type(t)(t.name, t.labels, t.capacity, t.allocatable,
+                tuple(o for o in t.offerings if o.zone != "ap-northeast-2c"), t.arch, t.os) for t in full),
+        full.region)
+    result = simulate(snapshot, catalog=without_2c)
+    zones = Counter(c.launch["zone"] for c in result.nodeclaims for _ in c.pods)
+    assert "ap-northeast-2c" not in zones and result.pending > 0
+    stuck = next(a for a in result.attempts if not a.scheduled)
+    assert "topology.kubernetes.io/zone" in stuck.karpenter_reason
+
+
+def test_team1_pods_only_on_team1_nodepool_nodes():
+    snapshot = load_snapshot(bundled_snapshot("multi-nodepool"))
+    result = simulate(snapshot, catalog=catalog_from_snapshot_region(snapshot))
+    assert result.pending == 0
+    assert {c.nodepool for c in result.nodeclaims} == {"team1"}
+    assert all(c.requirements["team"] == ("team1",) for c in result.nodeclaims)
+    assert all(c.launch["capacity_type"] == "on-demand" for c in result.nodeclaims)
+
+
+@pytest.mark.parametrize("name", ["topology-spread", "multi-nodepool", "overprovisioning"])
+def test_every_pending_seed_pod_gets_a_node_or_karpenters_reason(name):
+    snapshot = load_snapshot(bundled_snapshot(name))
+    for attempt in simulate(snapshot, catalog=catalog_from_snapshot_region(snapshot)).attempts:
+        assert attempt.new_node or attempt.karpenter_reason
