@@ -75,9 +75,9 @@ class Provisioner:
 
     def _schedule(self, pod: Pod) -> str | None:
         claims = self.result.claims
-        term = 0
+        relax = 0
         errors: list[str] = []
-        while (wanted := pod_reqs(pod, term)) is not None:
+        while (wanted := pod_reqs(pod, relax)) is not None:
             for claim in sorted(claims, key=lambda c: len(c.pods)):
                 if claim.try_add(pod, wanted, claims, self.state) is None:
                     self.result.placed[pod.key] = claim.name
@@ -88,7 +88,7 @@ class Provisioner:
                 if error is None:
                     return None
                 errors.append(error)
-            term += 1
+            relax += 1
         return "; ".join(errors) if errors else "no NodePool or Provisioner can launch nodes"
 
     def _open(self, template: Template, pod: Pod, wanted) -> str | None:

@@ -93,10 +93,17 @@ class Req:
                 return f"{self.key} Lt {self.less_than}"
             if not self.values:
                 return f"{self.key} Exists"
-            return f"{self.key} NotIn [{' '.join(sorted(self.values))}]"
+            return f"{self.key} NotIn [{_listed(self.values)}]"
         if not self.values:
             return f"{self.key} DoesNotExist"
-        return f"{self.key} In [{' '.join(sorted(self.values))}]"
+        return f"{self.key} In [{_listed(self.values)}]"
+
+
+def _listed(values) -> str:
+    """Karpenter prints at most five values, then "and N others"."""
+    ordered = sorted(values)
+    text = " ".join(ordered[:5])
+    return text + (f" and {len(ordered) - 5} others" if len(ordered) > 5 else "")
 
 
 class Reqs(Mapping[str, Req]):
@@ -153,4 +160,4 @@ class Reqs(Mapping[str, Req]):
         return {k: next(iter(r.values)) for k, r in self._reqs.items() if not r.complement and len(r.values) == 1}
 
     def __str__(self) -> str:
-        return ", ".join(str(r) for r in self._reqs.values())
+        return ", ".join(str(self._reqs[k]) for k in sorted(self._reqs))

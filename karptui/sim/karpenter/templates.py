@@ -17,7 +17,7 @@ from ...catalog import Catalog, InstanceType
 from ...model import NodePool, Pod, Snapshot
 from ...model import labels as L
 from ...model.resources import EMPTY, Resources
-from ...model.taints import BLOCKING_EFFECTS, Taint, first_untolerated
+from ...model.taints import BLOCKING_EFFECTS, EFFECTS as ALL_EFFECTS, Taint, first_untolerated
 from .requirements import Req, Reqs
 
 OFFERING_KEYS = (L.ZONE, L.CAPACITY_TYPE, L.REGION)
@@ -70,8 +70,9 @@ class Template:
         return self.nodepool.name
 
     def tolerates(self, pod: Pod) -> str | None:
-        taint = first_untolerated(self.taints, pod.tolerations, BLOCKING_EFFECTS)
-        return None if taint is None else f"did not tolerate taint {taint.key}={taint.value}:{taint.effect}"
+        """Karpenter wants a toleration for every NodePool taint, PreferNoSchedule included."""
+        taint = first_untolerated(self.taints, pod.tolerations, ALL_EFFECTS)
+        return None if taint is None else f"did not tolerate {taint.key}={taint.value}:{taint.effect}"
 
 
 def template_reqs(pool: NodePool) -> Reqs:
@@ -81,16 +82,24 @@ def template_reqs(pool: NodePool) -> Reqs:
     return reqs.plus([Req(label, False, frozenset((pool.name,)))])
 
 
-def pod_reqs(pod: Pod, term: int = 0) -> Reqs | None:
-    """nodeSelector plus one required node-affinity term (Karpenter tries them in turn)."""
-    reqs = Reqs.from_labels(pod.node_selector)
-    required = pod.affinity.node_required
-    if required is not None and required.terms:
-        if term >= len(required.terms):
-            return None
-        reqs = reqs.plus(Req.of(r) for r in required.terms[term].match_expressions)
-    elif term > 0:
+def pod_reqs(pod: Pod, relax: int = 0) -> Reqs | None:
+    """The pod's requirements after ``relax`` relaxations, or None when nothing is left to relax.
+
+    Karpenter starts strict: nodeSelector, required term [0] and the heaviest
+    preferred node-affinity term as if required; each relaxation first drops
+    a required term (while others remain, they are ORed), then the preferred one.
+    """
+    required = pod.affinity.node_required.terms if pod.affinity.node_required is not None else ()
+    preferred = sorted(pod.affinity.node_preferred, key=lambda p: -p.weight)[:1]
+    steps = max(len(required) - 1, 0) + len(preferred)
+    if relax > steps:
         return None
+    term = min(relax, max(len(required) - 1, 0))
+    reqs = Reqs.from_labels(pod.node_selector)
+    if required:
+        reqs = reqs.plus(Req.of(r) for r in required[term].match_expressions)
+    if preferred and relax < steps:
+        reqs = reqs.plus(Req.of(r) for r in preferred[0].term.match_expressions)
     return reqs
 
 
@@ -112,9 +121,10 @@ def daemon_overhead(snapshot: Snapshot, reqs: Reqs, taints: Iterable[Taint]) -> 
 
 
 def templates(snapshot: Snapshot, catalog: Catalog) -> list[Template]:
-    """One template per NodePool (or Provisioner), heaviest weight first, then by name."""
+    """One template per NodePool (or Provisioner), in Karpenter's order."""
     out = []
-    for pool in sorted(snapshot.nodepools, key=lambda p: (-p.weight, p.name)):
+    # weight descending, then name descending ("the NodePool with the name later in the alphabet comes first")
+    for pool in sorted(snapshot.nodepools, key=lambda p: (-p.weight, [-ord(c) for c in p.name])):
         reqs = template_reqs(pool)
         types = tuple(t for t in catalog if type_compatible(t, reqs))
         out.append(Template(pool, reqs, pool.taints, types, daemon_overhead(snapshot, reqs, pool.taints)))

@@ -76,7 +76,7 @@ def narrow(pod: Pod, reqs: Reqs, claim_pods: list[Pod], claims, state: ClusterSt
         if not allowed:
             raise TopologyError(f"unsatisfiable topology constraint for topology spread, key={key} "
                                 f"(counts = {dict(sorted(counts.items()))}, podDomains = {sorted(universe)}, "
-                                f"nodeDomains = {possible})")
+                                f"nodeDomains = {possible}")  # sic: upstream's message lacks the closing parenthesis
         best = min(allowed, key=lambda d: (counts.get(d, 0), d))
         reqs = reqs.plus([Req(key, False, frozenset((best,)))])
     return _affinity(pod, reqs, claim_pods, claims, state)
