@@ -1384,8 +1384,12 @@ def consolidation() -> str:
     applied = utc("2024-09-10T01:58:30")
     scale3, scale10, scale6 = utc("2024-09-10T02:05:00"), utc("2024-09-10T02:10:00"), utc("2024-09-10T02:20:00")
 
+    # The workshop's Provisioner relied on v1alpha5 defaulting for arch and os; a v1
+    # NodePool states them, as Karpenter's getting-started NodePool does.
     pool = nodepool(c, name="default", created=applied, labels={"intent": "apps"},
-                    requirements=[expr("karpenter.sh/capacity-type", "In", ["on-demand"]),
+                    requirements=[expr("kubernetes.io/arch", "In", ["amd64"]),
+                                  expr("kubernetes.io/os", "In", ["linux"]),
+                                  expr("karpenter.sh/capacity-type", "In", ["on-demand"]),
                                   expr("karpenter.k8s.aws/instance-size", "NotIn",
                                        ["nano", "micro", "small", "medium", "large"])],
                     limits={"cpu": "1000", "memory": "1000Gi"},

@@ -36,7 +36,8 @@ def parse_feature_gates(text: str | None) -> dict[str, bool]:
 
 def run_simulate(args: argparse.Namespace) -> int:
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
-    parse_feature_gates(args.feature_gates)
+    gates = parse_feature_gates(args.feature_gates)
+    options = {"catalog": None, "consolidate": args.consolidate, "spot_to_spot": gates["SpotToSpotConsolidation"]}
     catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
     extra = {}
     if args.whatif:
@@ -44,17 +45,19 @@ def run_simulate(args: argparse.Namespace) -> int:
         from ..whatif.diff import diff
 
         whatif = load_whatif(args.whatif)
-        baseline = simulate(snapshot, catalog=catalog)
+        baseline = simulate(snapshot, **{**options, "catalog": catalog})
         applied = apply_whatif(snapshot, whatif, catalog=catalog if args.instance_types else None)
         snapshot = applied.snapshot
-        result = simulate(snapshot, explain=args.explain, catalog=catalog)
+        result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
                            "diff": diff(baseline, result).to_dict()}
     else:
-        result = simulate(snapshot, explain=args.explain, catalog=catalog)
+        result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
     before, _ = hourly_cost(snapshot.nodes, catalog)
     launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
-    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=before + launched, extra=extra)
+    saved = sum(d.savings for d in result.disruptions)
+    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=before + launched - saved,
+                          extra=extra)
     return emit(doc, args.output, _print_table)
 
 
@@ -75,6 +78,18 @@ def _print_table(doc: dict, console: Console) -> None:
         f"hourly cost ${s['hourly_cost_before']:.4f} -> ${s['hourly_cost_after']:.4f}", highlight=False)
     for note in doc.get("notes", []):
         console.print(f"[yellow]note:[/] {note}", highlight=False)
+    for claim in doc.get("nodeclaims", []):
+        launch = claim["launch"] or {}
+        console.print(f"launch {claim['name']} ({claim['nodepool']}): {launch.get('instance_type')} "
+                      f"{launch.get('capacity_type')} in {launch.get('zone')} ${launch.get('price')}/h "
+                      f"for {len(claim['pods'])} pod(s)", highlight=False)
+    for d in doc.get("disruptions", []):
+        replacement = d["replacement"]
+        then = (f" -> {replacement['instance_type']} {replacement['capacity_type']}" if replacement else "")
+        console.print(f"consolidation {d['action']} ({d['reason']}): {', '.join(d['nodes'])}{then}, "
+                      f"saves ${d['savings_per_hour']:.4f}/h", highlight=False)
+    for b in doc.get("blocked", []):
+        console.print(f"[yellow]blocked:[/] {b['node']}: {b['reason']}", highlight=False)
     if "whatif" in doc:
         _print_diff(doc["whatif"], console)
 

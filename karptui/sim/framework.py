@@ -64,7 +64,7 @@ def run_filters(ctx: PodCycle, explain: bool = False, focus: int | None = None) 
     """Every filter over every node; ``explain`` keeps each node's reasons (``focus``: one node's)."""
     size = ctx.size
     explain = explain or focus is not None
-    still = np.ones(size, dtype=bool)
+    still = ~ctx.state.excluded
     unresolvable = np.zeros(size, dtype=bool)
     verdicts = Verdicts(still, unresolvable, per_node={} if explain else None)
     for plugin in FILTERS:

@@ -50,6 +50,8 @@ class SimResult:
     placements: Mapping[str, str]   # pod key -> node or NodeClaim, for every pod bound at the end
     notes: tuple[str, ...] = ()
     nodeclaims: tuple[NodeClaimPlan, ...] = ()
+    disruptions: tuple = ()   # karpenter.consolidate.Disruption, in the order Karpenter would act
+    blocked: tuple = ()       # karpenter.consolidate.Blocked
 
     @property
     def scheduled(self) -> int:

@@ -26,8 +26,9 @@ def queue_order(pods) -> list[Pod]:
 
 
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
-             catalog=None) -> SimResult:
-    """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter."""
+             catalog=None, consolidate: bool = False, spot_to_spot: bool = False) -> SimResult:
+    """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
+    provisioning and (with ``consolidate``) consolidation."""
     state = ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
@@ -45,12 +46,19 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
         queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
     placements = {p.key: state.nodes[i].name for i, pods in enumerate(state.pods) for p in pods}
     plans: tuple = ()
+    disruptions: tuple = ()
+    blocked: tuple = ()
     if catalog is not None and snapshot.nodepools:
         from .karpenter.simulate import provision_pending
 
         attempts, plans = provision_pending(snapshot, state, catalog, attempts)
         placements.update({key: plan.name for plan in plans for key in plan.pods})
-    return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans)
+        if consolidate:
+            from .karpenter.consolidate import Consolidator
+
+            found, stuck = Consolidator(snapshot, catalog, spot_to_spot).run(state)
+            disruptions, blocked = tuple(found), tuple(stuck)
+    return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:

@@ -43,6 +43,7 @@ class ClusterState:
         self.non_zero_memory = np.zeros(n, dtype=np.int64)
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.host_ports: dict[int, list] = {}  # node -> HostPorts in use (only nodes that have any)
+        self.excluded = np.zeros(n, dtype=bool)  # nodes taken out of the cluster (consolidation candidates)
         self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}

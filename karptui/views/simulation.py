@@ -33,8 +33,13 @@ def simulation_json(result: SimResult, *, explain: bool, cost_before: float, cos
              "instance_types": list(c.instance_types), "launch": c.launch, "pods": list(c.pods)}
             for c in result.nodeclaims
         ]
-        doc["disruptions"] = []
-        doc["blocked"] = []
+        doc["disruptions"] = [
+            {"method": d.method, "action": d.action, "reason": d.reason, "nodes": list(d.nodes), "pods": d.pods,
+             "replacement": d.replacement.to_dict() if d.replacement else None,
+             "replacement_types": list(d.replacement_types[:60]), "savings_per_hour": d.savings}
+            for d in result.disruptions
+        ]
+        doc["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
     doc["summary"] = {
         "scheduled": result.scheduled,
         "pending": result.pending,

@@ -42,15 +42,16 @@ def _queue(pods: list[Pod]) -> list[Pod]:
 
 
 class Provisioner:
-    def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog) -> None:
+    def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog,
+                 prepared: list[Template] | None = None) -> None:
         self.state = state
-        self.templates = templates(snapshot, catalog)
+        self.templates = prepared if prepared is not None else templates(snapshot, catalog)
         self.remaining: dict[str, Resources] = {}
         for template in self.templates:
             pool = template.nodepool
             used = Resources()
-            for node in snapshot.nodes:
-                if node.nodepool == pool.name:
+            for i, node in enumerate(state.nodes):
+                if node.nodepool == pool.name and not state.excluded[i]:
                     used = used + node.capacity + Resources({"nodes": 1})
             self.remaining[pool.name] = Resources({k: v - used.get(k, 0) for k, v in pool.limits.items()})
         self.result = Provisioned()

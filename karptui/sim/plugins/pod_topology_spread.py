@@ -49,7 +49,7 @@ def effective_selector(constraint: TopologySpreadConstraint, labels) -> LabelSel
 def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]) -> np.ndarray:
     """Nodes whose pods count toward the constraint's domains."""
     state = ctx.state
-    mask = np.ones(ctx.size, dtype=bool)
+    mask = ~state.excluded
     for key in keys:
         mask &= state.domains(key).ids != MISSING
     if constraint.node_affinity_policy == HONOR:
