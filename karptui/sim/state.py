@@ -47,12 +47,23 @@ class ClusterState:
         self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
+        # the same counters by the one namespace they look at (None: several or all), so a
+        # placement only tests the counters that could match it
+        self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
         self.listeners: list[Callable[[Pod, int, int], None]] = []
+        self._shared: dict = {}
         for name, bound in snapshot.pods_by_node.items():
             i = self.index.get(name)
             if i is not None:
                 for pod in bound:
                     self._account(pod, i, +1)
+
+    def shared(self, key, build):
+        """An index built once for this state (plugins that follow placements keep theirs here)."""
+        found = self._shared.get(key)
+        if found is None:
+            found = self._shared[key] = build()
+        return found
 
     # ---- resources ---------------------------------------------------------------
     def extended(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -81,9 +92,10 @@ class ClusterState:
         else:
             self.pods[i].remove(pod)
             self.min_priority[i] = min((p.priority for p in self.pods[i]), default=np.iinfo(np.int64).max)
-        for matches, counts in self._counters.values():
-            if matches(pod):
-                counts[i] += sign
+        for scope in (pod.namespace, None):
+            for matches, counts in self._by_namespace.get(scope, ()):
+                if matches(pod):
+                    counts[i] += sign
         for listener in self.listeners:
             listener(pod, i, sign)
 
@@ -113,12 +125,19 @@ class ClusterState:
         found = self._counters.get(key)
         if found is None:
             parts = [pod_matcher(s, ns) for s, ns in selectors]
-
-            def matches(pod: Pod) -> bool:
-                return (not skip_terminating or pod.deleted is None) and all(m(pod) for m in parts)
+            if len(parts) == 1 and not skip_terminating:
+                matches = parts[0]
+            else:
+                def matches(pod: Pod) -> bool:
+                    return (not skip_terminating or pod.deleted is None) and all(m(pod) for m in parts)
 
             counts = np.array([sum(1 for p in pods if matches(p)) for pods in self.pods], dtype=np.int64)
             found = self._counters[key] = (matches, counts)
+            spaces = set()
+            for _, namespaces in selectors:
+                spaces |= {None} if namespaces is None else set(namespaces)
+            scope = next(iter(spaces)) if len(spaces) == 1 else None
+            self._by_namespace.setdefault(scope, []).append(found)
         return found[1]
 
 

@@ -24,7 +24,7 @@ from ...model.node import build_node
 from ...model import Node, NodePool, Pod, Snapshot
 from ...model.nodepool import WHEN_EMPTY_OR_UNDERUTILIZED
 from ..cycle import PodCycle
-from ..framework import run_filters, run_scores, select_host
+from ..framework import run_filters
 from ..state import ClusterState
 from .launch import Launch
 from .provision import Provisioner
@@ -109,7 +109,7 @@ class Consolidator:
     def _legacy(self, pool: NodePool) -> bool:
         return pool.kind == "Provisioner"
 
-    def blocker(self, node: Node, pods: list[Pod], all_pods: list[Pod]) -> str | None:
+    def blocker(self, node: Node, pods: list[Pod], allowance: dict[str, int]) -> str | None:
         pool = self.pools[node.nodepool]
         legacy = self._legacy(pool)
         if node.deleted is not None:
@@ -125,9 +125,11 @@ class Consolidator:
             if not legacy and pod.annotations.get("karpenter.sh/do-not-disrupt") == "true":
                 return f'pod has "karpenter.sh/do-not-disrupt" annotation (Pod={pod.key})'
         for pdb in self.snapshot.pdbs:
+            if allowance[pdb.key] != 0:
+                continue
             covered = [p for p in reschedulable(pods) if p.namespace == pdb.namespace and pdb.selector is not None
                        and not pdb.selector.is_empty and pdb.selector.matches(p.labels)]
-            if covered and pdb_allowed(pdb, all_pods) == 0:
+            if covered:
                 if legacy:
                     return f"pdb {pdb.key} prevents pod evictions"
                 return f"pdb prevents pod evictions (PodDisruptionBudget={pdb.key})"
@@ -175,7 +177,7 @@ class Consolidator:
                 ctx = PodCycle(pod, state, (1, 33), cache)
                 feasible = np.flatnonzero(run_filters(ctx).feasible)
                 if feasible.size:
-                    target = select_host(feasible, run_scores(ctx, feasible))
+                    target = int(feasible[0])  # Karpenter's own simulation: the first node that fits
                     state.place(pod, target)
                     placed.append((pod, target))
                 else:
@@ -252,11 +254,12 @@ class Consolidator:
 
     def _candidates(self, state: ClusterState, blocked: dict[str, str]) -> list[int]:
         all_pods = [p for pods in state.pods for p in pods]
+        allowance = {pdb.key: pdb_allowed(pdb, all_pods) for pdb in self.snapshot.pdbs}
         out = []
         for i, node in enumerate(state.nodes):
             if state.excluded[i] or node.nodepool not in self.pools or node.name in self.launched:
                 continue  # a replacement is not consolidatable until it has run for consolidateAfter
-            why = self.blocker(node, state.pods[i], all_pods)
+            why = self.blocker(node, state.pods[i], allowance)
             if why:
                 blocked[node.name] = why
             else:
@@ -319,10 +322,22 @@ class Consolidator:
         return command.replacement.instance_type not in removed
 
     def _execute(self, state: ClusterState, command: Disruption, number: int) -> ClusterState:
-        """The cluster after the command: nodes gone, pods moved, the replacement running."""
+        """The cluster after the command: nodes gone, pods moved, the replacement running.
+
+        A delete updates the state in place; a replacement adds a node, so the
+        state is rebuilt from a snapshot that has it.
+        """
         indices = [state.index[name] for name in command.nodes]
         _, claims, placed = self._simulate(state, indices)
-        removed = set(command.nodes)
+        if command.replacement is None:
+            for i in indices:
+                for pod in list(state.pods[i]):
+                    state.evict(pod, i)
+            state.excluded[indices] = True
+            for pod, target in placed:
+                state.place(pod, target)
+            return state
+        removed = set(command.nodes) | {n.name for i, n in enumerate(state.nodes) if state.excluded[i]}
         moved = {pod.key: state.nodes[target].name for pod, target in placed}
         nodes = [n for n in state.nodes if n.name not in removed]
         if command.replacement is not None and claims:

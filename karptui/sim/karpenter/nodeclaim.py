@@ -23,12 +23,19 @@ class NewClaim:
     types: tuple[InstanceType, ...]
     requests: Resources
     pods: list[Pod] = field(default_factory=list)
+    _offered: dict | None = field(default=None, repr=False)
 
     def offered(self) -> dict[str, frozenset[str]]:
         """Zones (and capacity types) the remaining instance types can still be bought in."""
-        zones = {o.zone for t in self.types for o in t.offerings if offering_ok(o, self.reqs)}
-        kinds = {o.capacity_type for t in self.types for o in t.offerings if offering_ok(o, self.reqs)}
-        return {L.ZONE: frozenset(zones), L.CAPACITY_TYPE: frozenset(kinds)}
+        if self._offered is None:
+            zones, kinds = set(), set()
+            for t in self.types:
+                for o in t.offerings:
+                    if offering_ok(o, self.reqs):
+                        zones.add(o.zone)
+                        kinds.add(o.capacity_type)
+            self._offered = {L.ZONE: frozenset(zones), L.CAPACITY_TYPE: frozenset(kinds)}
+        return self._offered
 
     def try_add(self, pod: Pod, wanted: Reqs, claims: list[NewClaim], state) -> str | None:
         """Pack ``pod`` in, or return Karpenter's reason why it cannot go on this NodeClaim."""
@@ -40,7 +47,7 @@ class NewClaim:
             return error
         reqs = self.reqs.plus(wanted.values())
         try:
-            reqs = narrow(pod, reqs, self.pods, [c for c in claims if c is not self], state, self.offered())
+            reqs = narrow(pod, reqs, self.pods, [c for c in claims if c is not self], state, self.offered)
         except TopologyError as exc:
             return str(exc)
         requests = self.requests + pod.requests + Resources({"pods": 1})
@@ -53,5 +60,6 @@ class NewClaim:
             return (f"no instance type satisfied resources {resources_text(requests)} and requirements {reqs} "
                     f"(no instance type met the scheduling requirements or had enough resources)")
         self.reqs, self.types, self.requests = reqs, types, requests
+        self._offered = None
         self.pods.append(pod)
         return None

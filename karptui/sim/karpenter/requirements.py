@@ -137,6 +137,9 @@ class Reqs(Mapping[str, Req]):
     def __getitem__(self, key: str) -> Req:
         return self._reqs[key]
 
+    def get(self, key: str, default=None):  # the Mapping mixin's try/except is slow on this hot path
+        return self._reqs.get(key, default)
+
     def __iter__(self):
         return iter(self._reqs)
 

@@ -28,9 +28,15 @@ def _type_label(key: str) -> bool:
 
 
 def offering_ok(offering, reqs: Reqs) -> bool:
+    """An available offering whose zone, capacity type and region the requirements allow."""
     if not offering.available:
         return False
-    return all(reqs[k].has(v) for k, v in offering.labels.items() if k in reqs)
+    zone, kind, region = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE), reqs.get(L.REGION)
+    if zone is not None and not zone.has(offering.zone):
+        return False
+    if kind is not None and not kind.has(offering.capacity_type):
+        return False
+    return region is None or region.has(offering.labels.get(L.REGION, ""))
 
 
 def type_compatible(instance_type: InstanceType, reqs: Reqs, keys=None) -> bool:

@@ -34,12 +34,12 @@ def _existing_counts(state: ClusterState, key: str, per_node: np.ndarray) -> Cou
     return Counter({domains.values[d]: int(by_domain[d]) for d in range(domains.size)})
 
 
-def narrow(pod: Pod, reqs: Reqs, claim_pods: list[Pod], claims, state: ClusterState,
-           offered: dict[str, frozenset[str]]) -> Reqs:
+def narrow(pod: Pod, reqs: Reqs, claim_pods: list[Pod], claims, state: ClusterState, offered) -> Reqs:
     """The claim's requirements narrowed for ``pod``'s constraints, or TopologyError.
 
     ``claims`` are the other in-flight NodeClaims (their pods and requirements);
-    ``offered`` maps a topology key to the values new capacity could take.
+    ``offered()`` maps a topology key to the values new capacity could take
+    (called only when a constraint needs it: it walks every offering).
     """
     for constraint in pod.spread_constraints:
         if constraint.when_unsatisfiable != DO_NOT_SCHEDULE:
@@ -65,9 +65,10 @@ def narrow(pod: Pod, reqs: Reqs, claim_pods: list[Pod], claims, state: ClusterSt
             value = _decided(claim.reqs, key)
             if value is not None:
                 counts[value] += sum(1 for p in claim.pods if matches(p))
-        universe = set(counts) | set(offered.get(key, ()))
+        offered_here = offered().get(key, ())
+        universe = set(counts) | set(offered_here)
         floor = min((counts.get(d, 0) for d in universe), default=0)
-        possible = [d for d in sorted(universe) if (key not in reqs or reqs[key].has(d)) and d in offered.get(key, ())]
+        possible = [d for d in sorted(universe) if (key not in reqs or reqs[key].has(d)) and d in offered_here]
         here = _decided(reqs, key)
         if here is not None:
             possible = [d for d in possible if d == here]

@@ -103,10 +103,8 @@ class TermIndex:
 
 
 def _index(ctx: PodCycle) -> TermIndex:
-    index = ctx.cache.get(TermIndex)
-    if index is None:
-        index = ctx.cache[TermIndex] = TermIndex(ctx.state)
-    return index
+    """One index per cluster state (it listens to the state's placements for its whole life)."""
+    return ctx.state.shared(TermIndex, lambda: TermIndex(ctx.state))
 
 
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:

@@ -32,10 +32,7 @@ class Volumes:
 
 
 def volumes(ctx: PodCycle) -> Volumes:
-    found = ctx.cache.get(Volumes)
-    if found is None:
-        found = ctx.cache[Volumes] = Volumes(ctx.state)
-    return found
+    return ctx.state.shared(Volumes, lambda: Volumes(ctx.state))
 
 
 def bound_volumes(ctx: PodCycle, pod: Pod) -> list[PersistentVolume]:

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Karpenter simulation figures: provisioning throughput and consolidation time.
+
+    python bench/bench_karpenter.py [--pending 2000] [--nodes 1000]
+
+1. provisioning: N pending pods (mixed sizes, zone spread, anti-affinity) on an empty
+   cluster with 3 NodePools against the full bundled catalog (1,363 instance types);
+2. consolidation: evaluate a synthetic 1,000-node cluster (about half utilised).
+Prints pods/s, seconds and peak RSS; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import resource
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import gen_cluster  # noqa: E402
+
+from karptui.catalog import bundled_catalog  # noqa: E402
+from karptui.model import build_snapshot  # noqa: E402
+from karptui.sim import simulate  # noqa: E402
+
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+
+
+def nodepool(name: str, weight: int, requirements: list, taints=()) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"weight": weight, "limits": {"cpu": "100000"},
+                     "template": {"spec": {"requirements": requirements, "taints": list(taints),
+                                           "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                            "name": "default"}}}}}
+
+
+def req(key, op, *values):
+    return {"key": key, "operator": op, "values": list(values)}
+
+
+def pending(i: int) -> dict:
+    app = f"app-{i % 25}"
+    spec: dict = {"containers": [{"name": "c", "resources": {"requests": {
+        "cpu": ("250m", "500m", "1", "2")[i % 4], "memory": ("256Mi", "1Gi", "2Gi", "4Gi")[i % 4]}}}]}
+    if i % 5 == 0:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                              "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": {"matchLabels": {"app": app}}}]
+    if i % 7 == 0:
+        spec["nodeSelector"] = {"kubernetes.io/arch": "arm64"}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p-{i:05d}", "namespace": "bench",
+                                                             "labels": {"app": app},
+                                                             "creationTimestamp": "2025-02-01T12:00:00Z"},
+            "spec": spec, "status": {"phase": "Pending"}}
+
+
+def provisioning(count: int) -> None:
+    pools = [
+        nodepool("general", 10, [req("karpenter.sh/capacity-type", "In", "spot", "on-demand"),
+                                 req("kubernetes.io/arch", "In", "amd64", "arm64")]),
+        nodepool("compute", 5, [req("karpenter.k8s.aws/instance-category", "In", "c"),
+                                req("karpenter.sh/capacity-type", "In", "on-demand")]),
+        nodepool("gpu", 1, [req("karpenter.k8s.aws/instance-category", "In", "g", "p")],
+                 taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]),
+    ]
+    snapshot = build_snapshot(pools + [pending(i) for i in range(count)])
+    catalog = bundled_catalog("us-east-1", ZONES)
+    start = time.perf_counter()
+    result = simulate(snapshot, catalog=catalog)
+    elapsed = time.perf_counter() - start
+    print(f"provisioning {count} pending pods, 3 NodePools, {len(catalog)} instance types: {elapsed:.2f} s = "
+          f"{count / elapsed:.0f} pods/s ({len(result.nodeclaims)} nodeclaims, {result.pending} pending), "
+          f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+
+
+def consolidation(nodes: int) -> None:
+    doc = gen_cluster.generate(nodes, nodes * 8, seed=2, pending_fraction=0.0)
+    snapshot = build_snapshot([copy.deepcopy(i) for i in doc["items"]])
+    catalog = bundled_catalog("us-east-1", ZONES)
+    start = time.perf_counter()
+    result = simulate(snapshot, catalog=catalog, consolidate=True)
+    elapsed = time.perf_counter() - start
+    print(f"consolidation over {nodes} nodes ({len(snapshot.pods)} pods): {elapsed:.2f} s, "
+          f"{len(result.disruptions)} commands, {len(result.blocked)} blocked, "
+          f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pending", type=int, default=2000)
+    parser.add_argument("--nodes", type=int, default=1000)
+    args = parser.parse_args()
+    provisioning(args.pending)
+    consolidation(args.nodes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
