@@ -13,6 +13,8 @@ out of its simulation.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from dataclasses import dataclass, replace
 
@@ -22,6 +24,7 @@ from ...catalog import Catalog, node_manifest
 from ...catalog.pricing import node_price
 from ...model.node import build_node
 from ...model import Node, NodePool, Pod, Snapshot
+from ...model.resources import CPU, MEMORY
 from ...model.nodepool import WHEN_EMPTY_OR_UNDERUTILIZED
 from ..cycle import PodCycle
 from ..framework import run_filters
@@ -67,6 +70,11 @@ def eviction_cost(pod: Pod) -> float:
 
 
 def pdb_allowed(pdb, pods: list[Pod]) -> int:
+    """disruptionsAllowed for ``pdb`` given the pods of its namespace (or all pods)."""
+    return _pdb_allowed(pdb, [p for p in pods if p.namespace == pdb.namespace])
+
+
+def _pdb_allowed(pdb, pods: list[Pod]) -> int:
     """disruptionsAllowed from the spec and the bound pods now (so a what-if on the PDB counts).
 
     Every bound, non-terminal pod counts as healthy: a simulation binds pods
@@ -96,13 +104,16 @@ def _budget_reason(reason: str) -> str:
 
 
 class Consolidator:
-    def __init__(self, snapshot: Snapshot, catalog: Catalog, spot_to_spot: bool = False) -> None:
+    def __init__(self, snapshot: Snapshot, catalog: Catalog, spot_to_spot: bool = False,
+                 max_commands: int = MAX_COMMANDS) -> None:
+        self.max_commands = max_commands
         self.snapshot = snapshot
         self.catalog = catalog
         self.spot_to_spot = spot_to_spot
         self.pools = {p.name: p for p in snapshot.nodepools}
         self.templates = templates(snapshot, catalog)
         self.launched: set[str] = set()
+        self._by_price = None
         self.now = snapshot.meta.captured_at or max((p.created for p in snapshot.pods if p.created), default=None)
 
     # ---- candidates -------------------------------------------------------------------
@@ -124,10 +135,11 @@ class Consolidator:
                 return f"pod {pod.namespace}/{pod.name} has do not evict annotation"
             if not legacy and pod.annotations.get("karpenter.sh/do-not-disrupt") == "true":
                 return f'pod has "karpenter.sh/do-not-disrupt" annotation (Pod={pod.key})'
+        movable = reschedulable(pods)
         for pdb in self.snapshot.pdbs:
             if allowance[pdb.key] != 0:
                 continue
-            covered = [p for p in reschedulable(pods) if p.namespace == pdb.namespace and pdb.selector is not None
+            covered = [p for p in movable if p.namespace == pdb.namespace and pdb.selector is not None
                        and not pdb.selector.is_empty and pdb.selector.matches(p.labels)]
             if covered:
                 if legacy:
@@ -136,7 +148,7 @@ class Consolidator:
         owner = "Provisioner" if legacy else "NodePool"
         if pool.consolidation_policy is None or pool.consolidate_after is None:
             return f'{owner} "{pool.name}" has consolidation disabled'
-        if pool.consolidation_policy != WHEN_EMPTY_OR_UNDERUTILIZED and reschedulable(pods):
+        if pool.consolidation_policy != WHEN_EMPTY_OR_UNDERUTILIZED and movable:
             return f'{owner} "{pool.name}" has non-empty consolidation disabled'
         return None
 
@@ -168,7 +180,8 @@ class Consolidator:
         for pod, i in moved:
             state.evict(pod, i)
         state.excluded[indices] = True
-        placed, leftover, cache = [], [], {}
+        placed, leftover = [], []
+        cache = state.shared("template-masks", dict)  # node masks per template: the nodes do not change
         try:
             for bound, _ in moved:
                 if bound.is_daemonset_pod or bound.is_mirror or bound.is_terminal:
@@ -244,7 +257,7 @@ class Consolidator:
     def run(self, state: ClusterState) -> tuple[list[Disruption], list[Blocked]]:
         commands: list[Disruption] = []
         blocked: dict[str, str] = {}
-        for _ in range(MAX_COMMANDS):
+        for _ in range(self.max_commands):
             command = self._next(state, blocked)
             if command is None:
                 break
@@ -253,8 +266,11 @@ class Consolidator:
         return commands, [Blocked(n, r) for n, r in sorted(blocked.items())]
 
     def _candidates(self, state: ClusterState, blocked: dict[str, str]) -> list[int]:
-        all_pods = [p for pods in state.pods for p in pods]
-        allowance = {pdb.key: pdb_allowed(pdb, all_pods) for pdb in self.snapshot.pdbs}
+        by_namespace: dict[str, list[Pod]] = {}
+        for pods in state.pods:
+            for pod in pods:
+                by_namespace.setdefault(pod.namespace, []).append(pod)
+        allowance = {pdb.key: _pdb_allowed(pdb, by_namespace.get(pdb.namespace, [])) for pdb in self.snapshot.pdbs}
         out = []
         for i, node in enumerate(state.nodes):
             if state.excluded[i] or node.nodepool not in self.pools or node.name in self.launched:
@@ -281,13 +297,14 @@ class Consolidator:
 
     def _next(self, state: ClusterState, blocked: dict[str, str]) -> Disruption | None:
         candidates = self._candidates(state, blocked)
-        empty = [i for i in candidates if not reschedulable(state.pods[i])]
+        movable = {i: reschedulable(state.pods[i]) for i in candidates}
+        empty = [i for i in candidates if not movable[i]]
         empty = self._within_budget(state, empty, "empty", blocked)
         if empty:
             price = self._price([state.nodes[i] for i in empty]) or 0.0
             return Disruption("delete", "empty", tuple(state.nodes[i].name for i in empty), 0, None, (),
                               round(price, 6))
-        busy = [i for i in candidates if reschedulable(state.pods[i])
+        busy = [i for i in candidates if movable[i]
                 and self.pools[state.nodes[i].nodepool].consolidation_policy == WHEN_EMPTY_OR_UNDERUTILIZED]
         multi = self._multi(state, self._within_budget(state, busy, "underutilized", {})[:MAX_PARALLEL])
         if multi is not None:
@@ -302,10 +319,43 @@ class Consolidator:
                 return command
         return None
 
+    def _largest_prefix(self, state: ClusterState, busy: list[int]) -> int:
+        """An upper bound on how many candidates could go at once (spares most full simulations).
+
+        Their pods' cpu and memory must fit in the other nodes' free room plus
+        one replacement, which must cost less than the nodes it replaces.
+        """
+        if self._by_price is None:
+            rows = sorted((o.price, t.allocatable.get(CPU, 0), t.allocatable.get(MEMORY, 0))
+                          for tpl in self.templates for t in tpl.instance_types for o in t.offerings
+                          if o.available and o.price is not None)
+            prices = [r[0] for r in rows]
+            cpu = list(itertools.accumulate((r[1] for r in rows), max))
+            memory = list(itertools.accumulate((r[2] for r in rows), max))
+            self._by_price = (prices, cpu, memory)
+        prices, top_cpu, top_memory = self._by_price
+        free = {r: np.where(state.excluded, 0, state.allocatable[r] - state.requested[r]) for r in (CPU, MEMORY)}
+        total = {r: int(free[r].sum()) for r in (CPU, MEMORY)}
+        need = {CPU: 0, MEMORY: 0}
+        freed = {CPU: 0, MEMORY: 0}
+        cost, best = 0.0, 1
+        for k, i in enumerate(busy):
+            for p in reschedulable(state.pods[i]):
+                need[CPU] += p.requests.get(CPU, 0)
+                need[MEMORY] += p.requests.get(MEMORY, 0)
+            for r in (CPU, MEMORY):
+                freed[r] += int(free[r][i])
+            cost += node_price(state.nodes[i], self.catalog) or 0.0
+            cheaper = bisect.bisect_left(prices, cost)
+            room = {CPU: top_cpu[cheaper - 1] if cheaper else 0, MEMORY: top_memory[cheaper - 1] if cheaper else 0}
+            if all(need[r] <= total[r] - freed[r] + room[r] for r in (CPU, MEMORY)):
+                best = max(best, k)
+        return best
+
     def _multi(self, state: ClusterState, busy: list[int]) -> Disruption | None:
         if len(busy) < 2:
             return None
-        low, high, best = 1, len(busy) - 1, None
+        low, high, best = 1, min(len(busy) - 1, self._largest_prefix(state, busy)), None
         while low <= high:
             mid = (low + high) // 2
             command = self._command(state, busy[: mid + 1], "underutilized")
