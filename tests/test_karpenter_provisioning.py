@@ -168,3 +168,37 @@ def test_every_pending_seed_pod_gets_a_node_or_karpenters_reason(name):
     snapshot = load_snapshot(bundled_snapshot(name))
     for attempt in simulate(snapshot, catalog=catalog_from_snapshot_region(snapshot)).attempts:
         assert attempt.new_node or attempt.karpenter_reason
+
+
+def test_whatif_on_a_nodepool_limit_shows_removed_nodeclaims_and_cost(cli):
+    import json
+
+    from tests.conftest import FIXTURES
+
+    code, out, err = cli("simulate", "topology-spread", "--whatif", FIXTURES / "whatif" / "nodepool-limits.yaml",
+                         "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    diff = doc["whatif"]["diff"]
+    assert (diff["nodeclaims"]["before"], diff["nodeclaims"]["after"]) == (3, 1)
+    assert len(diff["nodeclaims"]["removed"]) == 2 and diff["nodeclaims"]["added"] == []
+    assert diff["hourly_cost"]["after"] < diff["hourly_cost"]["before"]
+    stuck = [p for p in doc["pods"] if p["node"] is None]
+    assert len(stuck) == 4 and "all available instance types exceed limits" in stuck[0]["karpenter_reason"]
+
+
+@pytest.mark.parametrize("requirements,limits,fragment", [
+    ([req("karpenter.sh/capacity-type", "In", "on-demand"), req("karpenter.sh/capacity-type", "NotIn", "on-demand")],
+     None, "no instance type satisfied resources"),
+    ([req("karpenter.k8s.aws/instance-family", "In", "no-such-family")], None, "no instance type satisfied resources"),
+    ([], {"cpu": "-4"}, 'all available instance types exceed limits for nodepool: "default"'),
+])
+def test_bad_nodepools_give_the_pod_a_precise_reason(requirements, limits, fragment):
+    result = run(nodepool(requirements=requirements, limits=limits), pod("p", cpu="1"))
+    assert result.attempts[0].node is None and fragment in result.attempts[0].karpenter_reason
+
+
+def test_unknown_instance_types_are_reported_not_fatal():
+    odd = node("odd", labels={"karpenter.sh/nodepool": "default", "node.kubernetes.io/instance-type": "zz9.huge"})
+    result = simulate(build_snapshot([odd, nodepool()]), catalog=CATALOG, consolidate=True)
+    assert [(b.node, b.reason) for b in result.blocked] == [("odd", 'Instance Type "zz9.huge" not found')]

@@ -49,16 +49,23 @@ def run_simulate(args: argparse.Namespace) -> int:
         applied = apply_whatif(snapshot, whatif, catalog=catalog if args.instance_types else None)
         snapshot = applied.snapshot
         result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
+        changes = diff(baseline, result).to_dict()
+        changes["hourly_cost"] = {"before": _cost_after(baseline, catalog), "after": _cost_after(result, catalog)}
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
-                           "diff": diff(baseline, result).to_dict()}
+                           "diff": changes}
     else:
         result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
     before, _ = hourly_cost(snapshot.nodes, catalog)
-    launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
-    saved = sum(d.savings for d in result.disruptions)
-    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=before + launched - saved,
+    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=_cost_after(result, catalog),
                           extra=extra)
     return emit(doc, args.output, _print_table)
+
+
+def _cost_after(result, catalog) -> float:
+    """The cluster's hourly cost once Karpenter has launched and consolidated as simulated."""
+    before, _ = hourly_cost(result.snapshot.nodes, catalog)
+    launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
+    return round(before + launched - sum(d.savings for d in result.disruptions), 6)
 
 
 def _print_table(doc: dict, console: Console) -> None:
@@ -102,6 +109,13 @@ def _print_diff(whatif: dict, console: Console) -> None:
         f"pending {c['pending_before']} -> {c['pending_after']} "
         f"({c['newly_scheduled']} newly scheduled, {c['newly_pending']} newly pending, {c['moved']} moved)",
         highlight=False)
+    cost = d.get("hourly_cost")
+    if cost:
+        console.print(f"  hourly cost ${cost['before']:.4f} -> ${cost['after']:.4f}", highlight=False)
+    for label in ("nodeclaims", "disruptions"):
+        for sign, key in (("+", "added"), ("-", "removed")):
+            for item in d.get(label, {}).get(key, []):
+                console.print(f"  {sign} {label[:-1]}: {item}", highlight=False)
     for w in d["workloads"]:
         zones = ", ".join(f"{z} {w['zones_before'].get(z, 0)}->{w['zones_after'].get(z, 0)}"
                           for z in sorted(set(w["zones_before"]) | set(w["zones_after"])))

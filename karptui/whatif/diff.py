@@ -45,6 +45,8 @@ class WhatIfDiff:
     reason_changed: tuple[PodChange, ...] = ()
     workloads: tuple[WorkloadSpread, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
+    nodeclaims: dict = field(default_factory=dict)    # launches added / removed by the what-if
+    disruptions: dict = field(default_factory=dict)   # consolidation actions added / removed
 
     def to_dict(self) -> dict:
         def change(c: PodChange) -> dict:
@@ -57,6 +59,8 @@ class WhatIfDiff:
             "newly_pending": [change(c) for c in self.newly_pending],
             "moved": [change(c) for c in self.moved],
             "reason_changed": [change(c) for c in self.reason_changed],
+            "nodeclaims": self.nodeclaims,
+            "disruptions": self.disruptions,
             "workloads": [
                 {"workload": w.workload, "zones_before": w.zones_before, "zones_after": w.zones_after,
                  "nodes_before": w.nodes_before, "nodes_after": w.nodes_after}
@@ -84,6 +88,7 @@ def _owners(snapshot: Snapshot) -> dict[str, str]:
 
 def _spread(result: SimResult, owners: dict[str, str]) -> dict[str, tuple[Counter, Counter]]:
     zones_of = {n.name: n.zone or NO_ZONE for n in result.snapshot.nodes}
+    zones_of.update({c.name: (c.launch or {}).get("zone") or NO_ZONE for c in result.nodeclaims})
     spread: dict[str, tuple[Counter, Counter]] = {}
     for key, node in result.placements.items():
         workload = owners.get(key, f"Pod/{key}")
@@ -121,4 +126,26 @@ def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
         "scheduled_after": whatif.scheduled, "pending_after": whatif.pending,
         "newly_scheduled": len(scheduled), "newly_pending": len(pending), "moved": len(moved),
     }
-    return WhatIfDiff(tuple(scheduled), tuple(pending), tuple(moved), tuple(reasons), workloads, counts)
+    return WhatIfDiff(tuple(scheduled), tuple(pending), tuple(moved), tuple(reasons), workloads, counts,
+                      _changes([_launch(c) for c in baseline.nodeclaims], [_launch(c) for c in whatif.nodeclaims]),
+                      _changes([_action(d) for d in baseline.disruptions], [_action(d) for d in whatif.disruptions]))
+
+
+def _launch(claim) -> str:
+    """A NodeClaim as an operator compares them (its name is made up per run)."""
+    launch = claim.launch or {}
+    return (f"{claim.nodepool}: {launch.get('instance_type')} {launch.get('capacity_type')} "
+            f"in {launch.get('zone')} for {len(claim.pods)} pod(s)")
+
+
+def _action(disruption) -> str:
+    then = ""
+    if disruption.replacement is not None:
+        then = f" -> {disruption.replacement.instance_type} {disruption.replacement.capacity_type}"
+    return f"{disruption.action} {', '.join(disruption.nodes)}{then}"
+
+
+def _changes(before: list[str], after: list[str]) -> dict:
+    b, a = Counter(before), Counter(after)
+    return {"before": len(before), "after": len(after),
+            "added": sorted((a - b).elements()), "removed": sorted((b - a).elements())}

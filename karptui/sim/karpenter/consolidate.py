@@ -145,6 +145,8 @@ class Consolidator:
                 if legacy:
                     return f"pdb {pdb.key} prevents pod evictions"
                 return f"pdb prevents pod evictions (PodDisruptionBudget={pdb.key})"
+        if node.instance_type and self.catalog.get(node.instance_type) is None:
+            return f'Instance Type "{node.instance_type}" not found'
         owner = "Provisioner" if legacy else "NodePool"
         if pool.consolidation_policy is None or pool.consolidate_after is None:
             return f'{owner} "{pool.name}" has consolidation disabled'
