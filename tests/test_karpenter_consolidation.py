@@ -104,3 +104,11 @@ def test_cli_reports_disruptions_blocked_and_the_cost_change(cli):
     assert doc["blocked"][0]["node"] == TWO_XLARGE
     summary = doc["summary"]
     assert summary["hourly_cost_after"] == pytest.approx(summary["hourly_cost_before"] - 0.154)
+
+
+def test_consolidate_after_waits_for_the_pods_to_settle(seed):
+    patient = {"target": "NodePool/default", "patchType": "merge",
+               "patch": {"spec": {"disruption": {"consolidateAfter": "24h"}}}}
+    result = consolidate(seed, patient)
+    assert result.disruptions == ()
+    assert any(b.reason.startswith("not consolidatable yet: consolidateAfter is 86400s") for b in result.blocked)

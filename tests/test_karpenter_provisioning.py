@@ -202,3 +202,15 @@ def test_unknown_instance_types_are_reported_not_fatal():
     odd = node("odd", labels={"karpenter.sh/nodepool": "default", "node.kubernetes.io/instance-type": "zz9.huge"})
     result = simulate(build_snapshot([odd, nodepool()]), catalog=CATALOG, consolidate=True)
     assert [(b.node, b.reason) for b in result.blocked] == [("odd", 'Instance Type "zz9.huge" not found')]
+
+
+def test_min_values_keeps_enough_instance_families_open():
+    flexible = nodepool(requirements=[req("karpenter.sh/capacity-type", "In", "on-demand"),
+                                      {"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                       "values": ["m5", "m6i", "c5"], "minValues": 3}])
+    (claim,) = run(flexible, pod("p", cpu="1")).nodeclaims
+    assert {CATALOG.get(t).labels["karpenter.k8s.aws/instance-family"] for t in claim.instance_types} == {"m5", "m6i", "c5"}
+    strict = nodepool(requirements=[{"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                     "values": ["m5", "m6i"], "minValues": 3}])
+    reason = run(strict, pod("p", cpu="1")).attempts[0].karpenter_reason
+    assert 'minValues requirement is not met for "karpenter.k8s.aws/instance-family"' in reason

@@ -152,7 +152,19 @@ class Consolidator:
             return f'{owner} "{pool.name}" has consolidation disabled'
         if pool.consolidation_policy != WHEN_EMPTY_OR_UNDERUTILIZED and movable:
             return f'{owner} "{pool.name}" has non-empty consolidation disabled'
+        settled = self._since_last_change(node, pods)
+        if settled is not None and settled < pool.consolidate_after:
+            return (f"not consolidatable yet: consolidateAfter is {pool.consolidate_after:g}s and the node's "
+                    f"pods last changed {settled:g}s before the snapshot")
         return None
+
+    def _since_last_change(self, node: Node, pods: list[Pod]) -> float | None:
+        """Seconds from the newest pod (or the node itself) to the capture time, as a stand-in
+        for the NodeClaim's lastPodEventTime."""
+        stamps = [p.created for p in pods if p.created] + ([node.created] if node.created else [])
+        if not stamps or self.now is None:
+            return None
+        return (self.now - max(stamps)).total_seconds()
 
     def disruption_cost(self, node: Node, pods: list[Pod]) -> float:
         cost = sum(eviction_cost(p) for p in pods)

@@ -59,6 +59,11 @@ class NewClaim:
         if not types:
             return (f"no instance type satisfied resources {resources_text(requests)} and requirements {reqs} "
                     f"(no instance type met the scheduling requirements or had enough resources)")
+        for key, req in reqs.items():
+            if req.min_values and len({t.labels.get(key, t.name if key == L.INSTANCE_TYPE else None)
+                                       for t in types} - {None}) < req.min_values:
+                return (f'minValues requirement is not met for "{key}", requirements={reqs}, '
+                        f"resources={resources_text(requests)}")
         self.reqs, self.types, self.requests = reqs, types, requests
         self._offered = None
         self.pods.append(pod)
