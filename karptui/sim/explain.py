@@ -33,7 +33,7 @@ def _spread(ctx: PodCycle, verdicts: Verdicts) -> str:
             continue
         keys = tuple(dict.fromkeys(c.topology_key for c in ctx.pod.spread_constraints
                                    if c.when_unsatisfiable == DO_NOT_SCHEDULE))
-        domains, counts, present, selector = pts._domain_counts(ctx, constraint, keys)
+        domains, counts, present, selector = pts.domain_counts(ctx, constraint, keys)
         if not present.any():
             continue
         floor = int(counts[present].min())

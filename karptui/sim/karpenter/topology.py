@@ -16,10 +16,9 @@ import numpy as np
 
 from ...model import Pod
 from ...model.affinity import DO_NOT_SCHEDULE
-from ..plugins.inter_pod_affinity import _matches, _resolved
+from ..plugins.inter_pod_affinity import pair_matches, resolved_terms
 from ..plugins.pod_topology_spread import HOSTNAME, effective_selector
 from ..state import ClusterState, pod_matcher
-from ..topology import MISSING
 from .requirements import Req, Reqs
 
 
@@ -88,35 +87,37 @@ def _decided(reqs: Reqs, key: str) -> str | None:
     return next(iter(req.values)) if req is not None and not req.complement and len(req.values) == 1 else None
 
 
+def _occupied(key: str, pair, claims, state: ClusterState) -> set[str]:
+    """Domains of ``key`` holding a pod the term selects: existing nodes and zoned NodeClaims."""
+    found = {v for v, n in _existing_counts(state, key, state.counts((pair,))).items() if n}
+    found |= {_decided(c.reqs, key) for c in claims if any(pair_matches(pair, p) for p in c.pods)}
+    found.discard(None)
+    return found
+
+
 def _affinity(pod: Pod, reqs: Reqs, claim_pods: list[Pod], claims, state: ClusterState) -> Reqs:
     anti = pod.affinity.anti_required
-    for term, pair in zip(anti, _resolved(anti, pod, state)):
+    for term, pair in zip(anti, resolved_terms(anti, pod, state)):
         if term.topology_key == HOSTNAME:
-            if any(_matches(pair, p) for p in claim_pods):
+            if any(pair_matches(pair, p) for p in claim_pods):
                 raise TopologyError("unsatisfiable topology constraint for anti-affinity, key=" + HOSTNAME)
             continue
-        taken = {v for v, n in _existing_counts(state, term.topology_key, state.counts((pair,))).items() if n}
-        taken |= {_decided(c.reqs, term.topology_key) for c in claims if any(_matches(pair, p) for p in c.pods)}
-        taken.discard(None)
+        taken = _occupied(term.topology_key, pair, claims, state)
         if taken:
             reqs = reqs.plus([Req(term.topology_key, True, frozenset(taken))])
             if reqs[term.topology_key].empty:
                 raise TopologyError(f"unsatisfiable topology constraint for anti-affinity, key={term.topology_key}")
     required = pod.affinity.pod_required
-    for term, pair in zip(required, _resolved(required, pod, state)):
+    for term, pair in zip(required, resolved_terms(required, pod, state)):
         if term.topology_key == HOSTNAME:
-            if not any(_matches(pair, p) for p in claim_pods) and not (
-                    _matches(pair, pod) and not any(_matches(pair, p) for c in claims for p in c.pods)):
+            if not any(pair_matches(pair, p) for p in claim_pods) and not (
+                    pair_matches(pair, pod) and not any(pair_matches(pair, p) for c in claims for p in c.pods)):
                 raise TopologyError("unsatisfiable topology constraint for pod affinity, key=" + HOSTNAME)
             continue
-        found = {v for v, n in _existing_counts(state, term.topology_key, state.counts((pair,))).items() if n}
-        found |= {_decided(c.reqs, term.topology_key) for c in claims if any(_matches(pair, p) for p in c.pods)}
-        found.discard(None)
+        found = _occupied(term.topology_key, pair, claims, state)
         if found:
             reqs = reqs.plus([Req(term.topology_key, False, frozenset(found))])
-        elif not _matches(pair, pod):
+        elif not pair_matches(pair, pod):
             raise TopologyError(f"unsatisfiable topology constraint for pod affinity, key={term.topology_key}")
     return reqs
 
-
-__all__ = ["MISSING", "TopologyError", "narrow"]

@@ -52,11 +52,11 @@ def term_selector(term: PodAffinityTerm, labels) -> LabelSelector | None:
     return LabelSelector(selector.match_labels, selector.match_expressions + extra)
 
 
-def _resolved(terms, pod: Pod, state: ClusterState) -> tuple:
+def resolved_terms(terms, pod: Pod, state: ClusterState) -> tuple:
     return tuple((term_selector(t, pod.labels), term_namespaces(t, pod.namespace, state)) for t in terms)
 
 
-def _matches(pair, pod: Pod) -> bool:
+def pair_matches(pair, pod: Pod) -> bool:
     selector, namespaces = pair
     return selector is not None and (namespaces is None or pod.namespace in namespaces) and selector.matches(pod.labels)
 
@@ -93,13 +93,13 @@ class TermIndex:
         affinity = pod.affinity
         if not (affinity.anti_required or affinity.pod_required or affinity.pod_preferred or affinity.anti_preferred):
             return
-        for term, pair in zip(affinity.anti_required, _resolved(affinity.anti_required, pod, state)):
+        for term, pair in zip(affinity.anti_required, resolved_terms(affinity.anti_required, pod, state)):
             self._bump(self.anti, (pair, term.topology_key), i, sign)
         weighted = [(self.HARD_AFFINITY_WEIGHT, t) for t in affinity.pod_required]
         weighted += [(w.weight, w.term) for w in affinity.pod_preferred]
         weighted += [(-w.weight, w.term) for w in affinity.anti_preferred]
         for weight, term in weighted:
-            self._bump(self.scored, (_resolved((term,), pod, state)[0], term.topology_key, weight), i, sign)
+            self._bump(self.scored, (resolved_terms((term,), pod, state)[0], term.topology_key, weight), i, sign)
 
 
 def _index(ctx: PodCycle) -> TermIndex:
@@ -110,7 +110,7 @@ def _index(ctx: PodCycle) -> TermIndex:
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
     blocked = np.zeros(ctx.size, dtype=bool)
     for (pair, key), per_node in _index(ctx).anti.items():
-        if per_node.any() and _matches(pair, ctx.pod):
+        if per_node.any() and pair_matches(pair, ctx.pod):
             blocked |= _domain_has_match(ctx, key, per_node)
     return blocked
 
@@ -124,12 +124,12 @@ def _domain_has_match(ctx: PodCycle, key: str, per_node: np.ndarray) -> np.ndarr
 
 def _affinity_fails(ctx: PodCycle) -> np.ndarray:
     terms = ctx.pod.affinity.pod_required
-    pairs = _resolved(terms, ctx.pod, ctx.state)
+    pairs = resolved_terms(terms, ctx.pod, ctx.state)
     per_node = ctx.state.counts(pairs)  # pods matching every term, as upstream counts them
     has_keys = np.ones(ctx.size, dtype=bool)
     for term in terms:
         has_keys &= ctx.state.domains(term.topology_key).ids != MISSING
-    if not per_node.any() and all(_matches(p, ctx.pod) for p in pairs):
+    if not per_node.any() and all(pair_matches(p, ctx.pod) for p in pairs):
         return ~has_keys  # the first pod of a group that selects itself
     ok = has_keys.copy()
     for term in terms:
@@ -147,7 +147,7 @@ def filter(ctx: PodCycle) -> list[Failure]:
         undecided &= ~fails
     if pod.affinity.anti_required:
         fails = np.zeros(ctx.size, dtype=bool)
-        for term, pair in zip(pod.affinity.anti_required, _resolved(pod.affinity.anti_required, pod, ctx.state)):
+        for term, pair in zip(pod.affinity.anti_required, resolved_terms(pod.affinity.anti_required, pod, ctx.state)):
             fails |= _domain_has_match(ctx, term.topology_key, ctx.state.counts((pair,)))
         fails &= undecided
         failures.append(Failure(fails, REASON_ANTI_AFFINITY, UNSCHEDULABLE))
@@ -169,11 +169,11 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     weighted += [(-w.weight, w.term) for w in pod.affinity.anti_preferred]
     for weight, term in weighted:
         domains = state.domains(term.topology_key)
-        by_domain = domains.per_domain(state.counts(_resolved((term,), pod, state)))
+        by_domain = domains.per_domain(state.counts(resolved_terms((term,), pod, state)))
         ids = domains.ids
         raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
     for (pair, key, weight), per_node in _index(ctx).scored.items():
-        if per_node.any() and _matches(pair, pod):
+        if per_node.any() and pair_matches(pair, pod):
             domains = state.domains(key)
             by_domain = domains.per_domain(per_node)
             ids = domains.ids

@@ -60,7 +60,7 @@ def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[s
     return mask
 
 
-def _domain_counts(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]):
+def domain_counts(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]):
     pod = ctx.pod
     selector = effective_selector(constraint, pod.labels)
     per_node = ctx.state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
@@ -78,7 +78,7 @@ def filter(ctx: PodCycle) -> list[Failure]:
     missing = np.zeros(ctx.size, dtype=bool)
     skewed = np.zeros(ctx.size, dtype=bool)
     for constraint in hard:
-        domains, counts, present, selector = _domain_counts(ctx, constraint, keys)
+        domains, counts, present, selector = domain_counts(ctx, constraint, keys)
         floor = int(counts[present].min()) if present.any() else 0
         if constraint.min_domains is not None and int(present.sum()) < constraint.min_domains:
             floor = 0
