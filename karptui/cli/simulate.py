@@ -87,12 +87,14 @@ def _print_table(doc: dict, console: Console) -> None:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
     for claim in doc.get("nodeclaims", []):
         launch = claim["launch"] or {}
+        estimated = " (estimated)" if launch.get("price_estimated") else ""
         console.print(f"launch {claim['name']} ({claim['nodepool']}): {launch.get('instance_type')} "
-                      f"{launch.get('capacity_type')} in {launch.get('zone')} ${launch.get('price')}/h "
+                      f"{launch.get('capacity_type')} in {launch.get('zone')} ${launch.get('price')}/h{estimated} "
                       f"for {len(claim['pods'])} pod(s)", highlight=False)
     for d in doc.get("disruptions", []):
         replacement = d["replacement"]
-        then = (f" -> {replacement['instance_type']} {replacement['capacity_type']}" if replacement else "")
+        then = (f" -> {replacement['instance_type']} {replacement['capacity_type']}"
+                + (" (price estimated)" if replacement.get("price_estimated") else "") if replacement else "")
         console.print(f"consolidation {d['action']} ({d['reason']}): {', '.join(d['nodes'])}{then}, "
                       f"saves ${d['savings_per_hour']:.4f}/h", highlight=False)
     for b in doc.get("blocked", []):
