@@ -63,6 +63,13 @@ def build_parser() -> OneLineParser:
     sim.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
     sim.set_defaults(run=_lazy(".simulate", "run_simulate"))
+    logs = commands.add_parser("logs", help="Karpenter controller logs")
+    logs_cmds = logs.add_subparsers(title="logs commands", metavar="COMMAND", parser_class=OneLineParser)
+    logs.set_defaults(run=lambda args: _usage(logs))
+    parse = logs_cmds.add_parser("parse", help="every recognised Karpenter event in a log file or stdin")
+    parse.add_argument("file", metavar="FILE|-", help="log file (maybe gzipped), or - for stdin")
+    parse.add_argument("--output", "-o", choices=("table", "jsonl"), default="table")
+    parse.set_defaults(run=_lazy(".logs", "run_logs_parse"))
     return parser
 
 

@@ -1,0 +1,70 @@
+"""Reading logs as a stream: files (maybe gzipped, maybe growing) and stdin, line by line.
+
+Bytes that are not UTF-8 are replaced rather than fatal (the line then fails to
+parse and is counted as skipped); memory stays at one line, however long.
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from ..errors import InputError
+
+
+def _lines(handle: BinaryIO) -> Iterator[str]:
+    for raw in handle:
+        yield raw.decode("utf-8", "replace")
+
+
+def open_log(path: str) -> BinaryIO:
+    """A binary handle on a log file or ``-`` (stdin); InputError if it cannot be opened."""
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        handle = Path(path).open("rb")
+        if handle.peek(2)[:2] == b"\x1f\x8b":
+            return gzip.GzipFile(fileobj=handle)  # type: ignore[return-value]
+        return handle
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a log file") from None
+    except OSError as exc:
+        raise InputError(path, exc.strerror or str(exc)) from None
+
+
+def read_lines(path: str, warnings: list[str]) -> Iterator[str]:
+    """Every line of the log; a read error after the first line ends the stream with a warning."""
+    handle = open_log(path)
+    got_any = False
+    try:
+        for line in _lines(handle):
+            got_any = True
+            yield line
+    except (OSError, EOFError) as exc:
+        if not got_any:
+            raise InputError(path, f"cannot read: {exc}") from None
+        warnings.append(f"{path}: stopped reading: {exc}")
+    finally:
+        if handle is not sys.stdin.buffer:
+            handle.close()
+
+
+def follow(path: str, poll: float = 0.5, stop=lambda: False) -> Iterator[str]:
+    """Lines of a growing file, as ``tail -f`` gives them, until ``stop()`` says so."""
+    with Path(path).open("rb") as handle:
+        partial = b""
+        while not stop():
+            chunk = handle.readline()
+            if not chunk:
+                time.sleep(poll)
+                continue
+            partial += chunk
+            if partial.endswith(b"\n"):
+                yield partial.decode("utf-8", "replace")
+                partial = b""

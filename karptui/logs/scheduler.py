@@ -1,0 +1,69 @@
+"""Event messages about pods: kube-scheduler's FailedScheduling and Karpenter's own pod events."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .classify import unschedulable
+
+_HEAD = re.compile(r"^0/(\d+) nodes are available(?:: (.*))?$", re.S)
+_COUNTED = re.compile(r"^(\d+) (.+)$")
+_NOMINATED = re.compile(r"^Pod should schedule on: (?:nodeclaim|machine)/([^,\s]+)(?:, node/(\S+))?")
+KARPENTER_FAILED = "Failed to schedule pod, "
+
+
+@dataclass
+class FitError:
+    """``0/N nodes are available: <count> <reason>, ... preemption: ...`` as data."""
+
+    nodes: int
+    reasons: dict[str, int] = field(default_factory=dict)
+    pre_filter: str = ""
+    preemption: dict[str, int] = field(default_factory=dict)
+    preemption_message: str = ""
+
+
+def _counted(text: str) -> tuple[dict[str, int], str]:
+    """``1 Insufficient cpu, 6 node(s) didn't match ...`` -> counts (or the text when not counted)."""
+    counts: dict[str, int] = {}
+    for part in _split(text):
+        match = _COUNTED.match(part)
+        if not match:
+            return {}, text
+        counts[match.group(2)] = counts.get(match.group(2), 0) + int(match.group(1))
+    return counts, ""
+
+
+def _split(text: str) -> list[str]:
+    """Reasons are ", "-separated, but a reason may itself contain ", " (taints); split before digits."""
+    return [p.strip() for p in re.split(r", (?=\d+ )", text) if p.strip()]
+
+
+def parse_fit_error(message: str) -> FitError | None:
+    """kube-scheduler's FailedScheduling text; None if the message is something else."""
+    main, _, post = message.partition(" preemption: ")
+    match = _HEAD.match(main.strip())
+    if match is None:
+        return None
+    body = (match.group(2) or "").rstrip(".")
+    reasons, pre_filter = _counted(body)
+    error = FitError(int(match.group(1)), reasons, pre_filter)
+    if post:
+        inner = _HEAD.match(post.strip().rstrip("."))
+        if inner:
+            error.preemption, error.preemption_message = _counted((inner.group(2) or "").rstrip("."))
+        else:
+            error.preemption_message = post.strip()
+    return error
+
+
+def karpenter_event(reason: str, message: str) -> dict | None:
+    """Karpenter's pod events: FailedScheduling ("Failed to schedule pod, ...") and Nominated."""
+    if reason == "FailedScheduling" and message.startswith(KARPENTER_FAILED):
+        return {"kind": "pod_unschedulable", **unschedulable(message[len(KARPENTER_FAILED):])}
+    if reason == "Nominated":
+        match = _NOMINATED.match(message)
+        if match:
+            return {"kind": "nominated", "nodeclaim": match.group(1), "node": match.group(2)}
+    return None
