@@ -21,7 +21,7 @@ async def test_nodes_grouped_by_zone_and_pending_pods_listed():
         assert pending.row_count == 6
         first = pending.get_row_at(0)
         assert first[1] == "Deployment/default/host-spread"
-        assert "didn't match pod topology spread constraints" in first[5]
+        assert "didn't match pod topology spread constraints" in first[6]
         await pilot.press("j", "j")
         assert nodes.cursor_row == 2
         await pilot.press("tab", "j")

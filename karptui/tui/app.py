@@ -84,11 +84,11 @@ class KarptuiApp(App):
                 )
 
     def _fill_pending(self, table: DataTable) -> None:
-        table.add_columns("pod", "owner", "cpu", "memory", "age", "kube-scheduler reason")
+        table.add_columns("pod", "owner", "cpu", "memory", "age", "Karpenter (logs)", "kube-scheduler reason")
         for row in pending_rows(self.snapshot):
             table.add_row(
                 row.key, row.owner, cpu(row.cpu), human_bytes(row.memory),
-                age(row.created, self.now), row.reason or "-", key=row.key,
+                age(row.created, self.now), row.karpenter_short or "-", row.reason or "-", key=row.key,
             )
 
     def action_cursor_down(self) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..logs import LogParser
+from ..logs.join import explain_pending
 from ..model import Pod, Snapshot
 from ..model.resources import CPU, MEMORY
 
@@ -17,6 +19,17 @@ class PendingRow:
     memory: int
     created: datetime | None
     reason: str
+    karpenter: str = ""          # Karpenter's newest reason, from its logs or pod events
+    karpenter_time: str = ""
+
+    @property
+    def karpenter_short(self) -> str:
+        """``11:04:41 default: no instance type satisfied…`` for a table cell."""
+        if not self.karpenter:
+            return ""
+        clock = self.karpenter_time[11:19] if len(self.karpenter_time) >= 19 else self.karpenter_time
+        text = self.karpenter.replace('incompatible with nodepool "', "").replace('", ', ": ", 1)
+        return f"{clock} {text[:70]}{'…' if len(text) > 70 else ''}".strip()
 
 
 def _latest_scheduler_messages(snapshot: Snapshot) -> dict[str, str]:
@@ -31,10 +44,14 @@ def _latest_scheduler_messages(snapshot: Snapshot) -> dict[str, str]:
 
 
 def pending_rows(snapshot: Snapshot) -> list[PendingRow]:
-    """Every pending pod; the PodScheduled condition's message, else the newest event's."""
+    """Every pending pod; the PodScheduled condition's message, else the newest event's;
+    and Karpenter's reason from the snapshot's attached logs and its pod events."""
     messages = _latest_scheduler_messages(snapshot)
+    events = list(LogParser().parse(snapshot.meta.logs_text.splitlines())) if snapshot.meta.logs_text else []
+    stories = {story.pod: story for story in explain_pending(snapshot, events)}
     rows = []
     for pod in snapshot.pending_pods:
+        story = stories.get(pod.key)
         owner = snapshot.top_owner(pod)
         rows.append(
             PendingRow(
@@ -44,6 +61,8 @@ def pending_rows(snapshot: Snapshot) -> list[PendingRow]:
                 memory=pod.requests.get(MEMORY, 0),
                 created=pod.created,
                 reason=pod.scheduled_message or messages.get(pod.key, ""),
+                karpenter=(story.karpenter_reason or "") if story else "",
+                karpenter_time=(story.karpenter_time or "") if story else "",
             )
         )
     return sorted(rows, key=lambda r: (r.owner, r.key))
