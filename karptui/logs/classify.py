@@ -191,15 +191,33 @@ def _interruption(record: Record, message: str) -> dict | None:
     return {"kind": "interruption", "node": _name(record.fields, "Node", "node")}
 
 
-EXTRACTORS = (_unschedulable, _provisionable, _computed, _created, _launched, _lifecycle, _disruption,
-              _terminated, _launch_failed, _interruption)
+# Extractors by the message's first word (lowercased): a dict lookup instead of trying
+# every pattern on every line, which matters at 50 MB/s.
+BY_FIRST_WORD = {
+    "could": (_unschedulable, _launch_failed),
+    "failed": (_unschedulable, _launch_failed),
+    "found": (_provisionable,),
+    "computed": (_computed,),
+    "created": (_created,),
+    "launching": (_created, _launch_failed),
+    "launched": (_launched,),
+    "registered": (_lifecycle,),
+    "initialized": (_lifecycle,),
+    "deprovisioning": (_disruption,),
+    "disrupting": (_disruption,),
+    "deleted": (_terminated,),
+}
 
 
 def classify(record: Record) -> dict:
     """The event fields for one record: its kind and whatever the line carries."""
     message = record.message
-    for extract in EXTRACTORS:
+    for extract in BY_FIRST_WORD.get(message.partition(" ")[0].lower(), ()):
         found = extract(record, message)
+        if found is not None:
+            return {k: v for k, v in found.items() if v is not None}
+    if "nterruption" in message:
+        found = _interruption(record, message)
         if found is not None:
             return {k: v for k, v in found.items() if v is not None}
     return {"kind": "other", "message": message}

@@ -7,6 +7,7 @@ parse and is counted as skipped); memory stays at one line, however long.
 from __future__ import annotations
 
 import gzip
+import io
 import sys
 import time
 from collections.abc import Iterator
@@ -17,8 +18,8 @@ from ..errors import InputError
 
 
 def _lines(handle: BinaryIO) -> Iterator[str]:
-    for raw in handle:
-        yield raw.decode("utf-8", "replace")
+    """Decoded lines; the text layer decodes in bulk (faster than per line), bad bytes replaced."""
+    yield from io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline="")
 
 
 def open_log(path: str) -> BinaryIO:
@@ -52,7 +53,10 @@ def read_lines(path: str, warnings: list[str]) -> Iterator[str]:
         warnings.append(f"{path}: stopped reading: {exc}")
     finally:
         if handle is not sys.stdin.buffer:
-            handle.close()
+            try:
+                handle.close()
+            except ValueError:  # already closed by the text layer
+                pass
 
 
 def follow(path: str, poll: float = 0.5, stop=lambda: False) -> Iterator[str]:

@@ -32,26 +32,37 @@ class Record:
 def parse_record(number: int, text: str) -> Record | None:
     """The Karpenter log record on this line, or None if it is not one."""
     source = ""
+    if text[0:1] == "{":  # the common case first: a bare JSON line
+        return _json_record(number, text.rstrip("\r\n"), source, "")
     if text.startswith("[pod/"):
         match = _PREFIX.match(text)
         if match:
             source, text = match.group(1), text[match.end():]
     stamp = ""
     if text[:1].isdigit():
-        match = _KUBECTL_TIME.match(text)
-        if match:
-            stamp, text = match.group(0)[:-1], text[match.end():]
+        space, tab = text.find(" "), text.find("\t")
+        if 0 < space and (tab < 0 or space < tab):  # kubectl --timestamps: "TIME " before the line
+            match = _KUBECTL_TIME.match(text)
+            if match:
+                stamp, text = match.group(0)[:-1], text[match.end():]
     text = text.rstrip("\r\n")
     if text.startswith("{"):
         return _json_record(number, text, source, stamp)
     return _console_record(number, text, source, stamp)
 
 
+_DECODE = json.JSONDecoder().raw_decode
+
+
 def _json_record(number: int, text: str, source: str, stamp: str) -> Record | None:
     try:
-        data = json.loads(text)
+        data, end = _DECODE(text)
     except ValueError:
         return None  # truncated or not JSON
+    except RecursionError:
+        return None
+    if end != len(text) and text[end:].strip():
+        return None  # trailing garbage: not one JSON object
     if not isinstance(data, dict):
         return None
     message, level = data.get("message"), data.get("level")
