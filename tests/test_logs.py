@@ -183,3 +183,42 @@ def test_karpenter_pod_events():
     nominated = karpenter_event("Nominated", "Pod should schedule on: nodeclaim/default-t8wzk, node/ip-10-0-1-5")
     assert (nominated["nodeclaim"], nominated["node"]) == ("default-t8wzk", "ip-10-0-1-5")
     assert karpenter_event("FailedScheduling", "0/3 nodes are available: 3 Insufficient cpu.") is None
+
+
+def test_follow_reads_a_growing_file(tmp_path):
+    import threading
+    import time
+
+    from karptui.logs.reader import follow
+
+    path = tmp_path / "growing.log"
+    path.write_text(SEED_LINE + "\n")
+    got: list[str] = []
+    done = threading.Event()
+
+    def reader():
+        for line in follow(str(path), poll=0.01, stop=done.is_set):
+            got.append(line)
+            if len(got) == 2:
+                done.set()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    time.sleep(0.05)
+    with path.open("a") as handle:
+        handle.write(SEED_DEPROVISIONING[:50])  # half a line: not yielded until its newline arrives
+        handle.flush()
+        time.sleep(0.05)
+        handle.write(SEED_DEPROVISIONING[50:] + "\n")
+    thread.join(timeout=5)
+    done.set()
+    assert [event(i, line)["kind"] for i, line in enumerate(got)] == ["pod_unschedulable", "disruption"]
+
+
+def test_the_event_window_is_bounded():
+    from karptui.logs import EventWindow
+
+    window = EventWindow(size=3)
+    for i in range(10):
+        window.add({"line": i})
+    assert [e["line"] for e in window.events] == [7, 8, 9]
