@@ -57,19 +57,33 @@ def _json(text: str | None):
         return text
 
 
+_LIMITS = re.compile(r'^all available instance types exceed limits for (?:nodepool|provisioner)?:? ?"([^"]+)"')
+
+
 def unschedulable(error: str) -> dict:
-    """Every NodePool named in a scheduling error, with its own reason."""
+    """Every NodePool named in a scheduling error, with its own reason.
+
+    Pools are separated by "; "; each part is ``incompatible with nodepool
+    "NAME", [daemonset overhead={...}, ]REASON``, or (v0.3x) a bare limits
+    error that names its pool at the end.
+    """
     out: dict = {}
     pools = []
-    starts = list(_POOL_REASON.finditer(error))
-    for index, match in enumerate(starts):
-        end = starts[index + 1].start() if index + 1 < len(starts) else len(error)
-        reason = error[match.end():end].rstrip("; ")
-        overhead = _OVERHEAD.match(reason)
-        if overhead:
-            out.setdefault("daemonset_overhead", _json(overhead.group(1)))
-            reason = reason[overhead.end():]
-        pools.append({"name": match.group(1), "reason": reason})
+    for part in error.split("; "):
+        match = _POOL_REASON.match(part)
+        if match:
+            name, reason = match.group(1), part[match.end():]
+            overhead = _OVERHEAD.match(reason)
+            if overhead:
+                out.setdefault("daemonset_overhead", _json(overhead.group(1)))
+                reason = reason[overhead.end():]
+            pools.append({"name": name, "reason": reason})
+            continue
+        limits = _LIMITS.match(part)
+        if limits:
+            pools.append({"name": limits.group(1), "reason": part})
+        elif pools:
+            pools[-1]["reason"] += "; " + part  # a reason that itself contained "; "
     resources = _RESOURCES.search(error)
     if resources:
         out["resources"] = _json(resources.group(1))
@@ -95,7 +109,7 @@ def _provisionable(record: Record, message: str) -> dict | None:
         return None
     out: dict = {"kind": "pods_provisionable"}
     count = record.fields.get("pods")
-    listed = record.fields.get("Pods")
+    listed = record.fields.get("Pods", count if isinstance(count, str) else None)  # v0.3x listed them in "pods"
     if isinstance(count, int):
         out["count"] = count
     if isinstance(listed, str):
@@ -172,14 +186,21 @@ def _terminated(record: Record, message: str) -> dict | None:
             "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")}
 
 
+_LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
+                  "creating cloud provider instance", "insufficient capacity")
+
+
 def _launch_failed(record: Record, message: str) -> dict | None:
+    """``failed launching nodeclaim`` (v1), ``Could not launch ...``, or an error-level line that
+    is the cloud provider's error itself (v0.2x-v0.3x lifecycle controllers)."""
     lowered = message.lower()
-    if not (lowered.startswith(("failed launching", "could not launch", "launching nodeclaim", "launching machine"))
-            and record.level == "error"):
-        if not lowered.startswith(("failed launching", "could not launch")):
-            return None
     f = record.fields
-    error = f.get("error") if isinstance(f.get("error"), str) else message.split(", ", 1)[-1]
+    if lowered.startswith(("failed launching", "could not launch")):
+        error = f.get("error") if isinstance(f.get("error"), str) else message.split(", ", 1)[-1]
+    elif record.level == "error" and lowered.startswith(_LAUNCH_ERRORS):
+        error = message
+    else:
+        return None
     return {"kind": "launch_failed", "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
             "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"), "error": error}
 
@@ -188,7 +209,8 @@ def _interruption(record: Record, message: str) -> dict | None:
     lowered = message.lower()
     if "interruption" not in lowered and "spot interruption" not in lowered:
         return None
-    return {"kind": "interruption", "node": _name(record.fields, "Node", "node")}
+    return {"kind": "interruption", "node": _name(record.fields, "Node", "node"),
+            "nodeclaim": _name(record.fields, "NodeClaim", "nodeclaim", "Machine", "machine")}
 
 
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
@@ -200,6 +222,8 @@ BY_FIRST_WORD = {
     "computed": (_computed,),
     "created": (_created,),
     "launching": (_created, _launch_failed),
+    "creating": (_launch_failed,),
+    "insufficient": (_launch_failed,),
     "launched": (_launched,),
     "registered": (_lifecycle,),
     "initialized": (_lifecycle,),

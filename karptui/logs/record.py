@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 
 _PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\] ")
 _KUBECTL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) ")
+# client-go's leader election writes klog lines into the controller's log:
+# I0520 10:58:02.046318       1 leaderelection.go:248] attempting to acquire leader lease ...
+_KLOG = re.compile(r"^([IWEF])(\d{4} \d\d:\d\d:\d\d\.\d+)\s+\d+ ([^\]\s]+)\] (.*)$")
+_KLOG_LEVELS = {"I": "info", "W": "warn", "E": "error", "F": "error"}
 _LEVELS = {"DEBUG": "debug", "INFO": "info", "WARN": "warn", "WARNING": "warn", "ERROR": "error",
            "DPANIC": "error", "PANIC": "error", "FATAL": "error"}
 
@@ -73,7 +77,17 @@ def _json_record(number: int, text: str, source: str, stamp: str) -> Record | No
                   str(data.get("logger", "")), message, data, source)
 
 
+def _klog_record(number: int, text: str, source: str, stamp: str) -> Record | None:
+    match = _KLOG.match(text)
+    if match is None:
+        return None
+    letter, when, logger, message = match.groups()
+    return Record(number, stamp or when, _KLOG_LEVELS[letter], logger, message, {}, source)
+
+
 def _console_record(number: int, text: str, source: str, stamp: str) -> Record | None:
+    if text[:1] in _KLOG_LEVELS and text[1:2].isdigit():
+        return _klog_record(number, text, source, stamp)
     parts = text.split("\t", 4)
     if len(parts) < 4 or parts[1] not in _LEVELS:
         return None
