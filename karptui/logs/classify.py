@@ -239,9 +239,14 @@ def classify(record: Record) -> dict:
     for extract in BY_FIRST_WORD.get(message.partition(" ")[0].lower(), ()):
         found = extract(record, message)
         if found is not None:
-            return {k: v for k, v in found.items() if v is not None}
+            return _present(found)
     if "nterruption" in message:
         found = _interruption(record, message)
         if found is not None:
-            return {k: v for k, v in found.items() if v is not None}
+            return _present(found)
     return {"kind": "other", "message": message}
+
+
+def _present(found: dict) -> dict:
+    """Fields the line did not carry are left out (most lines carry them all)."""
+    return {k: v for k, v in found.items() if v is not None} if None in found.values() else found

@@ -22,7 +22,7 @@ _LEVELS = {"DEBUG": "debug", "INFO": "info", "WARN": "warn", "WARNING": "warn", 
            "DPANIC": "error", "PANIC": "error", "FATAL": "error"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     line: int
     time: str
