@@ -59,3 +59,8 @@ def test_every_event_matches(name):
             continue
         problems += [f"line {want['line']} ({want['kind']}): {p}" for p in _check(found, want)]
     assert not problems, "\n".join(problems)
+
+
+def test_the_replica_that_took_the_lease_is_noted():
+    parser, _ = parsed("v1-prefix-timestamps.log")
+    assert parser.stats.leaders == ["pod/karpenter-5f7b9d8c6d-x7k2p/controller"]

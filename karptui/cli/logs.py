@@ -32,6 +32,8 @@ def run_logs_parse(args: argparse.Namespace) -> int:
         print(f"karptui: {warning}", file=sys.stderr)
     print(f"{stats.lines} lines: {stats.events} Karpenter events, {stats.skipped} skipped "
           f"(not Karpenter log lines)", file=sys.stderr)
+    if stats.leaders:
+        print(f"leader: {', '.join(s or 'this log' for s in stats.leaders)}", file=sys.stderr)
     return 0
 
 

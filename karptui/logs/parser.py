@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .classify import classify
 from .record import parse_record
@@ -18,6 +18,7 @@ KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "node
 class Stats:
     lines: int = 0
     events: int = 0
+    leaders: list = field(default_factory=list)   # kubectl --prefix sources that took the leader lease
 
     @property
     def skipped(self) -> int:
@@ -42,6 +43,12 @@ class LogParser:
     def __init__(self) -> None:
         self.stats = Stats()
 
+    def _leader(self, found: dict) -> None:
+        """Only the leader replica acts (lease karpenter-leader-election); note who took it."""
+        source = found.get("source", "")
+        if source not in self.stats.leaders:
+            self.stats.leaders.append(source)
+
     def feed(self, text: str) -> dict | None:
         self.stats.lines += 1
         found = event(self.stats.lines, text)
@@ -58,6 +65,8 @@ class LogParser:
                 found = event(number, text)
                 if found is not None:
                     events += 1
+                    if found["kind"] == "other" and "acquired lease" in found.get("message", ""):
+                        self._leader(found)
                     yield found
         finally:
             stats.lines, stats.events = number, events
