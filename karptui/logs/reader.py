@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InputError
+from ..sources.decode import input_error
 
 
 def _lines(handle: BinaryIO) -> Iterator[str]:
@@ -31,12 +32,8 @@ def open_log(path: str) -> BinaryIO:
         if handle.peek(2)[:2] == b"\x1f\x8b":
             return gzip.GzipFile(fileobj=handle)  # type: ignore[return-value]
         return handle
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a log file") from None
     except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
+        raise input_error(path, exc) from None
 
 
 def read_lines(path: str, warnings: list[str]) -> Iterator[str]:

@@ -18,18 +18,23 @@ from .yaml_stream import yaml_objects
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+def input_error(path: str | Path, exc: OSError) -> InputError:
+    """One line for a file that cannot be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(path, "no such file")
+    if isinstance(exc, PermissionError):
+        return InputError(path, "permission denied")
+    if isinstance(exc, IsADirectoryError):
+        return InputError(path, "is a directory")
+    return InputError(path, exc.strerror or str(exc))
+
+
 def read_text(path: str | Path) -> str:
     """A file's text, gunzipped if need be; :class:`InputError` naming the file otherwise."""
     try:
         data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except PermissionError:
-        raise InputError(path, "permission denied") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory") from None
     except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
+        raise input_error(path, exc) from None
     return to_text(decompress(data, str(path)), str(path))
 
 
