@@ -13,7 +13,7 @@ from ..catalog.pricing import hourly_cost
 from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
-from ..views.simulation import simulation_json
+from ..views.simulation import cost_after, simulation_json
 from .output import emit
 
 # Karpenter's feature gates and their defaults (settings.featureGates / --feature-gates).
@@ -50,22 +50,15 @@ def run_simulate(args: argparse.Namespace) -> int:
         snapshot = applied.snapshot
         result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
         changes = diff(baseline, result).to_dict()
-        changes["hourly_cost"] = {"before": _cost_after(baseline, catalog), "after": _cost_after(result, catalog)}
+        changes["hourly_cost"] = {"before": cost_after(baseline, catalog), "after": cost_after(result, catalog)}
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
                            "diff": changes}
     else:
         result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
     before, _ = hourly_cost(snapshot.nodes, catalog)
-    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=_cost_after(result, catalog),
+    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=cost_after(result, catalog),
                           extra=extra)
     return emit(doc, args.output, _print_table)
-
-
-def _cost_after(result, catalog) -> float:
-    """The cluster's hourly cost once Karpenter has launched and consolidated as simulated."""
-    before, _ = hourly_cost(result.snapshot.nodes, catalog)
-    launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
-    return round(before + launched - sum(d.savings for d in result.disruptions), 6)
 
 
 def _print_table(doc: dict, console: Console) -> None:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from ..catalog.pricing import hourly_cost
 from ..sim import Attempt, SimResult
+
+
+def cost_after(result: SimResult, catalog) -> float:
+    """The cluster's hourly cost once Karpenter has launched and consolidated as simulated."""
+    before, _ = hourly_cost(result.snapshot.nodes, catalog)
+    launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
+    return round(before + launched - sum(d.savings for d in result.disruptions), 6)
 
 
 def attempt_json(attempt: Attempt, explain: bool) -> dict:
