@@ -1,34 +1,167 @@
-"""The TUI on the bundled demo snapshot, driven as a user would."""
+"""The TUI on the bundled demo snapshot, driven as a user would: k9s keys, panes, drill-ins."""
+
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.app import KarptuiApp
+from karptui.tui.screens.detail import DetailScreen
+from karptui.tui.screens.help import HelpScreen
+from karptui.tui.screens.main import MainScreen
+
+SIZE = (160, 45)
 
 
-def demo_app() -> KarptuiApp:
-    return KarptuiApp(load_snapshot(bundled_snapshot("topology-spread")))
+def demo_app(**kwargs) -> KarptuiApp:
+    return KarptuiApp(load_snapshot(bundled_snapshot("topology-spread")), **kwargs)
 
 
-async def test_nodes_grouped_by_zone_and_pending_pods_listed():
-    app = demo_app()
-    async with app.run_test(size=(160, 45)) as pilot:
-        nodes = app.query_one("#nodes")
-        keys = [row.value for row in nodes.rows]
-        assert keys[0] == "zone:ap-northeast-2a"
-        zone_rows = [k for k in keys if k.startswith("zone:")]
-        assert zone_rows == ["zone:ap-northeast-2a", "zone:ap-northeast-2b", "zone:ap-northeast-2c"]
+def row_keys(table: DataTable) -> list[str]:
+    return [row.value for row in table.rows]
+
+
+def texts(screen) -> str:
+    return "\n".join(str(s.render()) for s in screen.query(Static))
+
+
+async def test_nodes_grouped_by_zone_with_j_k_navigation():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        nodes = app.screen.query_one("#nodes-table", DataTable)
+        keys = row_keys(nodes)
+        assert [k for k in keys if k.startswith("zone:")] == [
+            "zone:ap-northeast-2a", "zone:ap-northeast-2b", "zone:ap-northeast-2c"]
         assert len(keys) == 9 + 3
-        pending = app.query_one("#pending")
-        assert pending.row_count == 6
-        first = pending.get_row_at(0)
-        assert first[1] == "Deployment/default/host-spread"
-        assert "didn't match pod topology spread constraints" in first[6]
+        assert app.focused is nodes
         await pilot.press("j", "j")
         assert nodes.cursor_row == 2
-        await pilot.press("tab", "j")
-        assert app.focused is pending and pending.cursor_row == 1
+        await pilot.press("G")
+        assert nodes.cursor_row == len(keys) - 1
+        await pilot.press("g", "k")
+        assert nodes.cursor_row == 0
         await pilot.press("q")
     assert app.return_code == 0
 
 
+async def test_pending_pane_shows_scheduler_reason_and_simulated_placement():
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("2")
+        screen = app.screen
+        assert screen.query_one(TabbedContent).active == "pending"
+        pending = screen.query_one("#pending-table", DataTable)
+        assert app.focused is pending
+        keys = row_keys(pending)
+        assert keys[0] == "owner:Deployment/default/host-spread"
+        pods = [k for k in keys if k.startswith("pod:")]
+        assert len(pods) == 6
+        first = pending.get_row(pods[0])
+        assert "didn't match pod topology spread constraints" in first[5]
+        # The simulator has answered for every pending pod: no "…" placeholders remain.
+        assert all(pending.get_row(k)[4] != "…" for k in pods)
+        assert "simulated:" in str(screen.query_one("#source", Static).render())
+
+
+async def test_filter_narrows_the_nodes_pane_and_escape_restores_it():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        nodes = app.screen.query_one("#nodes-table", DataTable)
+        await pilot.press("slash")
+        box = app.screen.query_one("#filter", Input)
+        assert app.focused is box
+        await pilot.press(*"2c", "enter")
+        keys = row_keys(nodes)
+        assert [k for k in keys if k.startswith("zone:")] == ["zone:ap-northeast-2c"]
+        assert app.focused is nodes
+        await pilot.press("escape")
+        assert len(row_keys(nodes)) == 12
+
+
+async def test_sort_key_cycles_node_order():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        before = screen.sort
+        await pilot.press("s")
+        assert screen.sort != before
+        assert len(row_keys(screen.query_one("#nodes-table", DataTable))) == 12
+
+
+async def test_enter_drills_into_a_node_and_escape_comes_back():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        nodes = app.screen.query_one("#nodes-table", DataTable)
+        await pilot.press("j")
+        node = row_keys(nodes)[1].partition(":")[2]
+        await pilot.press("enter")
+        assert isinstance(app.screen, DetailScreen)
+        assert app.screen.heading == f"node {node}"
+        shown = texts(app.screen)
+        assert "Pods" in shown or "pods" in shown
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_drill_into_pending_pod_explains_every_node():
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("2", "j", "enter")
+        assert isinstance(app.screen, DetailScreen)
+        assert app.screen.heading.startswith("pod default/host-spread")
+        shown = texts(app.screen)
+        # Per-node verdicts from the simulator, in kube-scheduler's own words.
+        assert "topology spread" in shown
+
+
+async def test_command_line_switches_panes_and_reports_unknown_words():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon", *"activity", "enter")
+        assert app.screen.query_one(TabbedContent).active == "activity"
+        await pilot.press("colon", *"bogus", "enter")
+        await pilot.pause()
+        assert any("unknown command" in str(n.message) for n in app._notifications)
+        await pilot.press("1")
+        assert app.screen.query_one(TabbedContent).active == "nodes"
+
+
+async def test_help_lists_the_keys_from_the_bindings():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen.query_one(DataTable)
+        keys = {str(table.get_row_at(i)[0]) for i in range(table.row_count)}
+        assert {"j", "k", "slash", "enter", "q", "ctrl+p"} <= keys
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_theme_key_cycles_and_cli_theme_is_honoured():
+    app = demo_app(simulate_on_start=False, theme="karptui-light")
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "karptui-light"
+        await pilot.press("t")
+        assert app.theme != "karptui-light"
+        assert app.theme in app.theme_names
+
+
 def test_demo_screen(snap_compare):
-    assert snap_compare(demo_app(), terminal_size=(160, 45))
+    async def settle(pilot):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=settle)
+
+
+def test_pending_screen(snap_compare):
+    async def settle(pilot):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("2")
+
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=settle)

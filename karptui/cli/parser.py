@@ -36,6 +36,8 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--context", help="kubeconfig context (default: the current context)")
     parser.add_argument("--kubeconfig", metavar="F", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     parser.add_argument("-n", "--namespace", metavar="NS", help="only show pods of this namespace")
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (karptui-dark, karptui-light, "
+                        "karptui-high-contrast, karptui-colorblind, or one in your config dir)")
     parser.set_defaults(run=_lazy(".live", "run_live"))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
 

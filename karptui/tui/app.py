@@ -1,104 +1,155 @@
-"""The karptui app: nodes by zone and pending pods of one snapshot."""
+"""The karptui app: the hub that wires the snapshot, the simulation worker and the screens.
+
+Everything it shows comes from view models (karptui.views); it holds no
+Kubernetes or scheduling logic. The simulation runs in a thread worker and
+talks back with a message, so the screen never waits for it.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 
-from textual.app import App, ComposeResult
+from textual import work
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Static
+from textual.message import Message
 
+from ..catalog import catalog_from_snapshot_region
+from ..catalog.pricing import hourly_cost, node_price
+from ..logs import LogParser
 from ..model import Snapshot
-from ..model.quantity import human_bytes
-from ..views.format import age, cpu, percent
+from ..views.details import node_detail, pod_detail
 from ..views.info import snapshot_info
-from ..views.nodes import zone_groups
-from ..views.pending import pending_rows
+from .screens.detail import DetailScreen
+from .screens.help import HelpScreen
+from .screens.main import MainScreen
+
+EXPLAIN_LIMIT = 200_000  # node x pending-pod verdicts kept for drill-ins; above it, none
+
+
+class SimulationFinished(Message):
+    def __init__(self, result) -> None:
+        super().__init__()
+        self.result = result
 
 
 class KarptuiApp(App):
-    """Read-only explorer of one Snapshot."""
-
     TITLE = "karptui"
-    CSS = """
-    #source { height: auto; padding: 0 1; background: $boost; }
-    #nodes { height: 2fr; }
-    #pending { height: 1fr; }
-    .pane-title { padding: 0 1; color: $accent; text-style: bold; }
-    """
+    CSS_PATH = Path(__file__).with_name("app.tcss")
     BINDINGS = [
         Binding("q", "quit", "Quit"),
-        Binding("tab", "focus_next", "Next pane", show=True),
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("w", "whatif", "What-if"),
+        Binding("t", "cycle_theme", "Theme"),
     ]
 
-    def __init__(self, snapshot: Snapshot, now: datetime | None = None) -> None:
+    def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
+                 simulate_on_start: bool = True) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.now = now or snapshot.meta.captured_at or datetime.now(timezone.utc)
+        self.catalog = catalog if catalog is not None else catalog_from_snapshot_region(snapshot)
+        self.prices = {n.name: node_price(n, self.catalog) for n in snapshot.nodes}
+        parser = LogParser()
+        self.events = list(parser.parse(snapshot.meta.logs_text.splitlines())) if snapshot.meta.logs_text else []
+        self.attempts: dict = {}
+        self.result = None
+        self.requested_theme = theme
+        self.simulate_on_start = simulate_on_start
+        self.theme_names: list[str] = []
 
-    def compose(self) -> ComposeResult:
-        yield Static(self._source_line(), id="source")
-        with Vertical():
-            yield Static("Nodes by zone", classes="pane-title")
-            yield DataTable(id="nodes", cursor_type="row", zebra_stripes=True)
-            yield Static(f"Pending pods ({len(self.snapshot.pending_pods)})", classes="pane-title")
-            yield DataTable(id="pending", cursor_type="row")
-        yield Footer()
-
+    # ---- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
-        self._fill_nodes(self.query_one("#nodes", DataTable))
-        self._fill_pending(self.query_one("#pending", DataTable))
+        from . import themes
 
-    def _source_line(self) -> str:
+        self.theme_names = themes.register_themes(self)
+        wanted = self.requested_theme or themes.DEFAULT_THEME
+        if wanted in self.theme_names or wanted in self.available_themes:
+            self.theme = wanted
+        self.push_screen(MainScreen())
+        if self.simulate_on_start:
+            self.run_simulation()
+
+    @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
+    def run_simulation(self) -> None:
+        from ..sim import simulate
+
+        explain = len(self.snapshot.nodes) * max(1, len(self.snapshot.pending_pods)) <= EXPLAIN_LIMIT
+        self.post_message(SimulationFinished(simulate(self.snapshot, explain=explain, catalog=self.catalog)))
+
+    def on_simulation_finished(self, message: SimulationFinished) -> None:
+        self.result = message.result
+        self.attempts = {a.pod.key: a for a in message.result.attempts}
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.fill_pending()
+                screen.query_one("#source").update(self.source_line())
+
+    # ---- what the screens show -------------------------------------------------------------
+    def source_line(self) -> str:
         info = snapshot_info(self.snapshot)
-        where = info["name"] or info["source"]
+        where = info["name"] or info["source"] or "snapshot"
         when = f" captured {info['captured_at']}" if info["captured_at"] else ""
-        logs = f" · {info['karpenter_logs']} Karpenter log lines" if info["karpenter_logs"] else ""
-        return (
-            f"snapshot {where}{when} · {info['nodes']} nodes · {info['pods']} pods · "
-            f"{info['pending']} pending · {info['nodepools']} nodepools{logs}"
-        )
+        cost, unpriced = hourly_cost(self.snapshot.nodes, self.catalog)
+        logs = f" · {len(self.events)} Karpenter log events" if self.events else ""
+        sim = ""
+        if self.result is not None:
+            sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
+        return (f"{where}{when} · {info['nodes']} nodes · {info['pods']} pods · {info['pending']} pending · "
+                f"{info['nodepools']} nodepools · ${cost:.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
+                + logs + sim)
 
-    def _fill_nodes(self, table: DataTable) -> None:
-        table.add_columns("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age")
-        for group in zone_groups(self.snapshot):
-            split = ", ".join(f"{n} {k}" for k, n in group.capacity_types.items())
-            table.add_row(
-                f"▼ {group.zone}  ({len(group.nodes)} nodes: {split})", "", "", "",
-                _usage(group.cpu_requested, group.cpu_allocatable, cpu),
-                _usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "",
-                key=f"zone:{group.zone}",
-            )
-            for row in group.nodes:
-                flags = "" if row.ready else " NotReady"
-                flags += " Cordoned" if row.unschedulable else ""
-                table.add_row(
-                    f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
-                    _usage(row.cpu_requested, row.cpu_allocatable, cpu),
-                    _usage(row.memory_requested, row.memory_allocatable, human_bytes),
-                    f"{row.pods}/{row.max_pods}", age(row.created, self.now),
-                    key=f"node:{row.name}",
-                )
+    def drill(self, kind: str, name: str) -> None:
+        snapshot = self.snapshot
+        if kind == "node" and name in snapshot.node_by_name:
+            self.push_screen(DetailScreen(f"node {name}", node_detail(snapshot.node_by_name[name], snapshot,
+                                                                      self.events)))
+        elif kind == "pod":
+            pod = next((p for p in snapshot.pods if p.key == name), None)
+            if pod is not None:
+                self.push_screen(DetailScreen(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name),
+                                                                        self.events)))
 
-    def _fill_pending(self, table: DataTable) -> None:
-        table.add_columns("pod", "owner", "cpu", "memory", "age", "Karpenter (logs)", "kube-scheduler reason")
-        for row in pending_rows(self.snapshot):
-            table.add_row(
-                row.key, row.owner, cpu(row.cpu), human_bytes(row.memory),
-                age(row.created, self.now), row.karpenter_short or "-", row.reason or "-", key=row.key,
-            )
+    # ---- actions -------------------------------------------------------------------------
+    def action_help(self) -> None:
+        rows = []
+        for where, bindings in (("everywhere", self.BINDINGS), ("main screen", MainScreen.BINDINGS),
+                                ("drill-in", DetailScreen.BINDINGS)):
+            for b in bindings:
+                rows.append((b.key, b.description, where))
+        rows.append(("ctrl+p", "command palette: every action", "everywhere"))
+        self.push_screen(HelpScreen(rows))
 
-    def action_cursor_down(self) -> None:
-        if isinstance(self.focused, DataTable):
-            self.focused.action_cursor_down()
+    def action_whatif(self) -> None:
+        try:
+            from .screens.whatif import WhatIfScreen
+        except ImportError:
+            self.notify("the what-if panel is not available in this build", severity="warning")
+            return
+        self.push_screen(WhatIfScreen(self.snapshot, self.catalog))
 
-    def action_cursor_up(self) -> None:
-        if isinstance(self.focused, DataTable):
-            self.focused.action_cursor_up()
+    def action_cycle_theme(self) -> None:
+        from . import themes
 
+        names = self.theme_names or list(self.available_themes)
+        self.theme = themes.next_theme(self.theme, names)
+        self.notify(f"theme: {self.theme}")
 
-def _usage(requested: int, allocatable: int, fmt) -> str:
-    return f"{fmt(requested)}/{fmt(allocatable)} {percent(requested, allocatable):>3}%"
+    def get_system_commands(self, screen):
+        yield from super().get_system_commands(screen)
+        for title, help_text, callback in (
+            ("Nodes", "Show nodes grouped by zone", lambda: self._main("nodes")),
+            ("Pending pods", "Show pending pods and why", lambda: self._main("pending")),
+            ("Karpenter activity", "Show Karpenter's recent decisions", lambda: self._main("activity")),
+            ("What-if", "Edit constraints and re-run the simulator", self.action_whatif),
+            ("Help", "List every key", self.action_help),
+            ("Cycle theme", "Switch to the next theme", self.action_cycle_theme),
+            ("Re-run simulation", "Simulate the pending pods again", self.run_simulation),
+        ):
+            yield SystemCommand(title, help_text, callback)
+
+    def _main(self, pane: str) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.action_pane(pane)

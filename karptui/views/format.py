@@ -25,3 +25,17 @@ def percent(part: int, whole: int) -> int:
 def cpu(millis: int) -> str:
     """CPU always in millicores, as k9s shows it, so columns compare at a glance."""
     return f"{millis}m"
+
+
+def bar(part: int, whole: int, width: int = 10) -> str:
+    """A text gauge: ``█████▌░░░░`` for 55%; the track is drawn so columns line up in any table."""
+    if not whole:
+        return "░" * width
+    filled = min(1.0, part / whole) * width
+    full = int(filled)
+    half = "▌" if filled - full >= 0.5 and full < width else ""
+    return ("█" * full + half).ljust(width, "░")
+
+
+def money(price: float | None) -> str:
+    return "-" if price is None else f"${price:.3f}"

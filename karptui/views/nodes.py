@@ -26,6 +26,29 @@ class NodeRow:
     created: datetime | None
     ready: bool
     unschedulable: bool
+    labels: dict
+    price: float | None = None
+
+    @property
+    def cpu_percent(self) -> int:
+        return round(100 * self.cpu_requested / self.cpu_allocatable) if self.cpu_allocatable else 0
+
+    @property
+    def memory_percent(self) -> int:
+        return round(100 * self.memory_requested / self.memory_allocatable) if self.memory_allocatable else 0
+
+    def matches(self, text: str) -> bool:
+        """The ``/`` filter: ``key=value`` on labels, else a substring of name, type, NodePool or zone."""
+        text = text.strip()
+        if not text:
+            return True
+        if "=" in text:
+            key, _, value = text.partition("=")
+            return self.labels.get(key.strip()) == value.strip()
+        lowered = text.lower()
+        zone = self.labels.get("topology.kubernetes.io/zone", "")
+        return any(lowered in field.lower() for field in (self.name, self.instance_type, self.group,
+                                                          self.capacity_type, zone))
 
 
 @dataclass(frozen=True)
@@ -33,6 +56,7 @@ class ZoneGroup:
     zone: str
     nodes: tuple[NodeRow, ...]
     capacity_types: dict[str, int]
+    price: float = 0.0
 
     @property
     def cpu_requested(self) -> int:
@@ -51,7 +75,16 @@ class ZoneGroup:
         return sum(n.memory_allocatable for n in self.nodes)
 
 
-def node_row(node: Node, snapshot: Snapshot) -> NodeRow:
+SORTS = {
+    "name": lambda r: r.name,
+    "cpu%": lambda r: (-r.cpu_percent, r.name),
+    "memory%": lambda r: (-r.memory_percent, r.name),
+    "price": lambda r: (-(r.price or 0.0), r.name),
+    "age": lambda r: (r.created.timestamp() if r.created else 0.0, r.name),
+}
+
+
+def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None) -> NodeRow:
     pods = snapshot.pods_by_node.get(node.name, [])
     return NodeRow(
         name=node.name,
@@ -67,19 +100,25 @@ def node_row(node: Node, snapshot: Snapshot) -> NodeRow:
         created=node.created,
         ready=node.ready,
         unschedulable=node.unschedulable,
+        labels=dict(node.labels),
+        price=(prices or {}).get(node.name),
     )
 
 
-def zone_groups(snapshot: Snapshot) -> list[ZoneGroup]:
-    """One group per zone, zones and nodes sorted by name."""
-    by_zone: dict[str, list[Node]] = {}
+def zone_groups(snapshot: Snapshot, prices: dict | None = None, sort: str = "name",
+                filter_text: str = "") -> list[ZoneGroup]:
+    """One group per zone (by name); nodes sorted by ``sort`` and narrowed by the filter."""
+    by_zone: dict[str, list[NodeRow]] = {}
     for node in snapshot.nodes:
-        by_zone.setdefault(node.zone or NO_ZONE, []).append(node)
+        row = node_row(node, snapshot, prices)
+        if row.matches(filter_text):
+            by_zone.setdefault(node.zone or NO_ZONE, []).append(row)
     return [
         ZoneGroup(
             zone=zone,
-            nodes=tuple(node_row(n, snapshot) for n in sorted(nodes, key=lambda n: n.name)),
-            capacity_types=dict(Counter(n.capacity_type or "unknown" for n in nodes)),
+            nodes=tuple(sorted(rows, key=SORTS[sort])),
+            capacity_types=dict(Counter(r.capacity_type if r.capacity_type != "-" else "unknown" for r in rows)),
+            price=sum(r.price or 0.0 for r in rows),
         )
-        for zone, nodes in sorted(by_zone.items())
+        for zone, rows in sorted(by_zone.items())
     ]

@@ -1,0 +1,41 @@
+"""A drill-in: titled sections of lines (a node's pods and taints, a pod's constraints and verdicts)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+
+class DetailScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("j", "scroll(1)", "Down", show=False),
+        Binding("k", "scroll(-1)", "Up", show=False),
+        Binding("g", "home", "Top", show=False),
+        Binding("G", "end", "Bottom", show=False),
+    ]
+
+    def __init__(self, title: str, sections: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.heading = title
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.heading, id="source")
+        with VerticalScroll():
+            for name, lines in self.sections.items():
+                yield Static(name, classes="section")
+                yield Static("\n".join(lines), markup=False)
+        yield Footer()
+
+    def action_scroll(self, step: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=step)
+
+    def action_home(self) -> None:
+        self.query_one(VerticalScroll).scroll_home()
+
+    def action_end(self) -> None:
+        self.query_one(VerticalScroll).scroll_end()

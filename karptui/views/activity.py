@@ -1,0 +1,58 @@
+"""Karpenter's recent decisions as timeline rows: launches, failures, consolidation, interruptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KIND_LABELS = {
+    "pod_unschedulable": "unschedulable", "pods_provisionable": "provisionable", "nodeclaims_computed": "computed",
+    "nodeclaim_created": "created", "nodeclaim_launched": "launched", "nodeclaim_registered": "registered",
+    "nodeclaim_initialized": "initialized", "disruption": "disruption", "node_terminated": "terminated",
+    "launch_failed": "launch failed", "interruption": "interruption", "other": "other",
+}
+
+
+@dataclass(frozen=True)
+class ActivityRow:
+    line: int
+    time: str
+    level: str
+    kind: str
+    summary: str
+
+    def matches(self, text: str) -> bool:
+        lowered = text.strip().lower()
+        return not lowered or any(lowered in f.lower() for f in (self.kind, self.summary, self.level))
+
+
+def summary(event: dict) -> str:
+    kind = event["kind"]
+    if kind == "pod_unschedulable":
+        pools = "; ".join(f"{p['name']}: {p['reason']}" for p in event.get("nodepools", []))
+        return f"{event.get('pod', '')} — {pools or event.get('error', '')}"
+    if kind == "disruption":
+        then = ""
+        if event.get("replacement_instance_types"):
+            more = f" +{event['more']}" if event.get("more") else ""
+            then = (f" → {event.get('replacement_capacity_type') or ''} "
+                    f"{', '.join(event['replacement_instance_types'][:3])}{more}")
+        return f"{event.get('method')} {event.get('action')} {', '.join(event.get('nodes', []))}{then}"
+    if kind == "nodeclaim_launched":
+        return (f"{event.get('nodeclaim', '')} {event.get('instance_type', '')} {event.get('capacity_type', '')} "
+                f"in {event.get('zone', '')}")
+    if kind == "nodeclaim_created":
+        more = f" and {event['more']} other(s)" if event.get("more") else ""
+        return f"{event.get('nodepool', '')}: {', '.join(event.get('instance_types', [])[:4])}{more}"
+    if kind == "launch_failed":
+        return f"{event.get('nodeclaim', '')} {event.get('error', '')}"
+    if kind == "other":
+        return event.get("message", "")
+    keys = ("nodeclaim", "node", "count", "pods", "nodeclaims")
+    return " ".join(f"{k}={event[k]}" for k in keys if event.get(k) not in (None, "", []))
+
+
+def activity_rows(events: list[dict], include_other: bool = False) -> list[ActivityRow]:
+    """Newest last, as a tail reads; "other" lines only on request (they are most of a log)."""
+    return [ActivityRow(e["line"], e.get("time", ""), e.get("level", ""), KIND_LABELS.get(e["kind"], e["kind"]),
+                        summary(e))
+            for e in events if include_other or e["kind"] != "other"]

@@ -1,0 +1,86 @@
+"""What a drill-in shows: a node's pods, taints, labels and events; a pod's constraints and verdicts."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..model import Node, Pod, Snapshot
+from ..model.quantity import format_millis, human_bytes
+
+
+def node_detail(node: Node, snapshot: Snapshot, events: list[dict]) -> dict[str, list[str]]:
+    pods = snapshot.pods_by_node.get(node.name, [])
+    claim = snapshot.nodeclaim_by_node.get(node.name)
+    names = {node.name} | ({claim.name} if claim else set())
+    related = [e for e in events if e.get("node") in names or e.get("nodeclaim") in names
+               or node.name in e.get("nodes", [])]
+    return {
+        "pods": [f"{p.key}  cpu {format_millis(p.requests.get('cpu', 0))}  memory "
+                 f"{human_bytes(p.requests.get('memory', 0))}  {p.phase}" for p in pods] or ["(none)"],
+        "taints": [f"{t.key}={t.value}:{t.effect}" for t in node.taints] or ["(none)"],
+        "labels": [f"{k}={v}" for k, v in sorted(node.labels.items())],
+        "conditions": [f"{k}: {v}" for k, v in sorted(node.conditions.items())] or ["(none reported)"],
+        "karpenter": [f"{e.get('time', '')} {e['kind']}" for e in related] or ["(nothing in the logs)"],
+        "events": [f"{e.reason}: {e.message}" for e in snapshot.events
+                   if e.involved_kind in ("Node", "NodeClaim", "Machine") and e.involved_name in names] or ["(none)"],
+    }
+
+
+def constraints(pod: Pod) -> list[str]:
+    """The pod's scheduling constraints, one readable line each."""
+    lines = []
+    for c in pod.spread_constraints:
+        extra = "".join(f", {k} {v}" for k, v in (("minDomains", c.min_domains),) if v is not None)
+        lines.append(f"spread: {c.topology_key} maxSkew {c.max_skew} {c.when_unsatisfiable} "
+                     f"selector {c.label_selector}{extra}, nodeAffinityPolicy {c.node_affinity_policy}, "
+                     f"nodeTaintsPolicy {c.node_taints_policy}"
+                     + (f", matchLabelKeys {list(c.match_label_keys)}" if c.match_label_keys else ""))
+    for key, value in pod.node_selector.items():
+        lines.append(f"nodeSelector: {key}={value}")
+    if pod.affinity.node_required is not None:
+        for term in pod.affinity.node_required.terms:
+            lines.append("node affinity (required): " + " AND ".join(str(r) for r in term.match_expressions))
+    for p in pod.affinity.node_preferred:
+        lines.append(f"node affinity (preferred, weight {p.weight}): "
+                     + " AND ".join(str(r) for r in p.term.match_expressions))
+    for label, terms in (("pod affinity", pod.affinity.pod_required), ("pod anti-affinity", pod.affinity.anti_required)):
+        for t in terms:
+            lines.append(f"{label} (required): {t.label_selector} per {t.topology_key}")
+    for t in pod.tolerations:
+        lines.append(f"toleration: {t.key or '*'} {t.operator} {t.value} {t.effect or 'all effects'}".replace("  ", " "))
+    return lines or ["(no scheduling constraints)"]
+
+
+def verdicts_by_reason(filters: dict[str, tuple[str, ...]] | None) -> list[str]:
+    """Per-node filter verdicts grouped by reason: ``Insufficient cpu (3): a, b, c``."""
+    if not filters:
+        return ["(run with the simulator to see per-node verdicts)"]
+    grouped: dict[str, list[str]] = defaultdict(list)
+    for node, reasons in filters.items():
+        for reason in reasons or ("fits",):
+            grouped[reason].append(node)
+    return [f"{reason} ({len(nodes)}): {', '.join(nodes[:6])}{' …' if len(nodes) > 6 else ''}"
+            for reason, nodes in sorted(grouped.items(), key=lambda kv: -len(kv[1]))]
+
+
+def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict]) -> dict[str, list[str]]:
+    related = [e for e in events if e.get("pod") == pod.key]
+    owner = snapshot.top_owner(pod)
+    sim = []
+    if attempt is not None:
+        sim.append(f"simulated: {attempt.node or 'pending'}" + (" (new node)" if attempt.new_node else ""))
+        if attempt.reason:
+            sim.append(attempt.reason)
+        if attempt.summary:
+            sim.append(attempt.summary)
+    return {
+        "pod": [f"{pod.key}  owner {owner.ref if owner else '-'}  priority {pod.priority}",
+                f"requests: {', '.join(f'{k}={v}' for k, v in pod.requests.to_quantities().items())}"],
+        "kube-scheduler": [pod.scheduled_message or "(no reason recorded)"],
+        "simulation": sim or ["(simulating…)"],
+        "constraints": constraints(pod),
+        "verdicts by reason": verdicts_by_reason(attempt.filters if attempt is not None else None),
+        "karpenter log": [f"{e.get('time', '')} {e['kind']}: "
+                          + "; ".join(f"{p['name']}: {p['reason']}" for p in e.get("nodepools", []))
+                          for e in related] or ["(nothing in the logs)"],
+    }
