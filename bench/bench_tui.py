@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""TUI responsiveness on a big cluster: the figures an operator feels.
+
+    python bench/bench_tui.py [--nodes 5000] [--pods 50000]
+
+Runs the app headless (Textual's test driver, a 160x45 terminal) on a generated cluster
+and prints, without asserting anything:
+  - first paint: app start until the main screen's tables are filled;
+  - simulation: start until the background simulation has answered every pending pod;
+  - key latency: CPU time (the work a key causes) and wall time (which also counts the test
+    driver's idle waits) for j (cursor), 2/1 (switch pane), s (re-sort all nodes) and a filter
+    typed and applied.  Set TEXTUAL_ANIMATIONS=none to leave out the tab underline animation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import gen_cluster  # noqa: E402  (a script beside this one)
+
+from karptui.model import build_snapshot  # noqa: E402
+from karptui.tui.app import KarptuiApp  # noqa: E402
+
+
+async def timed(pilot, *keys: str) -> tuple[float, float]:
+    """Wall time (includes the test driver's idle waits) and CPU time (the work the key caused)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    await pilot.press(*keys)
+    await pilot.pause()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+async def measure(snapshot) -> None:
+    app = KarptuiApp(snapshot)
+    start = time.perf_counter()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        painted = time.perf_counter() - start
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        simulated = time.perf_counter() - start
+        print(f"first paint            {painted * 1000:8.0f} ms")
+        print(f"simulation answered    {simulated * 1000:8.0f} ms  ({len(app.attempts)} pending pods)")
+        for label, keys, repeat in (
+            ("j (cursor down)", ("j",), 50),
+            ("2 / 1 (switch pane)", ("2", "1"), 10),
+            ("s (re-sort nodes)", ("s",), 5),
+            ("/ filter + enter", ("slash", "2", "a", "enter", "escape"), 3),
+        ):
+            walls, cpus = zip(*[await timed(pilot, *keys) for _ in range(repeat)])
+            print(f"{label:22} cpu mean {statistics.mean(cpus) * 1000:7.1f} ms worst {max(cpus) * 1000:7.1f} ms"
+                  f"   wall mean {statistics.mean(walls) * 1000:7.1f} ms")
+        await pilot.press("q")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=50000)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    snapshot = build_snapshot(gen_cluster.generate(args.nodes, args.pods, seed=1)["items"])
+    print(f"cluster: {len(snapshot.nodes)} nodes, {len(snapshot.pods)} pods, "
+          f"{len(snapshot.pending_pods)} pending (built in {time.perf_counter() - start:.1f} s)")
+    asyncio.run(measure(snapshot))
+
+
+if __name__ == "__main__":
+    main()
