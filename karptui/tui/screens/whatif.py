@@ -1,0 +1,340 @@
+"""The what-if panel (DESIGN §1, journey 3): edit the cluster, rerun the simulator, read the diff.
+
+Keyboard-first: pick a target (``j``/``k``, ``enter``), change its form, press
+``enter`` in any field (or the Apply button) to turn what changed into edits;
+``r`` runs baseline and what-if in a thread worker that answers with a
+:class:`WhatIfScreen.Finished` message (``escape`` cancels it). Every edit and
+every number comes from :mod:`karptui.views.whatif_form`; this screen only
+shows them and hands back what the operator typed.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, DataTable, Footer, Input, Label, ListItem, ListView, Select, Static, Switch
+from textual.worker import Worker, get_current_worker
+
+from ...errors import InputError
+from ...model import Snapshot
+from ...views import whatif_form as wf
+from ...whatif import WhatIf, load_whatif, save_whatif
+
+SPREAD_FIELDS = ("maxSkew", "topologyKey", "whenUnsatisfiable", "minDomains", "nodeAffinityPolicy",
+                 "nodeTaintsPolicy", "matchLabelKeys")
+CHOICES = {"whenUnsatisfiable": wf.WHEN_UNSATISFIABLE, "nodeAffinityPolicy": wf.POLICIES,
+           "nodeTaintsPolicy": wf.POLICIES}
+# Flat form keys shown as fields, in form order: label, placeholder.
+FIELDS = {
+    "replicas": ("replicas", ""), "node_selector": ("nodeSelector", "key=value, ..."),
+    "tolerations": ("tolerations", "key=value:Effect, key:Effect, *"),
+    "requirements": ("requirements", "key In a,b; key Exists"), "taints": ("taints", "key=value:Effect, ..."),
+    "cpu": ("limit cpu", "no limit"), "memory": ("limit memory", "no limit"), "weight": ("weight", "0-100"),
+    "cordoned": ("cordoned", ""), "removed": ("removed", ""),
+    "instance_type": ("instance type", "e.g. m5.xlarge"), "zone": ("zone", ""), "count": ("count", ""),
+    "capacity_type": ("capacity type", ""), "nodepool": ("nodepool", ""),
+}
+ADD_NODES = wf.TargetRow("add-nodes", "add", "+ add nodes…")
+FORMS = {"workload": (wf.workload_form, wf.workload_edits), "nodepool": (wf.nodepool_form, wf.nodepool_edits),
+         "node": (wf.node_form, wf.node_edits), "add": (wf.add_nodes_form, wf.add_nodes_edits)}
+
+
+def _field(label: str, widget: Widget) -> Horizontal:
+    return Horizontal(Label(label, classes="field-label"), widget, classes="field")
+
+
+class WhatIfScreen(Screen):
+    """Edits to a copy of the snapshot, and the simulation compared with the baseline."""
+
+    class Finished(Message):
+        """A run's summary (:func:`karptui.views.whatif_form.run_whatif`), posted by the worker."""
+
+        def __init__(self, summary: dict) -> None:
+            super().__init__()
+            self.summary = summary
+
+    DEFAULT_CSS = """
+    WhatIfScreen #side { width: 40; }
+    WhatIfScreen #middle { width: 56; padding: 0 1; }
+    WhatIfScreen #results { width: 1fr; padding: 0 1; }
+    WhatIfScreen #targets { height: 2fr; }
+    WhatIfScreen #edits { height: 1fr; }
+    WhatIfScreen .pane-title { color: $accent; text-style: bold; }
+    WhatIfScreen .section { color: $text-primary; text-style: bold; margin-top: 1; }
+    WhatIfScreen .field { height: auto; }
+    WhatIfScreen .field-label { width: 20; }
+    WhatIfScreen .field Input, WhatIfScreen .field Select { width: 1fr; }
+    WhatIfScreen .error { color: $error; text-style: bold; }
+    WhatIfScreen #summary { height: auto; }
+    WhatIfScreen DataTable { height: 1fr; }
+    WhatIfScreen #path { dock: bottom; display: none; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back / cancel run"),
+        Binding("r", "run", "Run what-if"),
+        Binding("u", "undo", "Undo edit"),
+        Binding("ctrl+r", "redo", "Redo edit"),
+        Binding("ctrl+s", "save", "Save what-if"),
+        Binding("ctrl+o", "load", "Load what-if"),
+        Binding("a", "add_nodes", "Add nodes"),
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+    ]
+
+    def __init__(self, snapshot: Snapshot, catalog: Any = None, whatif_name: str = wf.DEFAULT_NAME) -> None:
+        super().__init__()
+        self.snapshot, self.catalog, self.whatif_name = snapshot, catalog, whatif_name
+        self.stack = wf.EditStack()
+        self.rows = [*wf.target_rows(snapshot), ADD_NODES]
+        self.choices = {**CHOICES, **wf.add_nodes_choices(snapshot)}
+        self.selected: wf.TargetRow | None = None
+        self.before: dict = {}   # the form as the edit stack leaves the target
+        self.draft: dict = {}    # the form as shown (add/remove constraint change it before Apply)
+        self.path_mode = ""
+        self.worker: Worker | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            with Vertical(id="side"):
+                yield Static("Targets (enter selects)", classes="pane-title")
+                yield ListView(*(ListItem(Label(r.label, markup=False)) for r in self.rows), id="targets")
+                yield Static("Edits (u undo · ctrl+r redo)", classes="pane-title")
+                yield ListView(id="edits")
+            with Vertical(id="middle"):
+                yield Static("Select a target", id="form-title", classes="pane-title", markup=False)
+                yield Static("", id="error", classes="error", markup=False)
+                yield VerticalScroll(id="form")
+            with Vertical(id="results"):
+                yield Static("Results (r runs the what-if)", id="results-title", classes="pane-title")
+                yield Static("", id="summary", markup=False)
+                yield DataTable(id="zones", cursor_type="row", zebra_stripes=True)
+                yield DataTable(id="claims", cursor_type="row")
+                yield DataTable(id="actions", cursor_type="row")
+        yield Input(id="path")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#zones", DataTable).add_columns("workload / zone", "before", "after")
+        self.query_one("#claims", DataTable).add_columns("launch (nodepool)", "type", "zone", "capacity", "$/h", "pods")
+        self.query_one("#actions", DataTable).add_columns("consolidation", "nodes", "replacement", "saves $/h")
+        self.query_one("#error").display = False
+        self.query_one("#targets").focus()
+
+    # ------------------------------------------------------------- the form
+
+    def _error(self, message: str) -> None:
+        error = self.query_one("#error", Static)
+        error.update(message)
+        error.display = bool(message)
+
+    @on(ListView.Selected, "#targets")
+    async def _target_selected(self, event: ListView.Selected) -> None:
+        self.selected = self.rows[event.index]
+        await self._load_form()
+
+    async def _load_form(self) -> None:
+        """The selected target's values with the edit stack applied, rendered afresh."""
+        row = self.selected
+        if row is None:
+            return
+        self._error("")
+        try:
+            self.before = FORMS[row.group][0](self.snapshot, self.stack.edits, row.ref)
+        except ValueError as exc:
+            self._error(str(exc))
+            return
+        self.draft = copy.deepcopy(self.before)
+        await self._render_form()
+
+    def _widget(self, key: str, value: str | bool, widget_id: str = "") -> Widget:
+        widget_id = widget_id or key
+        if isinstance(value, bool):
+            return Switch(value, id=widget_id, animate=False)
+        if key in self.choices:
+            return Select([(c or "(none)", c) for c in self.choices[key]], value=value, allow_blank=False,
+                          id=widget_id, compact=True)
+        return Input(value, placeholder=FIELDS.get(key, ("", ""))[1], id=widget_id, compact=True)
+
+    async def _render_form(self) -> None:
+        row, d = self.selected, self.draft
+        widgets: list[Widget] = []
+        for i, c in enumerate(d.get("constraints", [])):
+            widgets.append(Static(f"topologySpreadConstraint {i + 1}", classes="section"))
+            widgets += [_field(f, self._widget(f, c[f], f"c{i}-{f}")) for f in SPREAD_FIELDS]
+            widgets.append(Button("Remove constraint", id=f"c{i}-remove", compact=True))
+        if "constraints" in d:
+            widgets += [Button("Add constraint", id="add-constraint", compact=True),
+                        Static("pod template", classes="section")]
+        widgets += [_field(label, self._widget(key, d[key])) for key, (label, _) in FIELDS.items() if key in d]
+        for j, c in enumerate(d.get("containers", [])):
+            widgets += [_field(f"{c['name']} {what}", Input(c[what], placeholder=hint, id=f"{what}-{j}", compact=True))
+                        for what, hint in (("cpu", "e.g. 500m"), ("memory", "e.g. 256Mi"))]
+        widgets.append(Button("Apply (enter)", id="apply", variant="primary", compact=True))
+        self.query_one("#form-title", Static).update(row.label if row is ADD_NODES else row.ref)
+        form = self.query_one("#form", VerticalScroll)
+        await form.remove_children()
+        await form.mount_all(widgets)
+
+    def _value(self, key: str) -> Any:
+        return self.query_one(f"#{key}").value  # an Input, Select or Switch
+
+    def _read(self) -> dict:
+        """The draft with what the widgets hold now."""
+        d = copy.deepcopy(self.draft)
+        for key, value in d.items():
+            if isinstance(value, (str, bool)) and self.query(f"#{key}"):
+                d[key] = self._value(key)
+        for i, c in enumerate(d.get("constraints", [])):
+            c.update({f: self._value(f"c{i}-{f}") for f in SPREAD_FIELDS})
+        for j, c in enumerate(d.get("containers", [])):
+            c.update(cpu=self._value(f"cpu-{j}"), memory=self._value(f"memory-{j}"))
+        return d
+
+    async def _apply(self) -> None:
+        row = self.selected
+        if row is None:
+            return
+        self.draft = self._read()
+        try:
+            edits = FORMS[row.group][1](row.ref, self.before, self.draft)
+        except ValueError as exc:
+            self._error(str(exc))
+            return
+        if not edits:
+            self._error("nothing changed")
+            return
+        self.stack.push(*edits)
+        self._error("")
+        self.before = FORMS[row.group][0](self.snapshot, self.stack.edits, row.ref)
+        await self._edits_changed()
+
+    @on(Button.Pressed)
+    async def _button(self, event: Button.Pressed) -> None:
+        button = event.button.id or ""
+        if button == "apply":
+            await self._apply()
+            return
+        self.draft = self._read()
+        if button == "add-constraint":
+            self.draft["constraints"].append(wf.new_constraint(self.draft["selector"]))
+        elif button.endswith("-remove"):
+            del self.draft["constraints"][int(button[1:].split("-")[0])]
+        await self._render_form()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "path":
+            await self._path_given(event.value.strip())
+        else:
+            await self._apply()
+
+    # ------------------------------------------------------------- the edit stack
+
+    async def _edits_changed(self) -> None:
+        edits = self.query_one("#edits", ListView)
+        await edits.clear()
+        await edits.extend(ListItem(Label(f"{i}. {wf.describe_edit(e)}", markup=False))
+                           for i, e in enumerate(self.stack.edits, 1))
+        self.query_one("#results-title", Static).update("Results — edits changed, r reruns")
+
+    async def action_undo(self) -> None:
+        await self._step(self.stack.undo(), "nothing to undo")
+
+    async def action_redo(self) -> None:
+        await self._step(self.stack.redo(), "nothing to redo")
+
+    async def _step(self, edit: Any, nothing: str) -> None:
+        if edit is None:
+            self.notify(nothing)
+            return
+        await self._edits_changed()
+        await self._load_form()
+
+    async def action_add_nodes(self) -> None:
+        self.selected = ADD_NODES
+        await self._load_form()
+
+    def action_cursor(self, step: int) -> None:
+        focused = self.focused
+        if isinstance(focused, (ListView, DataTable)):
+            (focused.action_cursor_down if step > 0 else focused.action_cursor_up)()
+
+    # ------------------------------------------------------------- save and load
+
+    def _prompt(self, mode: str, value: str, placeholder: str) -> None:
+        self.path_mode = mode
+        path = self.query_one("#path", Input)
+        path.value, path.placeholder, path.display = value, placeholder, True
+        path.focus()
+
+    def action_save(self) -> None:
+        self._prompt("save", f"{self.whatif_name}.yaml", "save the what-if to (YAML path; escape cancels)")
+
+    def action_load(self) -> None:
+        self._prompt("load", "", "load a what-if from (YAML path; escape cancels)")
+
+    async def _path_given(self, path: str) -> None:
+        self.query_one("#path").display = False
+        self.query_one("#targets").focus()
+        if not path:
+            return
+        try:
+            if self.path_mode == "save":
+                save_whatif(path, self.stack.as_whatif(self.whatif_name))
+                self.notify(f"saved {len(self.stack)} edit(s) to {path}")
+                return
+            whatif = load_whatif(path)
+        except (InputError, OSError) as exc:
+            self._error(str(exc))
+            return
+        self.stack.replace(whatif.edits)
+        self.whatif_name = whatif.name
+        await self._step(whatif, "")
+
+    # ------------------------------------------------------------- running
+
+    def action_run(self) -> None:
+        self.query_one("#results-title", Static).update("Results — running… (escape cancels)")
+        self.worker = self._run(self.stack.as_whatif(self.whatif_name))
+
+    @work(thread=True, exclusive=True, group="whatif", exit_on_error=False)
+    def _run(self, whatif: WhatIf) -> None:
+        worker = get_current_worker()
+        try:
+            summary = wf.run_whatif(self.snapshot, self.catalog, whatif, cancelled=lambda: worker.is_cancelled)
+        except Exception as exc:  # noqa: BLE001 -- a simulator bug must not take the UI down
+            summary = {"name": whatif.name, "error": f"internal error: {type(exc).__name__}: {exc}"}
+        if not worker.is_cancelled:
+            self.post_message(self.Finished(summary))
+
+    def action_back(self) -> None:
+        """Close the path prompt, else cancel a run, else leave the form, else leave the screen."""
+        in_form = self.focused is not None and self.query_one("#form") in self.focused.ancestors
+        if self.query_one("#path").display or in_form:
+            self.query_one("#path").display = False
+            self.query_one("#targets").focus()
+        elif self.worker is not None and self.worker.is_running:
+            self.worker.cancel()
+            self.query_one("#results-title", Static).update("Results — run cancelled (r reruns)")
+        else:
+            self.app.pop_screen()
+
+    @on(Finished)
+    def _finished(self, message: Finished) -> None:
+        s, title = message.summary, self.query_one("#results-title", Static)
+        self._error(s.get("error") or "")
+        title.update(f"Results — {s['name']} not run: fix the edits" if s.get("error")
+                     else f"Results — what-if {s['name']}")
+        self.query_one("#summary", Static).update("\n".join(wf.summary_lines(s)))
+        for table_id, rows in wf.result_rows(s).items():
+            table = self.query_one(f"#{table_id}", DataTable)
+            table.clear()
+            table.add_rows(rows)

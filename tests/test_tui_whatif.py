@@ -1,0 +1,477 @@
+"""The what-if panel: its view model (karptui/views/whatif_form.py) and the screen driven by Pilot.
+
+The scenario is the seed's topology-spread test: host-spread asks for 20
+replicas, spread by hostname (maxSkew 2) and by zone (maxSkew 5); only 14 run.
+Dropping the hostname constraint puts 7/7/2 on the existing nodes of
+ap-northeast-2a/2b/2c, and Karpenter launches one node in 2c for the last 4.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+
+import pytest
+from textual.app import App
+from textual.widgets import DataTable, Input, ListView, Select, Static, Switch
+
+from karptui.catalog import catalog_from_snapshot_region
+from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.tui.screens import whatif as whatif_screen
+from karptui.tui.screens.whatif import WhatIfScreen
+from karptui.views import whatif_form as wf
+from karptui.whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_whatif, load_whatif
+
+HOST = "Deployment/default/host-spread"
+POOL = "Provisioner/default"
+NODE_2C = "ip-192-168-13-78.ap-northeast-2.compute.internal"
+ZONES = ("ap-northeast-2a", "ap-northeast-2b", "ap-northeast-2c")
+
+
+@pytest.fixture(scope="module")
+def snapshot():
+    return load_snapshot(bundled_snapshot("topology-spread"))
+
+
+@pytest.fixture(scope="module")
+def catalog(snapshot):
+    return catalog_from_snapshot_region(snapshot)
+
+
+def drop_hostname(snapshot) -> list:
+    before = wf.workload_form(snapshot, [], HOST)
+    after = copy.deepcopy(before)
+    del after["constraints"][0]
+    return wf.workload_edits(HOST, before, after)
+
+
+# ---------------------------------------------------------------- view model: edit builders
+
+def test_spread_edit_replaces_the_list_and_keeps_the_label_selector(snapshot):
+    form = wf.workload_form(snapshot, [], HOST)
+    assert [c["topologyKey"] for c in form["constraints"]] == ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]
+    assert form["constraints"][0]["maxSkew"] == "2" and form["replicas"] == "20"
+    edit = wf.spread_edit(HOST, [{**form["constraints"][1], "minDomains": "3", "nodeTaintsPolicy": "Honor",
+                                  "matchLabelKeys": "pod-template-hash, team"}])
+    assert edit.target == Target.parse(HOST)
+    spread = edit.patch["spec"]["template"]["spec"]["topologySpreadConstraints"]
+    assert spread == [{"$patch": "replace"},
+                      {"maxSkew": 5, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+                       "labelSelector": {"matchLabels": {"app": "host-spread"}}, "minDomains": 3,
+                       "nodeTaintsPolicy": "Honor", "matchLabelKeys": ["pod-template-hash", "team"]}]
+    none = wf.spread_edit(HOST, [])
+    assert none.patch["spec"]["template"]["spec"]["topologySpreadConstraints"] is None
+    applied = apply_whatif(snapshot, WhatIf("x", (none,))).snapshot
+    assert next(w for w in applied.workloads if w.name == "host-spread").template.spread_constraints == ()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"maxSkew": "0"}, "maxSkew must be a whole number >= 1, got '0'"),
+    ({"maxSkew": "abc"}, "maxSkew must be a whole number >= 1, got 'abc'"),
+    ({"topologyKey": " "}, "topologyKey is required"),
+    ({"whenUnsatisfiable": "Maybe"}, "whenUnsatisfiable must be DoNotSchedule or ScheduleAnyway"),
+    ({"minDomains": "2", "whenUnsatisfiable": "ScheduleAnyway"}, "minDomains needs whenUnsatisfiable: DoNotSchedule"),
+    ({"minDomains": "x"}, "minDomains must be a whole number >= 1"),
+    ({"nodeAffinityPolicy": "Sometimes"}, "nodeAffinityPolicy must be Honor or Ignore"),
+])
+def test_spread_edit_rejects_what_the_api_server_would(change, message):
+    with pytest.raises(ValueError, match=message):
+        wf.spread_edit(HOST, [{**wf.new_constraint(), **change}])
+
+
+def test_spread_edit_rejects_two_constraints_with_the_same_key():
+    with pytest.raises(ValueError, match="same topologyKey and whenUnsatisfiable"):
+        wf.spread_edit(HOST, [wf.new_constraint(), wf.new_constraint()])
+
+
+def test_scale_and_pod_template_edits():
+    assert wf.scale_edit(HOST, " 7 ") == Scale(Target.parse(HOST), 7)
+    for bad in ("-1", "x", "1.5"):
+        with pytest.raises(ValueError, match="replicas must be a whole number >= 0"):
+            wf.scale_edit(HOST, bad)
+    with pytest.raises(ValueError, match="cannot scale a DaemonSet"):
+        wf.scale_edit("DaemonSet/kube-system/kube-proxy", 3)
+    spec = lambda edit: edit.patch["spec"]["template"]["spec"]  # noqa: E731
+    assert spec(wf.node_selector_edit(HOST, "a=b, c = d")) == {
+        "nodeSelector": {"$patch": "replace", "a": "b", "c": "d"}}
+    assert spec(wf.node_selector_edit(HOST, "")) == {"nodeSelector": None}
+    with pytest.raises(ValueError, match="'a' is not key=value"):
+        wf.node_selector_edit(HOST, "a")
+    assert spec(wf.tolerations_edit(HOST, "dedicated=a:NoSchedule, gpu:NoExecute, spot, *")) == {"tolerations": [
+        {"operator": "Equal", "key": "dedicated", "value": "a", "effect": "NoSchedule"},
+        {"operator": "Exists", "key": "gpu", "effect": "NoExecute"},
+        {"operator": "Exists", "key": "spot"}, {"operator": "Exists"}]}
+    with pytest.raises(ValueError, match="'Sometimes' is not NoSchedule"):
+        wf.tolerations_edit(HOST, "a=b:Sometimes")
+    assert spec(wf.requests_edit(HOST, "host-spread", "500m", "")) == {
+        "containers": [{"name": "host-spread", "resources": {"requests": {"cpu": "500m", "memory": None}}}]}
+    with pytest.raises(ValueError, match="cpu: '1x' is not a quantity"):
+        wf.requests_edit(HOST, "host-spread", "1x", "1Gi")
+    with pytest.raises(ValueError, match="memory: '-1Gi' is not a quantity"):
+        wf.requests_edit(HOST, "host-spread", "1", "-1Gi")
+
+
+def test_text_fields_round_trip():
+    tolerations = wf.parse_toleration_text("dedicated=a:NoSchedule, gpu:NoExecute, *")
+    assert wf.parse_toleration_text(wf.format_tolerations(tolerations)) == tolerations
+    taints = wf.parse_taint_text("team=a:NoSchedule, spot:PreferNoSchedule")
+    assert taints == [{"key": "team", "effect": "NoSchedule", "value": "a"},
+                      {"key": "spot", "effect": "PreferNoSchedule"}]
+    assert wf.parse_taint_text(wf.format_taints(taints)) == taints
+    requirements = wf.parse_requirement_text("karpenter.sh/capacity-type In spot,on-demand; gpu Exists; cpu Gt 4")
+    assert requirements[0] == {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]}
+    assert wf.parse_requirement_text(wf.format_requirements(requirements)) == requirements
+    assert wf.parse_labels(wf.format_labels({"a": "1", "b": ""})) == {"a": "1", "b": ""}
+    for bad, message in (("a In", "values: In needs at least one value"), ("a Near b", "'Near' is not one of"),
+                         ("lonely", "is not 'key Operator")):
+        with pytest.raises(ValueError, match=message):
+            wf.parse_requirement_text(bad)
+    with pytest.raises(ValueError, match="is not key=value:Effect"):
+        wf.parse_taint_text("team=a")
+
+
+def test_nodepool_edits_follow_the_api_version():
+    assert wf.nodepool_limits_edit(POOL, "100", "").patch == {
+        "spec": {"limits": {"resources": {"cpu": "100", "memory": None}}}}
+    assert wf.nodepool_limits_edit("NodePool/default", "", "1Ti").patch == {
+        "spec": {"limits": {"cpu": None, "memory": "1Ti"}}}
+    assert wf.nodepool_taints_edit(POOL, "a=b:NoSchedule").patch == {
+        "spec": {"taints": [{"key": "a", "effect": "NoSchedule", "value": "b"}]}}
+    assert wf.nodepool_requirements_edit("NodePool/default", "kubernetes.io/arch In arm64").patch == {
+        "spec": {"template": {"spec": {"requirements": [
+            {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}]}}}}
+    assert wf.nodepool_weight_edit("NodePool/default", "50").patch == {"spec": {"weight": 50}}
+    assert wf.nodepool_weight_edit(POOL, "").patch == {"spec": {"weight": None}}
+    with pytest.raises(ValueError, match="weight must be between 0 and 100"):
+        wf.nodepool_weight_edit(POOL, "101")
+    with pytest.raises(ValueError, match="not a NodePool or Provisioner"):
+        wf.nodepool_taints_edit(HOST, "")
+
+
+def test_node_edits():
+    assert wf.cordon_edit(NODE_2C) == Cordon(NODE_2C, True)
+    assert wf.remove_node_edit(NODE_2C) == RemoveNode(NODE_2C)
+    assert wf.add_nodes_edit("m5.xlarge", "ap-northeast-2c", "2", "spot", "default") == AddNodes(
+        "m5.xlarge", "ap-northeast-2c", 2, "spot", "default")
+    with pytest.raises(ValueError, match="count must be a whole number >= 1"):
+        wf.add_nodes_edit("m5.xlarge", "ap-northeast-2c", "0")
+    with pytest.raises(ValueError, match="capacityType must be one of"):
+        wf.add_nodes_edit("m5.xlarge", "ap-northeast-2c", 1, "cheap")
+    with pytest.raises(ValueError, match="instanceType missing"):
+        wf.add_nodes_edit("", "ap-northeast-2c")
+
+
+def test_every_builder_applies_to_the_snapshot(snapshot, catalog):
+    edits = [wf.requests_edit(HOST, "host-spread", "500m", "128Mi"),
+             wf.node_selector_edit(HOST, "kubernetes.io/os=linux"),
+             wf.tolerations_edit(HOST, "dedicated=a:NoSchedule"), wf.nodepool_limits_edit(POOL, "100", "400Gi"),
+             wf.nodepool_requirements_edit(POOL, "karpenter.sh/capacity-type In spot,on-demand"),
+             wf.nodepool_weight_edit(POOL, "10"), wf.nodepool_taints_edit(POOL, "team=a:NoSchedule"),
+             wf.cordon_edit(NODE_2C), wf.remove_node_edit("ip-192-168-12-45.ap-northeast-2.compute.internal"),
+             wf.add_nodes_edit("m5.xlarge", "ap-northeast-2c", 2, "spot", "default"), wf.scale_edit(HOST, 10)]
+    summary = wf.run_whatif(snapshot, catalog, WhatIf("all", edits))
+    assert summary["error"] is None
+    pool = wf.nodepool_form(snapshot, edits, POOL)
+    assert pool == {"requirements": "karpenter.sh/capacity-type In spot,on-demand", "taints": "team=a:NoSchedule",
+                    "cpu": "100", "memory": "400Gi", "weight": "10"}
+    form = wf.workload_form(snapshot, edits, HOST)
+    assert (form["replicas"], form["node_selector"], form["tolerations"]) == ("10", "kubernetes.io/os=linux",
+                                                                              "dedicated=a:NoSchedule")
+    assert form["containers"] == [{"name": "host-spread", "cpu": "500m", "memory": "128Mi"}]
+    assert wf.node_form(snapshot, edits, f"Node/{NODE_2C}")["cordoned"] is True
+
+
+def test_form_diffs_give_only_what_changed(snapshot):
+    before = wf.workload_form(snapshot, [], HOST)
+    assert wf.workload_edits(HOST, before, copy.deepcopy(before)) == []
+    after = copy.deepcopy(before)
+    after["replicas"], after["containers"][0]["cpu"] = "25", "2"
+    edits = wf.workload_edits(HOST, before, after)
+    assert [type(e) for e in edits] == [Scale, Patch] and edits[0].replicas == 25
+    pool = wf.nodepool_form(snapshot, [], POOL)
+    assert wf.nodepool_edits(POOL, pool, {**pool, "weight": "5"}) == [wf.nodepool_weight_edit(POOL, 5)]
+    node = wf.node_form(snapshot, [], f"Node/{NODE_2C}")
+    assert wf.node_edits(NODE_2C, node, {**node, "cordoned": True, "removed": True}) == [RemoveNode(NODE_2C)]
+    gone = wf.node_form(snapshot, [RemoveNode(NODE_2C)], f"Node/{NODE_2C}")
+    with pytest.raises(ValueError, match="undo that edit"):
+        wf.node_edits(NODE_2C, gone, {**gone, "removed": False})
+
+
+def test_target_rows_skip_what_cannot_be_edited(snapshot):
+    rows = wf.target_rows(snapshot)
+    assert rows[0] == wf.TargetRow(HOST, "workload", "Deployment default/host-spread ×20")
+    assert not any(r.ref.startswith("ReplicaSet/") for r in rows)   # a Deployment's ReplicaSets: edit the Deployment
+    assert [r.ref for r in rows if r.group == "nodepool"] == [POOL]
+    assert sum(r.group == "node" for r in rows) == len(snapshot.nodes)
+
+
+def test_edit_stack_undo_redo():
+    a, b, c = (wf.scale_edit(HOST, n) for n in (1, 2, 3))
+    stack = wf.EditStack()
+    assert stack.undo() is None and stack.redo() is None
+    stack.push(a, b)
+    assert stack.undo() == b and stack.edits == (a,)
+    assert stack.redo() == b and stack.edits == (a, b)
+    stack.undo()
+    stack.push(c)  # a new edit forgets what was undone
+    assert stack.redo() is None and stack.edits == (a, c)
+    assert stack.as_whatif("mine") == WhatIf("mine", (a, c))
+    stack.replace([b])
+    assert len(stack) == 1 and stack.as_whatif("").name == wf.DEFAULT_NAME
+
+
+# ---------------------------------------------------------------- view model: the run
+
+def test_run_whatif_with_karpenter(snapshot, catalog):
+    summary = wf.run_whatif(snapshot, catalog, WhatIf("drop", drop_hostname(snapshot)))
+    assert summary["error"] is None
+    assert (summary["scheduled_before"], summary["pending_before"]) == (6, 0)   # Karpenter launches 3 nodes
+    assert (summary["scheduled_after"], summary["pending_after"]) == (20, 0)    # the whole rollout
+    assert (summary["on_new_nodes_before"], summary["on_new_nodes_after"]) == (6, 4)
+    [host] = summary["workloads"]
+    assert host["workload"] == HOST
+    assert host["existing_after"] == dict(zip(ZONES, (7, 7, 2)))
+    assert host["launched_after"] == {"ap-northeast-2c": 4}
+    assert [(c["instance_type"], c["zone"], c["pods"]) for c in summary["nodeclaims"]] == [
+        ("t3a.2xlarge", "ap-northeast-2c", 4)]
+    assert summary["nodeclaims_added"] and len(summary["nodeclaims_removed"]) == 3
+    assert summary["consolidation"] and summary["cost_before"] > 0
+    assert summary["cost_change"] == pytest.approx(summary["cost_after"] - summary["cost_before"])
+
+
+def test_run_whatif_kube_scheduler_only(snapshot):
+    summary = wf.run_whatif(snapshot, None, WhatIf("drop", drop_hostname(snapshot)))
+    assert (summary["pending_before"], summary["pending_after"]) == (6, 4)
+    assert summary["workloads"][0]["zones_after"] == dict(zip(ZONES, (7, 7, 2)))
+    assert summary["nodeclaims"] == [] and summary["cost_change"] is None
+    assert len(summary["pending"]) == 4
+    assert "didn't match pod topology spread constraints" in summary["pending"][0]["reason"]
+
+
+def test_run_whatif_reports_bad_edits_and_cancellation(snapshot, catalog):
+    bad = wf.run_whatif(snapshot, catalog, WhatIf("bad", (wf.add_nodes_edit("zz.nope", "ap-northeast-2c"),)))
+    assert bad["error"] == "bad: edit 1: addNodes: unknown instance type 'zz.nope'"
+    assert wf.run_whatif(snapshot, catalog, WhatIf("x"), cancelled=lambda: True)["cancelled"] is True
+
+
+def test_summary_text_and_table_rows(snapshot, catalog):
+    summary = wf.run_whatif(snapshot, catalog, WhatIf("drop", drop_hostname(snapshot)))
+    lines = wf.summary_lines(summary)
+    assert lines[:3] == ["scheduled 6 → 20 · pending 0 → 0", "on existing nodes 0 → 16 · on new NodeClaims 6 → 4",
+                         "0 newly scheduled · 0 newly pending · 18 moved"]
+    assert lines[3].startswith("hourly cost $")
+    assert lines[4] == "+ launch default: t3a.2xlarge on-demand in ap-northeast-2c for 4 pod(s)"
+    tables = wf.result_rows(summary)
+    assert tables["zones"][0] == (HOST, "", "")
+    assert tables["zones"][3] == ("· ap-northeast-2c", "2 +4 new", "2 +4 new")
+    assert tables["claims"] == [("default", "t3a.2xlarge", "ap-northeast-2c", "on-demand", "0.3008", "4")]
+    assert {row[0] for row in tables["actions"]} <= {"delete", "replace", "blocked"}
+    assert wf.summary_lines({"name": "x", "error": "bad"}) == []
+    assert wf.result_rows({"name": "x", "error": "bad"}) == {"zones": [], "claims": [], "actions": []}
+
+
+def test_edits_are_described_briefly():
+    assert [wf.describe_edit(e) for e in (
+        wf.spread_edit(HOST, [wf.new_constraint()]), wf.spread_edit(HOST, []), wf.scale_edit(HOST, 3),
+        wf.nodepool_weight_edit(POOL, 4), wf.nodepool_limits_edit(POOL, "8", ""), wf.cordon_edit(NODE_2C),
+        wf.remove_node_edit(NODE_2C))] == [
+        "host-spread: topologySpreadConstraints[1]", "host-spread: topologySpreadConstraints removed",
+        "host-spread: replicas=3", "default: weight=4", "default: limits", "cordon ip-192-168-13-78",
+        "remove ip-192-168-13-78"]
+
+
+# ---------------------------------------------------------------- the screen
+
+class Host(App):
+    def __init__(self, snapshot, catalog) -> None:
+        super().__init__()
+        self.whatif = WhatIfScreen(snapshot, catalog)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.whatif)
+
+
+def text(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).content)
+
+
+def rows(screen, selector: str) -> list[tuple]:
+    table = screen.query_one(selector, DataTable)
+    return [tuple(str(cell) for cell in table.get_row_at(i)) for i in range(table.row_count)]
+
+
+async def select(pilot, ref: str) -> WhatIfScreen:
+    """Move the target list's cursor with j/k and press enter."""
+    screen = pilot.app.screen
+    targets = screen.query_one("#targets", ListView)
+    targets.focus()
+    wanted = [r.ref for r in screen.rows].index(ref)
+    step = "j" if wanted >= targets.index else "k"
+    await pilot.press(*[step] * abs(wanted - targets.index))
+    await pilot.press("enter")
+    await pilot.pause()
+    return screen
+
+
+async def press_on(pilot, selector: str, key: str = "enter") -> None:
+    pilot.app.screen.query_one(selector).focus()
+    await pilot.press(key)
+    await pilot.pause()
+
+
+async def run(pilot) -> None:
+    pilot.app.screen.query_one("#targets").focus()
+    await pilot.press("r")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_dropping_the_hostname_constraint(snapshot, catalog):
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        assert screen.query_one("#c0-topologyKey", Input).value == "kubernetes.io/hostname"
+        await press_on(pilot, "#c0-remove")                 # remove the hostname constraint...
+        assert screen.query_one("#c0-topologyKey", Input).value == "topology.kubernetes.io/zone"
+        assert not screen.query("#c1-topologyKey")
+        await press_on(pilot, "#c0-maxSkew")                # ...and enter applies the form
+        assert len(screen.query_one("#edits", ListView)) == 1
+        assert screen.stack.edits == tuple(drop_hostname(snapshot))
+        await run(pilot)
+        summary = text(screen, "#summary")
+        assert "scheduled 6 → 20 · pending 0 → 0" in summary
+        assert "on existing nodes 0 → 16 · on new NodeClaims 6 → 4" in summary
+        assert "hourly cost $" in summary
+        assert rows(screen, "#zones") == [(HOST, "", ""), ("· ap-northeast-2a", "6 +2 new", "7"),
+                                          ("· ap-northeast-2b", "6", "7"),
+                                          ("· ap-northeast-2c", "2 +4 new", "2 +4 new")]
+        [claim] = rows(screen, "#claims")
+        assert claim[:4] == ("default", "t3a.2xlarge", "ap-northeast-2c", "on-demand") and claim[5] == "4"
+        assert rows(screen, "#actions")                     # consolidation has something to say
+        await pilot.press("u")                              # undo: both constraints are back
+        assert screen.stack.edits == () and len(screen.query_one("#edits", ListView)) == 0
+        assert screen.query_one("#c1-topologyKey", Input).value == "topology.kubernetes.io/zone"
+        assert "edits changed" in text(screen, "#results-title")
+        await run(pilot)
+        assert "scheduled 6 → 6 · pending 0 → 0" in text(screen, "#summary")
+        await pilot.press("ctrl+r")                         # redo
+        assert screen.stack.edits == tuple(drop_hostname(snapshot))
+
+
+async def test_raising_max_skew_without_karpenter(snapshot):
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        screen.query_one("#c0-maxSkew", Input).value = "3"
+        await press_on(pilot, "#c0-maxSkew")
+        await run(pilot)
+        assert "pending 6 → 4" in text(screen, "#summary")
+        assert rows(screen, "#zones") == [(HOST, "", ""), *((f"· {z}", b, a) for z, b, a in zip(ZONES, "662", "772"))]
+        assert rows(screen, "#claims") == [] and "hourly cost" not in text(screen, "#summary")
+
+
+@pytest.mark.parametrize("value", ["0", "abc"])
+async def test_an_invalid_value_is_shown_inline(snapshot, catalog, value):
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        screen.query_one("#c0-maxSkew", Input).value = value
+        await press_on(pilot, "#c0-maxSkew")
+        error = screen.query_one("#error", Static)
+        assert error.display and "error" in error.classes
+        assert text(screen, "#error") == f"maxSkew must be a whole number >= 1, got {value!r}"
+        assert screen.stack.edits == () and pilot.app.screen is screen
+        await pilot.press("escape")                         # leaves the form, not the screen
+        assert pilot.app.screen is screen and screen.query_one("#targets").has_focus
+        screen.query_one("#c0-maxSkew", Input).value = "2"
+        screen.query_one("#replicas", Input).value = "20"
+        await press_on(pilot, "#apply")                     # the Apply button; nothing changed
+        assert text(screen, "#error") == "nothing changed"
+
+
+async def test_a_bad_edit_shows_the_run_error_inline(snapshot, catalog):
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        screen = pilot.app.screen
+        await pilot.press("a")                              # the add-nodes form
+        screen.query_one("#instance_type", Input).value = "zz.nope"
+        screen.query_one("#count", Input).value = "2"
+        await press_on(pilot, "#instance_type")
+        assert screen.stack.edits == (AddNodes("zz.nope", "ap-northeast-2a", 2),)
+        await run(pilot)
+        assert text(screen, "#error") == "tui-whatif: edit 1: addNodes: unknown instance type 'zz.nope'"
+        assert "not run" in text(screen, "#results-title")
+
+
+async def test_nodepool_and_node_forms(snapshot, catalog):
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, POOL)
+        assert screen.query_one("#requirements", Input).value.startswith("karpenter.k8s.aws/instance-category In t,m,c")
+        screen.query_one("#cpu", Input).value = "16"
+        await press_on(pilot, "#cpu")
+        assert screen.stack.edits == (wf.nodepool_limits_edit(POOL, "16", ""),)
+        screen = await select(pilot, f"Node/{NODE_2C}")
+        await press_on(pilot, "#cordoned")                  # enter toggles the switch
+        assert screen.query_one("#cordoned", Switch).value is True
+        await press_on(pilot, "#apply")
+        assert screen.stack.edits[-1] == Cordon(NODE_2C)
+        await run(pilot)
+        assert "error" not in text(screen, "#results-title")
+        await pilot.press("a")
+        assert screen.query_one("#zone", Select).value == "ap-northeast-2a"
+
+
+async def test_save_and_load(snapshot, catalog, tmp_path):
+    path = tmp_path / "drop.yaml"
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        screen = pilot.app.screen
+        screen.stack.push(*drop_hostname(snapshot))
+        await pilot.press("ctrl+s")
+        prompt = screen.query_one("#path", Input)
+        assert prompt.display and prompt.has_focus and prompt.value == "tui-whatif.yaml"
+        prompt.value = str(path)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not prompt.display
+    assert load_whatif(path) == WhatIf("tui-whatif", tuple(drop_hostname(snapshot)))
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        screen = pilot.app.screen
+        await pilot.press("ctrl+o")
+        screen.query_one("#path", Input).value = str(path)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.stack.edits == tuple(drop_hostname(snapshot))
+        assert len(screen.query_one("#edits", ListView)) == 1
+        await pilot.press("ctrl+o")
+        screen.query_one("#path", Input).value = str(tmp_path / "missing.yaml")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "missing.yaml" in text(screen, "#error") and len(screen.stack) == 1
+
+
+async def test_escape_cancels_a_run_then_goes_back(snapshot, catalog, monkeypatch):
+    started, seen_cancel = threading.Event(), threading.Event()
+
+    def slow_run(snapshot, catalog, whatif, *, cancelled, **_):
+        started.set()
+        for _ in range(500):
+            if cancelled():
+                seen_cancel.set()
+                return {"name": whatif.name, "cancelled": True}
+            threading.Event().wait(0.01)
+        return {"name": whatif.name, "error": "never cancelled"}
+
+    monkeypatch.setattr(whatif_screen.wf, "run_whatif", slow_run)
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        screen = pilot.app.screen
+        await pilot.press("r")
+        assert started.wait(5) and "running" in text(screen, "#results-title")
+        await pilot.press("escape")                        # cancels the run, stays here
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert seen_cancel.is_set() and pilot.app.screen is screen
+        assert "cancelled" in text(screen, "#results-title") and text(screen, "#error") == ""
+        await pilot.press("escape")                        # back
+        assert pilot.app.screen is not screen
+
+
+def test_bindings_are_described_for_the_footer_and_help():
+    keys = {b.key: b for b in WhatIfScreen.BINDINGS}
+    assert {"r", "u", "ctrl+r", "ctrl+s", "ctrl+o", "escape", "j", "k"} <= set(keys)
+    assert all(b.description for b in WhatIfScreen.BINDINGS)
