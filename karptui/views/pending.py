@@ -9,6 +9,7 @@ from ..logs import LogParser
 from ..logs.join import explain_pending
 from ..model import Pod, Snapshot
 from ..model.resources import CPU, MEMORY
+from ..sim.result import Attempt
 
 
 @dataclass(frozen=True)
@@ -71,3 +72,21 @@ def pending_rows(snapshot: Snapshot) -> list[PendingRow]:
 def _owner_text(pod: Pod) -> str:
     owner = pod.controller
     return f"{owner.kind}/{pod.namespace}/{owner.name}" if owner else "-"
+
+
+def simulated_cell(row: PendingRow, attempt: Attempt | None) -> tuple[str, bool]:
+    """The simulator's answer for a pending pod, and whether it disagrees with the cluster.
+
+    They disagree when the simulator binds the pod to an existing node although
+    kube-scheduler reported it unschedulable (the snapshot moved on, or we model a
+    plugin differently), or when it has Karpenter launch a node while Karpenter's
+    own log says it could not: both are worth an operator's second look.
+    """
+    if attempt is None:
+        return "…", False
+    if attempt.new_node:
+        return f"new {attempt.node}", bool(row.karpenter)
+    if attempt.node:
+        return f"fits {attempt.node}", bool(row.reason)
+    reason = attempt.karpenter_reason or attempt.reason or "unschedulable"
+    return f"pending: {reason}", False

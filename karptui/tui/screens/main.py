@@ -13,7 +13,7 @@ from ...model.quantity import human_bytes
 from ...views.activity import activity_rows
 from ...views.format import age, bar, cpu, money
 from ...views.nodes import SORTS, zone_groups
-from ...views.pending import pending_rows
+from ...views.pending import pending_rows, simulated_cell
 
 PANES = ("nodes", "pending", "activity")
 REASON_WIDTH = 60
@@ -56,7 +56,7 @@ class MainScreen(Screen):
     def on_mount(self) -> None:
         for table, columns in (
             ("nodes-table", ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h")),
-            ("pending-table", ("pod", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
+            ("pending-table", ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
                                "Karpenter (logs)")),
             ("activity-table", ("line", "time", "level", "event", "details")),
         ):
@@ -111,13 +111,11 @@ class MainScreen(Screen):
             if row.owner != owner:
                 owner = row.owner
                 table.add_row(f"▼ {owner}  {counts[owner]} pending", *[""] * 6, key=f"owner:{owner}")
-            attempt = attempts.get(row.key)
-            simulated = "…" if attempt is None else (
-                f"new {attempt.node}" if attempt.new_node else attempt.node or "pending")
-            flag = "≠ " if attempt is not None and row.karpenter and attempt.new_node else ""
+            simulated, disagrees = simulated_cell(row, attempts.get(row.key))
             table.add_row(
-                f"  {row.key}", cpu(row.cpu), human_bytes(row.memory), age(row.created, self.app.now),
-                simulated, row.reason or "-", f"{flag}{row.karpenter_short}" or "-", key=f"pod:{row.key}",
+                f"{'≠ ' if disagrees else '  '}{row.key}", cpu(row.cpu), human_bytes(row.memory),
+                age(row.created, self.app.now), simulated, row.reason or "-", row.karpenter_short or "-",
+                key=f"pod:{row.key}",
             )
         if not rows:
             table.add_row("(no pending pods)", *[""] * 6, key="empty")
