@@ -165,3 +165,76 @@ def test_pending_screen(snap_compare):
         await pilot.press("2")
 
     assert snap_compare(demo_app(), terminal_size=SIZE, run_before=settle)
+
+
+async def test_tiny_terminal_says_what_size_it_needs_and_recovers():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=(50, 10)) as pilot:
+        await pilot.pause()
+        notice = app.screen.query_one("#too-small", Static)
+        assert notice.display and "at least 60×12" in str(notice.render())
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not notice.display
+        assert app.screen.query_one(TabbedContent).display
+
+
+async def test_80_by_24_keeps_every_pane_reachable():
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        for key, pane in (("2", "pending"), ("3", "activity"), ("1", "nodes")):
+            await pilot.press(key)
+            assert app.screen.query_one(TabbedContent).active == pane
+            assert app.screen.query_one(f"#{pane}-table", DataTable).row_count > 0
+
+
+async def test_empty_cluster_and_zoneless_ownerless_objects_render():
+    from karptui.model import build_snapshot
+    from tests.conftest import node_obj, pod_obj
+
+    empty = KarptuiApp(build_snapshot([]), simulate_on_start=False)
+    async with empty.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        assert row_keys(empty.screen.query_one("#nodes-table", DataTable)) == ["empty"]
+        assert row_keys(empty.screen.query_one("#pending-table", DataTable)) == ["empty"]
+    zoneless = node_obj("bare-metal-1")
+    del zoneless["metadata"]["labels"]["topology.kubernetes.io/zone"]
+    app = KarptuiApp(build_snapshot([zoneless, pod_obj("orphan")]))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        keys = row_keys(app.screen.query_one("#nodes-table", DataTable))
+        assert keys[1] == "node:bare-metal-1" and keys[0].startswith("zone:")
+        await pilot.press("2")
+        pending = app.screen.query_one("#pending-table", DataTable)
+        assert row_keys(pending) == ["owner:-", "pod:default/orphan"]
+        await pilot.press("j", "enter")
+        assert isinstance(app.screen, DetailScreen)
+
+
+def _settled(*keys):
+    async def run_before(pilot):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+    return run_before
+
+
+def test_activity_screen(snap_compare):
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("3"))
+
+
+def test_pod_drill_in_screen(snap_compare):
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("2", "j", "enter"))
+
+
+def test_help_screen(snap_compare):
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("question_mark"))
+
+
+def test_whatif_screen(snap_compare):
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("w", "enter"))

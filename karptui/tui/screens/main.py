@@ -17,6 +17,7 @@ from ...views.pending import pending_rows, simulated_cell
 
 PANES = ("nodes", "pending", "activity")
 REASON_WIDTH = 60
+MIN_SIZE = (60, 12)  # below this the tables cannot show a node name and its numbers
 
 
 class MainScreen(Screen):
@@ -42,6 +43,7 @@ class MainScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="source")
+        yield Static(id="too-small")
         with TabbedContent(initial="nodes"):
             with TabPane("Nodes", id="nodes"):
                 yield DataTable(id="nodes-table", cursor_type="row", zebra_stripes=True)
@@ -67,6 +69,14 @@ class MainScreen(Screen):
         reason.auto_width, reason.width = False, REASON_WIDTH
         self.refresh_all()
         self.query_one("#nodes-table", DataTable).focus()
+
+    def on_resize(self, event) -> None:
+        width, height = event.size
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        self.set_class(small, "too-small")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"karptui needs a terminal of at least {MIN_SIZE[0]}×{MIN_SIZE[1]} (this one is {width}×{height})")
 
     # ---- filling -------------------------------------------------------------------------
     def refresh_all(self) -> None:
