@@ -222,3 +222,36 @@ def test_the_event_window_is_bounded():
     for i in range(10):
         window.add({"line": i})
     assert [e["line"] for e in window.events] == [7, 8, 9]
+
+
+def test_follow_batches_starts_after_what_was_read_and_survives_copytruncate(tmp_path):
+    import threading
+    import time
+
+    from karptui.logs.reader import follow_batches
+
+    path = tmp_path / "karpenter.log"
+    path.write_text("old line, already read\n")
+    read = path.stat().st_size
+    batches: list[list[str]] = []
+    done = threading.Event()
+
+    def reader():
+        for batch in follow_batches(str(path), poll=0.01, stop=done.is_set, start=read):
+            batches.append(batch)
+            if len(batches) == 2:
+                done.set()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    with path.open("a") as handle:
+        handle.write(SEED_LINE + "\n" + SEED_DEPROVISIONING + "\n")
+    for _ in range(500):  # until the reader has the appended lines
+        if batches:
+            break
+        time.sleep(0.01)
+    path.write_text(SEED_LINE + "\n")  # rotated in place: shorter than what was read
+    thread.join(timeout=5)
+    done.set()
+    assert batches[0] == [SEED_LINE + "\n", SEED_DEPROVISIONING + "\n"]
+    assert batches[1] == [SEED_LINE + "\n"]

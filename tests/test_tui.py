@@ -238,3 +238,29 @@ def test_help_screen(snap_compare):
 
 def test_whatif_screen(snap_compare):
     assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("w", "enter"))
+
+
+async def test_activity_pane_tails_a_growing_log(tmp_path):
+    from tests.test_logs import SEED_DEPROVISIONING, SEED_LINE
+
+    log = tmp_path / "karpenter.log"
+    log.write_text(SEED_LINE + "\n")
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    from karptui.sources.logs import attach_logs
+
+    app = KarptuiApp(attach_logs(snapshot, log), simulate_on_start=False, follow_logs=str(log),
+                     follow_from=log.stat().st_size)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "G")
+        table = app.screen.query_one("#activity-table", DataTable)
+        assert row_keys(table) == ["line:1"]
+        with log.open("a") as handle:
+            handle.write(SEED_DEPROVISIONING + "\n")
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if table.row_count == 2:
+                break
+        assert row_keys(table) == ["line:1", "line:2"]
+        assert "consolidation" in str(table.get_row("line:2")[4])
+        assert table.cursor_row == 1  # the cursor was on the newest row, so it follows
+        assert "2 Karpenter log events" in str(app.screen.query_one("#source", Static).render())

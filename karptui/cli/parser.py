@@ -43,7 +43,7 @@ def build_parser() -> OneLineParser:
 
     open_cmd = commands.add_parser("open", help="explore a saved snapshot or kubectl dump")
     open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
-    open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach")
+    open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach (a plain file is followed as it grows)")
     open_cmd.set_defaults(run=_lazy(".tui", "run_open"))
 
     demo = commands.add_parser("demo", help="explore the bundled example snapshot")

@@ -3,24 +3,31 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..model import Snapshot
 from ..sources import bundled_snapshot, load_snapshot, resolve_snapshot_path
 from ..sources.logs import attach_logs
 
 
-def _run(snapshot: Snapshot, theme: str | None = None) -> int:
+def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
+         follow_from: int | None = None) -> int:
     from ..tui.app import KarptuiApp  # bad input has failed by now, before the screen is taken
 
-    KarptuiApp(snapshot, theme=theme).run()
+    KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from).run()
     return 0
 
 
 def run_open(args: argparse.Namespace) -> int:
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+    follow, offset = None, None
     if args.logs:
         snapshot = attach_logs(snapshot, args.logs)
-    return _run(snapshot, args.theme)
+        # A plain file keeps growing while Karpenter runs: tail it from where the read ended.
+        # Compressed files and stdin do not grow.
+        if args.logs != "-" and not str(args.logs).endswith(".gz"):
+            follow, offset = str(args.logs), Path(args.logs).stat().st_size
+    return _run(snapshot, args.theme, follow, offset)
 
 
 def run_demo(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -58,14 +59,30 @@ def read_lines(path: str, warnings: list[str]) -> Iterator[str]:
 
 def follow(path: str, poll: float = 0.5, stop=lambda: False) -> Iterator[str]:
     """Lines of a growing file, as ``tail -f`` gives them, until ``stop()`` says so."""
+    for batch in follow_batches(path, poll, stop):
+        yield from batch
+
+
+def follow_batches(path: str, poll: float = 0.5, stop=lambda: False, start: int | None = 0) -> Iterator[list[str]]:
+    """The complete lines appended since the last poll, one list per poll (what a screen redraws at once).
+
+    A half-written line waits for its newline; a file truncated in place (copytruncate
+    rotation) is read again from its start. ``start`` is a byte offset (None: the end).
+    """
     with Path(path).open("rb") as handle:
+        handle.seek(0, io.SEEK_END) if start is None else handle.seek(start)
         partial = b""
         while not stop():
-            chunk = handle.readline()
-            if not chunk:
+            data = handle.read(1 << 20)
+            if not data:
+                if os.fstat(handle.fileno()).st_size < handle.tell():
+                    handle.seek(0)
+                    partial = b""
+                    continue
                 time.sleep(poll)
                 continue
-            partial += chunk
-            if partial.endswith(b"\n"):
-                yield partial.decode("utf-8", "replace")
-                partial = b""
+            data = partial + data
+            cut = data.rfind(b"\n") + 1
+            partial = data[cut:]
+            if cut:
+                yield [line + "\n" for line in data[:cut].decode("utf-8", "replace").split("\n")[:-1]]

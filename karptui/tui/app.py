@@ -34,6 +34,12 @@ class SimulationFinished(Message):
         self.result = result
 
 
+class LogsAppended(Message):
+    def __init__(self, events: list[dict]) -> None:
+        super().__init__()
+        self.events = events
+
+
 class KarptuiApp(App):
     TITLE = "karptui"
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -45,14 +51,18 @@ class KarptuiApp(App):
     ]
 
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
-                 simulate_on_start: bool = True) -> None:
+                 simulate_on_start: bool = True, follow_logs: str | None = None,
+                 follow_from: int | None = None) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.now = now or snapshot.meta.captured_at or datetime.now(timezone.utc)
         self.catalog = catalog if catalog is not None else catalog_from_snapshot_region(snapshot)
         self.prices = {n.name: node_price(n, self.catalog) for n in snapshot.nodes}
-        parser = LogParser()
-        self.events = list(parser.parse(snapshot.meta.logs_text.splitlines())) if snapshot.meta.logs_text else []
+        self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
+        self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
+                       if snapshot.meta.logs_text else [])
+        self.follow_logs = follow_logs
+        self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
         self.result = None
         self.requested_theme = theme
@@ -70,6 +80,29 @@ class KarptuiApp(App):
         self.push_screen(MainScreen())
         if self.simulate_on_start:
             self.run_simulation()
+        if self.follow_logs:
+            self.tail_logs(self.follow_logs)
+
+    @work(thread=True, exclusive=True, group="tail", exit_on_error=False)
+    def tail_logs(self, path: str) -> None:
+        """``tail -f`` the Karpenter log: each poll's new events arrive as one message, one redraw."""
+        from textual.worker import get_current_worker
+
+        from ..logs.reader import follow_batches
+
+        worker = get_current_worker()
+        for lines in follow_batches(path, poll=0.5, stop=lambda: worker.is_cancelled,
+                                    start=self.follow_from):
+            events = list(self.log_parser.parse(lines))
+            if events:
+                self.post_message(LogsAppended(events))
+
+    def on_logs_appended(self, message: LogsAppended) -> None:
+        self.events.extend(message.events)
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.append_activity(message.events)
+                screen.query_one("#source").update(self.source_line())
 
     @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
     def run_simulation(self) -> None:

@@ -17,6 +17,7 @@ from ...views.pending import pending_rows, simulated_cell
 
 PANES = ("nodes", "pending", "activity")
 REASON_WIDTH = 60
+ACTIVITY_ROWS = 5000  # the newest events shown on (re)fill; a tailed log appends beyond it
 MIN_SIZE = (60, 12)  # below this the tables cannot show a node name and its numbers
 
 
@@ -134,10 +135,28 @@ class MainScreen(Screen):
         table = self.query_one("#activity-table", DataTable)
         table.clear()
         rows = [r for r in activity_rows(self.app.events) if r.matches(self.filters["activity"])]
-        for row in rows[-5000:]:
-            table.add_row(str(row.line), row.time, row.level, row.kind, row.summary, key=f"line:{row.line}")
+        for row in rows[-ACTIVITY_ROWS:]:
+            self._add_activity_row(table, row)
         if not rows:
             table.add_row("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)", key="empty")
+
+    def append_activity(self, events: list[dict]) -> None:
+        """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""
+        table = self.query_one("#activity-table", DataTable)
+        rows = [r for r in activity_rows(events) if r.matches(self.filters["activity"])]
+        if not rows:
+            return
+        if "empty" in table.rows:
+            table.remove_row("empty")
+        following = table.row_count == 0 or table.cursor_row >= table.row_count - 1
+        for row in rows:
+            self._add_activity_row(table, row)
+        if following:
+            table.move_cursor(row=table.row_count - 1)
+
+    @staticmethod
+    def _add_activity_row(table: DataTable, row) -> None:
+        table.add_row(str(row.line), row.time, row.level, row.kind, row.summary, key=f"line:{row.line}")
 
     # ---- actions ---------------------------------------------------------------------------
     @property
