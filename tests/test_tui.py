@@ -264,3 +264,31 @@ async def test_activity_pane_tails_a_growing_log(tmp_path):
         assert "consolidation" in str(table.get_row("line:2")[4])
         assert table.cursor_row == 1  # the cursor was on the newest row, so it follows
         assert "2 Karpenter log events" in str(app.screen.query_one("#source", Static).render())
+
+
+async def test_whatif_round_trip_from_the_main_screen_keeps_edits_and_names_them_in_the_header():
+    from textual.widgets import ListView
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("w")
+        panel = app.screen
+        targets = panel.query_one("#targets", ListView)
+        assert [r.ref for r in panel.rows][targets.index] == "Deployment/default/host-spread"
+        await pilot.press("enter")
+        await pilot.pause()
+        panel.query_one("#c0-maxSkew", Input).value = "3"
+        panel.query_one("#c0-maxSkew", Input).focus()
+        await pilot.press("enter")                 # apply: the edit joins the stack
+        await pilot.press("escape")                # leave the form
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        # maxSkew 3 on the hostname lets existing nodes take 16 of the 20 re-created replicas.
+        assert "on existing nodes 0 → 16" in str(panel.query_one("#summary", Static).content)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        assert "what-if tui-whatif (1 edit)" in str(app.screen.query_one("#source", Static).render())
+        await pilot.press("w")
+        assert app.screen is panel and len(panel.stack) == 1

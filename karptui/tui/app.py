@@ -129,6 +129,8 @@ class KarptuiApp(App):
         sim = ""
         if self.result is not None:
             sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
+        whatif = self.active_whatif()
+        sim += f" · what-if {whatif}" if whatif else ""
         return (f"{where}{when} · {info['nodes']} nodes · {info['pods']} pods · {info['pending']} pending · "
                 f"{info['nodepools']} nodepools · ${cost:.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
                 + logs + sim)
@@ -160,7 +162,18 @@ class KarptuiApp(App):
         except ImportError:
             self.notify("the what-if panel is not available in this build", severity="warning")
             return
-        self.push_screen(WhatIfScreen(self.snapshot, self.catalog))
+        # Installed, not just pushed: leaving the panel keeps its edits, form and results.
+        if not self.is_screen_installed("whatif"):
+            self.install_screen(WhatIfScreen(self.snapshot, self.catalog), name="whatif")
+        self.push_screen("whatif")
+
+    def active_whatif(self) -> str:
+        """``tui-whatif (3 edits)`` for the header while the what-if panel holds edits."""
+        if not self.is_screen_installed("whatif"):
+            return ""
+        screen = self.get_screen("whatif")
+        count = len(screen.stack)
+        return f"{screen.whatif_name} ({count} edit{'s' if count != 1 else ''})" if count else ""
 
     def action_cycle_theme(self) -> None:
         from . import themes

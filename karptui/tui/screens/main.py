@@ -71,6 +71,10 @@ class MainScreen(Screen):
         self.refresh_all()
         self.query_one("#nodes-table", DataTable).focus()
 
+    def on_screen_resume(self) -> None:
+        """Back from a drill-in or the what-if panel: the header may have news (edits made)."""
+        self.query_one("#source", Static).update(self.app.source_line())
+
     def on_resize(self, event) -> None:
         width, height = event.size
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
