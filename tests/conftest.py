@@ -18,6 +18,13 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path, monkeypatch):
+    """Every test gets its own empty KARPTUI_CONFIG_DIR, never the real user's themes."""
+    monkeypatch.setenv("KARPTUI_CONFIG_DIR", str(tmp_path / "config"))
+    return tmp_path / "config"
+
+
 def node_obj(name: str, zone: str = "us-east-1a", cpu: str = "3920m", memory: str = "15Gi",
              pods: str = "58", labels: dict | None = None, **spec) -> dict:
     """A Node as the API returns it, with EKS's usual labels."""

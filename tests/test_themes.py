@@ -23,13 +23,6 @@ BAD = {
 }
 
 
-@pytest.fixture(autouse=True)
-def config_dir(tmp_path, monkeypatch):
-    """Every test gets its own empty KARPTUI_CONFIG_DIR, never the real user's."""
-    monkeypatch.setenv("KARPTUI_CONFIG_DIR", str(tmp_path / "config"))
-    return tmp_path / "config"
-
-
 def write_user_theme(name: str, text: str):
     user_theme_dir().mkdir(parents=True, exist_ok=True)
     path = user_theme_dir() / f"{name}.yaml"
@@ -120,3 +113,22 @@ def test_colorblind_theme_has_no_red_green_status_pair():
     assert 180 <= hue["success"] <= 260  # blue, not green
     assert 10 <= hue["error"] <= 35  # vermillion
     assert 40 <= hue["warning"] <= 60  # yellow
+
+
+async def test_a_broken_user_theme_is_reported_in_the_app_not_fatal():
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from karptui.tui.app import KarptuiApp
+
+    write_user_theme("broken", BAD["bad-colour"])
+    app = KarptuiApp(load_snapshot(bundled_snapshot("topology-spread")), simulate_on_start=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert app.theme == DEFAULT_THEME
+        assert any("theme skipped" in str(n.message) and "broken.yaml" in str(n.message)
+                   for n in app._notifications)
+
+
+def test_unknown_theme_on_the_command_line_is_bad_input(cli):
+    code, out, err = cli("--theme", "no-such-theme", "demo")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no theme named 'no-such-theme'" in err and "karptui-light" in err

@@ -13,6 +13,10 @@ from ..sources.logs import attach_logs
 def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
          follow_from: int | None = None) -> int:
     from ..tui.app import KarptuiApp  # bad input has failed by now, before the screen is taken
+    from ..tui.themes import check_theme_name
+
+    if theme:
+        check_theme_name(theme)
 
     KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from).run()
     return 0

@@ -73,10 +73,15 @@ class KarptuiApp(App):
     def on_mount(self) -> None:
         from . import themes
 
-        self.theme_names = themes.register_themes(self)
+        warnings: list[str] = []
+        self.theme_names = themes.register_themes(self, warnings)
+        for warning in warnings:  # a broken user theme is skipped, and said so, never fatal
+            self.notify(warning, severity="warning", timeout=10)
         wanted = self.requested_theme or themes.DEFAULT_THEME
         if wanted in self.theme_names or wanted in self.available_themes:
             self.theme = wanted
+        else:
+            self.notify(f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
         self.push_screen(MainScreen())
         if self.simulate_on_start:
             self.run_simulation()

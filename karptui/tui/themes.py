@@ -122,6 +122,15 @@ def register_themes(app: App, warnings: list[str] | None = None) -> list[str]:
     return names
 
 
+def check_theme_name(name: str) -> None:
+    """``--theme`` must name a bundled, user or Textual theme: InputError otherwise, before the screen is taken."""
+    from textual.theme import BUILTIN_THEMES
+
+    known = [t.name for t in bundled_themes() + user_themes([])] + list(BUILTIN_THEMES)
+    if name not in known:
+        raise InputError("--theme", f"no theme named {name!r} (known: {', '.join(known)})")
+
+
 def next_theme(current: str, names: list[str]) -> str:
     """The theme after ``current`` in ``names``, wrapping; the first if ``current`` is not there."""
     if not names:
