@@ -107,6 +107,8 @@ class KarptuiApp(App):
         for screen in self.screen_stack:
             if isinstance(screen, MainScreen):
                 screen.append_activity(message.events)
+                if any(e["kind"] == "pod_unschedulable" for e in message.events):
+                    screen.fill_pending()  # Karpenter has a newer reason for some pending pod
                 screen.query_one("#source").update(self.source_line())
 
     @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)

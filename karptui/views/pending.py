@@ -44,11 +44,13 @@ def _latest_scheduler_messages(snapshot: Snapshot) -> dict[str, str]:
     return {key: message for key, (_, message) in latest.items()}
 
 
-def pending_rows(snapshot: Snapshot) -> list[PendingRow]:
+def pending_rows(snapshot: Snapshot, events: list[dict] | None = None) -> list[PendingRow]:
     """Every pending pod; the PodScheduled condition's message, else the newest event's;
-    and Karpenter's reason from the snapshot's attached logs and its pod events."""
+    and Karpenter's reason from its log events (parsed once by the caller, or here from the
+    snapshot's attached logs) and its pod events."""
     messages = _latest_scheduler_messages(snapshot)
-    events = list(LogParser().parse(snapshot.meta.logs_text.splitlines())) if snapshot.meta.logs_text else []
+    if events is None:
+        events = list(LogParser().parse(snapshot.meta.logs_text.splitlines())) if snapshot.meta.logs_text else []
     stories = {story.pod: story for story in explain_pending(snapshot, events)}
     rows = []
     for pod in snapshot.pending_pods:

@@ -119,7 +119,8 @@ class MainScreen(Screen):
         table = self.query_one("#pending-table", DataTable)
         table.clear()
         attempts = self.app.attempts
-        rows = [r for r in pending_rows(self.app.snapshot) if _matches(self.filters["pending"], r.key, r.owner, r.reason)]
+        rows = [r for r in pending_rows(self.app.snapshot, self.app.events)
+                if _matches(self.filters["pending"], r.key, r.owner, r.reason)]
         counts = Counter(r.owner for r in rows)
         owner = None
         for row in rows:
