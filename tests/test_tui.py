@@ -7,6 +7,7 @@ from karptui.tui.app import KarptuiApp
 from karptui.tui.screens.detail import DetailScreen
 from karptui.tui.screens.help import HelpScreen
 from karptui.tui.screens.main import MainScreen
+from karptui.tui.widgets import VirtualTable
 
 SIZE = (160, 45)
 
@@ -15,8 +16,8 @@ def demo_app(**kwargs) -> KarptuiApp:
     return KarptuiApp(load_snapshot(bundled_snapshot("topology-spread")), **kwargs)
 
 
-def row_keys(table: DataTable) -> list[str]:
-    return [row.value for row in table.rows]
+def row_keys(table: VirtualTable) -> list[str]:
+    return list(table.keys)
 
 
 def texts(screen) -> str:
@@ -26,7 +27,7 @@ def texts(screen) -> str:
 async def test_nodes_grouped_by_zone_with_j_k_navigation():
     app = demo_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        nodes = app.screen.query_one("#nodes-table", DataTable)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
         keys = row_keys(nodes)
         assert [k for k in keys if k.startswith("zone:")] == [
             "zone:ap-northeast-2a", "zone:ap-northeast-2b", "zone:ap-northeast-2c"]
@@ -50,23 +51,23 @@ async def test_pending_pane_shows_scheduler_reason_and_simulated_placement():
         await pilot.press("2")
         screen = app.screen
         assert screen.query_one(TabbedContent).active == "pending"
-        pending = screen.query_one("#pending-table", DataTable)
+        pending = screen.query_one("#pending-table", VirtualTable)
         assert app.focused is pending
         keys = row_keys(pending)
         assert keys[0] == "owner:Deployment/default/host-spread"
         pods = [k for k in keys if k.startswith("pod:")]
         assert len(pods) == 6
-        first = pending.get_row(pods[0])
+        first = pending.row(pods[0])
         assert "didn't match pod topology spread constraints" in first[5]
         # The simulator has answered for every pending pod: no "…" placeholders remain.
-        assert all(pending.get_row(k)[4] != "…" for k in pods)
+        assert all(pending.row(k)[4] != "…" for k in pods)
         assert "simulated:" in str(screen.query_one("#source", Static).render())
 
 
 async def test_filter_narrows_the_nodes_pane_and_escape_restores_it():
     app = demo_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        nodes = app.screen.query_one("#nodes-table", DataTable)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
         await pilot.press("slash")
         box = app.screen.query_one("#filter", Input)
         assert app.focused is box
@@ -86,13 +87,13 @@ async def test_sort_key_cycles_node_order():
         before = screen.sort
         await pilot.press("s")
         assert screen.sort != before
-        assert len(row_keys(screen.query_one("#nodes-table", DataTable))) == 12
+        assert len(row_keys(screen.query_one("#nodes-table", VirtualTable))) == 12
 
 
 async def test_enter_drills_into_a_node_and_escape_comes_back():
     app = demo_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        nodes = app.screen.query_one("#nodes-table", DataTable)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
         await pilot.press("j")
         node = row_keys(nodes)[1].partition(":")[2]
         await pilot.press("enter")
@@ -187,7 +188,7 @@ async def test_80_by_24_keeps_every_pane_reachable():
         for key, pane in (("2", "pending"), ("3", "activity"), ("1", "nodes")):
             await pilot.press(key)
             assert app.screen.query_one(TabbedContent).active == pane
-            assert app.screen.query_one(f"#{pane}-table", DataTable).row_count > 0
+            assert app.screen.query_one(f"#{pane}-table", VirtualTable).row_count > 0
 
 
 async def test_empty_cluster_and_zoneless_ownerless_objects_render():
@@ -197,18 +198,18 @@ async def test_empty_cluster_and_zoneless_ownerless_objects_render():
     empty = KarptuiApp(build_snapshot([]), simulate_on_start=False)
     async with empty.run_test(size=SIZE) as pilot:
         await pilot.press("2")
-        assert row_keys(empty.screen.query_one("#nodes-table", DataTable)) == ["empty"]
-        assert row_keys(empty.screen.query_one("#pending-table", DataTable)) == ["empty"]
+        assert row_keys(empty.screen.query_one("#nodes-table", VirtualTable)) == ["empty"]
+        assert row_keys(empty.screen.query_one("#pending-table", VirtualTable)) == ["empty"]
     zoneless = node_obj("bare-metal-1")
     del zoneless["metadata"]["labels"]["topology.kubernetes.io/zone"]
     app = KarptuiApp(build_snapshot([zoneless, pod_obj("orphan")]))
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        keys = row_keys(app.screen.query_one("#nodes-table", DataTable))
+        keys = row_keys(app.screen.query_one("#nodes-table", VirtualTable))
         assert keys[1] == "node:bare-metal-1" and keys[0].startswith("zone:")
         await pilot.press("2")
-        pending = app.screen.query_one("#pending-table", DataTable)
+        pending = app.screen.query_one("#pending-table", VirtualTable)
         assert row_keys(pending) == ["owner:-", "pod:default/orphan"]
         await pilot.press("j", "enter")
         assert isinstance(app.screen, DetailScreen)
@@ -252,7 +253,7 @@ async def test_activity_pane_tails_a_growing_log(tmp_path):
                      follow_from=log.stat().st_size)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3", "G")
-        table = app.screen.query_one("#activity-table", DataTable)
+        table = app.screen.query_one("#activity-table", VirtualTable)
         assert row_keys(table) == ["line:1"]
         with log.open("a") as handle:
             handle.write(SEED_DEPROVISIONING + "\n")
@@ -261,7 +262,7 @@ async def test_activity_pane_tails_a_growing_log(tmp_path):
             if table.row_count == 2:
                 break
         assert row_keys(table) == ["line:1", "line:2"]
-        assert "consolidation" in str(table.get_row("line:2")[4])
+        assert "consolidation" in str(table.row("line:2")[4])
         assert table.cursor_row == 1  # the cursor was on the newest row, so it follows
         assert "2 Karpenter log events" in str(app.screen.query_one("#source", Static).render())
 

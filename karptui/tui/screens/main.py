@@ -7,16 +7,21 @@ from collections import Counter
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from ...model.quantity import human_bytes
 from ...views.activity import activity_rows
 from ...views.format import age, bar, cpu, money
 from ...views.nodes import SORTS, zone_groups
 from ...views.pending import pending_rows, simulated_cell
+from ..widgets import VirtualTable
 
 PANES = ("nodes", "pending", "activity")
 REASON_WIDTH = 60
+NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h")
+PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
+                   "Karpenter (logs)")
+ACTIVITY_COLUMNS = ("line", "time", "level", "event", "details")
 ACTIVITY_ROWS = 5000  # the newest events shown on (re)fill; a tailed log appends beyond it
 MIN_SIZE = (60, 12)  # below this the tables cannot show a node name and its numbers
 
@@ -47,29 +52,19 @@ class MainScreen(Screen):
         yield Static(id="too-small")
         with TabbedContent(initial="nodes"):
             with TabPane("Nodes", id="nodes"):
-                yield DataTable(id="nodes-table", cursor_type="row", zebra_stripes=True)
+                yield VirtualTable(NODE_COLUMNS, id="nodes-table")
             with TabPane("Pending", id="pending"):
-                yield DataTable(id="pending-table", cursor_type="row", zebra_stripes=True)
+                # The scheduler's reason is long; capped so Karpenter's view stays on screen (drill in for all).
+                yield VirtualTable(PENDING_COLUMNS, max_widths={5: REASON_WIDTH}, id="pending-table")
             with TabPane("Activity", id="activity"):
-                yield DataTable(id="activity-table", cursor_type="row", zebra_stripes=True)
+                yield VirtualTable(ACTIVITY_COLUMNS, id="activity-table")
         yield Input(placeholder="filter: text or label key=value (enter to apply, escape to clear)", id="filter")
         yield Input(placeholder=":nodes :pending :activity :whatif :help :quit", id="command")
         yield Footer()
 
     def on_mount(self) -> None:
-        for table, columns in (
-            ("nodes-table", ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h")),
-            ("pending-table", ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
-                               "Karpenter (logs)")),
-            ("activity-table", ("line", "time", "level", "event", "details")),
-        ):
-            self.query_one(f"#{table}", DataTable).add_columns(*columns)
-        # The scheduler's reason is long; cap it so Karpenter's view stays on screen (drill in for all of it).
-        pending = self.query_one("#pending-table", DataTable)
-        reason = list(pending.columns.values())[5]
-        reason.auto_width, reason.width = False, REASON_WIDTH
         self.refresh_all()
-        self.query_one("#nodes-table", DataTable).focus()
+        self.query_one("#nodes-table", VirtualTable).focus()
 
     def on_screen_resume(self) -> None:
         """Back from a drill-in or the what-if panel: the header may have news (edits made)."""
@@ -91,85 +86,75 @@ class MainScreen(Screen):
         self.fill_activity()
 
     def fill_nodes(self) -> None:
-        table = self.query_one("#nodes-table", DataTable)
-        table.clear()
+        rows, keys = [], []
         groups = zone_groups(self.app.snapshot, self.app.prices, self.sort, self.filters["nodes"])
         for group in groups:
             split = ", ".join(f"{n} {k}" for k, n in group.capacity_types.items())
-            table.add_row(
+            rows.append((
                 f"▼ {group.zone}  {len(group.nodes)} nodes ({split})", "", "", "",
                 _usage(group.cpu_requested, group.cpu_allocatable, cpu),
-                _usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "",
-                money(group.price), key=f"zone:{group.zone}",
-            )
+                _usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "", money(group.price)))
+            keys.append(f"zone:{group.zone}")
             for row in group.nodes:
                 flags = ("" if row.ready else " NotReady") + (" Cordoned" if row.unschedulable else "")
-                table.add_row(
+                rows.append((
                     f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
                     _usage(row.cpu_requested, row.cpu_allocatable, cpu),
                     _usage(row.memory_requested, row.memory_allocatable, human_bytes),
-                    f"{row.pods}/{row.max_pods}", age(row.created, self.app.now), money(row.price),
-                    key=f"node:{row.name}",
-                )
+                    f"{row.pods}/{row.max_pods}", age(row.created, self.app.now), money(row.price)))
+                keys.append(f"node:{row.name}")
         if not groups:
-            table.add_row("(no nodes match)" if self.filters["nodes"] else "(the snapshot has no nodes)",
-                          *[""] * 8, key="empty")
+            rows.append(("(no nodes match)" if self.filters["nodes"] else "(the snapshot has no nodes)",))
+            keys.append("empty")
+        self.query_one("#nodes-table", VirtualTable).set_rows(rows, keys)
 
     def fill_pending(self) -> None:
-        table = self.query_one("#pending-table", DataTable)
-        table.clear()
         attempts = self.app.attempts
-        rows = [r for r in pending_rows(self.app.snapshot, self.app.events)
-                if _matches(self.filters["pending"], r.key, r.owner, r.reason)]
-        counts = Counter(r.owner for r in rows)
+        pending = [r for r in pending_rows(self.app.snapshot, self.app.events)
+                   if _matches(self.filters["pending"], r.key, r.owner, r.reason)]
+        counts = Counter(r.owner for r in pending)
+        rows, keys = [], []
         owner = None
-        for row in rows:
+        for row in pending:
             if row.owner != owner:
                 owner = row.owner
-                table.add_row(f"▼ {owner}  {counts[owner]} pending", *[""] * 6, key=f"owner:{owner}")
+                rows.append((f"▼ {owner}  {counts[owner]} pending",))
+                keys.append(f"owner:{owner}")
             simulated, disagrees = simulated_cell(row, attempts.get(row.key))
-            table.add_row(
-                f"{'≠ ' if disagrees else '  '}{row.key}", cpu(row.cpu), human_bytes(row.memory),
-                age(row.created, self.app.now), simulated, row.reason or "-", row.karpenter_short or "-",
-                key=f"pod:{row.key}",
-            )
-        if not rows:
-            table.add_row("(no pending pods)", *[""] * 6, key="empty")
+            rows.append((f"{'≠ ' if disagrees else '  '}{row.key}", cpu(row.cpu), human_bytes(row.memory),
+                         age(row.created, self.app.now), simulated, row.reason or "-", row.karpenter_short or "-"))
+            keys.append(f"pod:{row.key}")
+        if not pending:
+            rows.append(("(no pending pods)",))
+            keys.append("empty")
+        self.query_one("#pending-table", VirtualTable).set_rows(rows, keys)
 
     def fill_activity(self) -> None:
-        table = self.query_one("#activity-table", DataTable)
-        table.clear()
-        rows = [r for r in activity_rows(self.app.events) if r.matches(self.filters["activity"])]
-        for row in rows[-ACTIVITY_ROWS:]:
-            self._add_activity_row(table, row)
-        if not rows:
-            table.add_row("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)", key="empty")
+        shown = [r for r in activity_rows(self.app.events) if r.matches(self.filters["activity"])][-ACTIVITY_ROWS:]
+        rows, keys = _activity_cells(shown)
+        if not shown:
+            rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
+        self.query_one("#activity-table", VirtualTable).set_rows(rows, keys)
 
     def append_activity(self, events: list[dict]) -> None:
         """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""
-        table = self.query_one("#activity-table", DataTable)
-        rows = [r for r in activity_rows(events) if r.matches(self.filters["activity"])]
-        if not rows:
+        table = self.query_one("#activity-table", VirtualTable)
+        shown = [r for r in activity_rows(events) if r.matches(self.filters["activity"])]
+        if not shown:
             return
-        if "empty" in table.rows:
-            table.remove_row("empty")
+        table.remove_key("empty")
         following = table.row_count == 0 or table.cursor_row >= table.row_count - 1
-        for row in rows:
-            self._add_activity_row(table, row)
+        table.append_rows(*_activity_cells(shown))
         if following:
-            table.move_cursor(row=table.row_count - 1)
-
-    @staticmethod
-    def _add_activity_row(table: DataTable, row) -> None:
-        table.add_row(str(row.line), row.time, row.level, row.kind, row.summary, key=f"line:{row.line}")
+            table.move_cursor(table.row_count - 1)
 
     # ---- actions ---------------------------------------------------------------------------
     @property
     def pane(self) -> str:
         return self.query_one(TabbedContent).active or "nodes"
 
-    def table(self) -> DataTable:
-        return self.query_one(f"#{self.pane}-table", DataTable)
+    def table(self) -> VirtualTable:
+        return self.query_one(f"#{self.pane}-table", VirtualTable)
 
     def action_pane(self, pane: str) -> None:
         self.query_one(TabbedContent).active = pane
@@ -179,11 +164,10 @@ class MainScreen(Screen):
         self.table().focus()
 
     def action_cursor(self, step: int) -> None:
-        self.table().move_cursor(row=self.table().cursor_row + step)
+        self.table().action_cursor(step)
 
     def action_jump(self, row: int) -> None:
-        table = self.table()
-        table.move_cursor(row=table.row_count - 1 if row < 0 else 0)
+        self.table().action_cursor_to(row)
 
     def action_sort(self) -> None:
         names = list(SORTS)
@@ -235,18 +219,20 @@ class MainScreen(Screen):
             self.table().focus()
 
     def action_drill(self) -> None:
-        table = self.table()
-        if table.row_count:
-            self._open(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or "")
+        self._open(self.table().cursor_key or "")
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
         """enter on a row (the table's own binding): drill into that node or pod."""
-        self._open(event.row_key.value or "")
+        self._open(event.key)
 
     def _open(self, key: str) -> None:
         kind, _, name = key.partition(":")
         if kind in ("node", "pod"):
             self.app.drill(kind, name)
+
+
+def _activity_cells(rows) -> tuple[list[tuple[str, ...]], list[str]]:
+    return ([(str(r.line), r.time, r.level, r.kind, r.summary) for r in rows], [f"line:{r.line}" for r in rows])
 
 
 def _usage(requested: int, allocatable: int, fmt) -> str:
