@@ -475,3 +475,62 @@ def test_bindings_are_described_for_the_footer_and_help():
     keys = {b.key: b for b in WhatIfScreen.BINDINGS}
     assert {"r", "u", "ctrl+r", "ctrl+s", "ctrl+o", "escape", "j", "k"} <= set(keys)
     assert all(b.description for b in WhatIfScreen.BINDINGS)
+
+
+# ---- affinity: required node affinity and pod (anti-)affinity terms, as text
+
+@pytest.mark.parametrize("text", [
+    "",
+    "topology.kubernetes.io/zone In ap-northeast-2a,ap-northeast-2b",
+    "karpenter.sh/capacity-type In spot; kubernetes.io/arch In amd64 | node.kubernetes.io/instance-type Exists",
+])
+def test_node_affinity_text_round_trips(text):
+    assert wf.format_node_affinity(wf.parse_node_affinity_text(text)) == text
+
+
+@pytest.mark.parametrize("text", [
+    "app=web @ kubernetes.io/hostname",
+    "app=web, tier In (a b), !legacy, canary @ topology.kubernetes.io/zone | team=x @ kubernetes.io/hostname",
+])
+def test_pod_terms_text_round_trips(text):
+    assert wf.format_pod_terms(wf.parse_pod_terms_text(text)) == text
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("app=web", "is not 'key=value, ... @ topologyKey'"),
+    ("app=web @ ", "is not 'key=value, ... @ topologyKey'"),
+    ("tier Near (a) @ kubernetes.io/hostname", "Near"),
+])
+def test_bad_pod_terms_are_one_line_errors(text, fragment):
+    with pytest.raises(ValueError) as caught:
+        wf.parse_pod_terms_text(text)
+    assert fragment in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_anti_affinity_and_node_affinity_change_the_seed_outcome(snapshot):
+    form = wf.workload_form(snapshot, [], HOST)
+    assert (form["node_affinity"], form["pod_affinity"], form["pod_anti_affinity"]) == ("", "", "")
+    # One replica per host instead of the spread constraints: 7 non-Fargate nodes take 7 of 20.
+    anti = wf.workload_edits(HOST, form, dict(form, constraints=[],
+                                              pod_anti_affinity="app=host-spread @ kubernetes.io/hostname"))
+    summary = wf.run_whatif(snapshot, None, wf.EditStack(anti).as_whatif(), consolidate=False)
+    assert wf.summary_lines(summary)[0] == "scheduled 0 → 7 · pending 6 → 13"
+    # Only zone 2a: the Fargate node there still counts as a hostname domain (nodeTaintsPolicy Ignore),
+    # so maxSkew 2 caps each of the three EC2 nodes at 2 pods.
+    zone = wf.workload_edits(HOST, form, dict(form, node_affinity="topology.kubernetes.io/zone In ap-northeast-2a"))
+    summary = wf.run_whatif(snapshot, None, wf.EditStack(zone).as_whatif(), consolidate=False)
+    assert wf.summary_lines(summary)[0] == "scheduled 0 → 6 · pending 6 → 14"
+    assert wf.workload_form(snapshot, zone, HOST)["node_affinity"] == "topology.kubernetes.io/zone In ap-northeast-2a"
+
+
+async def test_anti_affinity_typed_in_the_form(snapshot):
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        screen.query_one("#pod_anti_affinity", Input).value = "app=host-spread @ kubernetes.io/hostname"
+        await press_on(pilot, "#pod_anti_affinity")
+        assert [wf.describe_edit(e) for e in screen.stack.edits] == ["host-spread: affinity"]
+        await run(pilot)
+        assert "pending 6 → 13" in text(screen, "#summary")
+        screen.query_one("#pod_anti_affinity", Input).value = "app=host-spread"
+        await press_on(pilot, "#pod_anti_affinity")
+        assert "topologyKey" in text(screen, "#error") and len(screen.stack) == 1

@@ -13,6 +13,8 @@ Text syntax of the free-form fields (the same as kubectl's where it has one):
   (tolerate everything), separated by commas
 * taints: ``key=value:Effect`` or ``key:Effect``, separated by commas
 * requirements: ``key In a,b; key2 Exists; key3 Gt 4``, separated by ``;``
+* required node affinity: requirements as above, terms (ORed) separated by ``|``
+* required pod (anti-)affinity: ``app=web, tier In (a b) @ topologyKey``, terms separated by ``|``
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..model.affinity import DO_NOT_SCHEDULE, HONOR, IGNORE, SCHEDULE_ANYWAY, parse_spread_constraints
+from ..model.affinity import (DO_NOT_SCHEDULE, HONOR, IGNORE, SCHEDULE_ANYWAY, parse_affinity,
+                              parse_spread_constraints)
 from ..model.quantity import parse_quantity
 from ..model.selectors import parse_requirements
 from ..model.snapshot import NO_ZONE, Snapshot
@@ -179,6 +182,72 @@ def format_requirements(requirements: Sequence[Mapping]) -> str:
                      for r in requirements)
 
 
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_SELECTOR_ITEM = re.compile(r"\s*([^,()]+(?:\([^)]*\))?)\s*(?:,|$)")
+
+
+def parse_node_affinity_text(text: str) -> list[dict]:
+    """Required node affinity: nodeSelectorTerms, ORed by ``|``; each term's requirements ANDed by ``;``."""
+    terms = [{"matchExpressions": parse_requirement_text(term)} for term in _split(text, "|")]
+    if terms:
+        _check(parse_affinity, {"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": terms}}}, "affinity")
+    return terms
+
+
+def format_node_affinity(terms: Sequence[Mapping]) -> str:
+    return " | ".join(format_requirements(t.get("matchExpressions") or []) for t in terms)
+
+
+def _parse_selector_text(text: str) -> dict:
+    """``app=web, tier In (a b), !legacy, canary`` -> a labelSelector (matchLabels + matchExpressions)."""
+    labels: dict[str, str] = {}
+    expressions: list[dict] = []
+    for item in (m.group(1).strip() for m in _SELECTOR_ITEM.finditer(text) if m.group(1).strip()):
+        if "(" in item:
+            key, operator, rest = (item.split(None, 2) + ["", ""])[:3]
+            expressions.append({"key": key, "operator": operator, "values": rest.strip("() ").split()})
+        elif "=" in item:
+            key, _, value = item.partition("=")
+            labels[key.strip()] = value.strip()
+        elif item.startswith("!"):
+            expressions.append({"key": item[1:].strip(), "operator": "DoesNotExist"})
+        else:
+            expressions.append({"key": item, "operator": "Exists"})
+    selector: dict = {}
+    if labels:
+        selector["matchLabels"] = labels
+    if expressions:
+        selector["matchExpressions"] = expressions
+    return selector
+
+
+def _format_selector(selector: Mapping) -> str:
+    parts = [f"{k}={v}" for k, v in (selector.get("matchLabels") or {}).items()]
+    for e in selector.get("matchExpressions") or []:
+        op = e.get("operator", "")
+        parts.append(f"!{e.get('key')}" if op == "DoesNotExist" else e.get("key", "") if op == "Exists"
+                     else f"{e.get('key')} {op} ({' '.join(e.get('values') or [])})")
+    return ", ".join(parts)
+
+
+def parse_pod_terms_text(text: str, kind: str = "podAntiAffinity") -> list[dict]:
+    """Required pod (anti-)affinity terms: ``selector @ topologyKey``, separated by ``|``."""
+    terms = []
+    for item in _split(text, "|"):
+        selector, at, key = item.rpartition("@")
+        if not at or not key.strip():
+            raise ValueError(f"{kind} term {item!r} is not 'key=value, ... @ topologyKey'")
+        terms.append({"labelSelector": _parse_selector_text(selector), "topologyKey": key.strip()})
+    if terms:
+        _check(parse_affinity, {kind: {REQUIRED: terms}}, "affinity")
+    return terms
+
+
+def format_pod_terms(terms: Sequence[Mapping]) -> str:
+    return " | ".join(f"{_format_selector(t.get('labelSelector') or {})} @ {t.get('topologyKey', '')}"
+                      for t in terms)
+
+
 def _check(parser: Callable, raw: object, where: str) -> None:
     try:
         parser(raw, where)
@@ -286,6 +355,19 @@ def tolerations_edit(workload: object, tolerations: Sequence[Mapping] | str) -> 
     return _template_patch(workload, {"tolerations": items or None})
 
 
+def node_affinity_edit(workload: object, terms: Sequence[Mapping] | str) -> Patch:
+    """Replace the required node affinity; preferred terms and pod affinity are left as they are."""
+    items = parse_node_affinity_text(terms) if isinstance(terms, str) else [dict(t) for t in terms]
+    return _template_patch(workload, {"affinity": {"nodeAffinity": {
+        REQUIRED: {"nodeSelectorTerms": items} if items else None}}})
+
+
+def pod_affinity_edit(workload: object, terms: Sequence[Mapping] | str, kind: str = "podAntiAffinity") -> Patch:
+    """Replace the required terms of podAffinity or podAntiAffinity; preferred terms are kept."""
+    items = parse_pod_terms_text(terms, kind) if isinstance(terms, str) else [dict(t) for t in terms]
+    return _template_patch(workload, {"affinity": {kind: {REQUIRED: items or None}}})
+
+
 def requests_edit(workload: object, container: str, cpu: object, memory: object) -> Patch:
     """Set one container's cpu/memory requests; an empty value removes that request."""
     if not container:
@@ -361,11 +443,16 @@ def workload_form(snapshot: Snapshot, edits: Iterable[Edit], ref: str) -> dict:
     template = spec.get("template") or {}
     tspec = template.get("spec") or {}
     selector = spec.get("selector") or {"matchLabels": dict((template.get("metadata") or {}).get("labels") or {})}
+    affinity = tspec.get("affinity") or {}
     return {
         "constraints": [constraint_values(c) for c in tspec.get("topologySpreadConstraints") or []],
         **({"replicas": str(spec.get(SCALABLE[target.kind], 1))} if target.kind in SCALABLE else {}),
         "node_selector": format_labels(tspec.get("nodeSelector") or {}),
         "tolerations": format_tolerations(tspec.get("tolerations") or []),
+        "node_affinity": format_node_affinity(
+            ((affinity.get("nodeAffinity") or {}).get(REQUIRED) or {}).get("nodeSelectorTerms") or []),
+        "pod_affinity": format_pod_terms((affinity.get("podAffinity") or {}).get(REQUIRED) or []),
+        "pod_anti_affinity": format_pod_terms((affinity.get("podAntiAffinity") or {}).get(REQUIRED) or []),
         "containers": [{"name": c.get("name", ""), "cpu": str(((c.get("resources") or {}).get("requests") or {})
                                                               .get("cpu", "")),
                         "memory": str(((c.get("resources") or {}).get("requests") or {}).get("memory", ""))}
@@ -385,6 +472,11 @@ def workload_edits(ref: str, before: Mapping, after: Mapping) -> list[Edit]:
         edits.append(node_selector_edit(ref, after["node_selector"]))
     if parse_toleration_text(after["tolerations"]) != parse_toleration_text(before["tolerations"]):
         edits.append(tolerations_edit(ref, after["tolerations"]))
+    if after["node_affinity"].strip() != before["node_affinity"]:
+        edits.append(node_affinity_edit(ref, after["node_affinity"]))
+    for key, kind in (("pod_affinity", "podAffinity"), ("pod_anti_affinity", "podAntiAffinity")):
+        if after[key].strip() != before[key]:
+            edits.append(pod_affinity_edit(ref, after[key], kind))
     for old, new in zip(before["containers"], after["containers"]):
         if (old["cpu"], old["memory"]) != (new["cpu"].strip(), new["memory"].strip()):
             edits.append(requests_edit(ref, new["name"], new["cpu"], new["memory"]))

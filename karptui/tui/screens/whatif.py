@@ -36,6 +36,9 @@ CHOICES = {"whenUnsatisfiable": wf.WHEN_UNSATISFIABLE, "nodeAffinityPolicy": wf.
 FIELDS = {
     "replicas": ("replicas", ""), "node_selector": ("nodeSelector", "key=value, ..."),
     "tolerations": ("tolerations", "key=value:Effect, key:Effect, *"),
+    "node_affinity": ("node affinity", "key In a,b; key Exists | other term"),
+    "pod_affinity": ("pod affinity", "app=web @ topology.kubernetes.io/zone | ..."),
+    "pod_anti_affinity": ("pod anti-affinity", "app=web @ kubernetes.io/hostname | ..."),
     "requirements": ("requirements", "key In a,b; key Exists"), "taints": ("taints", "key=value:Effect, ..."),
     "cpu": ("limit cpu", "no limit"), "memory": ("limit memory", "no limit"), "weight": ("weight", "0-100"),
     "cordoned": ("cordoned", ""), "removed": ("removed", ""),
