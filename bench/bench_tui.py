@@ -7,6 +7,8 @@ Runs the app headless (Textual's test driver, a 160x45 terminal) on a generated 
 and prints, without asserting anything:
   - first paint: app start until the main screen's tables are filled;
   - simulation: start until the background simulation has answered every pending pod;
+  - what-if: the panel's run (views.whatif_form.run_whatif, as its worker calls it) after
+    scaling the largest Deployment to 100 replicas, with and without the instance catalog;
   - key latency: CPU time (the work a key causes) and wall time (which also counts the test
     driver's idle waits) for j (cursor), 2/1 (switch pane), s (re-sort all nodes) and a filter
     typed and applied.  Set TEXTUAL_ANIMATIONS=none to leave out the tab underline animation.
@@ -28,6 +30,7 @@ import gen_cluster  # noqa: E402  (a script beside this one)
 
 from karptui.model import build_snapshot  # noqa: E402
 from karptui.tui.app import KarptuiApp  # noqa: E402
+from karptui.views import whatif_form as wf  # noqa: E402
 
 
 async def timed(pilot, *keys: str) -> tuple[float, float]:
@@ -61,6 +64,19 @@ async def measure(snapshot) -> None:
         await pilot.press("q")
 
 
+def whatif(snapshot, catalog) -> None:
+    deployments = [w for w in snapshot.workloads if w.kind == "Deployment" and w.raw is not None]
+    target = max(deployments, key=lambda w: w.replicas or 0)
+    ref = f"Deployment/{target.namespace}/{target.name}"
+    edits = wf.EditStack([wf.scale_edit(ref, 100)]).as_whatif()
+    for label, cat in (("what-if, scheduler only", None), ("what-if, with Karpenter", catalog)):
+        start = time.perf_counter()
+        summary = wf.run_whatif(snapshot, cat, edits, consolidate=False)
+        took = time.perf_counter() - start
+        print(f"{label:24}{took * 1000:8.0f} ms  ({ref} {target.replicas} -> 100 replicas; "
+              f"{wf.summary_lines(summary)[0]}{'; error: ' + summary['error'] if summary.get('error') else ''})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=5000)
@@ -70,6 +86,9 @@ def main() -> None:
     snapshot = build_snapshot(gen_cluster.generate(args.nodes, args.pods, seed=1)["items"])
     print(f"cluster: {len(snapshot.nodes)} nodes, {len(snapshot.pods)} pods, "
           f"{len(snapshot.pending_pods)} pending (built in {time.perf_counter() - start:.1f} s)")
+    from karptui.catalog import catalog_from_snapshot_region
+
+    whatif(snapshot, catalog_from_snapshot_region(snapshot))
     asyncio.run(measure(snapshot))
 
 
