@@ -16,11 +16,13 @@ from textual.binding import Binding
 from textual.message import Message
 
 from ..catalog import catalog_from_snapshot_region
-from ..catalog.pricing import hourly_cost, node_price
+from ..catalog.pricing import node_price
 from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
 from ..views.info import snapshot_info
+from ..views.nodes import node_rows
+from ..views.pending import pending_rows
 from .screens.detail import DetailScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
@@ -61,6 +63,11 @@ class KarptuiApp(App):
         self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
         self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
                        if snapshot.meta.logs_text else [])
+        # View rows built once; sorting, filtering and redraws only regroup them.
+        self.node_rows = node_rows(snapshot, self.prices)
+        self.pending = pending_rows(snapshot, self.events)
+        self.pod_by_key = {p.key: p for p in snapshot.pods}
+        self.totals = self._totals()
         self.follow_logs = follow_logs
         self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
@@ -104,12 +111,18 @@ class KarptuiApp(App):
 
     def on_logs_appended(self, message: LogsAppended) -> None:
         self.events.extend(message.events)
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                screen.append_activity(message.events)
-                if any(e["kind"] == "pod_unschedulable" for e in message.events):
-                    screen.fill_pending()  # Karpenter has a newer reason for some pending pod
-                screen.query_one("#source").update(self.source_line())
+        newer_reasons = any(e["kind"] == "pod_unschedulable" for e in message.events)
+        if newer_reasons:  # Karpenter has a newer reason for some pending pod
+            self.pending = pending_rows(self.snapshot, self.events)
+        main = self._main_screen()
+        if main is not None:
+            main.append_activity(message.events)
+            if newer_reasons:
+                main.fill_pending()
+            main.refresh_header()
+
+    def _main_screen(self) -> MainScreen | None:
+        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
     def run_simulation(self) -> None:
@@ -121,26 +134,30 @@ class KarptuiApp(App):
     def on_simulation_finished(self, message: SimulationFinished) -> None:
         self.result = message.result
         self.attempts = {a.pod.key: a for a in message.result.attempts}
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                screen.fill_pending()
-                screen.query_one("#source").update(self.source_line())
+        main = self._main_screen()
+        if main is not None:
+            main.fill_pending()
+            main.refresh_header()
 
     # ---- what the screens show -------------------------------------------------------------
-    def source_line(self) -> str:
+    def _totals(self) -> str:
+        """The header's fixed part: source, capture time, counts and cost (the snapshot never changes)."""
         info = snapshot_info(self.snapshot)
         where = info["name"] or info["source"] or "snapshot"
         when = f" captured {info['captured_at']}" if info["captured_at"] else ""
-        cost, unpriced = hourly_cost(self.snapshot.nodes, self.catalog)
+        priced = [p for p in self.prices.values() if p is not None]
+        unpriced = len(self.prices) - len(priced)
+        cost = f"${sum(priced):.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
+        return (f"{where}{when} · {info['nodes']} nodes · {info['pods']} pods · {info['pending']} pending · "
+                f"{info['nodepools']} nodepools · {cost}")
+
+    def source_line(self) -> str:
         logs = f" · {len(self.events)} Karpenter log events" if self.events else ""
         sim = ""
         if self.result is not None:
             sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
         whatif = self.active_whatif()
-        sim += f" · what-if {whatif}" if whatif else ""
-        return (f"{where}{when} · {info['nodes']} nodes · {info['pods']} pods · {info['pending']} pending · "
-                f"{info['nodepools']} nodepools · ${cost:.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
-                + logs + sim)
+        return self.totals + logs + sim + (f" · what-if {whatif}" if whatif else "")
 
     def drill(self, kind: str, name: str) -> None:
         snapshot = self.snapshot
@@ -148,7 +165,7 @@ class KarptuiApp(App):
             self.push_screen(DetailScreen(f"node {name}", node_detail(snapshot.node_by_name[name], snapshot,
                                                                       self.events)))
         elif kind == "pod":
-            pod = next((p for p in snapshot.pods if p.key == name), None)
+            pod = self.pod_by_key.get(name)
             if pod is not None:
                 self.push_screen(DetailScreen(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name),
                                                                         self.events)))
@@ -203,6 +220,6 @@ class KarptuiApp(App):
             yield SystemCommand(title, help_text, callback)
 
     def _main(self, pane: str) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                screen.action_pane(pane)
+        main = self._main_screen()
+        if main is not None:
+            main.action_pane(pane)

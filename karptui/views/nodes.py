@@ -14,6 +14,7 @@ from ..model.snapshot import NO_ZONE
 @dataclass(frozen=True)
 class NodeRow:
     name: str
+    zone: str
     instance_type: str
     capacity_type: str
     group: str
@@ -46,9 +47,8 @@ class NodeRow:
             key, _, value = text.partition("=")
             return self.labels.get(key.strip()) == value.strip()
         lowered = text.lower()
-        zone = self.labels.get("topology.kubernetes.io/zone", "")
         return any(lowered in field.lower() for field in (self.name, self.instance_type, self.group,
-                                                          self.capacity_type, zone))
+                                                          self.capacity_type, self.zone))
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,7 @@ def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None) -> Node
     pods = snapshot.pods_by_node.get(node.name, [])
     return NodeRow(
         name=node.name,
+        zone=node.zone or NO_ZONE,
         instance_type=node.instance_type or "-",
         capacity_type=node.capacity_type or "-",
         group=node.group,
@@ -105,14 +106,17 @@ def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None) -> Node
     )
 
 
-def zone_groups(snapshot: Snapshot, prices: dict | None = None, sort: str = "name",
-                filter_text: str = "") -> list[ZoneGroup]:
+def node_rows(snapshot: Snapshot, prices: dict | None = None) -> list[NodeRow]:
+    """Every node's row, built once per snapshot: sorting and filtering only regroup them."""
+    return [node_row(node, snapshot, prices) for node in snapshot.nodes]
+
+
+def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "") -> list[ZoneGroup]:
     """One group per zone (by name); nodes sorted by ``sort`` and narrowed by the filter."""
     by_zone: dict[str, list[NodeRow]] = {}
-    for node in snapshot.nodes:
-        row = node_row(node, snapshot, prices)
+    for row in rows:
         if row.matches(filter_text):
-            by_zone.setdefault(node.zone or NO_ZONE, []).append(row)
+            by_zone.setdefault(row.zone, []).append(row)
     return [
         ZoneGroup(
             zone=zone,

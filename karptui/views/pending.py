@@ -23,6 +23,11 @@ class PendingRow:
     karpenter: str = ""          # Karpenter's newest reason, from its logs or pod events
     karpenter_time: str = ""
 
+    def matches(self, text: str) -> bool:
+        """The ``/`` filter: a substring of the pod, its owner or either reason."""
+        lowered = text.strip().lower()
+        return not lowered or any(lowered in f.lower() for f in (self.key, self.owner, self.reason, self.karpenter))
+
     @property
     def karpenter_short(self) -> str:
         """``11:04:41 default: no instance type satisfied…`` for a table cell."""

@@ -622,10 +622,16 @@ class EditStack:
 
 # ------------------------------------------------------------------ the run
 
+def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True) -> Any:
+    """The unedited cluster's simulation: the same for every run, so a caller may keep it."""
+    return simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None)
+
+
 def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate: bool = True,
-               cancelled: Callable[[], bool] = lambda: False) -> dict:
+               cancelled: Callable[[], bool] = lambda: False, baseline: Any = None) -> dict:
     """Baseline and what-if simulated, compared; blocking, so the TUI calls it from a thread.
 
+    ``baseline`` is a kept :func:`simulate_baseline` result (simulated here when None).
     Returns a summary dict; a bad edit gives ``{"error": "...", ...}``, and a
     run stopped through ``cancelled`` gives ``{"cancelled": True, ...}``.
     """
@@ -634,12 +640,11 @@ def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate:
         applied = apply_whatif(snapshot, whatif, catalog=catalog)
     except (InputError, ValueError) as exc:
         return {**out, "error": str(exc)}
-    runs = []
-    for snap in (snapshot, applied.snapshot):
-        if cancelled():
-            return {**out, "cancelled": True}
-        runs.append(simulate(snap, catalog=catalog, consolidate=consolidate and catalog is not None))
-    baseline, result = runs
+    if baseline is None:
+        baseline = simulate_baseline(snapshot, catalog, consolidate)
+    if cancelled():
+        return {**out, "cancelled": True}
+    result = simulate(applied.snapshot, catalog=catalog, consolidate=consolidate and catalog is not None)
     changes = diff(baseline, result)
     counts = changes.counts
     out.update({key: counts[key] for key in ("scheduled_before", "pending_before", "scheduled_after",

@@ -13,7 +13,7 @@ from ...model.quantity import human_bytes
 from ...views.activity import activity_rows
 from ...views.format import age, bar, cpu, money
 from ...views.nodes import SORTS, zone_groups
-from ...views.pending import pending_rows, simulated_cell
+from ...views.pending import simulated_cell
 from ..widgets import VirtualTable
 
 PANES = ("nodes", "pending", "activity")
@@ -68,6 +68,9 @@ class MainScreen(Screen):
 
     def on_screen_resume(self) -> None:
         """Back from a drill-in or the what-if panel: the header may have news (edits made)."""
+        self.refresh_header()
+
+    def refresh_header(self) -> None:
         self.query_one("#source", Static).update(self.app.source_line())
 
     def on_resize(self, event) -> None:
@@ -80,14 +83,14 @@ class MainScreen(Screen):
 
     # ---- filling -------------------------------------------------------------------------
     def refresh_all(self) -> None:
-        self.query_one("#source", Static).update(self.app.source_line())
+        self.refresh_header()
         self.fill_nodes()
         self.fill_pending()
         self.fill_activity()
 
     def fill_nodes(self) -> None:
         rows, keys = [], []
-        groups = zone_groups(self.app.snapshot, self.app.prices, self.sort, self.filters["nodes"])
+        groups = zone_groups(self.app.node_rows, self.sort, self.filters["nodes"])
         for group in groups:
             split = ", ".join(f"{n} {k}" for k, n in group.capacity_types.items())
             rows.append((
@@ -110,8 +113,7 @@ class MainScreen(Screen):
 
     def fill_pending(self) -> None:
         attempts = self.app.attempts
-        pending = [r for r in pending_rows(self.app.snapshot, self.app.events)
-                   if _matches(self.filters["pending"], r.key, r.owner, r.reason)]
+        pending = [r for r in self.app.pending if r.matches(self.filters["pending"])]
         counts = Counter(r.owner for r in pending)
         rows, keys = [], []
         owner = None
@@ -238,8 +240,3 @@ def _activity_cells(rows) -> tuple[list[tuple[str, ...]], list[str]]:
 def _usage(requested: int, allocatable: int, fmt) -> str:
     pct = round(100 * requested / allocatable) if allocatable else 0
     return f"{bar(requested, allocatable, 8)} {pct:>3}% {fmt(requested)}/{fmt(allocatable)}"
-
-
-def _matches(text: str, *fields: str) -> bool:
-    lowered = text.strip().lower()
-    return not lowered or any(lowered in f.lower() for f in fields)
