@@ -25,8 +25,9 @@ workload_strategy = st.fixed_dictionaries({
 })
 
 
-def build(nodes, workloads):
-    objects = [node(f"n{i}", zone, cpu=cpu, labels={"pool": pool}) for i, (zone, cpu, pool) in enumerate(nodes)]
+def objects(nodes, workloads) -> list[dict]:
+    """A node per entry, a Deployment-like group of pending pods per workload entry."""
+    items = [node(f"n{i}", zone, cpu=cpu, labels={"pool": pool}) for i, (zone, cpu, pool) in enumerate(nodes)]
     for w, spec in enumerate(workloads):
         app = {"app": f"w{w}"}
         extra = {}
@@ -44,8 +45,12 @@ def build(nodes, workloads):
                 {"labelSelector": {"matchLabels": app}, "topologyKey": HOST}]}}
         if spec["pool"]:
             extra["nodeSelector"] = {"pool": spec["pool"]}
-        objects += [pod(f"w{w}-{r}", cpu=spec["cpu"], labels=app, **extra) for r in range(spec["replicas"])]
-    return build_snapshot(objects)
+        items += [pod(f"w{w}-{r}", cpu=spec["cpu"], labels=app, **extra) for r in range(spec["replicas"])]
+    return items
+
+
+def build(nodes, workloads):
+    return build_snapshot(objects(nodes, workloads))
 
 
 @settings(max_examples=120)

@@ -53,6 +53,9 @@ class Resources(Mapping[str, int]):
     def __getitem__(self, name: str) -> int:
         return self._amounts[name]
 
+    def get(self, name: str, default=None):  # the hot path: skip Mapping's generic get
+        return self._amounts.get(name, default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._amounts)
 

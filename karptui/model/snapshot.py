@@ -68,6 +68,10 @@ class Snapshot:
         return {n.name: n for n in self.nodes}
 
     @cached_property
+    def pod_by_key(self) -> dict[str, Pod]:
+        return {p.key: p for p in self.pods}
+
+    @cached_property
     def pods_by_node(self) -> dict[str, list[Pod]]:
         """Pods bound to each node (every node present, maybe with no pods)."""
         index: dict[str, list[Pod]] = {n.name: [] for n in self.nodes}
@@ -103,13 +107,40 @@ class Snapshot:
         return found or self._workload_by_ref.get((owner.kind, obj.namespace, owner.name))
 
     def owner_chain(self, obj: KubeObject) -> list[Workload]:
-        """Pod -> ReplicaSet -> Deployment, as far as the snapshot holds the owners."""
-        chain: list[Workload] = []
-        current = self.owner_of(obj)
-        while current is not None and current not in chain:
-            chain.append(current)
-            current = self.owner_of(current)
-        return chain
+        """Pod -> ReplicaSet -> Deployment, as far as the snapshot holds the owners.
+
+        Worked out once per controller: a workload's pods share their chain.
+        """
+        owner = obj.controller
+        if owner is None:
+            return []
+        key = (owner.uid, owner.kind, owner.name, obj.namespace)
+        chains = self._owner_chains
+        found = chains.get(key)
+        if found is None:
+            chain: list[Workload] = []
+            current = self.owner_of(obj)
+            while current is not None and current not in chain:
+                chain.append(current)
+                current = self.owner_of(current)
+            found = chains[key] = tuple(chain)
+        return list(found)
+
+    @cached_property
+    def _owner_chains(self) -> dict[tuple[str, str, str, str], tuple[Workload, ...]]:
+        return {}
+
+    def pods_of(self, workload: Workload) -> list[Pod]:
+        """Pods with ``workload`` anywhere in their owner chain (a Deployment's, via its ReplicaSets)."""
+        return list(self._pods_by_owner.get(id(workload), ()))
+
+    @cached_property
+    def _pods_by_owner(self) -> dict[int, list[Pod]]:
+        index: dict[int, list[Pod]] = {}
+        for pod in self.pods:
+            for owner in self.owner_chain(pod):
+                index.setdefault(id(owner), []).append(pod)
+        return index
 
     def top_owner(self, pod: Pod) -> Workload | None:
         chain = self.owner_chain(pod)

@@ -14,6 +14,7 @@ from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
 from .plugins.default_preemption import NOT_HELPFUL, preempt
 from .result import Attempt, SimResult
+from .signature import signature
 from .state import ClusterState
 from .version import cluster_version
 
@@ -26,9 +27,13 @@ def queue_order(pods) -> list[Pod]:
 
 
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
-             catalog=None, consolidate: bool = False, spot_to_spot: bool = False) -> SimResult:
+             catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
-    provisioning and (with ``consolidate``) consolidation."""
+    provisioning and (with ``consolidate``) consolidation.
+
+    ``batch`` answers a pod from an earlier failed one with its signature when nothing
+    changed in between (see :mod:`.signature`); False tries every pod (tests compare).
+    """
     state = ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
@@ -39,10 +44,18 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
         notes.append(f"{others} pending pod(s) name another scheduler and were not simulated")
     queue = deque(queue_order(pending))
     attempts = []
+    failed: dict = {}  # signature -> (state.changes when it failed, that attempt)
     while queue:
         pod = queue.popleft()
+        key = signature(pod) if batch else None
+        earlier = failed.get(key) if key is not None else None
+        if earlier is not None and earlier[0] == state.changes:
+            attempts.append(replace(earlier[1], pod=pod))
+            continue
         attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain)
         attempts.append(attempt)
+        if key is not None and not attempt.scheduled:
+            failed[key] = (state.changes, attempt)
         queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
     placements = {p.key: state.nodes[i].name for i, pods in enumerate(state.pods) for p in pods}
     plans: tuple = ()
@@ -51,7 +64,7 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     if catalog is not None and snapshot.nodepools:
         from .karpenter.simulate import provision_pending
 
-        attempts, plans = provision_pending(snapshot, state, catalog, attempts)
+        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch)
         placements.update({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
             from .karpenter.consolidate import Consolidator

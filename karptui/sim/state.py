@@ -52,11 +52,59 @@ class ClusterState:
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
         self.listeners: list[Callable[[Pod, int, int], None]] = []
         self._shared: dict = {}
-        for name, bound in snapshot.pods_by_node.items():
+        self.changes = 0  # placements and evictions so far: equal counts mean an unchanged cluster
+        # per priority level, what its pods request on each node (base resources and pod
+        # count): what preemption could free is the sum over the levels below a pod's
+        self._by_priority: dict[int, dict[str, np.ndarray]] = {}
+        self._bind_all(snapshot)
+
+    def _bind_all(self, snapshot: Snapshot) -> None:
+        """The snapshot's bound pods, accounted in bulk (as _account would, one by one)."""
+        at: list[int] = []
+        bound: list[Pod] = []
+        for name, pods in snapshot.pods_by_node.items():
             i = self.index.get(name)
-            if i is not None:
-                for pod in bound:
-                    self._account(pod, i, +1)
+            if i is None:
+                continue
+            for pod in pods:
+                at.append(i)
+                bound.append(pod)
+                self.pods[i].append(pod)
+                if pod.host_ports:
+                    self.host_ports.setdefault(i, []).extend(pod.host_ports)
+        if not bound:
+            return
+        where = np.array(at, dtype=np.intp)
+        priority = np.array([p.priority for p in bound], dtype=np.int64)
+        amounts = {r: np.array([p.requests.get(r, 0) for p in bound], dtype=np.int64) for r in BASE if r != PODS}
+        amounts[PODS] = np.ones(len(bound), dtype=np.int64)
+        for r, values in amounts.items():
+            np.add.at(self.requested[r], where, values)
+        cpu, memory = amounts[CPU], amounts[MEMORY]
+        np.add.at(self.non_zero_cpu, where, np.where(cpu > 0, cpu, DEFAULT_MILLI_CPU))
+        np.add.at(self.non_zero_memory, where, np.where(memory > 0, memory, DEFAULT_MEMORY))
+        np.minimum.at(self.min_priority, where, priority)
+        for level in np.unique(priority):
+            chosen = priority == level
+            vectors = self._level(int(level))
+            for r, values in amounts.items():
+                np.add.at(vectors[r], where[chosen], values[chosen])
+
+    def _level(self, priority: int) -> dict[str, np.ndarray]:
+        found = self._by_priority.get(priority)
+        if found is None:
+            found = self._by_priority[priority] = {r: np.zeros(len(self.nodes), dtype=np.int64)
+                                                   for r in self.requested}
+        return found
+
+    def lower_priority_requests(self, priority: int) -> dict[str, np.ndarray]:
+        """Per node, what the pods below ``priority`` request (every tracked resource, and pod count)."""
+        total = {r: np.zeros(len(self.nodes), dtype=np.int64) for r in self.requested}
+        for level, vectors in self._by_priority.items():
+            if level < priority:
+                for r in total:
+                    total[r] += vectors[r]
+        return total
 
     def shared(self, key, build):
         """An index built once for this state (plugins that follow placements keep theirs here)."""
@@ -70,15 +118,27 @@ class ClusterState:
         """(allocatable, requested) vectors for a resource outside the base four."""
         if name not in self.allocatable:
             self.allocatable[name] = np.array([nd.allocatable.get(name, 0) for nd in self.nodes], dtype=np.int64)
-            self.requested[name] = np.array(
-                [sum(p.requests.get(name, 0) for p in pods) for pods in self.pods], dtype=np.int64)
+            requested = self.requested[name] = np.zeros(len(self.nodes), dtype=np.int64)
+            for vectors in self._by_priority.values():
+                vectors[name] = np.zeros(len(self.nodes), dtype=np.int64)
+            for i, pods in enumerate(self.pods):
+                for pod in pods:
+                    amount = pod.requests.get(name, 0)
+                    if amount:
+                        requested[i] += amount
+                        self._by_priority[pod.priority][name][i] += amount
         return self.allocatable[name], self.requested[name]
 
     def _account(self, pod: Pod, i: int, sign: int) -> None:
+        self.changes += 1
+        level = self._level(pod.priority)
         for name, value in pod.requests.items():
             if name in self.requested:
                 self.requested[name][i] += sign * value
+                if name in level:
+                    level[name][i] += sign * value
         self.requested[PODS][i] += sign
+        level[PODS][i] += sign
         cpu, memory = non_zero(pod)
         self.non_zero_cpu[i] += sign * cpu
         self.non_zero_memory[i] += sign * memory

@@ -34,7 +34,7 @@ from ..model.snapshot import NO_ZONE, Snapshot
 from ..model.taints import parse_taints, parse_tolerations
 from ..sim import simulate
 from ..whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_patch, apply_whatif
-from ..whatif.diff import diff
+from ..whatif.diff import diff, prepare_baseline
 from ..whatif.edits import CAPACITY_TYPES, SCALABLE, Edit
 from .simulation import cost_after
 
@@ -624,7 +624,9 @@ class EditStack:
 
 def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True) -> Any:
     """The unedited cluster's simulation: the same for every run, so a caller may keep it."""
-    return simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None)
+    result = simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None)
+    prepare_baseline(result)
+    return result
 
 
 def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate: bool = True,

@@ -207,7 +207,7 @@ class _Run:
         new = _build(raw, target)
         if new.template is None:
             raise EditError(f"{target}: no pod template (spec.template), so no pods to make")
-        old_pods = [p for p in snap.pods if any(w is old for w in snap.owner_chain(p))]
+        old_pods = snap.pods_of(old)
         workloads = [new if w is old else w for w in snap.workloads]
         template = raw["spec"]["template"]
         meta = template.get("metadata") or {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from ..model import Snapshot
 from ..model.snapshot import NO_ZONE
@@ -69,6 +70,13 @@ class WhatIfDiff:
         }
 
 
+# Per baseline, kept while the result lives: the what-if panel compares many runs with one.
+_OUTCOMES: WeakKeyDictionary = WeakKeyDictionary()
+_SPREADS: WeakKeyDictionary = WeakKeyDictionary()
+
+Spread = dict[str, tuple[Counter, Counter]]   # workload -> (pods per zone, pods per node)
+
+
 def _outcomes(result: SimResult) -> dict[str, tuple[str | None, str | None]]:
     """Pod key -> (node or None, reason) for every pod the run knows about."""
     out: dict[str, tuple[str | None, str | None]] = {k: (n, None) for k, n in result.placements.items()}
@@ -78,30 +86,78 @@ def _outcomes(result: SimResult) -> dict[str, tuple[str | None, str | None]]:
     return out
 
 
-def _owners(snapshot: Snapshot) -> dict[str, str]:
-    owners = {}
-    for pod in snapshot.pods:
-        top = snapshot.top_owner(pod)
-        owners[pod.key] = top.ref if top else f"Pod/{pod.key}"
-    return owners
+def _kept(cache: WeakKeyDictionary, result: SimResult, build):
+    found = cache.get(result)
+    if found is None:
+        found = cache[result] = build(result)
+    return found
 
 
-def _spread(result: SimResult, owners: dict[str, str]) -> dict[str, tuple[Counter, Counter]]:
+def _owner(snapshot: Snapshot, key: str) -> str:
+    pod = snapshot.pod_by_key.get(key)
+    top = snapshot.top_owner(pod) if pod is not None else None
+    return top.ref if top else f"Pod/{key}"
+
+
+def _zones(result: SimResult) -> dict[str, str]:
     zones_of = {n.name: n.zone or NO_ZONE for n in result.snapshot.nodes}
     zones_of.update({c.name: (c.launch or {}).get("zone") or NO_ZONE for c in result.nodeclaims})
-    spread: dict[str, tuple[Counter, Counter]] = {}
-    for key, node in result.placements.items():
-        workload = owners.get(key, f"Pod/{key}")
-        zones, nodes = spread.setdefault(workload, (Counter(), Counter()))
-        zones[zones_of.get(node, NO_ZONE)] += 1
-        nodes[node] += 1
+    return zones_of
+
+
+def _add(spread: Spread, result: SimResult, placed, sign: int) -> None:
+    zones_of = _zones(result)
+    for key, node in placed:
+        zones, nodes = spread.setdefault(_owner(result.snapshot, key), (Counter(), Counter()))
+        zones[zones_of.get(node, NO_ZONE)] += sign
+        nodes[node] += sign
+
+
+def _spread(result: SimResult) -> Spread:
+    spread: Spread = {}
+    _add(spread, result, result.placements.items(), +1)
     return spread
 
 
+def _spread_after(baseline: SimResult, whatif: SimResult) -> tuple[Spread, set[str]]:
+    """The what-if's spread as the baseline's with what moved taken out and put back.
+
+    NodeClaim names are made up per run, so pods on them always count as moved.
+    Returns the spread and the workloads it touched.
+    """
+    before, after = baseline.placements.items(), whatif.placements.items()
+    claims = {c.name for c in baseline.nodeclaims} | {c.name for c in whatif.nodeclaims}
+    gone = [(k, n) for k, n in before - after] + [(k, n) for k, n in before if n in claims]
+    came = [(k, n) for k, n in after - before] + [(k, n) for k, n in after if n in claims]
+    delta: Spread = {}
+    _add(delta, baseline, set(gone), -1)
+    _add(delta, whatif, set(came), +1)
+    spread = dict(_kept(_SPREADS, baseline, _spread))
+    for workload, (zones, nodes) in delta.items():
+        old_zones, old_nodes = spread.get(workload, (Counter(), Counter()))
+        spread[workload] = (_sum(old_zones, zones), _sum(old_nodes, nodes))
+    return spread, set(delta)
+
+
+def _sum(a: Counter, b: Counter) -> Counter:
+    """a + b, negative changes included, zero counts dropped."""
+    out = Counter(a)
+    for k, v in b.items():
+        out[k] += v
+    return Counter({k: v for k, v in out.items() if v})
+
+
+def prepare_baseline(baseline: SimResult) -> None:
+    """Work out what every comparison with ``baseline`` needs, ahead of the first one."""
+    _kept(_OUTCOMES, baseline, _outcomes)
+    _kept(_SPREADS, baseline, _spread)
+
+
 def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
-    before, after = _outcomes(baseline), _outcomes(whatif)
+    before, after = _kept(_OUTCOMES, baseline, _outcomes), _outcomes(whatif)
     scheduled, pending, moved, reasons = [], [], [], []
-    for key in sorted(set(before) | set(after)):
+    differing = {key for key, _ in before.items() ^ after.items()}  # only these can change
+    for key in sorted(differing):
         (node_b, why_b), (node_a, why_a) = before.get(key, ("", None)), after.get(key, ("", None))
         change = PodChange(key, node_b, node_a, why_b, why_a)
         if node_a and not node_b:
@@ -112,13 +168,12 @@ def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
             moved.append(change)
         elif node_a is None and node_b is None and why_a != why_b:
             reasons.append(change)
-    owners = {**_owners(baseline.snapshot), **_owners(whatif.snapshot)}
-    spread_b, spread_a = _spread(baseline, owners), _spread(whatif, owners)
+    spread_b = _kept(_SPREADS, baseline, _spread)
+    spread_a, touched = _spread_after(baseline, whatif)
+    empty = (Counter(), Counter())
     workloads = tuple(
-        WorkloadSpread(w, dict(sorted(spread_b.get(w, (Counter(),) * 2)[0].items())),
-                       dict(sorted(spread_a.get(w, (Counter(),) * 2)[0].items())),
-                       dict(sorted(spread_b.get(w, (Counter(),) * 2)[1].items())),
-                       dict(sorted(spread_a.get(w, (Counter(),) * 2)[1].items())))
+        WorkloadSpread(w, *_sorted_counts(spread_b.get(w, empty), spread_a.get(w, empty)))
+        if w in touched else _unchanged(w, spread_b[w])
         for w in sorted(set(spread_b) | set(spread_a))
     )
     counts = {
@@ -129,6 +184,16 @@ def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
     return WhatIfDiff(tuple(scheduled), tuple(pending), tuple(moved), tuple(reasons), workloads, counts,
                       _changes([_launch(c) for c in baseline.nodeclaims], [_launch(c) for c in whatif.nodeclaims]),
                       _changes([_action(d) for d in baseline.disruptions], [_action(d) for d in whatif.disruptions]))
+
+
+def _sorted_counts(before: tuple[Counter, Counter], after: tuple[Counter, Counter]) -> tuple[dict, ...]:
+    return (dict(sorted(before[0].items())), dict(sorted(after[0].items())),
+            dict(sorted(before[1].items())), dict(sorted(after[1].items())))
+
+
+def _unchanged(workload: str, counts: tuple[Counter, Counter]) -> WorkloadSpread:
+    zones, nodes = dict(sorted(counts[0].items())), dict(sorted(counts[1].items()))
+    return WorkloadSpread(workload, zones, zones, nodes, nodes)
 
 
 def _launch(claim) -> str:

@@ -12,6 +12,8 @@ from .requirements import Reqs
 from .templates import Template, offering_ok, resources_text, type_compatible
 from .topology import TopologyError, narrow
 
+REFUSED = "refused"  # try_add's answer when the caller does not want the reason
+PLUS_ONE_POD = Resources({"pods": 1})
 MAX_INSTANCE_TYPES = 60  # Karpenter passes at most this many (cheapest first) to the cloud provider
 
 
@@ -37,12 +39,16 @@ class NewClaim:
             self._offered = {L.ZONE: frozenset(zones), L.CAPACITY_TYPE: frozenset(kinds)}
         return self._offered
 
-    def try_add(self, pod: Pod, wanted: Reqs, claims: list[NewClaim], state) -> str | None:
-        """Pack ``pod`` in, or return Karpenter's reason why it cannot go on this NodeClaim."""
+    def try_add(self, pod: Pod, wanted: Reqs, claims: list[NewClaim], state, why: bool = True) -> str | None:
+        """Pack ``pod`` in, or return Karpenter's reason why it cannot go on this NodeClaim.
+
+        With ``why`` False a refusal is just ``REFUSED``: the caller tries the next
+        NodeClaim and never shows the reason, so it is not worth formatting.
+        """
         refusal = self.template.tolerates(pod)
         if refusal:
             return refusal
-        error = self.reqs.compatible_error(wanted)
+        error = self.reqs.compatible_error(wanted, why)
         if error:
             return error
         reqs = self.reqs.plus(wanted.values())
@@ -50,7 +56,7 @@ class NewClaim:
             reqs = narrow(pod, reqs, self.pods, [c for c in claims if c is not self], state, self.offered)
         except TopologyError as exc:
             return str(exc)
-        requests = self.requests + pod.requests + Resources({"pods": 1})
+        requests = self.requests + pod.requests + PLUS_ONE_POD
         changed = [k for k in reqs if reqs[k] != self.reqs.get(k)]
         types = self.types
         if changed:
@@ -58,12 +64,13 @@ class NewClaim:
         types = tuple(t for t in types if not requests.exceeding(t.allocatable))
         if not types:
             return (f"no instance type satisfied resources {resources_text(requests)} and requirements {reqs} "
-                    f"(no instance type met the scheduling requirements or had enough resources)")
+                    f"(no instance type met the scheduling requirements or had enough resources)"
+                    if why else REFUSED)
         for key, req in reqs.items():
             if req.min_values and len({t.labels.get(key, t.name if key == L.INSTANCE_TYPE else None)
                                        for t in types} - {None}) < req.min_values:
                 return (f'minValues requirement is not met for "{key}", requirements={reqs}, '
-                        f"resources={resources_text(requests)}")
+                        f"resources={resources_text(requests)}" if why else REFUSED)
         self.reqs, self.types, self.requests = reqs, types, requests
         self._offered = None
         self.pods.append(pod)

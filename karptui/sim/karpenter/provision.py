@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ...catalog import Catalog
 from ...model import Pod, Snapshot
 from ...model.resources import CPU, MEMORY, Resources
+from ..signature import signature
 from ..state import ClusterState
 from .launch import Launch, choose
 from .nodeclaim import NewClaim
@@ -56,12 +57,22 @@ class Provisioner:
             self.remaining[pool.name] = Resources({k: v - used.get(k, 0) for k, v in pool.limits.items()})
         self.result = Provisioned()
 
-    def solve(self, pods: list[Pod]) -> Provisioned:
+    def solve(self, pods: list[Pod], batch: bool = True) -> Provisioned:
+        """Every pod onto an in-flight or new NodeClaim, rounds until none moves; ``batch``
+        answers a pod from an earlier refused one with its signature (see sim.signature)."""
         queue = _queue(pods)
+        refused: dict = {}  # signature -> (placements when it failed, why): nothing changed, same answer
         while queue:
             failed = []
             for pod in queue:
-                error = self._schedule(pod)
+                key = signature(pod) if batch else None
+                earlier = refused.get(key) if key is not None else None
+                if earlier is not None and earlier[0] == len(self.result.placed):
+                    error = earlier[1]
+                else:
+                    error = self._schedule(pod)
+                    if error is not None and key is not None:
+                        refused[key] = (len(self.result.placed), error)
                 if error is None:
                     self.result.errors.pop(pod.key, None)
                 else:
@@ -80,7 +91,7 @@ class Provisioner:
         errors: list[str] = []
         while (wanted := pod_reqs(pod, relax)) is not None:
             for claim in sorted(claims, key=lambda c: len(c.pods)):
-                if claim.try_add(pod, wanted, claims, self.state) is None:
+                if claim.try_add(pod, wanted, claims, self.state, why=False) is None:
                     self.result.placed[pod.key] = claim.name
                     return None
             errors = []

@@ -146,8 +146,9 @@ class Reqs(Mapping[str, Req]):
     def __len__(self) -> int:
         return len(self._reqs)
 
-    def compatible_error(self, pod: Reqs) -> str | None:
-        """Karpenter's Compatible: None, or why a pod's requirements cannot hold on this NodeClaim."""
+    def compatible_error(self, pod: Reqs, why: bool = True) -> str | None:
+        """Karpenter's Compatible: None, or why a pod's requirements cannot hold on this NodeClaim
+        (with ``why`` False, just the key: formatting the values is the slow part)."""
         for key, wanted in pod._reqs.items():
             mine = self._reqs.get(key)
             if mine is None:
@@ -155,7 +156,7 @@ class Reqs(Mapping[str, Req]):
                     return f"label {key!r} does not have known values"
                 continue
             if mine.intersect(wanted).empty and not (wanted.empty and mine.empty):
-                return f"incompatible requirements, key {key}, {wanted} not in {mine}"
+                return f"incompatible requirements, key {key}, {wanted} not in {mine}" if why else key
         return None
 
     def labels(self) -> dict[str, str]:

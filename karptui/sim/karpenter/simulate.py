@@ -15,11 +15,11 @@ KARPENTER = "Karpenter: Failed to schedule pod, "
 
 
 def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
-                      attempts: list[Attempt]) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
+                      attempts: list[Attempt], batch: bool = True) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
     pending = [a.pod for a in attempts if not a.scheduled]
     if not pending:
         return attempts, ()
-    result = Provisioner(snapshot, state, catalog).solve(pending)
+    result = Provisioner(snapshot, state, catalog).solve(pending, batch)
     names = {c.name for c in result.claims}
     updated = []
     for attempt in attempts:

@@ -102,40 +102,35 @@ def _best(candidates: list[Candidate]) -> Candidate:
     return min(candidates, key=rank)
 
 
-def _freed(ctx: PodCycle, nodes) -> dict[str, np.ndarray]:
-    """Per node, what evicting every lower-priority pod would free (only the pod's resources)."""
-    wanted = [r for r, v in ctx.pod.requests.items() if v > 0 and r != PODS]
-    freed = {r: np.zeros(ctx.size, dtype=np.int64) for r in wanted + [PODS]}
-    for i in nodes:
-        for victim in lower_priority(ctx.state.pods[i], ctx.pod.priority):
-            for r in wanted:
-                freed[r][i] += victim.requests.get(r, 0)
-            freed[PODS][i] += 1
-    return freed
+def _freed(ctx: PodCycle) -> dict[str, np.ndarray]:
+    """Per node, what evicting every lower-priority pod would free."""
+    for resource, amount in ctx.pod.requests.items():
+        if amount > 0 and resource not in ctx.state.requested:
+            ctx.state.extended(resource)  # tracked from now on, per priority level too
+    return ctx.state.lower_priority_requests(ctx.pod.priority)
 
 
-def _still_short(ctx: PodCycle, nodes: np.ndarray) -> dict[int, list[str]]:
-    """Nodes where the pod would not fit even with every lower-priority pod gone.
+def _still_short(ctx: PodCycle, nodes: np.ndarray) -> tuple[np.ndarray, Counter]:
+    """Nodes where the pod would not fit even with every lower-priority pod gone, and how
+    many nodes give each reason.
 
     A cheap vector pass over resources that spares the full dry run on most
     nodes of a large cluster; the reasons are the ones the dry run would give.
     """
-    state, freed = ctx.state, _freed(ctx, nodes)
-    short: dict[int, list[str]] = {}
+    state, freed = ctx.state, _freed(ctx)
     mask = np.zeros(ctx.size, dtype=bool)
     mask[nodes] = True
-    too_many = mask & (state.requested[PODS] - freed[PODS] + 1 > state.allocatable[PODS])
-    for i in np.flatnonzero(too_many):
-        short.setdefault(int(i), []).append(TOO_MANY_PODS)
+    reasons: Counter = Counter()
+    short = mask & (state.requested[PODS] - freed[PODS] + 1 > state.allocatable[PODS])
+    reasons[TOO_MANY_PODS] = int(short.sum())
     for resource, amount in ctx.pod.requests.items():
         if amount <= 0 or resource == PODS:
             continue
-        allocatable, requested = (state.allocatable[resource], state.requested[resource]) \
-            if resource in state.allocatable else state.extended(resource)
+        allocatable, requested = state.allocatable[resource], state.requested[resource]
         lacking = mask & (amount > allocatable - requested + freed[resource])
-        for i in np.flatnonzero(lacking):
-            short.setdefault(int(i), []).append(insufficient(resource))
-    return short
+        reasons[insufficient(resource)] += int(lacking.sum())
+        short |= lacking
+    return short, +reasons
 
 
 def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
@@ -148,16 +143,12 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     without_victims = resolvable & (ctx.state.min_priority >= ctx.pod.priority)
     statuses[NO_VICTIMS] = int(without_victims.sum())
     potential = np.flatnonzero(resolvable & ~without_victims)
-    short = _still_short(ctx, potential)
-    for reasons in short.values():
-        for reason in reasons:
-            statuses[reason] += 1
+    short, reasons = _still_short(ctx, potential)
+    statuses.update(reasons)
     wanted = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
     candidates: list[Candidate] = []
-    for i in potential:
+    for i in potential[~short[potential]]:
         i = int(i)
-        if i in short:
-            continue
         candidate, reasons = _victims_on(ctx, i)
         if candidate is None:
             for reason in reasons:
