@@ -19,6 +19,7 @@ from karptui.catalog import catalog_from_snapshot_region
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.screens import whatif as whatif_screen
 from karptui.tui.screens.whatif import WhatIfScreen
+from karptui.whatif import apply_whatif
 from karptui.views import whatif_form as wf
 from karptui.whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_whatif, load_whatif
 
@@ -505,6 +506,48 @@ def test_bad_pod_terms_are_one_line_errors(text, fragment):
     with pytest.raises(ValueError) as caught:
         wf.parse_pod_terms_text(text)
     assert fragment in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("parse, render, text", [
+    (wf.parse_node_affinity_text, wf.format_node_affinity,
+     "kubernetes.io/arch In amd64; field:metadata.name NotIn ip-10-0-0-1 | field:metadata.name In ip-10-0-0-2"),
+    (wf.parse_preferred_node_affinity_text, wf.format_preferred_node_affinity,
+     "100: topology.kubernetes.io/zone In ap-northeast-2c | 1: karpenter.sh/capacity-type In spot"),
+    (wf.parse_preferred_pod_terms_text, wf.format_preferred_pod_terms,
+     "50: app=web @ kubernetes.io/hostname | 10: team=x, tier In (a b) @ topology.kubernetes.io/zone"),
+])
+def test_match_fields_and_preferred_terms_round_trip(parse, render, text):
+    assert render(parse(text)) == text
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("app=web @ kubernetes.io/hostname", "does not start with a weight"),
+    ("0: app=web @ kubernetes.io/hostname", "weight must be 1-100"),
+    ("101: app=web @ kubernetes.io/hostname", "weight must be 1-100"),
+    ("50: app=web", "is not 'key=value, ... @ topologyKey'"),
+])
+def test_bad_preferred_terms_are_one_line_errors(text, fragment):
+    with pytest.raises(ValueError) as caught:
+        wf.parse_preferred_pod_terms_text(text)
+    assert fragment in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_preferred_terms_reach_the_pods_and_survive_a_required_edit(snapshot):
+    form = wf.workload_form(snapshot, [], HOST)
+    assert form["node_affinity_preferred"] == form["pod_anti_affinity_preferred"] == ""
+    edits = wf.workload_edits(HOST, form, dict(
+        form, node_affinity_preferred="100: topology.kubernetes.io/zone In ap-northeast-2c",
+        pod_anti_affinity_preferred="30: app=host-spread @ kubernetes.io/hostname"))
+    edits += wf.workload_edits(HOST, wf.workload_form(snapshot, edits, HOST), dict(
+        wf.workload_form(snapshot, edits, HOST), node_affinity="kubernetes.io/arch In amd64"))
+    after = wf.workload_form(snapshot, edits, HOST)
+    assert after["node_affinity"] == "kubernetes.io/arch In amd64"
+    assert after["node_affinity_preferred"] == "100: topology.kubernetes.io/zone In ap-northeast-2c"
+    assert after["pod_anti_affinity_preferred"] == "30: app=host-spread @ kubernetes.io/hostname"
+    made = apply_whatif(snapshot, wf.EditStack(edits).as_whatif()).snapshot
+    pod = next(p for p in made.pending_pods if p.name.startswith("host-spread"))
+    assert [(t.weight, t.term.topology_key) for t in pod.affinity.anti_preferred] == [(30, "kubernetes.io/hostname")]
+    assert [t.weight for t in pod.affinity.node_preferred] == [100]
 
 
 def test_anti_affinity_and_node_affinity_change_the_seed_outcome(snapshot):

@@ -13,8 +13,10 @@ Text syntax of the free-form fields (the same as kubectl's where it has one):
   (tolerate everything), separated by commas
 * taints: ``key=value:Effect`` or ``key:Effect``, separated by commas
 * requirements: ``key In a,b; key2 Exists; key3 Gt 4``, separated by ``;``
-* required node affinity: requirements as above, terms (ORed) separated by ``|``
+* required node affinity: requirements as above, terms (ORed) separated by ``|``; a
+  ``field:`` prefix makes a requirement a matchFields one (``field:metadata.name In n1``)
 * required pod (anti-)affinity: ``app=web, tier In (a b) @ topologyKey``, terms separated by ``|``
+* preferred terms: the same, each led by its weight: ``50: key In a,b`` or ``50: app=web @ key``
 """
 
 from __future__ import annotations
@@ -183,19 +185,70 @@ def format_requirements(requirements: Sequence[Mapping]) -> str:
 
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 _SELECTOR_ITEM = re.compile(r"\s*([^,()]+(?:\([^)]*\))?)\s*(?:,|$)")
+
+
+FIELD_PREFIX = "field:"
+
+
+def _node_term(text: str) -> dict:
+    """One nodeSelectorTerm: label requirements (matchExpressions) and ``field:`` ones (matchFields)."""
+    expressions, fields = [], []
+    for part in _split(text, ";"):
+        if part.startswith(FIELD_PREFIX):
+            fields += parse_requirement_text(part[len(FIELD_PREFIX):])
+        else:
+            expressions += parse_requirement_text(part)
+    term: dict = {}
+    if expressions:
+        term["matchExpressions"] = expressions
+    if fields:
+        term["matchFields"] = fields
+    return term
+
+
+def _format_node_term(term: Mapping) -> str:
+    parts = [format_requirements(term.get("matchExpressions") or [])]
+    parts += [FIELD_PREFIX + format_requirements([f]) for f in term.get("matchFields") or []]
+    return "; ".join(p for p in parts if p)
+
+
+def _weighted(item: str, kind: str) -> tuple[int, str]:
+    """``50: rest`` -> (50, rest): a preferred term's weight, 1-100 as the API server wants."""
+    weight, colon, rest = item.partition(":")
+    if not colon or not weight.strip().isdigit():
+        raise ValueError(f"preferred {kind} term {item!r} does not start with a weight ('50: ...')")
+    if not 1 <= int(weight) <= 100:
+        raise ValueError(f"preferred {kind} term {item!r}: weight must be 1-100")
+    return int(weight), rest.strip()
 
 
 def parse_node_affinity_text(text: str) -> list[dict]:
     """Required node affinity: nodeSelectorTerms, ORed by ``|``; each term's requirements ANDed by ``;``."""
-    terms = [{"matchExpressions": parse_requirement_text(term)} for term in _split(text, "|")]
+    terms = [_node_term(term) for term in _split(text, "|")]
     if terms:
         _check(parse_affinity, {"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": terms}}}, "affinity")
     return terms
 
 
 def format_node_affinity(terms: Sequence[Mapping]) -> str:
-    return " | ".join(format_requirements(t.get("matchExpressions") or []) for t in terms)
+    return " | ".join(_format_node_term(t) for t in terms)
+
+
+def parse_preferred_node_affinity_text(text: str) -> list[dict]:
+    """Preferred node affinity: ``weight: requirements`` terms separated by ``|``."""
+    terms = []
+    for item in _split(text, "|"):
+        weight, rest = _weighted(item, "node affinity")
+        terms.append({"weight": weight, "preference": _node_term(rest)})
+    if terms:
+        _check(parse_affinity, {"nodeAffinity": {PREFERRED: terms}}, "affinity")
+    return terms
+
+
+def format_preferred_node_affinity(terms: Sequence[Mapping]) -> str:
+    return " | ".join(f"{t.get('weight', '')}: {_format_node_term(t.get('preference') or {})}" for t in terms)
 
 
 def _parse_selector_text(text: str) -> dict:
@@ -230,22 +283,42 @@ def _format_selector(selector: Mapping) -> str:
     return ", ".join(parts)
 
 
+def _pod_term(item: str, kind: str) -> dict:
+    selector, at, key = item.rpartition("@")
+    if not at or not key.strip():
+        raise ValueError(f"{kind} term {item!r} is not 'key=value, ... @ topologyKey'")
+    return {"labelSelector": _parse_selector_text(selector), "topologyKey": key.strip()}
+
+
 def parse_pod_terms_text(text: str, kind: str = "podAntiAffinity") -> list[dict]:
     """Required pod (anti-)affinity terms: ``selector @ topologyKey``, separated by ``|``."""
-    terms = []
-    for item in _split(text, "|"):
-        selector, at, key = item.rpartition("@")
-        if not at or not key.strip():
-            raise ValueError(f"{kind} term {item!r} is not 'key=value, ... @ topologyKey'")
-        terms.append({"labelSelector": _parse_selector_text(selector), "topologyKey": key.strip()})
+    terms = [_pod_term(item, kind) for item in _split(text, "|")]
     if terms:
         _check(parse_affinity, {kind: {REQUIRED: terms}}, "affinity")
     return terms
 
 
+def _format_pod_term(term: Mapping) -> str:
+    return f"{_format_selector(term.get('labelSelector') or {})} @ {term.get('topologyKey', '')}"
+
+
 def format_pod_terms(terms: Sequence[Mapping]) -> str:
-    return " | ".join(f"{_format_selector(t.get('labelSelector') or {})} @ {t.get('topologyKey', '')}"
-                      for t in terms)
+    return " | ".join(_format_pod_term(t) for t in terms)
+
+
+def parse_preferred_pod_terms_text(text: str, kind: str = "podAntiAffinity") -> list[dict]:
+    """Preferred pod (anti-)affinity: ``weight: selector @ topologyKey`` terms separated by ``|``."""
+    terms = []
+    for item in _split(text, "|"):
+        weight, rest = _weighted(item, kind)
+        terms.append({"weight": weight, "podAffinityTerm": _pod_term(rest, kind)})
+    if terms:
+        _check(parse_affinity, {kind: {PREFERRED: terms}}, "affinity")
+    return terms
+
+
+def format_preferred_pod_terms(terms: Sequence[Mapping]) -> str:
+    return " | ".join(f"{t.get('weight', '')}: {_format_pod_term(t.get('podAffinityTerm') or {})}" for t in terms)
 
 
 def _check(parser: Callable, raw: object, where: str) -> None:
@@ -362,10 +435,23 @@ def node_affinity_edit(workload: object, terms: Sequence[Mapping] | str) -> Patc
         REQUIRED: {"nodeSelectorTerms": items} if items else None}}})
 
 
+def preferred_node_affinity_edit(workload: object, terms: Sequence[Mapping] | str) -> Patch:
+    """Replace the preferred node affinity terms; the required ones are kept."""
+    items = parse_preferred_node_affinity_text(terms) if isinstance(terms, str) else [dict(t) for t in terms]
+    return _template_patch(workload, {"affinity": {"nodeAffinity": {PREFERRED: items or None}}})
+
+
 def pod_affinity_edit(workload: object, terms: Sequence[Mapping] | str, kind: str = "podAntiAffinity") -> Patch:
     """Replace the required terms of podAffinity or podAntiAffinity; preferred terms are kept."""
     items = parse_pod_terms_text(terms, kind) if isinstance(terms, str) else [dict(t) for t in terms]
     return _template_patch(workload, {"affinity": {kind: {REQUIRED: items or None}}})
+
+
+def preferred_pod_affinity_edit(workload: object, terms: Sequence[Mapping] | str,
+                                kind: str = "podAntiAffinity") -> Patch:
+    """Replace the preferred (weighted) terms of podAffinity or podAntiAffinity; required ones are kept."""
+    items = parse_preferred_pod_terms_text(terms, kind) if isinstance(terms, str) else [dict(t) for t in terms]
+    return _template_patch(workload, {"affinity": {kind: {PREFERRED: items or None}}})
 
 
 def requests_edit(workload: object, container: str, cpu: object, memory: object) -> Patch:
@@ -451,8 +537,13 @@ def workload_form(snapshot: Snapshot, edits: Iterable[Edit], ref: str) -> dict:
         "tolerations": format_tolerations(tspec.get("tolerations") or []),
         "node_affinity": format_node_affinity(
             ((affinity.get("nodeAffinity") or {}).get(REQUIRED) or {}).get("nodeSelectorTerms") or []),
+        "node_affinity_preferred": format_preferred_node_affinity(
+            (affinity.get("nodeAffinity") or {}).get(PREFERRED) or []),
         "pod_affinity": format_pod_terms((affinity.get("podAffinity") or {}).get(REQUIRED) or []),
+        "pod_affinity_preferred": format_preferred_pod_terms((affinity.get("podAffinity") or {}).get(PREFERRED) or []),
         "pod_anti_affinity": format_pod_terms((affinity.get("podAntiAffinity") or {}).get(REQUIRED) or []),
+        "pod_anti_affinity_preferred": format_preferred_pod_terms(
+            (affinity.get("podAntiAffinity") or {}).get(PREFERRED) or []),
         "containers": [{"name": c.get("name", ""), "cpu": str(((c.get("resources") or {}).get("requests") or {})
                                                               .get("cpu", "")),
                         "memory": str(((c.get("resources") or {}).get("requests") or {}).get("memory", ""))}
@@ -474,9 +565,13 @@ def workload_edits(ref: str, before: Mapping, after: Mapping) -> list[Edit]:
         edits.append(tolerations_edit(ref, after["tolerations"]))
     if after["node_affinity"].strip() != before["node_affinity"]:
         edits.append(node_affinity_edit(ref, after["node_affinity"]))
+    if after.get("node_affinity_preferred", "").strip() != before.get("node_affinity_preferred", ""):
+        edits.append(preferred_node_affinity_edit(ref, after["node_affinity_preferred"]))
     for key, kind in (("pod_affinity", "podAffinity"), ("pod_anti_affinity", "podAntiAffinity")):
         if after[key].strip() != before[key]:
             edits.append(pod_affinity_edit(ref, after[key], kind))
+        if after.get(f"{key}_preferred", "").strip() != before.get(f"{key}_preferred", ""):
+            edits.append(preferred_pod_affinity_edit(ref, after[f"{key}_preferred"], kind))
     for old, new in zip(before["containers"], after["containers"]):
         if (old["cpu"], old["memory"]) != (new["cpu"].strip(), new["memory"].strip()):
             edits.append(requests_edit(ref, new["name"], new["cpu"], new["memory"]))

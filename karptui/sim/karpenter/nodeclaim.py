@@ -26,6 +26,19 @@ class NewClaim:
     requests: Resources
     pods: list[Pod] = field(default_factory=list)
     _offered: dict | None = field(default=None, repr=False)
+    _largest: dict = field(default_factory=dict, repr=False)  # resource -> most any remaining type offers
+
+    def _room_for(self, pod: Pod) -> bool:
+        """Whether the largest remaining instance type could still take the pod's requests."""
+        for name, amount in (pod.requests + PLUS_ONE_POD).items():
+            if amount <= 0:
+                continue
+            largest = self._largest.get(name)
+            if largest is None:
+                largest = self._largest[name] = max((t.allocatable.get(name, 0) for t in self.types), default=0)
+            if self.requests.get(name, 0) + amount > largest:
+                return False
+        return True
 
     def offered(self) -> dict[str, frozenset[str]]:
         """Zones (and capacity types) the remaining instance types can still be bought in."""
@@ -45,6 +58,8 @@ class NewClaim:
         With ``why`` False a refusal is just ``REFUSED``: the caller tries the next
         NodeClaim and never shows the reason, so it is not worth formatting.
         """
+        if not why and not self._room_for(pod):
+            return REFUSED  # not even its largest remaining type has room: skip the requirement work
         refusal = self.template.tolerates(pod)
         if refusal:
             return refusal
@@ -73,5 +88,6 @@ class NewClaim:
                         f"resources={resources_text(requests)}" if why else REFUSED)
         self.reqs, self.types, self.requests = reqs, types, requests
         self._offered = None
+        self._largest = {}
         self.pods.append(pod)
         return None

@@ -110,7 +110,7 @@ def _index(ctx: PodCycle) -> TermIndex:
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
     blocked = np.zeros(ctx.size, dtype=bool)
     for (pair, key), per_node in _index(ctx).anti.items():
-        if per_node.any() and pair_matches(pair, ctx.pod):
+        if pair_matches(pair, ctx.pod) and per_node.any():
             blocked |= _domain_has_match(ctx, key, per_node)
     return blocked
 
