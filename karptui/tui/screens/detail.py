@@ -6,7 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from ..keybar import KeyBar
 
 
 class DetailScreen(Screen):
@@ -29,7 +31,7 @@ class DetailScreen(Screen):
             for name, lines in self.sections.items():
                 yield Static(name, classes="section")
                 yield Static("\n".join(lines), markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def action_scroll(self, step: int) -> None:
         self.query_one(VerticalScroll).scroll_relative(y=step)

@@ -7,13 +7,14 @@ from collections import Counter
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from ...model.quantity import human_bytes
 from ...views.activity import activity_rows
 from ...views.format import age, bar, cpu, money
 from ...views.nodes import SORTS, zone_groups
 from ...views.pending import simulated_cell
+from ..keybar import KeyBar
 from ..widgets import VirtualTable
 
 PANES = ("nodes", "pending", "activity")
@@ -60,7 +61,7 @@ class MainScreen(Screen):
                 yield VirtualTable(ACTIVITY_COLUMNS, id="activity-table")
         yield Input(placeholder="filter: text or label key=value (enter to apply, escape to clear)", id="filter")
         yield Input(placeholder=":nodes :pending :activity :whatif :help :quit", id="command")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.refresh_all()

@@ -20,13 +20,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, DataTable, Footer, Input, Label, ListItem, ListView, Select, Static, Switch
+from textual.widgets import Button, DataTable, Input, Label, ListItem, ListView, Select, Static, Switch
 from textual.worker import Worker, get_current_worker
 
 from ...errors import InputError
 from ...model import Snapshot
 from ...views import whatif_form as wf
 from ...whatif import WhatIf, load_whatif, save_whatif
+from ..keybar import KeyBar
 
 SPREAD_FIELDS = ("maxSkew", "topologyKey", "whenUnsatisfiable", "minDomains", "nodeAffinityPolicy",
                  "nodeTaintsPolicy", "matchLabelKeys")
@@ -126,7 +127,7 @@ class WhatIfScreen(Screen):
                 yield DataTable(id="claims", cursor_type="row")
                 yield DataTable(id="actions", cursor_type="row")
         yield Input(id="path")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#zones", DataTable).add_columns("workload / zone", "before", "after")

@@ -1,0 +1,63 @@
+"""The footer: the keys that work here, as one line of text.
+
+Textual's Footer builds a widget per key and rebuilds them all whenever focus moves,
+which on a big screen costs over 100 ms per pane switch. The keys only need to be
+read, not clicked (every action is on the keyboard and in the command palette), so
+one line of styled text does, redrawn in well under a millisecond.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.screen import Screen
+from textual.widgets import Static
+
+
+class KeyBar(Static):
+    """Key hints from the screen's active bindings, in Footer's colours."""
+
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        background: $footer-background;
+        color: $footer-description-foreground;
+    }
+    KeyBar > .keybar--key {
+        color: $footer-key-foreground;
+        background: $footer-key-background;
+        text-style: bold;
+    }
+    """
+    COMPONENT_CLASSES = {"keybar--key", "keybar--description"}
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        if self.is_attached and screen is self.screen:
+            self.update(self.hints())
+
+    def hints(self) -> Text:
+        key_style = self.get_component_rich_style("keybar--key")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        seen: set[str] = set()
+        palette = None
+        for _, binding, enabled, _ in self.screen.active_bindings.values():
+            if binding.action == "app.command_palette" or binding.key == self.app.COMMAND_PALETTE_BINDING:
+                palette = binding
+                continue
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            dim = "" if enabled else " dim"
+            text.append(f" {self.app.get_key_display(binding)} ", style=key_style + dim if dim else key_style)
+            text.append(f"{binding.description} ", style=dim.strip())
+        if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
+            text.append(f" {self.app.get_key_display(palette)} ", style=key_style)
+            text.append(f"{palette.description or 'palette'} ")
+        return text
