@@ -20,8 +20,22 @@ from textual.strip import Strip
 GAP = 2  # blank cells between columns
 
 
+# Characters our views draw that take one cell each: gauges, group and disagreement marks.
+_NARROW = str.maketrans(dict.fromkeys("█▌░▼≠…·→←", "x"))
+
+
 def _width(text: str) -> int:
-    return len(text) if text.isascii() else cell_len(text)
+    if text.isascii() or text.translate(_NARROW).isascii():
+        return len(text)
+    return cell_len(text)
+
+
+def _widest(cells: list[str]) -> int:
+    """The widest cell; one pass over the column when every character is one cell wide."""
+    joined = "".join(cells)
+    if joined.isascii() or joined.translate(_NARROW).isascii():
+        return max(map(len, cells))
+    return max(map(_width, cells))
 
 
 def _fit(text: str, width: int) -> str:
@@ -81,6 +95,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._index: dict[str, int] = {}
         self.widths = [_width(c) for c in self.columns]
         self.group_prefix = "▼"
+        self._lines: dict[int, tuple[str, bool]] = {}  # row (-1: header) -> its text, one cell per char?
 
     # ---- data --------------------------------------------------------------------------
     @property
@@ -118,10 +133,11 @@ class VirtualTable(ScrollView, can_focus=True):
         for column in range(len(self.columns)):
             cells = [r[column] for r in rows if column < len(r)]
             if cells:
-                widths[column] = max(widths[column], max(map(_width, cells)))
+                widths[column] = max(widths[column], _widest(cells))
             if column in self.max_widths:
                 widths[column] = min(widths[column], self.max_widths[column])
         self.widths = widths
+        self._lines = {}
         self.virtual_size = Size(sum(widths) + GAP * max(0, len(widths) - 1), len(self.rows) + 1)
         self.refresh()
 
@@ -153,21 +169,27 @@ class VirtualTable(ScrollView, can_focus=True):
             self.move_cursor(row)
 
     # ---- rendering -----------------------------------------------------------------------
-    def _line_text(self, cells: tuple[str, ...]) -> str:
-        gap = " " * GAP
-        return gap.join(_fit(cells[i] if i < len(cells) else "", w) for i, w in enumerate(self.widths))
+    def _line(self, index: int) -> tuple[str, bool]:
+        """A row's (or, for -1, the header's) text laid out in the columns, kept until rows change."""
+        found = self._lines.get(index)
+        if found is None:
+            cells = self.columns if index < 0 else self.rows[index]
+            gap = " " * GAP
+            text = gap.join(_fit(cells[i] if i < len(cells) else "", w) for i, w in enumerate(self.widths))
+            found = self._lines[index] = (text, _width(text) == len(text))
+        return found
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         base = self.rich_style
         if y == 0:
-            text, style = self._line_text(self.columns), self.get_component_rich_style("virtual-table--header")
+            (text, single), style = self._line(-1), self.get_component_rich_style("virtual-table--header")
         else:
             index = scroll_y + y - 1
             if index >= len(self.rows):
                 return Strip.blank(width, base)
-            text = self._line_text(self.rows[index])
+            text, single = self._line(index)
             if index == self.cursor_row:
                 style = self.get_component_rich_style("virtual-table--cursor")
             elif text.startswith(self.group_prefix):
@@ -177,5 +199,8 @@ class VirtualTable(ScrollView, can_focus=True):
             else:
                 style = None
         line_style = base + style if style else base
+        if single:  # one cell per character (our bars and marks too): cut by index
+            visible = text[scroll_x:scroll_x + width]
+            return Strip([Segment(visible + " " * (width - len(visible)), line_style)], width)
         strip = Strip([Segment(text, line_style)], _width(text))
         return strip.crop_extend(scroll_x, scroll_x + width, line_style)

@@ -47,6 +47,8 @@ class MainScreen(Screen):
         super().__init__()
         self.sort = "name"
         self.filters = {pane: "" for pane in PANES}
+        self._node_text: dict[str, tuple[str, ...]] = {}  # node name -> its cells, for app.node_rows
+        self._node_text_of: object = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="source")
@@ -90,6 +92,8 @@ class MainScreen(Screen):
         self.fill_activity()
 
     def fill_nodes(self) -> None:
+        if self._node_text_of is not self.app.node_rows:  # a new snapshot: format afresh
+            self._node_text, self._node_text_of = {}, self.app.node_rows
         rows, keys = [], []
         groups = zone_groups(self.app.node_rows, self.sort, self.filters["nodes"])
         for group in groups:
@@ -100,17 +104,24 @@ class MainScreen(Screen):
                 _usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "", money(group.price)))
             keys.append(f"zone:{group.zone}")
             for row in group.nodes:
-                flags = ("" if row.ready else " NotReady") + (" Cordoned" if row.unschedulable else "")
-                rows.append((
-                    f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
-                    _usage(row.cpu_requested, row.cpu_allocatable, cpu),
-                    _usage(row.memory_requested, row.memory_allocatable, human_bytes),
-                    f"{row.pods}/{row.max_pods}", age(row.created, self.app.now), money(row.price)))
+                rows.append(self._node_cells(row))
                 keys.append(f"node:{row.name}")
         if not groups:
             rows.append(("(no nodes match)" if self.filters["nodes"] else "(the snapshot has no nodes)",))
             keys.append("empty")
         self.query_one("#nodes-table", VirtualTable).set_rows(rows, keys)
+
+    def _node_cells(self, row) -> tuple[str, ...]:
+        """A node's cells, formatted once: a re-sort or a filter only regroups them."""
+        found = self._node_text.get(row.name)
+        if found is None:
+            flags = ("" if row.ready else " NotReady") + (" Cordoned" if row.unschedulable else "")
+            found = self._node_text[row.name] = (
+                f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
+                _usage(row.cpu_requested, row.cpu_allocatable, cpu),
+                _usage(row.memory_requested, row.memory_allocatable, human_bytes),
+                f"{row.pods}/{row.max_pods}", age(row.created, self.app.now), money(row.price))
+        return found
 
     def fill_pending(self) -> None:
         attempts = self.app.attempts
