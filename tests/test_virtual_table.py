@@ -48,3 +48,28 @@ async def test_cursor_stays_visible_and_lines_are_rendered_on_demand():
         await pilot.press("enter")
         await pilot.pause()
         assert app.selected == [table.cursor_key]
+
+
+class Wide(App):
+    def compose(self):
+        yield VirtualTable(("node", "cpu"), id="t")
+
+
+async def test_refilled_rows_redraw_and_scroll_sideways_by_cells():
+    """Lines are kept between redraws, so a refill must show the new rows; gauges are one cell each,
+    Korean names two, and a sideways scroll cuts both at the right cell."""
+    app = Wide()
+    async with app.run_test(size=(12, 6)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.set_rows([("a", "██▌░ 25%"), ("bb", "░░░░ 0%")], ["a", "b"])
+        await pilot.pause()
+        assert str(table.render_line(1).text) == "a     ██▌░ 2"
+        table.set_rows([("노드-1", "████ 100%")], ["n"])
+        await pilot.pause()
+        assert table.widths == [6, 9]
+        assert str(table.render_line(1).text) == "노드-1  ████"
+        assert table.render_line(2).text.strip() == ""
+        table.scroll_to(x=3, animate=False)
+        await pilot.pause()
+        assert str(table.render_line(1).text) == " -1  ████ 10"  # the cut half of 드 is blank
+        assert table.render_line(1).cell_length == table.size.width
