@@ -30,15 +30,16 @@ class NewClaim:
 
     def _room_for(self, pod: Pod) -> bool:
         """Whether the largest remaining instance type could still take the pod's requests."""
-        for name, amount in (pod.requests + PLUS_ONE_POD).items():
-            if amount <= 0:
-                continue
-            largest = self._largest.get(name)
-            if largest is None:
-                largest = self._largest[name] = max((t.allocatable.get(name, 0) for t in self.types), default=0)
-            if self.requests.get(name, 0) + amount > largest:
+        for name, amount in pod.requests.items():
+            if name != "pods" and amount > 0 and not self._fits(name, amount):
                 return False
-        return True
+        return self._fits("pods", pod.requests.get("pods", 0) + 1)
+
+    def _fits(self, name: str, amount: int) -> bool:
+        largest = self._largest.get(name)
+        if largest is None:
+            largest = self._largest[name] = max((t.allocatable.get(name, 0) for t in self.types), default=0)
+        return self.requests.get(name, 0) + amount <= largest
 
     def offered(self) -> dict[str, frozenset[str]]:
         """Zones (and capacity types) the remaining instance types can still be bought in."""

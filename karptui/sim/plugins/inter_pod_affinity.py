@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Pod
-from ...model.affinity import PodAffinityTerm
+from ...model.affinity import NO_AFFINITY, PodAffinityTerm
 from ...model.selectors import IN, NOT_IN, LabelSelector, Requirement
 from ..cycle import Failure, PodCycle
 from ..state import ClusterState
@@ -80,7 +80,8 @@ class TermIndex:
         self.scored: dict[tuple, np.ndarray] = {}  # (resolved pair, topology key, weight) -> pods per node
         for i, pods in enumerate(state.pods):
             for pod in pods:
-                self.update(pod, i, +1, state)
+                if pod.affinity is not NO_AFFINITY:  # most pods have none: skip the call
+                    self.update(pod, i, +1, state)
         state.listeners.append(lambda pod, i, sign: self.update(pod, i, sign, state))
 
     def _bump(self, groups: dict, key: tuple, i: int, sign: int) -> None:
