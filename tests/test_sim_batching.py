@@ -1,4 +1,5 @@
-"""Answering a pod from an earlier failed one with its signature must change no answer."""
+"""Shortcuts that must change no answer: a pod answered from an earlier failed twin, and a
+what-if simulated from a copy of the baseline's cluster."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -8,7 +9,10 @@ import pytest
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.model import build_snapshot
 from karptui.sim import simulate
+from karptui.sim.state import ClusterState
 from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.views import whatif_form as wf
+from karptui.whatif import apply_whatif
 from tests.simkit import HOST, node, placed, pod
 from tests.test_sim_properties import nodes_strategy, objects, workload_strategy
 
@@ -64,3 +68,32 @@ def test_twins_that_fail_back_to_back_get_the_same_words():
                                                    "preemption: 0/1 nodes are available: "
                                                    "1 No preemption victims found for incoming pod."}
     assert [a.pod.name for a in result.attempts] == [f"big-{i}" for i in sorted(range(20), key=str)]
+
+
+
+# ---- a what-if starts from a copy of the baseline's cluster, not a fresh one
+
+SPREAD = "Deployment/default/host-spread"
+
+
+@pytest.mark.parametrize("edits, afresh", [
+    ([wf.scale_edit(SPREAD, 30)], False),
+    ([wf.scale_edit(SPREAD, 4), wf.scale_edit("Deployment/default/inflate", 5)], False),
+    ([wf.spread_edit(SPREAD, [])], False),
+    ([wf.cordon_edit("ip-192-168-12-45.ap-northeast-2.compute.internal")], True),   # node changes:
+    ([wf.remove_node_edit("ip-192-168-11-21.ap-northeast-2.compute.internal")], True),  # start afresh
+])
+def test_a_whatif_from_the_kept_cluster_equals_one_from_scratch(edits, afresh):
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    catalog = catalog_from_snapshot_region(snapshot)
+    start = ClusterState(snapshot)
+    used = start.copy()
+    simulate(snapshot, catalog=catalog, state=used)
+    start.warm_like(used)
+    changed = apply_whatif(snapshot, wf.EditStack(edits).as_whatif(), catalog=catalog).snapshot
+    state = start.rebound(changed)
+    assert (state is None) == afresh
+    kept = simulate(changed, explain=True, catalog=catalog, consolidate=True, state=state)
+    fresh = simulate(changed, explain=True, catalog=catalog, consolidate=True)
+    assert outcome(kept) == outcome(fresh)
+    assert [(d.action, d.nodes) for d in kept.disruptions] == [(d.action, d.nodes) for d in fresh.disruptions]

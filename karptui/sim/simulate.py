@@ -27,14 +27,17 @@ def queue_order(pods) -> list[Pod]:
 
 
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
-             catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True) -> SimResult:
+             catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
+             state: ClusterState | None = None) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
     ``batch`` answers a pod from an earlier failed one with its signature when nothing
     changed in between (see :mod:`.signature`); False tries every pod (tests compare).
+    ``state`` starts from that cluster (this snapshot's, as ClusterState.rebound gives;
+    it is changed in place) instead of building one.
     """
-    state = ClusterState(snapshot)
+    state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
     pending = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]

@@ -106,6 +106,69 @@ class ClusterState:
                     total[r] += vectors[r]
         return total
 
+    def copy(self, snapshot: Snapshot | None = None) -> ClusterState:
+        """This cluster as it stands, to simulate on separately (a what-if starts from the
+        baseline's unsimulated cluster rather than accounting 50k bound pods again).
+
+        ``snapshot`` (same nodes) replaces the one plugins read claims and PDBs from.
+        Counters and shared indexes that know how (``copy_for``) come along; the rest
+        are rebuilt when first asked for.
+        """
+        new = object.__new__(ClusterState)
+        new.snapshot = snapshot if snapshot is not None else self.snapshot
+        new.nodes, new.index = self.nodes, self.index
+        new.allocatable = dict(self.allocatable)  # never written, only added to
+        new.requested = {r: v.copy() for r, v in self.requested.items()}
+        new.non_zero_cpu, new.non_zero_memory = self.non_zero_cpu.copy(), self.non_zero_memory.copy()
+        new.pods = [list(pods) for pods in self.pods]
+        new.host_ports = {i: list(ports) for i, ports in self.host_ports.items()}
+        new.excluded, new.min_priority = self.excluded.copy(), self.min_priority.copy()
+        new._domains = dict(self._domains)  # by node labels only
+        copied = {id(counts): (matches, counts.copy()) for matches, counts in self._counters.values()}
+        new._counters = {key: copied[id(counts)] for key, (_, counts) in self._counters.items()}
+        new._by_namespace = {scope: [copied[id(counts)] for _, counts in found]
+                             for scope, found in self._by_namespace.items()}
+        new.listeners = []
+        new._shared = {}
+        for key, value in self._shared.items():
+            if hasattr(value, "copy_for"):
+                new._shared[key] = value.copy_for(new)
+        new.changes = 0
+        new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
+                            for level, vectors in self._by_priority.items()}
+        return new
+
+    def warm_like(self, other: ClusterState) -> None:
+        """Build the pod counters and shared indexes ``other`` (a copy of this state that was
+        simulated on) ended up using, from this state's own pods, so copies start with them."""
+        for resource in other.requested.keys() - self.requested.keys():
+            self.extended(resource)
+        for selectors, skip_terminating in list(other._counters):
+            self.counts(selectors, skip_terminating)
+        for key, value in other._shared.items():
+            if hasattr(value, "copy_for") and key not in self._shared:
+                self._shared[key] = type(value)(self)
+
+    def rebound(self, snapshot: Snapshot) -> ClusterState | None:
+        """A copy for ``snapshot``, a changed version of this state's: the same nodes, some
+        bound pods gone or new. None when the nodes differ (then build afresh)."""
+        if len(snapshot.nodes) != len(self.nodes) or \
+                any(node is not self.nodes[self.index.get(node.name, -1)] for node in snapshot.nodes):
+            return None
+        before = {id(p): p for pods in self.snapshot.pods_by_node.values() for p in pods}
+        after = {id(p): p for pods in snapshot.pods_by_node.values() for p in pods}
+        state = self.copy(snapshot)
+        for key in before.keys() - after.keys():
+            pod = before[key]
+            if pod.node_name in self.index:
+                state.evict(pod, self.index[pod.node_name])
+        for key in after.keys() - before.keys():
+            pod = after[key]
+            if pod.node_name in self.index:
+                state.place(pod, self.index[pod.node_name])
+        state.changes = 0
+        return state
+
     def shared(self, key, build):
         """An index built once for this state (plugins that follow placements keep theirs here)."""
         found = self._shared.get(key)

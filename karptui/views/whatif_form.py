@@ -35,6 +35,7 @@ from ..model.selectors import parse_requirements
 from ..model.snapshot import NO_ZONE, Snapshot
 from ..model.taints import parse_taints, parse_tolerations
 from ..sim import simulate
+from ..sim.state import ClusterState
 from ..whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_patch, apply_whatif
 from ..whatif.diff import diff, prepare_baseline
 from ..whatif.edits import CAPACITY_TYPES, SCALABLE, Edit
@@ -717,11 +718,23 @@ class EditStack:
 
 # ------------------------------------------------------------------ the run
 
-def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True) -> Any:
-    """The unedited cluster's simulation: the same for every run, so a caller may keep it."""
-    result = simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None)
+@dataclass(frozen=True)
+class Baseline:
+    """The unedited cluster's simulation, and its cluster before any placement (warmed with the
+    counters the run used): each what-if starts from a copy instead of accounting every pod."""
+
+    result: Any
+    start: ClusterState
+
+
+def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True) -> Baseline:
+    """The same for every run, so a caller may keep it."""
+    start = ClusterState(snapshot)
+    used = start.copy()
+    result = simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None, state=used)
+    start.warm_like(used)
     prepare_baseline(result)
-    return result
+    return Baseline(result, start)
 
 
 def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate: bool = True,
@@ -737,11 +750,12 @@ def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate:
         applied = apply_whatif(snapshot, whatif, catalog=catalog)
     except (InputError, ValueError) as exc:
         return {**out, "error": str(exc)}
-    if baseline is None:
-        baseline = simulate_baseline(snapshot, catalog, consolidate)
+    kept = baseline if baseline is not None else simulate_baseline(snapshot, catalog, consolidate)
+    baseline = kept.result
     if cancelled():
         return {**out, "cancelled": True}
-    result = simulate(applied.snapshot, catalog=catalog, consolidate=consolidate and catalog is not None)
+    result = simulate(applied.snapshot, catalog=catalog, consolidate=consolidate and catalog is not None,
+                      state=kept.start.rebound(applied.snapshot))
     changes = diff(baseline, result)
     counts = changes.counts
     out.update({key: counts[key] for key in ("scheduled_before", "pending_before", "scheduled_after",

@@ -84,6 +84,15 @@ class TermIndex:
                     self.update(pod, i, +1, state)
         state.listeners.append(lambda pod, i, sign: self.update(pod, i, sign, state))
 
+    def copy_for(self, state: ClusterState) -> TermIndex:
+        """The same counts, following ``state`` (a copy of the one this index follows)."""
+        new = object.__new__(TermIndex)
+        new.size = self.size
+        new.anti = {key: counts.copy() for key, counts in self.anti.items()}
+        new.scored = {key: counts.copy() for key, counts in self.scored.items()}
+        state.listeners.append(lambda pod, i, sign: new.update(pod, i, sign, state))
+        return new
+
     def _bump(self, groups: dict, key: tuple, i: int, sign: int) -> None:
         counts = groups.get(key)
         if counts is None:
