@@ -8,6 +8,7 @@ panes stay interactive however big the cluster.
 
 from __future__ import annotations
 
+import re
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual.binding import Binding
@@ -20,12 +21,13 @@ from textual.strip import Strip
 GAP = 2  # blank cells between columns
 
 
-# Characters our views draw that take one cell each: gauges, group and disagreement marks.
-_NARROW = str.maketrans(dict.fromkeys("█▌░▼≠…·→←", "x"))
+# Anything but ASCII and the one-cell characters our views draw (gauges, group and
+# disagreement marks) may be wide: only then is a cell count worth rich's per-character walk.
+_MAYBE_WIDE = re.compile("[^\x00-\x7f█▌░▼≠…·→←]")
 
 
 def _width(text: str) -> int:
-    if text.isascii() or text.translate(_NARROW).isascii():
+    if text.isascii() or _MAYBE_WIDE.search(text) is None:
         return len(text)
     return cell_len(text)
 
@@ -33,7 +35,7 @@ def _width(text: str) -> int:
 def _widest(cells: list[str]) -> int:
     """The widest cell; one pass over the column when every character is one cell wide."""
     joined = "".join(cells)
-    if joined.isascii() or joined.translate(_NARROW).isascii():
+    if joined.isascii() or _MAYBE_WIDE.search(joined) is None:
         return max(map(len, cells))
     return max(map(_width, cells))
 
