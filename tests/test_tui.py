@@ -142,6 +142,24 @@ async def test_help_lists_the_keys_from_the_bindings():
         assert isinstance(app.screen, MainScreen)
 
 
+async def test_command_palette_offers_every_key_of_the_screen():
+    """ctrl+p, type a few letters, enter: the same action as the key (here s, sort nodes)."""
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Sort nodes", "Filter", "Drill in", "What-if", "Re-run simulation"} <= titles
+        before = app.screen.sort
+        await pilot.press("ctrl+p", *"sort nodes")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.screen.sort != before
+        await pilot.press("w")
+        await pilot.pause()
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Run what-if", "Undo edit", "Redo edit", "Save what-if", "Load what-if", "Add nodes"} <= titles
+
+
 async def test_theme_key_cycles_and_cli_theme_is_honoured():
     app = demo_app(simulate_on_start=False, theme="karptui-light")
     async with app.run_test(size=SIZE) as pilot:

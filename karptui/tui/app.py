@@ -8,6 +8,7 @@ talks back with a message, so the screen never waits for it.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 
 from textual import work
@@ -218,6 +219,13 @@ class KarptuiApp(App):
             ("Re-run simulation", "Simulate the pending pods again", self.run_simulation),
         ):
             yield SystemCommand(title, help_text, callback)
+        # and every key of the screen underneath (sort, filter, drill in; run, undo, save, ...)
+        seen = {"Nodes", "Pending", "Activity", "What-if", "Help", "Theme", "Quit"}
+        for binding in getattr(screen, "BINDINGS", ()):
+            if isinstance(binding, Binding) and binding.description and binding.description not in seen:
+                seen.add(binding.description)
+                yield SystemCommand(binding.description, f"key: {self.get_key_display(binding)}",
+                                    partial(screen.run_action, binding.action))
 
     def _main(self, pane: str) -> None:
         main = self._main_screen()
