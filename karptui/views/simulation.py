@@ -6,9 +6,10 @@ from ..catalog.pricing import hourly_cost
 from ..sim import Attempt, SimResult
 
 
-def cost_after(result: SimResult, catalog) -> float:
-    """The cluster's hourly cost once Karpenter has launched and consolidated as simulated."""
-    before, _ = hourly_cost(result.snapshot.nodes, catalog)
+def cost_after(result: SimResult, catalog, nodes_cost: float | None = None) -> float:
+    """The cluster's hourly cost once Karpenter has launched and consolidated as simulated
+    (``nodes_cost``: what its nodes cost, when the caller already knows)."""
+    before = hourly_cost(result.snapshot.nodes, catalog)[0] if nodes_cost is None else nodes_cost
     launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
     return round(before + launched - sum(d.savings for d in result.disruptions), 6)
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog.pricing import hourly_cost
 from ..errors import InputError
 from ..model.affinity import (DO_NOT_SCHEDULE, HONOR, IGNORE, SCHEDULE_ANYWAY, parse_affinity,
                               parse_spread_constraints)
@@ -725,6 +726,8 @@ class Baseline:
 
     result: Any
     start: ClusterState
+    nodes_cost: float | None = None   # the snapshot's nodes per hour (None without a catalog)
+    cost: float | None = None         # and after the simulated launches and consolidation
 
 
 def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True) -> Baseline:
@@ -734,7 +737,10 @@ def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True
     result = simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None, state=used)
     start.warm_like(used)
     prepare_baseline(result)
-    return Baseline(result, start)
+    if catalog is None:
+        return Baseline(result, start)
+    nodes_cost = hourly_cost(snapshot.nodes, catalog)[0]
+    return Baseline(result, start, nodes_cost, cost_after(result, catalog, nodes_cost))
 
 
 def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate: bool = True,
@@ -783,7 +789,9 @@ def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate:
     out["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
     out["pending"] = [{"pod": a.pod.key, "reason": a.reason or ""} for a in result.attempts if not a.scheduled]
     if catalog is not None:
-        out["cost_before"], out["cost_after"] = cost_after(baseline, catalog), cost_after(result, catalog)
+        same_nodes = applied.snapshot.nodes is snapshot.nodes
+        out["cost_before"] = kept.cost if kept.cost is not None else cost_after(baseline, catalog)
+        out["cost_after"] = cost_after(result, catalog, kept.nodes_cost if same_nodes else None)
         out["cost_change"] = round(out["cost_after"] - out["cost_before"], 6)
     else:
         out["cost_before"] = out["cost_after"] = out["cost_change"] = None
