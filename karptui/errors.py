@@ -1,4 +1,4 @@
-"""Errors the command line turns into one line and exit status 2."""
+"""Errors the command line turns into one line and an exit status."""
 
 from __future__ import annotations
 
@@ -15,3 +15,15 @@ class InputError(Exception):
         self.path = str(path) if path is not None else ""
         self.message = message
         super().__init__(f"{self.path}: {message}" if self.path else message)
+
+
+class ClusterUnavailable(Exception):
+    """The live cluster cannot be used (no kubeconfig, unreachable, credentials refused).
+
+    ``str()`` is the one line shown; ``code`` the exit status: 2 for configuration
+    the user can fix by flags, 1 for the network or the server.
+    """
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code

@@ -97,9 +97,13 @@ def test_snapshot_without_subcommand_prints_usage(cli):
     assert code == 2 and "usage:" in err
 
 
-def test_live_mode_says_what_to_do_instead(cli):
+def test_live_mode_without_a_kubeconfig_says_what_to_do_instead(cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "none"))
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     code, _, err = cli()
-    assert code == 1 and "karptui demo" in err
+    assert code == 2 and "karptui demo" in err and len(err.strip().splitlines()) == 1
+    code, _, err = cli("--kubeconfig", tmp_path / "missing.yaml")
+    assert code == 2 and err.strip() == f"karptui: {tmp_path / 'missing.yaml'}: no such kubeconfig file"
 
 
 def test_version(cli):

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..errors import InputError
+from ..errors import ClusterUnavailable, InputError
 from .parser import build_parser
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -24,6 +24,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"karptui: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except ClusterUnavailable as exc:
+        print(f"karptui: {exc}", file=sys.stderr)
+        return exc.code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `karptui ... | head`

@@ -1,15 +1,89 @@
-"""``karptui`` with no command: the live cluster view."""
+"""``karptui`` with no command (the live cluster) and ``karptui snapshot save``.
+
+Credentials are loaded and the API server is asked for its version before the
+TUI takes the screen, so an expired token or an unreachable server is one line
+on stderr, not a broken screen.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+
+from ..errors import InputError
+from ..model.errors import ModelError
+from ..model.fields import parse_duration
+
+SYNC_WAIT = 60.0  # seconds to wait for the first full picture before showing what there is
+
+
+def logs_since(text: str | None, default: float | None) -> float | None:
+    """``--logs-since 10m`` in seconds; 0 turns log reading off."""
+    if text is None:
+        return default
+    try:
+        seconds = parse_duration(text, "--logs-since")
+    except ModelError as exc:
+        raise InputError("--logs-since", str(exc).removeprefix("--logs-since: ")) from None
+    if seconds is None or seconds < 0:
+        raise InputError("--logs-since", f"{text!r} is not a duration such as 10m, 1h or 0")
+    return seconds
+
+
+def _connect(args: argparse.Namespace, namespace: str | None):
+    from ..cluster.connect import connect
+
+    return connect(args.kubeconfig, args.context, namespace)  # ClusterUnavailable: one line, exit 1 or 2
 
 
 def run_live(args: argparse.Namespace) -> int:
-    print(
-        "karptui: live cluster mode is not in this build yet; "
-        "explore a snapshot with `karptui demo` or `karptui open FILE`",
-        file=sys.stderr,
-    )
-    return 1
+    from ..cluster.live import LiveCluster
+    from ..tui.themes import check_theme_name
+
+    if args.theme:
+        check_theme_name(args.theme)
+    since = logs_since(getattr(args, "logs_since", None), 600.0)
+    connection = _connect(args, args.namespace)
+    live = LiveCluster(connection).start()
+    start = time.monotonic()
+    print(f"karptui: reading {connection.context} ({connection.server}) ...", file=sys.stderr, flush=True)
+    if not live.wait_synced(SYNC_WAIT):
+        print(f"karptui: not every kind listed after {SYNC_WAIT:.0f} s; showing what there is", file=sys.stderr)
+    print(f"karptui: listed in {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
+    from ..tui.app import KarptuiApp
+
+    try:
+        KarptuiApp(live.snapshot(), theme=args.theme, live=live, logs_since=since).run()
+    finally:
+        live.stop()
+        connection.close()
+    return 0
+
+
+def run_snapshot_save(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..cluster.capture import capture
+    from ..sources.snapshot_file import write_snapshot
+
+    out = Path(args.out)
+    if not out.parent.exists():
+        raise InputError(args.out, f"directory {out.parent} does not exist")
+    if out.is_dir():
+        raise InputError(args.out, "is a directory; give a file name such as cluster.json.gz")
+    since = logs_since(args.logs_since, 3600.0)
+    connection = _connect(args, None)
+    try:
+        objects, meta, notes = capture(connection, since)
+    finally:
+        connection.close()
+    try:
+        write_snapshot(out, objects, meta)
+    except OSError as exc:
+        raise InputError(args.out, exc.strerror or str(exc)) from None
+    for note in notes:
+        print(f"karptui: warning: {note}", file=sys.stderr)
+    lines = len(meta.logs_text.splitlines())
+    print(f"saved {len(objects)} objects and {lines} Karpenter log lines from {meta.context} to {out}")
+    return 0

@@ -38,6 +38,8 @@ def build_parser() -> OneLineParser:
     parser.add_argument("-n", "--namespace", metavar="NS", help="only show pods of this namespace")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (karptui-dark, karptui-light, "
                         "karptui-high-contrast, karptui-colorblind, or one in your config dir)")
+    parser.add_argument("--logs-since", metavar="DURATION", default=None,
+                        help="live: how far back to start the Karpenter log (default 10m; 0: no logs)")
     parser.set_defaults(run=_lazy(".live", "run_live"))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
 
@@ -52,6 +54,14 @@ def build_parser() -> OneLineParser:
     snapshot = commands.add_parser("snapshot", help="inspect snapshot files")
     snapshot_cmds = snapshot.add_subparsers(title="snapshot commands", metavar="COMMAND", parser_class=OneLineParser)
     snapshot.set_defaults(run=lambda args: _usage(snapshot))
+    save = snapshot_cmds.add_parser("save", help="capture the live cluster (and recent Karpenter logs) to a file")
+    save.add_argument("out", metavar="OUT", help="file to write: .yaml or .json, optionally .gz")
+    # SUPPRESS: given before "snapshot" (the global options) they must not be reset here
+    save.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context")
+    save.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
+    save.add_argument("--logs-since", metavar="DURATION", default=None,
+                      help="how much Karpenter log to include (default 1h; 0: none)")
+    save.set_defaults(run=_lazy(".live", "run_snapshot_save"))
     info = snapshot_cmds.add_parser("info", help="summarise a snapshot: counts, zones, warnings")
     info.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
     info.add_argument("--output", "-o", choices=("table", "json"), default="table")

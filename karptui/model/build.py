@@ -70,6 +70,29 @@ def api_group(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
+def convert(obj: Mapping) -> tuple[str, tuple[str, str, str], Any] | None:
+    """One raw object -> (Snapshot field, (kind, namespace, name), model object); None for a
+    kind karptui does not use. Raises ModelError, TypeError, ValueError... on a malformed one."""
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api_version, str):
+        raise ModelError("apiVersion or kind missing")
+    entry = KINDS.get((api_group(api_version), kind))
+    if entry is None:
+        return None
+    field_name, builder = entry
+    built = builder(obj, api_version, kind)
+    return field_name, (kind, built.namespace, built.name), built
+
+
+def assemble(fields: Mapping[str, Iterable[Any]], meta: SnapshotMeta | None = None,
+             ignored: Mapping[str, int] | None = None, warnings: Iterable[str] = ()) -> Snapshot:
+    """A Snapshot from model objects already built (a file load, or a live cluster's store)."""
+    snapshot = Snapshot(**{name: tuple(objs) for name, objs in fields.items()}, meta=meta or SnapshotMeta(),
+                        ignored=dict(sorted((ignored or {}).items())))
+    object.__setattr__(snapshot, "warnings", tuple(list(warnings) + _consistency(snapshot)))
+    return snapshot
+
+
 class SnapshotBuilder:
     """Collects raw objects one by one; :meth:`build` makes the Snapshot."""
 
@@ -85,27 +108,21 @@ class SnapshotBuilder:
         if not isinstance(obj, Mapping):
             self._skip(origin, describe(obj), "not an object")
             return
-        kind, api_version = obj.get("kind"), obj.get("apiVersion")
-        if not isinstance(kind, str) or not isinstance(api_version, str):
-            self._skip(origin, describe(obj), "apiVersion or kind missing")
-            return
-        entry = KINDS.get((api_group(api_version), kind))
-        if entry is None:
-            self._ignored[kind] += 1
-            return
-        field_name, builder = entry
         try:
-            built = builder(obj, api_version, kind)
+            converted = convert(obj)
         except ModelError as exc:
             self._skip(origin, describe(obj), str(exc))
             return
         except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             self._skip(origin, describe(obj), f"malformed ({exc})")
             return
+        if converted is None:
+            self._ignored[obj["kind"]] += 1
+            return
+        field_name, identity, built = converted
         bucket = self._objects.setdefault(field_name, {})
-        identity = (kind, built.namespace, built.name)
         if identity in bucket:
-            self._duplicates[kind] += 1
+            self._duplicates[identity[0]] += 1
             del bucket[identity]  # the later copy also takes the later position
         bucket[identity] = built
 
@@ -114,11 +131,8 @@ class SnapshotBuilder:
         self._skipped.append(f"{where}skipped {what}: {why}")
 
     def build(self, meta: SnapshotMeta | None = None, warnings: Iterable[str] = ()) -> Snapshot:
-        fields = {name: tuple(bucket.values()) for name, bucket in self._objects.items()}
-        snapshot = Snapshot(**fields, meta=meta or SnapshotMeta(), ignored=dict(sorted(self._ignored.items())))
-        notes = list(warnings) + self._summary() + _consistency(snapshot)
-        object.__setattr__(snapshot, "warnings", tuple(notes))
-        return snapshot
+        fields = {name: bucket.values() for name, bucket in self._objects.items()}
+        return assemble(fields, meta, self._ignored, list(warnings) + self._summary())
 
     def _summary(self) -> list[str]:
         notes = self._skipped[:MAX_LISTED_WARNINGS]

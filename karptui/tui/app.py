@@ -7,6 +7,8 @@ talks back with a message, so the screen never waits for it.
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -29,12 +31,26 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 
 EXPLAIN_LIMIT = 200_000  # node x pending-pod verdicts kept for drill-ins; above it, none
+LIVE_INTERVAL = 2.0      # seconds between live snapshots at most: watch bursts become one redraw
 
 
 class SimulationFinished(Message):
     def __init__(self, result) -> None:
         super().__init__()
         self.result = result
+
+
+class SnapshotUpdated(Message):
+    """The live cluster changed: a new immutable snapshot to show and simulate."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+
+def _wait_cancelled(worker) -> None:
+    while not worker.is_cancelled:
+        time.sleep(0.2)
 
 
 class LogsAppended(Message):
@@ -55,20 +71,18 @@ class KarptuiApp(App):
 
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
                  simulate_on_start: bool = True, follow_logs: str | None = None,
-                 follow_from: int | None = None) -> None:
+                 follow_from: int | None = None, live=None, logs_since: float | None = 600.0,
+                 live_interval: float = LIVE_INTERVAL) -> None:
         super().__init__()
-        self.snapshot = snapshot
-        self.now = now or snapshot.meta.captured_at or datetime.now(timezone.utc)
+        self.live = live                # a karptui.cluster.live.LiveCluster, or None for a saved snapshot
+        self.logs_since = logs_since
+        self.live_interval = live_interval
+        self.fixed_now = now
         self.catalog = catalog if catalog is not None else catalog_from_snapshot_region(snapshot)
-        self.prices = {n.name: node_price(n, self.catalog) for n in snapshot.nodes}
         self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
         self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
                        if snapshot.meta.logs_text else [])
-        # View rows built once; sorting, filtering and redraws only regroup them.
-        self.node_rows = node_rows(snapshot, self.prices)
-        self.pending = pending_rows(snapshot, self.events)
-        self.pod_by_key = {p.key: p for p in snapshot.pods}
-        self.totals = self._totals()
+        self.use_snapshot(snapshot)
         self.follow_logs = follow_logs
         self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
@@ -76,6 +90,16 @@ class KarptuiApp(App):
         self.requested_theme = theme
         self.simulate_on_start = simulate_on_start
         self.theme_names: list[str] = []
+
+    def use_snapshot(self, snapshot: Snapshot) -> None:
+        """Everything derived from one snapshot, built once; sorting, filtering and redraws only regroup."""
+        self.snapshot = snapshot
+        self.now = self.fixed_now or snapshot.meta.captured_at or datetime.now(timezone.utc)
+        self.prices = {n.name: node_price(n, self.catalog) for n in snapshot.nodes}
+        self.node_rows = node_rows(snapshot, self.prices)
+        self.pending = pending_rows(snapshot, self.events)
+        self.pod_by_key = {p.key: p for p in snapshot.pods}
+        self.totals = self._totals()
 
     # ---- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -95,6 +119,51 @@ class KarptuiApp(App):
             self.run_simulation()
         if self.follow_logs:
             self.tail_logs(self.follow_logs)
+        if self.live is not None:
+            self.follow_cluster()
+            if self.logs_since != 0:
+                self.follow_karpenter()
+
+    # ---- live ------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="live", exit_on_error=False)
+    def follow_cluster(self) -> None:
+        """Every ``live_interval``: if any watch brought news, one new snapshot, one redraw."""
+        from textual.worker import get_current_worker
+
+        worker, seen = get_current_worker(), self.live.version
+        while not worker.is_cancelled:
+            time.sleep(self.live_interval)
+            version = self.live.version
+            if version != seen:
+                seen = version
+                self.post_message(SnapshotUpdated(self.live.snapshot()))
+
+    def on_snapshot_updated(self, message: SnapshotUpdated) -> None:
+        self.use_snapshot(message.snapshot)
+        main = self._main_screen()
+        if main is not None:
+            main.refresh_all()
+        if self.simulate_on_start:
+            self.run_simulation()
+
+    @work(thread=True, exclusive=True, group="karpenter-logs", exit_on_error=False)
+    def follow_karpenter(self) -> None:
+        """The leader controller's log into the parser; lines arriving together become one message."""
+        from textual.worker import get_current_worker
+
+        from ..cluster.karpenter_logs import KarpenterLogs
+
+        worker = get_current_worker()
+        follower = KarpenterLogs(self.live.connection, self._log_lines, since_seconds=self.logs_since,
+                                 on_note=lambda note: self.call_from_thread(self.notify, note, timeout=8))
+        stopper = threading.Thread(target=lambda: (_wait_cancelled(worker), follower.stop()), daemon=True)
+        stopper.start()
+        follower.run()
+
+    def _log_lines(self, lines: list[str]) -> None:
+        events = list(self.log_parser.parse(lines))
+        if events:
+            self.post_message(LogsAppended(events))
 
     @work(thread=True, exclusive=True, group="tail", exit_on_error=False)
     def tail_logs(self, path: str) -> None:
@@ -133,6 +202,8 @@ class KarptuiApp(App):
         self.post_message(SimulationFinished(simulate(self.snapshot, explain=explain, catalog=self.catalog)))
 
     def on_simulation_finished(self, message: SimulationFinished) -> None:
+        if message.result.snapshot is not self.snapshot:
+            return  # a live update came in meanwhile; its own run is on the way
         self.result = message.result
         self.attempts = {a.pod.key: a for a in message.result.attempts}
         main = self._main_screen()
@@ -146,6 +217,9 @@ class KarptuiApp(App):
         info = snapshot_info(self.snapshot)
         where = info["name"] or info["source"] or "snapshot"
         when = f" captured {info['captured_at']}" if info["captured_at"] else ""
+        if self.live is not None:
+            where = f"live {self.snapshot.meta.context}"
+            when = f" updated {self.now.astimezone().strftime('%H:%M:%S')}"
         priced = [p for p in self.prices.values() if p is not None]
         unpriced = len(self.prices) - len(priced)
         cost = f"${sum(priced):.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
@@ -158,7 +232,14 @@ class KarptuiApp(App):
         if self.result is not None:
             sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
         whatif = self.active_whatif()
-        return self.totals + logs + sim + (f" · what-if {whatif}" if whatif else "")
+        notes = f" · ⚠ {'; '.join(self.live.status())}" if self.live is not None and self.live.status() else ""
+        return self.totals + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
+
+    def missing(self, kind: str) -> str:
+        """Why a live pane has nothing of ``kind`` (RBAC, or not served), or ""."""
+        if self.live is None:
+            return ""
+        return next((i.note for i in self.live.informers if i.resource.kind == kind and i.note), "")
 
     def drill(self, kind: str, name: str) -> None:
         snapshot = self.snapshot

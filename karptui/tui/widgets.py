@@ -105,11 +105,19 @@ class VirtualTable(ScrollView, can_focus=True):
         return len(self.rows)
 
     def set_rows(self, rows: list[tuple[str, ...]], keys: list[str]) -> None:
-        """Replace every row (a refill is one assignment, not thousands of widget updates)."""
+        """Replace every row (a refill is one assignment, not thousands of widget updates).
+
+        The cursor stays on its row's key when the new rows still have it (a re-sort,
+        a live update), else keeps its position.
+        """
+        was = self.cursor_key
         self.rows, self.keys = rows, keys
         self._index = {key: i for i, key in enumerate(keys)}
         self._measure(rows, reset=True)
-        self.cursor_row = min(self.cursor_row, max(0, len(rows) - 1))
+        if was is not None and was in self._index:
+            self.cursor_row = self._index[was]
+        else:
+            self.cursor_row = min(self.cursor_row, max(0, len(rows) - 1))
 
     def append_rows(self, rows: list[tuple[str, ...]], keys: list[str]) -> None:
         start = len(self.rows)

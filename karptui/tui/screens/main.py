@@ -107,7 +107,8 @@ class MainScreen(Screen):
                 rows.append(self._node_cells(row))
                 keys.append(f"node:{row.name}")
         if not groups:
-            rows.append(("(no nodes match)" if self.filters["nodes"] else "(the snapshot has no nodes)",))
+            rows.append(("(no nodes match)" if self.filters["nodes"] else
+                         f"({self.app.missing('Node') or 'the snapshot has no nodes'})",))
             keys.append("empty")
         self.query_one("#nodes-table", VirtualTable).set_rows(rows, keys)
 
@@ -139,7 +140,7 @@ class MainScreen(Screen):
                          age(row.created, self.app.now), simulated, row.reason or "-", row.karpenter_short or "-"))
             keys.append(f"pod:{row.key}")
         if not pending:
-            rows.append(("(no pending pods)",))
+            rows.append((f"({self.app.missing('Pod') or 'no pending pods'})",))
             keys.append("empty")
         self.query_one("#pending-table", VirtualTable).set_rows(rows, keys)
 

@@ -1,0 +1,77 @@
+"""The live cluster as a stream of immutable Snapshots.
+
+One informer per kind (Karpenter's discovered), all feeding one version counter;
+``snapshot()`` assembles whatever the stores hold now. The TUI polls ``version``
+and asks for a new Snapshot at most every so often, so a burst of watch events
+becomes one redraw and the simulator always works on a frozen picture.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from datetime import datetime, timezone
+
+from ..model import Snapshot, SnapshotMeta
+from ..model.build import KINDS, api_group, assemble
+from .connect import Connection
+from .informer import ABSENT, FORBIDDEN, Informer, wait_all
+from .resources import BUILTIN, Resource, discover
+
+
+class LiveCluster:
+    def __init__(self, connection: Connection, resources: list[Resource] | None = None, **informer_options) -> None:
+        self.connection = connection
+        self.notes: list[str] = []
+        if resources is None:
+            karpenter, self.notes = discover(connection.api)
+            resources = [*BUILTIN, *karpenter]
+        self.version = 0
+        self._lock = threading.Lock()
+        self.informers = [Informer(r, r.lister(connection.api, connection.namespace), self._changed,
+                                   **informer_options) for r in resources]
+
+    def _changed(self) -> None:
+        with self._lock:
+            self.version += 1
+
+    def start(self) -> LiveCluster:
+        for informer in self.informers:
+            informer.start()
+        return self
+
+    def wait_synced(self, timeout: float) -> bool:
+        """Every kind listed once (or known forbidden / absent) within ``timeout`` seconds."""
+        return wait_all(self.informers, timeout)
+
+    def stop(self) -> None:
+        for informer in self.informers:
+            informer.stop()
+        for informer in self.informers:
+            informer.join(2)
+
+    def status(self) -> list[str]:
+        """What an operator should know about the picture: kinds we may not see, retries, -n."""
+        notes = list(self.notes)
+        if self.connection.namespace:
+            notes.append(f"namespaced objects only from {self.connection.namespace} (-n); nodes show only "
+                         "those pods' requests")
+        for informer in self.informers:
+            if informer.note:
+                notes.append(informer.note)
+        return notes
+
+    def unavailable(self) -> set[str]:
+        """Kinds (``Pod``, ``NodePool``, ...) that are forbidden or absent: panes say so."""
+        return {i.resource.kind for i in self.informers if i.state in (FORBIDDEN, ABSENT)}
+
+    def snapshot(self) -> Snapshot:
+        fields: dict[str, list] = defaultdict(list)
+        for informer in self.informers:
+            entry = KINDS.get((api_group(informer.resource.api_version), informer.resource.kind))
+            if entry is not None:
+                fields[entry[0]].extend(informer.values())
+        meta = SnapshotMeta(source=f"live {self.connection.context}", name=self.connection.context,
+                            captured_at=datetime.now(timezone.utc), context=self.connection.context,
+                            cluster=self.connection.server, kubernetes_version=self.connection.version)
+        return assemble(fields, meta, warnings=self.status())

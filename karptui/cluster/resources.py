@@ -1,0 +1,115 @@
+"""The kinds karptui reads, where they live in the API, and which Karpenter versions a
+cluster serves.
+
+Built-in kinds are listed through the typed client (CoreV1Api.list_node, ...);
+Karpenter's are custom resources whose versions differ by era (v1alpha5
+Provisioner/Machine, v1beta1 and v1 NodePool/NodeClaim), so they are discovered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kubernetes import client
+from kubernetes.client.rest import ApiException
+
+from .connect import TIMEOUT
+
+
+@dataclass(frozen=True)
+class Resource:
+    group: str          # "" for the core group
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def name(self) -> str:
+        """How notes and tests name it: ``pods``, ``nodepools.karpenter.sh``."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    def lister(self, api: client.ApiClient, namespace: str | None) -> Callable:
+        """The client function that lists (and, with watch=True, watches) this kind."""
+        if (self.group, self.version) in TYPED:
+            cls, base = TYPED[(self.group, self.version)], self.plural_method
+            typed = cls(api)
+            if self.namespaced and namespace:
+                return lambda **kw: getattr(typed, f"list_namespaced_{base}")(namespace, **kw)
+            suffix = "_for_all_namespaces" if self.namespaced else ""
+            return getattr(typed, f"list_{base}{suffix}")
+        custom = client.CustomObjectsApi(api)
+        if self.namespaced and namespace:
+            return lambda **kw: custom.list_namespaced_custom_object(self.group, self.version, namespace,
+                                                                     self.plural, **kw)
+        if self.namespaced:
+            return lambda **kw: custom.list_custom_object_for_all_namespaces(self.group, self.version,
+                                                                            self.plural, **kw)
+        return lambda **kw: custom.list_cluster_custom_object(self.group, self.version, self.plural, **kw)
+
+    @property
+    def plural_method(self) -> str:
+        return SINGULAR.get(self.plural, self.plural.rstrip("s"))
+
+
+TYPED = {("", "v1"): client.CoreV1Api, ("apps", "v1"): client.AppsV1Api, ("policy", "v1"): client.PolicyV1Api,
+         ("storage.k8s.io", "v1"): client.StorageV1Api, ("scheduling.k8s.io", "v1"): client.SchedulingV1Api}
+# the typed client's method names say the kind in snake case
+SINGULAR = {"nodes": "node", "pods": "pod", "events": "event", "namespaces": "namespace",
+            "persistentvolumes": "persistent_volume", "persistentvolumeclaims": "persistent_volume_claim",
+            "deployments": "deployment", "replicasets": "replica_set", "statefulsets": "stateful_set",
+            "daemonsets": "daemon_set", "poddisruptionbudgets": "pod_disruption_budget",
+            "storageclasses": "storage_class", "priorityclasses": "priority_class"}
+
+BUILTIN = (
+    Resource("", "v1", "nodes", "Node", False),
+    Resource("", "v1", "pods", "Pod", True),
+    Resource("", "v1", "events", "Event", True),
+    Resource("", "v1", "namespaces", "Namespace", False),
+    Resource("", "v1", "persistentvolumes", "PersistentVolume", False),
+    Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True),
+    Resource("apps", "v1", "deployments", "Deployment", True),
+    Resource("apps", "v1", "replicasets", "ReplicaSet", True),
+    Resource("apps", "v1", "statefulsets", "StatefulSet", True),
+    Resource("apps", "v1", "daemonsets", "DaemonSet", True),
+    Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
+    Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
+    Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
+)
+
+# Karpenter's kinds, by group; of the versions a cluster serves for a kind, the
+# group's preferred one wins (the API lists it first).
+KARPENTER_GROUPS = ("karpenter.sh", "karpenter.k8s.aws")
+KARPENTER_KINDS = {"NodePool", "Provisioner", "NodeClaim", "Machine", "EC2NodeClass", "AWSNodeTemplate"}
+
+
+def discover(api: client.ApiClient) -> tuple[list[Resource], list[str]]:
+    """Karpenter's kinds this cluster serves, and notes on what could not be found out."""
+    notes: list[str] = []
+    try:
+        groups = client.ApisApi(api).get_api_versions(_request_timeout=TIMEOUT).groups or []
+    except ApiException as exc:
+        return [], [f"API discovery failed ({exc.status} {exc.reason}): Karpenter objects not shown"]
+    found: dict[str, Resource] = {}
+    for group in groups:
+        if group.name not in KARPENTER_GROUPS:
+            continue
+        versions = [v.version for v in group.versions or []]
+        preferred = group.preferred_version.version if group.preferred_version else None
+        for version in sorted(versions, key=lambda v: v != preferred):
+            try:
+                listing = client.CustomObjectsApi(api).get_api_resources(group.name, version, _request_timeout=TIMEOUT)
+            except ApiException as exc:
+                notes.append(f"{group.name}/{version}: discovery failed ({exc.status} {exc.reason})")
+                continue
+            for res in listing.resources or []:
+                if res.kind in KARPENTER_KINDS and "/" not in res.name and res.kind not in found:
+                    found[res.kind] = Resource(group.name, version, res.name, res.kind, bool(res.namespaced))
+    if not any(k in found for k in ("NodePool", "Provisioner")):
+        notes.append("no Karpenter NodePool or Provisioner API is served here (is Karpenter installed?)")
+    return list(found.values()), notes
