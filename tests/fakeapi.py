@@ -88,6 +88,7 @@ _DEFAULT_RESOURCES = [
     ("apps", "v1", "daemonsets", "DaemonSet", True),
     ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
     ("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
+    ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
     ("coordination.k8s.io", "v1", "leases", "Lease", True),
 ]
 
@@ -587,6 +588,11 @@ class FakeAPI:
 
     def _dispatch(self, h: _Handler, path: str, query: dict) -> None:
         segs = [s for s in path.split("/") if s]
+        with self._lock:  # discovery and /version fail on request too (an expired token answers 401 here first)
+            key = next((k for k in (path, path.rstrip("/")) if self._failures.get(k)), None)
+            failure = self._failures[key].pop(0) if key else None
+        if failure is not None:
+            return h.send_status(failure, f"injected failure {failure} for {path}")
         if segs == ["version"]:
             return h.send_json(200, _VERSION)
         if segs == ["api"]:

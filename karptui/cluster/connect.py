@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import urllib3
+import yaml
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 from kubernetes.config.config_exception import ConfigException
@@ -27,6 +28,7 @@ from ..errors import ClusterUnavailable
 # (connect, read) seconds for every ordinary request; watches and log follows set a
 # longer read timeout of their own, never none.
 TIMEOUT = (5, 30)
+POOL = 48
 HINT = "explore a saved cluster instead with `karptui demo` or `karptui open FILE`"
 
 
@@ -79,16 +81,17 @@ def _from_kubeconfig(paths: str, context: str | None) -> tuple[client.ApiClient,
         contexts, current = config.list_kube_config_contexts(config_file=paths)
     except ConfigException as exc:
         raise ConnectError(f"{paths}: {_line(exc)}") from None
-    except (OSError, ValueError) as exc:  # unreadable or not YAML
+    except (OSError, ValueError, yaml.YAMLError) as exc:  # unreadable or not YAML
         raise ConnectError(f"{paths}: cannot read the kubeconfig ({_line(exc)})") from None
     names = [c.get("name", "") for c in contexts or []]
-    name = context or (current or {}).get("name", "")
+    name = context or _first_current_context(paths) or (current or {}).get("name", "")
     if not name:
         raise ConnectError(f"{paths}: no current context; pick one with --context ({', '.join(names) or 'none defined'})")
     if name not in names:
         raise ConnectError(f"{paths}: no context {name!r} (contexts: {', '.join(names) or 'none'})")
     try:
-        api = config.new_client_from_config(config_file=paths, context=name, persist_config=False)
+        api = config.new_client_from_config(config_file=paths, context=name, persist_config=False,
+                                            client_configuration=_configuration())
     except ConfigException as exc:
         raise ConnectError(f"context {name}: {_line(exc)}") from None
     except (OSError, ValueError, TypeError, KeyError) as exc:
@@ -96,8 +99,29 @@ def _from_kubeconfig(paths: str, context: str | None) -> tuple[client.ApiClient,
     return api, name
 
 
-def _in_cluster(paths: str) -> tuple[client.ApiClient, str]:
+def _configuration() -> client.Configuration:
+    """One pooled connection per long-lived watch (about 20 kinds) plus room for ordinary GETs."""
     configuration = client.Configuration()
+    configuration.connection_pool_maxsize = POOL
+    return configuration
+
+
+def _first_current_context(paths: str) -> str:
+    """kubectl's rule with several files: the first file that sets current-context wins
+    (the client's merge lets the last one win)."""
+    for path in _existing(paths):
+        try:
+            with open(Path(path).expanduser(), encoding="utf-8") as handle:
+                doc = yaml.safe_load(handle)
+        except (OSError, ValueError, yaml.YAMLError):
+            continue
+        if isinstance(doc, dict) and isinstance(doc.get("current-context"), str) and doc["current-context"]:
+            return doc["current-context"]
+    return ""
+
+
+def _in_cluster(paths: str) -> tuple[client.ApiClient, str]:
+    configuration = _configuration()
     try:
         config.load_incluster_config(client_configuration=configuration)
     except ConfigException:

@@ -1,0 +1,201 @@
+"""Live mode against a local API server (tests/fakeapi.py) through the real client:
+connection errors, list+watch sync, RBAC gaps, 410s, drops, garbage, only GETs."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from karptui.cluster.connect import ConnectError, connect
+from karptui.cluster.informer import FORBIDDEN, SYNCED
+from karptui.cluster.live import LiveCluster
+from tests.conftest import node_obj, pod_obj
+from tests.fakeapi import FakeAPI
+
+
+def nodepool(name: str) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                            "name": "default"},
+                                           "requirements": []}},
+                     "limits": {"cpu": "100"}}}
+
+
+def eventually(check, timeout: float = 8.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {timeout} s: {check}")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def api():
+    with FakeAPI(bookmark_interval=0.2) as fake:
+        for i in range(5):
+            fake.add(node_obj(f"node-{i}", zone=f"us-east-1{'abc'[i % 3]}"))
+        for i in range(7):
+            fake.add(pod_obj(f"web-{i}", node=f"node-{i % 5}"))
+        fake.add(pod_obj("pending-0"))
+        fake.add(nodepool("default"))
+        yield fake
+
+
+@pytest.fixture
+def kubeconfig(api, tmp_path):
+    return api.kubeconfig(tmp_path / "kubeconfig")
+
+
+@pytest.fixture
+def live(api, kubeconfig):
+    cluster = LiveCluster(connect(kubeconfig), page=2, read_timeout=5).start()
+    yield cluster
+    cluster.stop()
+
+
+def watching(live) -> int:
+    """How many informers hold a watch open (kinds the server does not serve hold none)."""
+    live.wait_synced(10)
+    return sum(1 for i in live.informers if i.state == SYNCED)
+
+
+def only_gets(api) -> None:
+    assert api.requests and {method for method, _, _ in api.requests} == {"GET"}
+
+
+# ---- connecting -----------------------------------------------------------------------------
+
+def test_connect_reads_the_server_version_and_names_the_context(api, kubeconfig):
+    connection = connect(kubeconfig)
+    assert connection.context == "fake" and connection.server == api.url
+    assert connection.version.startswith("v1.")
+
+
+def test_connection_problems_are_one_line(api, kubeconfig, tmp_path):
+    with pytest.raises(ConnectError) as caught:
+        connect(kubeconfig, context="prod")
+    assert "no context 'prod' (contexts: fake)" in str(caught.value) and caught.value.code == 2
+    api.fail_next("/version", status=401)
+    with pytest.raises(ConnectError) as caught:
+        connect(kubeconfig)
+    assert "refused the credentials" in str(caught.value) and caught.value.code == 1
+    broken = tmp_path / "broken"
+    broken.write_text("clusters: [}")
+    with pytest.raises(ConnectError) as caught:
+        connect(str(broken))
+    assert str(caught.value).startswith(f"{broken}: ") and "\n" not in str(caught.value)
+
+
+def test_an_unreachable_server_is_one_line_and_points_at_the_demo(tmp_path):
+    with FakeAPI() as fake:
+        path = fake.kubeconfig(tmp_path / "kubeconfig")
+    with pytest.raises(ConnectError) as caught:  # the server is gone now
+        connect(path)
+    assert "cannot reach the API server" in str(caught.value) and "karptui demo" in str(caught.value)
+    assert caught.value.code == 1
+
+
+def test_several_kubeconfig_files_in_KUBECONFIG_and_a_chosen_context(api, tmp_path, monkeypatch):
+    first = api.kubeconfig(tmp_path / "a", context="staging")
+    second = api.kubeconfig(tmp_path / "b", context="prod")
+    monkeypatch.setenv("KUBECONFIG", f"{first}:{second}")
+    assert connect(context="prod").context == "prod"
+    assert connect().context == "staging"  # the first file's current-context wins, as in kubectl
+
+
+# ---- list + watch ----------------------------------------------------------------------------
+
+def test_initial_sync_lists_in_pages_and_builds_a_snapshot(api, live):
+    assert live.wait_synced(10)
+    snapshot = live.snapshot()
+    assert len(snapshot.nodes) == 5 and len(snapshot.pods) == 8 and len(snapshot.pending_pods) == 1
+    assert [p.name for p in snapshot.nodepools] == ["default"]
+    assert snapshot.meta.context == "fake" and snapshot.meta.kubernetes_version.startswith("v1.")
+    node_lists = [q for _, path, q in api.requests if path == "/api/v1/nodes" and "watch" not in q]
+    assert len(node_lists) == 3 and all(q["limit"] == "2" for q in node_lists)  # 5 nodes, pages of 2
+    only_gets(api)
+
+
+def test_watch_events_reach_the_snapshot(api, live):
+    assert live.wait_synced(10)
+    api.wait_for_streams(watching(live))
+    before = live.version
+    api.add(node_obj("node-new", zone="us-east-1c"))
+    bound = pod_obj("pending-0", node="node-new")
+    bound["status"] = {"phase": "Running"}
+    api.modify(bound)
+    api.delete(pod_obj("web-6", node="node-1"))
+    eventually(lambda: live.version >= before + 3)
+    snapshot = live.snapshot()
+    assert "node-new" in snapshot.node_by_name
+    assert not snapshot.pending_pods and len(snapshot.pods) == 7
+    only_gets(api)
+
+
+def test_a_forbidden_kind_degrades_with_a_note_and_the_rest_works(api, kubeconfig):
+    api.forbid("pods")
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
+    try:
+        assert cluster.wait_synced(10)
+        pods = next(i for i in cluster.informers if i.resource.kind == "Pod")
+        assert pods.state == FORBIDDEN
+        assert any("pods: forbidden" in note for note in cluster.status())
+        assert cluster.unavailable() == {"Pod"}
+        snapshot = cluster.snapshot()
+        assert len(snapshot.nodes) == 5 and not snapshot.pods
+    finally:
+        cluster.stop()
+
+
+def test_a_cluster_without_karpenter_says_so(tmp_path):
+    with FakeAPI(karpenter=False) as fake:
+        fake.add(node_obj("node-0"))
+        cluster = LiveCluster(connect(fake.kubeconfig(tmp_path / "k")), read_timeout=5).start()
+        try:
+            assert cluster.wait_synced(10)
+            assert any("no Karpenter NodePool or Provisioner API" in n for n in cluster.status())
+            assert len(cluster.snapshot().nodes) == 1
+        finally:
+            cluster.stop()
+
+
+def test_410_gone_means_list_again_and_nothing_is_lost(api, live):
+    assert live.wait_synced(10)
+    api.wait_for_streams(watching(live))
+    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    api.drop_watches()
+    api.add(node_obj("node-after-410"))  # while the informer waits to reconnect...
+    api.compact()  # ...its resourceVersion is compacted away: the watch answers 410
+    eventually(lambda: nodes.counts["relists"] >= 1 and "node-after-410" in live.snapshot().node_by_name)
+    assert nodes.state == SYNCED
+
+
+def test_dropped_connections_and_garbage_lines_are_counted_and_survived(api, live):
+    assert live.wait_synced(10)
+    api.wait_for_streams(watching(live))
+    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    api.send_garbage()
+    eventually(lambda: nodes.counts["malformed"] >= 1)
+    api.drop_watches()
+    eventually(lambda: nodes.counts["reconnects"] >= 1)
+    api.wait_for_streams(watching(live))
+    api.add(node_obj("node-after-drop"))
+    eventually(lambda: "node-after-drop" in live.snapshot().node_by_name)
+    assert len(live.snapshot().nodes) == 6
+    only_gets(api)
+
+
+def test_a_malformed_object_is_skipped_not_fatal(api, live):
+    assert live.wait_synced(10)
+    api.wait_for_streams(watching(live))
+    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    bad = node_obj("node-bad")
+    bad["status"]["allocatable"]["cpu"] = "lots"
+    api.add(bad)
+    api.add(node_obj("node-good"))
+    eventually(lambda: "node-good" in live.snapshot().node_by_name)
+    assert nodes.counts["skipped"] == 1 and "node-bad" not in live.snapshot().node_by_name
