@@ -14,6 +14,7 @@ import io
 import os
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +70,6 @@ def connect(kubeconfig: str | None = None, context: str | None = None, namespace
         raise ConnectError(f"no kubeconfig found at {paths} to take context {context!r} from; {HINT}")
     else:
         api, name = _in_cluster(paths)
-    _quiet_refresh(api.configuration)
     connection = Connection(api, name, api.configuration.host, namespace)
     if not check:
         return connection
@@ -100,8 +100,9 @@ def _from_kubeconfig(paths: str, context: str | None) -> tuple[client.ApiClient,
 
 
 def _configuration() -> client.Configuration:
-    """One pooled connection per long-lived watch (about 20 kinds) plus room for ordinary GETs."""
-    configuration = client.Configuration()
+    """Quiet token refreshes; one pooled connection per long-lived watch (about 20 kinds) plus room
+    for ordinary GETs."""
+    configuration = QuietConfiguration()
     configuration.connection_pool_maxsize = POOL
     return configuration
 
@@ -132,18 +133,14 @@ def _in_cluster(paths: str) -> tuple[client.ApiClient, str]:
 _REFRESH = threading.Lock()
 
 
-def _quiet_refresh(configuration: client.Configuration) -> None:
-    """Make a mid-session exec-plugin refresh capture the plugin's stdin/stderr.
+def _quiet(hook: Callable) -> Callable:
+    """``hook`` run with a plain sys.stdout, so the exec plugin is not run "interactively".
 
-    The client runs the plugin "interactively" (inheriting the terminal) when
-    ``sys.stdout.isatty()``; inside Textual, sys.stdout is its capture object,
-    which says yes. For the length of a refresh it is swapped for a plain buffer
-    (Textual draws through its own handle, not sys.stdout).
+    The client runs the plugin interactively (our terminal's stdin; a plugin may
+    prompt) when ``sys.stdout.isatty()``; inside Textual sys.stdout is its capture
+    object, which says yes. Textual draws through its own handle, so swapping
+    sys.stdout for the length of a refresh disturbs nothing.
     """
-    hook = configuration.refresh_api_key_hook
-    if hook is None:
-        return
-
     def refresh(conf: client.Configuration) -> None:
         with _REFRESH:
             saved = sys.stdout
@@ -153,7 +150,24 @@ def _quiet_refresh(configuration: client.Configuration) -> None:
             finally:
                 sys.stdout = saved
 
-    configuration.refresh_api_key_hook = refresh
+    refresh.quiet = True  # type: ignore[attr-defined]
+    return refresh
+
+
+class QuietConfiguration(client.Configuration):
+    """A client Configuration whose token-refresh hook always runs quietly.
+
+    The kubeconfig loader installs a fresh hook after every refresh, so wrapping
+    it once is not enough: every hook assigned is wrapped.
+    """
+
+    @property
+    def refresh_api_key_hook(self) -> Callable | None:
+        return self.__dict__.get("_quiet_hook")
+
+    @refresh_api_key_hook.setter
+    def refresh_api_key_hook(self, hook: Callable | None) -> None:
+        self.__dict__["_quiet_hook"] = _quiet(hook) if hook and not getattr(hook, "quiet", False) else hook
 
 
 def server_version(connection: Connection) -> str:
