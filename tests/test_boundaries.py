@@ -51,3 +51,19 @@ print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"textual", "kubernetes
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_only_the_cluster_package_imports_the_kubernetes_client():
+    """The TUI and the command line reach the live cluster through karptui.cluster, lazily,
+    so opening a snapshot never pays for (or needs) the client."""
+    code = """
+import importlib, pkgutil, sys
+import karptui.cli, karptui.tui
+for pkg in (karptui.cli, karptui.tui):
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        importlib.import_module(info.name)
+print(sorted(m for m in sys.modules if m.split(".")[0] == "kubernetes")[:3])
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -199,3 +199,61 @@ def test_a_malformed_object_is_skipped_not_fatal(api, live):
     api.add(node_obj("node-good"))
     eventually(lambda: "node-good" in live.snapshot().node_by_name)
     assert nodes.counts["skipped"] == 1 and "node-bad" not in live.snapshot().node_by_name
+
+
+# ---- the TUI in live mode ------------------------------------------------------------------
+
+async def test_the_tui_shows_a_new_node_and_a_pod_going_from_pending_to_scheduled(api, live):
+    from karptui.tui.app import KarptuiApp
+    from karptui.tui.screens.main import MainScreen
+    from karptui.tui.widgets import VirtualTable
+
+    assert live.wait_synced(10)
+    app = KarptuiApp(live.snapshot(), live=live, logs_since=0, live_interval=0.1)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        nodes = screen.query_one("#nodes-table", VirtualTable)
+        pending = screen.query_one("#pending-table", VirtualTable)
+        assert "pod:default/pending-0" in pending.keys and "live fake" in app.source_line()
+        api.wait_for_streams(watching(live))
+        api.add(node_obj("node-new", zone="us-east-1c"))
+
+        async def shown(check):
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if check():
+                    return True
+            return False
+
+        assert await shown(lambda: "node:node-new" in nodes.keys)
+        bound = pod_obj("pending-0", node="node-new")
+        bound["status"] = {"phase": "Running"}
+        api.modify(bound)
+        assert await shown(lambda: "pod:default/pending-0" not in pending.keys)
+        assert pending.keys == ["empty"] and "0 pending" in app.source_line()
+        await pilot.press("q")
+    only_gets(api)
+
+
+def test_the_shipped_clusterrole_grants_every_read_and_nothing_more():
+    from pathlib import Path
+
+    import yaml
+
+    import karptui.cluster
+    from karptui.cluster.resources import BUILTIN, KARPENTER_GROUPS
+
+    role = yaml.safe_load((Path(karptui.cluster.__file__).parent / "karptui-readonly.yaml").read_text())
+    granted = {(group, res): set(rule["verbs"]) for rule in role["rules"]
+               for group in rule["apiGroups"] for res in rule["resources"]}
+    assert set().union(*granted.values()) == {"get", "list", "watch"}
+    for resource in BUILTIN:
+        assert granted[(resource.group, resource.plural)] >= {"list", "watch"}, resource.name
+    for plural in ("nodepools", "nodeclaims", "provisioners", "machines"):
+        assert granted[(KARPENTER_GROUPS[0], plural)] >= {"list", "watch"}
+    for plural in ("ec2nodeclasses", "awsnodetemplates"):
+        assert granted[(KARPENTER_GROUPS[1], plural)] >= {"list", "watch"}
+    assert granted[("", "pods/log")] == {"get"} and granted[("coordination.k8s.io", "leases")] == {"get"}
+    assert not any(res in ("secrets", "configmaps") for _, res in granted)
