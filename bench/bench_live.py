@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Live mode on a big cluster: initial sync and steady-state watch, printed.
+
+    python bench/bench_live.py [--nodes 5000] [--pods 50000] [--rate 200] [--seconds 15]
+
+A local API server (tests/fakeapi.py) holding a generated cluster runs in a
+child process (so its CPU and memory are not counted as ours); this process
+connects through the real client with a generated kubeconfig and prints:
+  - initial sync: start until every kind is listed, and the peak RSS after it;
+  - snapshot: the time to assemble one immutable Snapshot from the stores, as the
+    TUI does at most every 2 s;
+  - steady state: the server modifies pods at --rate events/s for --seconds; we
+    print the rate received, how far behind the last event arrived, and the
+    snapshot time under that churn. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+
+def serve(nodes: int, pods: int) -> None:
+    """The child: a fake API server with the generated cluster; commands on stdin."""
+    import gen_cluster
+
+    from tests.fakeapi import FakeAPI
+
+    items = gen_cluster.generate(nodes, pods, seed=1)["items"]
+    api = FakeAPI(history_size=200_000).start()
+    for item in items:
+        try:
+            api.add(item)
+        except KeyError:  # a kind the fake does not serve (RuntimeClass)
+            pass
+    path = api.kubeconfig(Path(tempfile.mkdtemp()) / "kubeconfig")
+    print(f"ready {path}", flush=True)
+    running = [i for i in items if i.get("kind") == "Pod" and (i.get("spec") or {}).get("nodeName")]
+    for line in sys.stdin:
+        words = line.split()
+        if words[:1] == ["churn"]:
+            rate, seconds = float(words[1]), float(words[2])
+            sent, start = 0, time.monotonic()
+            while time.monotonic() - start < seconds:
+                pod = json.loads(json.dumps(running[sent % len(running)]))
+                pod.setdefault("metadata", {}).setdefault("annotations", {})["bench/seq"] = str(sent)
+                api.modify(pod)
+                sent += 1
+                ahead = sent / rate - (time.monotonic() - start)
+                if ahead > 0:
+                    time.sleep(ahead)
+            print(f"sent {sent} {time.monotonic() - start:.2f}", flush=True)
+        elif words[:1] == ["quit"]:
+            break
+    api.stop()
+
+
+def rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=50000)
+    parser.add_argument("--rate", type=float, default=200)
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.nodes, args.pods)
+        return
+    child = subprocess.Popen([sys.executable, __file__, "--serve", "--nodes", str(args.nodes), "--pods",
+                              str(args.pods)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    start = time.perf_counter()
+    ready = child.stdout.readline().split()
+    print(f"server ready with {args.nodes} nodes / {args.pods} pods after {time.perf_counter() - start:.1f} s "
+          "(not ours: generating and storing the cluster)")
+    from karptui.cluster.connect import connect
+    from karptui.cluster.live import LiveCluster
+
+    try:
+        baseline = rss_mib()
+        connection = connect(ready[1])
+        live = LiveCluster(connection)
+        start = time.perf_counter()
+        live.start()
+        synced = live.wait_synced(600)
+        took = time.perf_counter() - start
+        objects = sum(len(i.objects) for i in live.informers)
+        print(f"initial sync           {took:7.1f} s   ({objects} objects{'' if synced else ', NOT complete'}; "
+              f"peak RSS {rss_mib():.0f} MiB, {baseline:.0f} MiB before connecting)")
+        start = time.perf_counter()
+        snapshot = live.snapshot()
+        print(f"snapshot assembly      {(time.perf_counter() - start) * 1000:7.0f} ms ({len(snapshot.nodes)} nodes, "
+              f"{len(snapshot.pods)} pods)")
+
+        received = lambda: sum(i.counts["events"] for i in live.informers)  # noqa: E731
+        before = received()
+        timings: list[float] = []
+        done = threading.Event()
+
+        def snapshots() -> None:  # what the TUI does during churn: a snapshot every 2 s
+            while not done.wait(2.0):
+                t = time.perf_counter()
+                live.snapshot()
+                timings.append(time.perf_counter() - t)
+
+        thread = threading.Thread(target=snapshots, daemon=True)
+        thread.start()
+        child.stdin.write(f"churn {args.rate} {args.seconds}\n")
+        child.stdin.flush()
+        words = child.stdout.readline().split()
+        sent, sent_in = int(words[1]), float(words[2])
+        finished = time.perf_counter()
+        while received() - before < sent and time.perf_counter() - finished < 30:
+            time.sleep(0.01)
+        behind = time.perf_counter() - finished
+        done.set()
+        got = received() - before
+        print(f"steady state           {got}/{sent} events in {sent_in:.1f} s ({sent / sent_in:.0f}/s sent); "
+              f"last one {behind * 1000:.0f} ms after it was sent; snapshot under churn "
+              f"{max(timings, default=0) * 1000:.0f} ms worst of {len(timings)}; peak RSS {rss_mib():.0f} MiB")
+        live.stop()
+    finally:
+        child.stdin.write("quit\n")
+        child.stdin.close()
+        child.wait(30)
+
+
+if __name__ == "__main__":
+    main()
