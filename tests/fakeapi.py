@@ -11,7 +11,8 @@ What it implements:
   Karpenter resources, plus any resource registered with :meth:`FakeAPI.add_resource`:
   collection LIST (cluster, all-namespaces and namespaced paths) and single-object GET.
 * Discovery: ``/api``, ``/api/v1``, ``/apis``, ``/apis/{group}/{version}``, ``/version``.
-* LIST with ``limit``/``continue`` (opaque tokens, expirable), ``labelSelector``
+* LIST with ``limit``/``continue`` (opaque tokens, expirable; continued pages read the
+  first page's picture, as the real server's consistent lists do), ``labelSelector``
   (``k=v``, ``k==v``, ``k!=v``, ``k``, ``!k``) and ``fieldSelector`` (``a.b.c=v`` or
   ``!=`` on any dotted path). Like the real server, items of built-in kinds come
   without ``apiVersion``/``kind``; custom resources keep theirs.
@@ -25,8 +26,7 @@ What it implements:
 
 What it does not do: TLS, authentication checks (tokens are only recorded),
 writes through HTTP, server-side apply, protobuf or Table output, set-based
-selectors, consistent snapshots for paginated lists (continued pages read the
-current state), ``resourceVersion`` on LIST (always the latest state),
+selectors, ``resourceVersion`` on LIST (always the latest state),
 ``resourceVersionMatch``/``sendInitialEvents``, and the "object stopped matching
 the selector" DELETED events a real watch sends.
 """
@@ -297,6 +297,7 @@ class FakeAPI:
         self._forbidden: set[str] = set()
         self._slow: dict[str, float] = {}
         self._failures: dict[str, list[int]] = {}
+        self._listings: dict[str, tuple[list, str]] = {}  # continue token -> the first page's picture
         self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
@@ -720,15 +721,28 @@ class FakeAPI:
                                           "consistent list result. You can start a new list without "
                                           "the continue parameter.")
         limit = int(query.get("limit") or 0)
+        listing = token.get("listing") if query.get("continue") else None
         with self._lock:
-            matching = [o for o in self._objects[res.path].values() if want(o)]
-            rv = str(self._rv)
+            # A continued list reads the same consistent picture as its first page, as the
+            # real server's does (and the next page costs a slice, not a scan).
+            kept = self._listings.get(listing) if listing else None
+            if kept is None:
+                matching = [o for o in self._objects[res.path].values() if want(o)]
+                rv = str(self._rv)
+            else:
+                matching, rv = kept
             generation = self._token_generation
         page = matching[offset:offset + limit] if limit > 0 else matching[offset:]
         meta = {"resourceVersion": rv}
         remaining = len(matching) - offset - len(page)
         if limit > 0 and remaining > 0:
-            token = {"offset": offset + len(page), "rv": rv, "generation": generation}
+            if listing is None or kept is None:
+                listing = uuid.uuid4().hex
+                with self._lock:
+                    self._listings[listing] = (matching, rv)
+                    while len(self._listings) > 64:
+                        self._listings.pop(next(iter(self._listings)))
+            token = {"offset": offset + len(page), "rv": rv, "generation": generation, "listing": listing}
             meta["continue"] = base64.urlsafe_b64encode(json.dumps(token).encode()).decode()
             meta["remainingItemCount"] = remaining
         if res.builtin:  # the real server leaves apiVersion/kind off items of typed lists

@@ -257,3 +257,41 @@ def test_the_shipped_clusterrole_grants_every_read_and_nothing_more():
         assert granted[(KARPENTER_GROUPS[1], plural)] >= {"list", "watch"}
     assert granted[("", "pods/log")] == {"get"} and granted[("coordination.k8s.io", "leases")] == {"get"}
     assert not any(res in ("secrets", "configmaps") for _, res in granted)
+
+
+def test_a_slow_server_times_out_is_retried_and_recovers(api, kubeconfig):
+    api.slow("nodes", 3)
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=1).start()
+    try:
+        nodes = next(i for i in cluster.informers if i.resource.kind == "Node")
+        eventually(lambda: nodes.counts["reconnects"] >= 1)
+        assert "retrying" in nodes.note and any("nodes:" in n for n in cluster.status())
+        api.clear_faults()
+        eventually(lambda: nodes.state == SYNCED, timeout=15)
+        assert len(cluster.snapshot().nodes) == 5 and nodes.note == ""
+    finally:
+        cluster.stop()
+
+
+def test_resync_lists_afresh_now_and_then(api, kubeconfig):
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=5, watch_seconds=1, resync=0.5).start()
+    try:
+        nodes = next(i for i in cluster.informers if i.resource.kind == "Node")
+        eventually(lambda: nodes.counts["resyncs"] >= 1)
+        assert len(cluster.snapshot().nodes) == 5
+    finally:
+        cluster.stop()
+
+
+def test_namespace_limits_pods_but_not_nodes(api, kubeconfig):
+    api.add(pod_obj("other-0", namespace="team-a", node="node-0"))
+    cluster = LiveCluster(connect(kubeconfig, namespace="team-a"), read_timeout=5).start()
+    try:
+        assert cluster.wait_synced(10)
+        snapshot = cluster.snapshot()
+        assert [p.key for p in snapshot.pods] == ["team-a/other-0"] and len(snapshot.nodes) == 5
+        assert any("only from team-a" in n for n in cluster.status())
+        pod_paths = {path for _, path, _ in api.requests if path.endswith("/pods")}
+        assert pod_paths == {"/api/v1/namespaces/team-a/pods"}
+    finally:
+        cluster.stop()

@@ -34,6 +34,7 @@ WATCH_SECONDS = 240            # the server ends each watch after this; we start
 READ_TIMEOUT = 90              # no byte (event or bookmark) for this long: reconnect
 CONNECT_TIMEOUT = 5
 MAX_BACKOFF = 30.0
+RESYNC = 30 * 60               # list afresh this often anyway: a safety net under missed events
 
 SYNCING, SYNCED, FORBIDDEN, ABSENT, FAILING = "syncing", "synced", "forbidden", "absent", "failing"
 
@@ -46,11 +47,14 @@ class Informer:
     """Model objects of one kind by (namespace, name), kept by a daemon thread."""
 
     def __init__(self, resource: Resource, lister: Callable[..., Any], on_change: Callable[[], None],
-                 page: int = PAGE, watch_seconds: int = WATCH_SECONDS, read_timeout: float = READ_TIMEOUT) -> None:
+                 page: int = PAGE, watch_seconds: int = WATCH_SECONDS, read_timeout: float = READ_TIMEOUT,
+                 resync: float = RESYNC) -> None:
         self.resource = resource
         self.lister = lister
         self.on_change = on_change
         self.page, self.watch_seconds, self.read_timeout = page, watch_seconds, read_timeout
+        self.resync = resync
+        self._listed_at = 0.0
         self.objects: dict[tuple[str, str], Any] = {}
         self.lock = threading.Lock()
         self.state = SYNCING
@@ -88,7 +92,9 @@ class Informer:
         backoff = 1.0
         while not self._stop.is_set():
             try:
-                if self.resource_version is None:
+                if self.resource_version is None or time.monotonic() - self._listed_at > self.resync:
+                    if self.resource_version is not None:
+                        self.counts["resyncs"] += 1
                     self._list()
                 self._watch()
                 backoff = 1.0
@@ -143,6 +149,7 @@ class Informer:
                 break
         with self.lock:
             self.objects = objects
+        self._listed_at = time.monotonic()
         self.resource_version = metadata.get("resourceVersion") or "0"
         self.state, self.note = SYNCED, ""
         self.synced.set()
