@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 
 import pytest
 

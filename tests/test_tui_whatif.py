@@ -19,7 +19,6 @@ from karptui.catalog import catalog_from_snapshot_region
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.screens import whatif as whatif_screen
 from karptui.tui.screens.whatif import WhatIfScreen
-from karptui.whatif import apply_whatif
 from karptui.views import whatif_form as wf
 from karptui.whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_whatif, load_whatif
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .fields import as_int, as_map, as_str
+from .fields import as_int, as_map
 from .meta import KubeObject, meta_fields
 from .pod import Pod, build_pod
 from .selectors import LabelSelector, parse_label_selector

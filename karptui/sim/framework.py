@@ -33,7 +33,6 @@ from .plugins import (
     volume_binding,
     volume_zone,
 )
-from .state import ClusterState
 from .status import Code
 
 PRE_FILTERS = (volume_binding,)

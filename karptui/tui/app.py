@@ -19,12 +19,10 @@ from textual.binding import Binding
 from textual.message import Message
 
 from ..catalog import catalog_from_snapshot_region
-from ..catalog.pricing import node_price
 from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
-from ..views.info import snapshot_info
-from ..views.nodes import node_rows
+from ..views.overview import Overview, overview
 from ..views.pending import pending_rows
 from .screens.detail import DetailScreen
 from .screens.help import HelpScreen
@@ -43,9 +41,10 @@ class SimulationFinished(Message):
 class SnapshotUpdated(Message):
     """The live cluster changed: a new immutable snapshot to show and simulate."""
 
-    def __init__(self, snapshot: Snapshot) -> None:
+    def __init__(self, snapshot: Snapshot, built: Overview) -> None:
         super().__init__()
         self.snapshot = snapshot
+        self.overview = built
 
 
 def _wait_cancelled(worker) -> None:
@@ -91,15 +90,13 @@ class KarptuiApp(App):
         self.simulate_on_start = simulate_on_start
         self.theme_names: list[str] = []
 
-    def use_snapshot(self, snapshot: Snapshot) -> None:
-        """Everything derived from one snapshot, built once; sorting, filtering and redraws only regroup."""
-        self.snapshot = snapshot
-        self.now = self.fixed_now or snapshot.meta.captured_at or datetime.now(timezone.utc)
-        self.prices = {n.name: node_price(n, self.catalog) for n in snapshot.nodes}
-        self.node_rows = node_rows(snapshot, self.prices)
-        self.pending = pending_rows(snapshot, self.events)
-        self.pod_by_key = {p.key: p for p in snapshot.pods}
-        self.totals = self._totals()
+    def use_snapshot(self, snapshot: Snapshot, built: Overview | None = None) -> None:
+        """Show ``snapshot``; ``built`` is its overview when a worker made it already."""
+        now = self.fixed_now or snapshot.meta.captured_at or datetime.now(timezone.utc)
+        self.overview = built or overview(snapshot, self.catalog, self.events, now, live=self.live is not None)
+        self.snapshot, self.now = snapshot, self.overview.now
+        self.pending, self.pod_by_key, self.totals = self.overview.pending, self.overview.pod_by_key, \
+            self.overview.totals
 
     # ---- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -136,10 +133,13 @@ class KarptuiApp(App):
             version = self.live.version
             if version != seen:
                 seen = version
-                self.post_message(SnapshotUpdated(self.live.snapshot()))
+                snapshot = self.live.snapshot()
+                now = snapshot.meta.captured_at or datetime.now(timezone.utc)
+                built = overview(snapshot, self.catalog, list(self.events), now, live=True, format_cells=True)
+                self.post_message(SnapshotUpdated(snapshot, built))
 
     def on_snapshot_updated(self, message: SnapshotUpdated) -> None:
-        self.use_snapshot(message.snapshot)
+        self.use_snapshot(message.snapshot, message.overview)
         main = self._main_screen()
         if main is not None:
             main.refresh_all()
@@ -212,20 +212,6 @@ class KarptuiApp(App):
             main.refresh_header()
 
     # ---- what the screens show -------------------------------------------------------------
-    def _totals(self) -> str:
-        """The header's fixed part: source, capture time, counts and cost (the snapshot never changes)."""
-        info = snapshot_info(self.snapshot)
-        where = info["name"] or info["source"] or "snapshot"
-        when = f" captured {info['captured_at']}" if info["captured_at"] else ""
-        if self.live is not None:
-            where = f"live {self.snapshot.meta.context}"
-            when = f" updated {self.now.astimezone().strftime('%H:%M:%S')}"
-        priced = [p for p in self.prices.values() if p is not None]
-        unpriced = len(self.prices) - len(priced)
-        cost = f"${sum(priced):.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
-        return (f"{where}{when} · {info['nodes']} nodes · {info['pods']} pods · {info['pending']} pending · "
-                f"{info['nodepools']} nodepools · {cost}")
-
     def source_line(self) -> str:
         logs = f" · {len(self.events)} Karpenter log events" if self.events else ""
         sim = ""

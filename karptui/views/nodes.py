@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..model import Node, Snapshot
+from ..model.quantity import human_bytes
 from ..model.resources import CPU, MEMORY, PODS
 from ..model.snapshot import NO_ZONE
+from .format import age, bar, cpu, money
 
 
 @dataclass(frozen=True)
@@ -126,3 +128,27 @@ def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "") 
         )
         for zone, rows in sorted(by_zone.items())
     ]
+
+
+# ---- the pane's cells ----------------------------------------------------------------------
+
+def usage(requested: int, allocatable: int, fmt) -> str:
+    """``████░░░░  52% 2040m/3920m``: a gauge, the percentage, and the amounts."""
+    pct = round(100 * requested / allocatable) if allocatable else 0
+    return f"{bar(requested, allocatable, 8)} {pct:>3}% {fmt(requested)}/{fmt(allocatable)}"
+
+
+def node_cells(row: NodeRow, now: datetime) -> tuple[str, ...]:
+    """A node's row as the table shows it: formatted once per snapshot, regrouped on sort and filter."""
+    flags = ("" if row.ready else " NotReady") + (" Cordoned" if row.unschedulable else "")
+    return (f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
+            usage(row.cpu_requested, row.cpu_allocatable, cpu),
+            usage(row.memory_requested, row.memory_allocatable, human_bytes),
+            f"{row.pods}/{row.max_pods}", age(row.created, now), money(row.price))
+
+
+def zone_cells(group: ZoneGroup) -> tuple[str, ...]:
+    split = ", ".join(f"{n} {k}" for k, n in group.capacity_types.items())
+    return (f"▼ {group.zone}  {len(group.nodes)} nodes ({split})", "", "", "",
+            usage(group.cpu_requested, group.cpu_allocatable, cpu),
+            usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "", money(group.price))

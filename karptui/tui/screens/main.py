@@ -11,8 +11,8 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from ...model.quantity import human_bytes
 from ...views.activity import activity_rows
-from ...views.format import age, bar, cpu, money
-from ...views.nodes import SORTS, zone_groups
+from ...views.format import age, cpu
+from ...views.nodes import SORTS, zone_cells, zone_groups
 from ...views.pending import simulated_cell
 from ..keybar import KeyBar
 from ..widgets import VirtualTable
@@ -47,8 +47,6 @@ class MainScreen(Screen):
         super().__init__()
         self.sort = "name"
         self.filters = {pane: "" for pane in PANES}
-        self._node_text: dict[str, tuple[str, ...]] = {}  # node name -> its cells, for app.node_rows
-        self._node_text_of: object = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="source")
@@ -92,37 +90,20 @@ class MainScreen(Screen):
         self.fill_activity()
 
     def fill_nodes(self) -> None:
-        if self._node_text_of is not self.app.node_rows:  # a new snapshot: format afresh
-            self._node_text, self._node_text_of = {}, self.app.node_rows
+        overview = self.app.overview
         rows, keys = [], []
-        groups = zone_groups(self.app.node_rows, self.sort, self.filters["nodes"])
+        groups = zone_groups(overview.node_rows, self.sort, self.filters["nodes"])
         for group in groups:
-            split = ", ".join(f"{n} {k}" for k, n in group.capacity_types.items())
-            rows.append((
-                f"▼ {group.zone}  {len(group.nodes)} nodes ({split})", "", "", "",
-                _usage(group.cpu_requested, group.cpu_allocatable, cpu),
-                _usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "", money(group.price)))
+            rows.append(zone_cells(group))
             keys.append(f"zone:{group.zone}")
             for row in group.nodes:
-                rows.append(self._node_cells(row))
+                rows.append(overview.cells(row))
                 keys.append(f"node:{row.name}")
         if not groups:
             rows.append(("(no nodes match)" if self.filters["nodes"] else
                          f"({self.app.missing('Node') or 'the snapshot has no nodes'})",))
             keys.append("empty")
         self.query_one("#nodes-table", VirtualTable).set_rows(rows, keys)
-
-    def _node_cells(self, row) -> tuple[str, ...]:
-        """A node's cells, formatted once: a re-sort or a filter only regroups them."""
-        found = self._node_text.get(row.name)
-        if found is None:
-            flags = ("" if row.ready else " NotReady") + (" Cordoned" if row.unschedulable else "")
-            found = self._node_text[row.name] = (
-                f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
-                _usage(row.cpu_requested, row.cpu_allocatable, cpu),
-                _usage(row.memory_requested, row.memory_allocatable, human_bytes),
-                f"{row.pods}/{row.max_pods}", age(row.created, self.app.now), money(row.price))
-        return found
 
     def fill_pending(self) -> None:
         attempts = self.app.attempts
@@ -248,8 +229,3 @@ class MainScreen(Screen):
 
 def _activity_cells(rows) -> tuple[list[tuple[str, ...]], list[str]]:
     return ([(str(r.line), r.time, r.level, r.kind, r.summary) for r in rows], [f"line:{r.line}" for r in rows])
-
-
-def _usage(requested: int, allocatable: int, fmt) -> str:
-    pct = round(100 * requested / allocatable) if allocatable else 0
-    return f"{bar(requested, allocatable, 8)} {pct:>3}% {fmt(requested)}/{fmt(allocatable)}"

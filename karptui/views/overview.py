@@ -1,0 +1,63 @@
+"""What the TUI shows of one snapshot, derived once per snapshot.
+
+Sorting, filtering and redraws only regroup what is here. In live mode a new
+snapshot's overview is built in a worker thread, node cells formatted and all,
+so the screen only swaps it in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..catalog.pricing import node_price
+from ..model import Pod, Snapshot
+from .info import snapshot_info
+from .nodes import NodeRow, node_cells, node_rows
+from .pending import PendingRow, pending_rows
+
+
+@dataclass(frozen=True, eq=False)
+class Overview:
+    snapshot: Snapshot
+    now: datetime
+    prices: dict[str, float | None]
+    node_rows: list[NodeRow]
+    pending: list[PendingRow]
+    pod_by_key: dict[str, Pod]
+    totals: str
+    _cells: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def cells(self, row: NodeRow) -> tuple[str, ...]:
+        """The node's table cells, formatted on first use."""
+        found = self._cells.get(row.name)
+        if found is None:
+            found = self._cells[row.name] = node_cells(row, self.now)
+        return found
+
+
+def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime, live: bool = False,
+             format_cells: bool = False) -> Overview:
+    prices = {n.name: node_price(n, catalog) for n in snapshot.nodes}
+    rows = node_rows(snapshot, prices)
+    built = Overview(snapshot, now, prices, rows, pending_rows(snapshot, events), {p.key: p for p in snapshot.pods},
+                     header_totals(snapshot, prices, now, live))
+    if format_cells:
+        for row in rows:
+            built.cells(row)
+    return built
+
+
+def header_totals(snapshot: Snapshot, prices: dict[str, float | None], now: datetime, live: bool = False) -> str:
+    """The header's fixed part: where from, when, counts and cost."""
+    info = snapshot_info(snapshot)
+    where = info["name"] or info["source"] or "snapshot"
+    when = f" captured {info['captured_at']}" if info["captured_at"] else ""
+    if live:
+        where, when = f"live {snapshot.meta.context}", f" updated {now.astimezone().strftime('%H:%M:%S')}"
+    priced = [p for p in prices.values() if p is not None]
+    unpriced = len(prices) - len(priced)
+    cost = f"${sum(priced):.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
+    return (f"{where}{when} · {info['nodes']} nodes · {info['pods']} pods · {info['pending']} pending · "
+            f"{info['nodepools']} nodepools · {cost}")
