@@ -49,7 +49,7 @@ def test_the_leaders_log_is_followed_and_a_lease_move_switches_pods(api, tmp_pat
     api.append_log(NS, "karpenter-b", "controller", V1_LINE % (0, 0))
     got: list[str] = []
     notes: list[str] = []
-    follower = KarpenterLogs(connect(api.kubeconfig(tmp_path / "k")), got.extend, since_seconds=600,
+    follower = KarpenterLogs(connect(api.kubeconfig(tmp_path / "k")), got.extend, since_seconds=600.0,
                              on_note=notes.append, lease_poll=0.2, read_timeout=5)
     thread = threading.Thread(target=follower.run, daemon=True)
     thread.start()
@@ -72,6 +72,7 @@ def test_the_leaders_log_is_followed_and_a_lease_move_switches_pods(api, tmp_pat
     assert not thread.is_alive()
     logs = [q for _, path, q in api.requests if path.endswith("/log")]
     assert logs and all(q.get("container") == "controller" and q.get("follow") in ("true", "True") for q in logs)
+    assert logs[0]["sinceSeconds"] == "600"  # --logs-since 10m, in the whole seconds the API takes
     only_gets(api)
 
 
@@ -146,3 +147,15 @@ def test_a_token_refresh_mid_session_never_runs_the_plugin_interactively(api, tm
     after = runs.read_text().split()
     assert len(after) == len(before) + 1 and after[-1] == "interactive=False"
     assert api.request_headers[-1].get("authorization") == f"Bearer token-{len(after)}"
+
+
+def test_the_lease_is_looked_up_where_each_set_of_controller_pods_runs(api, tmp_path):
+    """An old install left labelled pods in another namespace: the lease, not the first pod, decides."""
+    from karptui.cluster.karpenter_logs import karpenter_pods, leader
+
+    old = karpenter_pod("karpenter-old")
+    old["metadata"]["namespace"] = "aaa-old-install"
+    old["metadata"]["creationTimestamp"] = "2030-01-01T00:00:00Z"  # newest: the fallback would pick it
+    api.add(old)
+    connection = connect(api.kubeconfig(tmp_path / "k"))
+    assert leader(connection.api, karpenter_pods(connection.api))["metadata"]["name"] == "karpenter-b"

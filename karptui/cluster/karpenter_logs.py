@@ -37,21 +37,23 @@ def karpenter_pods(api: client.ApiClient) -> list[dict]:
 
 
 def leader(api: client.ApiClient, pods: list[dict]) -> dict | None:
-    """The pod holding the leader lease; with no readable lease, the newest running pod."""
+    """The pod holding the leader lease (looked up in each namespace the pods run in);
+    with no readable lease, the newest running pod."""
     running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"] or pods
     if not running:
         return None
-    namespace = running[0]["metadata"].get("namespace", "")
-    try:
-        response = client.CoordinationV1Api(api).read_namespaced_lease(
-            LEASE, namespace, _preload_content=False, _request_timeout=TIMEOUT)
-        holder = (json.loads(response.data).get("spec") or {}).get("holderIdentity") or ""
-    except ApiException:
-        holder = ""
-    for pod in running:
-        name = pod["metadata"].get("name", "")
-        if holder and (holder == name or holder.startswith(name + "_")):
-            return pod
+    for namespace in dict.fromkeys(p["metadata"].get("namespace", "") for p in running):
+        try:
+            response = client.CoordinationV1Api(api).read_namespaced_lease(
+                LEASE, namespace, _preload_content=False, _request_timeout=TIMEOUT)
+            holder = (json.loads(response.data).get("spec") or {}).get("holderIdentity") or ""
+        except ApiException:
+            continue
+        for pod in running:
+            meta = pod["metadata"]
+            if meta.get("namespace") == namespace and holder and \
+                    (holder == meta.get("name") or holder.startswith(f"{meta.get('name')}_")):
+                return pod
     return max(running, key=lambda p: p["metadata"].get("creationTimestamp", ""))
 
 
@@ -82,7 +84,8 @@ class KarpenterLogs:
                  since_seconds: int | None = 600, on_note: Callable[[str], None] = lambda note: None,
                  lease_poll: float = LEASE_POLL, read_timeout: float = FOLLOW_READ_TIMEOUT) -> None:
         self.api = connection.api
-        self.on_lines, self.on_note = on_lines, on_note
+        self.on_lines, self._on_note = on_lines, on_note
+        self.note = ""
         self.since_seconds = since_seconds
         self.lease_poll, self.read_timeout = lease_poll, read_timeout
         self.following = ""          # namespace/name of the pod being followed
@@ -91,6 +94,12 @@ class KarpenterLogs:
         self._response = None
         self._last_line_at: float | None = None
         self._recent: deque[str] = deque(maxlen=20)  # to drop the lines a reconnect repeats
+
+    def on_note(self, note: str) -> None:
+        """Say it once: a retry loop repeating the same trouble is not news."""
+        if note != self.note:
+            self.note = note
+            self._on_note(note)
 
     def stop(self) -> None:
         self._stop.set()
@@ -116,6 +125,7 @@ class KarpenterLogs:
                     continue
                 self._follow(pod)
                 backoff = 1.0
+                self.note = ""
             except ApiException as exc:
                 if exc.status == 403:
                     self.on_note("Karpenter logs: forbidden (RBAC: pods/log or leases)")
@@ -141,9 +151,9 @@ class KarpenterLogs:
             self.following = where
         kwargs = {"container": container_of(pod), "follow": True, "_preload_content": False,
                   "_request_timeout": (TIMEOUT[0], self.read_timeout)}
-        since = self.since_seconds if self._last_line_at is None else int(time.time() - self._last_line_at) + 2
+        since = self.since_seconds if self._last_line_at is None else time.time() - self._last_line_at + 2
         if since:
-            kwargs["since_seconds"] = max(1, since)
+            kwargs["since_seconds"] = max(1, int(since))  # the API takes whole seconds only
         response = client.CoreV1Api(self.api).read_namespaced_pod_log(name, namespace, **kwargs)
         self._response = response
         watchdog = threading.Thread(target=self._watch_lease, args=(name, response), daemon=True)
