@@ -295,3 +295,14 @@ def test_namespace_limits_pods_but_not_nodes(api, kubeconfig):
         assert pod_paths == {"/api/v1/namespaces/team-a/pods"}
     finally:
         cluster.stop()
+
+
+def test_bookmarks_move_the_resource_version_on_and_bad_input_shows_in_the_status(api, live):
+    assert live.wait_synced(10)
+    api.wait_for_streams(watching(live))
+    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    api.add(pod_obj("elsewhere-0"))  # a change to another kind: only a bookmark tells the node watch
+    api.bookmark_now()
+    eventually(lambda: nodes.resource_version == api.resource_version)
+    api.send_garbage()
+    eventually(lambda: any("malformed" in note for note in live.status()))

@@ -59,6 +59,9 @@ class LiveCluster:
         for informer in self.informers:
             if informer.note:
                 notes.append(informer.note)
+            bad = informer.counts["malformed"] + informer.counts["skipped"]
+            if bad:
+                notes.append(f"{informer.resource.name}: {bad} malformed event(s) or object(s) skipped")
         return notes
 
     def unavailable(self) -> set[str]:
