@@ -63,6 +63,12 @@ def watching(live) -> int:
     return sum(1 for i in live.informers if i.state == SYNCED)
 
 
+def watched_nodes(api, live):
+    """The Node informer, once everything is listed and every watch is open on the server."""
+    api.wait_for_streams(watching(live))
+    return next(i for i in live.informers if i.resource.kind == "Node")
+
+
 def only_gets(api) -> None:
     assert api.requests and {method for method, _, _ in api.requests} == {"GET"}
 
@@ -164,9 +170,7 @@ def test_a_cluster_without_karpenter_says_so(tmp_path):
 
 
 def test_410_gone_means_list_again_and_nothing_is_lost(api, live):
-    assert live.wait_synced(10)
-    api.wait_for_streams(watching(live))
-    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    nodes = watched_nodes(api, live)
     api.drop_watches()
     api.add(node_obj("node-after-410"))  # while the informer waits to reconnect...
     api.compact()  # ...its resourceVersion is compacted away: the watch answers 410
@@ -175,9 +179,7 @@ def test_410_gone_means_list_again_and_nothing_is_lost(api, live):
 
 
 def test_dropped_connections_and_garbage_lines_are_counted_and_survived(api, live):
-    assert live.wait_synced(10)
-    api.wait_for_streams(watching(live))
-    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    nodes = watched_nodes(api, live)
     api.send_garbage()
     eventually(lambda: nodes.counts["malformed"] >= 1)
     api.drop_watches()
@@ -190,9 +192,7 @@ def test_dropped_connections_and_garbage_lines_are_counted_and_survived(api, liv
 
 
 def test_a_malformed_object_is_skipped_not_fatal(api, live):
-    assert live.wait_synced(10)
-    api.wait_for_streams(watching(live))
-    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    nodes = watched_nodes(api, live)
     bad = node_obj("node-bad")
     bad["status"]["allocatable"]["cpu"] = "lots"
     api.add(bad)
@@ -298,9 +298,7 @@ def test_namespace_limits_pods_but_not_nodes(api, kubeconfig):
 
 
 def test_bookmarks_move_the_resource_version_on_and_bad_input_shows_in_the_status(api, live):
-    assert live.wait_synced(10)
-    api.wait_for_streams(watching(live))
-    nodes = next(i for i in live.informers if i.resource.kind == "Node")
+    nodes = watched_nodes(api, live)
     api.add(pod_obj("elsewhere-0"))  # a change to another kind: only a bookmark tells the node watch
     api.bookmark_now()
     eventually(lambda: nodes.resource_version == api.resource_version)
