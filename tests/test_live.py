@@ -233,6 +233,13 @@ async def test_the_tui_shows_a_new_node_and_a_pod_going_from_pending_to_schedule
         api.modify(bound)
         assert await shown(lambda: "pod:default/pending-0" not in pending.keys)
         assert pending.keys == ["empty"] and "0 pending" in app.source_line()
+        assert await shown(lambda: app.result is not None and app.result.pending == 0)
+        result, snapshot = app.result, app.snapshot
+        relabelled = pod_obj("web-0", node="node-0", labels={"team": "checkout"})
+        api.modify(relabelled)  # nothing the scheduler looks at: no new simulation
+        assert await shown(lambda: app.snapshot is not snapshot)
+        await pilot.pause(0.3)
+        assert app.result is result
         await pilot.press("q")
     only_gets(api)
 

@@ -33,9 +33,10 @@ LIVE_INTERVAL = 2.0      # seconds between live snapshots at most: watch bursts 
 
 
 class SimulationFinished(Message):
-    def __init__(self, result) -> None:
+    def __init__(self, result, key: tuple = ()) -> None:
         super().__init__()
         self.result = result
+        self.key = key  # the scheduling key of the overview it simulated
 
 
 class SnapshotUpdated(Message):
@@ -82,6 +83,7 @@ class KarptuiApp(App):
         self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
                        if snapshot.meta.logs_text else [])
         self.use_snapshot(snapshot)
+        self.simulated_key: tuple | None = None
         self.follow_logs = follow_logs
         self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
@@ -143,7 +145,7 @@ class KarptuiApp(App):
         main = self._main_screen()
         if main is not None:
             main.refresh_all()
-        if self.simulate_on_start:
+        if self.simulate_on_start and message.overview.scheduling_key != self.simulated_key:
             self.run_simulation()
 
     @work(thread=True, exclusive=True, group="karpenter-logs", exit_on_error=False)
@@ -198,12 +200,14 @@ class KarptuiApp(App):
     def run_simulation(self) -> None:
         from ..sim import simulate
 
-        explain = len(self.snapshot.nodes) * max(1, len(self.snapshot.pending_pods)) <= EXPLAIN_LIMIT
-        self.post_message(SimulationFinished(simulate(self.snapshot, explain=explain, catalog=self.catalog)))
+        snapshot, self.simulated_key = self.snapshot, self.overview.scheduling_key
+        explain = len(snapshot.nodes) * max(1, len(snapshot.pending_pods)) <= EXPLAIN_LIMIT
+        self.post_message(SimulationFinished(simulate(snapshot, explain=explain, catalog=self.catalog),
+                                             self.simulated_key))
 
     def on_simulation_finished(self, message: SimulationFinished) -> None:
-        if message.result.snapshot is not self.snapshot:
-            return  # a live update came in meanwhile; its own run is on the way
+        if message.key != self.overview.scheduling_key:
+            return  # a live update changed what it depends on; that run is on the way
         self.result = message.result
         self.attempts = {a.pod.key: a for a in message.result.attempts}
         main = self._main_screen()

@@ -29,6 +29,14 @@ class Overview:
     totals: str
     _cells: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
+    @property
+    def scheduling_key(self) -> tuple:
+        """What a simulation's answer depends on, roughly: the pending pods and each node's load.
+        A live update that leaves it alone (a label, a status line) needs no new simulation."""
+        return (tuple(sorted(r.key for r in self.pending)),
+                tuple((r.name, r.pods, r.cpu_requested, r.memory_requested, r.unschedulable, r.ready)
+                      for r in self.node_rows))
+
     def cells(self, row: NodeRow) -> tuple[str, ...]:
         """The node's table cells, formatted on first use."""
         found = self._cells.get(row.name)
