@@ -159,3 +159,34 @@ def test_the_lease_is_looked_up_where_each_set_of_controller_pods_runs(api, tmp_
     api.add(old)
     connection = connect(api.kubeconfig(tmp_path / "k"))
     assert leader(connection.api, karpenter_pods(connection.api))["metadata"]["name"] == "karpenter-b"
+
+
+async def test_the_activity_pane_shows_the_leaders_log_as_it_is_written(api, tmp_path):
+    from karptui.cluster.live import LiveCluster
+    from karptui.tui.app import KarptuiApp
+    from karptui.tui.widgets import VirtualTable
+
+    api.append_log(NS, "karpenter-b", "controller", V1_LINE % (0, 0))
+    live = LiveCluster(connect(api.kubeconfig(tmp_path / "k")), read_timeout=5).start()
+    try:
+        assert live.wait_synced(10)
+        app = KarptuiApp(live.snapshot(), live=live, logs_since=600.0, live_interval=0.1)
+        async with app.run_test(size=(160, 45)) as pilot:
+            table = app.screen.query_one("#activity-table", VirtualTable)
+
+            async def rows(count):
+                for _ in range(100):
+                    await pilot.pause(0.05)
+                    if len([k for k in table.keys if k.startswith("line:")]) >= count:
+                        return True
+                return False
+
+            assert await rows(1)
+            for i in range(1, 4):
+                api.append_log(NS, "karpenter-b", "controller", V1_LINE % (i, i))
+            assert await rows(4)
+            assert "default/web-3" in " ".join(table.row(table.keys[-1]))
+            assert "4 Karpenter log events" in app.source_line()
+            await pilot.press("q")
+    finally:
+        live.stop()

@@ -84,6 +84,9 @@ class KarptuiApp(App):
                        if snapshot.meta.logs_text else [])
         self.use_snapshot(snapshot)
         self.simulated_key: tuple | None = None
+        self._log_lock = threading.Lock()   # live log events wait here for the screen
+        self._log_backlog: list[dict] = []
+        self._log_wake_pending = False
         self.follow_logs = follow_logs
         self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
@@ -150,7 +153,7 @@ class KarptuiApp(App):
 
     @work(thread=True, exclusive=True, group="karpenter-logs", exit_on_error=False)
     def follow_karpenter(self) -> None:
-        """The leader controller's log into the parser; lines arriving together become one message."""
+        """The leader controller's log into the parser and the Activity pane, until the app ends."""
         from textual.worker import get_current_worker
 
         from ..cluster.karpenter_logs import KarpenterLogs
@@ -163,9 +166,17 @@ class KarptuiApp(App):
         follower.run()
 
     def _log_lines(self, lines: list[str]) -> None:
+        """From the follower's thread: parse, and wake the screen once for however many
+        events pile up before it gets round to them."""
         events = list(self.log_parser.parse(lines))
-        if events:
-            self.post_message(LogsAppended(events))
+        if not events:
+            return
+        with self._log_lock:
+            self._log_backlog.extend(events)
+            if self._log_wake_pending:
+                return
+            self._log_wake_pending = True
+        self.post_message(LogsAppended([]))
 
     @work(thread=True, exclusive=True, group="tail", exit_on_error=False)
     def tail_logs(self, path: str) -> None:
@@ -182,13 +193,17 @@ class KarptuiApp(App):
                 self.post_message(LogsAppended(events))
 
     def on_logs_appended(self, message: LogsAppended) -> None:
-        self.events.extend(message.events)
-        newer_reasons = any(e["kind"] == "pod_unschedulable" for e in message.events)
+        events = message.events
+        if not events:  # the live follower's wake-up: take everything waiting
+            with self._log_lock:
+                events, self._log_backlog, self._log_wake_pending = self._log_backlog, [], False
+        self.events.extend(events)
+        newer_reasons = any(e["kind"] == "pod_unschedulable" for e in events)
         if newer_reasons:  # Karpenter has a newer reason for some pending pod
             self.pending = pending_rows(self.snapshot, self.events)
         main = self._main_screen()
         if main is not None:
-            main.append_activity(message.events)
+            main.append_activity(events)
             if newer_reasons:
                 main.fill_pending()
             main.refresh_header()
