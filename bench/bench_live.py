@@ -8,7 +8,7 @@ child process (so its CPU and memory are not counted as ours); this process
 connects through the real client with a generated kubeconfig and prints:
   - initial sync: start until every kind is listed, and the peak RSS after it;
   - snapshot: the time to assemble one immutable Snapshot from the stores, as the
-    TUI does at most every 2 s;
+    TUI does at most every 2 s, and to build the screen's data from it (in the worker);
   - steady state: the server modifies pods at --rate events/s for --seconds; we
     print the rate received, how far behind the last event arrived, and the
     snapshot time under that churn. Nothing is asserted.
@@ -105,6 +105,14 @@ def main() -> None:
         snapshot = live.snapshot()
         print(f"snapshot assembly      {(time.perf_counter() - start) * 1000:7.0f} ms ({len(snapshot.nodes)} nodes, "
               f"{len(snapshot.pods)} pods)")
+        from karptui.catalog import catalog_from_snapshot_region
+        from karptui.views.overview import overview
+
+        catalog = catalog_from_snapshot_region(snapshot)
+        start = time.perf_counter()
+        overview(snapshot, catalog, [], snapshot.meta.captured_at, live=True, format_cells=True)
+        print(f"screen data (worker)   {(time.perf_counter() - start) * 1000:7.0f} ms (rows, cells, header: "
+              "built off the UI thread per update)")
 
         received = lambda: sum(i.counts["events"] for i in live.informers)  # noqa: E731
         before = received()
