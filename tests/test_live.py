@@ -311,3 +311,13 @@ def test_bookmarks_move_the_resource_version_on_and_bad_input_shows_in_the_statu
     eventually(lambda: nodes.resource_version == api.resource_version)
     api.send_garbage()
     eventually(lambda: any("malformed" in note for note in live.status()))
+
+
+def test_credentials_refused_mid_session_are_named_and_retried(api, live):
+    nodes = watched_nodes(api, live)
+    api.fail_next("nodes", status=401, times=2)
+    api.drop_watches()
+    eventually(lambda: "credentials expired or revoked" in nodes.note)
+    eventually(lambda: nodes.note == "" and nodes.state == SYNCED, timeout=10)  # logged in again: said so
+    api.add(node_obj("node-after-login"))
+    eventually(lambda: "node-after-login" in live.snapshot().node_by_name)

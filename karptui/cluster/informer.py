@@ -108,7 +108,10 @@ class Informer:
                 if exc.status == 404:
                     self._give_up(ABSENT, f"{self.resource.name}: not served by this cluster")
                     return
-                backoff = self._failed(f"{exc.status} {exc.reason}", backoff)
+                why = f"{exc.status} {exc.reason}"
+                if exc.status == 401:
+                    why += " (credentials expired or revoked? log in again)"
+                backoff = self._failed(why, backoff)
             except (urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
                 backoff = self._failed(" ".join(str(exc).split())[:200] or type(exc).__name__, backoff)
 
@@ -160,6 +163,9 @@ class Informer:
                                timeout_seconds=self.watch_seconds, _preload_content=False,
                                _request_timeout=(CONNECT_TIMEOUT, self.read_timeout))
         self._response = response
+        if self.note:  # connected again after trouble: say so
+            self.state, self.note = SYNCED, ""
+            self.on_change()
         try:
             for line in iter_resp_lines(response):
                 if self._stop.is_set():
