@@ -321,3 +321,39 @@ def test_credentials_refused_mid_session_are_named_and_retried(api, live):
     eventually(lambda: nodes.note == "" and nodes.state == SYNCED, timeout=10)  # logged in again: said so
     api.add(node_obj("node-after-login"))
     eventually(lambda: "node-after-login" in live.snapshot().node_by_name)
+
+
+async def test_the_whatif_panel_starts_from_the_cluster_as_it_is_now_unless_it_holds_edits(api, live):
+    from karptui.tui.app import KarptuiApp
+    from karptui.views import whatif_form as wf
+
+    nodes = watched_nodes(api, live)
+    app = KarptuiApp(live.snapshot(), live=live, logs_since=0, live_interval=0.1, simulate_on_start=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+
+        async def updated(snapshot):
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if app.snapshot is not snapshot:
+                    return True
+            return False
+
+        await pilot.press("w")
+        assert app.screen.snapshot is app.snapshot
+        await pilot.press("escape")
+        before = app.snapshot
+        api.add(node_obj("node-later"))
+        assert await updated(before)
+        await pilot.press("w")
+        panel = app.screen
+        assert panel.snapshot is app.snapshot and "node-later" in panel.snapshot.node_by_name
+        panel.stack.push(wf.cordon_edit("node-0"))  # an experiment under way
+        await pilot.press("escape")
+        held = app.snapshot
+        api.add(node_obj("node-even-later"))
+        assert await updated(held)
+        await pilot.press("w")
+        assert app.screen is panel and panel.snapshot is held
+        assert any("undo them all to start from now" in str(n.message) for n in app._notifications)
+        await pilot.press("escape", "q")
+    assert nodes.state == SYNCED

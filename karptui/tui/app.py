@@ -274,6 +274,15 @@ class KarptuiApp(App):
             self.notify("the what-if panel is not available in this build", severity="warning")
             return
         # Installed, not just pushed: leaving the panel keeps its edits, form and results.
+        if self.is_screen_installed("whatif") and self.live is not None:
+            kept = self.get_screen("whatif")
+            if kept.snapshot is not self.snapshot and kept not in self.screen_stack:
+                if len(kept.stack):  # an experiment under way stays on the cluster it started from
+                    taken = kept.snapshot.meta.captured_at
+                    self.notify(f"the what-if works on the cluster as of {taken.astimezone():%H:%M:%S}, where its "
+                                "edits were made; undo them all to start from now", timeout=6)
+                else:  # nothing edited yet: start from the cluster as it is now
+                    self.uninstall_screen("whatif")
         if not self.is_screen_installed("whatif"):
             self.install_screen(WhatIfScreen(self.snapshot, self.catalog), name="whatif")
         self.push_screen("whatif")
