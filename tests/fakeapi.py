@@ -86,6 +86,7 @@ _DEFAULT_RESOURCES = [
     ("apps", "v1", "replicasets", "ReplicaSet", True),
     ("apps", "v1", "statefulsets", "StatefulSet", True),
     ("apps", "v1", "daemonsets", "DaemonSet", True),
+    ("batch", "v1", "jobs", "Job", True),
     ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
     ("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),

@@ -79,6 +79,10 @@ def test_the_leaders_log_is_followed_and_a_lease_move_switches_pods(api, tmp_pat
 def test_snapshot_save_captures_everything_redacts_env_and_reads_back(api, tmp_path, cli):
     api.append_log(NS, "karpenter-b", "controller", V1_LINE % (0, 0))
     api.add(pod_obj("web-0", node="node-0"))
+    api.add({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate", "namespace": "default",
+             "annotations": {"kubectl.kubernetes.io/last-applied-configuration": '{"DB_PASSWORD": "hunter2"}'}},
+             "spec": {"template": {"spec": {"containers": [{"name": "m", "image": "m:1",
+                                                            "env": [{"name": "DB_PASSWORD", "value": "hunter2"}]}]}}}})
     out = tmp_path / "cluster.json.gz"
     code, stdout, err = cli("snapshot", "save", out, "--kubeconfig", api.kubeconfig(tmp_path / "k"),
                             "--logs-since", "30m")
@@ -92,6 +96,7 @@ def test_snapshot_save_captures_everything_redacts_env_and_reads_back(api, tmp_p
     import gzip
     raw = gzip.decompress(out.read_bytes()).decode()
     assert "secret-cluster" not in raw and "<redacted by karptui>" in raw and "secretKeyRef" in raw
+    assert "hunter2" not in raw and [w.name for w in snapshot.workloads] == ["migrate"]
     assert not [p for _, p, _ in api.requests if "secrets" in p or "configmaps" in p]
     since = [q for _, p, q in api.requests if p.endswith("/log")]
     assert since and since[0].get("sinceSeconds") == "1800"

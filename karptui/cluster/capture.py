@@ -55,12 +55,9 @@ def redact(obj: dict) -> dict:
     spec = obj.get("spec")
     if isinstance(spec, dict):
         _redact_pod_spec(spec)
-        template = spec.get("template")
+        template = spec.get("template")  # workloads: Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs
         if isinstance(template, dict) and isinstance(template.get("spec"), dict):
             _redact_pod_spec(template["spec"])
-        job = (spec.get("jobTemplate") or {}).get("spec") if isinstance(spec.get("jobTemplate"), dict) else None
-        if isinstance(job, dict) and isinstance((job.get("template") or {}).get("spec"), dict):
-            _redact_pod_spec(job["template"]["spec"])
     return obj
 
 

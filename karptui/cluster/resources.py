@@ -57,13 +57,14 @@ class Resource:
         return SINGULAR.get(self.plural, self.plural.rstrip("s"))
 
 
-TYPED = {("", "v1"): client.CoreV1Api, ("apps", "v1"): client.AppsV1Api, ("policy", "v1"): client.PolicyV1Api,
+TYPED = {("", "v1"): client.CoreV1Api, ("apps", "v1"): client.AppsV1Api, ("batch", "v1"): client.BatchV1Api,
+         ("policy", "v1"): client.PolicyV1Api,
          ("storage.k8s.io", "v1"): client.StorageV1Api, ("scheduling.k8s.io", "v1"): client.SchedulingV1Api}
 # the typed client's method names say the kind in snake case
 SINGULAR = {"nodes": "node", "pods": "pod", "events": "event", "namespaces": "namespace",
             "persistentvolumes": "persistent_volume", "persistentvolumeclaims": "persistent_volume_claim",
             "deployments": "deployment", "replicasets": "replica_set", "statefulsets": "stateful_set",
-            "daemonsets": "daemon_set", "poddisruptionbudgets": "pod_disruption_budget",
+            "daemonsets": "daemon_set", "jobs": "job", "poddisruptionbudgets": "pod_disruption_budget",
             "storageclasses": "storage_class", "priorityclasses": "priority_class"}
 
 BUILTIN = (
@@ -77,6 +78,7 @@ BUILTIN = (
     Resource("apps", "v1", "replicasets", "ReplicaSet", True),
     Resource("apps", "v1", "statefulsets", "StatefulSet", True),
     Resource("apps", "v1", "daemonsets", "DaemonSet", True),
+    Resource("batch", "v1", "jobs", "Job", True),
     Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
     Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
     Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
