@@ -28,6 +28,7 @@ def test_wheel_ships_themes_and_snapshots(wheel):
     bundled = {p.name for p in (REPO / "snapshots").iterdir() if p.is_file()}
     assert bundled and {f"karptui/_data/snapshots/{n}" for n in bundled} <= set(names)
     assert "karptui/_data/themes/karptui-dark.yaml" in names
+    assert "karptui/cluster/karptui-readonly.yaml" in names  # the ClusterRole the README points at
     assert any(n.endswith("entry_points.txt") for n in names)
 
 

@@ -46,11 +46,8 @@ def run_live(args: argparse.Namespace) -> int:
     since = logs_since(getattr(args, "logs_since", None), 600.0)
     connection = _connect(args, args.namespace)
     live = LiveCluster(connection).start()
-    start = time.monotonic()
-    print(f"karptui: reading {connection.context} ({connection.server}) ...", file=sys.stderr, flush=True)
-    if not live.wait_synced(SYNC_WAIT):
+    if not _wait_with_progress(live, connection.context):
         print(f"karptui: not every kind listed after {SYNC_WAIT:.0f} s; showing what there is", file=sys.stderr)
-    print(f"karptui: listed in {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
     from ..tui.app import KarptuiApp
 
     try:
@@ -59,6 +56,23 @@ def run_live(args: argparse.Namespace) -> int:
         live.stop()
         connection.close()
     return 0
+
+
+def _wait_with_progress(live, context: str) -> bool:
+    """Wait for the first full listing, saying how far it got (on one line, when stderr is a terminal)."""
+    start, tty = time.monotonic(), sys.stderr.isatty()
+    total = len(live.informers)
+    while time.monotonic() - start < SYNC_WAIT:
+        done = sum(1 for i in live.informers if i.synced.is_set())
+        if tty or done == total:
+            end = "\n" if done == total else ""
+            print(f"\rkarptui: reading {context}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s",
+                  end=end, file=sys.stderr, flush=True)
+        if done == total:
+            return True
+        live.wait_synced(0.5)
+    print(file=sys.stderr)
+    return False
 
 
 def run_snapshot_save(args: argparse.Namespace) -> int:
