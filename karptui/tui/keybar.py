@@ -3,17 +3,19 @@
 Textual's Footer builds a widget per key and rebuilds them all whenever focus moves,
 which on a big screen costs over 100 ms per pane switch. The keys only need to be
 read, not clicked (every action is on the keyboard and in the command palette), so
-one line of styled text does, redrawn in well under a millisecond.
+one line of styled text does, redrawn in well under a millisecond. It is a plain
+Widget, not a Static: Static.update asks for a new layout of the whole screen, and
+a one-line bar docked at the bottom never changes size.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widget import Widget
 
 
-class KeyBar(Static):
+class KeyBar(Widget):
     """Key hints from the screen's active bindings, in Footer's colours."""
 
     DEFAULT_CSS = """
@@ -31,6 +33,13 @@ class KeyBar(Static):
     """
     COMPONENT_CLASSES = {"keybar--key", "keybar--description"}
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._hints = Text()
+
+    def render(self) -> Text:
+        return self._hints
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self._bindings_changed(self.screen)
@@ -40,7 +49,10 @@ class KeyBar(Static):
 
     def _bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen:
-            self.update(self.hints())
+            hints = self.hints()
+            if hints.plain != self._hints.plain:
+                self._hints = hints
+                self.refresh()  # a repaint of this one line, no layout
 
     def hints(self) -> Text:
         key_style = self.get_component_rich_style("keybar--key")
