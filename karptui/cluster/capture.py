@@ -8,10 +8,8 @@ last-applied-configuration annotation and managedFields).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import Any
 
 from kubernetes.client.rest import ApiException
 
@@ -19,29 +17,18 @@ from ..model import SnapshotMeta
 from .connect import TIMEOUT, Connection
 from .informer import PAGE
 from .karpenter_logs import recent_log
-from .resources import BUILTIN, Resource, discover
+from .resources import BUILTIN, Resource, discover, list_pages
 
 REDACTED = "<redacted by karptui>"
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 def list_all(connection: Connection, resource: Resource) -> Iterator[dict]:
-    """Every object of a kind, page by page, with kind and apiVersion filled in (lists omit them)."""
-    lister = resource.lister(connection.api, connection.namespace)
-    token = None
-    while True:
-        kwargs: dict[str, Any] = {"limit": PAGE, "_preload_content": False, "_request_timeout": TIMEOUT}
-        if token:
-            kwargs["_continue"] = token
-        page = json.loads(lister(**kwargs).data)
-        for item in page.get("items") or ():
+    """Every object of a kind, redacted, with kind and apiVersion filled in."""
+    for listing in list_pages(resource.lister(connection.api, connection.namespace), PAGE, TIMEOUT):
+        for item in listing.get("items") or ():
             if isinstance(item, dict):
-                item.setdefault("kind", resource.kind)
-                item.setdefault("apiVersion", resource.api_version)
-                yield redact(item)
-        token = (page.get("metadata") or {}).get("continue")
-        if not token:
-            return
+                yield redact(resource.typed(item))
 
 
 def redact(obj: dict) -> dict:

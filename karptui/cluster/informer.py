@@ -27,7 +27,7 @@ from kubernetes.watch.watch import iter_resp_lines
 
 from ..model.build import convert
 from ..model.errors import ModelError
-from .resources import Resource
+from .resources import Resource, list_pages
 
 PAGE = 500
 WATCH_SECONDS = 240            # the server ends each watch after this; we start another
@@ -123,7 +123,7 @@ class Informer:
     def _failed(self, why: str, backoff: float) -> float:
         """Note it, wait (interruptibly), and try again a little later each time."""
         self.counts["reconnects"] += 1
-        if self.state != SYNCED or not self.synced.is_set():
+        if self.state != SYNCED:  # once listed, the picture stays (with the note) while we retry
             self.state = FAILING
         self.note = f"{self.resource.name}: {why}; retrying"
         self._stop.wait(backoff)
@@ -131,25 +131,16 @@ class Informer:
 
     def _list(self) -> None:
         objects: dict[tuple[str, str], Any] = {}
-        token: str | None = None
-        while True:
-            kwargs: dict[str, Any] = {"limit": self.page, "_preload_content": False,
-                                      "_request_timeout": (CONNECT_TIMEOUT, self.read_timeout)}
-            if token:
-                kwargs["_continue"] = token
-            try:
-                response = self.lister(**kwargs)
-            except ApiException as exc:
-                if exc.status == 410:
-                    raise Gone from None
-                raise
-            page = json.loads(response.data)
-            for item in page.get("items") or ():
-                self._put(objects, item)
-            metadata = page.get("metadata") or {}
-            token = metadata.get("continue")
-            if not token:
-                break
+        metadata: dict = {}
+        try:
+            for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout)):
+                for item in listing.get("items") or ():
+                    self._put(objects, item)
+                metadata = listing.get("metadata") or {}
+        except ApiException as exc:
+            if exc.status == 410:  # the continue token expired mid-list
+                raise Gone from None
+            raise
         with self.lock:
             self.objects = objects
         self._listed_at = time.monotonic()
@@ -210,10 +201,8 @@ class Informer:
 
     def _put(self, objects: dict, raw: dict) -> None:
         """Build the model object; a malformed one is counted and skipped, never fatal."""
-        raw.setdefault("kind", self.resource.kind)
-        raw.setdefault("apiVersion", self.resource.api_version)
         try:
-            converted = convert(raw)
+            converted = convert(self.resource.typed(raw))
         except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError):
             self.counts["skipped"] += 1
             return

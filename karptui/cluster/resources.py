@@ -8,8 +8,10 @@ Provisioner/Machine, v1beta1 and v1 NodePool/NodeClaim), so they are discovered.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from kubernetes import client
 from kubernetes.client.rest import ApiException
@@ -55,6 +57,28 @@ class Resource:
     @property
     def plural_method(self) -> str:
         return SINGULAR.get(self.plural, self.plural.rstrip("s"))
+
+    def typed(self, item: dict) -> dict:
+        """``item`` with kind and apiVersion, which the API leaves off the items of a list."""
+        item.setdefault("kind", self.kind)
+        item.setdefault("apiVersion", self.api_version)
+        return item
+
+
+def list_pages(lister: Callable[..., Any], page: int, timeout) -> Iterator[dict]:
+    """A paged list as raw JSON pages (``_preload_content=False``: no client models); the last
+    page's ``metadata.resourceVersion`` is the list's. An expired continue token raises the
+    client's ApiException 410."""
+    token: str | None = None
+    while True:
+        kwargs: dict[str, Any] = {"limit": page, "_preload_content": False, "_request_timeout": timeout}
+        if token:
+            kwargs["_continue"] = token
+        listing = json.loads(lister(**kwargs).data)
+        yield listing
+        token = (listing.get("metadata") or {}).get("continue")
+        if not token:
+            return
 
 
 TYPED = {("", "v1"): client.CoreV1Api, ("apps", "v1"): client.AppsV1Api, ("batch", "v1"): client.BatchV1Api,
