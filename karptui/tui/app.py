@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -97,11 +98,19 @@ class KarptuiApp(App):
 
     def use_snapshot(self, snapshot: Snapshot, built: Overview | None = None) -> None:
         """Show ``snapshot``; ``built`` is its overview when a worker made it already."""
+        self.overview = built or self._overview(snapshot)
+
+    def _overview(self, snapshot: Snapshot, events: list[dict] | None = None, format_cells: bool = False) -> Overview:
         now = self.fixed_now or snapshot.meta.captured_at or datetime.now(timezone.utc)
-        self.overview = built or overview(snapshot, self.catalog, self.events, now, live=self.live is not None)
-        self.snapshot, self.now = snapshot, self.overview.now
-        self.pending, self.pod_by_key, self.totals = self.overview.pending, self.overview.pod_by_key, \
-            self.overview.totals
+        return overview(snapshot, self.catalog, self.events if events is None else events, now,
+                        live=self.live is not None, format_cells=format_cells)
+
+    # What the screens read, all from the one overview of the snapshot shown.
+    snapshot = property(lambda self: self.overview.snapshot)
+    now = property(lambda self: self.overview.now)
+    pending = property(lambda self: self.overview.pending)
+    pod_by_key = property(lambda self: self.overview.pod_by_key)
+    totals = property(lambda self: self.overview.totals)
 
     # ---- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -139,8 +148,7 @@ class KarptuiApp(App):
             if version != seen:
                 seen = version
                 snapshot = self.live.snapshot()
-                now = snapshot.meta.captured_at or datetime.now(timezone.utc)
-                built = overview(snapshot, self.catalog, list(self.events), now, live=True, format_cells=True)
+                built = self._overview(snapshot, list(self.events), format_cells=True)
                 self.post_message(SnapshotUpdated(snapshot, built))
 
     def on_snapshot_updated(self, message: SnapshotUpdated) -> None:
@@ -200,7 +208,7 @@ class KarptuiApp(App):
         self.events.extend(events)
         newer_reasons = any(e["kind"] == "pod_unschedulable" for e in events)
         if newer_reasons:  # Karpenter has a newer reason for some pending pod
-            self.pending = pending_rows(self.snapshot, self.events)
+            self.overview = replace(self.overview, pending=pending_rows(self.snapshot, self.events))
         main = self._main_screen()
         if main is not None:
             main.append_activity(events)
