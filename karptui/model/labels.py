@@ -33,3 +33,24 @@ EKSCTL_NODEGROUP = "alpha.eksctl.io/nodegroup-name"
 POD_TEMPLATE_HASH = "pod-template-hash"
 MIRROR_POD = "kubernetes.io/config.mirror"
 SELECTED_NODE = "volume.kubernetes.io/selected-node"
+
+# Karpenter's own label sets (sigs.k8s.io/karpenter pkg/apis/v1/labels.go). The simulator,
+# the catalog and the explanations all ask these, and nothing else, which keys are which.
+WINDOWS_BUILD = "node.kubernetes.io/windows-build"
+# Keys Karpenter knows the values of from the instance types and NodePools even when no
+# requirement names them (the cloud provider adds its own instance-type keys: see
+# karptui.catalog, where every label a catalog's types carry counts as one).
+WELL_KNOWN = frozenset({NODEPOOL, ZONE, REGION, INSTANCE_TYPE, ARCH, OS, CAPACITY_TYPE, WINDOWS_BUILD})
+# Keys no NodePool may constrain: they would interfere with provisioning.
+RESTRICTED = frozenset({HOSTNAME})
+RESTRICTED_DOMAINS = frozenset({"karpenter.sh"})
+# Aliases Karpenter rewrites to the stable key before it compares anything.
+NORMALIZED = {
+    ZONE_BETA: ZONE,
+    ARCH_BETA: ARCH,
+    "beta.kubernetes.io/os": OS,
+    INSTANCE_TYPE_BETA: INSTANCE_TYPE,
+    REGION_BETA: REGION,
+}
+# Label keys a scheduling simulation puts on a NodeClaim so pods selecting them match.
+SIMULATION_KEYS = frozenset({NODE_REGISTERED, NODE_INITIALIZED})

@@ -15,8 +15,11 @@ from .errors import ModelError
 from .fields import as_int, as_list, as_map, as_str, as_str_list, as_str_map
 
 IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
+GTE, LTE = "Gte", "Lte"  # Karpenter's own, in NodePool and NodeClaim requirements only
 LABEL_OPERATORS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST})
 NODE_OPERATORS = LABEL_OPERATORS | {GT, LT}
+KARPENTER_OPERATORS = NODE_OPERATORS | {GTE, LTE}
+BOUNDS = frozenset({GT, LT, GTE, LTE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,11 @@ def _compare(value: str, bound: int, op: str) -> bool:
         number = int(value)
     except ValueError:
         return False  # kube-scheduler: a non-integer label never satisfies Gt/Lt
-    return number > bound if op == GT else number < bound
+    if op == GT:
+        return number > bound
+    if op == LT:
+        return number < bound
+    return number >= bound if op == GTE else number <= bound
 
 
 def parse_requirement(raw: object, where: str, operators: frozenset[str]) -> Requirement:
@@ -78,9 +85,9 @@ def parse_requirement(raw: object, where: str, operators: frozenset[str]) -> Req
     values = as_str_list(data.get("values"), f"{where}.values")
     if op in (IN, NOT_IN) and not values:
         raise ModelError(f"{where}.values: {op} needs at least one value")
-    if op in (GT, LT):
-        if len(values) != 1 or as_int(values[0], f"{where}.values[0]") is None:
-            raise ModelError(f"{where}.values: {op} needs exactly one integer value")
+    if op in BOUNDS:
+        if len(values) != 1 or not values[0].strip().lstrip("-").isdigit():
+            raise ModelError(f"{where}.values: {op} needs exactly one integer value, got {list(values)}")
     min_values = as_int(data.get("minValues"), f"{where}.minValues")
     return Requirement(key, op, values, min_values)
 
@@ -199,7 +206,7 @@ def parse_node_selector(raw: object, where: str) -> NodeSelector | None:
 
 
 def parse_requirements(raw: object, where: str) -> tuple[Requirement, ...]:
-    """A flat requirement list (Karpenter NodePool / NodeClaim requirements)."""
+    """A flat requirement list (Karpenter NodePool / NodeClaim requirements, Gte/Lte allowed)."""
     return tuple(
-        parse_requirement(r, f"{where}[{i}]", NODE_OPERATORS) for i, r in enumerate(as_list(raw, where))
+        parse_requirement(r, f"{where}[{i}]", KARPENTER_OPERATORS) for i, r in enumerate(as_list(raw, where))
     )

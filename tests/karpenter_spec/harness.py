@@ -1,0 +1,746 @@
+"""Runs one Karpenter spec scenario (see README.md here) through ``karptui simulate``.
+
+A scenario is turned into the files a user would have — a snapshot (a
+``kind: List`` of Kubernetes objects) and an instance-type catalog (DESIGN
+§4.4) — and each round runs ``karptui simulate ... --output json`` through the
+command line's own entry point. The JSON answer is then checked against the
+expectations, which say what Karpenter's own test asserts.
+
+Between rounds the cluster moves on as Karpenter's test helper
+``ExpectProvisioned`` moves it: each launched NodeClaim becomes a Node (and its
+NodeClaim) and the pods placed are bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import yaml
+
+from karptui.cli import main
+from karptui.model.snapshot import SnapshotMeta
+from karptui.sources.snapshot_file import write_snapshot
+
+HERE = Path(__file__).resolve().parent
+NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+ZONE, CAPACITY_TYPE, INSTANCE_TYPE = "topology.kubernetes.io/zone", "karpenter.sh/capacity-type", \
+    "node.kubernetes.io/instance-type"
+HOSTNAME, NODEPOOL = "kubernetes.io/hostname", "karpenter.sh/nodepool"
+GiB = 2**30
+
+TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "nodePools",
+            "nodes", "pods", "objects", "rounds"}
+ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "notes"}
+EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
+               "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "onNode", "onNewNode", "sameNode",
+               "differentNodes", "newNodes", "nodes", "skew", "nodeClaim", "command", "noCommand", "notDisrupted"}
+POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
+            "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
+            "priority", "owner", "nodeName", "phase", "terminating", "spec"}
+NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
+             "initialized", "unschedulable", "allocatable", "inflight", "created"}
+
+
+class ScenarioError(Exception):
+    """The scenario file itself is malformed (not a disagreement with karptui)."""
+
+
+# ---- the fake cloud provider's instance types, in our catalog format -------------------------
+
+FAKE_OFFERINGS = (("spot", "test-zone-1"), ("spot", "test-zone-2"), ("on-demand", "test-zone-1"),
+                  ("on-demand", "test-zone-2"), ("on-demand", "test-zone-3"))
+GPU_RESOURCES = ("fake.com/vendor-a", "fake.com/vendor-b")
+
+
+def _quantity_value(text) -> float:
+    """A Kubernetes quantity as a float (enough for the fake provider's prices and sizes)."""
+    text = str(text).strip()
+    suffixes = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+                "m": 1e-3}
+    for suffix in sorted(suffixes, key=len, reverse=True):
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * suffixes[suffix]
+    return float(text)
+
+
+def fake_price(resources: dict) -> float:
+    price = 0.0
+    for name, value in resources.items():
+        if name == "cpu":
+            price += 0.1 * _quantity_value(value)
+        elif name == "memory":
+            price += 0.1 * _quantity_value(value) / 1e9
+        elif name in GPU_RESOURCES:
+            price += 1.0
+    return round(price, 6)
+
+
+def fake_type(spec: dict) -> dict:
+    """One type as fake.NewInstanceType builds it, written as a catalog entry."""
+    unknown = set(spec) - {"name", "resources", "arch", "os", "offerings", "labels"}
+    if unknown:
+        raise ScenarioError(f"instanceTypes[{spec.get('name')}]: unknown keys {sorted(unknown)}")
+    resources = {str(k): str(v) for k, v in (spec.get("resources") or {}).items()}
+    resources.setdefault("cpu", "4")
+    resources.setdefault("memory", "4Gi")
+    resources.setdefault("pods", "5")
+    if _quantity_value(resources["cpu"]) == 0:
+        resources["cpu"] = "4"
+    if _quantity_value(resources["memory"]) == 0:
+        resources["memory"] = "4Gi"
+    if _quantity_value(resources["pods"]) == 0:
+        resources["pods"] = "5"
+    price = fake_price(resources)
+    offerings = []
+    for raw in spec.get("offerings") or [{"capacityType": c, "zone": z} for c, z in FAKE_OFFERINGS]:
+        offer = {"zone": raw["zone"], "capacityType": raw["capacityType"],
+                 "price": raw.get("price", price), "available": raw.get("available", True)}
+        offerings.append(offer)
+    cpu, memory = _quantity_value(resources["cpu"]), _quantity_value(resources["memory"])
+    labels = {"integer": str(int(cpu)), "size": "small"}
+    if cpu > 4 and memory > 8 * GiB:
+        labels.update(size="large", special="optional")
+    labels.update({str(k): str(v) for k, v in (spec.get("labels") or {}).items()})
+    os_list = spec.get("os") or ["darwin", "linux", "windows"]
+    extended = {k: v for k, v in resources.items() if k not in ("cpu", "memory", "pods")}
+    entry = {"name": spec["name"], "cpu": resources["cpu"], "memory": resources["memory"], "pods": resources["pods"],
+             "arch": spec.get("arch", "amd64"), "os": list(os_list), "labels": labels,
+             "overhead": {"cpu": "100m", "memory": "10Mi"}, "offerings": offerings}
+    if "ephemeral-storage" in extended:
+        entry["ephemeralStorage"] = extended.pop("ephemeral-storage")
+    if extended:
+        entry["extendedResources"] = extended
+    return entry
+
+
+def named_catalog(name: str) -> list[dict]:
+    if name == "fake-default":
+        return [fake_type(t) for t in (
+            {"name": "default-instance-type"},
+            {"name": "small-instance-type", "resources": {"cpu": "2", "memory": "2Gi"}},
+            {"name": "gpu-vendor-instance-type", "resources": {"fake.com/vendor-a": "2"}},
+            {"name": "gpu-vendor-b-instance-type", "resources": {"fake.com/vendor-b": "2"}},
+            {"name": "arm-instance-type", "arch": "arm64", "os": ["ios", "linux", "windows", "darwin"],
+             "resources": {"cpu": "16", "memory": "128Gi"}},
+            {"name": "single-pod-instance-type", "resources": {"pods": "1"}},
+        )]
+    if name == "fake-assorted":
+        out = []
+        for cpu in (1, 2, 4, 8, 16, 32, 64):
+            for mem in (1, 2, 4, 8, 16, 32, 64, 128):
+                for zone in ("test-zone-1", "test-zone-2", "test-zone-3"):
+                    for ct in ("spot", "on-demand"):
+                        for os_name in ("linux", "windows"):
+                            for arch in ("amd64", "arm64"):
+                                out.append(fake_type({
+                                    "name": f"{cpu}-cpu-{mem}-mem-{arch}-{os_name}-{zone}-{ct}",
+                                    "arch": arch, "os": [os_name],
+                                    "resources": {"cpu": str(cpu), "memory": f"{mem}Gi"},
+                                    "offerings": [{"zone": zone, "capacityType": ct}]}))
+        return out
+    if name.startswith("fake-sequence-"):
+        total = int(name.removeprefix("fake-sequence-"))
+        return [fake_type({"name": f"fake-it-{i}", "resources": {
+            "cpu": str(i + 1), "memory": f"{(i + 1) * 2}Gi", "pods": str((i + 1) * 10)}}) for i in range(total)]
+    raise ScenarioError(f"unknown catalog {name!r}")
+
+
+# ---- building the cluster ---------------------------------------------------------------------
+
+def _duration(text) -> timedelta:
+    text = str(text)
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    return timedelta(seconds=float(text[:-1]) * units[text[-1]]) if text[-1] in units else \
+        timedelta(seconds=float(text))
+
+
+def _stamp(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def nodepool_manifest(raw: dict) -> dict:
+    """A NodePool with what test.NodePool() and the CRD defaults fill in."""
+    pool = copy.deepcopy(raw)
+    pool.setdefault("apiVersion", "karpenter.sh/v1")
+    pool.setdefault("kind", "NodePool")
+    meta = pool.setdefault("metadata", {})
+    if "name" in pool and "name" not in meta:
+        meta["name"] = pool.pop("name")
+    meta.setdefault("uid", f"uid-nodepool-{meta['name']}")
+    meta.setdefault("creationTimestamp", _stamp(NOW - timedelta(days=1)))
+    spec = pool.setdefault("spec", {})
+    if "limits" not in spec:
+        spec["limits"] = {"cpu": "2000"}
+    template = spec.setdefault("template", {})
+    tspec = template.setdefault("spec", {})
+    tspec.setdefault("nodeClassRef", {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"})
+    tspec.setdefault("requirements", [])
+    disruption = spec.setdefault("disruption", {})
+    disruption.setdefault("consolidationPolicy", "WhenEmptyOrUnderutilized")
+    disruption.setdefault("consolidateAfter", "0s")
+    disruption.setdefault("budgets", [{"nodes": "10%"}])
+    return pool
+
+
+@dataclass
+class Cluster:
+    """The cluster between rounds: objects by kind, and what each node looks like."""
+
+    catalog: dict[str, dict]
+    nodepools: dict[str, dict] = field(default_factory=dict)
+    nodes: dict[str, dict] = field(default_factory=dict)        # name -> Node manifest
+    nodeclaims: dict[str, dict] = field(default_factory=dict)   # name -> NodeClaim manifest
+    pods: dict[str, dict] = field(default_factory=dict)         # "ns/name" -> Pod manifest
+    objects: list[dict] = field(default_factory=list)
+    clock: int = 0
+
+    def tick(self) -> datetime:
+        """Creation times in the order things are written (Karpenter breaks ties on them)."""
+        self.clock += 1
+        return NOW - timedelta(minutes=30) + timedelta(seconds=self.clock)
+
+    # -- nodes
+    def add_node(self, raw: dict) -> None:
+        unknown = set(raw) - NODE_KEYS
+        if unknown:
+            raise ScenarioError(f"nodes[{raw.get('name')}]: unknown keys {sorted(unknown)}")
+        name = raw["name"]
+        type_name = raw.get("instanceType")
+        itype = self.catalog.get(type_name) if type_name else None
+        if type_name and itype is None:
+            raise ScenarioError(f"nodes[{name}]: instance type {type_name!r} is not in the catalog")
+        zone = raw.get("zone")
+        ctype = raw.get("capacityType")
+        pool = raw.get("nodepool")
+        labels = {HOSTNAME: name}
+        if itype:
+            labels.update({INSTANCE_TYPE: itype["name"], "kubernetes.io/arch": itype["arch"],
+                           "kubernetes.io/os": "linux" if "linux" in itype["os"] else itype["os"][0]})
+            labels.update(itype["labels"])
+        if zone:
+            labels[ZONE] = zone
+        if ctype:
+            labels[CAPACITY_TYPE] = ctype
+        initialized = raw.get("initialized", True)
+        taints = list(raw.get("taints") or [])
+        if pool:
+            manifest = self.nodepools.get(pool)
+            template = (manifest or {}).get("spec", {}).get("template", {})
+            labels.update(template.get("metadata", {}).get("labels") or {})
+            labels[NODEPOOL] = pool
+            labels["karpenter.sh/registered"] = "true"
+            if initialized:
+                labels["karpenter.sh/initialized"] = "true"
+        labels.update({str(k): str(v) for k, v in (raw.get("labels") or {}).items()})
+        created = NOW - _duration(raw.get("created", "1h"))
+        capacity = allocatable = None
+        if itype:
+            capacity = {"cpu": itype["cpu"], "memory": itype["memory"], "pods": itype["pods"],
+                        **itype.get("extendedResources", {})}
+            allocatable = dict(capacity)
+            allocatable["cpu"] = f"{int(_quantity_value(itype['cpu']) * 1000) - 100}m"
+            allocatable["memory"] = f"{int(_quantity_value(itype['memory']) / 2**20) - 10}Mi"
+        if raw.get("allocatable") is not None:  # exactly what the node reports, as upstream's test nodes
+            allocatable = {str(k): str(v) for k, v in raw["allocatable"].items()}
+            capacity = capacity or allocatable
+        provider_id = f"fake:///{zone or 'none'}/{name}"
+        if pool:
+            self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, allocatable, provider_id,
+                                                    created, initialized, registered=not raw.get("inflight"))
+        if raw.get("inflight"):
+            return
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "uid": f"uid-node-{name}", "labels": labels,
+                             "annotations": dict(raw.get("annotations") or {}),
+                             "creationTimestamp": _stamp(created)},
+                "spec": {"providerID": provider_id, "taints": taints,
+                         **({"unschedulable": True} if raw.get("unschedulable") else {})},
+                "status": {"capacity": capacity or {}, "allocatable": allocatable or {},
+                           "conditions": [{"type": "Ready", "status": "True"}]}}
+        self.nodes[name] = node
+
+    def _nodeclaim(self, name, pool, labels, taints, capacity, allocatable, provider_id, created, initialized,
+                   registered) -> dict:
+        conditions = [{"type": "Launched", "status": "True"}]
+        if registered:
+            conditions.append({"type": "Registered", "status": "True"})
+        if initialized and registered:
+            conditions.append({"type": "Initialized", "status": "True"})
+        return {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+                "metadata": {"name": name, "uid": f"uid-nodeclaim-{name}", "labels": dict(labels),
+                             "creationTimestamp": _stamp(created),
+                             "ownerReferences": [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "name": pool,
+                                                  "uid": f"uid-nodepool-{pool}"}]},
+                "spec": {"taints": taints, "requirements": [
+                    {"key": k, "operator": "In", "values": [labels[k]]}
+                    for k in (INSTANCE_TYPE, ZONE, CAPACITY_TYPE, NODEPOOL) if k in labels],
+                    "nodeClassRef": {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"}},
+                "status": {"providerID": provider_id, "nodeName": name if registered else "",
+                           "capacity": capacity or {}, "allocatable": allocatable or {},
+                           "conditions": conditions}}
+
+    # -- pods
+    def pod_manifests(self, raw: dict, pending: bool) -> list[dict]:
+        """``pending``: submitted this round, so kube-scheduler has marked it Unschedulable."""
+        unknown = set(raw) - POD_KEYS
+        if unknown:
+            raise ScenarioError(f"pods[{raw.get('name')}]: unknown keys {sorted(unknown)}")
+        count = raw.get("count")
+        names = [f"{raw['name']}-{i}" for i in range(int(count))] if count is not None else [raw["name"]]
+        return [self._pod(raw, name, pending) for name in names]
+
+    def _pod(self, raw: dict, name: str, pending: bool) -> dict:
+        namespace = raw.get("namespace", "default")
+        container = {"name": "app", "image": "registry.example/app:1"}
+        resources = {}
+        if raw.get("requests"):
+            resources["requests"] = {str(k): str(v) for k, v in raw["requests"].items()}
+        if raw.get("limits"):
+            resources["limits"] = {str(k): str(v) for k, v in raw["limits"].items()}
+        if resources:
+            container["resources"] = resources
+        if raw.get("hostPorts"):
+            container["ports"] = [{"containerPort": 80, "hostPort": int(p), "protocol": "TCP"}
+                                  for p in raw["hostPorts"]]
+        spec: dict = {"containers": [container]}
+        for key in ("nodeSelector", "tolerations", "affinity", "topologySpreadConstraints", "initContainers",
+                    "overhead", "priority"):
+            if raw.get(key) is not None:
+                spec[key] = copy.deepcopy(raw[key])
+        for key, value in (raw.get("spec") or {}).items():
+            spec[key] = copy.deepcopy(value)
+        node_name = raw.get("nodeName")
+        if node_name:
+            spec["nodeName"] = node_name
+        meta = {"name": name, "namespace": namespace, "uid": f"uid-pod-{namespace}-{name}",
+                "labels": {str(k): str(v) for k, v in (raw.get("labels") or {}).items()},
+                "annotations": {str(k): str(v) for k, v in (raw.get("annotations") or {}).items()},
+                "creationTimestamp": _stamp(self.tick())}
+        if raw.get("terminating"):
+            meta["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
+        owner = raw.get("owner")
+        if owner:
+            meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owner["kind"], "name": owner["name"],
+                                        "uid": f"uid-{owner['kind']}-{owner['name']}", "controller": True}]
+        phase = raw.get("phase") or ("Running" if node_name else "Pending")
+        status: dict = {"phase": phase}
+        if pending:
+            status["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                     "message": "0/0 nodes are available"}]
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+    def add_pods(self, manifests: list[dict]) -> None:
+        for pod in manifests:
+            meta = pod["metadata"]
+            self.pods[f"{meta['namespace']}/{meta['name']}"] = pod
+
+    def bind(self, key: str, node: str) -> None:
+        pod = self.pods[key]
+        pod["spec"]["nodeName"] = node
+        pod["status"] = {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}]}
+
+    # -- objects
+    def apply(self, raw: dict) -> None:
+        kind = raw.get("kind", "NodePool")
+        if kind == "NodePool":
+            pool = nodepool_manifest(raw)
+            self.nodepools[pool["metadata"]["name"]] = pool
+            return
+        name = raw.get("metadata", {}).get("name")
+        self.objects = [o for o in self.objects
+                        if not (o.get("kind") == kind and o.get("metadata", {}).get("name") == name)]
+        self.objects.append(copy.deepcopy(raw))
+
+    def delete_node(self, name: str) -> None:
+        self.nodes.pop(name, None)
+        self.nodeclaims.pop(name, None)
+        self.pods = {k: p for k, p in self.pods.items() if p["spec"].get("nodeName") != name}
+
+    def node_labels(self, name: str) -> dict[str, str]:
+        node = self.nodes.get(name) or self.nodeclaims.get(name)
+        return dict(node["metadata"]["labels"]) if node else {}
+
+    def manifests(self) -> list[dict]:
+        return [*self.nodepools.values(), *self.objects, *self.nodes.values(), *self.nodeclaims.values(),
+                *self.pods.values()]
+
+
+# ---- running a round ------------------------------------------------------------------------------
+
+@dataclass
+class RoundResult:
+    doc: dict
+    placed: dict[str, str]          # pod key -> node or nodeclaim name (this round's pods)
+    new_nodes: set[str]
+    pending: set[str]
+    submitted: list[str]            # this round's pod keys, in order
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+class Scenario:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        with open(path, encoding="utf-8") as handle:
+            self.data = yaml.safe_load(handle)
+        if not isinstance(self.data, dict):
+            raise ScenarioError("not a mapping")
+        unknown = set(self.data) - TOP_KEYS
+        if unknown:
+            raise ScenarioError(f"unknown top-level keys {sorted(unknown)}")
+        if "instanceTypes" in self.data:
+            self.catalog_entries = [fake_type(t) for t in self.data["instanceTypes"]]
+        else:
+            self.catalog_entries = named_catalog(self.data.get("catalog", "fake-default"))
+        for i, rnd in enumerate(self.data.get("rounds") or []):
+            unknown = set(rnd) - ROUND_KEYS
+            if unknown:
+                raise ScenarioError(f"rounds[{i}]: unknown keys {sorted(unknown)}")
+            unknown = set(rnd.get("expect") or {}) - EXPECT_KEYS
+            if unknown:
+                raise ScenarioError(f"rounds[{i}].expect: unknown keys {sorted(unknown)}")
+        if not self.data.get("rounds"):
+            raise ScenarioError("no rounds")
+
+    @property
+    def name(self) -> str:
+        return self.data.get("name", self.path.stem)
+
+    def cluster(self) -> Cluster:
+        cluster = Cluster({t["name"]: t for t in self.catalog_entries})
+        for pool in self.data.get("nodePools") or []:
+            cluster.apply({**pool, "kind": "NodePool"})
+        for obj in self.data.get("objects") or []:
+            cluster.apply(obj)
+        for node in self.data.get("nodes") or []:
+            cluster.add_node(node)
+        for raw in self.data.get("pods") or []:
+            cluster.add_pods(cluster.pod_manifests(raw, pending=False))
+        return cluster
+
+    def run(self, workdir: Path) -> list[str]:
+        """Every round; the list of disagreements (empty: Karpenter and karptui agree)."""
+        cluster = self.cluster()
+        catalog_path = workdir / "catalog.yaml"
+        catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries}, sort_keys=False))
+        problems: list[str] = []
+        for number, rnd in enumerate(self.data["rounds"]):
+            for obj in rnd.get("apply") or []:
+                cluster.apply(obj)
+            for name in rnd.get("deleteNodes") or []:
+                cluster.delete_node(name)
+            for name in rnd.get("deletePods") or []:
+                key = name if "/" in name else f"default/{name}"
+                cluster.pods.pop(key, None)
+            submitted = []
+            for raw in rnd.get("pods") or []:
+                manifests = cluster.pod_manifests(raw, pending=True)
+                cluster.add_pods(manifests)
+                submitted += [f"{m['metadata']['namespace']}/{m['metadata']['name']}" for m in manifests]
+            snapshot = workdir / f"round-{number}.yaml"
+            write_snapshot(snapshot, cluster.manifests(), SnapshotMeta(name=self.path.stem, captured_at=NOW))
+            args = ["simulate", str(snapshot), "--instance-types", str(catalog_path), "--output", "json"]
+            if rnd.get("consolidate"):
+                args.append("--consolidate")
+            gates = self.data.get("featureGates") or {}
+            if gates:
+                args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())]
+            code, out, err = run_cli(*args)
+            if code != 0:
+                return problems + [f"round {number}: karptui simulate exited {code}: {err.strip()}"]
+            doc = json.loads(out)
+            result = self._advance(cluster, doc, submitted)
+            if rnd.get("consolidate"):
+                self._disrupt(cluster, doc)
+            problems += [f"round {number}: {p}" for p in check(rnd.get("expect") or {}, result, cluster)]
+        return problems
+
+    def _disrupt(self, cluster: Cluster, doc: dict) -> None:
+        """The first disruption command carried out: its nodes gone (their pods pending again,
+        as evicted pods are), the replacement launched."""
+        commands = doc.get("disruptions") or []
+        if not commands:
+            return
+        command = commands[0]
+        pool = cluster.node_labels(command["nodes"][0]).get(NODEPOOL)
+        for name in command["nodes"]:
+            for key, pod in list(cluster.pods.items()):
+                if pod["spec"].get("nodeName") == name:
+                    pod["spec"].pop("nodeName")
+                    pod["status"] = {"phase": "Pending", "conditions": [
+                        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}
+            cluster.nodes.pop(name, None)
+            cluster.nodeclaims.pop(name, None)
+        launch = command.get("replacement")
+        if launch and launch.get("instance_type") in cluster.catalog:
+            cluster.add_node({"name": f"replacement-{len(cluster.nodes)}", "instanceType": launch["instance_type"],
+                              "zone": launch.get("zone"), "capacityType": launch.get("capacity_type"),
+                              "nodepool": pool, "created": "1s"})
+
+    def _advance(self, cluster: Cluster, doc: dict, submitted: list[str]) -> RoundResult:
+        """The cluster after the round, as ExpectProvisioned leaves it: NodeClaims launched as
+        Nodes, placed pods bound."""
+        claims = {c["name"]: c for c in doc.get("nodeclaims", [])}
+        for name, claim in claims.items():
+            launch = claim.get("launch") or {}
+            itype = cluster.catalog.get(launch.get("instance_type"))
+            if itype is None:
+                continue
+            pool = cluster.nodepools.get(claim["nodepool"], {})
+            tspec = pool.get("spec", {}).get("template", {}).get("spec", {})
+            labels = {k: v[0] for k, v in claim.get("requirements", {}).items() if len(v) == 1}
+            cluster.add_node({"name": name, "instanceType": itype["name"], "zone": launch.get("zone"),
+                              "capacityType": launch.get("capacity_type"), "nodepool": claim["nodepool"],
+                              "labels": labels, "taints": tspec.get("taints") or [], "created": "1s"})
+        placed, pending = {}, set()
+        for attempt in doc["pods"]:
+            key = attempt["pod"]
+            if attempt["node"]:
+                placed[key] = attempt["node"]
+                if key in cluster.pods:
+                    cluster.bind(key, attempt["node"])
+            else:
+                pending.add(key)
+        return RoundResult(doc, placed, set(claims), pending, submitted)
+
+
+# ---- expectations -------------------------------------------------------------------------------
+
+def _key(name: str) -> str:
+    return name if "/" in name else f"default/{name}"
+
+
+def _values(expected) -> set[str]:
+    return {str(v) for v in expected} if isinstance(expected, list) else {str(expected)}
+
+
+def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
+    problems: list[str] = []
+    where = {key: cluster.pods[key]["spec"].get("nodeName") for key in cluster.pods}
+    claims = {c["name"]: c for c in result.doc.get("nodeclaims", [])}
+
+    def node_of(name: str) -> str | None:
+        return where.get(_key(name))
+
+    for name in expect.get("scheduled") or []:
+        if not node_of(name):
+            problems.append(f"{name} should be scheduled but stays pending")
+    for name in expect.get("notScheduled") or []:
+        if node_of(name):
+            problems.append(f"{name} should stay pending but goes to {node_of(name)}")
+    for label_key, negate in (("nodeLabels", False), ("notNodeLabels", True)):
+        for name, wanted in (expect.get(label_key) or {}).items():
+            node = node_of(name)
+            if not node:
+                problems.append(f"{name}: no node to check labels on")
+                continue
+            labels = cluster.node_labels(node)
+            for key, values in wanted.items():
+                have = labels.get(key)
+                allowed = _values(values)
+                if negate and have in allowed:
+                    problems.append(f"{name}: node {node} has {key}={have}, which it should not")
+                elif not negate and have not in allowed:
+                    problems.append(f"{name}: node {node} has {key}={have}, expected {sorted(allowed)}")
+    for label_key, present in (("presentNodeLabels", True), ("absentNodeLabels", False)):
+        for name, keys in (expect.get(label_key) or {}).items():
+            node = node_of(name)
+            if not node:
+                problems.append(f"{name}: no node to check labels on")
+                continue
+            labels = cluster.node_labels(node)
+            for key in keys:
+                if (key in labels) != present:
+                    problems.append(f"{name}: node {node} {'lacks' if present else 'has'} label {key}")
+    for entry in expect.get("scheduledCount") or []:
+        count = sum(1 for n in _names(entry["pods"], cluster) if node_of(n))
+        if count != entry["count"]:
+            problems.append(f"{entry['count']} of {entry['pods']} should schedule, {count} do")
+    for label_key, same in (("sameLabel", True), ("differentLabel", False)):
+        for first, second, key in expect.get(label_key) or []:
+            values = [cluster.node_labels(node_of(n)).get(key) if node_of(n) else None for n in (first, second)]
+            if None in values or (values[0] == values[1]) != same:
+                problems.append(f"{first} and {second} should be on nodes with {'the same' if same else 'different'} "
+                                f"{key}, are on {values}")
+    for name, taints in (expect.get("nodeTaints") or {}).items():
+        node = node_of(name)
+        have = (cluster.nodes.get(node) or {}).get("spec", {}).get("taints") or [] if node else []
+        for taint in taints:
+            if not any(all(t.get(k) == v for k, v in taint.items()) for t in have):
+                problems.append(f"{name}: node {node} lacks taint {taint} (has {have})")
+    for name, node in (expect.get("onNode") or {}).items():
+        if node_of(name) != node:
+            problems.append(f"{name} should land on {node}, lands on {node_of(name)}")
+    for name in expect.get("onNewNode") or []:
+        if node_of(name) not in result.new_nodes:
+            problems.append(f"{name} should land on a new node, lands on {node_of(name)}")
+    for group in expect.get("sameNode") or []:
+        nodes = {node_of(n) for n in group}
+        if len(nodes) != 1 or None in nodes:
+            problems.append(f"{group} should share one node, are on {sorted(map(str, nodes))}")
+    for group in expect.get("differentNodes") or []:
+        nodes = [node_of(n) for n in group]
+        if None in nodes or len(set(nodes)) != len(nodes):
+            problems.append(f"{group} should each be on a different node, are on {nodes}")
+    if "newNodes" in expect and len(result.new_nodes) != expect["newNodes"]:
+        problems.append(f"{expect['newNodes']} new node(s) expected, {len(result.new_nodes)} launched")
+    if "nodes" in expect and len(cluster.nodes) != expect["nodes"]:
+        problems.append(f"{expect['nodes']} node(s) expected in the cluster, {len(cluster.nodes)} there")
+    for skew in expect.get("skew") or []:
+        counts = _skew(cluster, skew)
+        if "counts" in skew and sorted(counts) != sorted(skew["counts"]):
+            problems.append(f"skew on {skew['topologyKey']}: expected {sorted(skew['counts'])}, got {sorted(counts)}")
+        if "max" in skew and counts and max(counts) > skew["max"]:
+            problems.append(f"skew on {skew['topologyKey']}: a domain holds {max(counts)} > {skew['max']}")
+        if "maxSkew" in skew and counts and max(counts) - min(counts) > skew["maxSkew"]:
+            problems.append(f"skew on {skew['topologyKey']}: {sorted(counts)} differ by more than {skew['maxSkew']}")
+    for name, wanted in (expect.get("nodeClaim") or {}).items():
+        node = node_of(name)
+        claim = claims.get(node)
+        if claim is None:
+            problems.append(f"{name}: not on a NodeClaim launched this round (on {node})")
+            continue
+        problems += _check_claim(name, claim, wanted)
+    problems += _check_disruption(expect, result.doc)
+    return problems
+
+
+def _names(pods, cluster: Cluster) -> list[str]:
+    """Pod names, or a ``prefix-*`` pattern for every pod whose name starts so."""
+    out = []
+    for name in [pods] if isinstance(pods, str) else pods:
+        if name.endswith("*"):
+            out += sorted(k.split("/", 1)[1] for k in cluster.pods if k.split("/", 1)[1].startswith(name[:-1]))
+        else:
+            out.append(name)
+    return out
+
+
+def _check_claim(name: str, claim: dict, wanted: dict) -> list[str]:
+    problems = []
+    types = set(claim.get("instance_types") or [])
+    for key, values in (wanted.get("requirements") or {}).items():
+        have = set(claim.get("requirements", {}).get(key, []))
+        if have != _values(values):
+            problems.append(f"{name}: NodeClaim requirement {key} allows {sorted(have)}, expected "
+                            f"{sorted(_values(values))}")
+    if "instanceTypes" in wanted and types != set(wanted["instanceTypes"]):
+        problems.append(f"{name}: NodeClaim instance types {sorted(types)}, expected {sorted(wanted['instanceTypes'])}")
+    missing = set(wanted.get("instanceTypesInclude") or []) - types
+    if missing:
+        problems.append(f"{name}: NodeClaim lacks instance types {sorted(missing)}")
+    extra = set(wanted.get("instanceTypesExclude") or []) & types
+    if extra:
+        problems.append(f"{name}: NodeClaim should not offer {sorted(extra)}")
+    if "instanceTypeCount" in wanted and len(types) != wanted["instanceTypeCount"]:
+        problems.append(f"{name}: NodeClaim has {len(types)} instance types, expected {wanted['instanceTypeCount']}")
+    if "instanceType" in wanted and (claim.get("launch") or {}).get("instance_type") != wanted["instanceType"]:
+        problems.append(f"{name}: launches {(claim.get('launch') or {}).get('instance_type')}, "
+                        f"expected {wanted['instanceType']}")
+    return problems
+
+
+def _check_disruption(expect: dict, doc: dict) -> list[str]:
+    problems = []
+    commands = doc.get("disruptions", [])
+    first = commands[0] if commands else None
+    if expect.get("noCommand") and first is not None:
+        problems.append(f"no disruption expected, karptui would {first['action']} {first['nodes']}")
+    wanted = expect.get("command")
+    if wanted:
+        if first is None:
+            problems.append(f"expected a {wanted.get('action')} of {wanted.get('nodes')}, karptui does nothing")
+        else:
+            if "action" in wanted and first["action"] != wanted["action"]:
+                problems.append(f"expected action {wanted['action']}, karptui would {first['action']} {first['nodes']}")
+            if "nodeCount" in wanted and len(first["nodes"]) != wanted["nodeCount"]:
+                problems.append(f"expected {wanted['nodeCount']} node(s) disrupted, karptui disrupts {first['nodes']}")
+            if "nodes" in wanted and set(first["nodes"]) != set(wanted["nodes"]):
+                problems.append(f"expected nodes {sorted(wanted['nodes'])}, karptui disrupts {sorted(first['nodes'])}")
+            replacement = wanted.get("replacement")
+            if replacement:
+                problems += _check_replacement(replacement, first)
+    for node in expect.get("notDisrupted") or []:
+        if first is not None and node in first["nodes"]:
+            problems.append(f"{node} should not be disrupted, karptui would {first['action']} it")
+    return problems
+
+
+def _check_replacement(wanted: dict, command: dict) -> list[str]:
+    launch = command.get("replacement") or {}
+    types = set(command.get("replacement_types") or [])
+    problems = []
+    if not launch:
+        return [f"expected a replacement, karptui would {command['action']} without one"]
+    if "capacityType" in wanted and launch.get("capacity_type") not in _values(wanted["capacityType"]):
+        problems.append(f"replacement capacity type {launch.get('capacity_type')}, expected {wanted['capacityType']}")
+    if "instanceType" in wanted and launch.get("instance_type") not in _values(wanted["instanceType"]):
+        problems.append(f"replacement {launch.get('instance_type')}, expected {wanted['instanceType']}")
+    missing = set(wanted.get("instanceTypesInclude") or []) - types
+    if missing:
+        problems.append(f"replacement options lack {sorted(missing)}")
+    extra = set(wanted.get("instanceTypesExclude") or []) & types
+    if extra:
+        problems.append(f"replacement options should not include {sorted(extra)}")
+    if "instanceTypeCount" in wanted and len(types) != wanted["instanceTypeCount"]:
+        problems.append(f"replacement has {len(types)} options, expected {wanted['instanceTypeCount']}")
+    return problems
+
+
+def _selects(selector: dict | None, labels: dict) -> bool:
+    """A label selector; none at all lists every pod, as ExpectSkew's list options do."""
+    if selector is None:
+        return True
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != str(value):
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op, values = expr["key"], expr["operator"], {str(v) for v in expr.get("values") or []}
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and labels.get(key) in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def _skew(cluster: Cluster, skew: dict) -> list[int]:
+    """ExpectSkew: bound pods the selector picks in the namespace, per domain of the key."""
+    counts: dict[str, int] = {}
+    namespace = skew.get("namespace", "default")
+    key = skew["topologyKey"]
+    for pod in cluster.pods.values():
+        node = pod["spec"].get("nodeName")
+        meta = pod["metadata"]
+        if not node or meta["namespace"] != namespace or "deletionTimestamp" in meta:
+            continue
+        if pod["status"].get("phase") in ("Succeeded", "Failed"):
+            continue
+        if not _selects(skew.get("labelSelector"), meta.get("labels") or {}):
+            continue
+        if key == HOSTNAME:
+            domain = node
+        else:
+            domain = cluster.node_labels(node).get(key)
+            if domain is None:
+                continue
+        counts[domain] = counts.get(domain, 0) + 1
+    return list(counts.values())
+
+
+def scenario_files() -> list[Path]:
+    return sorted(p for p in HERE.glob("*/*.yaml") if not p.name.startswith("skipped"))
