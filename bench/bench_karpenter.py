@@ -26,7 +26,7 @@ import gen_cluster  # noqa: E402
 from karptui.catalog import bundled_catalog  # noqa: E402
 from karptui.model import build_snapshot  # noqa: E402
 from karptui.sim import simulate  # noqa: E402
-from karptui.sim.karpenter.consolidate import MAX_COMMANDS, Consolidator  # noqa: E402
+from karptui.sim.karpenter.disruption import MAX_COMMANDS, Disruptor  # noqa: E402
 from karptui.sim.state import ClusterState  # noqa: E402
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
@@ -87,7 +87,7 @@ def consolidation(nodes: int) -> None:
     state = ClusterState(snapshot)
     for label, limit in (("next decision", 1), ("whole plan", MAX_COMMANDS)):
         start = time.perf_counter()
-        commands, blocked = Consolidator(snapshot, catalog, max_commands=limit).run(ClusterState(snapshot))
+        commands, blocked = Disruptor(snapshot, catalog, max_commands=limit).run(ClusterState(snapshot))
         elapsed = time.perf_counter() - start
         print(f"consolidation over {nodes} nodes ({len(snapshot.pods)} pods), {label}: {elapsed:.2f} s, "
               f"{len(commands)} command(s), {len(blocked)} blocked, "

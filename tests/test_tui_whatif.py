@@ -227,14 +227,15 @@ def test_run_whatif_with_karpenter(snapshot, catalog):
     assert summary["error"] is None
     assert (summary["scheduled_before"], summary["pending_before"]) == (6, 0)   # Karpenter launches 3 nodes
     assert (summary["scheduled_after"], summary["pending_after"]) == (20, 0)    # the whole rollout
-    assert (summary["on_new_nodes_before"], summary["on_new_nodes_after"]) == (6, 4)
+    assert (summary["on_new_nodes_before"], summary["on_new_nodes_after"]) == (6, 2)
     [host] = summary["workloads"]
     assert host["workload"] == HOST
     assert host["existing_after"] == dict(zip(ZONES, (7, 7, 2)))
-    assert host["launched_after"] == {"ap-northeast-2c": 4}
+    assert host["launched_after"] == {"ap-northeast-2c": 2}
     assert [(c["instance_type"], c["zone"], c["pods"]) for c in summary["nodeclaims"]] == [
-        ("t3a.2xlarge", "ap-northeast-2c", 4)]
-    assert summary["nodeclaims_added"] and len(summary["nodeclaims_removed"]) == 3
+        ("t3a.xlarge", "ap-northeast-2c", 2)]
+    # one of the baseline's three NodeClaims (t3a.xlarge in 2c) is still wanted; the other two are not
+    assert summary["nodeclaims_added"] == [] and len(summary["nodeclaims_removed"]) == 2
     assert summary["consolidation"] and summary["cost_before"] > 0
     assert summary["cost_change"] == pytest.approx(summary["cost_after"] - summary["cost_before"])
 
@@ -257,14 +258,14 @@ def test_run_whatif_reports_bad_edits_and_cancellation(snapshot, catalog):
 def test_summary_text_and_table_rows(snapshot, catalog):
     summary = wf.run_whatif(snapshot, catalog, WhatIf("drop", drop_hostname(snapshot)))
     lines = wf.summary_lines(summary)
-    assert lines[:3] == ["scheduled 6 → 20 · pending 0 → 0", "on existing nodes 0 → 16 · on new NodeClaims 6 → 4",
-                         "0 newly scheduled · 0 newly pending · 18 moved"]
+    assert lines[:3] == ["scheduled 6 → 20 · pending 0 → 0", "on existing nodes 0 → 18 · on new NodeClaims 6 → 2",
+                         "0 newly scheduled · 0 newly pending · 16 moved"]
     assert lines[3].startswith("hourly cost $")
-    assert lines[4] == "+ launch default: t3a.2xlarge on-demand in ap-northeast-2c for 4 pod(s)"
+    assert lines[4] == "- launch default: t3a.xlarge on-demand in ap-northeast-2a for 2 pod(s)"
     tables = wf.result_rows(summary)
     assert tables["zones"][0] == (HOST, "", "")
-    assert tables["zones"][3] == ("· ap-northeast-2c", "2 +4 new", "2 +4 new")
-    assert tables["claims"] == [("default", "t3a.2xlarge", "ap-northeast-2c", "on-demand", "0.3008", "4")]
+    assert tables["zones"][3] == ("· ap-northeast-2c", "2 +4 new", "2 +2 new")
+    assert tables["claims"] == [("default", "t3a.xlarge", "ap-northeast-2c", "on-demand", "0.1504", "2")]
     assert {row[0] for row in tables["actions"]} <= {"delete", "replace", "blocked"}
     assert wf.summary_lines({"name": "x", "error": "bad"}) == []
     assert wf.result_rows({"name": "x", "error": "bad"}) == {"zones": [], "claims": [], "actions": []}
@@ -339,13 +340,13 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         await run(pilot)
         summary = text(screen, "#summary")
         assert "scheduled 6 → 20 · pending 0 → 0" in summary
-        assert "on existing nodes 0 → 16 · on new NodeClaims 6 → 4" in summary
+        assert "on existing nodes 0 → 18 · on new NodeClaims 6 → 2" in summary
         assert "hourly cost $" in summary
         assert rows(screen, "#zones") == [(HOST, "", ""), ("· ap-northeast-2a", "6 +2 new", "7"),
                                           ("· ap-northeast-2b", "6", "7"),
-                                          ("· ap-northeast-2c", "2 +4 new", "2 +4 new")]
+                                          ("· ap-northeast-2c", "2 +4 new", "2 +2 new")]
         [claim] = rows(screen, "#claims")
-        assert claim[:4] == ("default", "t3a.2xlarge", "ap-northeast-2c", "on-demand") and claim[5] == "4"
+        assert claim[:4] == ("default", "t3a.xlarge", "ap-northeast-2c", "on-demand") and claim[5] == "2"
         assert rows(screen, "#actions")                     # consolidation has something to say
         await pilot.press("u")                              # undo: both constraints are back
         assert screen.stack.edits == () and len(screen.query_one("#edits", ListView)) == 0

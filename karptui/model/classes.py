@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .fields import as_bool_field, as_int, as_str
+from .fields import as_bool_field, as_int, as_list, as_map, as_str, as_str_list
 from .meta import KubeObject, meta_fields
+from .selectors import IN, Requirement
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -22,6 +23,8 @@ class PriorityClass(KubeObject):
 class StorageClass(KubeObject):
     provisioner: str = ""
     volume_binding_mode: str = "Immediate"
+    # allowedTopologies: ORed terms, each a list of key In [values]
+    allowed_topologies: tuple[tuple[Requirement, ...], ...] = ()
 
     KIND = "StorageClass"
 
@@ -40,4 +43,10 @@ def build_storage_class(obj: Mapping) -> StorageClass:
         **meta_fields(obj),
         provisioner=as_str(obj.get("provisioner"), "provisioner"),
         volume_binding_mode=as_str(obj.get("volumeBindingMode"), "volumeBindingMode", "Immediate"),
+        allowed_topologies=tuple(
+            tuple(Requirement(as_str(e.get("key"), f"allowedTopologies[{i}].key"), IN,
+                              as_str_list(e.get("values"), f"allowedTopologies[{i}].values"))
+                  for e in (as_map(x, f"allowedTopologies[{i}]") for x in as_list(
+                      as_map(term, f"allowedTopologies[{i}]").get("matchLabelExpressions"), "matchLabelExpressions")))
+            for i, term in enumerate(as_list(obj.get("allowedTopologies"), "allowedTopologies"))),
     )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .fields import as_int, as_map, as_str
@@ -23,6 +24,37 @@ class PodDisruptionBudget(KubeObject):
     expected_pods: int | None = None
 
     KIND = "PodDisruptionBudget"
+
+    def selects(self, pod) -> bool:
+        """Whether this PDB guards ``pod`` for the eviction API (and so for Karpenter): same
+        namespace and the selector matches; policy/v1 reads an empty selector as every pod of the
+        namespace, an absent one as none."""
+        return self.selector is not None and pod.namespace == self.namespace and self.selector.matches(pod.labels)
+
+    def selects_for_preemption(self, pod) -> bool:
+        """kube-scheduler's preemption reads an empty selector as matching nothing."""
+        return self.selector is not None and not self.selector.is_empty and self.selects(pod)
+
+    def allowed(self, pods: Iterable) -> int:
+        """disruptionsAllowed, worked out from the spec and the pods now bound (so a what-if on the
+        PDB or its workload counts); the status is read only when the spec says neither.
+
+        Every bound pod the PDB selects that is not finished counts as healthy: a simulation binds
+        what it places, and a snapshot says nothing more about readiness than the phase.
+        """
+        healthy = sum(1 for p in pods if p.node_name and not p.is_terminal and self.selects(p))
+
+        def scaled(value: str, up: bool) -> int:
+            if value.endswith("%"):
+                share = int(value[:-1]) * healthy / 100
+                return math.ceil(share) if up else math.floor(share)
+            return int(value)
+
+        if self.min_available is not None:
+            return max(0, healthy - scaled(self.min_available, True))
+        if self.max_unavailable is not None:
+            return max(0, healthy - (healthy - scaled(self.max_unavailable, True)))
+        return self.disruptions_allowed if self.disruptions_allowed is not None else 1
 
 
 def _int_or_percent(value: object, where: str) -> str | None:

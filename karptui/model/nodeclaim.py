@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from . import labels as L
-from .fields import as_list, as_map, as_str, parse_duration
+from .fields import as_list, as_map, as_str, parse_duration, parse_time
 from .meta import KubeObject, meta_fields
 from .nodeclass import NodeClassRef, parse_node_class_ref
 from .resources import EMPTY, Resources
@@ -30,6 +31,7 @@ class NodeClaim(KubeObject):
     capacity: Resources = EMPTY
     allocatable: Resources = EMPTY
     conditions: Mapping[str, str]  # Launched/Registered/Initialized/Ready/... -> status
+    last_pod_event: datetime | None = None  # status.lastPodEventTime: when a pod last came or went
 
     @property
     def ref(self) -> str:
@@ -92,4 +94,5 @@ def build_nodeclaim(obj: Mapping, api_version: str, kind: str) -> NodeClaim:
         capacity=Resources.parse(status.get("capacity"), "status.capacity"),
         allocatable=Resources.parse(status.get("allocatable"), "status.allocatable"),
         conditions=conditions,
+        last_pod_event=parse_time(status.get("lastPodEventTime"), "status.lastPodEventTime"),
     )

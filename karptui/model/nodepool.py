@@ -59,6 +59,8 @@ class NodePool(KubeObject):
     expire_after: float | None = DEFAULT_EXPIRY
     budgets: tuple[Budget, ...] = DEFAULT_BUDGETS
     kubelet: KubeletConfig | None = None
+    ready: bool = True                  # status Ready is not False/Unknown (absent status: assumed ready)
+    replicas: int | None = None         # a static NodePool (spec.replicas): no dynamic provisioning
 
     @property
     def ref(self) -> str:
@@ -80,6 +82,17 @@ def _budgets(raw: object, where: str) -> tuple[Budget, ...]:
             )
         )
     return tuple(out)
+
+
+def _ready(obj: Mapping) -> bool:
+    """Karpenter only provisions from a NodePool whose Ready condition is True; one without
+    conditions (an old Karpenter, or a hand-written file) is taken as ready."""
+    status = as_map(obj.get("status"), "status")
+    for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
+        cond = as_map(raw, f"status.conditions[{i}]")
+        if cond.get("type") == "Ready":
+            return as_str(cond.get("status"), f"status.conditions[{i}].status") == "True"
+    return True
 
 
 def _template_parts(template: Mapping) -> dict:
@@ -118,6 +131,8 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
         expire_after=parse_duration(expire, "expireAfter"),
         budgets=_budgets(disruption.get("budgets"), "spec.disruption.budgets"),
         kubelet=parse_kubelet(tspec.get("kubelet"), "spec.template.spec.kubelet"),
+        ready=_ready(obj),
+        replicas=as_int(spec.get("replicas"), "spec.replicas"),
     )
 
 

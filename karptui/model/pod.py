@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from . import labels as L
 from .affinity import NO_AFFINITY, Affinity, TopologySpreadConstraint, parse_affinity, parse_spread_constraints
-from .fields import as_int, as_list, as_map, as_str, as_str_map, shared
+from .errors import ModelError
+from .fields import as_int, as_list, as_map, as_str, as_str_map, parse_duration, shared
 from .meta import KubeObject, meta_fields
 from .resources import EMPTY, Resources
 from .taints import Toleration, parse_tolerations
@@ -73,6 +74,30 @@ class Pod(KubeObject):
             self.annotations.get(L.DO_NOT_DISRUPT) == "true"
             or self.annotations.get(L.DO_NOT_EVICT) == "true"
         )
+
+    def blocks_disruption(self, now=None, legacy: bool = False) -> bool:
+        """Whether this pod's annotation stops Karpenter disrupting its node right now.
+
+        ``karpenter.sh/do-not-disrupt: "true"``, or a duration ("5m") the pod has not yet run
+        for (Karpenter v1.1+); ``legacy`` reads v1alpha5's ``karpenter.sh/do-not-evict``
+        instead. Finished and terminating pods block nothing.
+        """
+        if self.is_terminal or self.deleted is not None:
+            return False
+        if legacy:
+            return self.annotations.get(L.DO_NOT_EVICT) == "true"
+        value = self.annotations.get(L.DO_NOT_DISRUPT)
+        if value is None:
+            return False
+        if value == "true":
+            return True
+        try:  # a duration: blocks until the pod has run that long
+            seconds = parse_duration(value, L.DO_NOT_DISRUPT)
+        except ModelError:
+            return False  # Karpenter ignores a malformed value
+        if seconds is None or now is None or self.created is None:
+            return bool(seconds)
+        return (now - self.created).total_seconds() < seconds
 
 
 def _container_requests(container: Mapping, where: str) -> Resources:

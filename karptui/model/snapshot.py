@@ -44,6 +44,15 @@ class SnapshotMeta:
     logs_text: str = ""
 
 
+@dataclass(frozen=True)
+class VolumeIndex:
+    """Claims by (namespace, name), volumes and storage classes by name."""
+
+    claims: Mapping[tuple[str, str], PersistentVolumeClaim]
+    volumes: Mapping[str, PersistentVolume]
+    classes: Mapping[str, StorageClass]
+
+
 @dataclass(frozen=True, eq=False)
 class Snapshot:
     nodes: tuple[Node, ...] = ()
@@ -79,6 +88,11 @@ class Snapshot:
             if pod.node_name and not pod.is_terminal:
                 index.setdefault(pod.node_name, []).append(pod)
         return index
+
+    @cached_property
+    def volume_index(self) -> VolumeIndex:
+        return VolumeIndex({(c.namespace, c.name): c for c in self.pvcs}, {v.name: v for v in self.pvs},
+                           {s.name: s for s in self.storage_classes})
 
     @cached_property
     def pending_pods(self) -> tuple[Pod, ...]:

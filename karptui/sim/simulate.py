@@ -70,9 +70,10 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
         attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch)
         placements.update({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
-            from .karpenter.consolidate import Consolidator
+            from .karpenter.disruption import Disruptor
 
-            found, stuck = Consolidator(snapshot, catalog, spot_to_spot).run(state)
+            still = [a.pod for a in attempts if not a.scheduled]
+            found, stuck = Disruptor(snapshot, catalog, spot_to_spot, pending=still).run(state)
             disruptions, blocked = tuple(found), tuple(stuck)
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked)
 

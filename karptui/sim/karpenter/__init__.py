@@ -1,5 +1,5 @@
-"""Karpenter on top of the kube-scheduler simulation: provisioning (and consolidation)."""
+"""Karpenter on top of the kube-scheduler simulation: provisioning and consolidation."""
 
-from .provision import Provisioned, Provisioner
+from .scheduler import Results, Scheduler
 
-__all__ = ["Provisioned", "Provisioner"]
+__all__ = ["Results", "Scheduler"]

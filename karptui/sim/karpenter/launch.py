@@ -1,18 +1,18 @@
 """Which instance Karpenter would launch for a NodeClaim, and what it would cost.
 
-Karpenter hands the cloud provider the NodeClaim's remaining instance types
-(the cheapest 60); on AWS the fleet request takes a spot offering whenever the
-requirements allow spot, else on-demand, at the lowest price among the
-compatible offerings. Unknown prices sort last.
+Karpenter hands the cloud provider the NodeClaim's instance types, cheapest
+first; on AWS the fleet request takes a reserved offering when one is
+allowed, else spot whenever the requirements allow spot, else on-demand, at
+the lowest price among the compatible offerings. Unknown prices sort last.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...catalog import InstanceType
-from .nodeclaim import MAX_INSTANCE_TYPES, NewClaim
-from .templates import offering_ok
+from ...model import labels as L
+from .instancetypes import TypeSet, offering_allowed
+from .requirements import Reqs
 
 PREFERENCE = {"reserved": 0, "spot": 1, "on-demand": 2}
 
@@ -37,17 +37,10 @@ def _price_key(price: float | None) -> tuple:
     return (price is None, price or 0.0)
 
 
-def ranked_types(claim: NewClaim) -> list[InstanceType]:
-    """The NodeClaim's instance types, cheapest compatible offering first, at most 60."""
-    def cheapest(t: InstanceType) -> tuple:
-        prices = [o.price for o in t.offerings if offering_ok(o, claim.reqs)]
-        return min((_price_key(p) for p in prices), default=(True, 0.0)) + (t.name,)
-
-    return sorted(claim.types, key=cheapest)[:MAX_INSTANCE_TYPES]
-
-
-def choose(claim: NewClaim) -> Launch | None:
-    offers = [(t, o) for t in ranked_types(claim) for o in t.offerings if offering_ok(o, claim.reqs)]
+def choose(types: TypeSet, rows: list[int], reqs: Reqs) -> Launch | None:
+    """The offering launched among ``rows`` (TypeSet rows) under ``reqs``."""
+    zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
+    offers = [(types.types[i], o) for i in rows for o in types.types[i].offerings if offering_allowed(o, zone, kind)]
     if not offers:
         return None
     best_kind = min(PREFERENCE.get(o.capacity_type, 3) for _, o in offers)

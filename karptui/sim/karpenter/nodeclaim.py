@@ -1,94 +1,341 @@
-"""An in-flight NodeClaim: a node Karpenter would launch, narrowed by every pod packed into it."""
+"""NodeClaim templates (one per NodePool) and the NodeClaims a scheduling run opens.
+
+A template holds the NodePool's requirements — its own, its template labels,
+``karpenter.sh/nodepool``, and ``karpenter.sh/registered`` /
+``karpenter.sh/initialized`` as a node will carry them — its taints, and the
+instance types those requirements leave. DaemonSets that would run on its
+nodes add their requests to each type they fit (types that differ in which
+DaemonSets run on them form separate overhead groups) and their host ports.
+
+A NodeClaim starts from a template and is narrowed by every pod packed in: a
+pod joins when it tolerates the taints, its requirements are compatible, the
+topology allows a domain, and at least one instance type is left that meets
+the narrowed requirements, has an offering they allow, and holds every pod's
+requests plus its DaemonSet overhead. Follows Karpenter's ``nodeclaim.go``
+and ``nodeclaimtemplate.go``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-from ...catalog import InstanceType
-from ...model import Pod
+import numpy as np
+
+from ...model import NodePool, Pod
 from ...model import labels as L
-from ...model.resources import Resources
-from .requirements import Reqs
-from .templates import Template, offering_ok, resources_text, type_compatible
-from .topology import TopologyError, narrow
+from ...model.pod import HostPort
+from ...model.resources import PODS, Resources
+from ..plugins.node_ports import conflicts
+from .instancetypes import TypeSet, resources_text
+from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
+from .requirements import Req, Reqs
+from .topology import Topology, TopologyError
+from .topologygroup import tolerates_all
 
-REFUSED = "refused"  # try_add's answer when the caller does not want the reason
-PLUS_ONE_POD = Resources({"pods": 1})
-MAX_INSTANCE_TYPES = 60  # Karpenter passes at most this many (cheapest first) to the cloud provider
+MAX_INSTANCE_TYPES = 600  # Karpenter hands at most this many types, cheapest first, to the cloud provider
+EMPTY_ROWS = np.zeros(0, dtype=np.intp)
 
 
-@dataclass
-class NewClaim:
-    name: str
-    template: Template
+class SchedulingError(Exception):
+    """Why a pod cannot go on a NodeClaim or node; the text is Karpenter's."""
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonGroup:
+    """Instance types (rows of the TypeSet) on which the same DaemonSet pods would run."""
+
+    rows: np.ndarray
+    overhead: Resources
+    ports: tuple[HostPort, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    pool: NodePool
     reqs: Reqs
-    types: tuple[InstanceType, ...]
-    requests: Resources
-    pods: list[Pod] = field(default_factory=list)
-    _offered: dict | None = field(default=None, repr=False)
-    _largest: dict = field(default_factory=dict, repr=False)  # resource -> most any remaining type offers
+    taints: tuple
+    rows: np.ndarray             # TypeSet rows this NodePool can launch
+    groups: tuple[DaemonGroup, ...]
+    overhead: np.ndarray         # per row of ``rows``: its group's DaemonSet requests, as TypeSet columns
+    group_of: np.ndarray         # per row of ``rows``: which group
 
-    def _room_for(self, pod: Pod) -> bool:
-        """Whether the largest remaining instance type could still take the pod's requests."""
-        for name, amount in pod.requests.items():
-            if name != "pods" and amount > 0 and not self._fits(name, amount):
-                return False
-        return self._fits("pods", pod.requests.get("pods", 0) + 1)
+    @property
+    def name(self) -> str:
+        return self.pool.name
 
-    def _fits(self, name: str, amount: int) -> bool:
-        largest = self._largest.get(name)
-        if largest is None:
-            largest = self._largest[name] = max((t.allocatable.get(name, 0) for t in self.types), default=0)
-        return self.requests.get(name, 0) + amount <= largest
+    @property
+    def weight(self) -> int:
+        return self.pool.weight
 
-    def offered(self) -> dict[str, frozenset[str]]:
-        """Zones (and capacity types) the remaining instance types can still be bought in."""
-        if self._offered is None:
-            zones, kinds = set(), set()
-            for t in self.types:
-                for o in t.offerings:
-                    if offering_ok(o, self.reqs):
-                        zones.add(o.zone)
-                        kinds.add(o.capacity_type)
-            self._offered = {L.ZONE: frozenset(zones), L.CAPACITY_TYPE: frozenset(kinds)}
-        return self._offered
 
-    def try_add(self, pod: Pod, wanted: Reqs, claims: list[NewClaim], state, why: bool = True) -> str | None:
-        """Pack ``pod`` in, or return Karpenter's reason why it cannot go on this NodeClaim.
+def template_requirements(pool: NodePool) -> Reqs:
+    label = L.PROVISIONER_NAME if pool.kind == "Provisioner" else L.NODEPOOL
+    labels = {**pool.template_labels, label: pool.name}
+    ref = pool.node_class_ref
+    if ref is not None and ref.group and ref.kind:
+        labels[f"{ref.group}/{ref.kind.lower()}"] = ref.name
+    reqs = Reqs.from_model(pool.requirements).plus(Reqs.from_labels(labels).values())
+    return reqs.plus((Req.one(L.NODE_REGISTERED, "true"), Req.one(L.NODE_INITIALIZED, "true")))
 
-        With ``why`` False a refusal is just ``REFUSED``: the caller tries the next
-        NodeClaim and never shows the reason, so it is not worth formatting.
+
+def daemon_compatible(pod: Pod, reqs: Reqs, taints, types: TypeSet, rows: np.ndarray,
+                      allow: frozenset[str]) -> np.ndarray:
+    """For each row: would this DaemonSet pod run on a node of the template with that type?
+
+    The pod tolerates PreferNoSchedule (a DaemonSet ignores the preference) and every other
+    taint; its required node affinity terms are tried one after another (they are ORed).
+    """
+    out = np.zeros(len(rows), dtype=bool)
+    if not tolerates_all(taints, pod.tolerations + (PREFER_NO_SCHEDULE_TOLERATION,)):
+        return out
+    required = pod.affinity.node_required
+    terms = required.terms if required is not None and required.terms else (None,)
+    for k in range(len(terms)):
+        current = pod if terms[0] is None else replace(
+            pod, affinity=replace(pod.affinity, node_required=replace(required, terms=terms[k:])))
+        strict = pod_requirements(current, strict=True)
+        if reqs.compatible(strict, allow, why=False) is not None:
+            continue
+        out |= types.compatible_mask(strict)[rows]
+    return out
+
+
+def build_template(pool: NodePool, types: TypeSet, daemons: Sequence[Pod]) -> Template | str:
+    """The NodePool's template, or why its requirements leave no instance type."""
+    reqs = template_requirements(pool)
+    compatible, offered = types.compatible_mask(reqs), types.offered_mask(reqs)
+    rows = np.flatnonzero(compatible & offered & (types.allocatable >= 0).all(axis=1))
+    if not rows.size:
+        if not compatible.any():
+            return f"no instance type met the requirements {reqs}"
+        return f"no instance type meeting the requirements had an available offering, requirements={reqs}"
+    short = types.min_values_shortfall(rows, reqs)
+    if short:
+        return f"minValues requirement is not met for label(s) {sorted(short)}, requirements={reqs}"
+    fits = [daemon_compatible(d, reqs, pool.taints, types, rows, types.well_known) for d in daemons]
+    keys = [tuple(j for j in range(len(daemons)) if fits[j][r]) for r in range(len(rows))] if daemons else \
+        [()] * len(rows)
+    groups, group_of = [], np.zeros(len(rows), dtype=np.intp)
+    seen: dict[tuple, int] = {}
+    for r, key in enumerate(keys):
+        g = seen.get(key)
+        if g is None:
+            g = seen[key] = len(groups)
+            pods = [daemons[j] for j in key]
+            overhead = sum((p.requests for p in pods), Resources()) + Resources({PODS: len(pods)}) if pods \
+                else Resources()
+            groups.append((overhead, tuple(p for d in pods for p in d.host_ports), []))
+        groups[g][2].append(r)
+        group_of[r] = g
+    overhead = np.zeros((len(rows), len(types.columns)), dtype=np.int64)
+    built = []
+    for g, (amount, ports, members) in enumerate(groups):
+        overhead[members] = types.vector(amount).values
+        built.append(DaemonGroup(np.array(members, dtype=np.intp), amount, ports))
+    return Template(pool, reqs, pool.taints, rows, tuple(built), overhead, group_of)
+
+
+_hostnames = itertools.count(1)
+
+
+class NodeClaim:
+    """A node Karpenter would launch, narrowed by the pods packed into it."""
+
+    def __init__(self, template: Template, topology: Topology, types: TypeSet, rows: np.ndarray,
+                 name: str) -> None:
+        self.template, self.topology, self.types = template, topology, types
+        self.name = name
+        self.hostname = f"hostname-placeholder-{next(_hostnames):04d}"
+        self.reqs = template.reqs.plus((Req.one(L.HOSTNAME, self.hostname),))
+        self.rows = rows                      # positions in template.rows still possible
+        self.requests = Resources()
+        self.pods: list[Pod] = []
+        self.ports: list[list[HostPort]] = [list(g.ports) for g in template.groups]
+        self._room: np.ndarray | None = None
+
+    @property
+    def taints(self):
+        return self.template.taints
+
+    def room_for(self, requests: Resources) -> bool:
+        """A quick necessary test: some remaining type has room, per resource, for these requests too.
+
+        Most in-flight NodeClaims are full for most pods; this spares the requirement and
+        topology work for them.
         """
-        if not why and not self._room_for(pod):
-            return REFUSED  # not even its largest remaining type has room: skip the requirement work
-        refusal = self.template.tolerates(pod)
-        if refusal:
-            return refusal
-        error = self.reqs.compatible_error(wanted, why)
-        if error:
-            return error
-        reqs = self.reqs.plus(wanted.values())
+        if self._room is None:
+            rows = self.template.rows[self.rows]
+            self._room = (self.types.allocatable[rows] - self.template.overhead[self.rows]).max(axis=0) \
+                if len(rows) else None
+        if self._room is None:
+            return False
+        need = self.types.vector(self.requests + requests)
+        return need.unknown is None and bool((need.values <= self._room).all())
+
+    def can_add(self, pod: Pod, data, volume_reqs: Sequence[Reqs | None] = (None,), why: bool = True,
+                relax_min_values: bool = False) -> tuple[Reqs, np.ndarray]:
+        """The NodeClaim's requirements and instance type rows with ``pod`` in; SchedulingError if not."""
+        taints = self.template.taints
+        if not tolerates_all(taints, pod.tolerations):
+            raise SchedulingError(_taint_error(taints, pod) if why else "")
+        allow = self.types.well_known
+        error = self.reqs.compatible(data.reqs, allow, why)
+        if error is not None:
+            raise SchedulingError(f"incompatible requirements, {error}" if why else "")
+        base = self.reqs.plus(data.reqs.values())
+        last: SchedulingError | None = None
+        for volume in volume_reqs:
+            try:
+                return self._try(pod, data, base, volume, why, relax_min_values)
+            except SchedulingError as exc:
+                last = exc
+        raise last
+
+    def _try(self, pod: Pod, data, base: Reqs, volume: Reqs | None, why: bool, relax_min_values: bool):
+        allow = self.types.well_known
+        reqs = base
+        if volume is not None:
+            error = reqs.compatible(volume, allow, why)
+            if error is not None:
+                raise SchedulingError(f"incompatible volume requirements, {error}" if why else "")
+            reqs = reqs.plus(volume.values())
         try:
-            reqs = narrow(pod, reqs, self.pods, [c for c in claims if c is not self], state, self.offered)
+            narrowed = self.topology.add_requirements(pod, self.template.taints, data.strict, reqs, allow)
         except TopologyError as exc:
-            return str(exc)
-        requests = self.requests + pod.requests + PLUS_ONE_POD
+            raise SchedulingError(str(exc) if why else "") from None
+        error = reqs.compatible(narrowed, allow, why)
+        if error is not None:
+            raise SchedulingError(error if why else "")
+        reqs = reqs.plus(narrowed.values())
+        requests = self.requests + data.requests
+        rows = self._remaining(pod, reqs, requests)
+        if not rows.size:
+            raise SchedulingError(self._filter_error(pod, reqs, requests, data.requests) if why else "")
+        if any(r.min_values is not None for r in reqs.values()):
+            short = self.types.min_values_shortfall(self.template.rows[rows], reqs)
+            if short and not relax_min_values:
+                raise SchedulingError(f"minValues requirement is not met for label(s) {sorted(short)}, "
+                                      f"requirements={reqs}, resources={self._resources_text(pod, data.requests)}"
+                                      if why else "")
+            if short:
+                reqs = reqs.plus(replace(reqs[k], min_values=n) for k, n in short.items())
+        return reqs, rows
+
+    def _ports_ok(self, pod: Pod) -> np.ndarray:
+        """Per overhead group: the pod's host ports are free on such a node."""
+        return np.array([not any(conflicts(w, u) for w in pod.host_ports for u in used) for used in self.ports],
+                        dtype=bool)
+
+    def _masks(self, pod: Pod, reqs: Reqs, requests: Resources, rows: np.ndarray):
+        """(compatible, fits, offered) over ``rows`` (positions in template.rows)."""
+        types, template = self.types, self.template
+        type_rows = template.rows[rows]
         changed = [k for k in reqs if reqs[k] != self.reqs.get(k)]
-        types = self.types
-        if changed:
-            types = tuple(t for t in types if type_compatible(t, reqs, changed))
-        types = tuple(t for t in types if not requests.exceeding(t.allocatable))
-        if not types:
-            return (f"no instance type satisfied resources {resources_text(requests)} and requirements {reqs} "
-                    f"(no instance type met the scheduling requirements or had enough resources)"
-                    if why else REFUSED)
-        for key, req in reqs.items():
-            if req.min_values and len({t.labels.get(key, t.name if key == L.INSTANCE_TYPE else None)
-                                       for t in types} - {None}) < req.min_values:
-                return (f'minValues requirement is not met for "{key}", requirements={reqs}, '
-                        f"resources={resources_text(requests)}" if why else REFUSED)
-        self.reqs, self.types, self.requests = reqs, types, requests
-        self._offered = None
-        self._largest = {}
+        compatible = types.compatible_mask(reqs, changed)[type_rows] if changed else np.ones(len(rows), bool)
+        offered = types.offered_mask(reqs)[type_rows]
+        need = types.vector(requests)
+        if need.unknown is not None:
+            fits = np.zeros(len(rows), dtype=bool)
+        else:
+            fits = (types.allocatable[type_rows] >= need.values + template.overhead[rows]).all(axis=1)
+        if pod.host_ports:
+            fits &= self._ports_ok(pod)[template.group_of[rows]]
+        return compatible, fits, offered
+
+    def _remaining(self, pod: Pod, reqs: Reqs, requests: Resources) -> np.ndarray:
+        compatible, fits, offered = self._masks(pod, reqs, requests, self.rows)
+        return self.rows[compatible & fits & offered]
+
+    def _resources_text(self, pod: Pod, requests: Resources) -> str:
+        """The pod's requests with the DaemonSet overhead of the groups it could join: one figure,
+        or ``min=..., max=...`` when the groups differ (Karpenter's resourcesString)."""
+        ports = self._ports_ok(pod) if pod.host_ports else np.ones(len(self.template.groups), dtype=bool)
+        overheads = [g.overhead for g, ok in zip(self.template.groups, ports) if ok and g.overhead]
+        if not overheads:
+            return resources_text(requests)
+        names = set().union(*overheads)
+        low = Resources({n: min(o.get(n, 0) for o in overheads) for n in names})
+        high = Resources({n: max(o.get(n, 0) for o in overheads) for n in names})
+        low_text, high_text = resources_text(low + requests), resources_text(high + requests)
+        return low_text if low_text == high_text else f"min={low_text}, max={high_text}"
+
+    def _filter_error(self, pod: Pod, reqs: Reqs, requests: Resources, data_requests: Resources) -> str:
+        """Karpenter's InstanceTypeFilterError: which of requirements / resources / offering ruled
+        every instance type out, alone or in pairs."""
+        rows = self.rows
+        compatible, fits, offered = self._masks(pod, reqs, requests, rows)
+        has_fit = fits & offered
+        met, fit, offer = compatible.any(), has_fit.any(), offered.any()
+        req_and_offer = (compatible & offered & ~has_fit).any()
+        fit_and_offer = (has_fit & ~compatible).any()
+        text = f"requirements={reqs}, resources={self._resources_text(pod, data_requests)}"
+        if not met and not fit and not offer:
+            return f"no instance type met the scheduling requirements or had enough resources or had a required offering, {text}"
+        if not met and not fit:
+            return f"no instance type met the scheduling requirements or had enough resources, {text}"
+        if not met and not offer:
+            return f"no instance type met the scheduling requirements or had a required offering, {text}"
+        if not fit and not offer:
+            return f"no instance type had enough resources or had a required offering, {text}"
+        if not met:
+            return f"no instance type met all requirements, {text}"
+        if not fit:
+            return f"no instance type has enough resources, {text}"
+        if not offer:
+            return f"no instance type has the required offering, {text}"
+        if fit_and_offer:
+            return f"no instance type which had enough resources and the required offering met the scheduling requirements, {text}"
+        if req_and_offer:
+            return f"no instance type which met the scheduling requirements and the required offering had the required resources, {text}"
+        return f"no instance type met the requirements/resources/offering tuple, {text}"
+
+    def add(self, pod: Pod, data, reqs: Reqs, rows: np.ndarray) -> None:
         self.pods.append(pod)
-        return None
+        if len(rows) != len(self.rows):
+            self._room = None
+        self.rows = rows
+        self.requests = self.requests + data.requests
+        self.reqs = reqs
+        self.topology.register(L.HOSTNAME, self.hostname)
+        self.topology.record(pod, self.template.taints, reqs, self.types.well_known)
+        if pod.host_ports:
+            for used in self.ports:
+                used.extend(pod.host_ports)
+
+    # ---- after scheduling ----------------------------------------------------------------------
+    def type_rows(self) -> list[int]:
+        """TypeSet rows left, cheapest first, at most MAX_INSTANCE_TYPES (the NodeClaim's options)."""
+        return self.types.by_price(self.template.rows[self.rows].tolist(), self.reqs)[:MAX_INSTANCE_TYPES]
+
+    def final_requirements(self) -> Reqs:
+        """What the NodeClaim object would say: no placeholder hostname, the instance types and
+        capacity types of its options."""
+        reqs = self.reqs.without(L.HOSTNAME)
+        rows = self.type_rows()
+        names = frozenset(self.types.types[i].name for i in rows)
+        kinds = frozenset(o.capacity_type for i in rows for o in self.types.types[i].offerings
+                          if o.available and (reqs.get(L.ZONE) is None or reqs[L.ZONE].has(o.zone))
+                          and (reqs.get(L.CAPACITY_TYPE) is None or reqs[L.CAPACITY_TYPE].has(o.capacity_type)))
+        extra = [Req(L.INSTANCE_TYPE, False, names, min_values=reqs.get_or_exists(L.INSTANCE_TYPE).min_values)]
+        if kinds:
+            extra.append(Req(L.CAPACITY_TYPE, False, kinds))
+        return reqs.plus(extra)
+
+    def daemon_requests(self) -> Resources:
+        """The smallest DaemonSet overhead among the groups some remaining type belongs to."""
+        used = set(self.template.group_of[self.rows].tolist())
+        amounts = [self.template.groups[g].overhead for g in used]
+        if not amounts:
+            return Resources()
+        names = set().union(*amounts)
+        return Resources({n: min(a.get(n, 0) for a in amounts) for n in names})
+
+
+def _taint_error(taints, pod: Pod) -> str:
+    for taint in taints:
+        if not tolerates_all((taint,), pod.tolerations):
+            value = f"={taint.value}" if taint.value else ""
+            return f"did not tolerate taint (taint={taint.key}{value}:{taint.effect})"
+    return "did not tolerate taint"

@@ -1,120 +1,171 @@
-"""Karpenter's requirement algebra: sets of allowed label values that can be intersected.
+"""Karpenter's requirement algebra: the values a label key may take, as a set to intersect.
 
-A requirement is a set of values, or the complement of one (NotIn, Exists),
-optionally bounded (Gt/Lt). NodeClaims start from their NodePool's
-requirements and are narrowed by every pod packed into them; instance types
-and offerings must stay compatible with what is left.
+A requirement is a set of values, or the complement of one (``NotIn``;
+``Exists`` is the complement of nothing), optionally bounded: ``Gt``/``Lt``
+become inclusive bounds (``Gt 3`` is ``>= 4``), ``Gte``/``Lte`` (NodePools
+only) are bounds as written, and a bounded set admits only integers.
+NodeClaims start from their NodePool's requirements and are narrowed by every
+pod packed into them; instance types and offerings must stay compatible with
+what is left. Keys are normalised first (``beta.kubernetes.io/arch`` is
+``kubernetes.io/arch``), so aliases compare equal.
+
+The rules follow Karpenter's ``pkg/scheduling`` (requirement.go, requirements.go);
+the error texts keep its wording, which operators see in its logs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from ...model.selectors import DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, Requirement
-
-# Labels Karpenter knows the values of even when no requirement names them
-# (scheduling.WellKnownLabels + the AWS provider's).
-WELL_KNOWN = frozenset({
-    "topology.kubernetes.io/zone", "topology.kubernetes.io/region", "node.kubernetes.io/instance-type",
-    "kubernetes.io/arch", "kubernetes.io/os", "karpenter.sh/capacity-type", "karpenter.sh/nodepool",
-    "node.kubernetes.io/windows-build", "topology.k8s.aws/zone-id",
-})
-WELL_KNOWN_PREFIXES = ("karpenter.k8s.aws/",)
+from ...model import labels as L
+from ...model.selectors import DOES_NOT_EXIST, EXISTS, GT, GTE, IN, LT, LTE, NOT_IN, Requirement
 
 
-def well_known(key: str) -> bool:
-    return key in WELL_KNOWN or key.startswith(WELL_KNOWN_PREFIXES)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Req:
-    """Allowed values for one key: ``values`` or, if ``complement``, anything but them."""
+    """Allowed values for one key: ``values``, or if ``complement`` anything but them."""
 
     key: str
     complement: bool
     values: frozenset[str] = frozenset()
-    greater_than: int | None = None
-    less_than: int | None = None
+    gte: int | None = None
+    lte: int | None = None
     min_values: int | None = None
 
     @classmethod
     def of(cls, r: Requirement) -> Req:
-        op, values = r.operator, frozenset(r.values)
-        if op == IN:
-            return cls(r.key, False, values, min_values=r.min_values)
-        if op == NOT_IN:
-            return cls(r.key, True, values, min_values=r.min_values)
-        if op == EXISTS:
-            return cls(r.key, True, min_values=r.min_values)
-        if op == DOES_NOT_EXIST:
-            return cls(r.key, False)
-        bound = int(r.values[0])
-        return cls(r.key, True, greater_than=bound if op == GT else None, less_than=bound if op == LT else None)
+        return cls.make(r.key, r.operator, r.values, r.min_values)
 
-    def _in_bounds(self, value: str) -> bool:
-        if self.greater_than is None and self.less_than is None:
-            return True
-        try:
-            number = int(value)
-        except ValueError:
-            return False
-        return (self.greater_than is None or number > self.greater_than) and \
-            (self.less_than is None or number < self.less_than)
+    @classmethod
+    def make(cls, key: str, operator: str, values: Iterable[str] = (), min_values: int | None = None) -> Req:
+        key = L.NORMALIZED.get(key, key)
+        values = tuple(values)
+        if operator == IN:
+            return cls(key, False, frozenset(values), min_values=min_values)
+        if operator == NOT_IN:
+            return cls(key, True, frozenset(values), min_values=min_values)
+        if operator == EXISTS:
+            return cls(key, True, min_values=min_values)
+        if operator == DOES_NOT_EXIST:
+            return cls(key, False, min_values=min_values)
+        bound = int(values[0])
+        if operator == GT:
+            return cls(key, True, gte=bound + 1, min_values=min_values)
+        if operator == LT:
+            return cls(key, True, lte=bound - 1, min_values=min_values)
+        if operator == GTE:
+            return cls(key, True, gte=bound, min_values=min_values)
+        if operator == LTE:
+            return cls(key, True, lte=bound, min_values=min_values)
+        raise ValueError(f"unknown operator {operator!r}")
 
-    def has(self, value: str) -> bool:
-        inside = value not in self.values if self.complement else value in self.values
-        return inside and self._in_bounds(value)
-
-    def intersect(self, other: Req) -> Req:
-        gt = max((b for b in (self.greater_than, other.greater_than) if b is not None), default=None)
-        lt = min((b for b in (self.less_than, other.less_than) if b is not None), default=None)
-        mins = max((m for m in (self.min_values, other.min_values) if m is not None), default=None)
-        if self.complement and other.complement:
-            return Req(self.key, True, self.values | other.values, gt, lt, mins)
-        if self.complement:
-            values = frozenset(v for v in other.values if self.has(v))
-        elif other.complement:
-            values = frozenset(v for v in self.values if other.has(v))
-        else:
-            values = self.values & other.values
-        bounded = Req(self.key, False, values, gt, lt)
-        return Req(self.key, False, frozenset(v for v in values if bounded._in_bounds(v)), None, None, mins)
+    @classmethod
+    def one(cls, key: str, value: str) -> Req:
+        return cls(key, False, frozenset((value,)))
 
     @property
-    def empty(self) -> bool:
-        return not self.complement and not self.values
+    def operator(self) -> str:
+        if self.complement:
+            return NOT_IN if self.values else EXISTS
+        return IN if self.values else DOES_NOT_EXIST
+
+    def has(self, value: str) -> bool:
+        inside = (value not in self.values) if self.complement else (value in self.values)
+        return inside and _within(value, self.gte, self.lte)
+
+    def intersection(self, other: Req) -> Req:
+        gte = _max(self.gte, other.gte)
+        lte = _min(self.lte, other.lte)
+        mins = _max(self.min_values, other.min_values)
+        if gte is not None and lte is not None and gte > lte:
+            return Req(self.key, False, min_values=mins)
+        complement = self.complement and other.complement
+        if complement:
+            values = self.values | other.values
+        elif self.complement:
+            values = other.values - self.values
+        elif other.complement:
+            values = self.values - other.values
+        else:
+            values = self.values & other.values
+        if gte is not None or lte is not None:
+            values = frozenset(v for v in values if _within(v, gte, lte))
+        if not complement:
+            gte = lte = None
+        return Req(self.key, complement, values, gte, lte, mins)
+
+    def has_intersection(self, other: Req) -> bool:
+        gte = _max(self.gte, other.gte)
+        lte = _min(self.lte, other.lte)
+        if gte is not None and lte is not None and gte > lte:
+            return False
+        if self.complement and other.complement:
+            return True
+        if self.complement:
+            return any(v not in self.values and _within(v, gte, lte) for v in other.values)
+        if other.complement:
+            return any(v not in other.values and _within(v, gte, lte) for v in self.values)
+        return any(v in other.values and _within(v, gte, lte) for v in self.values)
+
+    @property
+    def single(self) -> str | None:
+        """The one value a concrete requirement allows, or None."""
+        if self.complement or len(self.values) != 1:
+            return None
+        return next(iter(self.values))
 
     def __str__(self) -> str:
-        if self.complement:
-            if self.greater_than is not None:
-                return f"{self.key} Gt {self.greater_than}"
-            if self.less_than is not None:
-                return f"{self.key} Lt {self.less_than}"
-            if not self.values:
-                return f"{self.key} Exists"
-            return f"{self.key} NotIn [{_listed(self.values)}]"
-        if not self.values:
-            return f"{self.key} DoesNotExist"
-        return f"{self.key} In [{_listed(self.values)}]"
+        op = self.operator
+        if op in (EXISTS, DOES_NOT_EXIST):
+            text = f"{self.key} {op}"
+        else:
+            ordered = sorted(self.values)
+            if len(ordered) > 5:
+                ordered = ordered[:5] + [f"and {len(self.values) - 5} others"]
+            text = f"{self.key} {op} [{' '.join(ordered)}]"
+        if self.gte is not None:
+            text += f" >={self.gte}"
+        if self.lte is not None:
+            text += f" <={self.lte}"
+        if self.min_values is not None:
+            text += f" minValues {self.min_values}"
+        return text
 
 
-def _listed(values) -> str:
-    """Karpenter prints at most five values, then "and N others"."""
-    ordered = sorted(values)
-    text = " ".join(ordered[:5])
-    return text + (f" and {len(ordered) - 5} others" if len(ordered) > 5 else "")
+def _within(value: str, gte: int | None, lte: int | None) -> bool:
+    if gte is None and lte is None:
+        return True
+    try:
+        number = int(value)
+    except ValueError:
+        return False  # a bounded requirement admits integers only
+    return (gte is None or number >= gte) and (lte is None or number <= lte)
+
+
+def _max(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _min(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 class Reqs(Mapping[str, Req]):
-    """A requirement per key; adding one for a key already present intersects them."""
+    """A requirement per key; adding one for a key already present intersects them.
 
-    __slots__ = ("_reqs",)
+    Immutable: ``plus`` returns a new set, so a NodeClaim can try a pod and keep
+    its old requirements when the pod does not fit.
+    """
+
+    __slots__ = ("_reqs", "_hash")
 
     def __init__(self, reqs: Iterable[Req] = ()) -> None:
         self._reqs: dict[str, Req] = {}
+        self._hash: int | None = None
         for req in reqs:
-            self._add(req)
+            present = self._reqs.get(req.key)
+            self._reqs[req.key] = req.intersection(present) if present is not None else req
 
     @classmethod
     def from_model(cls, requirements: Iterable[Requirement]) -> Reqs:
@@ -122,17 +173,19 @@ class Reqs(Mapping[str, Req]):
 
     @classmethod
     def from_labels(cls, labels: Mapping[str, str]) -> Reqs:
-        return cls(Req(k, False, frozenset((v,))) for k, v in labels.items())
-
-    def _add(self, req: Req) -> None:
-        present = self._reqs.get(req.key)
-        self._reqs[req.key] = present.intersect(req) if present else req
+        return cls(Req.make(k, IN, (v,)) for k, v in labels.items())
 
     def plus(self, other: Iterable[Req]) -> Reqs:
-        merged = Reqs(self._reqs.values())
+        merged = Reqs.__new__(Reqs)
+        merged._reqs = dict(self._reqs)
+        merged._hash = None
         for req in other:
-            merged._add(req)
+            present = merged._reqs.get(req.key)
+            merged._reqs[req.key] = req.intersection(present) if present is not None else req
         return merged
+
+    def without(self, key: str) -> Reqs:
+        return Reqs(r for k, r in self._reqs.items() if k != key)
 
     def __getitem__(self, key: str) -> Req:
         return self._reqs[key]
@@ -140,28 +193,66 @@ class Reqs(Mapping[str, Req]):
     def get(self, key: str, default=None):  # the Mapping mixin's try/except is slow on this hot path
         return self._reqs.get(key, default)
 
-    def __iter__(self):
+    def get_or_exists(self, key: str) -> Req:
+        """Karpenter's Get: an undefined key allows any value."""
+        found = self._reqs.get(key)
+        return found if found is not None else Req(key, True)
+
+    def __iter__(self) -> Iterator[str]:
         return iter(self._reqs)
 
     def __len__(self) -> int:
         return len(self._reqs)
 
-    def compatible_error(self, pod: Reqs, why: bool = True) -> str | None:
-        """Karpenter's Compatible: None, or why a pod's requirements cannot hold on this NodeClaim
-        (with ``why`` False, just the key: formatting the values is the slow part)."""
-        for key, wanted in pod._reqs.items():
-            mine = self._reqs.get(key)
-            if mine is None:
-                if not wanted.complement and wanted.values and not well_known(key):
-                    return f"label {key!r} does not have known values"
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reqs) and self._reqs == other._reqs
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._reqs.values()))
+        return self._hash
+
+    def values(self):
+        return self._reqs.values()
+
+    def compatible(self, other: Reqs, allow_undefined: frozenset[str] | set[str] = frozenset(),
+                   why: bool = True) -> str | None:
+        """Karpenter's Compatible: None, or why ``other`` (a pod's) cannot hold here.
+
+        A key these requirements do not define fails unless ``other`` only excludes
+        values (NotIn, DoesNotExist) or the key is in ``allow_undefined`` (the
+        well-known labels instance types and offerings decide); every shared key
+        must intersect. With ``why`` False the text is not built (the hot path).
+        """
+        for key, wanted in other._reqs.items():
+            if key in allow_undefined or key in self._reqs:
                 continue
-            if mine.intersect(wanted).empty and not (wanted.empty and mine.empty):
-                return f"incompatible requirements, key {key}, {wanted} not in {mine}" if why else key
+            if wanted.operator in (NOT_IN, DOES_NOT_EXIST):
+                continue
+            return f'label "{key}" does not have known values' if why else key
+        return self.intersects(other, why)
+
+    def intersects(self, other: Reqs, why: bool = True) -> str | None:
+        """None when every key both define can take a common value (undefined keys pass)."""
+        small, large = (self._reqs, other._reqs) if len(self._reqs) <= len(other._reqs) else \
+            (other._reqs, self._reqs)
+        for key in small:
+            if key not in large:
+                continue
+            existing, incoming = self._reqs[key], other._reqs[key]
+            if existing.has_intersection(incoming):
+                continue
+            if incoming.operator in (NOT_IN, DOES_NOT_EXIST) and existing.operator in (NOT_IN, DOES_NOT_EXIST):
+                continue
+            return f"key {key}, {incoming} not in {existing}" if why else key
         return None
 
     def labels(self) -> dict[str, str]:
         """Labels a node launched from these requirements carries: every single-valued In."""
-        return {k: next(iter(r.values)) for k, r in self._reqs.items() if not r.complement and len(r.values) == 1}
+        return {k: r.single for k, r in self._reqs.items() if r.single is not None}
 
     def __str__(self) -> str:
-        return ", ".join(str(self._reqs[k]) for k in sorted(self._reqs))
+        return ", ".join(sorted(str(r) for k, r in self._reqs.items() if k not in L.RESTRICTED))
+
+    def __repr__(self) -> str:
+        return f"Reqs({self})"

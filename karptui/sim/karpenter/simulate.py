@@ -1,4 +1,11 @@
-"""Karpenter's turn after kube-scheduler's: launch NodeClaims for what is still pending."""
+"""Karpenter's turn after kube-scheduler's: the pods still pending go through its scheduler.
+
+Only pods Karpenter provisions for take part (not DaemonSet or static pods, not
+pods already nominated to a node by preemption); those it can put on a node
+that exists or is on its way are reported on that node, the rest on the
+NodeClaims it would launch, or pending with Karpenter's reason after
+kube-scheduler's.
+"""
 
 from __future__ import annotations
 
@@ -6,41 +13,60 @@ from dataclasses import replace
 
 from ...catalog import Catalog
 from ...model import Snapshot
+from ...model import labels as L
 from ..result import Attempt, NodeClaimPlan
 from ..state import ClusterState
-from .launch import ranked_types
-from .provision import Provisioner
+from .launch import choose
+from .scheduler import Scheduler
 
 KARPENTER = "Karpenter: Failed to schedule pod, "
 
 
+def provisionable(pod) -> bool:
+    """What Karpenter's provisioner picks up once kube-scheduler has given up on a pod."""
+    return not pod.is_daemonset_pod and not pod.is_mirror and not pod.is_terminal and not pod.nominated_node
+
+
 def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
                       attempts: list[Attempt], batch: bool = True) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
-    pending = [a.pod for a in attempts if not a.scheduled]
+    pending = [a.pod for a in attempts if not a.scheduled and provisionable(a.pod)]
     if not pending:
         return attempts, ()
-    result = Provisioner(snapshot, state, catalog).solve(pending, batch)
-    names = {c.name for c in result.claims}
+    scheduler = Scheduler(snapshot, state, catalog, pending)
+    result = scheduler.solve(pending, batch)
+    by_key = {p.key: p for p in pending}
+    for key, node in result.on_existing.items():
+        if node.index is not None:  # kube-scheduler binds it once the node is ready: count it there
+            state.place(by_key[key], node.index)
     updated = []
     for attempt in attempts:
         key = attempt.pod.key
+        node = result.on_existing.get(key)
+        claim = result.on_claim.get(key)
         if attempt.scheduled:
             updated.append(attempt)
-        elif result.placed.get(key) in names:
-            updated.append(replace(attempt, node=result.placed[key], new_node=True, reason=None, summary=""))
+        elif node is not None:
+            updated.append(replace(attempt, node=node.name, new_node=False, reason=None, summary=""))
+        elif claim is not None:
+            updated.append(replace(attempt, node=claim.name, new_node=True, reason=None, summary=""))
         else:
             why = result.errors.get(key, "")
             updated.append(replace(attempt, karpenter_reason=why or None,
                                    reason=f"{attempt.reason} {KARPENTER}{why}" if why else attempt.reason))
-    plans = tuple(
-        NodeClaimPlan(
-            name=claim.name,
-            nodepool=claim.template.name,
-            requirements={k: tuple(sorted(r.values)) for k, r in claim.reqs.items() if not r.complement},
-            instance_types=tuple(t.name for t in ranked_types(claim)),
-            launch=result.launches[claim.name].to_dict() if result.launches.get(claim.name) else None,
-            pods=tuple(p.key for p in claim.pods),
-        )
-        for claim in result.claims
+    return updated, tuple(plan(claim, scheduler) for claim in result.claims)
+
+
+def plan(claim, scheduler: Scheduler) -> NodeClaimPlan:
+    """The NodeClaim as the simulation reports it (DESIGN §4.1 ``nodeclaims[]``)."""
+    reqs = claim.final_requirements()
+    rows = claim.type_rows()
+    launch = choose(scheduler.types, rows, reqs)
+    return NodeClaimPlan(
+        name=claim.name,
+        nodepool=claim.template.name,
+        requirements={k: tuple(sorted(r.values)) for k, r in reqs.items()
+                      if not r.complement and k not in L.SIMULATION_KEYS},
+        instance_types=tuple(scheduler.types.types[i].name for i in rows),
+        launch=launch.to_dict() if launch else None,
+        pods=tuple(p.key for p in claim.pods),
     )
-    return updated, plans

@@ -1,123 +1,228 @@
-"""Topology for NodeClaims that do not exist yet: spread and pod (anti-)affinity.
+"""Karpenter's topology for one scheduling run: every group the pending pods bring, counted.
 
-Like Karpenter's TopologyGroups: domains are those of the existing nodes plus
-those the NodePool's requirements and its instance types' offerings allow; a
-new NodeClaim is its own hostname domain (empty); counts include pods already
-packed into in-flight NodeClaims. A constraint narrows the NodeClaim's
-requirement on its key (e.g. ``topology.kubernetes.io/zone In [the emptiest
-allowed zone]``) or rejects the pod with Karpenter's reason.
+Built from the cluster as the simulation left it (bound pods per node) and the
+NodePools' domains; then kept up to date as the scheduler places pods on
+existing nodes and NodeClaims. Existing pods' required anti-affinity terms are
+tracked too (inverse groups): a pod they select must stay out of their domains.
+A pending pod with required anti-affinity gets an inverse group as well, which
+records every domain it *might* land in while its NodeClaim's zone is open —
+so a second such pod cannot take any of them in the same batch (late
+committal). Follows Karpenter's ``topology.go``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
 from ...model import Pod
+from ...model import labels as L
 from ...model.affinity import DO_NOT_SCHEDULE
-from ..plugins.inter_pod_affinity import pair_matches, resolved_terms
-from ..plugins.pod_topology_spread import HOSTNAME, effective_selector
-from ..state import ClusterState, pod_matcher
+from ...model.taints import Taint
+from ..plugins.inter_pod_affinity import term_namespaces, term_selector
+from ..plugins.pod_topology_spread import effective_selector
+from ..state import ClusterState
 from .requirements import Req, Reqs
+from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFilter, TopologyGroup, UNBOUNDED, \
+    EMPTY_DOMAINS
 
 
 class TopologyError(Exception):
-    pass
+    """No domain satisfies a group; the text is Karpenter's (built only when shown)."""
+
+    def __init__(self, group: TopologyGroup, pod_domains: Req, node_domains: Req) -> None:
+        super().__init__()
+        self.group, self.pod_domains, self.node_domains = group, pod_domains, node_domains
+
+    def __str__(self) -> str:
+        return (f"unsatisfiable topology constraint for {self.group.describe()}, podDomains = {self.pod_domains}, "
+                f"nodeDomains = {self.node_domains}")  # sic: upstream's text lacks the closing parenthesis
 
 
-def _existing_counts(state: ClusterState, key: str, per_node: np.ndarray) -> Counter:
-    """Per-node counts summed per domain value of ``key`` (every existing domain listed)."""
-    domains = state.domains(key)
-    by_domain = domains.per_domain(per_node)
-    return Counter({domains.values[d]: int(by_domain[d]) for d in range(domains.size)})
+def domain_groups(sources: Iterable[tuple[Reqs, Iterable[Reqs], tuple[Taint, ...]]]) -> dict[str, DomainGroup]:
+    """The domains each key can take in new capacity: per NodePool (its requirements and template
+    labels, each of its instance types' requirements laid over them), with the pool's taints.
 
-
-def narrow(pod: Pod, reqs: Reqs, claim_pods: list[Pod], claims, state: ClusterState, offered) -> Reqs:
-    """The claim's requirements narrowed for ``pod``'s constraints, or TopologyError.
-
-    ``claims`` are the other in-flight NodeClaims (their pods and requirements);
-    ``offered()`` maps a topology key to the values new capacity could take
-    (called only when a constraint needs it: it walks every offering).
+    Every key of the merged requirements contributes its values — per key, so a pool that
+    rules a type out on architecture still offers that type's zones, as upstream does — and the
+    pool's own ``In`` requirements add theirs (a custom key only the NodePool names).
     """
-    for constraint in pod.spread_constraints:
-        if constraint.when_unsatisfiable != DO_NOT_SCHEDULE:
-            continue
-        selector = effective_selector(constraint, pod.labels)
-        scope = ((selector, frozenset((pod.namespace,))),)
-        matches = pod_matcher(*scope[0])
-        per_node = state.counts(scope, skip_terminating=True)
-        own = 1 if matches(pod) else 0
-        key = constraint.topology_key
-        if key == HOSTNAME:
-            here = sum(1 for p in claim_pods if matches(p))
-            counts = [int(per_node.min())] if per_node.size else []
-            counts += [sum(1 for p in c.pods if matches(p)) for c in claims]
-            if not claim_pods:
-                counts.append(0)  # a new NodeClaim is a hostname domain of its own, still empty
-            floor = min(counts, default=0)
-            if here + own - floor > constraint.max_skew:
-                raise TopologyError(f"unsatisfiable topology constraint for topology spread, key={key}")
-            continue
-        counts = _existing_counts(state, key, per_node)
-        for claim in claims:
-            value = _decided(claim.reqs, key)
-            if value is not None:
-                counts[value] += sum(1 for p in claim.pods if matches(p))
-        offered_here = offered().get(key, ())
-        universe = set(counts) | set(offered_here)
-        floor = min((counts.get(d, 0) for d in universe), default=0)
-        possible = [d for d in sorted(universe) if (key not in reqs or reqs[key].has(d)) and d in offered_here]
-        here = _decided(reqs, key)
-        if here is not None:
-            possible = [d for d in possible if d == here]
-        allowed = [d for d in possible if counts.get(d, 0) + sum(1 for p in claim_pods if matches(p)) * (d == here)
-                   + own - floor <= constraint.max_skew]
-        if not allowed:
-            raise TopologyError(f"unsatisfiable topology constraint for topology spread, key={key} "
-                                f"(counts = {dict(sorted(counts.items()))}, podDomains = {sorted(universe)}, "
-                                f"nodeDomains = {possible}")  # sic: upstream's message lacks the closing parenthesis
-        best = min(allowed, key=lambda d: (counts.get(d, 0), d))
-        reqs = reqs.plus([Req(key, False, frozenset((best,)))])
-    return _affinity(pod, reqs, claim_pods, claims, state)
+    groups: dict[str, DomainGroup] = {}
+    for pool_reqs, type_reqs, taints in sources:
+        for reqs in type_reqs:
+            merged = pool_reqs.plus(reqs.values())
+            for key, req in merged.items():
+                group = groups.setdefault(key, DomainGroup())
+                for value in req.values:
+                    group.insert(value, taints)
+        for key, req in pool_reqs.items():
+            if req.operator == "In":
+                group = groups.setdefault(key, DomainGroup())
+                for value in req.values:
+                    group.insert(value, taints)
+    return groups
 
 
-def _decided(reqs: Reqs, key: str) -> str | None:
-    req = reqs.get(key)
-    return next(iter(req.values)) if req is not None and not req.complement and len(req.values) == 1 else None
+class Topology:
+    def __init__(self, state: ClusterState, groups: Mapping[str, DomainGroup], pods: Iterable[Pod],
+                 respect_preferences: bool = True) -> None:
+        self.state = state
+        self.domain_groups = groups
+        self.respect = respect_preferences
+        self.groups: dict[tuple, TopologyGroup] = {}
+        self.inverse: dict[tuple, TopologyGroup] = {}
+        self._owned: dict[str, list[TopologyGroup]] = {}       # pod key -> groups it owns
+        self._by_key: dict[str, list[TopologyGroup]] = {}      # topology key -> groups (both kinds)
+        self._by_namespace: dict[str | None, list[TopologyGroup]] = {}  # namespace (None: any) -> groups
+        self._node_reqs: dict[int, Reqs] = {}
+        self._inverse_from_cluster()
+        for pod in pods:
+            self.update(pod)
 
+    # ---- building --------------------------------------------------------------------------------
+    def _index(self, group: TopologyGroup) -> None:
+        self._by_key.setdefault(group.key, []).append(group)
 
-def _occupied(key: str, pair, claims, state: ClusterState) -> set[str]:
-    """Domains of ``key`` holding a pod the term selects: existing nodes and zoned NodeClaims."""
-    found = {v for v, n in _existing_counts(state, key, state.counts((pair,))).items() if n}
-    found |= {_decided(c.reqs, key) for c in claims if any(pair_matches(pair, p) for p in c.pods)}
-    found.discard(None)
-    return found
+    def _inverse_from_cluster(self) -> None:
+        state = self.state
+        for i, pods in enumerate(state.pods):
+            if state.excluded[i]:
+                continue
+            for pod in pods:
+                if pod.affinity.anti_required and pod.deleted is None and not pod.is_terminal:
+                    self._inverse_for(pod, state.nodes[i].labels)
 
+    def _inverse_for(self, pod: Pod, labels: Mapping[str, str] | None) -> None:
+        for term in pod.affinity.anti_required:
+            group = TopologyGroup(ANTI_AFFINITY, term.topology_key, pod,
+                                  term_namespaces(term, pod.namespace, self.state), term_selector(term, pod.labels),
+                                  domain_group=self.domain_groups.get(term.topology_key, EMPTY_DOMAINS))
+            found = self.inverse.get(group.identity)
+            if found is None:
+                found = self.inverse[group.identity] = group
+                self._index(group)
+            if labels is not None and term.topology_key in labels:
+                found.record(labels[term.topology_key])
+            found.owners.add(pod.key)
 
-def _affinity(pod: Pod, reqs: Reqs, claim_pods: list[Pod], claims, state: ClusterState) -> Reqs:
-    anti = pod.affinity.anti_required
-    for term, pair in zip(anti, resolved_terms(anti, pod, state)):
-        if term.topology_key == HOSTNAME:
-            if any(pair_matches(pair, p) for p in claim_pods):
-                raise TopologyError("unsatisfiable topology constraint for anti-affinity, key=" + HOSTNAME)
-            continue
-        taken = _occupied(term.topology_key, pair, claims, state)
-        if taken:
-            reqs = reqs.plus([Req(term.topology_key, True, frozenset(taken))])
-            if reqs[term.topology_key].empty:
-                raise TopologyError(f"unsatisfiable topology constraint for anti-affinity, key={term.topology_key}")
-    required = pod.affinity.pod_required
-    for term, pair in zip(required, resolved_terms(required, pod, state)):
-        if term.topology_key == HOSTNAME:
-            if not any(pair_matches(pair, p) for p in claim_pods) and not (
-                    pair_matches(pair, pod) and not any(pair_matches(pair, p) for c in claims for p in c.pods)):
-                raise TopologyError("unsatisfiable topology constraint for pod affinity, key=" + HOSTNAME)
-            continue
-        found = _occupied(term.topology_key, pair, claims, state)
-        if found:
-            reqs = reqs.plus([Req(term.topology_key, False, frozenset(found))])
-        elif not pair_matches(pair, pod):
-            raise TopologyError(f"unsatisfiable topology constraint for pod affinity, key={term.topology_key}")
-    return reqs
+    def update(self, pod: Pod) -> None:
+        """(Re)build the groups ``pod`` owns, after it was relaxed or first seen."""
+        for group in self._owned.pop(pod.key, ()):
+            group.owners.discard(pod.key)
+        affinity = pod.affinity
+        if affinity.anti_required or (self.respect and affinity.anti_preferred):
+            self._inverse_for(pod, None)
+        owned = []
+        for group in self._spread_groups(pod) + self._affinity_groups(pod):
+            found = self.groups.get(group.identity)
+            if found is None:
+                self._count(group)
+                found = self.groups[group.identity] = group
+                self._index(group)
+                scope = None if group.namespaces is None or len(group.namespaces) != 1 else next(iter(group.namespaces))
+                self._by_namespace.setdefault(scope, []).append(group)
+            found.owners.add(pod.key)
+            owned.append(found)
+        self._owned[pod.key] = owned
 
+    def _spread_groups(self, pod: Pod) -> list[TopologyGroup]:
+        out = []
+        for c in pod.spread_constraints:
+            if not self.respect and c.when_unsatisfiable != DO_NOT_SCHEDULE:
+                continue
+            out.append(TopologyGroup(SPREAD, c.topology_key, pod, frozenset((pod.namespace,)),
+                                     effective_selector(c, pod.labels), c.max_skew, c.min_domains,
+                                     NodeFilter.for_pod(pod, c.node_taints_policy, c.node_affinity_policy),
+                                     self.domain_groups.get(c.topology_key, EMPTY_DOMAINS)))
+        return out
+
+    def _affinity_groups(self, pod: Pod) -> list[TopologyGroup]:
+        affinity = pod.affinity
+        terms = [(AFFINITY, t) for t in affinity.pod_required]
+        if self.respect:
+            terms += [(AFFINITY, w.term) for w in affinity.pod_preferred]
+        terms += [(ANTI_AFFINITY, t) for t in affinity.anti_required]
+        if self.respect:
+            terms += [(ANTI_AFFINITY, w.term) for w in affinity.anti_preferred]
+        return [TopologyGroup(kind, t.topology_key, pod, term_namespaces(t, pod.namespace, self.state),
+                              term_selector(t, pod.labels), UNBOUNDED,
+                              domain_group=self.domain_groups.get(t.topology_key, EMPTY_DOMAINS))
+                for kind, t in terms]
+
+    def _labels(self, i: int) -> Reqs:
+        found = self._node_reqs.get(i)
+        if found is None:
+            found = self._node_reqs[i] = Reqs.from_labels(self.state.nodes[i].labels)
+        return found
+
+    def _domain(self, i: int, key: str) -> str | None:
+        node = self.state.nodes[i]
+        value = node.labels.get(key)
+        if value is None and key == L.HOSTNAME:
+            return node.name  # the kubelet's label may lag; Karpenter counts the node by name
+        return value
+
+    def _count(self, group: TopologyGroup) -> None:
+        """Register the domains of existing nodes the group may use, and count its pods there."""
+        state = self.state
+        node_filter = group.node_filter
+        trivial = node_filter is None or node_filter.trivial
+        if trivial and not state.excluded.any():
+            group.register(*state.domains(group.key).values)
+        else:
+            for i, node in enumerate(state.nodes):
+                if state.excluded[i] or (not trivial and not node_filter.matches(node.taints, self._labels(i))):
+                    continue
+                domain = node.labels.get(group.key)
+                if domain is not None:
+                    group.register(domain)
+        if group.selector is None:
+            return
+        per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
+        for i in np.flatnonzero(per_node):
+            i = int(i)
+            if state.excluded[i]:
+                continue
+            domain = self._domain(i, group.key)
+            if domain is None:
+                continue
+            if not trivial and not node_filter.matches(state.nodes[i].taints, self._labels(i)):
+                continue
+            for _ in range(int(per_node[i])):
+                group.record(domain)
+
+    # ---- scheduling ---------------------------------------------------------------------------------
+    def register(self, key: str, domain: str) -> None:
+        for group in self._by_key.get(key, ()):
+            group.register(domain)
+
+    def record(self, pod: Pod, taints: tuple[Taint, ...], reqs: Reqs, allow: frozenset[str] = frozenset()) -> None:
+        """``pod`` lands on a node with these taints and requirements: count it where it is known to be."""
+        for scope in (pod.namespace, None):
+            for group in self._by_namespace.get(scope, ()):
+                if not group.counts(pod, taints, reqs, allow):
+                    continue
+                domains = reqs.get_or_exists(group.key)
+                if group.kind == ANTI_AFFINITY:
+                    group.record(*domains.values)  # every domain the pod might still land in
+                elif not domains.complement and len(domains.values) == 1:
+                    group.record(next(iter(domains.values)))
+        for group in self.inverse.values():
+            if pod.key in group.owners:
+                group.record(*reqs.get_or_exists(group.key).values)
+
+    def add_requirements(self, pod: Pod, taints: tuple[Taint, ...], pod_reqs: Reqs, node_reqs: Reqs,
+                         allow: frozenset[str] = frozenset()) -> Reqs:
+        """``node_reqs`` narrowed to the domains every group of the pod allows; TopologyError if one allows none."""
+        reqs = node_reqs
+        groups = list(self._owned.get(pod.key, ()))
+        groups += [g for g in self.inverse.values() if g.counts(pod, taints, node_reqs, allow)]
+        for group in groups:
+            pod_domains = pod_reqs.get_or_exists(group.key)
+            node_domains = node_reqs.get_or_exists(group.key)
+            domains = group.next_domains(pod, pod_domains, node_domains)
+            if not domains.complement and not domains.values:
+                raise TopologyError(group, pod_domains, node_domains)
+            reqs = reqs.plus((domains,))
+        return reqs

@@ -53,8 +53,7 @@ def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]
         breaks = False
         for pdb in ctx.state.snapshot.pdbs:
             # as upstream's filterPodsWithPDBViolation: an empty or missing selector counts for nothing
-            if pdb.namespace == pod.namespace and pdb.selector is not None and not pdb.selector.is_empty \
-                    and pdb.selector.matches(pod.labels):
+            if pdb.selects_for_preemption(pod):
                 allowance[(pdb.namespace, pdb.name)] -= 1
                 breaks |= allowance[(pdb.namespace, pdb.name)] < 0
         (violating if breaks else fine).append(pod)

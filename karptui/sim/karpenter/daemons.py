@@ -1,0 +1,28 @@
+"""The DaemonSet pods Karpenter expects on every node it launches.
+
+For each DaemonSet Karpenter takes one of its live pods when the cluster has
+one — it carries what admission added, such as a RuntimeClass's overhead or a
+LimitRange's defaults — and the pod template otherwise. The DaemonSet
+controller pins each live pod to its node with its own node affinity, so the
+template's required node affinity replaces it (Karpenter's ``getDaemonSetPods``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...model import Pod, Snapshot
+
+
+def daemon_pods(snapshot: Snapshot) -> list[Pod]:
+    out = []
+    for ds in snapshot.workloads:
+        if ds.kind != "DaemonSet" or ds.template is None:
+            continue
+        live = [p for p in snapshot.pods_of(ds) if not p.is_terminal and p.deleted is None]
+        if not live:
+            out.append(ds.template)
+            continue
+        pod = max(live, key=lambda p: (p.created.timestamp() if p.created else 0.0, p.name))
+        out.append(replace(pod, affinity=replace(pod.affinity, node_required=ds.template.affinity.node_required)))
+    return out

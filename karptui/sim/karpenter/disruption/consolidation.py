@@ -1,0 +1,94 @@
+"""The consolidation decision for a set of candidates, shared by multi- and single-node consolidation.
+
+After simulating the candidates away (:mod:`.simulation`): if a pod they held
+found no place, nothing; if their pods fit on the other nodes, delete them;
+if they need exactly one new NodeClaim, replace them with it — but only with
+instance types whose worst launch price is below what the candidates cost
+together, and with a capacity type pinned to spot when both spot and
+on-demand are allowed. Spot candidates are replaced by spot only with the
+SpotToSpotConsolidation gate, and a single spot node only when at least 15
+cheaper spot types exist (the launch then offers the 15 cheapest, more if
+minValues needs them). More than one new NodeClaim: nothing (Karpenter's
+``computeConsolidation``).
+"""
+
+from __future__ import annotations
+
+from ....model import labels as L
+from ..launch import choose
+from ..requirements import Req
+from .candidates import Candidate
+from .command import Command, Replacement
+
+MIN_SPOT_TO_SPOT_TYPES = 15
+WHY_NOT = "why"  # key under which a single-candidate method notes why nothing came of it
+
+
+def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command | None, str]:
+    """A command, or None and why not (Karpenter's Unconsolidatable event text)."""
+    simulation = ctx.simulate(candidates)
+    if not simulation.all_scheduled:
+        return None, "not all pods would schedule, " + " ".join(
+            f"{k} => {v}" for k, v in list(simulation.errors.items())[:5])
+    claims = simulation.claims
+    if not claims:
+        return Command(method, "Underutilized", candidates, [], simulation), ""
+    if len(claims) > 1:
+        return None, f"Can't remove without creating {len(claims)} candidates"
+    claim = claims[0]
+    types = ctx.types
+    reqs = claim.final_requirements().without(L.INSTANCE_TYPE)
+    rows = claim.type_rows()
+    price = sum(c.price for c in candidates)
+    all_spot = all(c.capacity_type == "spot" for c in candidates)
+    kind = reqs.get_or_exists(L.CAPACITY_TYPE)
+    if all_spot and kind.has("spot"):
+        if not ctx.spot_to_spot:
+            return None, "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
+        reqs = reqs.plus((Req.one(L.CAPACITY_TYPE, "spot"),))
+        rows = [i for i in rows if types.compatible_mask(reqs, (L.CAPACITY_TYPE,))[i] and types.offered_mask(reqs)[i]]
+    rows = [i for i in rows if types.worst_launch_price(i, reqs) < price]
+    if rows and types.min_values_shortfall(rows, reqs):
+        return None, "Filtering by price: minValues requirement is not met"
+    if not rows:
+        return None, "Can't replace with a cheaper node"
+    if all_spot and kind.has("spot"):
+        if len(candidates) == 1:
+            if len(rows) < MIN_SPOT_TO_SPOT_TYPES:
+                return None, (f"SpotToSpotConsolidation requires {MIN_SPOT_TO_SPOT_TYPES} cheaper instance type options "
+                              f"than the current candidate to consolidate, got {len(rows)}")
+            rows = rows[:max(MIN_SPOT_TO_SPOT_TYPES, _min_types(types, rows, reqs))]
+    else:
+        kind = reqs.get_or_exists(L.CAPACITY_TYPE)
+        if kind.has("spot") and kind.has("on-demand"):
+            reqs = reqs.plus((Req.one(L.CAPACITY_TYPE, "spot"),))
+    replacement = Replacement(claim, rows, reqs, choose(types, rows, reqs))
+    return Command(method, "Underutilized", candidates, [replacement], simulation), ""
+
+
+def _min_types(types, rows: list[int], reqs) -> int:
+    """How many of the cheapest types minValues needs (SatisfiesMinValues' count)."""
+    if not any(r.min_values is not None for r in reqs.values()):
+        return 0
+    for n in range(1, len(rows) + 1):
+        if not types.min_values_shortfall(rows[:n], reqs):
+            return n
+    return len(rows)
+
+
+def without_same_type(ctx, command: Command) -> Command | None:
+    """Multi-node consolidation never replaces nodes with one of the same or a pricier type than the
+    cheapest candidate whose type is among the options (filterOutSameInstanceType)."""
+    replacement = command.replacements[0]
+    types = ctx.types
+    names = {types.types[i].name for i in replacement.rows}
+    ceiling = float("inf")
+    for c in command.candidates:
+        if c.instance_type is not None and c.instance_type.name in names:
+            ceiling = min(ceiling, c.price)
+    rows = [i for i in replacement.rows if types.worst_launch_price(i, replacement.reqs) < ceiling]
+    if not rows or types.min_values_shortfall(rows, replacement.reqs):
+        return None
+    replacement.rows = rows
+    replacement.launch = choose(types, rows, replacement.reqs)
+    return command

@@ -1,0 +1,178 @@
+"""Karpenter's disruption controller, one command at a time until none is left.
+
+Each pass asks the methods in Karpenter's order — emptiness, drift, multi-node
+consolidation, single-node consolidation — for a command over the candidates
+each accepts; the first command found is carried out (its nodes go, their
+pods move where the simulation put them, a replacement joins as a new node)
+and the search starts again. Budgets are counted afresh every pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ....catalog import Catalog, node_manifest
+from ....model import Pod, Snapshot
+from ....model.node import build_node
+from ...state import ClusterState
+from ..scheduler import Prepared
+from ..launch import Launch
+from . import drift, emptiness, multinode, singlenode
+from .budgets import budget_mapping, blocked_by_budget
+from .candidates import Candidate, CandidateFinder
+from .command import Command, REPLACE
+from .simulation import Simulation, pending_pods, simulate
+
+METHODS = (emptiness, drift, multinode, singlenode)
+MAX_COMMANDS = 200
+
+
+@dataclass(frozen=True)
+class Disruption:
+    """One command as the simulation reports it (DESIGN §4.1 ``disruptions[]``)."""
+
+    action: str                       # "delete" or "replace"
+    reason: str                       # "empty", "drifted" or "underutilized"
+    nodes: tuple[str, ...]
+    pods: int
+    replacement: Launch | None
+    replacement_types: tuple[str, ...]
+    savings: float
+    method: str = "consolidation"     # "consolidation" or "drift"
+
+
+@dataclass(frozen=True)
+class Blocked:
+    node: str
+    reason: str
+
+
+class Disruptor:
+    def __init__(self, snapshot: Snapshot, catalog: Catalog, spot_to_spot: bool = False,
+                 max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None) -> None:
+        self.snapshot, self.catalog = snapshot, catalog
+        self.spot_to_spot = spot_to_spot
+        self.max_commands = max_commands
+        self.prepared = Prepared(snapshot, catalog)
+        self.types = self.prepared.types
+        self.pools = {p.name: p for p in snapshot.nodepools}
+        self.now = snapshot.meta.captured_at or max((p.created for p in snapshot.pods if p.created), default=None)
+        self.launched: set[str] = set()
+        self.finder = CandidateFinder(snapshot, catalog, self.now, self.launched)
+        self.pending = pending_pods(pending or [])
+        self.state: ClusterState | None = None
+        self.blocked: dict[str, str] = {}
+
+    # ---- what the methods call ------------------------------------------------------------------
+    def simulate(self, candidates: list[Candidate]) -> Simulation:
+        return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
+                        self._settling())
+
+    def _settling(self) -> frozenset[str]:
+        out = set()
+        for i, node in enumerate(self.state.nodes):
+            pool = self.pools.get(node.nodepool)
+            if pool is None or not pool.consolidate_after or self.state.excluded[i]:
+                continue
+            probe = Candidate(i, node, self.snapshot.nodeclaim_by_node.get(node.name), pool, None, 0.0)
+            if self.finder.consolidatable(probe, self.state) is not None:
+                out.add(node.name)
+        return frozenset(out)
+
+    def disabled(self, c: Candidate) -> str:
+        owner = "Provisioner" if c.legacy else "NodePool"
+        return f'{owner} "{c.pool.name}" has consolidation disabled'
+
+    def budget_reason(self, reason: str) -> str:
+        return blocked_by_budget(reason)
+
+    def block(self, c: Candidate, why: str) -> None:
+        self.blocked.setdefault(c.name, why)
+
+    def largest_prefix(self, candidates: list[Candidate]) -> int:
+        return len(candidates) - 1
+
+    # ---- the loop -----------------------------------------------------------------------------------
+    def run(self, state: ClusterState) -> tuple[list[Disruption], list[Blocked]]:
+        self.state = state
+        commands: list[Disruption] = []
+        for _ in range(self.max_commands):
+            command = self._next()
+            if command is None:
+                break
+            commands.append(self._report(command))
+            self._execute(command, len(commands))
+        return commands, [Blocked(n, r) for n, r in sorted(self.blocked.items())]
+
+    def _next(self) -> Command | None:
+        candidates = self.finder.find(self.state, self.blocked)
+        for method in METHODS:
+            accepted = []
+            for c in candidates:
+                why = method.should_disrupt(self, c)
+                if why is None:
+                    accepted.append(c)
+                elif method in (emptiness, singlenode) and _worth_reporting(why):
+                    self.block(c, why)
+            if not accepted:
+                continue
+            budgets = budget_mapping(self.pools, self.state, method.REASON)
+            command = method.compute(self, accepted, budgets)
+            if command is not None:
+                for c in command.candidates:
+                    self.blocked.pop(c.name, None)
+                return command
+        return None
+
+    def _report(self, command: Command) -> Disruption:
+        price = sum(c.price for c in command.candidates)
+        launch = command.replacements[0].launch if command.replacements else None
+        names = tuple(self.types.types[i].name for i in command.replacements[0].rows) if command.replacements else ()
+        launched = sum((r.launch.price or 0.0) for r in command.replacements if r.launch)
+        return Disruption(command.decision, command.reason.lower(), tuple(c.name for c in command.candidates),
+                          sum(len(c.pods) for c in command.candidates), launch, names, round(price - launched, 6),
+                          "drift" if command.method == drift.NAME else "consolidation")
+
+    def _execute(self, command: Command, number: int) -> None:
+        """The cluster after the command: its nodes gone, their pods where the simulation put them,
+        each replacement running as a new node."""
+        state = self.state
+        indices = [c.index for c in command.candidates]
+        if command.decision != REPLACE:
+            moved = command.simulation.moved if command.simulation is not None else []
+            for i in indices:
+                for pod in list(state.pods[i]):
+                    state.evict(pod, i)
+            state.excluded[indices] = True
+            for pod, target in moved:
+                state.place(pod, target)
+            return
+        removed = {c.name for c in command.candidates} | {n.name for i, n in enumerate(state.nodes) if state.excluded[i]}
+        where = {pod.key: state.nodes[target].name for pod, target in command.simulation.moved}
+        nodes = [n for n in state.nodes if n.name not in removed]
+        for k, replacement in enumerate(command.replacements):
+            launch = replacement.launch
+            if launch is None:
+                continue
+            pool = replacement.claim.template.name
+            name = f"{pool}-replacement-{number}" + (f"-{k}" if k else "")
+            manifest = node_manifest(self.catalog.get(launch.instance_type), launch.zone, launch.capacity_type,
+                                     name, nodepool=pool)
+            nodes.append(build_node(manifest))
+            self.launched.add(name)
+            where.update({pod.key: name for pod in replacement.claim.pods})
+        pods = []
+        for i, bound in enumerate(state.pods):
+            for pod in bound:
+                if pod.key in where:
+                    pods.append(replace(pod, node_name=where[pod.key]))
+                elif state.nodes[i].name not in removed:
+                    pods.append(replace(pod, node_name=state.nodes[i].name) if not pod.node_name else pod)
+        self.snapshot = replace(self.snapshot, nodes=tuple(nodes), pods=tuple(pods))
+        self.finder.snapshot = self.snapshot
+        self.state = ClusterState(self.snapshot)
+
+
+def _worth_reporting(why: str) -> bool:
+    """Reasons an operator should see against a node (not "empty" or "not empty")."""
+    return why not in ("empty", "not empty", "static", "not drifted")

@@ -1,0 +1,42 @@
+"""Multi-node consolidation: the largest prefix of candidates that can go at once.
+
+Candidates best savings-per-cost first, within the budgets, at most 100; a
+binary search over the prefix length keeps the longest that deletes, or is
+replaced by one cheaper node of a type none of them is (Karpenter's
+``multinodeconsolidation.go``).
+"""
+
+from __future__ import annotations
+
+from .budgets import UNDERUTILIZED
+from .candidates import Candidate
+from .command import DELETE, REPLACE, Command
+from .consolidation import consolidate, without_same_type
+from .singlenode import should_disrupt  # noqa: F401  (the same candidates as single-node consolidation)
+
+NAME, REASON = "multi", UNDERUTILIZED
+MAX_PARALLEL = 100
+
+
+def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Command | None:
+    chosen = []
+    for c in sorted(candidates, key=lambda c: -c.savings_ratio):
+        if budgets.get(c.pool.name, 0) == 0:
+            continue
+        chosen.append(c)
+        budgets[c.pool.name] -= 1
+    chosen = chosen[:MAX_PARALLEL]
+    if len(chosen) < 2:
+        return None
+    low, high, best = 1, len(chosen) - 1, None
+    high = min(high, ctx.largest_prefix(chosen))
+    while low <= high:
+        mid = (low + high) // 2
+        command, _ = consolidate(ctx, NAME, chosen[: mid + 1])
+        valid = command is not None and (command.decision == DELETE or (
+            command.decision == REPLACE and without_same_type(ctx, command) is not None))
+        if valid:
+            best, low = command, mid + 1
+        else:
+            high = mid - 1
+    return best

@@ -1,0 +1,60 @@
+"""Where the candidates' pods would go if the candidates were gone (Karpenter's SimulateScheduling).
+
+The candidates leave the cluster; their reschedulable pods, together with the
+pods still pending, go through the provisioning scheduler against the rest of
+the cluster and new NodeClaims. A moved pod may not land on a node that is
+not initialized yet (it would wait there), nor on one still within its
+NodePool's consolidateAfter. Pods that were pending before do not count when
+they still fail: a pod nothing could place must not block consolidation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ....model import Pod
+from ...state import ClusterState
+from ..scheduler import Prepared, Results, Scheduler
+from .candidates import Candidate
+
+
+@dataclass
+class Simulation:
+    results: Results
+    moved: list[tuple[Pod, int]]     # (pod, existing node index) placements on existing nodes
+    all_scheduled: bool
+    errors: dict[str, str]           # moved pods that found no place -> why
+
+    @property
+    def claims(self):
+        return self.results.claims
+
+
+def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candidates: list[Candidate],
+             pending: list[Pod], settling: frozenset[str]) -> Simulation:
+    indices = [c.index for c in candidates]
+    evicted = [(pod, c.index) for c in candidates for pod in list(state.pods[c.index])]
+    for pod, i in evicted:
+        state.evict(pod, i)
+    state.excluded[indices] = True
+    try:
+        moving = [p for c in candidates for p in c.pods]
+        scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling)
+        results = scheduler.solve(pending + moving)
+        errors = {p.key: results.errors[p.key] for p in moving if p.key in results.errors}
+        for p in moving:
+            node = results.on_existing.get(p.key)
+            if node is not None and not node.initialized:
+                errors[p.key] = f"would schedule against uninitialized node/{node.name}"
+        moved = [(p, results.on_existing[p.key].index) for p in moving
+                 if p.key in results.on_existing and results.on_existing[p.key].index is not None]
+        return Simulation(results, moved, not errors, errors)
+    finally:
+        state.excluded[indices] = False
+        for pod, i in evicted:
+            state.place(pod, i)
+
+
+def pending_pods(pods) -> list[Pod]:
+    """The still-pending pods a disruption simulation schedules alongside the moved ones."""
+    return [replace(p, node_name="") if p.node_name else p for p in pods]

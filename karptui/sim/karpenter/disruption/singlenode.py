@@ -1,0 +1,53 @@
+"""Single-node consolidation: the first candidate, best savings-per-cost first, that can go alone.
+
+Candidates are taken round-robin across NodePools; a NodePool whose budget
+allows nothing is skipped (Karpenter's ``singlenodeconsolidation.go``).
+"""
+
+from __future__ import annotations
+
+from ....model.nodepool import WHEN_EMPTY_OR_UNDERUTILIZED
+from ....model import labels as L
+from .budgets import UNDERUTILIZED
+from .candidates import Candidate
+from .command import Command
+from .consolidation import consolidate
+
+NAME, REASON = "single", UNDERUTILIZED
+
+
+def should_disrupt(ctx, c: Candidate) -> str | None:
+    """Consolidation's candidate filter (ShouldDisrupt): None, or why the node is left alone."""
+    if c.pool.replicas is not None:
+        return "static"
+    if c.instance_type is None:
+        return f'Instance Type "{c.node.instance_type}" not found'
+    if L.CAPACITY_TYPE not in c.node.labels:
+        return f'Node does not have label "{L.CAPACITY_TYPE}"'
+    if L.ZONE not in c.node.labels:
+        return f'Node does not have label "{L.ZONE}"'
+    if c.pool.consolidation_policy is None or c.pool.consolidate_after is None:
+        return ctx.disabled(c)
+    if c.empty:
+        return "empty"
+    if c.pool.consolidation_policy != WHEN_EMPTY_OR_UNDERUTILIZED:
+        owner = "Provisioner" if c.legacy else "NodePool"
+        return f'{owner} "{c.pool.name}" has non-empty consolidation disabled'
+    return ctx.finder.consolidatable(c, ctx.state)
+
+
+def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Command | None:
+    ordered = sorted(candidates, key=lambda c: -c.savings_ratio)
+    by_pool: dict[str, list[Candidate]] = {}
+    for c in ordered:
+        by_pool.setdefault(c.pool.name, []).append(c)
+    longest = max((len(v) for v in by_pool.values()), default=0)
+    ordered = [by_pool[p][i] for i in range(longest) for p in by_pool if i < len(by_pool[p])]
+    for c in ordered:
+        if budgets.get(c.pool.name, 0) == 0:
+            ctx.block(c, ctx.budget_reason(REASON))
+            continue
+        command, _ = consolidate(ctx, NAME, [c])
+        if command is not None:
+            return command
+    return None

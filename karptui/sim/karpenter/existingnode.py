@@ -1,0 +1,196 @@
+"""Nodes that already exist (or are on their way) as Karpenter's scheduler sees them.
+
+Karpenter tries every pending pod on the cluster's nodes before it thinks of
+launching one: ready nodes, nodes still initializing and NodeClaims launched
+but not yet registered. Initialized nodes are tried first, then by name; the
+first that takes the pod wins. A node takes a pod when the pod tolerates its
+taints (an uninitialized Karpenter node's startup taints and the kubelet's
+not-ready taints do not count: they will go), its host ports are free, the
+pod's requests fit what is left (less the DaemonSet pods still to arrive),
+its labels satisfy the pod's requirements, and the topology allows its domain
+(Karpenter's ``existingnode.go``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...model import Node, NodeClaim as NodeClaimObject, Pod
+from ...model import labels as L
+from ...model.pod import HostPort
+from ...model.resources import PODS, Resources
+from ...model.taints import NO_EXECUTE, NO_SCHEDULE, Taint
+from ..plugins.node_ports import conflicts
+from .nodeclaim import SchedulingError
+from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
+from .requirements import Req, Reqs
+from .topology import Topology, TopologyError
+from .topologygroup import tolerates_all
+
+# Taints a node carries while it comes up (KnownEphemeralTaints)
+EPHEMERAL_TAINTS = (
+    ("node.kubernetes.io/not-ready", "", NO_SCHEDULE), ("node.kubernetes.io/not-ready", "", NO_EXECUTE),
+    ("node.kubernetes.io/unreachable", "", NO_SCHEDULE),
+    ("node.cloudprovider.kubernetes.io/uninitialized", "true", NO_SCHEDULE),
+    ("karpenter.sh/unregistered", "", NO_EXECUTE),
+)
+EPHEMERAL_PREFIXES = ("readiness.k8s.io/",)
+
+
+def ephemeral(taint: Taint) -> bool:
+    if taint.key.startswith(EPHEMERAL_PREFIXES):
+        return True
+    return any(taint.key == k and taint.effect == e and (not v or taint.value == v) for k, v, e in EPHEMERAL_TAINTS)
+
+
+def _same(a: Taint, b: Taint) -> bool:
+    return a.key == b.key and a.effect == b.effect
+
+
+@dataclass
+class ExistingNode:
+    name: str
+    index: int | None              # position in ClusterState.nodes; None for a NodeClaim without its Node yet
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...]
+    available: Resources           # allocatable less its pods and the DaemonSet pods still to come
+    ports: list[HostPort]
+    initialized: bool
+    nodepool: str
+    capacity: Resources
+    reqs: Reqs = None              # its labels (and hostname) as requirements, narrowed as pods join
+    pods: list = None
+
+    def __post_init__(self) -> None:
+        hostname = self.labels.get(L.HOSTNAME) or self.name
+        self.hostname = hostname
+        self.reqs = Reqs.from_labels(self.labels).plus((Req.one(L.HOSTNAME, hostname),))
+        self.pods = []
+
+    def can_add(self, pod: Pod, data, topology: Topology, volume_reqs: Sequence[Reqs | None] = (None,),
+                why: bool = False) -> Reqs:
+        if not tolerates_all(self.taints, pod.tolerations):
+            raise SchedulingError("did not tolerate taint")
+        if pod.host_ports and any(conflicts(w, u) for w in pod.host_ports for u in self.ports):
+            raise SchedulingError("checking host port usage, pod hostport conflicts with existing hostport configuration")
+        if any(v < 0 for v in self.available.values()) or \
+                any(amount > self.available.get(name, 0) for name, amount in data.requests.items()):
+            raise SchedulingError("exceeds node resources")  # an overcommitted node takes nothing
+        error = self.reqs.compatible(data.reqs, why=why)
+        if error is not None:
+            raise SchedulingError(error or "incompatible requirements")
+        base = self.reqs.plus(data.reqs.values())
+        last = None
+        for volume in volume_reqs:
+            reqs = base
+            if volume is not None:
+                error = reqs.compatible(volume, why=why)
+                if error is not None:
+                    last = SchedulingError(f"incompatible volume requirements, {error}")
+                    continue
+                reqs = reqs.plus(volume.values())
+            try:
+                narrowed = topology.add_requirements(pod, self.taints, data.strict, reqs)
+            except TopologyError as exc:
+                last = SchedulingError(str(exc) if why else "topology")
+                continue
+            error = reqs.compatible(narrowed, why=why)
+            if error is not None:
+                last = SchedulingError(error or "topology")
+                continue
+            return reqs.plus(narrowed.values())
+        raise last
+
+    def add(self, pod: Pod, data, reqs: Reqs, topology: Topology) -> None:
+        self.pods.append(pod)
+        self.available = self.available - data.requests
+        self.reqs = reqs
+        topology.record(pod, self.taints, reqs)
+        self.ports.extend(pod.host_ports)
+
+
+def daemon_fits(pod: Pod, labels: Mapping[str, str], taints) -> bool:
+    """Would this DaemonSet pod run on a node with these labels and taints (strictly)?"""
+    if not tolerates_all(taints, pod.tolerations + (PREFER_NO_SCHEDULE_TOLERATION,)):
+        return False
+    return Reqs.from_labels(labels).compatible(pod_requirements(pod, strict=True), why=False) is None
+
+
+def existing_nodes(state, snapshot, daemons: Sequence[Pod], catalog, deleting: set[str]) -> list[ExistingNode]:
+    """Every node Karpenter could still use, initialized first then by name."""
+    claims_by_node = snapshot.nodeclaim_by_node
+    out: list[ExistingNode] = []
+    for i, node in enumerate(state.nodes):
+        if state.excluded[i] or node.name in deleting or node.deleted is not None:
+            continue
+        claim = claims_by_node.get(node.name)
+        out.append(_from_node(state, i, node, claim, daemons))
+    known = {c.name for c in claims_by_node.values()}
+    for claim in snapshot.nodeclaims:
+        if claim.name in known or claim.node_name or claim.deleted is not None or not claim.launched:
+            continue
+        out.append(_from_claim(claim, daemons, catalog))
+    out.sort(key=lambda n: (not n.initialized, n.name))
+    return out
+
+
+def _requested(state, i: int) -> Resources:
+    amounts = {name: int(vector[i]) for name, vector in state.requested.items() if vector[i]}
+    for pod in state.pods[i]:  # resources the state does not keep vectors for
+        for name, amount in pod.requests.items():
+            if name not in state.requested:
+                amounts[name] = amounts.get(name, 0) + amount
+    return Resources(amounts)
+
+
+def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons) -> ExistingNode:
+    managed = claim is not None
+    initialized = not managed or node.labels.get(L.NODE_INITIALIZED) == "true"
+    taints = node.taints
+    if managed and not initialized:
+        startup = claim.startup_taints
+        taints = tuple(t for t in taints if not ephemeral(t) and not any(_same(t, s) for s in startup))
+    allocatable = node.allocatable
+    if managed and not initialized:
+        allocatable = Resources({**{k: v for k, v in claim.allocatable.items()},
+                                 **{k: v for k, v in node.allocatable.items() if v}})
+    on_node = [p for p in state.pods[i] if p.is_daemonset_pod]
+    daemon_left = _daemon_overhead(daemons, node.labels, taints, on_node)
+    available = allocatable - _requested(state, i) - daemon_left
+    return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
+                        initialized, node.nodepool, node.capacity + Resources({"nodes": 1}))
+
+
+def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
+    labels = dict(claim.labels)
+    for r in claim.requirements:
+        if r.operator == "In" and len(r.values) == 1:
+            labels.setdefault(r.key, r.values[0])
+    taints = tuple(t for t in claim.taints if not ephemeral(t)
+                   and not any(_same(t, s) for s in claim.startup_taints))
+    allocatable, capacity = claim.allocatable, claim.capacity
+    itype = catalog.get(labels.get(L.INSTANCE_TYPE, "")) if catalog is not None else None
+    if not allocatable and itype is not None:
+        allocatable, capacity = itype.allocatable, itype.capacity
+    available = allocatable - _daemon_overhead(daemons, labels, taints, [])
+    return ExistingNode(claim.name, None, labels, taints, available, [], False, claim.nodepool,
+                        capacity + Resources({"nodes": 1}))
+
+
+def _daemon_overhead(daemons, labels, taints, on_node: list[Pod]) -> Resources:
+    """What the compatible DaemonSets still need here: their requests less those of the DaemonSet
+    pods already running (never below zero)."""
+    wanted = [d for d in daemons if daemon_fits(d, labels, taints)]
+    if not wanted:
+        return Resources()
+    total = sum((d.requests for d in wanted), Resources()) + Resources({PODS: len(wanted)})
+    running = sum((p.requests for p in on_node), Resources()) + Resources({PODS: len(on_node)})
+    return Resources({k: max(0, v - running.get(k, 0)) for k, v in total.items()})
+
+
+def free_matrix(nodes: Sequence[ExistingNode], columns: Sequence[str]) -> np.ndarray:
+    return np.array([[n.available.get(c, 0) for c in columns] for n in nodes], dtype=np.int64).reshape(
+        len(nodes), len(columns))

@@ -1,0 +1,189 @@
+"""The instance catalog as Karpenter's scheduler sees it: requirements per type, and arrays.
+
+Each type carries a requirement on every key the catalog knows: its name,
+architecture, operating systems (all of them: a type that runs several OSes
+allows each), the zones and capacity types of its available offerings, and
+every label key any type of the catalog has — ``In [its value]``, or
+``DoesNotExist`` when this type lacks the label (a GPU name on a CPU type).
+Those keys are the cloud provider's well-known labels: a pod may require them
+though no NodePool mentions them. Offerings carry their own (zone, capacity
+type) requirement; a type is offered under some requirements when one of its
+available offerings is compatible with them.
+
+"An instance type meets these requirements" lives here and only here
+(:meth:`TypeSet.compatible_mask`, :meth:`TypeSet.offered_mask`); the scheduler
+filters thousands of types per pod, so the answers are numpy masks cached per
+requirement.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...catalog import Catalog, InstanceType
+from ...model import labels as L
+from ...model.resources import PODS, Resources
+from ...model.selectors import DOES_NOT_EXIST, NOT_IN
+from .requirements import Req, Reqs
+
+OFFERING_KEYS = (L.ZONE, L.CAPACITY_TYPE)
+CAPACITY_TYPE_ORDER = ("reserved", "spot", "on-demand")  # how Karpenter prices a launch: reserved, then spot
+NEVER = float("inf")
+
+
+@dataclass(frozen=True, slots=True)
+class Vector:
+    """Resource amounts as a row over a TypeSet's columns; ``unknown`` names a requested
+    resource no type has (then nothing fits)."""
+
+    values: np.ndarray
+    unknown: str | None = None
+
+
+class TypeSet:
+    """One catalog's types, in catalog order, with requirement masks and resource arrays."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.types: tuple[InstanceType, ...] = tuple(catalog)
+        self.index = {t.name: i for i, t in enumerate(self.types)}
+        self.label_keys = frozenset(k for t in self.types for k in t.labels) - {L.HOSTNAME}
+        self.well_known = L.WELL_KNOWN | self.label_keys
+        self.reqs = tuple(self._type_reqs(t) for t in self.types)
+        self.keys = frozenset(k for r in self.reqs for k in r)
+        columns = sorted({name for t in self.types for name in (*t.allocatable, *t.capacity)} | {PODS})
+        self.columns = {name: i for i, name in enumerate(columns)}
+        self.allocatable = np.array([[t.allocatable.get(c, 0) for c in columns] for t in self.types],
+                                    dtype=np.int64).reshape(len(self.types), len(columns))
+        self.capacity = np.array([[t.capacity.get(c, 0) for c in columns] for t in self.types],
+                                 dtype=np.int64).reshape(len(self.types), len(columns))
+        self._masks: dict[Req, np.ndarray] = {}
+        self._offered: dict[tuple, np.ndarray] = {}
+
+    def _type_reqs(self, t: InstanceType) -> Reqs:
+        labels = {k: v for k, v in t.labels.items() if k != L.HOSTNAME}
+        reqs = [Req.one(k, v) for k, v in labels.items() if k != L.OS]
+        reqs += [Req(k, False) for k in self.label_keys - labels.keys()]
+        reqs.append(Req(L.OS, False, frozenset(t.os or (labels.get(L.OS, "linux"),))))
+        reqs.append(Req.one(L.INSTANCE_TYPE, t.name))
+        reqs.append(Req.one(L.ARCH, t.arch))
+        available = [o for o in t.offerings if o.available]
+        reqs.append(Req(L.ZONE, False, frozenset(o.zone for o in available)))
+        reqs.append(Req(L.CAPACITY_TYPE, False, frozenset(o.capacity_type for o in available)))
+        return Reqs(reqs)
+
+    # ---- requirements ------------------------------------------------------------------
+    def mask(self, req: Req) -> np.ndarray:
+        """Types whose requirement on ``req.key`` intersects ``req`` (Karpenter's Intersects)."""
+        found = self._masks.get(req)
+        if found is None:
+            loose = req.operator in (NOT_IN, DOES_NOT_EXIST)
+            out = np.ones(len(self.types), dtype=bool)
+            for i, reqs in enumerate(self.reqs):
+                mine = reqs.get(req.key)
+                if mine is None or mine.has_intersection(req):
+                    continue
+                if loose and mine.operator in (NOT_IN, DOES_NOT_EXIST):
+                    continue
+                out[i] = False
+            found = self._masks[req] = out
+        return found
+
+    def compatible_mask(self, reqs: Reqs, keys: Iterable[str] | None = None) -> np.ndarray:
+        """Types compatible with ``reqs`` (only ``keys`` of them, if given)."""
+        out = np.ones(len(self.types), dtype=bool)
+        for key in reqs if keys is None else keys:
+            if key in self.keys:
+                out &= self.mask(reqs[key])
+        return out
+
+    def offered_mask(self, reqs: Reqs) -> np.ndarray:
+        """Types with an available offering whose zone and capacity type ``reqs`` allow."""
+        zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
+        found = self._offered.get((zone, kind))
+        if found is None:
+            found = self._offered[(zone, kind)] = np.array(
+                [any(offering_allowed(o, zone, kind) for o in t.offerings) for t in self.types], dtype=bool)
+        return found
+
+    # ---- resources ---------------------------------------------------------------------------
+    def vector(self, amounts: Mapping[str, int]) -> Vector:
+        row = np.zeros(len(self.columns), dtype=np.int64)
+        unknown = None
+        for name, amount in amounts.items():
+            column = self.columns.get(name)
+            if column is None:
+                if amount > 0:
+                    unknown = name
+                continue
+            row[column] = amount
+        return Vector(row, unknown)
+
+    def fits_mask(self, need: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """For the types in ``rows``: allocatable covers ``need`` (a row, or one row per type)."""
+        return (self.allocatable[rows] >= need).all(axis=1)
+
+    # ---- prices ------------------------------------------------------------------------------
+    def cheapest_price(self, i: int, reqs: Reqs) -> float:
+        """The cheapest available offering of type ``i`` under ``reqs`` (unknown prices last)."""
+        zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
+        prices = [o.price for o in self.types[i].offerings if offering_allowed(o, zone, kind)]
+        known = [p for p in prices if p is not None]
+        return min(known) if known else NEVER
+
+    def worst_launch_price(self, i: int, reqs: Reqs) -> float:
+        """What launching type ``i`` may cost at most: the dearest compatible offering of the
+        first capacity type (reserved, spot, on-demand) that has one (Karpenter's WorstLaunchPrice)."""
+        zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
+        offers = [o for o in self.types[i].offerings if offering_allowed(o, zone, kind)]
+        for capacity_type in CAPACITY_TYPE_ORDER:
+            prices = [o.price for o in offers if o.capacity_type == capacity_type]
+            if prices:
+                return NEVER if any(p is None for p in prices) else max(prices)
+        return NEVER
+
+    def by_price(self, rows: Iterable[int], reqs: Reqs) -> list[int]:
+        """Karpenter's OrderByPrice: cheapest compatible offering first (stable on ties)."""
+        return sorted(rows, key=lambda i: self.cheapest_price(i, reqs))
+
+    def min_values_shortfall(self, rows: Iterable[int], reqs: Reqs) -> dict[str, int]:
+        """Keys whose ``minValues`` the types in ``rows`` cannot meet -> how many values they have."""
+        wanted = {k: r.min_values for k, r in reqs.items() if r.min_values is not None}
+        if not wanted:
+            return {}
+        seen: dict[str, set[str]] = {k: set() for k in wanted}
+        for i in rows:
+            for key in wanted:
+                mine = self.reqs[i].get(key)
+                if mine is not None:
+                    seen[key] |= mine.values
+        return {k: len(seen[k]) for k, n in wanted.items() if len(seen[k]) < n}
+
+
+def offering_allowed(offering, zone: Req | None, kind: Req | None) -> bool:
+    return offering.available and (zone is None or zone.has(offering.zone)) and \
+        (kind is None or kind.has(offering.capacity_type))
+
+
+_sets: dict[int, TypeSet] = {}
+
+
+def type_set(catalog: Catalog) -> TypeSet:
+    """The TypeSet of a catalog, built once per catalog object (by identity: hashing a
+    catalog walks every type)."""
+    key = id(catalog)
+    found = _sets.get(key)
+    if found is None:
+        found = _sets[key] = TypeSet(catalog)
+        weakref.finalize(catalog, _sets.pop, key, None)
+    return found
+
+
+def resources_text(resources: Mapping[str, int]) -> str:
+    """Karpenter's rendering of a resource list: compact JSON, keys sorted."""
+    import json
+
+    return json.dumps(dict(sorted(Resources(resources).to_quantities().items())), separators=(",", ":"))

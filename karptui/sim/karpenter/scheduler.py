@@ -1,0 +1,351 @@
+"""Karpenter's scheduling simulation: where each pending pod goes, and which NodeClaims to launch.
+
+As Karpenter's ``Scheduler.Solve``: pods are taken largest first (cpu, then
+memory, then age); each goes to the first existing node that takes it
+(initialized nodes first), else to an open NodeClaim (the one with the fewest
+pods first), else to a new NodeClaim from the first NodePool that can take it
+(by weight, then name, the later name first). A pod that fits nowhere is
+relaxed one preference at a time (:mod:`.preferences`) and tried again; if
+it still fails it goes to the back of the queue, and the run ends when a whole
+pass over the queue places nothing — pods that depend on each other (affinity,
+spread across pools) resolve within one batch.
+
+NodePools being deleted, static ones (``replicas``) and ones not Ready take no
+part. A NodePool's limits count every node it already has (capacity, and one
+``nodes``); a new NodeClaim may keep only instance types whose capacity fits
+what is left, and takes off the largest capacity among the types it keeps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...catalog import Catalog
+from ...model import NodePool, Pod, Snapshot
+from ...model import labels as L
+from ...model.resources import CPU, MEMORY, PODS, Resources
+from ...model.taints import PREFER_NO_SCHEDULE
+from ..signature import signature
+from ..state import ClusterState
+from .daemons import daemon_pods
+from .existingnode import ExistingNode, existing_nodes
+from .instancetypes import type_set
+from .nodeclaim import NodeClaim, SchedulingError, Template, build_template
+from .preferences import PodData, relax
+from .requirements import Reqs
+from .topology import Topology, domain_groups
+from .validation import pod_error
+from .volumes import volume_requirements
+
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+NO_NODEPOOLS = "no dynamic nodepools found"
+NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
+
+
+def claim_name(pool: str, index: int) -> str:
+    """A stable NodeClaim name like Karpenter's generated ones: the pool and five letters."""
+    digest = hashlib.sha256(f"{pool}/{index}".encode()).digest()
+    return f"{pool}-" + "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:5])
+
+
+def eligible_pools(snapshot: Snapshot) -> list[NodePool]:
+    """NodePools Karpenter provisions from, in its order: weight descending, then name descending."""
+    pools = [p for p in snapshot.nodepools if p.deleted is None and p.replicas is None and p.ready]
+    return sorted(pools, key=lambda p: (-p.weight, [-ord(c) for c in p.name]))
+
+
+def queue_order(pods: Sequence[Pod]) -> list[Pod]:
+    """Largest first: cpu, then memory (descending), then creation time, then UID."""
+    return sorted(pods, key=lambda p: (-p.requests.get(CPU, 0), -p.requests.get(MEMORY, 0),
+                                       p.created.timestamp() if p.created else 0.0, p.uid or p.key))
+
+
+@dataclass
+class Results:
+    claims: list[NodeClaim] = field(default_factory=list)
+    on_existing: dict[str, ExistingNode] = field(default_factory=dict)   # pod key -> node it joins
+    on_claim: dict[str, NodeClaim] = field(default_factory=dict)         # pod key -> new NodeClaim
+    errors: dict[str, str] = field(default_factory=dict)                 # pod key -> Karpenter's reason
+
+    def all_scheduled(self, pods: Sequence[Pod]) -> bool:
+        return not any(p.key in self.errors for p in pods)
+
+
+class Prepared:
+    """What stays the same for every scheduling run over one snapshot's NodePools and DaemonSets:
+    the eligible pools, their templates, the DaemonSet pods (consolidation runs many simulations)."""
+
+    def __init__(self, snapshot: Snapshot, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.types = type_set(catalog)
+        self.pools = eligible_pools(snapshot)
+        self.daemons = daemon_pods(snapshot)
+        built = [(p, build_template(p, self.types, self.daemons)) for p in self.pools]
+        self.templates: list[Template] = [t for _, t in built if isinstance(t, Template)]
+        # NodePools whose requirements leave no instance type, and why (Karpenter logs it per pool)
+        self.skipped = {p.name: t for p, t in built if isinstance(t, str)}
+        self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
+        self._groups: dict[frozenset, dict] = {}
+
+    def domain_groups(self, keys: frozenset[str]) -> dict:
+        found = self._groups.get(keys)
+        if found is None:
+            sources = [(Reqs.from_model(p.requirements).plus(Reqs.from_labels(p.template_labels).values()),
+                        list(self.types.reqs) if keys else [], p.taints) for p in self.pools]
+            found = self._groups[keys] = {k: g for k, g in domain_groups(_only(sources, keys)).items() if k in keys}
+        return found
+
+
+class Scheduler:
+    def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
+                 respect_preferences: bool = True, min_values_best_effort: bool = False,
+                 deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
+                 settling: frozenset[str] = frozenset()) -> None:
+        """``settling``: nodes still within their NodePool's consolidateAfter, which a consolidation
+        simulation may not move bound pods onto."""
+        self.snapshot, self.state = snapshot, state
+        prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
+        self.types = prepared.types
+        self.respect = respect_preferences
+        self.relax_min_values = min_values_best_effort
+        self.pools = pools = prepared.pools
+        self.templates = prepared.templates
+        self.tolerate_prefer_no_schedule = prepared.tolerate_prefer_no_schedule
+        self.skipped = prepared.skipped
+        groups = prepared.domain_groups(_topology_keys(pods, state))
+        self.topology = Topology(state, groups, pods, respect_preferences)
+        self.existing = existing_nodes(state, snapshot, prepared.daemons, catalog, set(deleting))
+        self.settling = settling
+        for node in self.existing:
+            self.topology.register(L.HOSTNAME, node.hostname)
+        self.remaining: dict[str, Resources] = {}
+        for pool in pools:
+            left = Resources(pool.limits)
+            for node in self.existing:
+                if node.nodepool == pool.name:
+                    left = Resources({k: v - node.capacity.get(k, 0) for k, v in left.items()})
+            self.remaining[pool.name] = left
+        self._existing_free = np.array([[n.available.get(r, 0) for r in (CPU, MEMORY, PODS)] for n in self.existing],
+                                       dtype=np.int64).reshape(len(self.existing), 3)
+        self._taint_masks: dict[tuple, np.ndarray] = {}
+        self._label_masks: dict[Reqs, np.ndarray] = {}
+        self.results = Results()
+        self._data: dict[str, PodData] = {}
+        self._volumes: dict[str, list] = {}
+        self.changes = 0
+        self._taken: set[str] | None = None
+
+    # ---- the run ---------------------------------------------------------------------------------
+    def solve(self, pods: Sequence[Pod], batch: bool = True) -> Results:
+        results = self.results
+        queue: deque[Pod] = deque()
+        for pod in queue_order(pods):
+            error = pod_error(pod)
+            if error is not None:
+                results.errors[pod.key] = f"ignoring pod, {error}"
+                continue
+            queue.append(pod)
+        last_len: dict[str, int] = {}
+        refused: dict = {}  # signature -> (changes when it failed, why): nothing moved since, same answer
+        while queue:
+            pod = queue[0]
+            if last_len.get(pod.key) == len(queue):
+                break  # a whole pass without progress
+            queue.popleft()
+            key = signature(pod) if batch else None
+            earlier = refused.get(key) if key is not None else None
+            if earlier is not None and earlier[0] == self.changes:
+                error = earlier[1]
+            else:
+                error = self._try(pod)
+                if error is not None and key is not None:
+                    refused[key] = (self.changes, error)
+            if error is None:
+                results.errors.pop(pod.key, None)
+                continue
+            results.errors[pod.key] = error
+            self.topology.update(pod)
+            self._data[pod.key] = PodData.of(pod)
+            queue.append(pod)
+            last_len[pod.key] = len(queue)
+        return results
+
+    def _try(self, pod: Pod) -> str | None:
+        """Schedule ``pod``, relaxing it step by step; None when placed, else why not."""
+        current = pod
+        while True:
+            error = self._add(current)
+            if error is None:
+                return None
+            relaxed = relax(current, self.tolerate_prefer_no_schedule)
+            if relaxed is None:
+                return error
+            current = relaxed
+            self.topology.update(current)
+            self._data[current.key] = PodData.of(current)
+
+    def data(self, pod: Pod) -> PodData:
+        found = self._data.get(pod.key)
+        if found is None:
+            found = self._data[pod.key] = PodData.of(pod)
+        return found
+
+    def volumes(self, pod: Pod) -> list:
+        found = self._volumes.get(pod.key)
+        if found is None:
+            found = self._volumes[pod.key] = volume_requirements(pod, self.snapshot) or [None]
+        return found
+
+    def _add(self, pod: Pod) -> str | None:
+        data = self.data(pod)
+        if self._to_existing(pod, data):
+            return None
+        claims = sorted(self.results.claims, key=lambda c: len(c.pods))
+        for claim in claims:
+            if not claim.room_for(data.requests):
+                continue
+            try:
+                reqs, rows = claim.can_add(pod, data, self.volumes(pod), why=False,
+                                           relax_min_values=self.relax_min_values)
+            except SchedulingError:
+                continue
+            claim.add(pod, data, reqs, rows)
+            self._placed(pod, claim)
+            return None
+        if not self.templates:
+            if not self.pools:
+                return NO_NODEPOOLS
+            detail = "; ".join(f'NodePool "{name}": {why}' for name, why in self.skipped.items())
+            return f"{NO_TEMPLATES} ({detail})"
+        return self._to_new_claim(pod, data)
+
+    def _placed(self, pod: Pod, claim: NodeClaim) -> None:
+        self.results.on_claim[pod.key] = claim
+        self.changes += 1
+
+    # ---- existing nodes -----------------------------------------------------------------------
+    def _to_existing(self, pod: Pod, data: PodData) -> bool:
+        if not self.existing:
+            return False
+        need = np.array([data.requests.get(r, 0) for r in (CPU, MEMORY, PODS)], dtype=np.int64)
+        mask = (self._existing_free >= need).all(axis=1) & self._tolerated(pod) & self._labelled(data.reqs)
+        for i in np.flatnonzero(mask):
+            node = self.existing[int(i)]
+            if pod.node_name and node.name in self.settling:
+                continue  # a pod being moved by consolidation does not go to a node still settling
+            try:
+                reqs = node.can_add(pod, data, self.topology, self.volumes(pod))
+            except SchedulingError:
+                continue
+            node.add(pod, data, reqs, self.topology)
+            self._existing_free[int(i)] -= need
+            self.results.on_existing[pod.key] = node
+            self.changes += 1
+            return True
+        return False
+
+    def _tolerated(self, pod: Pod) -> np.ndarray:
+        from .topologygroup import tolerates_all
+
+        found = self._taint_masks.get(pod.tolerations)
+        if found is None:
+            found = self._taint_masks[pod.tolerations] = np.array(
+                [tolerates_all(n.taints, pod.tolerations) for n in self.existing], dtype=bool)
+        return found
+
+    def _labelled(self, reqs: Reqs) -> np.ndarray:
+        found = self._label_masks.get(reqs)
+        if found is None:
+            found = self._label_masks[reqs] = np.array(
+                [n.reqs.compatible(reqs, why=False) is None for n in self.existing], dtype=bool)
+        return found
+
+    # ---- new NodeClaims --------------------------------------------------------------------------
+    def _to_new_claim(self, pod: Pod, data: PodData) -> str | None:
+        errors = []
+        for template in self.templates:
+            rows = np.arange(len(template.rows), dtype=np.intp)
+            remaining = self.remaining.get(template.name)
+            if remaining:
+                if "nodes" in remaining and remaining["nodes"] == 0:
+                    errors.append(f"node limits have been exhausted for nodepool (NodePool={template.name})")
+                    continue
+                rows = self._within_limits(template, remaining)
+                if not rows.size:
+                    errors.append(f"all available instance types exceed limits for nodepool (NodePool={template.name})")
+                    continue
+            claim = NodeClaim(template, self.topology, self.types, rows, self._name(template.name))
+            try:
+                reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values)
+            except SchedulingError as exc:
+                errors.append(str(exc))
+                continue
+            claim.add(pod, data, reqs, kept)
+            self.results.claims.append(claim)
+            self._placed(pod, claim)
+            if remaining:
+                self.remaining[template.name] = self._less_largest(remaining, claim)
+            return None
+        return "; ".join(errors)
+
+    def _name(self, pool: str) -> str:
+        """A NodeClaim name no node or NodeClaim of the cluster has yet."""
+        taken = self._taken
+        if taken is None:
+            taken = self._taken = {n.name for n in self.snapshot.nodes} | {c.name for c in self.snapshot.nodeclaims}
+        index = len(self.results.claims)
+        while (name := claim_name(pool, index)) in taken:
+            index += 1000
+        taken.add(name)
+        return name
+
+    def _within_limits(self, template: Template, remaining: Resources) -> np.ndarray:
+        """Positions of template types whose whole capacity fits what the limits leave."""
+        types = self.types
+        ok = np.ones(len(template.rows), dtype=bool)
+        for name, left in remaining.items():
+            column = types.columns.get(name)
+            if column is None:
+                if left < 0:
+                    ok[:] = False  # no type has any of it, and even none is more than a negative remainder
+                continue
+            ok &= types.capacity[template.rows, column] <= left
+        return np.flatnonzero(ok)
+
+    def _less_largest(self, remaining: Resources, claim: NodeClaim) -> Resources:
+        """subtractMax: take off the largest capacity of the types the NodeClaim may still be."""
+        capacity = self.types.capacity[claim.template.rows[claim.rows]]
+        largest = capacity.max(axis=0) if len(capacity) else np.zeros(len(self.types.columns), dtype=np.int64)
+        out = {}
+        for name, left in remaining.items():
+            column = self.types.columns.get(name)
+            out[name] = left - (int(largest[column]) if column is not None else 0)
+        return Resources(out)
+
+
+def _topology_keys(pods: Sequence[Pod], state: ClusterState) -> frozenset[str]:
+    """The topology keys this run can ask about: the pending pods' and the bound pods' anti-affinity."""
+    keys = set()
+    for pod in pods:
+        keys |= {c.topology_key for c in pod.spread_constraints}
+        affinity = pod.affinity
+        for terms in (affinity.pod_required, affinity.anti_required):
+            keys |= {t.topology_key for t in terms}
+        for terms in (affinity.pod_preferred, affinity.anti_preferred):
+            keys |= {w.term.topology_key for w in terms}
+    for pods_on_node in state.pods:
+        for pod in pods_on_node:
+            keys |= {t.topology_key for t in pod.affinity.anti_required}
+    return frozenset(keys)
+
+
+def _only(sources, keys: frozenset[str]):
+    """The domain sources cut down to the keys that matter (merging 1,000 types per pool is not free)."""
+    for pool_reqs, type_reqs, taints in sources:
+        kept = [Reqs(r for k, r in reqs.items() if k in keys) for reqs in type_reqs]
+        yield Reqs(r for k, r in pool_reqs.items() if k in keys), kept, taints
