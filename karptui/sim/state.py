@@ -47,6 +47,7 @@ class ClusterState:
         self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
+        self._groups: tuple[int, list] | None = None  # (changes when built, label groups)
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
@@ -134,6 +135,7 @@ class ClusterState:
             if hasattr(value, "copy_for"):
                 new._shared[key] = value.copy_for(new)
         new.changes = 0
+        new._groups = None
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}
         return new
@@ -236,6 +238,22 @@ class ClusterState:
             found = self._domains[key] = Domains(key, self.nodes)
         return found
 
+    def _label_groups(self) -> list[tuple[Pod, np.ndarray]]:
+        """Bound pods grouped by what a selector can tell apart (namespace, labels, terminating):
+        one representative and its per-node count each. Replicas share their labels, so a new
+        counter tests a few hundred groups instead of every pod."""
+        if self._groups is None or self._groups[0] != self.changes:
+            groups: dict[tuple, tuple[Pod, np.ndarray]] = {}
+            for i, pods in enumerate(self.pods):
+                for pod in pods:
+                    key = _group_key(pod)
+                    found = groups.get(key)
+                    if found is None:
+                        found = groups[key] = (pod, np.zeros(len(self.nodes), dtype=np.int64))
+                    found[1][i] += 1
+            self._groups = (self.changes, list(groups.values()))
+        return self._groups[1]
+
     def counts(self, selectors: tuple[tuple[LabelSelector | None, frozenset[str] | None], ...],
                skip_terminating: bool = False) -> np.ndarray:
         """Per-node number of bound pods matching every (selector, namespaces) pair.
@@ -254,7 +272,10 @@ class ClusterState:
                 def matches(pod: Pod) -> bool:
                     return (not skip_terminating or pod.deleted is None) and all(m(pod) for m in parts)
 
-            counts = np.array([sum(1 for p in pods if matches(p)) for pods in self.pods], dtype=np.int64)
+            counts = np.zeros(len(self.nodes), dtype=np.int64)
+            for representative, per_node in self._label_groups():
+                if matches(representative):
+                    counts += per_node
             found = self._counters[key] = (matches, counts)
             spaces = set()
             for _, namespaces in selectors:
@@ -262,6 +283,10 @@ class ClusterState:
             scope = next(iter(spaces)) if len(spaces) == 1 else None
             self._by_namespace.setdefault(scope, []).append(found)
         return found[1]
+
+
+def _group_key(pod: Pod) -> tuple:
+    return (pod.namespace, frozenset(pod.labels.items()), pod.deleted is None)
 
 
 def pod_matcher(selector: LabelSelector | None, namespaces: frozenset[str] | None) -> Callable[[Pod], bool]:

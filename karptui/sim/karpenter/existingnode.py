@@ -67,7 +67,8 @@ class ExistingNode:
     def __post_init__(self) -> None:
         hostname = self.labels.get(L.HOSTNAME) or self.name
         self.hostname = hostname
-        self.reqs = Reqs.from_labels(self.labels).plus((Req.one(L.HOSTNAME, hostname),))
+        base = self.reqs if self.reqs is not None else Reqs.from_labels(self.labels)
+        self.reqs = base.plus((Req.one(L.HOSTNAME, hostname),))
         self.pods = []
 
     def can_add(self, pod: Pod, data, topology: Topology, volume_reqs: Sequence[Reqs | None] = (None,),
@@ -95,7 +96,7 @@ class ExistingNode:
             try:
                 narrowed = topology.add_requirements(pod, self.taints, data.strict, reqs)
             except TopologyError as exc:
-                last = SchedulingError(str(exc) if why else "topology")
+                last = SchedulingError(str(exc))
                 continue
             error = reqs.compatible(narrowed, why=why)
             if error is not None:
@@ -103,6 +104,14 @@ class ExistingNode:
                 continue
             return reqs.plus(narrowed.values())
         raise last
+
+    def fresh(self) -> ExistingNode:
+        """A copy to schedule onto, this one kept as it was (the pool serves many simulations)."""
+        copy = ExistingNode.__new__(ExistingNode)
+        copy.__dict__.update(self.__dict__)
+        copy.pods = []
+        copy.ports = list(self.ports)
+        return copy
 
     def add(self, pod: Pod, data, reqs: Reqs, topology: Topology) -> None:
         self.pods.append(pod)
@@ -112,19 +121,39 @@ class ExistingNode:
         self.ports.extend(pod.host_ports)
 
 
-def daemon_fits(pod: Pod, labels: Mapping[str, str], taints) -> bool:
-    """Would this DaemonSet pod run on a node with these labels and taints (strictly)?"""
-    if not tolerates_all(taints, pod.tolerations + (PREFER_NO_SCHEDULE_TOLERATION,)):
-        return False
-    return Reqs.from_labels(labels).compatible(pod_requirements(pod, strict=True), why=False) is None
+@dataclass(frozen=True)
+class Daemon:
+    """A DaemonSet pod, with what deciding where it runs needs worked out once."""
+
+    pod: Pod
+    reqs: Reqs                         # its strict node requirements
+    tolerations: tuple                 # its tolerations, PreferNoSchedule added (a DaemonSet ignores it)
+
+    @classmethod
+    def of(cls, pod: Pod) -> Daemon:
+        return cls(pod, pod_requirements(pod, strict=True), pod.tolerations + (PREFER_NO_SCHEDULE_TOLERATION,))
+
+    def fits(self, reqs: Reqs, taints) -> bool:
+        """Would it run on a node with these label requirements and taints?"""
+        return tolerates_all(taints, self.tolerations) and reqs.compatible(self.reqs, why=False) is None
 
 
-def existing_nodes(state, snapshot, daemons: Sequence[Pod], catalog, deleting: set[str]) -> list[ExistingNode]:
-    """Every node Karpenter could still use, initialized first then by name."""
+def node_reqs(state, i: int) -> Reqs:
+    """Node ``i``'s labels as requirements, built once per cluster state."""
+    cache = state.shared("karpenter-node-reqs", dict)
+    found = cache.get(i)
+    if found is None:
+        found = cache[i] = Reqs.from_labels(state.nodes[i].labels)
+    return found
+
+
+def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting: set[str]) -> list[ExistingNode]:
+    """Every node Karpenter could still use, initialized first then by name (nodes the state has
+    taken out included: a simulation leaves those out itself)."""
     claims_by_node = snapshot.nodeclaim_by_node
     out: list[ExistingNode] = []
     for i, node in enumerate(state.nodes):
-        if state.excluded[i] or node.name in deleting or node.deleted is not None:
+        if node.name in deleting or node.deleted is not None:
             continue
         claim = claims_by_node.get(node.name)
         out.append(_from_node(state, i, node, claim, daemons))
@@ -158,10 +187,11 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
         allocatable = Resources({**{k: v for k, v in claim.allocatable.items()},
                                  **{k: v for k, v in node.allocatable.items() if v}})
     on_node = [p for p in state.pods[i] if p.is_daemonset_pod]
-    daemon_left = _daemon_overhead(daemons, node.labels, taints, on_node)
+    reqs = node_reqs(state, i)
+    daemon_left = _daemon_overhead(daemons, reqs, taints, on_node)
     available = allocatable - _requested(state, i) - daemon_left
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
-                        initialized, node.nodepool, node.capacity + Resources({"nodes": 1}))
+                        initialized, node.nodepool, node.capacity + Resources({"nodes": 1}), reqs)
 
 
 def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
@@ -175,20 +205,57 @@ def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
     itype = catalog.get(labels.get(L.INSTANCE_TYPE, "")) if catalog is not None else None
     if not allocatable and itype is not None:
         allocatable, capacity = itype.allocatable, itype.capacity
-    available = allocatable - _daemon_overhead(daemons, labels, taints, [])
+    available = allocatable - _daemon_overhead(daemons, Reqs.from_labels(labels), taints, [])
     return ExistingNode(claim.name, None, labels, taints, available, [], False, claim.nodepool,
                         capacity + Resources({"nodes": 1}))
 
 
-def _daemon_overhead(daemons, labels, taints, on_node: list[Pod]) -> Resources:
+def _daemon_overhead(daemons: Sequence[Daemon], reqs: Reqs, taints, on_node: list[Pod]) -> Resources:
     """What the compatible DaemonSets still need here: their requests less those of the DaemonSet
     pods already running (never below zero)."""
-    wanted = [d for d in daemons if daemon_fits(d, labels, taints)]
+    wanted = [d.pod for d in daemons if d.fits(reqs, taints)]
     if not wanted:
         return Resources()
     total = sum((d.requests for d in wanted), Resources()) + Resources({PODS: len(wanted)})
     running = sum((p.requests for p in on_node), Resources()) + Resources({PODS: len(on_node)})
     return Resources({k: max(0, v - running.get(k, 0)) for k, v in total.items()})
+
+
+BASE = ("cpu", "memory", "pods")
+
+
+class ExistingPool:
+    """The cluster's nodes as Karpenter's scheduler starts from them, with the per-pod masks it
+    keeps asking for (which nodes a set of tolerations, or of requirements, admits).
+
+    Built once per cluster state and shared by every simulation over it (consolidation runs
+    hundreds); a simulation takes nodes out with ``alive`` and copies a node only when it
+    schedules onto it.
+    """
+
+    def __init__(self, nodes: list[ExistingNode]) -> None:
+        self.nodes = nodes
+        self.free = np.array([[n.available.get(r, 0) for r in BASE] for n in nodes],
+                             dtype=np.int64).reshape(len(nodes), len(BASE))
+        self.indices = np.array([-1 if n.index is None else n.index for n in nodes], dtype=np.int64)
+        self._taints: dict[tuple, np.ndarray] = {}
+        self._labels: dict[Reqs, np.ndarray] = {}
+
+    def tolerated(self, tolerations: tuple) -> np.ndarray:
+        found = self._taints.get(tolerations)
+        if found is None:
+            found = self._taints[tolerations] = np.array([tolerates_all(n.taints, tolerations) for n in self.nodes],
+                                                         dtype=bool)
+        return found
+
+    def labelled(self, reqs: Reqs) -> np.ndarray:
+        """Nodes whose labels a pod's requirements admit (narrowing only ever removes values, so
+        what the labels rule out stays out)."""
+        found = self._labels.get(reqs)
+        if found is None:
+            found = self._labels[reqs] = np.array([n.reqs.compatible(reqs, why=False) is None for n in self.nodes],
+                                                  dtype=bool)
+        return found
 
 
 def free_matrix(nodes: Sequence[ExistingNode], columns: Sequence[str]) -> np.ndarray:

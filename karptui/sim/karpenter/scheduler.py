@@ -33,16 +33,17 @@ from ...model.taints import PREFER_NO_SCHEDULE
 from ..signature import signature
 from ..state import ClusterState
 from .daemons import daemon_pods
-from .existingnode import ExistingNode, existing_nodes
+from .existingnode import Daemon, ExistingNode, ExistingPool, existing_nodes
 from .instancetypes import type_set
 from .nodeclaim import NodeClaim, SchedulingError, Template, build_template
 from .preferences import PodData, relax
 from .requirements import Reqs
 from .topology import Topology, domain_groups
 from .validation import pod_error
-from .volumes import volume_requirements
+from .volumes import volume_error, volume_requirements
 
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+BASIC = frozenset({CPU, MEMORY, PODS})  # what the existing-node masks check
 NO_NODEPOOLS = "no dynamic nodepools found"
 NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
 
@@ -85,6 +86,7 @@ class Prepared:
         self.types = type_set(catalog)
         self.pools = eligible_pools(snapshot)
         self.daemons = daemon_pods(snapshot)
+        self.daemon_checks = [Daemon.of(p) for p in self.daemons]
         built = [(p, build_template(p, self.types, self.daemons)) for p in self.pools]
         self.templates: list[Template] = [t for _, t in built if isinstance(t, Template)]
         # NodePools whose requirements leave no instance type, and why (Karpenter logs it per pool)
@@ -105,7 +107,7 @@ class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
                  respect_preferences: bool = True, min_values_best_effort: bool = False,
                  deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
-                 settling: frozenset[str] = frozenset()) -> None:
+                 settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None) -> None:
         """``settling``: nodes still within their NodePool's consolidateAfter, which a consolidation
         simulation may not move bound pods onto."""
         self.snapshot, self.state = snapshot, state
@@ -119,21 +121,26 @@ class Scheduler:
         self.skipped = prepared.skipped
         groups = prepared.domain_groups(_topology_keys(pods, state))
         self.topology = Topology(state, groups, pods, respect_preferences)
-        self.existing = existing_nodes(state, snapshot, prepared.daemons, catalog, set(deleting))
+        if existing is None:
+            existing = ExistingPool(existing_nodes(state, snapshot, prepared.daemon_checks, catalog, set(deleting)))
+        self.pool = existing
+        indices = existing.indices
+        self._alive = np.array([i < 0 or not state.excluded[i] for i in indices], dtype=bool)
+        self.existing = existing.nodes           # entries are replaced by copies as pods join them
         self.settling = settling
-        for node in self.existing:
-            self.topology.register(L.HOSTNAME, node.hostname)
+        for node, alive in zip(self.existing, self._alive):
+            if alive:
+                self.topology.register(L.HOSTNAME, node.hostname)
         self.remaining: dict[str, Resources] = {}
         for pool in pools:
             left = Resources(pool.limits)
-            for node in self.existing:
-                if node.nodepool == pool.name:
+            for node, alive in zip(self.existing, self._alive):
+                if alive and node.nodepool == pool.name:
                     left = Resources({k: v - node.capacity.get(k, 0) for k, v in left.items()})
             self.remaining[pool.name] = left
-        self._existing_free = np.array([[n.available.get(r, 0) for r in (CPU, MEMORY, PODS)] for n in self.existing],
-                                       dtype=np.int64).reshape(len(self.existing), 3)
-        self._taint_masks: dict[tuple, np.ndarray] = {}
-        self._label_masks: dict[Reqs, np.ndarray] = {}
+        self.existing = list(self.existing)
+        self._copied: set[int] = set()
+        self._existing_free = existing.free.copy()
         self.results = Results()
         self._data: dict[str, PodData] = {}
         self._volumes: dict[str, list] = {}
@@ -145,7 +152,7 @@ class Scheduler:
         results = self.results
         queue: deque[Pod] = deque()
         for pod in queue_order(pods):
-            error = pod_error(pod)
+            error = pod_error(pod) or volume_error(pod, self.snapshot)
             if error is not None:
                 results.errors[pod.key] = f"ignoring pod, {error}"
                 continue
@@ -233,37 +240,56 @@ class Scheduler:
         if not self.existing:
             return False
         need = np.array([data.requests.get(r, 0) for r in (CPU, MEMORY, PODS)], dtype=np.int64)
-        mask = (self._existing_free >= need).all(axis=1) & self._tolerated(pod) & self._labelled(data.reqs)
+        mask = self._alive & (self._existing_free >= need).all(axis=1) & self.pool.tolerated(pod.tolerations) & \
+            self.pool.labelled(data.reqs)
+        if not mask.any():
+            return False
+        # what the topology will answer for each node, from its labels alone: spares building
+        # requirements for the nodes it rules out
+        hosts, zones = [], []
+        deciding = self.topology.deciding(pod)
+        volumes = self.volumes(pod)
+        if not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= BASIC:
+            # nothing but the masks can refuse it: the first node they admit takes it
+            for i in np.flatnonzero(mask):
+                i = int(i)
+                if pod.node_name and self.existing[i].name in self.settling:
+                    continue
+                self._join(i, pod, data, self.existing[i].reqs.plus(data.reqs.values()), need)
+                return True
+            return False
+        for group in deciding:
+            if group.key == L.HOSTNAME:
+                hosts.append(group)
+            else:
+                zones.append((group.key, group.allowed(pod, data.strict.get_or_exists(group.key))))
+        pod_hosts = data.strict.get_or_exists(L.HOSTNAME)
         for i in np.flatnonzero(mask):
-            node = self.existing[int(i)]
+            i = int(i)
+            node = self.existing[i]
             if pod.node_name and node.name in self.settling:
                 continue  # a pod being moved by consolidation does not go to a node still settling
+            if zones and not all(node.labels.get(key) in allowed for key, allowed in zones):
+                continue
+            if hosts and not all(g.allows_host(pod, node.hostname, pod_hosts) for g in hosts):
+                continue
             try:
                 reqs = node.can_add(pod, data, self.topology, self.volumes(pod))
             except SchedulingError:
                 continue
-            node.add(pod, data, reqs, self.topology)
-            self._existing_free[int(i)] -= need
-            self.results.on_existing[pod.key] = node
-            self.changes += 1
+            self._join(i, pod, data, reqs, need)
             return True
         return False
 
-    def _tolerated(self, pod: Pod) -> np.ndarray:
-        from .topologygroup import tolerates_all
-
-        found = self._taint_masks.get(pod.tolerations)
-        if found is None:
-            found = self._taint_masks[pod.tolerations] = np.array(
-                [tolerates_all(n.taints, pod.tolerations) for n in self.existing], dtype=bool)
-        return found
-
-    def _labelled(self, reqs: Reqs) -> np.ndarray:
-        found = self._label_masks.get(reqs)
-        if found is None:
-            found = self._label_masks[reqs] = np.array(
-                [n.reqs.compatible(reqs, why=False) is None for n in self.existing], dtype=bool)
-        return found
+    def _join(self, i: int, pod: Pod, data: PodData, reqs: Reqs, need: np.ndarray) -> None:
+        node = self.existing[i]
+        if i not in self._copied:
+            node = self.existing[i] = node.fresh()
+            self._copied.add(i)
+        node.add(pod, data, reqs, self.topology)
+        self._existing_free[i] -= need
+        self.results.on_existing[pod.key] = node
+        self.changes += 1
 
     # ---- new NodeClaims --------------------------------------------------------------------------
     def _to_new_claim(self, pod: Pod, data: PodData) -> str | None:

@@ -28,6 +28,11 @@ from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFil
     EMPTY_DOMAINS
 
 
+def _scope(group: TopologyGroup) -> str | None:
+    """The one namespace a group looks at, or None (several, or all)."""
+    return next(iter(group.namespaces)) if group.namespaces is not None and len(group.namespaces) == 1 else None
+
+
 class TopologyError(Exception):
     """No domain satisfies a group; the text is Karpenter's (built only when shown)."""
 
@@ -75,7 +80,7 @@ class Topology:
         self._owned: dict[str, list[TopologyGroup]] = {}       # pod key -> groups it owns
         self._by_key: dict[str, list[TopologyGroup]] = {}      # topology key -> groups (both kinds)
         self._by_namespace: dict[str | None, list[TopologyGroup]] = {}  # namespace (None: any) -> groups
-        self._node_reqs: dict[int, Reqs] = {}
+        self._inverse_scope: dict[str | None, list[TopologyGroup]] = {}  # the same for inverse groups
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -102,6 +107,7 @@ class Topology:
             if found is None:
                 found = self.inverse[group.identity] = group
                 self._index(group)
+                self._inverse_scope.setdefault(_scope(group), []).append(group)
             if labels is not None and term.topology_key in labels:
                 found.record(labels[term.topology_key])
             found.owners.add(pod.key)
@@ -120,8 +126,7 @@ class Topology:
                 self._count(group)
                 found = self.groups[group.identity] = group
                 self._index(group)
-                scope = None if group.namespaces is None or len(group.namespaces) != 1 else next(iter(group.namespaces))
-                self._by_namespace.setdefault(scope, []).append(group)
+                self._by_namespace.setdefault(_scope(group), []).append(group)
             found.owners.add(pod.key)
             owned.append(found)
         self._owned[pod.key] = owned
@@ -151,10 +156,9 @@ class Topology:
                 for kind, t in terms]
 
     def _labels(self, i: int) -> Reqs:
-        found = self._node_reqs.get(i)
-        if found is None:
-            found = self._node_reqs[i] = Reqs.from_labels(self.state.nodes[i].labels)
-        return found
+        from .existingnode import node_reqs
+
+        return node_reqs(self.state, i)
 
     def _domain(self, i: int, key: str) -> str | None:
         node = self.state.nodes[i]
@@ -163,37 +167,45 @@ class Topology:
             return node.name  # the kubelet's label may lag; Karpenter counts the node by name
         return value
 
+    def _counted_nodes(self, node_filter: NodeFilter | None) -> np.ndarray:
+        """Nodes a group with this filter counts: not taken out, and passing the filter (worked out
+        once per cluster state: consolidation asks again for every candidate set)."""
+        state = self.state
+        if node_filter is None or node_filter.trivial:
+            return ~state.excluded
+        cache = state.shared("karpenter-filter-masks", dict)
+        found = cache.get(node_filter)
+        if found is None:
+            found = cache[node_filter] = np.array(
+                [node_filter.matches(node.taints, self._labels(i)) for i, node in enumerate(state.nodes)], dtype=bool)
+        return found & ~state.excluded
+
     def _count(self, group: TopologyGroup) -> None:
         """Register the domains of existing nodes the group may use, and count its pods there."""
         state = self.state
-        node_filter = group.node_filter
-        trivial = node_filter is None or node_filter.trivial
-        if trivial and not state.excluded.any():
-            group.register(*state.domains(group.key).values)
+        counted = self._counted_nodes(group.node_filter)
+        domains = state.domains(group.key)
+        if group.key == L.HOSTNAME:
+            pass  # an empty hostname domain changes no answer (a new node is always another one)
+        elif counted.all():
+            group.register(*domains.values)
         else:
-            for i, node in enumerate(state.nodes):
-                if state.excluded[i] or (not trivial and not node_filter.matches(node.taints, self._labels(i))):
-                    continue
-                domain = node.labels.get(group.key)
-                if domain is not None:
-                    group.register(domain)
+            group.register(*(domains.values[d] for d in np.flatnonzero(domains.present(counted))))
         if group.selector is None:
             return
         per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
-        for i in np.flatnonzero(per_node):
-            i = int(i)
-            if state.excluded[i]:
-                continue
-            domain = self._domain(i, group.key)
-            if domain is None:
-                continue
-            if not trivial and not node_filter.matches(state.nodes[i].taints, self._labels(i)):
-                continue
-            for _ in range(int(per_node[i])):
-                group.record(domain)
+        for i in np.flatnonzero(per_node * counted):
+            domain = self._domain(int(i), group.key)
+            if domain is not None:
+                for _ in range(int(per_node[i])):
+                    group.record(domain)
 
     # ---- scheduling ---------------------------------------------------------------------------------
     def register(self, key: str, domain: str) -> None:
+        """Make ``domain`` known to the groups of ``key``. Hostname groups skip it: every hostname
+        answer is about one node, whose count is its own, and an empty one changes nothing."""
+        if key == L.HOSTNAME:
+            return
         for group in self._by_key.get(key, ()):
             group.register(domain)
 
@@ -212,12 +224,21 @@ class Topology:
             if pod.key in group.owners:
                 group.record(*reqs.get_or_exists(group.key).values)
 
+    def deciding(self, pod: Pod) -> list[TopologyGroup]:
+        """The groups that decide where ``pod`` may go among existing nodes: its own, and existing
+        pods' anti-affinity terms that select it (those count every node)."""
+        found = list(self._owned.get(pod.key, ()))
+        for scope in (pod.namespace, None):
+            found += [g for g in self._inverse_scope.get(scope, ()) if g.selects(pod)]
+        return found
+
     def add_requirements(self, pod: Pod, taints: tuple[Taint, ...], pod_reqs: Reqs, node_reqs: Reqs,
                          allow: frozenset[str] = frozenset()) -> Reqs:
         """``node_reqs`` narrowed to the domains every group of the pod allows; TopologyError if one allows none."""
         reqs = node_reqs
         groups = list(self._owned.get(pod.key, ()))
-        groups += [g for g in self.inverse.values() if g.counts(pod, taints, node_reqs, allow)]
+        for scope in (pod.namespace, None):
+            groups += [g for g in self._inverse_scope.get(scope, ()) if g.counts(pod, taints, node_reqs, allow)]
         for group in groups:
             pod_domains = pod_reqs.get_or_exists(group.key)
             node_domains = node_reqs.get_or_exists(group.key)

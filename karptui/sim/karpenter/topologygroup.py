@@ -160,13 +160,45 @@ class TopologyGroup:
             return [d for d in sorted(node_domains.values) if d in self.domains and test(d)]
         return [d for d in sorted(self.domains) if node_domains.has(d) and test(d)]
 
+    def allows_host(self, pod: Pod, host: str, pod_domains: Req) -> bool:
+        """For a hostname group and one node (existing, or a NodeClaim's placeholder): may the pod
+        land there? A new node is always another domain, so the global minimum is 0."""
+        count = self.domains.get(host, 0)
+        if self.kind == SPREAD:
+            return count + (1 if self.selects(pod) else 0) <= self.max_skew
+        if self.kind == ANTI_AFFINITY:
+            return count == 0
+        if not pod_domains.has(host):
+            return False
+        return count > 0 or (self.selects(pod) and self._may_open(pod_domains))
+
+    def allowed(self, pod: Pod, pod_domains: Req) -> set[str]:
+        """The domains a node already in one domain could be in and still take the pod: what
+        :meth:`next_domains` answers for each existing node, all at once (the scheduler tries
+        thousands of nodes per pod, so it asks once and compares labels)."""
+        if self.kind == SPREAD:
+            own = 1 if self.selects(pod) else 0
+            floor = self._global_min(pod_domains)
+            return {d for d, c in self.domains.items() if c + own - floor <= self.max_skew}
+        if self.kind == ANTI_AFFINITY:
+            return {d for d in self.empty if pod_domains.has(d)}
+        held = {d for d, c in self.domains.items() if c > 0 and pod_domains.has(d)}
+        if held:
+            return held
+        if self.selects(pod) and self._may_open(pod_domains):
+            return {d for d in self.domains if pod_domains.has(d)}
+        return set()
+
+    def _one_host(self, node_domains: Req) -> str | None:
+        if self.key == L.HOSTNAME and node_domains.operator == IN and len(node_domains.values) == 1:
+            return next(iter(node_domains.values))
+        return None
+
     def _spread(self, pod: Pod, pod_domains: Req, node_domains: Req) -> Req:
         own = 1 if self.selects(pod) else 0
-        if self.key == L.HOSTNAME and node_domains.operator == IN and len(node_domains.values) == 1:
-            host = next(iter(node_domains.values))
-            if self.domains.get(host, 0) + own <= self.max_skew:
-                return Req.one(self.key, host)
-            return Req(self.key, False)
+        host = self._one_host(node_domains)
+        if host is not None:
+            return Req.one(self.key, host) if self.allows_host(pod, host, pod_domains) else Req(self.key, False)
         floor = self._global_min(pod_domains)
         best, best_count = None, None
         for domain in self._node_values(node_domains, lambda d: True):
@@ -184,13 +216,9 @@ class TopologyGroup:
         return min(counts) if counts else UNBOUNDED
 
     def _affinity(self, pod: Pod, pod_domains: Req, node_domains: Req) -> Req:
-        if self.key == L.HOSTNAME and node_domains.operator == IN and len(node_domains.values) == 1:
-            host = next(iter(node_domains.values))
-            if not pod_domains.has(host):
-                return Req(self.key, False)
-            if self.domains.get(host, 0) > 0 or (self.selects(pod) and self._may_open(pod_domains)):
-                return Req.one(self.key, host)
-            return Req(self.key, False)
+        host = self._one_host(node_domains)
+        if host is not None:
+            return Req.one(self.key, host) if self.allows_host(pod, host, pod_domains) else Req(self.key, False)
         options = self._node_values(node_domains, lambda d: pod_domains.has(d) and self.domains[d] > 0)
         if options:
             return Req(self.key, False, frozenset(options))
@@ -207,8 +235,8 @@ class TopologyGroup:
             not any(c > 0 and pod_domains.has(d) for d, c in self.domains.items())
 
     def _anti_affinity(self, pod_domains: Req, node_domains: Req) -> Req:
-        if self.key == L.HOSTNAME and node_domains.operator == IN and len(node_domains.values) == 1:
-            host = next(iter(node_domains.values))
+        host = self._one_host(node_domains)
+        if host is not None:
             return Req.one(self.key, host) if self.domains.get(host, 0) == 0 else Req(self.key, False)
         if node_domains.operator == IN and len(node_domains.values) < len(self.empty):
             options = [d for d in node_domains.values if d in self.empty and pod_domains.has(d)]

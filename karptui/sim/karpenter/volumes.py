@@ -54,3 +54,40 @@ def volume_requirements(pod: Pod, snapshot: Snapshot) -> list[Reqs]:
 
 def _merge(existing: Reqs | None, volume: Reqs) -> Reqs:
     return volume if existing is None else existing.plus(volume.values())
+
+
+BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+
+
+def volume_error(pod: Pod, snapshot: Snapshot) -> str | None:
+    """Why Karpenter will not provision for ``pod`` because of its claims (ValidatePersistentVolumeClaims):
+    a claim that is missing, being deleted or lost; bound to a volume that is missing, being deleted or
+    not yet confirmed bound; unbound without a StorageClass, with a missing one, or with one that binds
+    immediately (an unbound immediate claim waits for its volume, not for a node)."""
+    index = snapshot.volume_index
+    for name in pod.pvc_names:
+        claim = index.claims.get((pod.namespace, name))
+        if claim is None:
+            return f"getting persistent volume claim, persistentvolumeclaims \"{name}\" not found"
+        where = f"(PersistentVolumeClaim={claim.key})"
+        if claim.deleted is not None:
+            return f"persistentvolumeclaim is being deleted {where}"
+        if claim.phase == "Lost":
+            return f"persistentvolumeclaim bound to non-existent persistentvolume {where}"
+        if claim.volume_name:
+            volume = index.volumes.get(claim.volume_name)
+            if volume is None:
+                return f'failed to validate pvc, persistentvolumes "{claim.volume_name}" not found {where}'
+            if volume.deleted is not None:
+                return f"failed to validate pvc, persistentvolume is being deleted {where}"
+            if BIND_COMPLETED not in claim.annotations:
+                return f"pvc is considered unbound because it does not contain annotation {BIND_COMPLETED} {where}"
+            continue
+        if not claim.storage_class:
+            return f"unbound pvc must define a storage class {where}"
+        storage_class = index.classes.get(claim.storage_class)
+        if storage_class is None:
+            return f'failed to validate pvc, failed to get storage class "{claim.storage_class}" {where}'
+        if storage_class.volume_binding_mode == "Immediate":
+            return f"failed to validate pvc, pvc with immediate volume binding mode must be bound {where}"
+    return None

@@ -9,12 +9,16 @@ and the search starts again. Budgets are counted afresh every pass.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, replace
+
+import numpy as np
 
 from ....catalog import Catalog, node_manifest
 from ....model import Pod, Snapshot
 from ....model.node import build_node
 from ...state import ClusterState
+from ..existingnode import ExistingPool, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
 from . import drift, emptiness, multinode, singlenode
@@ -62,13 +66,30 @@ class Disruptor:
         self.pending = pending_pods(pending or [])
         self.state: ClusterState | None = None
         self.blocked: dict[str, str] = {}
+        self._pool: ExistingPool | None = None
+        self._price_index = None
+        self._room = None
+        self._settled: frozenset[str] | None = None
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate]) -> Simulation:
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
-                        self._settling())
+                        self._settling(), self._existing())
+
+    def _existing(self) -> ExistingPool:
+        """The nodes as the scheduler sees them, built once per cluster state (every simulation
+        over it takes its candidates out by itself)."""
+        if self._pool is None:
+            self._pool = ExistingPool(existing_nodes(self.state, self.snapshot, self.prepared.daemon_checks,
+                                                     self.catalog, set()))
+        return self._pool
 
     def _settling(self) -> frozenset[str]:
+        if self._settled is None:
+            self._settled = self._nodes_settling()
+        return self._settled
+
+    def _nodes_settling(self) -> frozenset[str]:
         out = set()
         for i, node in enumerate(self.state.nodes):
             pool = self.pools.get(node.nodepool)
@@ -89,8 +110,42 @@ class Disruptor:
     def block(self, c: Candidate, why: str) -> None:
         self.blocked.setdefault(c.name, why)
 
-    def largest_prefix(self, candidates: list[Candidate]) -> int:
-        return len(candidates) - 1
+    def hopeless(self, candidates: list[Candidate]) -> bool:
+        """True when no simulation could consolidate these candidates, by arithmetic alone: their
+        pods' cpu, memory and pod count exceed the room left on the other initialized nodes plus
+        the largest instance type cheaper than they cost together. Skipping the simulation then
+        changes no answer, only its cost (multi-node consolidation probes up to 100 candidates)."""
+        pool = self._existing()
+        if self._room is None:
+            settling = self._settling()
+            usable = np.array([n.initialized and (n.index is None or not self.state.excluded[n.index])
+                               and n.name not in settling for n in pool.nodes], dtype=bool)
+            rows = {n.index: k for k, n in enumerate(pool.nodes) if usable[k] and n.index is not None}
+            free = np.clip(pool.free, 0, None)
+            self._room = (free[usable].sum(axis=0) if usable.any() else np.zeros(3, dtype=np.int64), rows, free)
+        room, rows, free = self._room
+        need = np.zeros(3, dtype=np.int64)
+        for c in candidates:
+            for pod in c.pods:
+                need += (pod.requests.get("cpu", 0), pod.requests.get("memory", 0), 1)
+            if c.index in rows:
+                room = room - free[rows[c.index]]
+        prices, largest = self._by_price()
+        cheaper = bisect.bisect_left(prices, sum(c.price for c in candidates))
+        if cheaper:
+            room = room + largest[cheaper - 1]
+        return bool((need > room).any())
+
+    def _by_price(self):
+        if self._price_index is None:
+            rows = sorted((price, tuple(self.types.allocatable[i, [self.types.columns.get(r, 0) for r in ("cpu", "memory", "pods")]]))
+                          for t in self.prepared.templates for i in t.rows.tolist()
+                          if (price := self.types.cheapest_price(i, t.reqs)) != float("inf"))
+            prices = [p for p, _ in rows]
+            largest = np.maximum.accumulate(np.array([r for _, r in rows], dtype=np.int64).reshape(len(rows), 3), axis=0) \
+                if rows else np.zeros((0, 3), dtype=np.int64)
+            self._price_index = (prices, largest)
+        return self._price_index
 
     # ---- the loop -----------------------------------------------------------------------------------
     def run(self, state: ClusterState) -> tuple[list[Disruption], list[Blocked]]:
@@ -137,6 +192,7 @@ class Disruptor:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
         each replacement running as a new node."""
         state = self.state
+        self._pool = self._settled = self._room = None
         indices = [c.index for c in command.candidates]
         if command.decision != REPLACE:
             moved = command.simulation.moved if command.simulation is not None else []

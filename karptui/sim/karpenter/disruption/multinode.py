@@ -29,10 +29,10 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
     if len(chosen) < 2:
         return None
     low, high, best = 1, len(chosen) - 1, None
-    high = min(high, ctx.largest_prefix(chosen))
     while low <= high:
         mid = (low + high) // 2
-        command, _ = consolidate(ctx, NAME, chosen[: mid + 1])
+        prefix = chosen[: mid + 1]
+        command = None if ctx.hopeless(prefix) else consolidate(ctx, NAME, prefix)[0]
         valid = command is not None and (command.decision == DELETE or (
             command.decision == REPLACE and without_same_type(ctx, command) is not None))
         if valid:

@@ -31,7 +31,7 @@ class Simulation:
 
 
 def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candidates: list[Candidate],
-             pending: list[Pod], settling: frozenset[str]) -> Simulation:
+             pending: list[Pod], settling: frozenset[str], existing=None) -> Simulation:
     indices = [c.index for c in candidates]
     evicted = [(pod, c.index) for c in candidates for pod in list(state.pods[c.index])]
     for pod, i in evicted:
@@ -39,7 +39,8 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
     state.excluded[indices] = True
     try:
         moving = [p for c in candidates for p in c.pods]
-        scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling)
+        scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
+                              existing=existing)
         results = scheduler.solve(pending + moving)
         errors = {p.key: results.errors[p.key] for p in moving if p.key in results.errors}
         for p in moving:

@@ -47,6 +47,8 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(REASON))
             continue
+        if ctx.hopeless([c]):
+            continue
         command, _ = consolidate(ctx, NAME, [c])
         if command is not None:
             return command
