@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from . import labels as L
 from .affinity import NO_AFFINITY, Affinity, TopologySpreadConstraint, parse_affinity, parse_spread_constraints
 from .errors import ModelError
-from .fields import as_int, as_list, as_map, as_str, as_str_map, parse_duration, shared
+from .fields import as_int, as_list, as_map, as_str, as_str_map, parse_duration, parse_time, shared
 from .meta import KubeObject, meta_fields
 from .resources import EMPTY, Resources
 from .taints import Toleration, parse_tolerations
@@ -41,6 +42,7 @@ class Pod(KubeObject):
     scheduled_reason: str = ""
     scheduled_message: str = ""
     nominated_node: str = ""
+    started: datetime | None = None  # status.startTime: when the kubelet started it
 
     KIND = "Pod"
 
@@ -95,9 +97,10 @@ class Pod(KubeObject):
             seconds = parse_duration(value, L.DO_NOT_DISRUPT)
         except ModelError:
             return False  # Karpenter ignores a malformed value
-        if seconds is None or now is None or self.created is None:
+        since = self.started or self.created
+        if seconds is None or now is None or since is None:
             return bool(seconds)
-        return (now - self.created).total_seconds() < seconds
+        return (now - since).total_seconds() < seconds
 
 
 def _container_requests(container: Mapping, where: str) -> Resources:
@@ -256,4 +259,5 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         scheduled_reason=reason,
         scheduled_message=message,
         nominated_node=as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+        started=parse_time(status.get("startTime"), "status.startTime"),
     )

@@ -40,11 +40,15 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
-    pending = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
+    mine = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
+    # kube-scheduler skips a pod being deleted, and Karpenter provisions for none
+    pending = [p for p in mine if p.deleted is None]
     notes = []
-    others = len(snapshot.pending_pods) - len(pending)
+    others = len(snapshot.pending_pods) - len(mine)
     if others:
         notes.append(f"{others} pending pod(s) name another scheduler and were not simulated")
+    if len(mine) > len(pending):
+        notes.append(f"{len(mine) - len(pending)} pending pod(s) are being deleted and were not simulated")
     queue = deque(queue_order(pending))
     attempts = []
     failed: dict = {}  # signature -> (state.changes when it failed, that attempt)

@@ -47,7 +47,7 @@ class ClusterState:
         self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
-        self._groups: tuple[int, list] | None = None  # (changes when built, label groups)
+        self._groups: dict[tuple, tuple[Pod, np.ndarray]] | None = None  # label groups, once asked for
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
@@ -217,6 +217,8 @@ class ClusterState:
         else:
             self.pods[i].remove(pod)
             self.min_priority[i] = min((p.priority for p in self.pods[i]), default=np.iinfo(np.int64).max)
+        if self._groups is not None:
+            self._group_add(pod, i, sign)
         for scope in (pod.namespace, None):
             for matches, counts in self._by_namespace.get(scope, ()):
                 if matches(pod):
@@ -242,17 +244,19 @@ class ClusterState:
         """Bound pods grouped by what a selector can tell apart (namespace, labels, terminating):
         one representative and its per-node count each. Replicas share their labels, so a new
         counter tests a few hundred groups instead of every pod."""
-        if self._groups is None or self._groups[0] != self.changes:
-            groups: dict[tuple, tuple[Pod, np.ndarray]] = {}
+        if self._groups is None:
+            self._groups = {}
             for i, pods in enumerate(self.pods):
                 for pod in pods:
-                    key = _group_key(pod)
-                    found = groups.get(key)
-                    if found is None:
-                        found = groups[key] = (pod, np.zeros(len(self.nodes), dtype=np.int64))
-                    found[1][i] += 1
-            self._groups = (self.changes, list(groups.values()))
-        return self._groups[1]
+                    self._group_add(pod, i, 1)
+        return list(self._groups.values())
+
+    def _group_add(self, pod: Pod, i: int, sign: int) -> None:
+        key = _group_key(pod)
+        found = self._groups.get(key)
+        if found is None:
+            found = self._groups[key] = (pod, np.zeros(len(self.nodes), dtype=np.int64))
+        found[1][i] += sign
 
     def counts(self, selectors: tuple[tuple[LabelSelector | None, frozenset[str] | None], ...],
                skip_terminating: bool = False) -> np.ndarray:

@@ -45,7 +45,8 @@ def simulation_json(result: SimResult, *, explain: bool, cost_before: float, cos
         doc["disruptions"] = [
             {"method": d.method, "action": d.action, "reason": d.reason, "nodes": list(d.nodes), "pods": d.pods,
              "replacement": d.replacement.to_dict() if d.replacement else None,
-             "replacement_types": list(d.replacement_types[:60]), "savings_per_hour": d.savings}
+             "replacement_types": list(d.replacement_types[:60]), "savings_per_hour": d.savings,
+             "replacement_name": d.replacement_name or None, "moves": dict(d.moves)}
             for d in result.disruptions
         ]
         doc["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]

@@ -42,7 +42,7 @@ EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "not
                "differentNodes", "newNodes", "nodes", "skew", "nodeClaim", "command", "noCommand", "notDisrupted"}
 POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
-            "priority", "owner", "nodeName", "phase", "terminating", "spec"}
+            "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
              "initialized", "unschedulable", "allocatable", "inflight", "created"}
 
@@ -246,15 +246,24 @@ class Cluster:
             allocatable = dict(capacity)
             allocatable["cpu"] = f"{int(_quantity_value(itype['cpu']) * 1000) - 100}m"
             allocatable["memory"] = f"{int(_quantity_value(itype['memory']) / 2**20) - 10}Mi"
+        claim_allocatable = allocatable  # a NodeClaim reports what its instance type offers
         if raw.get("allocatable") is not None:  # exactly what the node reports, as upstream's test nodes
             allocatable = {str(k): str(v) for k, v in raw["allocatable"].items()}
             capacity = capacity or allocatable
+            if raw.get("inflight") or not claim_allocatable:  # no Node: the NodeClaim is what reports it
+                claim_allocatable = allocatable
         provider_id = f"fake:///{zone or 'none'}/{name}"
         if pool:
-            self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, allocatable, provider_id,
-                                                    created, initialized, registered=not raw.get("inflight"))
+            tspec = (self.nodepools.get(pool) or {}).get("spec", {}).get("template", {}).get("spec", {})
+            self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, claim_allocatable, provider_id,
+                                                    created, initialized, registered=not raw.get("inflight"),
+                                                    startup=tspec.get("startupTaints") or [])
         if raw.get("inflight"):
             return
+        if pool and not initialized:
+            # just launched: the kubelet is not ready yet, so kube-scheduler cannot use it while
+            # Karpenter already counts on it (an in-flight node)
+            taints = taints + [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
         node = {"apiVersion": "v1", "kind": "Node",
                 "metadata": {"name": name, "uid": f"uid-node-{name}", "labels": labels,
                              "annotations": dict(raw.get("annotations") or {}),
@@ -262,11 +271,12 @@ class Cluster:
                 "spec": {"providerID": provider_id, "taints": taints,
                          **({"unschedulable": True} if raw.get("unschedulable") else {})},
                 "status": {"capacity": capacity or {}, "allocatable": allocatable or {},
-                           "conditions": [{"type": "Ready", "status": "True"}]}}
+                           "conditions": [{"type": "Ready", "status": "True" if initialized or not pool else "False"}]}}
         self.nodes[name] = node
 
     def _nodeclaim(self, name, pool, labels, taints, capacity, allocatable, provider_id, created, initialized,
-                   registered) -> dict:
+                   registered, startup=()) -> dict:
+        """The node's NodeClaim; like one made from its NodePool's template, it carries the startup taints."""
         conditions = [{"type": "Launched", "status": "True"}]
         if registered:
             conditions.append({"type": "Registered", "status": "True"})
@@ -277,7 +287,7 @@ class Cluster:
                              "creationTimestamp": _stamp(created),
                              "ownerReferences": [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "name": pool,
                                                   "uid": f"uid-nodepool-{pool}"}]},
-                "spec": {"taints": taints, "requirements": [
+                "spec": {"taints": taints, "startupTaints": list(startup), "requirements": [
                     {"key": k, "operator": "In", "values": [labels[k]]}
                     for k in (INSTANCE_TYPE, ZONE, CAPACITY_TYPE, NODEPOOL) if k in labels],
                     "nodeClassRef": {"group": "karpenter.test.sh", "kind": "TestNodeClass", "name": "default"}},
@@ -330,6 +340,8 @@ class Cluster:
                                         "uid": f"uid-{owner['kind']}-{owner['name']}", "controller": True}]
         phase = raw.get("phase") or ("Running" if node_name else "Pending")
         status: dict = {"phase": phase}
+        if raw.get("started") is not None:
+            status["startTime"] = _stamp(NOW - _duration(raw["started"]))
         if pending:
             status["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                      "message": "0/0 nodes are available"}]
@@ -474,19 +486,24 @@ class Scenario:
             return
         command = commands[0]
         pool = cluster.node_labels(command["nodes"][0]).get(NODEPOOL)
+        moves = command.get("moves") or {}
+        launch = command.get("replacement")
+        if launch and launch.get("instance_type") in cluster.catalog:
+            cluster.add_node({"name": command.get("replacement_name") or "replacement", "created": "1s",
+                              "instanceType": launch["instance_type"], "zone": launch.get("zone"),
+                              "capacityType": launch.get("capacity_type"), "nodepool": pool})
         for name in command["nodes"]:
             for key, pod in list(cluster.pods.items()):
-                if pod["spec"].get("nodeName") == name:
+                if pod["spec"].get("nodeName") != name:
+                    continue
+                if moves.get(key) in cluster.nodes:
+                    cluster.bind(key, moves[key])
+                else:  # evicted, nowhere to go yet
                     pod["spec"].pop("nodeName")
                     pod["status"] = {"phase": "Pending", "conditions": [
                         {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}
             cluster.nodes.pop(name, None)
             cluster.nodeclaims.pop(name, None)
-        launch = command.get("replacement")
-        if launch and launch.get("instance_type") in cluster.catalog:
-            cluster.add_node({"name": f"replacement-{len(cluster.nodes)}", "instanceType": launch["instance_type"],
-                              "zone": launch.get("zone"), "capacityType": launch.get("capacity_type"),
-                              "nodepool": pool, "created": "1s"})
 
     def _advance(self, cluster: Cluster, doc: dict, submitted: list[str]) -> RoundResult:
         """The cluster after the round, as ExpectProvisioned leaves it: NodeClaims launched as
@@ -502,7 +519,8 @@ class Scenario:
             labels = {k: v[0] for k, v in claim.get("requirements", {}).items() if len(v) == 1}
             cluster.add_node({"name": name, "instanceType": itype["name"], "zone": launch.get("zone"),
                               "capacityType": launch.get("capacity_type"), "nodepool": claim["nodepool"],
-                              "labels": labels, "taints": tspec.get("taints") or [], "created": "1s"})
+                              "labels": labels, "taints": tspec.get("taints") or [], "created": "1s",
+                              "initialized": False})
         placed, pending = {}, set()
         for attempt in doc["pods"]:
             key = attempt["pod"]
@@ -529,8 +547,14 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
     problems: list[str] = []
     where = {key: cluster.pods[key]["spec"].get("nodeName") for key in cluster.pods}
     claims = {c["name"]: c for c in result.doc.get("nodeclaims", [])}
+    by_name: dict[str, list[str]] = {}
+    for key in cluster.pods:
+        by_name.setdefault(key.split("/", 1)[1], []).append(key)
 
     def node_of(name: str) -> str | None:
+        """A pod by ``namespace/name``, or by its bare name when one namespace has it."""
+        if "/" not in name and len(by_name.get(name, ())) == 1:
+            return where.get(by_name[name][0])
         return where.get(_key(name))
 
     for name in expect.get("scheduled") or []:

@@ -37,7 +37,7 @@ def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command 
         return None, f"Can't remove without creating {len(claims)} candidates"
     claim = claims[0]
     types = ctx.types
-    reqs = claim.final_requirements().without(L.INSTANCE_TYPE)
+    reqs = claim.reqs.without(L.HOSTNAME)  # the scheduling result's requirements (minValues kept)
     rows = claim.type_rows()
     price = sum(c.price for c in candidates)
     all_spot = all(c.capacity_type == "spot" for c in candidates)

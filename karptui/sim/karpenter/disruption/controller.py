@@ -43,6 +43,8 @@ class Disruption:
     replacement_types: tuple[str, ...]
     savings: float
     method: str = "consolidation"     # "consolidation" or "drift"
+    moves: tuple[tuple[str, str], ...] = ()   # (pod, node it moves to: an existing one or the replacement)
+    replacement_name: str = ""        # the name the simulation gives the replacement node
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ class Disruptor:
             command = self._next()
             if command is None:
                 break
-            commands.append(self._report(command))
+            commands.append(self._report(command, len(commands) + 1))
             self._execute(command, len(commands))
         return commands, [Blocked(n, r) for n, r in sorted(self.blocked.items())]
 
@@ -179,14 +181,25 @@ class Disruptor:
                 return command
         return None
 
-    def _report(self, command: Command) -> Disruption:
+    def _replacement_name(self, command: Command, number: int, k: int) -> str:
+        pool = command.replacements[k].claim.template.name
+        return f"{pool}-replacement-{number}" + (f"-{k}" if k else "")
+
+    def _report(self, command: Command, number: int) -> Disruption:
         price = sum(c.price for c in command.candidates)
         launch = command.replacements[0].launch if command.replacements else None
         names = tuple(self.types.types[i].name for i in command.replacements[0].rows) if command.replacements else ()
         launched = sum((r.launch.price or 0.0) for r in command.replacements if r.launch)
+        moves = []
+        if command.simulation is not None:
+            moves += [(pod.key, self.state.nodes[i].name) for pod, i in command.simulation.moved]
+            for k, replacement in enumerate(command.replacements):
+                moves += [(pod.key, self._replacement_name(command, number, k)) for pod in replacement.claim.pods
+                          if pod.node_name]
         return Disruption(command.decision, command.reason.lower(), tuple(c.name for c in command.candidates),
                           sum(len(c.pods) for c in command.candidates), launch, names, round(price - launched, 6),
-                          "drift" if command.method == drift.NAME else "consolidation")
+                          "drift" if command.method == drift.NAME else "consolidation", tuple(sorted(moves)),
+                          self._replacement_name(command, number, 0) if command.replacements else "")
 
     def _execute(self, command: Command, number: int) -> None:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
@@ -211,7 +224,7 @@ class Disruptor:
             if launch is None:
                 continue
             pool = replacement.claim.template.name
-            name = f"{pool}-replacement-{number}" + (f"-{k}" if k else "")
+            name = self._replacement_name(command, number, k)
             manifest = node_manifest(self.catalog.get(launch.instance_type), launch.zone, launch.capacity_type,
                                      name, nodepool=pool)
             nodes.append(build_node(manifest))
