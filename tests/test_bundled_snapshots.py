@@ -69,7 +69,7 @@ def test_consolidation_seed(snaps):
     assert types <= {"c5a.xlarge", "c5a.2xlarge"}
     assert {n.capacity_type for n in snap.nodes} == {"on-demand"}
     assert "inflate-pdb" in [p.name for p in snap.pdbs]
-    assert any(p.do_not_disrupt and p.controller is None for p in snap.pods)  # bare do-not-evict pod
+    assert any(p.blocks_disruption(legacy=True) and p.controller is None for p in snap.pods)  # bare do-not-evict pod
     (pool,) = snap.nodepools
     assert pool.api_version == "karpenter.sh/v1" and pool.consolidation_policy == "WhenEmptyOrUnderutilized"
     assert len(snap.nodeclaim_by_node) == 2

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from karptui.sim.karpenter.instancetypes import type_set
+from karptui.sim.karpenter.requirements import Reqs
 from karptui.catalog import (
     Offering, bundled_catalog, bundled_regions, catalog_from_snapshot_region,
     instance_id, load_catalog_file, node_manifest, region_of_zone, snapshot_region,
@@ -120,31 +122,40 @@ def test_types_without_a_price_stay_usable(east):
     unpriced = east.get("dl2q.24xlarge")
     assert unpriced.offering("us-east-1a", "on-demand").price is None
     assert unpriced.zones == {"us-east-1a", "us-east-1b", "us-east-1c"}
-    assert unpriced.requirements_match([req(ZONE, "In", "us-east-1a")])
+    assert meets(east, "dl2q.24xlarge", req(ZONE, "In", "us-east-1a"))
 
 
 def test_cheapest_prefers_priced_spot(east):
-    m5 = east.get("m5.large")
-    assert m5.cheapest().capacity_type == "spot"
-    assert m5.cheapest([req(CT, "In", "on-demand"), req(ZONE, "In", "us-east-1b")]) == Offering(
-        "us-east-1b", "on-demand", 0.096)
-    assert m5.cheapest([req(ZONE, "In", "us-west-2a")]) is None
+    types = type_set(east)
+    m5 = types.index["m5.large"]
+    on_demand_b = Reqs.from_model([req(CT, "In", "on-demand"), req(ZONE, "In", "us-east-1b")])
+    assert types.cheapest_price(m5, on_demand_b) == pytest.approx(0.096)
+    assert types.cheapest_price(m5, Reqs()) == pytest.approx(east.get("m5.large").offering("us-east-1a", "spot").price)
+    assert types.cheapest_price(m5, Reqs.from_model([req(ZONE, "In", "us-west-2a")])) == float("inf")
 
 
-# -- requirements -------------------------------------------------------------------------------
+# -- requirements (the Karpenter simulation's TypeSet owns "a type meets these requirements") ----
+
+def meets(catalog, name, *requirements) -> bool:
+    types = type_set(catalog)
+    reqs = Reqs.from_model(requirements)
+    i = types.index[name]
+    return bool(types.compatible_mask(reqs)[i] and types.offered_mask(reqs)[i])
+
 
 def test_requirements_match_labels_and_offerings(east):
-    m5 = east.get("m5.large")
-    assert m5.requirements_match([req(FAMILY, "In", "m5", "c5"), req(ZONE, "In", "us-east-1a"),
-                                  req(CT, "In", "spot"), req("kubernetes.io/os", "In", "linux")])
-    assert not m5.requirements_match([req(ZONE, "In", "us-east-1d")])
-    assert not m5.requirements_match([req("karpenter.k8s.aws/instance-cpu", "Gt", "4")])
-    assert not m5.requirements_match([req("kubernetes.io/arch", "In", "arm64")])
-    assert not m5.requirements_match([req("karpenter.k8s.aws/instance-gpu-name", "In", "t4")])
-    assert m5.requirements_match([req("karpenter.k8s.aws/instance-gpu-count", "DoesNotExist")])
-    assert m5.requirements_match([req("topology.kubernetes.io/region", "In", "us-east-1")])
+    assert meets(east, "m5.large", req(FAMILY, "In", "m5", "c5"), req(ZONE, "In", "us-east-1a"),
+                 req(CT, "In", "spot"), req("kubernetes.io/os", "In", "linux"))
+    assert not meets(east, "m5.large", req(ZONE, "In", "us-east-1d"))
+    assert not meets(east, "m5.large", req("karpenter.k8s.aws/instance-cpu", "Gt", "4"))
+    assert not meets(east, "m5.large", req("kubernetes.io/arch", "In", "arm64"))
+    assert not meets(east, "m5.large", req("karpenter.k8s.aws/instance-gpu-name", "In", "t4"))
+    assert meets(east, "m5.large", req("karpenter.k8s.aws/instance-gpu-count", "DoesNotExist"))
+    assert meets(east, "m5.large", req("topology.kubernetes.io/region", "In", "us-east-1"))
+    assert not meets(east, "m5.large", req("topology.kubernetes.io/region", "In", "eu-west-1"))
     # a NodePool's own label says nothing about the type
-    assert m5.requirements_match([req("team", "In", "payments")])
+    assert meets(east, "m5.large", req("team", "In", "payments"))
+    assert "karpenter.k8s.aws/instance-family" in east.well_known and "team" not in east.well_known
 
 
 def test_zone_and_capacity_type_must_hold_on_the_same_offering(write):
@@ -157,9 +168,8 @@ instanceTypes:
   - {zone: us-east-1a, capacityType: on-demand, price: 0.096}
   - {zone: us-east-1b, capacityType: spot, price: 0.04}
 """))
-    m5 = cat.get("m5.large")
-    assert m5.requirements_match([req(ZONE, "In", "us-east-1a"), req(CT, "In", "on-demand")])
-    assert not m5.requirements_match([req(ZONE, "In", "us-east-1a"), req(CT, "In", "spot")])
+    assert meets(cat, "m5.large", req(ZONE, "In", "us-east-1a"), req(CT, "In", "on-demand"))
+    assert not meets(cat, "m5.large", req(ZONE, "In", "us-east-1a"), req(CT, "In", "spot"))
 
 
 # -- Catalog ------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Pod fields and effective requests by Kubernetes' rules."""
 
+from datetime import datetime, timezone
+
 import pytest
 
 from karptui.model.build import build_snapshot
@@ -78,7 +80,7 @@ def test_pod_fields():
                                     "message": "0/3 nodes are available: 3 Insufficient cpu."}]
     pod = build_pod(raw)
     assert pod.is_pending and pod.priority == 1000 and pod.node_selector == {"team": "a"}
-    assert pod.do_not_disrupt
+    assert pod.blocks_disruption(legacy=True) and not pod.blocks_disruption()
     assert pod.tolerations[0].key == "gpu"
     spread = pod.spread_constraints[0]
     assert (spread.max_skew, spread.min_domains, spread.node_affinity_policy, spread.node_taints_policy) == (
@@ -139,3 +141,19 @@ def test_terminal_and_daemonset_pods():
     assert not snap.pods[0].is_pending and snap.pods[0].is_terminal
     assert snap.pods[1].is_daemonset_pod
     assert [p.name for p in snap.pods_by_node["n1"]] == ["aws-node-abc"]
+
+
+def test_do_not_disrupt_true_or_a_duration_since_the_pod_started():
+    def annotated(name, value, started=None):
+        raw = pod_obj(name)
+        raw["metadata"]["annotations"] = {"karpenter.sh/do-not-disrupt": value}
+        if started:
+            raw["status"]["startTime"] = started
+        return build_pod(raw)
+
+    assert annotated("a", "true").blocks_disruption()
+    assert not annotated("c", "false").blocks_disruption()
+    timed = annotated("d", "5m", "2024-05-01T10:00:00Z")
+    assert timed.blocks_disruption(datetime(2024, 5, 1, 10, 4, tzinfo=timezone.utc))
+    assert not timed.blocks_disruption(datetime(2024, 5, 1, 10, 6, tzinfo=timezone.utc))
+    assert not annotated("e", "soon").blocks_disruption()  # Karpenter ignores a malformed value

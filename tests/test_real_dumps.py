@@ -54,7 +54,7 @@ def test_v1alpha5_cluster_picture():
     (pool,) = snap.nodepools
     assert pool.kind == "Provisioner" and pool.node_class_ref.kind == "AWSNodeTemplate"
     assert all(c.kind == "Machine" for c in snap.nodeclaims)
-    assert any(p.do_not_disrupt for p in snap.pods)
+    assert any(p.blocks_disruption(legacy=True) for p in snap.pods)
     assert all(n.nodepool == pool.name for n in snap.nodes if n.origin == "karpenter")
     assert len(snap.nodeclaim_by_node) == 2  # Machines matched to nodes by provider ID
 

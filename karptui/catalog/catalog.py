@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from ..model import labels as L
 from .types import InstanceType
 from .wellknown import region_of_zone
 
@@ -41,6 +42,18 @@ class Catalog:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.types)
+
+    @cached_property
+    def label_keys(self) -> frozenset[str]:
+        """Every label key some type carries: the cloud provider's own well-known labels (a type
+        lacking one of them has it as DoesNotExist)."""
+        return frozenset(k for t in self.types for k in t.labels) - {L.HOSTNAME}
+
+    @cached_property
+    def well_known(self) -> frozenset[str]:
+        """Keys Karpenter knows the values of without a NodePool naming them: its own set and the
+        provider's (this catalog's label keys). The one answer every caller uses."""
+        return L.WELL_KNOWN | self.label_keys
 
     @cached_property
     def zones(self) -> tuple[str, ...]:

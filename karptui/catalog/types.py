@@ -1,21 +1,19 @@
-"""Instance types and their offerings, as the Karpenter simulation sees them.
+"""Instance types and their offerings, as a catalog holds them.
 
 An *offering* is one (zone, capacity type) where a type can be launched, with
 its hourly price. As in Karpenter, a type's zones and capacity types are those
-of its available offerings, and a NodePool's requirements must be met by the
-type's labels and by at least one available offering as a whole (a zone and a
-capacity type together, not each by some other offering).
+of its available offerings. Whether a type meets a set of requirements is the
+Karpenter simulation's question (``karptui.sim.karpenter.instancetypes``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..model import labels as L
 from ..model.resources import Resources
-from ..model.selectors import Requirement
-from .wellknown import OFFERING_KEYS, is_well_known, region_of_zone
+from .wellknown import region_of_zone
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,33 +79,3 @@ class InstanceType:
             if offer.available and offer.zone == zone and offer.capacity_type == capacity_type:
                 return offer
         return None
-
-    def compatible_offerings(self, reqs: Iterable[Requirement]) -> tuple[Offering, ...]:
-        """Available offerings meeting the zone / capacity-type / region requirements."""
-        wanted = [r for r in reqs if r.key in OFFERING_KEYS]
-        return tuple(o for o in self.offerings if o.available and all(r.matches(o.labels) for r in wanted))
-
-    def cheapest(self, reqs: Iterable[Requirement] = ()) -> Offering | None:
-        """The lowest-priced compatible offering; unpriced ones only when nothing is priced."""
-        offers = self.compatible_offerings(reqs)
-        if not offers:
-            return None
-        return min(offers, key=lambda o: (o.price is None, o.price or 0.0, o.capacity_type != "spot", o.zone))
-
-    def requirements_match(self, reqs: Iterable[Requirement]) -> bool:
-        """Whether the type, in at least one available offering, meets every requirement.
-
-        Requirements on keys the type does not define (a NodePool's own labels)
-        are ignored, as in Karpenter; ``kubernetes.io/os`` holds when any of the
-        type's operating systems meets it.
-        """
-        reqs = tuple(reqs)
-        for req in reqs:
-            if req.key in OFFERING_KEYS:
-                continue
-            if req.key == L.OS:
-                if not any(req.matches({L.OS: os}) for os in self.os):
-                    return False
-            elif (req.key in self.labels or is_well_known(req.key)) and not req.matches(self.labels):
-                return False
-        return bool(self.compatible_offerings(reqs))

@@ -22,22 +22,12 @@ INSTANCE_CPU = "karpenter.k8s.aws/instance-cpu"
 INSTANCE_MEMORY = "karpenter.k8s.aws/instance-memory"
 EC2NODECLASS = "karpenter.k8s.aws/ec2nodeclass"
 
-OFFERING_KEYS = frozenset({L.ZONE, L.CAPACITY_TYPE, L.REGION})
 ON_DEMAND, SPOT, RESERVED = "on-demand", "spot", "reserved"
 CAPACITY_TYPES = (ON_DEMAND, SPOT, RESERVED)
 
 # "u-6tb1.56xlarge" has a memory size between category and generation.
 _FAMILY = re.compile(r"^([a-z]+)(?:-\d+tb)?(\d+)")
 _REGION = re.compile(r"^([a-z]{2}(?:-gov|-iso[a-z]*)?-[a-z]+-\d+)")
-
-
-def is_well_known(key: str) -> bool:
-    """Keys an instance type (or its offerings) defines, as Karpenter's well-known labels.
-
-    Requirements on other keys (a NodePool's own labels such as ``team``) say
-    nothing about the type; Karpenter applies them to the node instead.
-    """
-    return key.startswith(AWS_PREFIX) or key in OFFERING_KEYS or key in (L.ARCH, L.OS, L.INSTANCE_TYPE)
 
 
 def name_labels(name: str) -> dict[str, str]:

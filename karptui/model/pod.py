@@ -69,14 +69,6 @@ class Pod(KubeObject):
         """A static pod's mirror; the kubelet owns it, nobody can evict it."""
         return L.MIRROR_POD in self.annotations or self.owner_kind == "Node"
 
-    @property
-    def do_not_disrupt(self) -> bool:
-        """Karpenter's opt-out: ``do-not-disrupt`` (v1beta1+) or ``do-not-evict`` (v1alpha5)."""
-        return (
-            self.annotations.get(L.DO_NOT_DISRUPT) == "true"
-            or self.annotations.get(L.DO_NOT_EVICT) == "true"
-        )
-
     def blocks_disruption(self, now=None, legacy: bool = False) -> bool:
         """Whether this pod's annotation stops Karpenter disrupting its node right now.
 

@@ -16,6 +16,7 @@ from ..model.resources import CPU, MEMORY
 from .cycle import PodCycle
 from .framework import Verdicts
 from .plugins import pod_topology_spread as pts
+from .skew import allows, global_minimum, skew
 from .topology import MISSING
 
 
@@ -36,15 +37,14 @@ def _spread(ctx: PodCycle, verdicts: Verdicts) -> str:
         domains, counts, present, selector = pts.domain_counts(ctx, constraint, keys)
         if not present.any():
             continue
-        floor = int(counts[present].min())
-        if constraint.min_domains is not None and int(present.sum()) < constraint.min_domains:
-            floor = 0
+        floor = global_minimum(counts[present], constraint.min_domains)
         own = 1 if selector is not None and selector.matches(ctx.pod.labels) else 0
-        blocked = [d for d in range(domains.size) if present[d] and counts[d] + own - floor > constraint.max_skew]
+        blocked = [d for d in range(domains.size)
+                   if present[d] and not allows(int(counts[d]), own, floor, constraint.max_skew)]
         allowed = [d for d in range(domains.size) if present[d] and d not in blocked]
         if not blocked:
             continue
-        worst = max(int(counts[d]) + own - floor for d in blocked)
+        worst = max(skew(int(counts[d]), own, floor) for d in blocked)
         lowest = [d for d in range(domains.size) if present[d] and counts[d] == floor]
         text = (f"{constraint.topology_key} skew would be {worst} > maxSkew {constraint.max_skew} in "
                 f"{_names(domains.values, blocked)} (the minimum, {floor}, is in {_names(domains.values, lowest)})")

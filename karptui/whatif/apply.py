@@ -466,7 +466,7 @@ class _Run:
             if pool is None:
                 names = ", ".join(p.name for p in snap.nodepools) or "none"
                 raise EditError(f"addNodes: no NodePool named {edit.nodepool!r} in the snapshot (NodePools: {names})")
-        labels, taints, nodepool, nodeclass = _pool_facts(pool)
+        labels, taints, nodepool, nodeclass = _pool_facts(pool, catalog)
         labels.update(edit.labels)
         taints = _merge_taints(taints, edit.taints)
         taken = {n.name for n in snap.nodes}
@@ -672,14 +672,13 @@ def _with_default_toleration_seconds(tolerations: list) -> list:
     return out
 
 
-def _pool_facts(pool: Any) -> tuple[dict, list, str | None, str | None]:
-    """Labels, taints, nodepool and node class name a node of ``pool`` carries."""
+def _pool_facts(pool: Any, catalog: Any) -> tuple[dict, list, str | None, str | None]:
+    """Labels, taints, nodepool and node class name a node of ``pool`` carries: its single-valued
+    requirements on keys no instance type decides, its template labels."""
     if pool is None:
         return {}, [], None, None
-    from ..catalog.wellknown import is_well_known
-
     labels = {r.key: r.values[0] for r in pool.requirements
-              if r.operator == "In" and len(r.values) == 1 and not is_well_known(r.key)}
+              if r.operator == "In" and len(r.values) == 1 and r.key not in catalog.well_known}
     labels.update(pool.template_labels)
     taints = [t.to_dict() for t in pool.taints]
     if pool.kind == "Provisioner":

@@ -30,7 +30,6 @@ from ...model.resources import PODS, Resources
 from ...model.selectors import DOES_NOT_EXIST, NOT_IN
 from .requirements import Req, Reqs
 
-OFFERING_KEYS = (L.ZONE, L.CAPACITY_TYPE)
 CAPACITY_TYPE_ORDER = ("reserved", "spot", "on-demand")  # how Karpenter prices a launch: reserved, then spot
 NEVER = float("inf")
 
@@ -50,8 +49,8 @@ class TypeSet:
     def __init__(self, catalog: Catalog) -> None:
         self.types: tuple[InstanceType, ...] = tuple(catalog)
         self.index = {t.name: i for i, t in enumerate(self.types)}
-        self.label_keys = frozenset(k for t in self.types for k in t.labels) - {L.HOSTNAME}
-        self.well_known = L.WELL_KNOWN | self.label_keys
+        self.label_keys = catalog.label_keys
+        self.well_known = catalog.well_known
         self.reqs = tuple(self._type_reqs(t) for t in self.types)
         self.keys = frozenset(k for r in self.reqs for k in r)
         columns = sorted({name for t in self.types for name in (*t.allocatable, *t.capacity)} | {PODS})
@@ -73,6 +72,9 @@ class TypeSet:
         available = [o for o in t.offerings if o.available]
         reqs.append(Req(L.ZONE, False, frozenset(o.zone for o in available)))
         reqs.append(Req(L.CAPACITY_TYPE, False, frozenset(o.capacity_type for o in available)))
+        regions = {o.labels[L.REGION] for o in available if L.REGION in o.labels}
+        if regions and L.REGION not in labels:
+            reqs.append(Req(L.REGION, False, frozenset(regions)))
         return Reqs(reqs)
 
     # ---- requirements ------------------------------------------------------------------

@@ -29,6 +29,7 @@ from ...model import labels as L
 from ...model.affinity import HONOR, IGNORE
 from ...model.selectors import IN, LabelSelector
 from ...model.taints import Taint, Toleration, tolerated
+from ..skew import allows, global_minimum
 from .requirements import Req, Reqs
 
 SPREAD, AFFINITY, ANTI_AFFINITY = "topology spread", "pod affinity", "pod anti-affinity"
@@ -165,7 +166,7 @@ class TopologyGroup:
         land there? A new node is always another domain, so the global minimum is 0."""
         count = self.domains.get(host, 0)
         if self.kind == SPREAD:
-            return count + (1 if self.selects(pod) else 0) <= self.max_skew
+            return allows(count, 1 if self.selects(pod) else 0, 0, self.max_skew)
         if self.kind == ANTI_AFFINITY:
             return count == 0
         if not pod_domains.has(host):
@@ -179,7 +180,7 @@ class TopologyGroup:
         if self.kind == SPREAD:
             own = 1 if self.selects(pod) else 0
             floor = self._global_min(pod_domains)
-            return {d for d, c in self.domains.items() if c + own - floor <= self.max_skew}
+            return {d for d, c in self.domains.items() if allows(c, own, floor, self.max_skew)}
         if self.kind == ANTI_AFFINITY:
             return {d for d in self.empty if pod_domains.has(d)}
         held = {d for d, c in self.domains.items() if c > 0 and pod_domains.has(d)}
@@ -203,17 +204,14 @@ class TopologyGroup:
         best, best_count = None, None
         for domain in self._node_values(node_domains, lambda d: True):
             count = self.domains[domain] + own
-            if count - floor <= self.max_skew and (best_count is None or count < best_count):
+            if allows(self.domains[domain], own, floor, self.max_skew) and (best_count is None or count < best_count):
                 best, best_count = domain, count
         return Req(self.key, False) if best is None else Req.one(self.key, best)
 
     def _global_min(self, pod_domains: Req) -> int:
         if self.key == L.HOSTNAME:
             return 0  # a new node is always another, empty, hostname domain
-        counts = [c for d, c in self.domains.items() if pod_domains.has(d)]
-        if self.min_domains is not None and len(counts) < self.min_domains:
-            return 0
-        return min(counts) if counts else UNBOUNDED
+        return global_minimum([c for d, c in self.domains.items() if pod_domains.has(d)], self.min_domains)
 
     def _affinity(self, pod: Pod, pod_domains: Req, node_domains: Req) -> Req:
         host = self._one_host(node_domains)

@@ -22,6 +22,7 @@ import numpy as np
 from ...model.affinity import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, TopologySpreadConstraint
 from ...model.selectors import IN, LabelSelector, Requirement
 from ..cycle import Failure, PodCycle
+from ..skew import allows, global_minimum
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
 from ..topology import MISSING
 from . import node_affinity, taint_toleration
@@ -79,14 +80,12 @@ def filter(ctx: PodCycle) -> list[Failure]:
     skewed = np.zeros(ctx.size, dtype=bool)
     for constraint in hard:
         domains, counts, present, selector = domain_counts(ctx, constraint, keys)
-        floor = int(counts[present].min()) if present.any() else 0
-        if constraint.min_domains is not None and int(present.sum()) < constraint.min_domains:
-            floor = 0
+        floor = global_minimum(counts[present], constraint.min_domains)
         self_match = 1 if selector is not None and selector.matches(ctx.pod.labels) else 0
         ids = domains.ids
         lacks = undecided & (ids == MISSING)
         node_counts = np.where(ids == MISSING, 0, counts[np.maximum(ids, 0)] if counts.size else 0)
-        too_skewed = undecided & ~lacks & (node_counts + self_match - floor > constraint.max_skew)
+        too_skewed = undecided & ~lacks & ~allows(node_counts, self_match, floor, constraint.max_skew)
         missing |= lacks
         skewed |= too_skewed
         undecided &= ~(lacks | too_skewed)
