@@ -115,3 +115,45 @@ def test_bad_options(cli, args, fragment):
 
 def test_feature_gates_accept_karpenters_names(cli):
     assert simulate_json(cli, "consolidation", "--feature-gates", "SpotToSpotConsolidation=true")["pods"] == []
+
+
+NODEPOOL_WITH = """apiVersion: v1
+kind: List
+items:
+- apiVersion: karpenter.sh/v1
+  kind: NodePool
+  metadata: {{name: default}}
+  spec:
+    template:
+      spec:
+        nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
+        requirements: {requirements}
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: n1, labels: {{topology.kubernetes.io/zone: us-east-1a}}}}
+  status: {{allocatable: {{cpu: 100m, memory: 100Mi, pods: "10"}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: p, namespace: default}}
+  spec: {{containers: [{{name: a, resources: {{requests: {{cpu: "1"}}}}}}]}}
+"""
+
+
+def test_a_nodepool_with_a_non_integer_bound_is_skipped_and_said(cli, write):
+    path = write("gte.yaml", NODEPOOL_WITH.format(
+        requirements='[{key: karpenter.k8s.aws/instance-cpu, operator: Gte, values: ["four"]}]'))
+    code, out, err = cli("simulate", path, "--output", "json")
+    assert code == 0
+    why = "skipped NodePool default: spec.template.spec.requirements[0].values: Gte needs exactly one integer value"
+    assert why in err and any(why in w for w in json.loads(out)["warnings"])
+
+
+def test_contradictory_nodepool_requirements_are_the_pods_reason(cli, write):
+    path = write("arch.yaml", NODEPOOL_WITH.format(
+        requirements="[{key: kubernetes.io/arch, operator: In, values: [amd64]}, "
+                     "{key: kubernetes.io/arch, operator: In, values: [arm64]}]"))
+    doc = simulate_json(cli, path)
+    assert doc["pods"][0]["karpenter_reason"].startswith(
+        'nodepool requirements filtered out all available instance types (NodePool "default": no instance type met '
+        "the requirements ")
+    assert "kubernetes.io/arch DoesNotExist" in doc["pods"][0]["karpenter_reason"]

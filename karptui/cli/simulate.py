@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from rich.console import Console
 from rich.table import Table
@@ -58,6 +59,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     before, _ = hourly_cost(snapshot.nodes, catalog)
     doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=cost_after(result, catalog),
                           extra=extra)
+    if snapshot.warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
+        doc["warnings"] = list(snapshot.warnings)
+        for warning in snapshot.warnings:
+            print(f"karptui: warning: {warning}", file=sys.stderr)
     return emit(doc, args.output, _print_table)
 
 
