@@ -147,7 +147,8 @@ def node_reqs(state, i: int) -> Reqs:
     return found
 
 
-def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting: set[str]) -> list[ExistingNode]:
+def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting: set[str],
+                   memo: dict | None = None) -> list[ExistingNode]:
     """Every node Karpenter could still use, initialized first then by name (nodes the state has
     taken out included: a simulation leaves those out itself)."""
     claims_by_node = snapshot.nodeclaim_by_node
@@ -156,7 +157,7 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
         if node.name in deleting or node.deleted is not None:
             continue
         claim = claims_by_node.get(node.name)
-        out.append(_from_node(state, i, node, claim, daemons))
+        out.append(_from_node(state, i, node, claim, daemons, memo if memo is not None else {}))
     known = {c.name for c in claims_by_node.values()}
     for claim in snapshot.nodeclaims:
         if claim.name in known or claim.node_name or claim.deleted is not None or not claim.launched:
@@ -175,7 +176,7 @@ def _requested(state, i: int) -> Resources:
     return Resources(amounts)
 
 
-def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons) -> ExistingNode:
+def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons, memo: dict) -> ExistingNode:
     managed = claim is not None
     initialized = not managed or node.labels.get(L.NODE_INITIALIZED) == "true"
     taints = node.taints
@@ -188,7 +189,11 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
                                  **{k: v for k, v in node.allocatable.items() if v}})
     on_node = [p for p in state.pods[i] if p.is_daemonset_pod]
     reqs = node_reqs(state, i)
-    daemon_left = _daemon_overhead(daemons, reqs, taints, on_node)
+    key = ("daemons", reqs, taints)
+    wanted = memo.get(key)
+    if wanted is None:
+        wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
+    daemon_left = _daemon_overhead(wanted, on_node)
     available = allocatable - _requested(state, i) - daemon_left
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
                         initialized, node.nodepool, node.capacity + Resources({"nodes": 1}), reqs)
@@ -205,15 +210,15 @@ def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
     itype = catalog.get(labels.get(L.INSTANCE_TYPE, "")) if catalog is not None else None
     if not allocatable and itype is not None:
         allocatable, capacity = itype.allocatable, itype.capacity
-    available = allocatable - _daemon_overhead(daemons, Reqs.from_labels(labels), taints, [])
+    reqs = Reqs.from_labels(labels)
+    available = allocatable - _daemon_overhead([d.pod for d in daemons if d.fits(reqs, taints)], [])
     return ExistingNode(claim.name, None, labels, taints, available, [], False, claim.nodepool,
                         capacity + Resources({"nodes": 1}))
 
 
-def _daemon_overhead(daemons: Sequence[Daemon], reqs: Reqs, taints, on_node: list[Pod]) -> Resources:
-    """What the compatible DaemonSets still need here: their requests less those of the DaemonSet
+def _daemon_overhead(wanted: Sequence[Pod], on_node: list[Pod]) -> Resources:
+    """What the DaemonSets that run here still need: their requests less those of the DaemonSet
     pods already running (never below zero)."""
-    wanted = [d.pod for d in daemons if d.fits(reqs, taints)]
     if not wanted:
         return Resources()
     total = sum((d.requests for d in wanted), Resources()) + Resources({PODS: len(wanted)})
@@ -256,6 +261,19 @@ class ExistingPool:
             found = self._labels[reqs] = np.array([n.reqs.compatible(reqs, why=False) is None for n in self.nodes],
                                                   dtype=bool)
         return found
+
+    def settle(self, moved) -> None:
+        """Pods moved onto these nodes for good (a delete carried out): less room, more ports taken.
+        The masks stay true: labels and taints did not change."""
+        rows = {n.index: k for k, n in enumerate(self.nodes) if n.index is not None}
+        for pod, index in moved:
+            k = rows.get(index)
+            if k is None:
+                continue
+            node = self.nodes[k] = self.nodes[k].fresh()
+            node.available = node.available - pod.requests - Resources({PODS: 1})
+            node.ports.extend(pod.host_ports)
+            self.free[k] -= (pod.requests.get("cpu", 0), pod.requests.get("memory", 0), 1)
 
 
 def free_matrix(nodes: Sequence[ExistingNode], columns: Sequence[str]) -> np.ndarray:

@@ -30,6 +30,7 @@ from ...model import NodePool, Pod, Snapshot
 from ...model import labels as L
 from ...model.resources import CPU, MEMORY, PODS, Resources
 from ...model.taints import PREFER_NO_SCHEDULE
+from ..plugins.inter_pod_affinity import TermIndex
 from ..signature import signature
 from ..state import ClusterState
 from .daemons import daemon_pods
@@ -364,9 +365,8 @@ def _topology_keys(pods: Sequence[Pod], state: ClusterState) -> frozenset[str]:
             keys |= {t.topology_key for t in terms}
         for terms in (affinity.pod_preferred, affinity.anti_preferred):
             keys |= {w.term.topology_key for w in terms}
-    for pods_on_node in state.pods:
-        for pod in pods_on_node:
-            keys |= {t.topology_key for t in pod.affinity.anti_required}
+    index = state.shared(TermIndex, lambda: TermIndex(state))
+    keys |= {key for (_, key) in index.anti}
     return frozenset(keys)
 
 

@@ -20,12 +20,15 @@ from ...model import Pod
 from ...model import labels as L
 from ...model.affinity import DO_NOT_SCHEDULE
 from ...model.taints import Taint
-from ..plugins.inter_pod_affinity import term_namespaces, term_selector
+from ..plugins.inter_pod_affinity import TermIndex, term_namespaces, term_selector
 from ..plugins.pod_topology_spread import effective_selector
 from ..state import ClusterState
 from .requirements import Req, Reqs
 from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFilter, TopologyGroup, UNBOUNDED, \
     EMPTY_DOMAINS
+
+
+_NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse groups register every domain
 
 
 def _scope(group: TopologyGroup) -> str | None:
@@ -90,13 +93,27 @@ class Topology:
         self._by_key.setdefault(group.key, []).append(group)
 
     def _inverse_from_cluster(self) -> None:
+        """Inverse groups for the bound pods' required anti-affinity, from the index kube-scheduler's
+        InterPodAffinity keeps of them (one count per node and term, maintained as pods move):
+        a scan of every pod per run is what this saves, consolidation runs hundreds."""
         state = self.state
-        for i, pods in enumerate(state.pods):
-            if state.excluded[i]:
-                continue
-            for pod in pods:
-                if pod.affinity.anti_required and pod.deleted is None and not pod.is_terminal:
-                    self._inverse_for(pod, state.nodes[i].labels)
+        index = state.shared(TermIndex, lambda: TermIndex(state))
+        for (pair, key), per_node in index.anti.items():
+            selector, namespaces = pair
+            group = TopologyGroup(ANTI_AFFINITY, key, _NOBODY, namespaces, selector,
+                                  domain_group=self.domain_groups.get(key, EMPTY_DOMAINS))
+            found = self.inverse.get(group.identity)
+            if found is None:
+                found = self.inverse[group.identity] = group
+                self._index(group)
+                self._inverse_scope.setdefault(_scope(group), []).append(group)
+            for i in np.flatnonzero(per_node):
+                i = int(i)
+                if not state.excluded[i]:
+                    domain = state.nodes[i].labels.get(key)
+                    if domain is not None:
+                        for _ in range(int(per_node[i])):
+                            found.record(domain)
 
     def _inverse_for(self, pod: Pod, labels: Mapping[str, str] | None) -> None:
         for term in pod.affinity.anti_required:

@@ -92,17 +92,23 @@ class CandidateFinder:
         self.snapshot, self.catalog, self.now = snapshot, catalog, now
         self.pools = {p.name: p for p in snapshot.nodepools}
         self.replacements = replacements  # nodes launched by earlier commands: not candidates until they settle
+        self._allowance: dict[str, int] | None = None
+        self._guards: dict[str, list] = {}   # pod key -> the PDBs guarding it (labels do not change)
         self._pdbs: dict[str, list] = {}
         for pdb in snapshot.pdbs:
             self._pdbs.setdefault(pdb.namespace, []).append(pdb)
 
     def find(self, state: ClusterState, blocked: dict[str, str]) -> list[Candidate]:
         claims = self.snapshot.nodeclaim_by_node
-        by_namespace: dict[str, list[Pod]] = {}
-        for pods in state.pods:
-            for pod in pods:
-                by_namespace.setdefault(pod.namespace, []).append(pod)
-        allowance = {pdb.key: pdb.allowed(by_namespace.get(pdb.namespace, ())) for pdb in self.snapshot.pdbs}
+        if self._allowance is None:
+            # what each PDB allows: carrying out a command rebinds every pod it moves, so the
+            # healthy counts, and with them the allowances, stay as they are
+            by_namespace: dict[str, list[Pod]] = {}
+            for pods in state.pods:
+                for pod in pods:
+                    by_namespace.setdefault(pod.namespace, []).append(pod)
+            self._allowance = {pdb.key: pdb.allowed(by_namespace.get(pdb.namespace, ())) for pdb in self.snapshot.pdbs}
+        allowance = self._allowance
         out = []
         for i, node in enumerate(state.nodes):
             if state.excluded[i] or node.name in self.replacements:
@@ -137,7 +143,9 @@ class CandidateFinder:
         for pod in pods:
             if pod.is_terminal or pod.deleted is not None or pod.is_mirror:
                 continue
-            guards = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
+            guards = self._guards.get(pod.key)
+            if guards is None:
+                guards = self._guards[pod.key] = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
             if len(guards) > 1:
                 return f"eviction does not support multiple PDBs (PodDisruptionBudget(s)={[g.key for g in guards]})"
             if guards and allowance[guards[0].key] == 0:

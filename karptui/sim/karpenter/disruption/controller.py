@@ -69,6 +69,7 @@ class Disruptor:
         self.state: ClusterState | None = None
         self.blocked: dict[str, str] = {}
         self._pool: ExistingPool | None = None
+        self._memo: dict = {}  # answers about node labels and taints, kept across cluster states
         self._price_index = None
         self._room = None
         self._settled: frozenset[str] | None = None
@@ -83,7 +84,7 @@ class Disruptor:
         over it takes its candidates out by itself)."""
         if self._pool is None:
             self._pool = ExistingPool(existing_nodes(self.state, self.snapshot, self.prepared.daemon_checks,
-                                                     self.catalog, set()))
+                                                     self.catalog, set(), self._memo))
         return self._pool
 
     def _settling(self) -> frozenset[str]:
@@ -205,7 +206,7 @@ class Disruptor:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
         each replacement running as a new node."""
         state = self.state
-        self._pool = self._settled = self._room = None
+        self._settled = self._room = None
         indices = [c.index for c in command.candidates]
         if command.decision != REPLACE:
             moved = command.simulation.moved if command.simulation is not None else []
@@ -215,7 +216,10 @@ class Disruptor:
             state.excluded[indices] = True
             for pod, target in moved:
                 state.place(pod, target)
+            if self._pool is not None:  # the same nodes, some fuller: no need to build them again
+                self._pool.settle(moved)
             return
+        self._pool = None
         removed = {c.name for c in command.candidates} | {n.name for i, n in enumerate(state.nodes) if state.excluded[i]}
         where = {pod.key: state.nodes[target].name for pod, target in command.simulation.moved}
         nodes = [n for n in state.nodes if n.name not in removed]
