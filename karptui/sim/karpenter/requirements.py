@@ -75,6 +75,16 @@ class Req:
         return inside and _within(value, self.gte, self.lte)
 
     def intersection(self, other: Req) -> Req:
+        if self.gte is None and self.lte is None and other.gte is None and other.lte is None:
+            mins = other.min_values if self.min_values is None else \
+                self.min_values if other.min_values is None else max(self.min_values, other.min_values)
+            if self.complement and other.complement:
+                return Req(self.key, True, self.values | other.values, min_values=mins)
+            if self.complement:
+                return Req(self.key, False, other.values - self.values, min_values=mins)
+            if other.complement:
+                return Req(self.key, False, self.values - other.values, min_values=mins)
+            return Req(self.key, False, self.values & other.values, min_values=mins)
         gte = _max(self.gte, other.gte)
         lte = _min(self.lte, other.lte)
         mins = _max(self.min_values, other.min_values)
@@ -96,6 +106,13 @@ class Req:
         return Req(self.key, complement, values, gte, lte, mins)
 
     def has_intersection(self, other: Req) -> bool:
+        if self.gte is None and self.lte is None and other.gte is None and other.lte is None:
+            # no bounds (nearly always): set operations do it in C
+            if self.complement:
+                return True if other.complement else not other.values <= self.values
+            if other.complement:
+                return not self.values <= other.values
+            return not self.values.isdisjoint(other.values)
         gte = _max(self.gte, other.gte)
         lte = _min(self.lte, other.lte)
         if gte is not None and lte is not None and gte > lte:
