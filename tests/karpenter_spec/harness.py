@@ -661,14 +661,7 @@ def _check_claim(name: str, claim: dict, wanted: dict) -> list[str]:
                             f"{sorted(_values(values))}")
     if "instanceTypes" in wanted and types != set(wanted["instanceTypes"]):
         problems.append(f"{name}: NodeClaim instance types {sorted(types)}, expected {sorted(wanted['instanceTypes'])}")
-    missing = set(wanted.get("instanceTypesInclude") or []) - types
-    if missing:
-        problems.append(f"{name}: NodeClaim lacks instance types {sorted(missing)}")
-    extra = set(wanted.get("instanceTypesExclude") or []) & types
-    if extra:
-        problems.append(f"{name}: NodeClaim should not offer {sorted(extra)}")
-    if "instanceTypeCount" in wanted and len(types) != wanted["instanceTypeCount"]:
-        problems.append(f"{name}: NodeClaim has {len(types)} instance types, expected {wanted['instanceTypeCount']}")
+    problems += _check_options(f"{name}: NodeClaim", wanted, types)
     if "instanceType" in wanted and (claim.get("launch") or {}).get("instance_type") != wanted["instanceType"]:
         problems.append(f"{name}: launches {(claim.get('launch') or {}).get('instance_type')}, "
                         f"expected {wanted['instanceType']}")
@@ -711,14 +704,20 @@ def _check_replacement(wanted: dict, command: dict) -> list[str]:
         problems.append(f"replacement capacity type {launch.get('capacity_type')}, expected {wanted['capacityType']}")
     if "instanceType" in wanted and launch.get("instance_type") not in _values(wanted["instanceType"]):
         problems.append(f"replacement {launch.get('instance_type')}, expected {wanted['instanceType']}")
+    return problems + _check_options("replacement", wanted, types)
+
+
+def _check_options(what: str, wanted: dict, types: set[str]) -> list[str]:
+    """instanceTypesInclude / instanceTypesExclude / instanceTypeCount against the offered types."""
+    problems = []
     missing = set(wanted.get("instanceTypesInclude") or []) - types
     if missing:
-        problems.append(f"replacement options lack {sorted(missing)}")
+        problems.append(f"{what} lacks instance types {sorted(missing)}")
     extra = set(wanted.get("instanceTypesExclude") or []) & types
     if extra:
-        problems.append(f"replacement options should not include {sorted(extra)}")
+        problems.append(f"{what} should not offer {sorted(extra)}")
     if "instanceTypeCount" in wanted and len(types) != wanted["instanceTypeCount"]:
-        problems.append(f"replacement has {len(types)} options, expected {wanted['instanceTypeCount']}")
+        problems.append(f"{what} has {len(types)} instance types, expected {wanted['instanceTypeCount']}")
     return problems
 
 

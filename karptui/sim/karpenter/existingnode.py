@@ -275,7 +275,3 @@ class ExistingPool:
             node.ports.extend(pod.host_ports)
             self.free[k] -= (pod.requests.get("cpu", 0), pod.requests.get("memory", 0), 1)
 
-
-def free_matrix(nodes: Sequence[ExistingNode], columns: Sequence[str]) -> np.ndarray:
-    return np.array([[n.available.get(c, 0) for c in columns] for n in nodes], dtype=np.int64).reshape(
-        len(nodes), len(columns))

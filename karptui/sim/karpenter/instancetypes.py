@@ -124,10 +124,6 @@ class TypeSet:
             row[column] = amount
         return Vector(row, unknown)
 
-    def fits_mask(self, need: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """For the types in ``rows``: allocatable covers ``need`` (a row, or one row per type)."""
-        return (self.allocatable[rows] >= need).all(axis=1)
-
     # ---- prices ------------------------------------------------------------------------------
     def cheapest_price(self, i: int, reqs: Reqs) -> float:
         """The cheapest available offering of type ``i`` under ``reqs`` (unknown prices last)."""

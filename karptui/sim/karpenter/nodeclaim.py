@@ -35,7 +35,6 @@ from .topology import Topology, TopologyError
 from .topologygroup import tolerates_all
 
 MAX_INSTANCE_TYPES = 600  # Karpenter hands at most this many types, cheapest first, to the cloud provider
-EMPTY_ROWS = np.zeros(0, dtype=np.intp)
 
 
 class SchedulingError(Exception):

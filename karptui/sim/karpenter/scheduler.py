@@ -74,9 +74,6 @@ class Results:
     on_claim: dict[str, NodeClaim] = field(default_factory=dict)         # pod key -> new NodeClaim
     errors: dict[str, str] = field(default_factory=dict)                 # pod key -> Karpenter's reason
 
-    def all_scheduled(self, pods: Sequence[Pod]) -> bool:
-        return not any(p.key in self.errors for p in pods)
-
 
 class Prepared:
     """What stays the same for every scheduling run over one snapshot's NodePools and DaemonSets:

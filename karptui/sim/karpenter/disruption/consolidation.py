@@ -21,7 +21,6 @@ from .candidates import Candidate
 from .command import Command, Replacement
 
 MIN_SPOT_TO_SPOT_TYPES = 15
-WHY_NOT = "why"  # key under which a single-candidate method notes why nothing came of it
 
 
 def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command | None, str]:
