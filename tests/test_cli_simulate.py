@@ -157,3 +157,18 @@ def test_contradictory_nodepool_requirements_are_the_pods_reason(cli, write):
         'nodepool requirements filtered out all available instance types (NodePool "default": no instance type met '
         "the requirements ")
     assert "kubernetes.io/arch DoesNotExist" in doc["pods"][0]["karpenter_reason"]
+
+
+def test_tables_print_brackets_as_data_not_markup(cli, write):
+    """Karpenter's requirements read `key In [a b]`: a table must show them, and text that looks
+    like markup (`[/x]`, `[@click=...]`) is printed as it is, never interpreted."""
+    tiny = write("tiny.yaml", "instanceTypes:\n- name: t3.nano\n  cpu: '1'\n  memory: 512Mi\n  pods: '4'\n"
+                              "  offerings: [{zone: ap-northeast-2a, capacityType: on-demand, price: 0.0052}]\n")
+    code, out, _ = cli("simulate", "topology-spread", "--instance-types", tiny)
+    assert code == 0 and "[amd64]" in out and "[on-demand]" in out  # markup would have eaten them
+    hostile = write("hostile.yaml", NODEPOOL_WITH.format(requirements="[]").replace(
+        "metadata: {name: p, namespace: default}", "metadata: {name: p, namespace: default, labels: {a: b}}").replace(
+        "- apiVersion: v1\n  kind: Pod", "- apiVersion: v1\n  kind: Event\n  metadata: {name: e, namespace: default}\n"
+        "  reason: Weird\n  message: '[/x] [@click=app.quit]boom[/]'\n- apiVersion: v1\n  kind: Pod"))
+    code, out, err = cli("snapshot", "info", hostile)
+    assert code == 0, err

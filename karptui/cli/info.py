@@ -6,6 +6,7 @@ import argparse
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..model.quantity import format_millis, human_bytes
 from ..sources import load_snapshot, resolve_snapshot_path
@@ -34,7 +35,7 @@ def _print_table(info: dict, console: Console) -> None:
         zones.add_row(zone, str(count))
     console.print(zones)
     for warning in info["warnings"]:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False, markup=True)
+        console.print(Text.assemble(("warning:", "yellow"), f" {warning}"))
 
 
 def _summary_rows(info: dict) -> list[tuple[str, object]]:

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..logs import LogParser
 from ..logs.reader import read_lines
+from .output import table_console
 
 SHOWN = ("pod", "nodepool", "nodeclaim", "node", "instance_type", "zone", "capacity_type", "method", "action",
          "nodes", "count", "error", "message")
@@ -26,7 +27,7 @@ def run_logs_parse(args: argparse.Namespace) -> int:
             write(json.dumps(found, separators=(",", ":")))
             write("\n")
     else:
-        _table(events, Console())
+        _table(events, table_console())
     stats = parser.stats
     for warning in warnings:
         print(f"karptui: {warning}", file=sys.stderr)

@@ -9,10 +9,16 @@ from collections.abc import Callable
 from rich.console import Console
 
 
+def table_console() -> Console:
+    """A console that never reads text as markup: what it prints comes from snapshots, logs and
+    clusters, where ``[ap-northeast-2a]`` is data (styles are given as Text and style= instead)."""
+    return Console(markup=False, highlight=False)
+
+
 def emit(doc: dict, output: str, table: Callable[[dict, Console], None]) -> int:
     if output == "json":
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        table(doc, Console())
+        table(doc, table_console())
     return 0

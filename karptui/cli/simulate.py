@@ -8,6 +8,7 @@ import sys
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..catalog import catalog_from_snapshot_region, load_catalog_file
 from ..catalog.pricing import hourly_cost
@@ -72,31 +73,32 @@ def _print_table(doc: dict, console: Console) -> None:
     table.add_column("node")
     table.add_column("reason", overflow="fold")
     for pod in doc["pods"]:
-        node = pod["node"] or "[red]pending[/]"
+        node = Text(pod["node"]) if pod["node"] else Text("pending", style="red")
         if pod.get("preempted"):
-            node += f" (preempting {len(pod['preempted'])})"
+            node.append(f" (preempting {len(pod['preempted'])})")
         table.add_row(pod["pod"], node, pod["reason"] or "")
     console.print(table)
     s = doc["summary"]
-    console.print(
-        f"[bold]{s['scheduled']}[/] scheduled, [bold]{s['pending']}[/] pending, {s['new_nodes']} new nodes; "
-        f"hourly cost ${s['hourly_cost_before']:.4f} -> ${s['hourly_cost_after']:.4f}", highlight=False)
+    console.print(Text.assemble(
+        (str(s["scheduled"]), "bold"), " scheduled, ", (str(s["pending"]), "bold"),
+        f" pending, {s['new_nodes']} new nodes; "
+        f"hourly cost ${s['hourly_cost_before']:.4f} -> ${s['hourly_cost_after']:.4f}"))
     for note in doc.get("notes", []):
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        console.print(Text.assemble(("note:", "yellow"), f" {note}"))
     for claim in doc.get("nodeclaims", []):
         launch = claim["launch"] or {}
         estimated = " (estimated)" if launch.get("price_estimated") else ""
         console.print(f"launch {claim['name']} ({claim['nodepool']}): {launch.get('instance_type')} "
                       f"{launch.get('capacity_type')} in {launch.get('zone')} ${launch.get('price')}/h{estimated} "
-                      f"for {len(claim['pods'])} pod(s)", highlight=False)
+                      f"for {len(claim['pods'])} pod(s)")
     for d in doc.get("disruptions", []):
         replacement = d["replacement"]
         then = (f" -> {replacement['instance_type']} {replacement['capacity_type']}"
                 + (" (price estimated)" if replacement.get("price_estimated") else "") if replacement else "")
         console.print(f"consolidation {d['action']} ({d['reason']}): {', '.join(d['nodes'])}{then}, "
-                      f"saves ${d['savings_per_hour']:.4f}/h", highlight=False)
+                      f"saves ${d['savings_per_hour']:.4f}/h")
     for b in doc.get("blocked", []):
-        console.print(f"[yellow]blocked:[/] {b['node']}: {b['reason']}", highlight=False)
+        console.print(Text.assemble(("blocked:", "yellow"), f" {b['node']}: {b['reason']}"))
     if "whatif" in doc:
         _print_diff(doc["whatif"], console)
 
@@ -104,19 +106,19 @@ def _print_table(doc: dict, console: Console) -> None:
 def _print_diff(whatif: dict, console: Console) -> None:
     d = whatif["diff"]
     c = d["counts"]
-    console.print(
-        f"\n[bold]what-if {whatif['name']}[/]: scheduled {c['scheduled_before']} -> {c['scheduled_after']}, "
+    console.print(Text.assemble(
+        "\n", (f"what-if {whatif['name']}", "bold"),
+        f": scheduled {c['scheduled_before']} -> {c['scheduled_after']}, "
         f"pending {c['pending_before']} -> {c['pending_after']} "
-        f"({c['newly_scheduled']} newly scheduled, {c['newly_pending']} newly pending, {c['moved']} moved)",
-        highlight=False)
+        f"({c['newly_scheduled']} newly scheduled, {c['newly_pending']} newly pending, {c['moved']} moved)"))
     cost = d.get("hourly_cost")
     if cost:
-        console.print(f"  hourly cost ${cost['before']:.4f} -> ${cost['after']:.4f}", highlight=False)
+        console.print(f"  hourly cost ${cost['before']:.4f} -> ${cost['after']:.4f}")
     for label in ("nodeclaims", "disruptions"):
         for sign, key in (("+", "added"), ("-", "removed")):
             for item in d.get(label, {}).get(key, []):
-                console.print(f"  {sign} {label[:-1]}: {item}", highlight=False)
+                console.print(f"  {sign} {label[:-1]}: {item}")
     for w in d["workloads"]:
         zones = ", ".join(f"{z} {w['zones_before'].get(z, 0)}->{w['zones_after'].get(z, 0)}"
                           for z in sorted(set(w["zones_before"]) | set(w["zones_after"])))
-        console.print(f"  {w['workload']}: {zones}", highlight=False)
+        console.print(f"  {w['workload']}: {zones}")
