@@ -222,3 +222,11 @@ def test_min_values_keeps_enough_instance_families_open():
                                      "values": ["m5", "m6i"], "minValues": 3}])
     reason = run(strict, pod("p", cpu="1")).attempts[0].karpenter_reason
     assert "minValues requirement is not met for label(s) ['karpenter.k8s.aws/instance-family']" in reason
+
+
+def test_equal_weights_go_by_name_descending_as_go_compares_strings():
+    """Karpenter orders NodePools of equal weight by name, the later name first: "ab" before "a"."""
+    from karptui.sim.karpenter.scheduler import eligible_pools
+
+    snapshot = build_snapshot([nodepool("a"), nodepool("ab"), nodepool("b"), nodepool("z", weight=10)])
+    assert [p.name for p in eligible_pools(snapshot)] == ["z", "b", "ab", "a"]

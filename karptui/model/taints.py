@@ -96,6 +96,12 @@ def tolerated(taint: Taint, tolerations: Iterable[Toleration]) -> bool:
     return any(t.tolerates(taint) for t in tolerations)
 
 
+def tolerates_all(taints: Iterable[Taint], tolerations: Iterable[Toleration]) -> bool:
+    """Karpenter's Taints.Tolerates: every taint, whatever its effect, needs a toleration
+    (kube-scheduler's filter looks only at NoSchedule and NoExecute)."""
+    return first_untolerated(taints, tolerations, EFFECTS) is None
+
+
 def first_untolerated(
     taints: Iterable[Taint], tolerations: Iterable[Toleration], effects: frozenset[str] = BLOCKING_EFFECTS
 ) -> Taint | None:

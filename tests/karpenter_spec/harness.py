@@ -563,13 +563,17 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
     for name in expect.get("notScheduled") or []:
         if node_of(name):
             problems.append(f"{name} should stay pending but goes to {node_of(name)}")
-    for label_key, negate in (("nodeLabels", False), ("notNodeLabels", True)):
-        for name, wanted in (expect.get(label_key) or {}).items():
+    def labelled(expectation: str):
+        """(pod, node, node labels, what is expected) for each pod an expectation names."""
+        for name, wanted in (expect.get(expectation) or {}).items():
             node = node_of(name)
-            if not node:
+            if node:
+                yield name, node, cluster.node_labels(node), wanted
+            else:
                 problems.append(f"{name}: no node to check labels on")
-                continue
-            labels = cluster.node_labels(node)
+
+    for label_key, negate in (("nodeLabels", False), ("notNodeLabels", True)):
+        for name, node, labels, wanted in labelled(label_key):
             for key, values in wanted.items():
                 have = labels.get(key)
                 allowed = _values(values)
@@ -578,12 +582,7 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
                 elif not negate and have not in allowed:
                     problems.append(f"{name}: node {node} has {key}={have}, expected {sorted(allowed)}")
     for label_key, present in (("presentNodeLabels", True), ("absentNodeLabels", False)):
-        for name, keys in (expect.get(label_key) or {}).items():
-            node = node_of(name)
-            if not node:
-                problems.append(f"{name}: no node to check labels on")
-                continue
-            labels = cluster.node_labels(node)
+        for name, node, labels, keys in labelled(label_key):
             for key in keys:
                 if (key in labels) != present:
                     problems.append(f"{name}: node {node} {'lacks' if present else 'has'} label {key}")

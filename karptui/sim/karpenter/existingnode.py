@@ -21,14 +21,13 @@ import numpy as np
 from ...model import Node, NodeClaim as NodeClaimObject, Pod
 from ...model import labels as L
 from ...model.pod import HostPort
-from ...model.resources import PODS, Resources
-from ...model.taints import NO_EXECUTE, NO_SCHEDULE, Taint
+from ...model.resources import CPU, MEMORY, PODS, Resources
+from ...model.taints import NO_EXECUTE, NO_SCHEDULE, Taint, tolerates_all
 from ..plugins.node_ports import conflicts
 from .nodeclaim import SchedulingError
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
-from .topologygroup import tolerates_all
 
 # Taints a node carries while it comes up (KnownEphemeralTaints)
 EPHEMERAL_TAINTS = (
@@ -48,6 +47,12 @@ def ephemeral(taint: Taint) -> bool:
 
 def _same(a: Taint, b: Taint) -> bool:
     return a.key == b.key and a.effect == b.effect
+
+
+def lasting(taints, startup) -> tuple[Taint, ...]:
+    """The taints of a Karpenter node still coming up that will stay: not the kubelet's and cloud
+    provider's ephemeral ones, not its NodeClaim's startup taints (StateNode.Taints)."""
+    return tuple(t for t in taints if not ephemeral(t) and not any(_same(t, s) for s in startup))
 
 
 @dataclass
@@ -181,8 +186,7 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     initialized = not managed or node.labels.get(L.NODE_INITIALIZED) == "true"
     taints = node.taints
     if managed and not initialized:
-        startup = claim.startup_taints
-        taints = tuple(t for t in taints if not ephemeral(t) and not any(_same(t, s) for s in startup))
+        taints = lasting(taints, claim.startup_taints)
     allocatable = node.allocatable
     if managed and not initialized:
         allocatable = Resources({**{k: v for k, v in claim.allocatable.items()},
@@ -204,8 +208,7 @@ def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
     for r in claim.requirements:
         if r.operator == "In" and len(r.values) == 1:
             labels.setdefault(r.key, r.values[0])
-    taints = tuple(t for t in claim.taints if not ephemeral(t)
-                   and not any(_same(t, s) for s in claim.startup_taints))
+    taints = lasting(claim.taints, claim.startup_taints)
     allocatable, capacity = claim.allocatable, claim.capacity
     itype = catalog.get(labels.get(L.INSTANCE_TYPE, "")) if catalog is not None else None
     if not allocatable and itype is not None:
@@ -226,7 +229,13 @@ def _daemon_overhead(wanted: Sequence[Pod], on_node: list[Pod]) -> Resources:
     return Resources({k: max(0, v - running.get(k, 0)) for k, v in total.items()})
 
 
-BASE = ("cpu", "memory", "pods")
+BASE = (CPU, MEMORY, PODS)  # the resources the node masks compare
+ONE_POD = Resources({PODS: 1})
+
+
+def base_vector(requests) -> np.ndarray:
+    """cpu, memory and one pod slot per pod: what ``ExistingPool.free`` is compared with."""
+    return np.array([requests.get(r, 0) for r in BASE], dtype=np.int64)
 
 
 class ExistingPool:
@@ -273,5 +282,5 @@ class ExistingPool:
             node = self.nodes[k] = self.nodes[k].fresh()
             node.available = node.available - pod.requests - Resources({PODS: 1})
             node.ports.extend(pod.host_ports)
-            self.free[k] -= (pod.requests.get("cpu", 0), pod.requests.get("memory", 0), 1)
+            self.free[k] -= base_vector(pod.requests + ONE_POD)
 

@@ -27,12 +27,12 @@ from ...model import NodePool, Pod
 from ...model import labels as L
 from ...model.pod import HostPort
 from ...model.resources import PODS, Resources
+from ...model.taints import EFFECTS, first_untolerated, tolerates_all
 from ..plugins.node_ports import conflicts
 from .instancetypes import TypeSet, resources_text
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
-from .topologygroup import tolerates_all
 
 MAX_INSTANCE_TYPES = 600  # Karpenter hands at most this many types, cheapest first, to the cloud provider
 
@@ -333,8 +333,8 @@ class NodeClaim:
 
 
 def _taint_error(taints, pod: Pod) -> str:
-    for taint in taints:
-        if not tolerates_all((taint,), pod.tolerations):
-            value = f"={taint.value}" if taint.value else ""
-            return f"did not tolerate taint (taint={taint.key}{value}:{taint.effect})"
-    return "did not tolerate taint"
+    taint = first_untolerated(taints, pod.tolerations, EFFECTS)
+    if taint is None:
+        return "did not tolerate taint"
+    value = f"={taint.value}" if taint.value else ""
+    return f"did not tolerate taint (taint={taint.key}{value}:{taint.effect})"

@@ -28,13 +28,13 @@ import numpy as np
 from ...catalog import Catalog
 from ...model import NodePool, Pod, Snapshot
 from ...model import labels as L
-from ...model.resources import CPU, MEMORY, PODS, Resources
+from ...model.resources import CPU, MEMORY, Resources
 from ...model.taints import PREFER_NO_SCHEDULE
-from ..plugins.inter_pod_affinity import TermIndex
+from ..plugins.inter_pod_affinity import term_index
 from ..signature import signature
 from ..state import ClusterState
 from .daemons import daemon_pods
-from .existingnode import Daemon, ExistingNode, ExistingPool, existing_nodes
+from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .instancetypes import type_set
 from .nodeclaim import NodeClaim, SchedulingError, Template, build_template
 from .preferences import PodData, relax
@@ -44,7 +44,6 @@ from .validation import pod_error
 from .volumes import volume_error, volume_requirements
 
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-BASIC = frozenset({CPU, MEMORY, PODS})  # what the existing-node masks check
 NO_NODEPOOLS = "no dynamic nodepools found"
 NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
 
@@ -58,7 +57,7 @@ def claim_name(pool: str, index: int) -> str:
 def eligible_pools(snapshot: Snapshot) -> list[NodePool]:
     """NodePools Karpenter provisions from, in its order: weight descending, then name descending."""
     pools = [p for p in snapshot.nodepools if p.deleted is None and p.replicas is None and p.ready]
-    return sorted(pools, key=lambda p: (-p.weight, [-ord(c) for c in p.name]))
+    return sorted(pools, key=lambda p: (p.weight, p.name), reverse=True)
 
 
 def queue_order(pods: Sequence[Pod]) -> list[Pod]:
@@ -237,7 +236,7 @@ class Scheduler:
     def _to_existing(self, pod: Pod, data: PodData) -> bool:
         if not self.existing:
             return False
-        need = np.array([data.requests.get(r, 0) for r in (CPU, MEMORY, PODS)], dtype=np.int64)
+        need = base_vector(data.requests)
         mask = self._alive & (self._existing_free >= need).all(axis=1) & self.pool.tolerated(pod.tolerations) & \
             self.pool.labelled(data.reqs)
         if not mask.any():
@@ -247,7 +246,7 @@ class Scheduler:
         hosts, zones = [], []
         deciding = self.topology.deciding(pod)
         volumes = self.volumes(pod)
-        if not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= BASIC:
+        if not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= set(BASE):
             # nothing but the masks can refuse it: the first node they admit takes it
             for i in np.flatnonzero(mask):
                 i = int(i)
@@ -362,8 +361,7 @@ def _topology_keys(pods: Sequence[Pod], state: ClusterState) -> frozenset[str]:
             keys |= {t.topology_key for t in terms}
         for terms in (affinity.pod_preferred, affinity.anti_preferred):
             keys |= {w.term.topology_key for w in terms}
-    index = state.shared(TermIndex, lambda: TermIndex(state))
-    keys |= {key for (_, key) in index.anti}
+    keys |= {key for (_, key) in term_index(state).anti}
     return frozenset(keys)
 
 

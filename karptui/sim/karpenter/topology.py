@@ -20,7 +20,7 @@ from ...model import Pod
 from ...model import labels as L
 from ...model.affinity import DO_NOT_SCHEDULE
 from ...model.taints import Taint
-from ..plugins.inter_pod_affinity import TermIndex, term_namespaces, term_selector
+from ..plugins.inter_pod_affinity import term_index, term_namespaces, term_selector
 from ..plugins.pod_topology_spread import effective_selector
 from ..state import ClusterState
 from .requirements import Req, Reqs
@@ -97,8 +97,7 @@ class Topology:
         InterPodAffinity keeps of them (one count per node and term, maintained as pods move):
         a scan of every pod per run is what this saves, consolidation runs hundreds."""
         state = self.state
-        index = state.shared(TermIndex, lambda: TermIndex(state))
-        for (pair, key), per_node in index.anti.items():
+        for (pair, key), per_node in term_index(state).anti.items():
             selector, namespaces = pair
             group = TopologyGroup(ANTI_AFFINITY, key, _NOBODY, namespaces, selector,
                                   domain_group=self.domain_groups.get(key, EMPTY_DOMAINS))

@@ -28,18 +28,12 @@ from ...model import Pod
 from ...model import labels as L
 from ...model.affinity import HONOR, IGNORE
 from ...model.selectors import IN, LabelSelector
-from ...model.taints import Taint, Toleration, tolerated
+from ...model.taints import Taint, Toleration, tolerates_all
 from ..skew import allows, global_minimum
 from .requirements import Req, Reqs
 
 SPREAD, AFFINITY, ANTI_AFFINITY = "topology spread", "pod affinity", "pod anti-affinity"
 UNBOUNDED = 2**31 - 1
-
-
-def tolerates_all(taints: Iterable[Taint], tolerations: Iterable[Toleration]) -> bool:
-    """Karpenter's Taints.Tolerates: every taint, whatever its effect, needs a toleration."""
-    tolerations = tuple(tolerations)
-    return all(tolerated(t, tolerations) for t in taints)
 
 
 @dataclass(frozen=True, slots=True)

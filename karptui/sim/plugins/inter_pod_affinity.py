@@ -112,9 +112,14 @@ class TermIndex:
             self._bump(self.scored, (resolved_terms((term,), pod, state)[0], term.topology_key, weight), i, sign)
 
 
+def term_index(state: ClusterState) -> TermIndex:
+    """One index per cluster state (it listens to the state's placements for its whole life);
+    kube-scheduler's filter and Karpenter's topology both read it."""
+    return state.shared(TermIndex, lambda: TermIndex(state))
+
+
 def _index(ctx: PodCycle) -> TermIndex:
-    """One index per cluster state (it listens to the state's placements for its whole life)."""
-    return ctx.state.shared(TermIndex, lambda: TermIndex(ctx.state))
+    return term_index(ctx.state)
 
 
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:

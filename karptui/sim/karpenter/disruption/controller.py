@@ -18,14 +18,14 @@ from ....catalog import Catalog, node_manifest
 from ....model import Pod, Snapshot
 from ....model.node import build_node
 from ...state import ClusterState
-from ..existingnode import ExistingPool, existing_nodes
+from ..existingnode import BASE, ONE_POD, ExistingPool, base_vector, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
 from . import drift, emptiness, multinode, singlenode
 from .budgets import budget_mapping, blocked_by_budget
 from .candidates import Candidate, CandidateFinder
 from .command import Command, REPLACE
-from .simulation import Simulation, pending_pods, simulate
+from .simulation import Simulation, simulate
 
 METHODS = (emptiness, drift, multinode, singlenode)
 MAX_COMMANDS = 200
@@ -65,7 +65,7 @@ class Disruptor:
         self.now = snapshot.meta.captured_at or max((p.created for p in snapshot.pods if p.created), default=None)
         self.launched: set[str] = set()
         self.finder = CandidateFinder(snapshot, catalog, self.now, self.launched)
-        self.pending = pending_pods(pending or [])
+        self.pending = list(pending or [])  # still pending after provisioning: scheduled alongside
         self.state: ClusterState | None = None
         self.blocked: dict[str, str] = {}
         self._pool: ExistingPool | None = None
@@ -127,10 +127,10 @@ class Disruptor:
             free = np.clip(pool.free, 0, None)
             self._room = (free[usable].sum(axis=0) if usable.any() else np.zeros(3, dtype=np.int64), rows, free)
         room, rows, free = self._room
-        need = np.zeros(3, dtype=np.int64)
+        need = np.zeros(len(BASE), dtype=np.int64)
         for c in candidates:
             for pod in c.pods:
-                need += (pod.requests.get("cpu", 0), pod.requests.get("memory", 0), 1)
+                need += base_vector(pod.requests + ONE_POD)
             if c.index in rows:
                 room = room - free[rows[c.index]]
         prices, largest = self._by_price()
@@ -141,7 +141,8 @@ class Disruptor:
 
     def _by_price(self):
         if self._price_index is None:
-            rows = sorted((price, tuple(self.types.allocatable[i, [self.types.columns.get(r, 0) for r in ("cpu", "memory", "pods")]]))
+            columns = [self.types.columns[r] for r in BASE]  # a TypeSet always has these
+            rows = sorted((price, tuple(self.types.allocatable[i, columns]))
                           for t in self.prepared.templates for i in t.rows.tolist()
                           if (price := self.types.cheapest_price(i, t.reqs)) != float("inf"))
             prices = [p for p, _ in rows]

@@ -10,7 +10,7 @@ they still fail: a pod nothing could place must not block consolidation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ....model import Pod
 from ...state import ClusterState
@@ -54,8 +54,3 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
         state.excluded[indices] = False
         for pod, i in evicted:
             state.place(pod, i)
-
-
-def pending_pods(pods) -> list[Pod]:
-    """The still-pending pods a disruption simulation schedules alongside the moved ones."""
-    return [replace(p, node_name="") if p.node_name else p for p in pods]
