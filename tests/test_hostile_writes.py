@@ -8,13 +8,24 @@ afterwards, the command's exit status and stderr, the TUI through Pilot.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import pytest
 import yaml
 
 from karptui.cluster.redact import REDACTED, redact
+from karptui.errors import InputError
 from karptui.model import SnapshotMeta
-from karptui.sources import load_snapshot
-from tests.conftest import node_obj, pod_obj
+from karptui.sources import load_snapshot, write_snapshot
+from karptui.whatif import WhatIf, save_whatif
+from karptui.whatif.io import dump_whatif
+from tests.conftest import REPO, node_obj, pod_obj
 from tests.fakeapi import FakeAPI
 from tests.test_live import nodepool, only_gets
 
@@ -135,3 +146,152 @@ def test_an_aws_node_template_loses_its_user_data_too():
     template = {"apiVersion": "karpenter.k8s.aws/v1alpha1", "kind": "AWSNodeTemplate", "metadata": {"name": "a"},
                 "spec": {"userData": "password=hunter2", "amiFamily": "AL2"}}
     assert redact(template)["spec"] == {"userData": REDACTED, "amiFamily": "AL2"}
+
+
+# ---------------------------------------------------------------- finding 15: links, crashes, modes, read-only
+
+OBJECTS = [node_obj("n1"), pod_obj("web-1", node="n1")]
+
+
+def hidden(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize("absolute", [True, False])
+def test_saving_through_a_symlink_keeps_the_link_and_replaces_its_target(tmp_path, absolute):
+    real = tmp_path / "real"
+    real.mkdir()
+    target = real / "snap.json"
+    target.write_text("old")
+    link = tmp_path / "snap.json"
+    link.symlink_to(target if absolute else Path("real") / "snap.json")
+    write_snapshot(link, OBJECTS, META)
+    assert link.is_symlink() and os.readlink(link) == str(target if absolute else Path("real") / "snap.json")
+    assert len(load_snapshot(target).nodes) == 1
+    assert hidden(tmp_path) == [] and hidden(real) == []
+
+
+def test_a_link_to_a_link_to_a_new_file_creates_the_file(tmp_path):
+    (tmp_path / "b").symlink_to("c.json")
+    (tmp_path / "a").symlink_to("b")
+    save_whatif(tmp_path / "a", WhatIf("w", ()))
+    assert (tmp_path / "a").is_symlink() and (tmp_path / "b").is_symlink()
+    assert (tmp_path / "c.json").read_text() == dump_whatif(WhatIf("w", ()))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a link owned by someone else")
+def test_a_link_someone_else_planted_in_a_shared_directory_is_not_followed(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)  # like /tmp
+    precious = tmp_path / "precious"
+    precious.write_text("keep")
+    link = shared / "out.json"
+    link.symlink_to(precious)
+    os.lchown(link, 65534, 65534)  # planted by another user
+    with pytest.raises(InputError) as caught:
+        write_snapshot(link, OBJECTS, META)
+    assert "not followed" in str(caught.value) and "\n" not in str(caught.value)
+    assert precious.read_text() == "keep" and link.is_symlink()
+
+
+KILLED_WRITER = """
+import os, sys, time
+os.fsync = lambda fd: (open(sys.argv[2], "w").close(), time.sleep(60))  # hangs in fsync, as on a slow disk
+from karptui.model import SnapshotMeta
+from karptui.sources import write_snapshot
+write_snapshot(sys.argv[1], [{"kind": "Node", "metadata": {"name": "n" * 1000}}] * 100, SnapshotMeta(name="x"))
+"""
+
+
+def test_a_writer_killed_during_fsync_leaves_a_temp_file_the_next_save_removes(tmp_path):
+    out, started = tmp_path / "snap.json", tmp_path / "in-fsync"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(out), str(started)], env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not started.exists():
+            assert writer.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        writer.kill()
+        writer.wait()
+    started.unlink()
+    left = hidden(tmp_path)
+    assert len(left) == 1 and left[0].startswith(f".snap.json.karptui-{writer.pid}-") and left[0].endswith(".tmp")
+    assert (tmp_path / left[0]).stat().st_size > 100_000  # the whole snapshot, hidden
+    alive = tmp_path / f".other.json.karptui-{os.getppid()}-0123abcd.tmp"  # a writer still at work
+    alive.write_text("x")
+    foreign = tmp_path / ".snap.json.tmp"  # not karptui's: left alone
+    foreign.write_text("x")
+    write_snapshot(out, OBJECTS, META)
+    assert hidden(tmp_path) == sorted([alive.name, foreign.name])
+    assert len(load_snapshot(out).nodes) == 1
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test, and put the old one back."""
+    old = os.umask(0o022)
+    yield os.umask
+    os.umask(old)
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_a_new_snapshot_follows_the_umask(tmp_path, umask, mask, mode):
+    umask(mask)
+    write_snapshot(tmp_path / "snap.json.gz", OBJECTS, META)
+    assert stat.S_IMODE((tmp_path / "snap.json.gz").stat().st_mode) == mode
+
+
+def test_a_new_whatif_follows_the_umask_and_a_replaced_file_keeps_its_mode(tmp_path, umask):
+    umask(0o022)
+    path = tmp_path / "w.yaml"
+    save_whatif(path, WhatIf("w", ()))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    path.chmod(0o640)
+    save_whatif(path, WhatIf("w2", ()))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640 and "w2" in path.read_text()
+
+
+def as_an_ordinary_user() -> list[str]:
+    """A command prefix under which file permissions bind: root loses its override of them."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: no way to make a file read-only for this test")
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+def save_in_a_process(out: Path, kubeconfig: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([*as_an_ordinary_user(), sys.executable, "-m", "karptui", "snapshot", "save", str(out),
+                           "--kubeconfig", kubeconfig], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def test_a_read_only_directory_fails_before_the_cluster_is_asked_anything(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    with FakeAPI() as api:
+        api.add(node_obj("n1"))
+        done = save_in_a_process(folder / "snap.json", api.kubeconfig(tmp_path / "k"))
+        assert api.requests == []
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"karptui: {folder / 'snap.json'}: directory {folder} is not writable\n"
+    assert list(folder.iterdir()) == []
+
+
+def test_a_read_only_snapshot_is_not_replaced_and_the_cluster_is_not_asked(tmp_path):
+    out = tmp_path / "snap.json"
+    out.write_text("keep")
+    out.chmod(0o444)
+    with FakeAPI() as api:
+        api.add(node_obj("n1"))
+        done = save_in_a_process(out, api.kubeconfig(tmp_path / "k"))
+        assert api.requests == []
+    assert done.returncode == 2
+    assert done.stderr == f"karptui: {out}: is read-only; not replaced\n"
+    assert out.read_text() == "keep" and hidden(tmp_path) == []

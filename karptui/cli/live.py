@@ -79,13 +79,11 @@ def run_snapshot_save(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..cluster.capture import capture
+    from ..sources.atomic import check_target
     from ..sources.snapshot_file import write_snapshot
 
     out = Path(args.out)
-    if not out.parent.exists():
-        raise InputError(args.out, f"directory {out.parent} does not exist")
-    if out.is_dir():
-        raise InputError(args.out, "is a directory; give a file name such as cluster.json.gz")
+    check_target(out)  # a read-only or missing target is found now, not after listing the whole cluster
     since = logs_since(args.logs_since, 3600.0)
     connection = _connect(args, None)
     try:

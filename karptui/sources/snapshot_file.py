@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from .. import __version__
 from ..model import SnapshotMeta
 from ..model.errors import ModelError
 from ..model.fields import as_map, as_str, parse_time
+from .atomic import atomic_write
 
 META_API_VERSION = "karptui/v1"
 META_KIND = "KarptuiSnapshot"
@@ -71,30 +70,6 @@ def meta_document(meta: SnapshotMeta) -> dict:
     return doc
 
 
-def atomic_write(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
-
-    The temporary file sits in the same directory, so the final rename does not
-    cross filesystems; it is fsynced first so a crash cannot leave it empty.
-    """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o777)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def encode_snapshot(objects: Iterable[Mapping], meta: SnapshotMeta, fmt: str) -> bytes:
     """The bytes of a snapshot file in ``fmt`` ("yaml" or "json")."""
     items = list(objects)
@@ -107,7 +82,7 @@ def encode_snapshot(objects: Iterable[Mapping], meta: SnapshotMeta, fmt: str) ->
 
 
 def write_snapshot(path: str | Path, objects: Iterable[Mapping], meta: SnapshotMeta) -> None:
-    """Save raw objects with ``meta`` atomically; the name picks JSON/YAML and gzip."""
+    """Save raw objects with ``meta`` (:func:`.atomic.atomic_write`); the name picks JSON/YAML and gzip."""
     name = Path(path).name.removesuffix(".gz")
     data = encode_snapshot(objects, meta, "json" if name.endswith(".json") else "yaml")
     if str(path).endswith(".gz"):

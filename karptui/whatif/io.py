@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError
+from ..sources.atomic import atomic_write
 from ..sources.decode import read_text
-from ..sources.snapshot_file import atomic_write
 from ..sources.yaml_stream import load_all
 from .edits import (
     API_VERSION,
@@ -55,7 +55,7 @@ def load_whatif(path: str | Path) -> WhatIf:
 
 
 def save_whatif(path: str | Path, whatif: WhatIf) -> None:
-    """Write ``whatif`` as YAML, atomically: a reader sees the old file or the new one."""
+    """Write ``whatif`` as YAML with karptui's one writer (atomic, through links, umask honoured)."""
     atomic_write(path, dump_whatif(whatif).encode("utf-8"))
 
 
