@@ -18,11 +18,16 @@ from pathlib import Path
 
 import pytest
 import yaml
+from textual.app import App
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
 
 from karptui.cluster.redact import REDACTED, redact
 from karptui.errors import InputError
 from karptui.model import SnapshotMeta
 from karptui.sources import load_snapshot, write_snapshot
+from karptui.sources.logs import attach_logs
+from karptui.tui.screens.whatif import WhatIfScreen
 from karptui.whatif import WhatIf, save_whatif
 from karptui.whatif.io import dump_whatif
 from tests.conftest import REPO, node_obj, pod_obj
@@ -295,3 +300,91 @@ def test_a_read_only_snapshot_is_not_replaced_and_the_cluster_is_not_asked(tmp_p
     assert done.returncode == 2
     assert done.stderr == f"karptui: {out}: is read-only; not replaced\n"
     assert out.read_text() == "keep" and hidden(tmp_path) == []
+
+
+# ---------------------------------------------------------------- finding 14: the TUI asks before it overwrites
+
+class Host(App):
+    def __init__(self, snapshot) -> None:
+        super().__init__()
+        self.whatif = WhatIfScreen(snapshot, None)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.whatif)
+
+
+async def save_as(pilot, path) -> None:
+    await pilot.press("ctrl+s")
+    pilot.app.whatif.query_one("#path", Input).value = str(path)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def error(pilot) -> str:
+    return str(pilot.app.whatif.query_one("#error", Static).content)
+
+
+@pytest.fixture
+def opened(tmp_path):
+    """A snapshot file, as opened in the TUI (its path is the snapshot's source)."""
+    path = tmp_path / "open.json"
+    write_snapshot(path, OBJECTS, META)
+    return load_snapshot(path)
+
+
+async def test_saving_over_an_existing_file_asks_first_and_no_is_the_default(tmp_path, opened):
+    existing = tmp_path / "w.yaml"
+    existing.write_text("keep me")
+    async with Host(opened).run_test(size=(160, 50)) as pilot:
+        await save_as(pilot, existing)
+        assert isinstance(pilot.app.screen, ModalScreen)
+        question = " ".join(str(s.content) for s in pilot.app.screen.query(Static))
+        assert str(existing) in question and "overwrite" in question.lower()
+        await pilot.press("enter")                          # the default answer: no
+        await pilot.pause()
+        assert pilot.app.screen is pilot.app.whatif and existing.read_text() == "keep me"
+        assert "not saved" in error(pilot)
+        await save_as(pilot, existing)
+        await pilot.press("escape")                         # escape is no too
+        await pilot.pause()
+        assert pilot.app.screen is pilot.app.whatif and existing.read_text() == "keep me"
+        await save_as(pilot, existing)
+        await pilot.press("y")                              # yes, overwrite
+        await pilot.pause()
+        assert pilot.app.screen is pilot.app.whatif and error(pilot) == ""
+    assert existing.read_text() == dump_whatif(WhatIf("tui-whatif", ()))
+
+
+async def test_a_new_file_is_saved_without_a_question(tmp_path, opened):
+    async with Host(opened).run_test(size=(160, 50)) as pilot:
+        await save_as(pilot, tmp_path / "new.yaml")
+        assert pilot.app.screen is pilot.app.whatif and error(pilot) == ""
+    assert (tmp_path / "new.yaml").read_text() == dump_whatif(WhatIf("tui-whatif", ()))
+
+
+async def test_the_open_snapshot_is_never_overwritten(tmp_path, opened):
+    source = Path(opened.meta.source)
+    before = source.read_bytes()
+    (tmp_path / "link.json").symlink_to(source)
+    async with Host(opened).run_test(size=(160, 50)) as pilot:
+        for spelling in (source, tmp_path / "link.json", f"{tmp_path}/./open.json"):
+            await save_as(pilot, spelling)
+            assert pilot.app.screen is pilot.app.whatif     # refused outright, no question
+            assert error(pilot) == f"{spelling}: is the snapshot open in this session; not overwritten"
+    assert source.read_bytes() == before
+
+
+async def test_nor_a_file_of_an_open_snapshot_directory_or_the_open_log_file(tmp_path):
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    write_snapshot(folder / "nodes.json", OBJECTS, META)
+    log = tmp_path / "karpenter.log"
+    log.write_text('{"level":"INFO","message":"x"}\n')
+    opened = attach_logs(load_snapshot(folder), log)
+    async with Host(opened).run_test(size=(160, 50)) as pilot:
+        await save_as(pilot, folder / "nodes.json")
+        assert error(pilot) == f"{folder / 'nodes.json'}: is the snapshot open in this session; not overwritten"
+        await save_as(pilot, log)
+        assert error(pilot) == f"{log}: is the log file open in this session; not overwritten"
+        assert pilot.app.screen is pilot.app.whatif
+    assert len(load_snapshot(folder / "nodes.json").nodes) == 1 and log.read_text().startswith('{"level"')

@@ -11,6 +11,7 @@ shows them and hands back what the operator typed.
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any
 
 from textual import on, work
@@ -28,6 +29,7 @@ from ...model import Snapshot
 from ...views import whatif_form as wf
 from ...whatif import WhatIf, load_whatif, save_whatif
 from ..keybar import KeyBar
+from .confirm import ConfirmScreen
 
 SPREAD_FIELDS = ("maxSkew", "topologyKey", "whenUnsatisfiable", "minDomains", "nodeAffinityPolicy",
                  "nodeTaintsPolicy", "matchLabelKeys")
@@ -294,11 +296,10 @@ class WhatIfScreen(Screen):
         self.query_one("#targets").focus()
         if not path:
             return
+        if self.path_mode == "save":
+            self._save(path)
+            return
         try:
-            if self.path_mode == "save":
-                save_whatif(path, self.stack.as_whatif(self.whatif_name))
-                self.notify(f"saved {len(self.stack)} edit(s) to {path}")
-                return
             whatif = load_whatif(path)
         except (InputError, OSError) as exc:
             self._error(str(exc))
@@ -306,6 +307,46 @@ class WhatIfScreen(Screen):
         self.stack.replace(whatif.edits)
         self.whatif_name = whatif.name
         await self._step(whatif, "")
+
+    def _save(self, path: str) -> None:
+        """Save to ``path``; never over a file this session has open, over another only after a yes."""
+        open_as = self._opened_as(path)
+        if open_as:
+            self._error(f"{path}: is the {open_as} open in this session; not overwritten")
+        elif os.path.exists(path):
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._write(path)
+                else:
+                    self._error(f"{path}: exists; not saved")
+
+            self.app.push_screen(ConfirmScreen(f"{path} exists. Overwrite it with this what-if?", "Yes, overwrite"),
+                                 answered)
+        else:
+            self._write(path)
+
+    def _write(self, path: str) -> None:
+        try:
+            save_whatif(path, self.stack.as_whatif(self.whatif_name))
+        except (InputError, OSError) as exc:
+            self._error(str(exc))
+            return
+        self._error("")
+        self.notify(f"saved {len(self.stack)} edit(s) to {path}")
+
+    def _opened_as(self, path: str) -> str:
+        """"snapshot" or "log file" when ``path`` is (part of) one this session read, else ""."""
+        meta = self.snapshot.meta
+        for what, source in (("snapshot", meta.source), ("log file", meta.logs_source)):
+            if not source or not os.path.exists(source):
+                continue
+            if os.path.isdir(source):  # a directory of files: replacing one of them changes the snapshot
+                inside = os.path.realpath(path).startswith(os.path.join(os.path.realpath(source), ""))
+                if inside and os.path.exists(path):
+                    return what
+            elif os.path.exists(path) and os.path.samefile(path, source):
+                return what
+        return ""
 
     # ------------------------------------------------------------- running
 
