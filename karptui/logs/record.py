@@ -12,6 +12,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .paste import console, salvage, unwrap
+
 _PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\] ")
 _KUBECTL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) ")
 # client-go's leader election writes klog lines into the controller's log:
@@ -37,7 +39,8 @@ def parse_record(number: int, text: str) -> Record | None:
     """The Karpenter log record on this line, or None if it is not one."""
     source = ""
     if text[0:1] == "{":  # the common case first: a bare JSON line
-        return _json_record(number, text.rstrip("\r\n"), source, "")
+        found = _json_record(number, text.rstrip("\r\n"), source, "")
+        return found if found is not None else _pasted(number, text)
     if text.startswith("[pod/"):
         match = _PREFIX.match(text)
         if match:
@@ -50,9 +53,9 @@ def parse_record(number: int, text: str) -> Record | None:
             if match:
                 stamp, text = match.group(0)[:-1], text[match.end():]
     text = text.rstrip("\r\n")
-    if text.startswith("{"):
-        return _json_record(number, text, source, stamp)
-    return _console_record(number, text, source, stamp)
+    found = _json_record(number, text, source, stamp) if text.startswith("{") else \
+        _console_record(number, text, source, stamp)
+    return found if found is not None else _pasted(number, text, source, stamp)
 
 
 _DECODE = json.JSONDecoder().raw_decode
@@ -69,12 +72,32 @@ def _json_record(number: int, text: str, source: str, stamp: str) -> Record | No
         return None  # trailing garbage: not one JSON object
     if not isinstance(data, dict):
         return None
-    message, level = data.get("message"), data.get("level")
+    return _from_json(number, data, source, stamp)
+
+
+def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | None:
+    """zap's JSON (``level``/``time``/``message``) or controller-runtime's (``ts``/``msg``)."""
+    message = data.get("message")
+    if not isinstance(message, str):
+        message = data.get("msg")
+    level = data.get("level")
     if not isinstance(message, str) or not isinstance(level, str):
         return None
     when = data.get("time") or data.get("ts") or stamp
+    if isinstance(when, (int, float)) and not isinstance(when, bool):
+        when = _epoch(when)
     return Record(number, when if isinstance(when, str) else stamp, _LEVELS.get(level.upper(), level.lower()),
                   str(data.get("logger", "")), message, data, source)
+
+
+def _epoch(seconds: float) -> str:
+    """zap's epoch-float ``ts`` (controller-runtime's fallback logger) as RFC 3339."""
+    import datetime as dt
+
+    try:
+        return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def _klog_record(number: int, text: str, source: str, stamp: str) -> Record | None:
@@ -100,5 +123,44 @@ def _console_record(number: int, text: str, source: str, stamp: str) -> Record |
             loaded = json.loads(parts[4])
             context = loaded if isinstance(loaded, dict) else {}
         except ValueError:
-            message = f"{message}\t{parts[4]}"
+            context = salvage(parts[4])
+            if not context:
+                message = f"{message}\t{parts[4]}"
     return Record(number, when or stamp, _LEVELS[level], logger, message, context, source)
+
+
+def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record | None:
+    """A line the fast paths did not take: peel the paste's wrappers and try again."""
+    got = unwrap(text)
+    body, source, stamp = got.body, got.source or source, got.stamp or stamp
+    if not body:
+        return None
+    brace = body.find("{")
+    if brace == 0 or (brace > 0 and body.startswith('\\"', brace + 1)):
+        return _pasted_json(number, body, source, stamp)
+    if body[:1] in _KLOG_LEVELS and body[1:2].isdigit():
+        return _klog_record(number, body, source, stamp)
+    found = console(body, stamp)
+    if found is None:
+        return None
+    context: dict = {}
+    if found.context:
+        try:
+            loaded = json.loads(found.context)
+            context = loaded if isinstance(loaded, dict) else {}
+        except (ValueError, RecursionError):
+            context = salvage(found.context)
+    return Record(number, found.time, found.level, found.logger, found.message, context, source)
+
+
+def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | None:
+    """A JSON payload: whole, escaped inside another record (``{\\"level\\": ...}``), or cut off."""
+    if body.startswith('{\\"'):
+        body = body.replace('\\"', '"')
+    try:
+        data, _ = _DECODE(body)
+    except (ValueError, RecursionError):
+        data = salvage(body)
+    if not isinstance(data, dict):
+        return None
+    return _from_json(number, data, source, stamp)

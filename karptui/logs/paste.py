@@ -1,0 +1,202 @@
+"""Finding the Karpenter line inside whatever an operator pasted around it.
+
+Logs reach karptui as people copy them: from a terminal (TABs turned into runs of
+spaces), from a GitHub comment (markdown quotes, code fences, backticks), behind
+``kubectl logs --prefix``/``--timestamps``, stern's ``pod container``, CRI's
+``TIME stdout F`` framing, a log store's own time column (Kibana's ``Mar 3, 2024 @
+10:11:12.345``, Grafana/Loki's local ``2024-03-03 10:11:12.345``), k9s' box borders,
+or with a literal ``\\t`` where a TAB was. This module peels those layers off and says
+where the Karpenter payload starts: a JSON object, or a zap console line
+``[TIME] LEVEL [LOGGER] MESSAGE [{context}]``.
+
+It is the slow path: a bare JSON line or a clean TAB-separated console line never
+comes here (record.py handles those first), so throughput stays with the common case.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+# Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b))*""")
+_TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
+_KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
+_CRI = re.compile(r"(\S+)\s+(?:stdout|stderr)\s+[FP]\s")
+# A time column: RFC 3339 (T or space), zap's epoch float is not a prefix (it is inside JSON),
+# Kibana "Mar 3, 2024 @ 10:11:12.345", syslog-ish "Mar 03 10:11:12".
+_TIME = re.compile(
+    r"(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d|\s?UTC)?"
+    r"|[A-Z][a-z]{2} \d{1,2}, \d{4} @ \d\d:\d\d:\d\d(?:\.\d+)?"
+    r"|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)?)"
+)
+# stern / kubectl-with-pod-name prefixes: "karpenter-5f7b9d8c6d-x7k2p controller ", "ns/pod[controller]: "
+_STERN = re.compile(r"([a-z0-9][a-z0-9.-]*-[a-z0-9]{4,10})(?:\s+(controller|manager|webhook|karpenter))?\s+")
+_NS_POD_CONTAINER = re.compile(r"([a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*)\[([a-z0-9-]+)\]:\s*")
+_SEP = re.compile(r"(?:\t|\\t|\s)+")
+LEVELS = {"DEBUG": "debug", "INFO": "info", "WARN": "warn", "WARNING": "warn", "ERROR": "error",
+          "DPANIC": "error", "PANIC": "error", "FATAL": "error"}
+_LEVEL = re.compile(r"(DEBUG|INFO|WARN(?:ING)?|ERROR|DPANIC|PANIC|FATAL)(?=\t|\\t|\s|$)")
+# Loggers of every era: "controller", "controller.provisioner", "webhook.DefaultingWebhook", "fallback"
+_LOGGER = re.compile(r"(?:controller|webhook|fallback|karpenter|manager|leader-election|controller-runtime)"
+                     r"(?:\.[\w-]+)*(?=\t|\\t| |$)")
+
+
+@dataclass(slots=True)
+class Unwrapped:
+    """The payload of a pasted line and what its wrappers said."""
+
+    body: str
+    source: str = ""   # pod/NAME/CONTAINER (kubectl --prefix) or pod container (stern)
+    stamp: str = ""    # the outermost time column, when the payload has no time of its own
+
+
+def unwrap(text: str) -> Unwrapped:
+    """Peel paste wrappers off ``text`` until a JSON object or a console payload is in front."""
+    body = _TRAIL.sub("", _LEAD.sub("", text, count=1), count=1)
+    source = stamp = ""
+    for _ in range(6):  # wrappers nest at most a few deep: CRI inside a log store inside a quote
+        if body.startswith("{"):
+            break
+        match = _KUBECTL_PREFIX.match(body)
+        if match:
+            source, body = match.group(1), body[match.end():]
+            continue
+        match = _NS_POD_CONTAINER.match(body)
+        if match:
+            source, body = f"pod/{match.group(1).split('/')[-1]}/{match.group(2)}", body[match.end():]
+            continue
+        match = _CRI.match(body)
+        if match:
+            stamp = stamp or match.group(1)
+            body = body[match.end():]
+            continue
+        match = _TIME.match(body)
+        if match:
+            rest = _SEP.match(body, match.end())
+            if rest is None:
+                break
+            after = body[rest.end():]
+            if _LEVEL.match(after) or _TIME.match(after) or after.startswith(("{", "[pod/")) \
+                    or _STERN.match(after) or _LOGGER.match(after):
+                stamp = stamp or match.group(0)
+                body = after
+                continue
+            break
+        match = _STERN.match(body)
+        if match and _looks_like_payload(body[match.end():]):
+            pod, container = match.group(1), match.group(2)
+            source = f"pod/{pod}/{container}" if container else f"pod/{pod}"
+            body = body[match.end():]
+            continue
+        break
+    return Unwrapped(body.replace("\\t", "\t") if "\\t" in body and not body.startswith("{") else body,
+                     source, stamp)
+
+
+def _looks_like_payload(text: str) -> bool:
+    return bool(text.startswith("{") or _TIME.match(text) or _LEVEL.match(text) or _CRI.match(text))
+
+
+@dataclass(slots=True)
+class Console:
+    """A zap console line's columns, whatever separated them."""
+
+    time: str
+    level: str
+    logger: str
+    message: str
+    context: str   # the trailing JSON object's text, "" when the line has none
+
+
+def console(body: str, stamp: str) -> Console | None:
+    """``[TIME] LEVEL [LOGGER] MESSAGE [{context}]`` with TABs, runs of spaces or single spaces.
+
+    A line may lack its time (copied from a pane), its level (a grep of one column) or
+    its logger (v0.2 and before had none), but not both level and logger: a bare
+    sentence is not a Karpenter line.
+    """
+    when = ""
+    match = _TIME.match(body)
+    if match:
+        when, body = match.group(0), body[match.end():].lstrip(" \t")
+    level = ""
+    match = _LEVEL.match(body)
+    if match:
+        level, body = LEVELS[match.group(1)], body[match.end():].lstrip(" \t")
+    elif body[:1].isupper() and body[1:5].islower():  # "Info" never starts a zap line; a sentence does
+        return None
+    logger = ""
+    match = _LOGGER.match(body)
+    if match and (body[match.end():match.end() + 1] in ("\t", "") or "." in match.group(0)
+                  or body[match.end():match.end() + 2] == "  " or level):
+        logger, body = match.group(0), body[match.end():].lstrip(" \t")
+    if not level and not logger:
+        return None
+    if not level and not when and not body:
+        return None
+    message, context = split_context(body)
+    return Console(when or stamp, level, logger, message, context)
+
+
+def split_context(body: str) -> tuple[str, str]:
+    """The message and its trailing ``{...}`` context: the last ``{"`` after a TAB, or after
+    spaces when TABs were lost. The context may be cut off (the paste ended); the message
+    may itself hold ``{...}`` (requests), which is why the search runs from the right."""
+    tab = body.rfind("\t{")
+    if tab >= 0:
+        return body[:tab].rstrip(), body[tab + 1:].strip()
+    start = len(body)
+    while True:
+        start = body.rfind('{"', 0, start)
+        if start <= 0:
+            return body.strip(), ""
+        before = body[start - 1]
+        if before == " " and (body[start:start + 9] == '{"commit"' or body[start - 2:start] == "  "
+                              or _closes(body, start)):
+            return body[:start].rstrip(), body[start:].strip()
+
+
+def _closes(body: str, start: int) -> bool:
+    """Whether ``body[start:]`` is one JSON object running to the end (then it is the context)."""
+    depth, quoted, escaped = 0, False, False
+    for index in range(start, len(body)):
+        ch = body[index]
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return not body[index + 1:].strip()
+    return False
+
+
+_PAIR = re.compile(r'"([\w.\-/ ]+)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false|null|'
+                   r'\{"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\})')
+
+
+def salvage(text: str) -> dict:
+    """The complete ``"key": value`` pairs of a JSON object that was cut off mid-way.
+
+    Only scalars and Karpenter's ``{"name": ..., "namespace": ...}`` references are kept;
+    a nested object cut off is simply not there.
+    """
+    found: dict = {}
+    for key, raw in _PAIR.findall(text):
+        if key in found:
+            continue
+        try:
+            found[key] = json.loads(raw)
+        except ValueError:
+            continue
+    return found
