@@ -17,10 +17,15 @@ _OVERHEAD = re.compile(r"^daemonset overhead=(\{[^}]*\}), ")
 _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 _MORE = re.compile(r"^(.*?)(?: and (\d+) other\(s\))?$")
 _DISRUPT = re.compile(
-    r"^(?:deprovisioning via|disrupting via|disrupting nodeclaim\(s\) via) (?:(\w+) )?(delete|replace), "
-    r"terminating \d+ (?:nodes|machines|candidates|nodeclaims)(?: \(\d+ pods\))? (.*?)"
-    r"(?: and replacing with (?:(spot|on-demand|reserved) )?node from types (.*))?$")
-_V1_REASONS = {"underutilized": "underutilized", "empty": "emptiness", "drifted": "drift", "expired": "expiration"}
+    r"^(?:deprovisioning via|disrupting via|disrupting nodeclaim\(s\) via|consolidating via) (?:(\w+) )?"
+    r"(delete|replace),? ?(?:terminating \d+ (?:nodes?|machines?|candidates?|nodeclaims?)(?: \(\d+ pods?\))? ?(.*?))?"
+    r"(?: and replacing with (?:(spot|on-demand|reserved) )?(?:node|\d+ spot and \d+ on-demand,) from types (.*))?$",
+    re.I)
+# v1.9+: the whole command in one string, "Underutilized/ID: Replace: nodepools=[a,b]: [n1, n2] -> [1 replacement] ..."
+_COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+): (?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]")
+_TTL = re.compile(r"^triggering termination (?:for expired node after|after [\w.]+ for empty node)", re.I)
+_V1_REASONS = {"underutilized": "underutilized", "empty": "emptiness", "emptiness": "emptiness", "drifted": "drift",
+               "drift": "drift", "expired": "expiration", "expiration": "expiration", "consolidation": "consolidation"}
 _METHODS = {"consolidation", "drift", "expiration", "emptiness", "underutilized"}
 
 
@@ -57,10 +62,11 @@ def _json(text: str | None):
         return text
 
 
-_LIMITS = re.compile(r'^all available instance types exceed limits for (?:nodepool|provisioner)?:? ?"([^"]+)"')
+_LIMITS = re.compile(r'^all available instance types exceed (?:nodepool |provisioner )?limits'
+                     r'(?: for (?:nodepool|provisioner)?:? ?(?:"([^"]+)"|\(NodePool=([^)]+)\)))?')
 
 
-def unschedulable(error: str) -> dict:
+def unschedulable(error: str, pool_hint: str = "") -> dict:
     """Every NodePool named in a scheduling error, with its own reason.
 
     Pools are separated by "; "; each part is ``incompatible with nodepool
@@ -80,8 +86,8 @@ def unschedulable(error: str) -> dict:
             pools.append({"name": name, "reason": reason})
             continue
         limits = _LIMITS.match(part)
-        if limits:
-            pools.append({"name": limits.group(1), "reason": part})
+        if limits and (limits.group(1) or limits.group(2) or pool_hint):
+            pools.append({"name": limits.group(1) or limits.group(2) or pool_hint, "reason": part})
         elif pools:
             pools[-1]["reason"] += "; " + part  # a reason that itself contained "; "
     resources = _RESOURCES.search(error)
@@ -94,20 +100,26 @@ def unschedulable(error: str) -> dict:
     return out
 
 
-def _unschedulable(record: Record, message: str) -> dict | None:
-    lowered = message.lower()
-    if not lowered.startswith("could not schedule pod") and not lowered.startswith("failed to schedule pod"):
+def _unschedulable(record: Record, message: str, lowered: str) -> dict | None:
+    if not lowered.startswith(("could not schedule pod", "failed to schedule pod")):
         return None
     error = record.fields.get("error") if isinstance(record.fields.get("error"), str) else ""
     detail = message.split(", ", 1)[1] if ", " in message else error
-    out = {"kind": "pod_unschedulable", "pod": _pod(record.fields), **unschedulable(detail or error)}
-    return out
+    pool = _name(record.fields, "NodePool", "nodepool", "Provisioner", "provisioner") or ""
+    return {"kind": "pod_unschedulable", "pod": _pod(record.fields), **unschedulable(detail or error, pool)}
 
 
-def _provisionable(record: Record, message: str) -> dict | None:
-    if not message.startswith("found provisionable pod(s)"):
+_COUNT = re.compile(r"^found (\d+) provisionable pods?")
+
+
+def _provisionable(record: Record, message: str, lowered: str) -> dict | None:
+    if not lowered.startswith("found ") or "provisionable pod" not in lowered:
         return None
     out: dict = {"kind": "pods_provisionable"}
+    counted = _COUNT.match(lowered)
+    if counted:  # v0.5-v0.2x: "Found 3 provisionable pod(s)"
+        out["count"] = int(counted.group(1))
+        return out
     count = record.fields.get("pods")
     listed = record.fields.get("Pods", count if isinstance(count, str) else None)  # v0.3x listed them in "pods"
     if isinstance(count, int):
@@ -119,31 +131,63 @@ def _provisionable(record: Record, message: str) -> dict | None:
     return out
 
 
-def _computed(record: Record, message: str) -> dict | None:
-    if not message.startswith("computed new ") or "to fit pod" not in message:
+# Every era's "N nodes for M pods": (regex, group of the node count, group of the pod count)
+_PACKINGS = (
+    (re.compile(r"^computed (\d+) new (?:node|machine|nodeclaim)\(s\) will fit (\d+) pod"), 1, 2),
+    (re.compile(r"^computed packing of (\d+) node\(s\) for (\d+) pod"), 1, 2),
+    (re.compile(r"^computed packings? for (\d+) pod\(s\) onto (\d+) node"), 2, 1),
+    (re.compile(r"^scheduled (\d+) pods? onto (\d+) (?:new )?nodes?"), 2, 1),
+)
+
+
+def _computed(record: Record, message: str, lowered: str) -> dict | None:
+    for pattern, claims, pods in _PACKINGS:
+        match = pattern.match(lowered)
+        if match:
+            return {"kind": "nodeclaims_computed", "nodeclaims": int(match.group(claims)),
+                    "pods": int(match.group(pods))}
+    if not lowered.startswith("computed new ") or "to fit pod" not in lowered:
         return None
     f = record.fields
-    claims = next((f[k] for k in ("nodeclaims", "machines", "nodes") if isinstance(f.get(k), int)), None)
+    claims = next((f[k] for k in ("nodeclaims", "machines", "nodes", "newNodes") if isinstance(f.get(k), int)), None)
     return {"kind": "nodeclaims_computed", "nodeclaims": claims, "pods": f.get("pods")}
 
 
-def _created(record: Record, message: str) -> dict | None:
+_OPTIONS = re.compile(r"instance type option\(s\) \[([^\]]*)\]")
+
+
+def _created(record: Record, message: str, lowered: str) -> dict | None:
     f = record.fields
-    if message == "created nodeclaim" or message == "created machine":
+    if lowered in ("created nodeclaim", "created machine"):
         names, more = _listed(str(f.get("instance-types", "")))
         return {"kind": "nodeclaim_created", "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
                 "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"),
                 "instance_types": names, "more": more}
-    if message.startswith("launching node with ") or message.startswith("launching machine with "):
+    if lowered.startswith(("launching node with ", "launching machine with ", "created node with ",
+                           "launching nodeclaim with ")):
         types = message.split(" from types ", 1)[1] if " from types " in message else ""
         names, more = _listed(types)
-        return {"kind": "nodeclaim_created", "nodeclaim": _name(f, "machine"),
+        return {"kind": "nodeclaim_created", "nodeclaim": _name(f, "machine", "nodeclaim"),
                 "nodepool": _name(f, "provisioner", "nodepool"), "instance_types": names, "more": more}
+    if lowered.startswith("creating ") and "node(s) with instance type option(s)" in lowered:  # v0.8
+        options = _OPTIONS.search(message)
+        return {"kind": "nodeclaim_created", "nodepool": _name(f, "provisioner", "nodepool"),
+                "instance_types": options.group(1).split() if options else []}
     return None
 
 
-def _launched(record: Record, message: str) -> dict | None:
-    if message not in ("launched nodeclaim", "launched machine", "launched instance", "launched node"):
+_LAUNCHED = re.compile(r"^launched instance: ([^,\s]+), hostname: ([^,\s]+), type: ([^,\s]+), zone: ([^,\s]+), "
+                       r"capacity ?type: ([\w-]+)", re.I)
+
+
+def _launched(record: Record, message: str, lowered: str) -> dict | None:
+    match = _LAUNCHED.match(message)
+    if match:  # v0.5-v0.1x: the launched node's hostname stands for the NodeClaim of later eras
+        instance, hostname, itype, zone, capacity = match.groups()
+        return {"kind": "nodeclaim_launched", "nodeclaim": hostname, "instance_type": itype, "zone": zone,
+                "capacity_type": capacity, "provider_id": instance}
+    if lowered not in ("launched nodeclaim", "launched machine", "launched instance", "launched node",
+                       "launched new instance"):
         return None
     f = record.fields
     return {"kind": "nodeclaim_launched",
@@ -152,25 +196,35 @@ def _launched(record: Record, message: str) -> dict | None:
             "capacity_type": f.get("capacity-type"), "provider_id": f.get("provider-id") or f.get("id")}
 
 
-def _lifecycle(record: Record, message: str) -> dict | None:
+def _lifecycle(record: Record, message: str, lowered: str) -> dict | None:
     for verb in ("registered", "initialized"):
-        if message in (f"{verb} nodeclaim", f"{verb} machine"):
+        if lowered in (f"{verb} nodeclaim", f"{verb} machine"):
             f = record.fields
             return {"kind": f"nodeclaim_{verb}", "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
                     "node": _name(f, "Node", "node")}
     return None
 
 
-def _disruption(record: Record, message: str) -> dict | None:
+def _method(reason: object) -> str:
+    return _V1_REASONS.get(reason.lower(), "other") if isinstance(reason, str) else "other"
+
+
+def _disruption(record: Record, message: str, lowered: str) -> dict | None:
+    f = record.fields
+    if lowered == "disrupting node(s)":
+        return _structured_disruption(f)
+    if _TTL.match(message):  # v0.2x: expiry and emptiness TTLs, before disruption had methods
+        return {"kind": "disruption", "method": "expiration" if "expired" in lowered else "emptiness",
+                "nodes": [n for n in (_name(f, "node", "Node"),) if n]}
     match = _DISRUPT.match(message)
     if match is None:
         return None
     method, action, targets, capacity, types = match.groups()
-    reason = record.fields.get("reason")
-    if method is None:
-        method = _V1_REASONS.get(reason, "other") if isinstance(reason, str) else "other"
-    nodes = [t.split("/", 1)[0].strip() for t in re.split(r",\s*", targets) if t.strip()]
-    out = {"kind": "disruption", "method": method if method in _METHODS else "other", "action": action,
+    method = (method or "").lower()
+    if not method:
+        method = _method(f.get("reason"))
+    nodes = [t.split("/", 1)[0].strip() for t in re.split(r",\s*", targets or "") if t.strip()]
+    out = {"kind": "disruption", "method": method if method in _METHODS else "other", "action": action.lower(),
            "nodes": nodes}
     if types is not None:
         names, more = _listed(types)
@@ -178,8 +232,37 @@ def _disruption(record: Record, message: str) -> dict | None:
     return out
 
 
-def _terminated(record: Record, message: str) -> dict | None:
-    if message not in ("deleted node", "deleted nodeclaim", "deleted machine"):
+def _structured_disruption(f: dict) -> dict:
+    """v1.x ``disrupting node(s)``: ``reason``, ``decision``, ``disrupted-nodes`` and (v1.9+) ``command``."""
+    out: dict = {"kind": "disruption", "method": _method(f.get("reason"))}
+    decision = f.get("decision")
+    if isinstance(decision, str) and decision.lower() in ("delete", "replace"):
+        out["action"] = decision.lower()
+    nodes = []
+    for entry in f.get("disrupted-nodes") or []:
+        if isinstance(entry, dict):
+            name = _name(entry, "Node", "NodeClaim")
+            if name:
+                nodes.append(name)
+    command = _COMMAND.match(f["command"]) if isinstance(f.get("command"), str) else None
+    if command:
+        reason, decision, pools, names = command.groups()
+        out["method"] = _method(reason)
+        out.setdefault("action", decision.lower())
+        if pools:
+            out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
+        nodes = nodes or [n.strip() for n in names.split(",") if n.strip()]
+    out["nodes"] = nodes
+    replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
+    if len(replacements) == 1:
+        names, more = _listed(str(replacements[0].get("instance-types", "")))
+        out.update(replacement_capacity_type=replacements[0].get("capacity-type"),
+                   replacement_instance_types=names, more=more)
+    return out
+
+
+def _terminated(record: Record, message: str, lowered: str) -> dict | None:
+    if lowered not in ("deleted node", "deleted nodeclaim", "deleted machine"):
         return None
     f = record.fields
     return {"kind": "node_terminated", "node": _name(f, "Node", "node"),
@@ -190,13 +273,18 @@ _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", 
                   "creating cloud provider instance", "insufficient capacity")
 
 
-def _launch_failed(record: Record, message: str) -> dict | None:
-    """``failed launching nodeclaim`` (v1), ``Could not launch ...``, or an error-level line that
-    is the cloud provider's error itself (v0.2x-v0.3x lifecycle controllers)."""
-    lowered = message.lower()
+def _launch_failed(record: Record, message: str, lowered: str) -> dict | None:
+    """``failed launching nodeclaim`` (v1), ``Could not launch ...``, controller-runtime's ``Reconciler error``
+    whose error is a launch, an ICE'd offering, or an error-level line that is the cloud provider's error
+    itself (v0.2x-v0.3x lifecycle controllers)."""
     f = record.fields
+    error_field = f.get("error") if isinstance(f.get("error"), str) else ""
     if lowered.startswith(("failed launching", "could not launch")):
-        error = f.get("error") if isinstance(f.get("error"), str) else message.split(", ", 1)[-1]
+        error = error_field or message.split(", ", 1)[-1]
+    elif lowered == "reconciler error" and error_field.lower().startswith(_LAUNCH_ERRORS):
+        error = error_field
+    elif lowered.startswith("insufficientinstancecapacity for offering"):
+        error = message
     elif record.level == "error" and lowered.startswith(_LAUNCH_ERRORS):
         error = message
     else:
@@ -205,12 +293,48 @@ def _launch_failed(record: Record, message: str) -> dict | None:
             "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"), "error": error}
 
 
-def _interruption(record: Record, message: str) -> dict | None:
-    lowered = message.lower()
-    if "interruption" not in lowered and "spot interruption" not in lowered:
+_LIMITED = re.compile(r'(?:for (?:nodepool|provisioner)[: ]*"?([\w.-]+)"?|NodePool=([\w.-]+))')
+
+
+def _limits(record: Record, message: str, lowered: str) -> dict | None:
+    """A NodePool's limits reached (v1.9+ ``node limits have been exhausted for nodepool``)."""
+    if not lowered.startswith(("node limits have been exhausted", "all available instance types exceed limits")):
         return None
-    return {"kind": "interruption", "node": _name(record.fields, "Node", "node"),
-            "nodeclaim": _name(record.fields, "NodeClaim", "nodeclaim", "Machine", "machine")}
+    named = _LIMITED.search(message)
+    pool = _name(record.fields, "NodePool", "nodepool", "Provisioner", "provisioner") or \
+        (named and (named.group(1) or named.group(2)))
+    return {"kind": "limits_exceeded", "nodepool": pool or None}
+
+
+# The interruption controller's message kinds, every era's spelling (SpotInterruptionKind, spot_interrupted ...)
+_MESSAGE_KINDS = (("rebalance", "rebalance_recommendation"), ("spot", "spot_interruption"),
+                  ("scheduled", "scheduled_change"), ("state", "instance_state_change"),
+                  ("stop", "instance_state_change"), ("terminat", "instance_state_change"), ("noop", "noop"))
+
+
+def message_kind(value: object) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    lowered = value.lower()
+    return next((kind for needle, kind in _MESSAGE_KINDS if needle in lowered), "unknown")
+
+
+def _interruption(record: Record, message: str, lowered: str) -> dict | None:
+    """The AWS provider's interruption controller: an offering marked unavailable, a node deleted for a message."""
+    f = record.fields
+    if lowered.startswith("removing offering from offerings"):
+        # also logged when a launch hits InsufficientInstanceCapacity: that is not an interruption
+        if not (f.get("messageKind") or f.get("message-kind") or "interruption" in record.logger
+                or f.get("controller") == "interruption"):
+            return None
+        action = "remove_offering"
+    elif "from interruption message" in lowered and ("delete" in lowered or "cordon" in lowered):
+        action = "delete"
+    else:
+        return None
+    return {"kind": "interruption", "node": _name(f, "Node", "node"),
+            "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+            "message_kind": message_kind(f.get("messageKind") or f.get("message-kind")), "action": action}
 
 
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
@@ -220,28 +344,34 @@ BY_FIRST_WORD = {
     "failed": (_unschedulable, _launch_failed),
     "found": (_provisionable,),
     "computed": (_computed,),
+    "scheduled": (_computed,),
     "created": (_created,),
+    "creating": (_created, _launch_failed),
     "launching": (_created, _launch_failed),
-    "creating": (_launch_failed,),
     "insufficient": (_launch_failed,),
+    "insufficientinstancecapacity": (_launch_failed,),
+    "reconciler": (_launch_failed,),
     "launched": (_launched,),
     "registered": (_lifecycle,),
     "initialized": (_lifecycle,),
     "deprovisioning": (_disruption,),
     "disrupting": (_disruption,),
-    "deleted": (_terminated,),
+    "consolidating": (_disruption,),
+    "triggering": (_disruption,),
+    "deleted": (_terminated, _interruption),
+    "removing": (_interruption,),
+    "initiating": (_interruption,),
+    "node": (_limits,),
+    "all": (_limits,),
 }
 
 
 def classify(record: Record) -> dict:
     """The event fields for one record: its kind and whatever the line carries."""
     message = record.message
-    for extract in BY_FIRST_WORD.get(message.partition(" ")[0].lower(), ()):
-        found = extract(record, message)
-        if found is not None:
-            return _present(found)
-    if "nterruption" in message:
-        found = _interruption(record, message)
+    lowered = message.lower()
+    for extract in BY_FIRST_WORD.get(lowered.partition(" ")[0], ()):
+        found = extract(record, message, lowered)
         if found is not None:
             return _present(found)
     return {"kind": "other", "message": message}
