@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
-from .record import Record
+if TYPE_CHECKING:  # record.py reads a bare message through classify(); the type is all this needs
+    from .record import Record
 
 _POOL_REASON = re.compile(r'incompatible with (?:nodepool|provisioner) "([^"]+)", ')
 _OVERHEAD = re.compile(r"^daemonset overhead=(\{[^}]*\}), ")
@@ -368,6 +370,8 @@ BY_FIRST_WORD = {
 
 def classify(record: Record) -> dict:
     """The event fields for one record: its kind and whatever the line carries."""
+    if record.preset is not None:
+        return record.preset
     message = record.message
     lowered = message.lower()
     for extract in BY_FIRST_WORD.get(lowered.partition(" ")[0], ()):

@@ -12,6 +12,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .classify import classify
+from .kube_events import event_row, json_event
 from .paste import console, salvage, unwrap
 
 _PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\] ")
@@ -33,6 +35,7 @@ class Record:
     message: str
     fields: dict = field(default_factory=dict)
     source: str = ""   # pod/NAME/CONTAINER when kubectl --prefix was used
+    preset: dict | None = None  # the event's fields when the line was a Kubernetes event, not a log line
 
 
 def parse_record(number: int, text: str) -> Record | None:
@@ -82,12 +85,22 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
         message = data.get("msg")
     level = data.get("level")
     if not isinstance(message, str) or not isinstance(level, str):
-        return None
+        if "involvedObject" in data or "regarding" in data:
+            return _event_record(number, json_event(data), source)
+        if not isinstance(message, str) or not ("commit" in data or "controller" in data or "logger" in data):
+            return None
+        level = ""  # a log store kept the message and dropped the level
     when = data.get("time") or data.get("ts") or stamp
     if isinstance(when, (int, float)) and not isinstance(when, bool):
         when = _epoch(when)
     return Record(number, when if isinstance(when, str) else stamp, _LEVELS.get(level.upper(), level.lower()),
                   str(data.get("logger", "")), message, data, source)
+
+
+def _event_record(number: int, found: dict | None, source: str) -> Record | None:
+    if found is None:
+        return None
+    return Record(number, found.pop("time", "") or "", "", "event", found.get("message", ""), {}, source, found)
 
 
 def _epoch(seconds: float) -> str:
@@ -142,7 +155,10 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         return _klog_record(number, body, source, stamp)
     found = console(body, stamp)
     if found is None:
-        return None
+        row = event_row(body)
+        if row is not None:
+            return _event_record(number, row, source)
+        return _bare_message(number, body, source, stamp)
     context: dict = {}
     if found.context:
         try:
@@ -151,6 +167,13 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         except (ValueError, RecursionError):
             context = salvage(found.context)
     return Record(number, found.time, found.level, found.logger, found.message, context, source)
+
+
+def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
+    """Only the message column survived (a log viewer's copy, a CSV export): keep it when it is
+    one of Karpenter's own templates — an ordinary sentence stays prose."""
+    record = Record(number, stamp, "", "", body.strip(), {}, source)
+    return record if classify(record)["kind"] != "other" else None
 
 
 def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | None:

@@ -1,0 +1,166 @@
+"""Karpenter's Kubernetes events as operators paste them beside its logs.
+
+Events tell the other half of the story (which NodeClaim a pod was nominated to, why a
+node may not be disrupted) and reach issues and chats as rows of ``kubectl get events``
+(``LAST SEEN  TYPE  REASON  OBJECT  MESSAGE``, maybe a NAMESPACE first), of a
+``kubectl describe`` Events table (``Type  Reason  Age  From  Message``), as a log
+store's ``Reason: message (object)`` lines, as ``COUNT Reason: message`` summaries, or
+as event objects in JSON. Only Karpenter's events count; kubelet's and
+default-scheduler's rows are other programs' lines.
+
+The reasons are Karpenter's (kubernetes-sigs/karpenter ``pkg/events``), the AWS
+provider's interruption events, and Karpenter's status-condition transitions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .classify import unschedulable
+from .paste import unwrap
+
+# Karpenter core and the AWS provider; older eras' names too (NominatePod, InstanceSpotRebalanceRecommendation).
+KARPENTER_REASONS = frozenset({
+    "DisruptionBlocked", "DisruptionLaunching", "DisruptionTerminating", "DisruptionWaitingReadiness",
+    "Unconsolidatable", "ConsolidationCandidate", "ConsolidationRejected", "ConsolidationApproved",
+    "NoCompatibleInstanceTypes", "Nominated", "NominatePod", "NodeRepairBlocked", "Disrupted",
+    "FailedDraining", "TerminationGracePeriodExpiring", "FailedTermination", "FailedConsistencyCheck",
+    "InsufficientCapacityError", "UnregisteredTaintMissing", "NodeClassNotReady",
+    "SpotInterrupted", "SpotRebalanceRecommendation", "InstanceSpotRebalanceRecommendation",
+    "InstanceSpotInterrupted", "CapacityReservationInstanceInterrupted", "InstanceStopping",
+    "InstanceTerminating", "InstanceUnhealthy", "TerminatingOnInterruption", "WaitingOnNodeClaimTermination",
+})
+_INTERRUPTIONS = {
+    "SpotInterrupted": ("spot_interruption", None), "InstanceSpotInterrupted": ("spot_interruption", None),
+    "SpotRebalanceRecommendation": ("rebalance_recommendation", None),
+    "InstanceSpotRebalanceRecommendation": ("rebalance_recommendation", None),
+    "CapacityReservationInstanceInterrupted": ("unknown", None),
+    "InstanceStopping": ("instance_state_change", None), "InstanceTerminating": ("instance_state_change", None),
+    "InstanceUnhealthy": ("unknown", None), "TerminatingOnInterruption": (None, "delete"),
+}
+_KINDS = {"DisruptionBlocked": "disruption_blocked", "Unconsolidatable": "unconsolidatable",
+          "ConsolidationCandidate": "consolidation_candidate", "ConsolidationRejected": "consolidation_rejected",
+          "ConsolidationApproved": "consolidation_approved"}
+_TYPES = ("Normal", "Warning")
+_COLUMNS = re.compile(r"\t+| {2,}")
+_REASON = re.compile(r"[A-Z][A-Za-z]+")
+_LOG_STORE = re.compile(r"(?:(\d+) )?([A-Z][A-Za-z]+): (.*?)(?: \(([\w.-]+)\))?$")
+_NOMINATED = re.compile(r"(?:(?:nodeclaim|machine)/([^,\s]+))?(?:,? ?node/([^,\s]+))?")
+_NOMINATED_OLD = re.compile(r"^Pod should schedule on (?:node: )?([\w.-]+)")
+_CANNOT = re.compile(r"^Cannot disrupt (?:Node|NodeClaim): ")
+_AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
+_TRANSITION = "Status condition transitioned"
+
+
+def event_row(text: str) -> dict | None:
+    """The event fields of one pasted event row or object, or None when it is not Karpenter's."""
+    body = unwrap(text).body
+    if not body:
+        return None
+    if body.startswith("{"):
+        return None  # event objects come through json_event()
+    parts = [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
+    if len(parts) >= 3:
+        found = _table_row(parts)
+        if found is not None:
+            return found
+    match = _LOG_STORE.match(body)
+    if match and match.group(2) in KARPENTER_REASONS:
+        obj = match.group(4) or ""
+        return _event(match.group(2), match.group(3), "", obj.split(".")[0] if obj else "")
+    return None
+
+
+def _table_row(parts: list[str]) -> dict | None:
+    """``kubectl get events`` (TYPE in the 2nd or 3rd column) or a describe table (TYPE first)."""
+    index = next((i for i in (0, 1, 2) if i < len(parts) and parts[i] in _TYPES), None)
+    if index is None:
+        return None
+    if index + 1 >= len(parts) or not _REASON.fullmatch(parts[index + 1]):
+        return None
+    reason, rest = parts[index + 1], parts[index + 2:]
+    if index > 0:  # get events: OBJECT then MESSAGE
+        obj = rest[0] if rest and "/" in rest[0] else ""
+        message = "  ".join(rest[1:] if obj else rest)
+        source = ""
+    else:  # describe: [Age] From Message, Age may be missing
+        if len(rest) >= 3 and _AGE.match(rest[0]):
+            rest = rest[1:]
+        source = rest[0] if len(rest) >= 2 else ""
+        message = "  ".join(rest[1:] if source else rest)
+        obj = ""
+    if not _karpenters(reason, message, source):
+        return None
+    return _event(reason, message, obj, "")
+
+
+def _karpenters(reason: str, message: str, source: str) -> bool:
+    if source:
+        return source == "karpenter"
+    if reason == "FailedScheduling":
+        return message.startswith("Failed to schedule pod")
+    return reason in KARPENTER_REASONS or message.startswith(_TRANSITION)
+
+
+def json_event(data: dict) -> dict | None:
+    """An Event object (core/v1 or events.k8s.io/v1, or an event exporter's flattening of one)."""
+    reason = data.get("reason")
+    message = data.get("message") or data.get("note") or data.get("eventMessage") or ""
+    involved = data.get("involvedObject") or data.get("regarding") or {}
+    if not isinstance(reason, str) or not isinstance(message, str) or not isinstance(involved, dict):
+        return None
+    source = data.get("source") or {}
+    component = source.get("component", "") if isinstance(source, dict) else ""
+    component = component or data.get("reportingComponent") or data.get("reportingController") or ""
+    if not _karpenters(reason, message, "karpenter" if "karpenter" in str(component) else ""):
+        if component or reason not in KARPENTER_REASONS:
+            return None
+    kind, name = str(involved.get("kind", "")).lower(), involved.get("name", "")
+    namespace = involved.get("namespace") or ""
+    obj = f"{kind}/{namespace + '/' if namespace and kind == 'pod' else ''}{name}" if kind and name else ""
+    found = _event(reason, message, obj, "")
+    if found is not None:
+        found["time"] = data.get("lastTimestamp") or data.get("eventTime") or data.get("firstTimestamp") or ""
+    return found
+
+
+def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
+    """Karpenter's event reason and message -> a log event kind and its fields."""
+    kind_name, _, name = obj.partition("/")
+    out: dict = {"event": reason}
+    if kind_name in ("node", "nodeclaim", "machine"):
+        out["nodeclaim" if kind_name != "node" else "node"] = name
+    elif kind_name == "pod" or pod_hint:
+        out["pod"] = name or pod_hint
+    if reason in ("Nominated", "NominatePod"):
+        out["kind"] = "pod_nominated"
+        text = message.split(": ", 1)[1] if message.startswith("Pod should schedule on: ") else ""
+        match = _NOMINATED.match(text) if text else None
+        if match and (match.group(1) or match.group(2)):
+            if match.group(1):
+                out["nodeclaim"] = match.group(1)
+            if match.group(2):
+                out["node"] = match.group(2)
+        else:
+            old = _NOMINATED_OLD.match(message)
+            if old:
+                out["node"] = old.group(1)
+        return out
+    if reason == "FailedScheduling":
+        detail = message.split(", ", 1)[1] if ", " in message else ""
+        return {**out, "kind": "pod_unschedulable", **unschedulable(detail)}
+    if reason in _KINDS:
+        return {**out, "kind": _KINDS[reason], "reason": _CANNOT.sub("", message)}
+    if reason in _INTERRUPTIONS:
+        kind, action = _INTERRUPTIONS[reason]
+        out["kind"] = "interruption"
+        if kind:
+            out["message_kind"] = kind
+        if action:
+            out["action"] = action
+        return out
+    out.update(kind="other", message=message)
+    return out
+
+
+__all__ = ["KARPENTER_REASONS", "event_row", "json_event"]
