@@ -118,13 +118,20 @@ def test_kubectl_prefix_and_timestamps():
 
 @pytest.mark.parametrize("line", [
     "", "\n", "goroutine 1 [running]:", "\tgithub.com/x/y.go:12 +0x1d",
-    '{"level":"INFO","time":"2024-09-21T07:03:09Z","message":"created nodecl',  # truncated
     '{"msg": "from some other program", "severity": "info"}',
     "klog-ish line without the header",
     "\x00\x01\x02 binary",
 ])
 def test_not_karpenter_lines_are_skipped(line):
     assert event(1, line) is None
+
+
+def test_a_line_cut_off_mid_json_is_read_for_what_it_carries():
+    """Pastes end mid-line (issue 13's corpus labels them as the events they are)."""
+    cut = '{"level":"INFO","time":"2024-09-21T07:03:09Z","message":"created nodeclaim","NodePool":{"name":"gpu"},"Node'
+    assert event(1, cut) | {} == {"line": 1, "time": "2024-09-21T07:03:09Z", "level": "info",
+                                  "kind": "nodeclaim_created", "nodepool": "gpu", "instance_types": [], "more": 0}
+    assert event(1, '{"level":"INFO","time":"2024-09-21T07:03:09Z","message":"created nodecl')["kind"] == "other"
 
 
 def test_stats_count_what_was_skipped():

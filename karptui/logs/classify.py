@@ -194,8 +194,9 @@ def _launched(record: Record, message: str, lowered: str) -> dict | None:
     f = record.fields
     return {"kind": "nodeclaim_launched",
             "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine", "hostname"),
-            "instance_type": f.get("instance-type"), "zone": f.get("zone"),
-            "capacity_type": f.get("capacity-type"), "provider_id": f.get("provider-id") or f.get("id")}
+            "instance_type": f.get("instance-type") or f.get("type"), "zone": f.get("zone"),
+            "capacity_type": f.get("capacity-type"),
+            "provider_id": f.get("provider-id") or f.get("id") or f.get("launched-instance")}
 
 
 def _lifecycle(record: Record, message: str, lowered: str) -> dict | None:
@@ -217,14 +218,14 @@ def _disruption(record: Record, message: str, lowered: str) -> dict | None:
         return _structured_disruption(f)
     if _TTL.match(message):  # v0.2x: expiry and emptiness TTLs, before disruption had methods
         return {"kind": "disruption", "method": "expiration" if "expired" in lowered else "emptiness",
-                "nodes": [n for n in (_name(f, "node", "Node"),) if n]}
+                "action": "delete", "nodes": [n for n in (_name(f, "node", "Node"),) if n]}
     match = _DISRUPT.match(message)
     if match is None:
         return None
     method, action, targets, capacity, types = match.groups()
     method = (method or "").lower()
     if not method:
-        method = _method(f.get("reason"))
+        method = "consolidation" if lowered.startswith("consolidating") else _method(f.get("reason"))
     nodes = [t.split("/", 1)[0].strip() for t in re.split(r",\s*", targets or "") if t.strip()]
     out = {"kind": "disruption", "method": method if method in _METHODS else "other", "action": action.lower(),
            "nodes": nodes}

@@ -48,6 +48,8 @@ _LOG_STORE = re.compile(r"(?:(\d+) )?([A-Z][A-Za-z]+): (.*?)(?: \(([\w.-]+)\))?$
 _NOMINATED = re.compile(r"(?:(?:nodeclaim|machine)/([^,\s]+))?(?:,? ?node/([^,\s]+))?")
 _NOMINATED_OLD = re.compile(r"^Pod should schedule on (?:node: )?([\w.-]+)")
 _CANNOT = re.compile(r"^Cannot disrupt (?:Node|NodeClaim): ")
+_LEADING_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+")
+_NODE_EVENT = re.compile(r"^Node (\S+) event: ")
 _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 _TRANSITION = "Status condition transitioned"
 
@@ -55,6 +57,9 @@ _TRANSITION = "Status condition transitioned"
 def event_row(text: str) -> dict | None:
     """The event fields of one pasted event row or object, or None when it is not Karpenter's."""
     body = unwrap(text).body
+    time = _LEADING_TIME.match(body)
+    if time:
+        body = body[time.end():]
     if not body:
         return None
     if body.startswith("{"):
@@ -88,7 +93,9 @@ def _table_row(parts: list[str]) -> dict | None:
             rest = rest[1:]
         source = rest[0] if len(rest) >= 2 else ""
         message = "  ".join(rest[1:] if source else rest)
-        obj = ""
+        source = source.split()[-1] if source else ""  # "36s karpenter": age and source one space apart
+        named = _NODE_EVENT.match(message)
+        obj = f"node/{named.group(1)}" if named else ""
     if not _karpenters(reason, message, source):
         return None
     return _event(reason, message, obj, "")

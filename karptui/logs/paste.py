@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b))*""")
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\|)*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
 _CRI = re.compile(r"(\S+)\s+(?:stdout|stderr)\s+[FP]\s")
@@ -40,7 +40,13 @@ LEVELS = {"DEBUG": "debug", "INFO": "info", "WARN": "warn", "WARNING": "warn", "
 _LEVEL = re.compile(r"(DEBUG|INFO|WARN(?:ING)?|ERROR|DPANIC|PANIC|FATAL)(?=\t|\\t|\s|$)")
 # Loggers of every era: "controller", "controller.provisioner", "webhook.DefaultingWebhook", "fallback"
 _LOGGER = re.compile(r"(?:controller|webhook|fallback|karpenter|manager|leader-election|controller-runtime)"
-                     r"(?:\.[\w-]+)*(?=\t|\\t| |$)")
+                     r"(?:\.[\w/-]+)*(?=\t|\\t| |$)")
+# zap's caller column when the logger was built with AddCaller: "scheduling/scheduler.go:190"
+_CALLER = re.compile(r"[\w./-]+\.go:\d+(?:\t|\\t| +)")
+# A CSV export of a log store: "TIME","""SOURCE""","MESSAGE"
+_CSV = re.compile(r'^"([^"]*)","+([^"]*)"+","(.*)"$')
+# Where a Karpenter JSON record starts when junk (terminal escapes, a viewer's columns) stands before it
+_JSON_START = re.compile(r'\{"(?:level|time|ts|msg|message|logger)"')
 
 
 @dataclass(slots=True)
@@ -54,8 +60,11 @@ class Unwrapped:
 
 def unwrap(text: str) -> Unwrapped:
     """Peel paste wrappers off ``text`` until a JSON object or a console payload is in front."""
-    body = _TRAIL.sub("", _LEAD.sub("", text, count=1), count=1)
     source = stamp = ""
+    csv = _CSV.match(text.strip())
+    if csv:
+        stamp, text = csv.group(1), csv.group(3).replace('""', '"')
+    body = _TRAIL.sub("", _LEAD.sub("", text, count=1), count=1)
     for _ in range(6):  # wrappers nest at most a few deep: CRI inside a log store inside a quote
         if body.startswith("{"):
             break
@@ -90,6 +99,9 @@ def unwrap(text: str) -> Unwrapped:
             source = f"pod/{pod}/{container}" if container else f"pod/{pod}"
             body = body[match.end():]
             continue
+        start = _JSON_START.search(body)
+        if start:  # terminal escapes or a viewer's columns glued in front of a JSON record
+            body = body[start.start():]
         break
     return Unwrapped(body.replace("\\t", "\t") if "\\t" in body and not body.startswith("{") else body,
                      source, stamp)
@@ -132,6 +144,9 @@ def console(body: str, stamp: str) -> Console | None:
     if match and (body[match.end():match.end() + 1] in ("\t", "") or "." in match.group(0)
                   or body[match.end():match.end() + 2] == "  " or level):
         logger, body = match.group(0), body[match.end():].lstrip(" \t")
+    caller = _CALLER.match(body)
+    if caller:
+        body = body[caller.end():]
     if not level and not logger:
         return None
     if not level and not when and not body:
@@ -185,6 +200,9 @@ _PAIR = re.compile(r'"([\w.\-/ ]+)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:e
                    r'\{"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\})')
 
 
+_CUT_VALUE = re.compile(r'\s*,\s*"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)$')
+
+
 def salvage(text: str) -> dict:
     """The complete ``"key": value`` pairs of a JSON object that was cut off mid-way.
 
@@ -192,11 +210,17 @@ def salvage(text: str) -> dict:
     a nested object cut off is simply not there.
     """
     found: dict = {}
-    for key, raw in _PAIR.findall(text):
+    end = 0
+    for match in _PAIR.finditer(text):
+        key, raw = match.groups()
+        end = match.end()
         if key in found:
             continue
         try:
             found[key] = json.loads(raw)
         except ValueError:
             continue
+    cut = _CUT_VALUE.match(text, end) if found else None
+    if cut and cut.group(1) not in found:  # the paste ended inside this string: keep what is there
+        found[cut.group(1)] = cut.group(2).replace('\\"', '"')
     return found

@@ -62,6 +62,7 @@ def parse_record(number: int, text: str) -> Record | None:
 
 
 _DECODE = json.JSONDecoder().raw_decode
+_GO_SUFFIXES = tuple(f".go:{d}" for d in range(10))
 
 
 def _json_record(number: int, text: str, source: str, stamp: str) -> Record | None:
@@ -80,6 +81,10 @@ def _json_record(number: int, text: str, source: str, stamp: str) -> Record | No
 
 def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | None:
     """zap's JSON (``level``/``time``/``message``) or controller-runtime's (``ts``/``msg``)."""
+    inner = data.get("log")
+    if isinstance(inner, str) and inner.startswith("{") and "message" not in data:
+        # a log shipper's record (fluent-bit, Docker's json-file) with Karpenter's line inside
+        return _json_record(number, inner.rstrip("\r\n"), source, stamp or str(data.get("time") or ""))
     message = data.get("message")
     if not isinstance(message, str):
         message = data.get("msg")
@@ -128,8 +133,8 @@ def _console_record(number: int, text: str, source: str, stamp: str) -> Record |
     if len(parts) < 4 or parts[1] not in _LEVELS:
         return None
     when, level, logger, message = parts[0], parts[1], parts[2], parts[3]
-    if not when[:1].isdigit():
-        return None
+    if not when[:1].isdigit() or message.endswith(_GO_SUFFIXES) or ".go:" in message[-8:]:
+        return None  # no time, or zap's caller column: the paste path reads those
     context: dict = {}
     if len(parts) == 5:
         try:
@@ -148,8 +153,7 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
     body, source, stamp = got.body, got.source or source, got.stamp or stamp
     if not body:
         return None
-    brace = body.find("{")
-    if brace == 0 or (brace > 0 and body.startswith('\\"', brace + 1)):
+    if body.startswith("{"):
         return _pasted_json(number, body, source, stamp)
     if body[:1] in _KLOG_LEVELS and body[1:2].isdigit():
         return _klog_record(number, body, source, stamp)

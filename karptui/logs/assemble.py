@@ -1,0 +1,113 @@
+"""Physical lines -> logical log lines: a pasted record may span several.
+
+Operators paste JSON records pretty-printed by jq (one key per line), records a
+terminal or an editor hard-wrapped (even mid-word or mid-key), and console lines whose
+error text held a newline (``... RequestError: send request failed`` / ``caused by:
+...  {"commit": ...}``). Each such record is one event, reported at its first physical
+line; the lines it took are not counted again.
+
+Almost every line is whole (it ends with ``}``, or it is a console line with its
+context), so the check costs one ``endswith`` for them; only an open line looks ahead,
+and never further than a bound.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from .paste import console, unwrap
+
+MAX_JOINED_LINES = 64           # jq prints a v1 record in ~20 lines; a wrapped one takes 2-3
+MAX_JOINED_CHARS = 256 * 1024   # far above any record; a bound on the work for a bad paste
+_DECODE = json.JSONDecoder().raw_decode
+_STARTS_RECORD = re.compile(r'^\s*(?:\{"|\d{4}-\d\d-\d\d[T ]\d\d:|[IWEF]\d{4} |\[pod/|(?:DEBUG|INFO|WARN|ERROR)\b)')
+_NOISE = re.compile(r"^\s*(?:$|```|goroutine |\S+\.go:\d+|github\.com/|/\S+\.go:|panic:|\.\.\.\s*$)")
+
+
+def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Each logical line and how many physical lines it took (1 for nearly all)."""
+    source = iter(lines)
+    held: list[str] = []   # lines read ahead and not used, to be given out next
+    while True:
+        text = held.pop(0) if held else next(source, None)
+        if text is None:
+            return
+        stripped = text.rstrip()
+        if stripped.endswith("}") or not stripped:
+            yield text, 1
+            continue
+        body = unwrap(stripped).body
+        if body.startswith("{"):
+            joined, used = _json(body, held, source)
+        elif _open_console(body):
+            joined, used = _console(stripped, held, source)
+        else:
+            joined, used = None, 0
+        if joined is None:
+            yield text, 1
+        else:
+            del held[:used]
+            yield joined, used + 1
+
+
+def _ahead(held: list[str], source: Iterator[str], index: int) -> str | None:
+    """The ``index``-th line after the current one, reading ahead as needed."""
+    while len(held) <= index:
+        line = next(source, None)
+        if line is None:
+            return None
+        held.append(line)
+    return held[index]
+
+
+def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A JSON object that continues on the next lines (pretty-printed or wrapped), if it closes."""
+    parts = [body]
+    size = len(body)
+    for index in range(MAX_JOINED_LINES):
+        line = _ahead(held, source, index)
+        if line is None:
+            return None, 0
+        piece = line.rstrip("\r\n")
+        if index == 0 and body != "{" and _STARTS_RECORD.match(piece):
+            return None, 0  # cut off, and the next record begins: nothing to join
+        piece = unwrap(piece).body if piece.lstrip().startswith((">", "`")) else piece
+        parts.append(piece.strip() if _between_tokens(parts[-1]) else piece)
+        size += len(piece)
+        if size > MAX_JOINED_CHARS:
+            return None, 0
+        if piece.rstrip().endswith("}"):
+            joined = "".join(parts)
+            try:
+                _DECODE(joined)
+            except (ValueError, RecursionError):
+                continue
+            return joined, index + 1
+    return None, 0
+
+
+def _between_tokens(previous: str) -> bool:
+    """jq puts a line break after ``{``, ``[``, ``,`` and ``:``: there the next line's indent is only layout."""
+    return previous.rstrip().endswith(("{", "[", ",", ":")) or previous.strip() in ("{", "")
+
+
+def _open_console(body: str) -> bool:
+    """An error or warning console line without its context: its text may go on below."""
+    found = console(body, "")
+    return found is not None and found.level in ("error", "warn") and not found.context
+
+
+def _console(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """Up to three continuation lines, until one brings the context JSON."""
+    parts = [first]
+    for index in range(3):
+        line = _ahead(held, source, index)
+        if line is None or _STARTS_RECORD.match(line) or _NOISE.match(line):
+            break
+        piece = line.rstrip("\r\n")
+        parts.append(piece if len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word
+        if piece.rstrip().endswith("}"):
+            return "".join(parts), index + 1
+    return ("".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
