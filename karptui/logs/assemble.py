@@ -74,6 +74,8 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
         if index == 0 and body != "{" and _STARTS_RECORD.match(piece):
             return None, 0  # cut off, and the next record begins: nothing to join
         piece = unwrap(piece).body if piece.lstrip().startswith((">", "`")) else piece
+        if parts[-1].endswith("\\") and not parts[-1].endswith("\\\\"):
+            parts[-1] = parts[-1][:-1]  # a backslash-continued wrap
         parts.append(piece.strip() if _between_tokens(parts[-1]) else piece)
         size += len(piece)
         if size > MAX_JOINED_CHARS:
@@ -99,12 +101,18 @@ def _open_console(body: str) -> bool:
     return found is not None and found.level in ("error", "warn") and not found.context
 
 
+def _is_record(line: str) -> bool:
+    """Whether a line is a record of its own behind some prefix (stern's, a viewer's)."""
+    body = unwrap(line.rstrip("\r\n")).body
+    return body.startswith("{") or console(body, "") is not None
+
+
 def _console(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
     """Up to three continuation lines, until one brings the context JSON."""
     parts = [first]
     for index in range(3):
         line = _ahead(held, source, index)
-        if line is None or _STARTS_RECORD.match(line) or _NOISE.match(line):
+        if line is None or _STARTS_RECORD.match(line) or _NOISE.match(line) or _is_record(line):
             break
         piece = line.rstrip("\r\n")
         parts.append(piece if len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word

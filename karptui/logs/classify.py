@@ -20,7 +20,7 @@ _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 _MORE = re.compile(r"^(.*?)(?: and (\d+) other\(s\))?$")
 _DISRUPT = re.compile(
     r"^(?:deprovisioning via|disrupting via|disrupting nodeclaim\(s\) via|consolidating via) (?:(\w+) )?"
-    r"(delete|replace),? ?(?:terminating \d+ (?:nodes?|machines?|candidates?|nodeclaims?)(?: \(\d+ pods?\))? ?(.*?))?"
+    r"(delete|replace)(?: \([^)]*\))?,? ?(?:terminating \d+ (?:nodes?|machines?|candidates?|nodeclaims?)(?: \(\d+ pods?\))? ?(.*?))?"
     r"(?: and replacing with (?:(spot|on-demand|reserved) )?(?:node|\d+ spot and \d+ on-demand,) from types (.*))?$",
     re.I)
 # v1.9+: the whole command in one string, "Underutilized/ID: Replace: nodepools=[a,b]: [n1, n2] -> [1 replacement] ..."
@@ -322,6 +322,10 @@ def message_kind(value: object) -> str | None:
     return next((kind for needle, kind in _MESSAGE_KINDS if needle in lowered), "unknown")
 
 
+# The controller's own action, when the line carries it (CordonAndDrain deletes the NodeClaim, which drains it)
+_ACTIONS = {"cordonanddrain": "cordon_and_drain", "noaction": "none"}
+
+
 def _interruption(record: Record, message: str, lowered: str) -> dict | None:
     """The AWS provider's interruption controller: an offering marked unavailable, a node deleted for a message."""
     f = record.fields
@@ -332,12 +336,37 @@ def _interruption(record: Record, message: str, lowered: str) -> dict | None:
             return None
         action = "remove_offering"
     elif "from interruption message" in lowered and ("delete" in lowered or "cordon" in lowered):
-        action = "delete"
+        action = _ACTIONS.get(str(f.get("action", "")).lower(), "delete")
     else:
         return None
     return {"kind": "interruption", "node": _name(f, "Node", "node"),
             "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
             "message_kind": message_kind(f.get("messageKind") or f.get("message-kind")), "action": action}
+
+
+_CONSOLIDATION_EVENT = re.compile(r"^consolidation (candidate|rejected): (\w+): \[([^\]]*)\]"
+                                  r"(?:.*?, reason: ([^(]+?)(?= \(|$))?")
+
+
+def consolidation_message(message: str) -> dict | None:
+    """The text of ConsolidationCandidate/ConsolidationRejected events (v1.9+):
+    ``Consolidation rejected: delete: [node-a], reason: scheduling (savings: $0.11)``."""
+    match = _CONSOLIDATION_EVENT.match(message.lower())
+    if match is None:
+        return None
+    which, _, names, reason = match.groups()
+    start = message.index("[") + 1
+    nodes = [n.strip() for n in message[start:start + len(names)].split(",") if n.strip()]
+    out = {"kind": f"consolidation_{which}", "nodes": nodes}
+    if len(nodes) == 1:
+        out["node"] = nodes[0]
+    if reason:
+        out["reason"] = message[match.start(4):match.end(4)].strip()
+    return out
+
+
+def _consolidation(record: Record, message: str, lowered: str) -> dict | None:
+    return consolidation_message(message)
 
 
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
@@ -365,6 +394,7 @@ BY_FIRST_WORD = {
     "removing": (_interruption,),
     "initiating": (_interruption,),
     "node": (_limits,),
+    "consolidation": (_consolidation,),
     "all": (_limits,),
 }
 

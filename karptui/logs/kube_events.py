@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .classify import unschedulable
+from .classify import consolidation_message, unschedulable
 from .paste import unwrap
 
 # Karpenter core and the AWS provider; older eras' names too (NominatePod, InstanceSpotRebalanceRecommendation).
@@ -157,6 +157,10 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
         detail = message.split(", ", 1)[1] if ", " in message else ""
         return {**out, "kind": "pod_unschedulable", **unschedulable(detail)}
     if reason in _KINDS:
+        told = consolidation_message(message) if reason.startswith("Consolidation") else None
+        if told is not None:
+            told.pop("nodes", None)
+            return {**out, **{k: v for k, v in told.items() if k not in out}}
         return {**out, "kind": _KINDS[reason], "reason": _CANNOT.sub("", message)}
     if reason in _INTERRUPTIONS:
         kind, action = _INTERRUPTIONS[reason]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,6 +42,11 @@ def event(number: int, text: str) -> dict | None:
     return out
 
 
+# "kubectl describe node NAME" (or no/nodes, pod/po, nodeclaim) above a pasted Events table names its object
+_DESCRIBE = re.compile(r"\bdescribe\s+(nodes?|no|pods?|po|nodeclaims?)(?:/|\s+)(?:-n\s+\S+\s+)?([\w.-]+)")
+_DESCRIBED = {"no": "node", "nodes": "node", "po": "pod", "pods": "pod", "nodeclaims": "nodeclaim"}
+
+
 def _logged_event(record: Record) -> dict | None:
     """v0.1x logged every event it recorded: ``controller.events  Normal  {"object": ..., "reason": ...}``."""
     f = record.fields
@@ -76,14 +82,22 @@ class LogParser:
         stats = self.stats
         number, events = stats.lines, stats.events
         try:
+            described: tuple[str, str] | None = None
             for text, taken in logical_lines(lines):  # feed() inlined: runs ~10^5-10^6 times a second
                 number += taken
                 found = event(number - taken + 1, text)
-                if found is not None:
-                    events += 1
-                    if found["kind"] == "other" and "acquired lease" in found.get("message", ""):
-                        self._leader(found)
-                    yield found
+                if found is None:
+                    if "describe" in text:
+                        match = _DESCRIBE.search(text)
+                        if match:
+                            described = (_DESCRIBED.get(match.group(1), match.group(1)), match.group(2))
+                    continue
+                if described and "event" in found and not ({"node", "nodeclaim", "pod"} & found.keys()):
+                    found[described[0]] = described[1]
+                events += 1
+                if found["kind"] == "other" and "acquired lease" in found.get("message", ""):
+                    self._leader(found)
+                yield found
         finally:
             stats.lines, stats.events = number, events
 

@@ -64,6 +64,7 @@ def unwrap(text: str) -> Unwrapped:
     csv = _CSV.match(text.strip())
     if csv:
         stamp, text = csv.group(1), csv.group(3).replace('""', '"')
+        source = "karpenter" if "karpenter" in csv.group(2) else ""
     body = _TRAIL.sub("", _LEAD.sub("", text, count=1), count=1)
     for _ in range(6):  # wrappers nest at most a few deep: CRI inside a log store inside a quote
         if body.startswith("{"):

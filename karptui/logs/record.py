@@ -177,6 +177,9 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     """Only the message column survived (a log viewer's copy, a CSV export): keep it when it is
     one of Karpenter's own templates — an ordinary sentence stays prose."""
     record = Record(number, stamp, "", "", body.strip(), {}, source)
+    if source == "karpenter":  # an export's own source column says so
+        record.source = ""
+        return record
     return record if classify(record)["kind"] != "other" else None
 
 
