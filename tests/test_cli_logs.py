@@ -92,5 +92,5 @@ def test_join_uses_karpenters_pod_events_when_logs_are_silent():
     assert story.karpenter_reason.startswith(
         'incompatible with nodepool "default", all available instance types exceed limits for nodepool: "default"; '
         'incompatible with nodepool "gpu", did not tolerate nvidia.com/gpu=true:NoSchedule')
-    assert story.actions[0] == {"kind": "nominated", "nodeclaim": "default-t8wzk", "node": None,
-                                "time": "2024-11-05T14:31:38+00:00"}
+    assert story.actions[0] == {"kind": "pod_nominated", "pod": "shop/checkout-5f7d8c9b6d-rx4tp",
+                                "nodeclaim": "default-t8wzk", "time": "2024-11-05T14:31:38+00:00"}

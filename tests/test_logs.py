@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from karptui.logs import LogParser, event
-from karptui.logs.scheduler import karpenter_event, parse_fit_error
+from karptui.logs.kube_events import karpenter_event
+from karptui.logs.scheduler import parse_fit_error
 from karptui.sim.fit_error import fit_error, preemption_message
 
 # The seed's real v0.27 line (shared/seeds/000), tabs and all.

@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model import Snapshot
-from .scheduler import karpenter_event, parse_fit_error
+from .kube_events import karpenter_event
+from .scheduler import parse_fit_error
+from .timeline import merged
 
 KARPENTER_SOURCES = ("karpenter",)
 
@@ -56,9 +58,10 @@ def _karpenter_from_events(snapshot: Snapshot) -> tuple[dict, dict]:
     for event in snapshot.events:
         if event.source not in KARPENTER_SOURCES or event.involved_kind != "Pod":
             continue
-        found = karpenter_event(event.reason, event.message)
+        found = karpenter_event(event.reason, event.message, f"pod/{event.involved_key}")
         if found is None:
             continue
+        found.pop("event", None)
         when = event.last_seen.isoformat() if event.last_seen else ""
         if found["kind"] == "pod_unschedulable":
             if when >= failed.get(event.involved_key, ("", ""))[0]:
@@ -96,10 +99,9 @@ def explain_pending(snapshot: Snapshot, events: list[dict], result=None) -> list
         options = [(*logged[key], "log")] if key in logged else []
         options += [(*failed[key], "event")] if key in failed else []
         when, karp, origin = max(options, default=(None, None, None), key=lambda o: o[0] or "")
-        actions = []
-        for nomination in nominated.get(key, []):
-            actions.append(nomination)
-            actions.extend(by_claim.get(nomination["nodeclaim"], []))
+        events_of_pod = nominated.get(key, [])
+        logged_about = [e for n in events_of_pod if n.get("nodeclaim") for e in by_claim.get(n["nodeclaim"], [])]
+        actions = merged(logged_about, sorted(events_of_pod, key=lambda n: n.get("time", "")))
         attempt = attempts.get(key)
         flags = []
         if attempt is not None:

@@ -131,6 +131,14 @@ def json_event(data: dict) -> dict | None:
     return found
 
 
+def karpenter_event(reason: str, message: str, obj: str = "") -> dict | None:
+    """Karpenter's event reason and message (and ``kind/name`` of what it is about) as a log event;
+    None for a FailedScheduling that is kube-scheduler's, not Karpenter's."""
+    if reason == "FailedScheduling" and not message.startswith("Failed to schedule pod"):
+        return None
+    return _event(reason, message, obj, "")
+
+
 def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
     """Karpenter's event reason and message -> a log event kind and its fields."""
     kind_name, _, name = obj.partition("/")
@@ -174,4 +182,4 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
     return out
 
 
-__all__ = ["KARPENTER_REASONS", "event_row", "json_event"]
+__all__ = ["KARPENTER_REASONS", "event_row", "json_event", "karpenter_event"]

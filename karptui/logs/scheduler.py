@@ -1,16 +1,13 @@
-"""Event messages about pods: kube-scheduler's FailedScheduling and Karpenter's own pod events."""
+"""kube-scheduler's FailedScheduling messages as data (Karpenter's own events are kube_events.py's)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from .classify import unschedulable
 
 _HEAD = re.compile(r"^0/(\d+) nodes are available(?:: (.*))?$", re.S)
 _COUNTED = re.compile(r"^(\d+) (.+)$")
-_NOMINATED = re.compile(r"^Pod should schedule on: (?:nodeclaim|machine)/([^,\s]+)(?:, node/(\S+))?")
-KARPENTER_FAILED = "Failed to schedule pod, "
 
 
 @dataclass
@@ -56,14 +53,3 @@ def parse_fit_error(message: str) -> FitError | None:
         else:
             error.preemption_message = post.strip()
     return error
-
-
-def karpenter_event(reason: str, message: str) -> dict | None:
-    """Karpenter's pod events: FailedScheduling ("Failed to schedule pod, ...") and Nominated."""
-    if reason == "FailedScheduling" and message.startswith(KARPENTER_FAILED):
-        return {"kind": "pod_unschedulable", **unschedulable(message[len(KARPENTER_FAILED):])}
-    if reason == "Nominated":
-        match = _NOMINATED.match(message)
-        if match:
-            return {"kind": "nominated", "nodeclaim": match.group(1), "node": match.group(2)}
-    return None

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..logs.timeline import merged, snapshot_events
+from ..model import Snapshot
+
 KIND_LABELS = {
     "pod_unschedulable": "unschedulable", "pods_provisionable": "provisionable", "nodeclaims_computed": "computed",
     "nodeclaim_created": "created", "nodeclaim_launched": "launched", "nodeclaim_registered": "registered",
     "nodeclaim_initialized": "initialized", "disruption": "disruption", "node_terminated": "terminated",
     "launch_failed": "launch failed", "interruption": "interruption", "other": "other",
+    "limits_exceeded": "limits", "pod_nominated": "nominated", "disruption_blocked": "blocked",
+    "unconsolidatable": "unconsolidatable", "consolidation_candidate": "candidate",
+    "consolidation_rejected": "rejected", "consolidation_approved": "approved",
 }
 
 
@@ -47,12 +53,35 @@ def summary(event: dict) -> str:
         return f"{event.get('nodeclaim', '')} {event.get('error', '')}"
     if kind == "other":
         return event.get("message", "")
+    if kind in ("disruption_blocked", "unconsolidatable", "consolidation_candidate", "consolidation_rejected",
+                "consolidation_approved"):
+        what = event.get("node") or event.get("nodeclaim") or ", ".join(event.get("nodes", []))
+        return f"{what} — {event.get('reason', event.get('message', ''))}".strip(" —")
+    if kind == "interruption":
+        told = " ".join(str(event[k]) for k in ("message_kind", "action") if event.get(k))
+        return f"{event.get('node') or event.get('nodeclaim') or ''} {told}".strip()
+    if kind == "pod_nominated":
+        return f"{event.get('pod', '')} → {event.get('nodeclaim') or event.get('node') or ''}"
     keys = ("nodeclaim", "node", "count", "pods", "nodeclaims")
     return " ".join(f"{k}={event[k]}" for k in keys if event.get(k) not in (None, "", []))
 
 
-def activity_rows(events: list[dict], include_other: bool = False) -> list[ActivityRow]:
-    """Newest last, as a tail reads; "other" lines only on request (they are most of a log)."""
+def activity_rows(events: list[dict], include_other: bool = False,
+                  snapshot: Snapshot | None = None) -> list[ActivityRow]:
+    """Newest last, as a tail reads; "other" lines only on request (they are most of a log).
+
+    With a snapshot, Karpenter's events in it are interleaved with the log lines by time.
+    """
+    timeline = merged(events, _events_of(snapshot)) if snapshot is not None else events
     return [ActivityRow(e["line"], e.get("time", ""), e.get("level", ""), KIND_LABELS.get(e["kind"], e["kind"]),
                         summary(e))
-            for e in events if include_other or e["kind"] != "other"]
+            for e in timeline if include_other or e["kind"] != "other"]
+
+
+_LAST: list = [None, []]   # the last snapshot's events: a redraw of the same snapshot does not redo them
+
+
+def _events_of(snapshot: Snapshot) -> list[dict]:
+    if _LAST[0] is not snapshot:
+        _LAST[:] = [snapshot, snapshot_events(snapshot)]
+    return _LAST[1]

@@ -126,7 +126,8 @@ class MainScreen(Screen):
         self.query_one("#pending-table", VirtualTable).set_rows(rows, keys)
 
     def fill_activity(self) -> None:
-        shown = [r for r in activity_rows(self.app.events) if r.matches(self.filters["activity"])][-ACTIVITY_ROWS:]
+        shown = [r for r in activity_rows(self.app.events, snapshot=self.app.snapshot)
+                 if r.matches(self.filters["activity"])][-ACTIVITY_ROWS:]
         rows, keys = _activity_cells(shown)
         if not shown:
             rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
