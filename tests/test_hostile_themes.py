@@ -8,10 +8,14 @@ The app must start, say which file it skipped, and cycle every theme with ``t``.
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from textual.widgets._toast import Toast
 
 from karptui.errors import InputError
 from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.text import visible
 from karptui.tui import themes
 from karptui.tui.app import KarptuiApp
 
@@ -84,3 +88,22 @@ def test_theme_flag_naming_a_bad_theme_is_one_line_and_exit_2(cli, stem, small_l
     code, out, err = cli("--theme", stem, "demo")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and f"{stem}.yaml: " in err, err
+
+
+async def test_theme_names_and_warnings_are_shown_literally():
+    """A theme's file name and its name are data: notifications show them as written."""
+    link, esc = "[@click=app.quit]x", "\x1b]0;pwned\x07"  # no "/": it is a file name
+    write_theme(link + esc, BAD["nan"])
+    write_theme("fancy", HEAD.replace("{name}", json.dumps("[b]fancy" + link + esc)))
+    app = KarptuiApp(load_snapshot(bundled_snapshot("topology-spread")), simulate_on_start=False)
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
+        await pilot.pause()
+        [warning] = [n for n in app._notifications if n.severity == "warning"]
+        assert not warning.markup and visible(link + esc) + ".yaml: " in warning.message
+        while app.theme != "[b]fancy" + link + esc:
+            await pilot.press("t")
+            await pilot.pause()
+        last = list(app._notifications)[-1]
+        assert not last.markup and last.message == "theme: [b]fancy" + link + visible(esc)
+        toasts = " ".join(str(toast.render()) for toast in app.screen.query(Toast))
+        assert "theme: [b]fancy" + link in toasts
