@@ -14,7 +14,7 @@ import re
 
 import pytest
 from conftest import kube_list, node_obj, pod_obj
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.table import Table
@@ -25,6 +25,7 @@ from karptui.sources import load_snapshot
 from karptui.text import UNSAFE, visible
 from karptui.tui.app import KarptuiApp
 from karptui.tui.screens.detail import DetailScreen
+from karptui.tui.widgets import VirtualTable
 from karptui.views.details import node_detail
 
 CLICK = "[@click=app.quit]x[/]"
@@ -43,6 +44,18 @@ SNAPSHOT_NAME = "prod" + CLICK + ESC
 RAW = re.compile(UNSAFE.pattern)
 
 
+LOG_LINES = [
+    json.dumps({"level": "ERROR", "time": "2024-10-03T06:51:38.412Z", "logger": "controller",
+                "message": "could not schedule pod", "controller": "provisioner",
+                "Pod": {"name": POD, "namespace": NS}, "error": "filtered" + BAD_MARKUP + ESC}),
+    "pod-a " + json.dumps({"level": "INFO", "time": "2024-10-03T06:51:39Z", "logger": "controller",
+                           "message": "hello" + BAD_MARKUP + ESC}),
+]
+# A node the what-if panel can target (no "/"), in a zone the add-nodes form offers first.
+NODE2 = "ip-10-0-2-2[bold" + ESC
+ZONE2 = "a-zone[/x]" + ESC
+
+
 def hostile_objects() -> list[dict]:
     pending = pod_obj(POD, namespace=NS, labels={"app": "web" + BAD_MARKUP})
     pending["spec"]["containers"][0]["name"] = CONTAINER
@@ -57,8 +70,10 @@ def hostile_objects() -> list[dict]:
     event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "default"},
              "involvedObject": {"kind": "Node", "name": NODE}, "reason": "Hostile" + CLICK,
              "message": "message" + BAD_MARKUP + ESC}
-    meta = {"apiVersion": "karptui/v1", "kind": "KarptuiSnapshot", "metadata": {"name": SNAPSHOT_NAME}}
-    return [meta, node_obj(NODE, labels={"team": BAD_MARKUP + ESC}), bound, pending, deployment, event]
+    meta = {"apiVersion": "karptui/v1", "kind": "KarptuiSnapshot", "metadata": {"name": SNAPSHOT_NAME},
+            "logs": {"source": "karpenter" + CLICK, "text": "\n".join(LOG_LINES) + "\n"}}
+    return [meta, node_obj(NODE, labels={"team": BAD_MARKUP + ESC}), node_obj(NODE2, zone=ZONE2),
+            bound, pending, deployment, event]
 
 
 @pytest.fixture
@@ -72,6 +87,10 @@ def assert_shown_safely(text: str) -> None:
     assert RAW.search(text) is None, repr(RAW.search(text))
 
 
+NAMES = (st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=40)
+         | st.text(alphabet="[]/@=\\b\x1b\x9b\x07\r\n\t\u202e\u2066ax", max_size=40))
+
+
 # ---- the one function -------------------------------------------------------------------
 
 def test_visible_writes_each_control_as_its_escape():
@@ -81,8 +100,7 @@ def test_visible_writes_each_control_as_its_escape():
     assert visible("\ud800") == "\\ud800"
 
 
-@given(st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=40)
-       | st.text(alphabet="[]/@=\\b\x1b\x9b\x07\r\n\t\u202e\u2066ax", max_size=40))
+@given(NAMES)
 def test_visible_output_holds_no_control_and_renders_literally(name):
     shown = visible(name)
     for ch in shown:
@@ -101,6 +119,19 @@ def test_visible_output_holds_no_control_and_renders_literally(name):
     assert RAW.search(out.getvalue().replace("\n", "")) is None
 
 
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=NAMES)
+def test_any_snapshot_name_prints_literally_in_the_cli(cli, tmp_path, wide, name):
+    """Whatever the name, ``snapshot info`` exits 0 and prints it as visible() writes it."""
+    path = tmp_path / "named.json"
+    meta = {"apiVersion": "karptui/v1", "kind": "KarptuiSnapshot", "metadata": {"name": name or "x"}}
+    path.write_text(json.dumps(kube_list(meta, node_obj("n1"))))
+    code, out, err = cli("snapshot", "info", path)
+    assert code == 0, err
+    assert_shown_safely(out)
+    assert out.splitlines()[0].strip() == f"snapshot {visible(name or 'x')}".expandtabs(8).strip()
+
+
 # ---- the CLI ------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -109,7 +140,7 @@ def wide(monkeypatch):
 
 
 @pytest.mark.parametrize(("command", "shown"), [(("snapshot", "info"), [visible(SNAPSHOT_NAME)]),
-                                              (("simulate",), [f"{NS}/{POD}", visible(NODE)])])
+                                              (("simulate",), [f"{NS}/{POD}", ESC_SHOWN])])
 def test_cli_tables_show_hostile_names_literally(cli, hostile, wide, command, shown):
     code, out, err = cli(*command, hostile)
     assert code == 0, err
@@ -119,12 +150,7 @@ def test_cli_tables_show_hostile_names_literally(cli, hostile, wide, command, sh
 
 
 def test_logs_parse_shows_hostile_log_lines_literally(cli, write, wide):
-    lines = [json.dumps({"level": "ERROR", "time": "2024-10-03T06:51:38.412Z", "logger": "controller",
-                         "message": "could not schedule pod", "controller": "provisioner",
-                         "Pod": {"name": POD, "namespace": NS}, "error": "filtered" + BAD_MARKUP + ESC}),
-             "pod-a " + json.dumps({"level": "INFO", "time": "2024-10-03T06:51:39Z", "logger": "controller",
-                                    "message": "hello" + BAD_MARKUP + ESC})]
-    path = write("karpenter.log", "\n".join(lines) + "\n")
+    path = write("karpenter.log", "\n".join(LOG_LINES) + "\n")
     code, out, err = cli("logs", "parse", path)
     assert code == 0, err
     assert_shown_safely(out + err)
@@ -165,7 +191,7 @@ def screen_lines(app) -> tuple[str, list]:
 
 def assert_screen_safe(app) -> str:
     text, metas = screen_lines(app)
-    assert not [m for m in metas if any(str(k).startswith("@") for k in m)], metas
+    assert not [m for m in metas if "@click" in m], metas  # (scrollbars have their own @mouse actions)
     assert_shown_safely(text.replace("\n", " "))
     return text
 
@@ -195,11 +221,25 @@ async def test_tui_start_and_drill_ins_show_hostile_names_literally(hostile):
         app.drill("pod", f"{NS}/{POD}")
         await pilot.pause()
         assert isinstance(app.screen, DetailScreen)
-        assert f"pod {NS}/{POD}" in static_text(app.screen)
+        shown = static_text(app.screen)
+        assert f"pod {NS}/{POD}" in shown
         assert_screen_safe(app)
-        await pilot.press("escape", "2")
+        await pilot.press("escape", "2")  # pending: the pod, and Karpenter's reason from the log
         await pilot.pause()
         assert f"{NS}/{POD}" in assert_screen_safe(app)
+        pending = app.screen.query_one("#pending-table", VirtualTable)
+        assert any("filtered" + BAD_MARKUP in cell for cell in pending.row(f"pod:{NS}/{POD}"))
+        await pilot.press("3")  # activity: the log's events
+        await pilot.pause()
+        assert_screen_safe(app)
+        activity = app.screen.query_one("#activity-table", VirtualTable)
+        assert any("filtered" + BAD_MARKUP + ESC_SHOWN in row[-1] for row in activity.rows), activity.rows
+        await pilot.press("1")
+        await pilot.pause()
+        assert_screen_safe(app)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        assert nodes.row(f"zone:{ZONE2}")[0].startswith("▼ " + visible(ZONE2))
+        assert nodes.row(f"node:{NODE}")[0].strip() == visible(NODE)
         await pilot.press("q")
     assert app.return_code == 0
 
@@ -219,6 +259,15 @@ async def test_tui_whatif_form_shows_hostile_names_literally(hostile, write):
             assert_screen_safe(app)
         # "/" in the node's name makes it no edit target: said in the form, nothing raised
         assert "cluster-scoped" in str(screen.query_one("#error", Static).visual)
+        screen.query_one("#targets").index = refs.index(f"Node/{NODE2}")
+        screen.query_one("#targets").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert_screen_safe(app)
+        assert str(screen.query_one("#form-title", Static).visual) == visible(f"Node/{NODE2}")
+        await pilot.press("a")  # add nodes: the zone Select offers the snapshot's zones
+        await pilot.pause()
+        assert visible(ZONE2)[:20] in assert_screen_safe(app)  # (the field is narrower than the zone)
         screen.query_one("#targets").index = refs.index(f"Deployment/{NS}/{DEPLOYMENT}")
         screen.query_one("#targets").focus()
         await pilot.press("enter")
