@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from karptui.sources import load_snapshot
 from karptui.text import UNSAFE, visible
@@ -65,7 +65,8 @@ def hostile_objects() -> list[dict]:
         "metadata": {"name": DEPLOYMENT, "namespace": NS, "uid": "uid-dep"},
         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web" + BAD_MARKUP}},
                  "template": {"metadata": {"labels": {"app": "web" + BAD_MARKUP}},
-                              "spec": {"containers": [{"name": CONTAINER, "image": "app:1",
+                              "spec": {"nodeSelector": {"team": "a" + ESC},
+                                       "containers": [{"name": CONTAINER, "image": "app:1",
                                                        "resources": {"requests": {"cpu": "100m"}}}]}}}}
     event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "default"},
              "involvedObject": {"kind": "Node", "name": NODE}, "reason": "Hostile" + CLICK,
@@ -275,6 +276,13 @@ async def test_tui_whatif_form_shows_hostile_names_literally(hostile, write):
         assert_screen_safe(app)
         labels = [str(label.visual) for label in screen.query("#form Label")]
         assert f"{visible(CONTAINER)} cpu" in labels, labels
+        # the nodeSelector field shows its value made visible; applied untouched, it is no edit
+        box = screen.query_one("#node_selector", Input)
+        assert box.value == "team=a" + ESC_SHOWN
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(screen.stack) == 0 and "nothing changed" in str(screen.query_one("#error", Static).visual)
         # a what-if file with a hostile name, loaded with ctrl+o, then run
         whatif = write("w.yaml", "apiVersion: karptui/v1\nkind: WhatIf\nname: " + json.dumps("wi" + CLICK + ESC)
                        + "\nedits:\n- target: " + json.dumps(f"Deployment/{NS}/{DEPLOYMENT}") + "\n  scale: 3\n")
