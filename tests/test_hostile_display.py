@@ -346,3 +346,38 @@ def test_node_drill_in_lists_only_the_nodes_own_events(write):
     snapshot = load_snapshot(path)
     shown = node_detail(snapshot.node_by_name["n1"], snapshot, [])["events"]
     assert shown == ["RealNodeEvent: from RealNodeEvent"]
+
+
+async def test_a_watch_error_from_the_api_server_reaches_the_header_literally(tmp_path):
+    """A watch ERROR event's reason and message (the server's words) in the live header."""
+    import time
+
+    from karptui.cluster.connect import connect
+    from karptui.cluster.informer import SYNCED
+    from karptui.cluster.live import LiveCluster
+    from tests.fakeapi import FakeAPI
+
+    reason, message = "Internal" + CLICK, "etcd" + BAD_MARKUP + ESC
+    line = json.dumps({"type": "ERROR", "object": {"kind": "Status", "code": 500, "reason": reason,
+                                                    "message": message}}).encode()
+    with FakeAPI(bookmark_interval=0.2) as api:
+        api.add(node_obj("node-0"))
+        live = LiveCluster(connect(api.kubeconfig(tmp_path / "kubeconfig")), read_timeout=5).start()
+        try:
+            assert live.wait_synced(10)
+            api.wait_for_streams(sum(1 for i in live.informers if i.state == SYNCED))
+            api.slow("nodes", 3.0)  # the reconnect takes a while: the note stays up meanwhile
+            api.send_garbage(line)
+            deadline = time.monotonic() + 8
+            while not any(reason in note for note in live.status()) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            app = KarptuiApp(live.snapshot(), live=live, logs_since=0, simulate_on_start=False)
+            async with app.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                header = str(app.screen.query_one("#source", Static).visual)
+                assert visible(f"nodes: 500 {reason}: {message}; retrying") in header, header
+                assert_screen_safe(app)
+                app.workers.cancel_all()
+        finally:
+            api.clear_faults()
+            live.stop()
