@@ -54,10 +54,15 @@ def visible_lines(lines: Iterable[Any]) -> str:
 
 
 def visible_rows(rows: Sequence[tuple[str, ...]]) -> Sequence[tuple[str, ...]]:
-    """Table rows with every cell made visible; the same list when no cell needs it (one scan)."""
-    if UNSAFE.search("".join(map("".join, rows))) is None:
+    """Table rows with every cell made visible; the same list when no cell needs it (one scan).
+
+    A tab becomes a space here: these cells are drawn as they are, one terminal cell per
+    character, and a tab would move the cursor past the cells after it.
+    """
+    joined = "".join(map("".join, rows))
+    if UNSAFE.search(joined) is None and "\t" not in joined:
         return rows
-    return [tuple(visible(cell) for cell in row) for row in rows]
+    return [tuple(visible(cell).replace("\t", " ") for cell in row) for row in rows]
 
 
 def visible_doc(doc: Any) -> Any:
