@@ -385,3 +385,20 @@ async def test_a_watch_error_from_the_api_server_reaches_the_header_literally(tm
         finally:
             api.clear_faults()
             live.stop()
+
+
+def test_a_lone_surrogate_in_a_log_is_shown_not_a_crash(write):
+    """JSON may hold "\\ud800", which UTF-8 cannot encode: printing it raw failed with exit 1."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    line = json.dumps({"level": "ERROR", "time": "2024-10-03T06:51:38.412Z", "logger": "controller",
+                       "message": "could not schedule pod", "controller": "provisioner",
+                       "Pod": {"name": "p", "namespace": "n"}, "error": "bad \ud800 value"})
+    path = write("surrogate.log", line + "\n")
+    done = subprocess.run([sys.executable, "-m", "karptui", "logs", "parse", str(path)], capture_output=True,
+                          cwd=Path(__file__).resolve().parent.parent, env={"COLUMNS": "300", "PATH": ""},
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "bad \\ud800 value" in done.stdout.decode()
