@@ -8,12 +8,16 @@ pane, they must appear literally, controls written as escapes, and never crash.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
-from conftest import kube_list, node_obj, pod_obj
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -21,12 +25,17 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Input, Static
 
+from karptui.cluster.connect import connect
+from karptui.cluster.informer import SYNCED
+from karptui.cluster.live import LiveCluster
 from karptui.sources import load_snapshot
 from karptui.text import UNSAFE, visible
 from karptui.tui.app import KarptuiApp
 from karptui.tui.screens.detail import DetailScreen
 from karptui.tui.widgets import VirtualTable
 from karptui.views.details import node_detail
+from tests.conftest import kube_list, node_obj, pod_obj
+from tests.fakeapi import FakeAPI
 
 CLICK = "[@click=app.quit]x[/]"
 BAD_MARKUP = "[/x][bold"
@@ -354,13 +363,6 @@ def test_node_drill_in_lists_only_the_nodes_own_events(write):
 
 async def test_a_watch_error_from_the_api_server_reaches_the_header_literally(tmp_path):
     """A watch ERROR event's reason and message (the server's words) in the live header."""
-    import time
-
-    from karptui.cluster.connect import connect
-    from karptui.cluster.informer import SYNCED
-    from karptui.cluster.live import LiveCluster
-    from tests.fakeapi import FakeAPI
-
     reason, message = "Internal" + CLICK, "etcd" + BAD_MARKUP + ESC
     line = json.dumps({"type": "ERROR", "object": {"kind": "Status", "code": 500, "reason": reason,
                                                     "message": message}}).encode()
@@ -374,7 +376,7 @@ async def test_a_watch_error_from_the_api_server_reaches_the_header_literally(tm
             api.send_garbage(line)
             deadline = time.monotonic() + 8
             while not any(reason in note for note in live.status()) and time.monotonic() < deadline:
-                time.sleep(0.05)
+                await asyncio.sleep(0.05)
             app = KarptuiApp(live.snapshot(), live=live, logs_since=0, simulate_on_start=False)
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
@@ -389,16 +391,12 @@ async def test_a_watch_error_from_the_api_server_reaches_the_header_literally(tm
 
 def test_a_lone_surrogate_in_a_log_is_shown_not_a_crash(write):
     """JSON may hold "\\ud800", which UTF-8 cannot encode: printing it raw failed with exit 1."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     line = json.dumps({"level": "ERROR", "time": "2024-10-03T06:51:38.412Z", "logger": "controller",
                        "message": "could not schedule pod", "controller": "provisioner",
                        "Pod": {"name": "p", "namespace": "n"}, "error": "bad \ud800 value"})
     path = write("surrogate.log", line + "\n")
     done = subprocess.run([sys.executable, "-m", "karptui", "logs", "parse", str(path)], capture_output=True,
                           cwd=Path(__file__).resolve().parent.parent, env={"COLUMNS": "300", "PATH": ""},
-                          timeout=60)
+                          timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "bad \\ud800 value" in done.stdout.decode()
