@@ -34,6 +34,7 @@ from karptui.tui.app import KarptuiApp
 from karptui.tui.screens.detail import DetailScreen
 from karptui.tui.widgets import VirtualTable
 from karptui.views.details import node_detail
+from karptui.views.pending import pending_rows
 from tests.conftest import kube_list, node_obj, pod_obj
 from tests.fakeapi import FakeAPI
 
@@ -400,3 +401,23 @@ def test_a_lone_surrogate_in_a_log_is_shown_not_a_crash(write):
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert "bad \\ud800 value" in done.stdout.decode()
+
+
+def test_a_pods_reasons_come_only_from_events_in_its_namespace(write):
+    """An Event in tenant-a naming default/web (the API server would refuse it) changes nothing."""
+    def failed(name, namespace, message, component="default-scheduler"):
+        return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": namespace},
+                "involvedObject": {"kind": "Pod", "name": "web", "namespace": "default"},
+                "reason": "FailedScheduling", "message": message, "source": {"component": component},
+                "lastTimestamp": "2024-05-01T11:05:00Z"}
+
+    path = write("pods.json", kube_list(
+        node_obj("n1"), pod_obj("web"),
+        failed("real", "default", "0/1 nodes are available: 1 Insufficient cpu."),
+        failed("forged", "tenant-a", "0/1 nodes are available: forged by tenant-a"),
+        failed("forged-karpenter", "tenant-a", 'Failed to schedule pod, incompatible with nodepool "x"',
+               component="karpenter"),
+    ))
+    [row] = pending_rows(load_snapshot(path))
+    assert row.reason == "0/1 nodes are available: 1 Insufficient cpu."
+    assert row.karpenter == ""

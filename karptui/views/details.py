@@ -27,16 +27,11 @@ def node_detail(node: Node, snapshot: Snapshot, events: list[dict]) -> dict[str,
 
 
 def _about_node(event: Event, names: set[str]) -> bool:
-    """An Event about the node (or its NodeClaim), not one that merely names it.
-
-    Nodes and NodeClaims are cluster-scoped: kubelet, kube-scheduler, the node
-    controllers and Karpenter record their events with an empty involvedObject
-    namespace, and client-go's recorder files those in ``default``. Anyone who may
-    create Events in their own namespace could otherwise write lines into another
-    node's drill-in by naming it.
-    """
+    """An Event about the node (or its NodeClaim), not one that merely names it: Nodes and
+    NodeClaims are cluster-scoped, so their events have no involvedObject namespace and
+    are filed in ``default`` (kubelet, kube-scheduler, the node controllers, Karpenter)."""
     return (event.involved_kind in ("Node", "NodeClaim", "Machine") and event.involved_name in names
-            and not event.involved_namespace and event.namespace in ("default", ""))
+            and not event.involved_namespace and event.filed_with_its_object)
 
 
 def constraints(pod: Pod) -> list[str]:
