@@ -111,6 +111,16 @@ def test_visible_writes_each_control_as_its_escape():
     assert visible("\ud800") == "\\ud800"
 
 
+def test_rich_and_textual_leave_escape_sequences_in_text():
+    """Why visible() exists: Rich and Textual drop only BEL, BS, VT, FF and CR themselves."""
+    from textual.content import Content
+
+    raw = "\x1b]52;c;Zm9v\x1b\\\x9b2J\u202e\x00"
+    for plain in (Text(raw).plain, Content(raw).plain):
+        assert all(ch in plain for ch in "\x1b\x9b\u202e\x00")
+    assert "\r" not in Text("a\rb").plain
+
+
 @given(NAMES)
 def test_visible_output_holds_no_control_and_renders_literally(name):
     shown = visible(name)
