@@ -68,7 +68,8 @@ def _wait_with_progress(live, context: str) -> bool:
         done = sum(1 for i in live.informers if i.synced.is_set())
         if tty or done == total:
             end = "\n" if done == total else ""
-            print(f"\rkarptui: reading {visible(context)}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s",
+            took = time.monotonic() - start
+            print(f"\rkarptui: reading {visible(context)}: {done}/{total} kinds listed, {took:.1f} s",
                   end=end, file=sys.stderr, flush=True)
         if done == total:
             return True

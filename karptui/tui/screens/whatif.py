@@ -215,7 +215,7 @@ class WhatIfScreen(Screen):
         for i, c in enumerate(d.get("constraints", [])):
             c.update({f: _typed(self._value(f"c{i}-{f}"), c[f]) for f in SPREAD_FIELDS})
         for j, c in enumerate(d.get("containers", [])):
-            c.update(cpu=_typed(self._value(f"cpu-{j}"), c["cpu"]), memory=_typed(self._value(f"memory-{j}"), c["memory"]))
+            c.update({what: _typed(self._value(f"{what}-{j}"), c[what]) for what in ("cpu", "memory")})
         return d
 
     async def _apply(self) -> None:
