@@ -97,7 +97,7 @@ def _check_css(path: Path, theme: Theme) -> None:
     try:
         generated = theme.to_color_system().generate()
     except (ArithmeticError, ValueError) as exc:
-        raise InputError(path, f"cannot make a colour system from it: {exc}") from None
+        raise InputError(path, f"cannot make a colour system from it: {' '.join(str(exc).split())}") from None
     for name, value in theme.variables.items():
         what = _probe_property(name) if name in generated else ""
         try:
