@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ClusterUnavailable, InputError
+from .output import say
 from .parser import build_parser
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -22,10 +23,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except InputError as exc:
-        print(f"karptui: {exc}", file=sys.stderr)
+        say(f"karptui: {exc}")  # exception text may hold a file's name or content
         return EXIT_BAD_INPUT
     except ClusterUnavailable as exc:
-        print(f"karptui: {exc}", file=sys.stderr)
+        say(f"karptui: {exc}")
         return exc.code
     except KeyboardInterrupt:
         return 130
@@ -35,6 +36,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a line
         if os.environ.get("KARPTUI_DEBUG"):
             raise
-        print(f"karptui: internal error: {type(exc).__name__}: {exc} (set KARPTUI_DEBUG=1 for details)",
-              file=sys.stderr)
+        say(f"karptui: internal error: {type(exc).__name__}: {exc} (set KARPTUI_DEBUG=1 for details)")
         return EXIT_INTERNAL

@@ -14,6 +14,8 @@ import time
 from ..errors import InputError
 from ..model.errors import ModelError
 from ..model.fields import parse_duration
+from ..text import visible
+from .output import say
 
 SYNC_WAIT = 60.0  # seconds to wait for the first full picture before showing what there is
 
@@ -47,7 +49,7 @@ def run_live(args: argparse.Namespace) -> int:
     connection = _connect(args, args.namespace)
     live = LiveCluster(connection).start()
     if not _wait_with_progress(live, connection.context):
-        print(f"karptui: not every kind listed after {SYNC_WAIT:.0f} s; showing what there is", file=sys.stderr)
+        say(f"karptui: not every kind listed after {SYNC_WAIT:.0f} s; showing what there is")
     from ..tui.app import KarptuiApp
 
     try:
@@ -66,7 +68,8 @@ def _wait_with_progress(live, context: str) -> bool:
         done = sum(1 for i in live.informers if i.synced.is_set())
         if tty or done == total:
             end = "\n" if done == total else ""
-            print(f"\rkarptui: reading {context}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s",
+            took = time.monotonic() - start
+            print(f"\rkarptui: reading {visible(context)}: {done}/{total} kinds listed, {took:.1f} s",
                   end=end, file=sys.stderr, flush=True)
         if done == total:
             return True
@@ -95,7 +98,7 @@ def run_snapshot_save(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(args.out, exc.strerror or str(exc)) from None
     for note in notes:
-        print(f"karptui: warning: {note}", file=sys.stderr)
+        say(f"karptui: warning: {note}")
     lines = len(meta.logs_text.splitlines())
-    print(f"saved {len(objects)} objects and {lines} Karpenter log lines from {meta.context} to {out}")
+    print(visible(f"saved {len(objects)} objects and {lines} Karpenter log lines from {meta.context} to {out}"))
     return 0

@@ -11,7 +11,8 @@ from rich.table import Table
 
 from ..logs import LogParser
 from ..logs.reader import read_lines
-from .output import table_console
+from ..text import visible_doc
+from .output import say, table_console
 
 SHOWN = ("pod", "nodepool", "nodeclaim", "node", "instance_type", "zone", "capacity_type", "method", "action",
          "nodes", "count", "error", "message")
@@ -30,11 +31,10 @@ def run_logs_parse(args: argparse.Namespace) -> int:
         _table(events, table_console())
     stats = parser.stats
     for warning in warnings:
-        print(f"karptui: {warning}", file=sys.stderr)
-    print(f"{stats.lines} lines: {stats.events} Karpenter events, {stats.skipped} skipped "
-          f"(not Karpenter log lines)", file=sys.stderr)
+        say(f"karptui: {warning}")
+    say(f"{stats.lines} lines: {stats.events} Karpenter events, {stats.skipped} skipped (not Karpenter log lines)")
     if stats.leaders:
-        print(f"leader: {', '.join(s or 'this log' for s in stats.leaders)}", file=sys.stderr)
+        say(f"leader: {', '.join(s or 'this log' for s in stats.leaders)}")
     return 0
 
 
@@ -49,6 +49,6 @@ def _table(events, console: Console) -> None:
     table = Table(show_lines=False)
     for column in ("line", "time", "level", "kind", "details"):
         table.add_column(column, overflow="fold")
-    for found in events:
+    for found in map(visible_doc, events):  # the log's own text, made visible
         table.add_row(str(found["line"]), found["time"], found["level"], found["kind"], _summary(found))
     console.print(table)

@@ -7,13 +7,14 @@ import sys
 from typing import NoReturn
 
 from .. import __version__
+from ..text import visible
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line (and exit status 2)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, f"{self.prog}: error: {visible(message)} (see --help)\n")  # it quotes argv
 
 
 def _lazy(module: str, function: str):

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rich.console import Console
 from rich.table import Table
@@ -16,7 +15,7 @@ from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.simulation import cost_after, simulation_json
-from .output import emit
+from .output import emit, say
 
 # Karpenter's feature gates and their defaults (settings.featureGates / --feature-gates).
 FEATURE_GATES = {"SpotToSpotConsolidation": False, "NodeRepair": False, "ReservedCapacity": False,
@@ -63,7 +62,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if snapshot.warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
         doc["warnings"] = list(snapshot.warnings)
         for warning in snapshot.warnings:
-            print(f"karptui: warning: {warning}", file=sys.stderr)
+            say(f"karptui: warning: {warning}")
     return emit(doc, args.output, _print_table)
 
 

@@ -44,7 +44,8 @@ def _pool_text(found: dict) -> str:
 def _scheduler_reasons(snapshot: Snapshot) -> dict[str, tuple[float, str]]:
     newest: dict[str, tuple[float, str]] = {}
     for event in snapshot.events:
-        if event.is_failed_scheduling and event.involved_kind == "Pod" and event.source not in KARPENTER_SOURCES:
+        if (event.is_failed_scheduling and event.involved_kind == "Pod" and event.source not in KARPENTER_SOURCES
+                and event.filed_with_its_object):
             stamp = event.last_seen.timestamp() if event.last_seen else 0.0
             if stamp >= newest.get(event.involved_key, (-1.0, ""))[0]:
                 newest[event.involved_key] = (stamp, event.message)
@@ -56,7 +57,7 @@ def _karpenter_from_events(snapshot: Snapshot) -> tuple[dict, dict]:
     failed: dict[str, tuple[str, str]] = {}
     nominated: dict[str, list[dict]] = {}
     for event in snapshot.events:
-        if event.source not in KARPENTER_SOURCES or event.involved_kind != "Pod":
+        if event.source not in KARPENTER_SOURCES or event.involved_kind != "Pod" or not event.filed_with_its_object:
             continue
         found = karpenter_event(event.reason, event.message, f"pod/{event.involved_key}")
         if found is None:

@@ -36,6 +36,20 @@ class Event(KubeObject):
         return f"{ns}/{self.involved_name}" if ns else self.involved_name
 
     @property
+    def filed_with_its_object(self) -> bool:
+        """Whether the Event is where the API server files events about its object.
+
+        An event about a namespaced object lives in that object's namespace; one about a
+        cluster-scoped object (a Node, a NodeClaim: empty involvedObject namespace) in
+        ``default``, where client-go's recorder puts it, or nowhere. The API server
+        refuses any other Event, so one elsewhere comes from an edited file: someone
+        writing about another namespace's pod, or any node, from their own namespace.
+        """
+        if self.involved_namespace:
+            return self.namespace == self.involved_namespace
+        return self.namespace in ("", "default")
+
+    @property
     def is_failed_scheduling(self) -> bool:
         return self.reason == FAILED_SCHEDULING
 

@@ -25,6 +25,7 @@ from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
 from ..views.overview import Overview, overview
 from ..views.pending import pending_rows
+from .plain import notify_plain
 from .screens.detail import DetailScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
@@ -119,12 +120,12 @@ class KarptuiApp(App):
         warnings: list[str] = []
         self.theme_names = themes.register_themes(self, warnings)
         for warning in warnings:  # a broken user theme is skipped, and said so, never fatal
-            self.notify(warning, severity="warning", timeout=10)
+            notify_plain(self, warning, severity="warning", timeout=10)
         wanted = self.requested_theme or themes.DEFAULT_THEME
         if wanted in self.theme_names or wanted in self.available_themes:
             self.theme = wanted
         else:
-            self.notify(f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
+            notify_plain(self, f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
         self.push_screen(MainScreen())
         if self.simulate_on_start:
             self.run_simulation()
@@ -168,7 +169,7 @@ class KarptuiApp(App):
 
         worker = get_current_worker()
         follower = KarpenterLogs(self.live.connection, self._log_lines, since_seconds=self.logs_since,
-                                 on_note=lambda note: self.call_from_thread(self.notify, note, timeout=8))
+                                 on_note=lambda note: self.call_from_thread(notify_plain, self, note, timeout=8))
         stopper = threading.Thread(target=lambda: (_wait_cancelled(worker), follower.stop()), daemon=True)
         stopper.start()
         follower.run()
@@ -308,7 +309,7 @@ class KarptuiApp(App):
 
         names = self.theme_names or list(self.available_themes)
         self.theme = themes.next_theme(self.theme, names)
-        self.notify(f"theme: {self.theme}")
+        notify_plain(self, f"theme: {self.theme}")  # a user theme's name
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)

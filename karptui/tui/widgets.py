@@ -18,6 +18,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..text import visible_rows
+
 GAP = 2  # blank cells between columns
 
 
@@ -52,7 +54,11 @@ def _fit(text: str, width: int) -> str:
 
 
 class VirtualTable(ScrollView, can_focus=True):
-    """Rows of text cells with a header line and a row cursor; ``enter`` posts RowSelected."""
+    """Rows of text cells with a header line and a row cursor; ``enter`` posts RowSelected.
+
+    Cells become Segments unparsed, so no markup is read, and nothing strips what a
+    terminal acts on: rows are made visible (karptui.text) when they are set.
+    """
 
     COMPONENT_CLASSES = {"virtual-table--header", "virtual-table--cursor", "virtual-table--even-row",
                          "virtual-table--group"}
@@ -111,6 +117,7 @@ class VirtualTable(ScrollView, can_focus=True):
         a live update), else keeps its position.
         """
         was = self.cursor_key
+        rows = list(visible_rows(rows))  # cells are written to the terminal as they are: see render_line
         self.rows, self.keys = rows, keys
         self._index = {key: i for i, key in enumerate(keys)}
         self._measure(rows, reset=True)
@@ -121,6 +128,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def append_rows(self, rows: list[tuple[str, ...]], keys: list[str]) -> None:
         start = len(self.rows)
+        rows = list(visible_rows(rows))
         self.rows = self.rows + rows
         self.keys = self.keys + keys
         self._index.update((key, start + i) for i, key in enumerate(keys))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..model import Node, Pod, Snapshot
+from ..model.events import Event
 from ..model.quantity import format_millis, human_bytes
 
 
@@ -21,9 +22,16 @@ def node_detail(node: Node, snapshot: Snapshot, events: list[dict]) -> dict[str,
         "labels": [f"{k}={v}" for k, v in sorted(node.labels.items())],
         "conditions": [f"{k}: {v}" for k, v in sorted(node.conditions.items())] or ["(none reported)"],
         "karpenter": [f"{e.get('time', '')} {e['kind']}" for e in related] or ["(nothing in the logs)"],
-        "events": [f"{e.reason}: {e.message}" for e in snapshot.events
-                   if e.involved_kind in ("Node", "NodeClaim", "Machine") and e.involved_name in names] or ["(none)"],
+        "events": [f"{e.reason}: {e.message}" for e in snapshot.events if _about_node(e, names)] or ["(none)"],
     }
+
+
+def _about_node(event: Event, names: set[str]) -> bool:
+    """An Event about the node (or its NodeClaim), not one that merely names it: Nodes and
+    NodeClaims are cluster-scoped, so their events have no involvedObject namespace and
+    are filed in ``default`` (kubelet, kube-scheduler, the node controllers, Karpenter)."""
+    return (event.involved_kind in ("Node", "NodeClaim", "Machine") and event.involved_name in names
+            and not event.involved_namespace and event.filed_with_its_object)
 
 
 def constraints(pod: Pod) -> list[str]:

@@ -42,7 +42,7 @@ def _latest_scheduler_messages(snapshot: Snapshot) -> dict[str, str]:
     """Pod key -> message of its newest FailedScheduling event."""
     latest: dict[str, tuple] = {}
     for event in snapshot.events:
-        if event.is_failed_scheduling and event.involved_kind == "Pod":
+        if event.is_failed_scheduling and event.involved_kind == "Pod" and event.filed_with_its_object:
             stamp = event.last_seen.timestamp() if event.last_seen else 0.0
             if event.involved_key not in latest or stamp >= latest[event.involved_key][0]:
                 latest[event.involved_key] = (stamp, event.message)

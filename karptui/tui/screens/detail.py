@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..keybar import KeyBar
+from ..plain import plain, plain_lines
 
 
 class DetailScreen(Screen):
@@ -26,11 +27,11 @@ class DetailScreen(Screen):
         self.sections = sections
 
     def compose(self) -> ComposeResult:
-        yield Static(self.heading, id="source")
+        yield Static(plain(self.heading), id="source")  # "node NAME": the name is data
         with VerticalScroll():
             for name, lines in self.sections.items():
                 yield Static(name, classes="section")
-                yield Static("\n".join(lines), markup=False)
+                yield Static(plain_lines(lines))
         yield KeyBar()
 
     def action_scroll(self, step: int) -> None:

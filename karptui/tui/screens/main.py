@@ -15,6 +15,7 @@ from ...views.format import age, cpu
 from ...views.nodes import SORTS, zone_cells, zone_groups
 from ...views.pending import simulated_cell
 from ..keybar import KeyBar
+from ..plain import notify_plain, plain
 from ..widgets import VirtualTable
 
 PANES = ("nodes", "pending", "activity")
@@ -72,7 +73,8 @@ class MainScreen(Screen):
         self.refresh_header()
 
     def refresh_header(self) -> None:
-        self.query_one("#source", Static).update(self.app.source_line())
+        # snapshot name, context, what-if name and the API server's errors: all data
+        self.query_one("#source", Static).update(plain(self.app.source_line()))
 
     def on_resize(self, event) -> None:
         width, height = event.size
@@ -212,7 +214,8 @@ class MainScreen(Screen):
         elif word in ("q", "quit"):
             self.app.exit()
         else:
-            self.notify(f"unknown command :{word} (nodes, pending, activity, whatif, help, quit)", severity="warning")
+            notify_plain(self, f"unknown command :{word} (nodes, pending, activity, whatif, help, quit)",
+                                  severity="warning")
             self.table().focus()
 
     def action_drill(self) -> None:

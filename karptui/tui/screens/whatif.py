@@ -26,9 +26,11 @@ from textual.worker import Worker, get_current_worker
 
 from ...errors import InputError
 from ...model import Snapshot
+from ...text import visible
 from ...views import whatif_form as wf
 from ...whatif import WhatIf, load_whatif, save_whatif
 from ..keybar import KeyBar
+from ..plain import notify_plain, plain, plain_lines, plain_text
 from .confirm import ConfirmScreen
 
 SPREAD_FIELDS = ("maxSkew", "topologyKey", "whenUnsatisfiable", "minDomains", "nodeAffinityPolicy",
@@ -57,7 +59,16 @@ FORMS = {"workload": (wf.workload_form, wf.workload_edits), "nodepool": (wf.node
 
 
 def _field(label: str, widget: Widget) -> Horizontal:
-    return Horizontal(Label(label, classes="field-label"), widget, classes="field")
+    return Horizontal(Label(plain(label), classes="field-label"), widget, classes="field")  # a container's name
+
+
+def _typed(shown: Any, original: Any) -> Any:
+    """What a field holds: the original value while the operator left its shown form alone.
+
+    Fields show values made visible (karptui.text); reading that back unchanged must not
+    turn into an edit of a value holding control characters.
+    """
+    return original if isinstance(original, str) and shown == visible(original) else shown
 
 
 class WhatIfScreen(Screen):
@@ -115,16 +126,16 @@ class WhatIfScreen(Screen):
         with Horizontal():
             with Vertical(id="side"):
                 yield Static("Targets (enter selects)", classes="pane-title")
-                yield ListView(*(ListItem(Label(r.label, markup=False)) for r in self.rows), id="targets")
+                yield ListView(*(ListItem(Label(plain(r.label))) for r in self.rows), id="targets")
                 yield Static("Edits (u undo · ctrl+r redo)", classes="pane-title")
                 yield ListView(id="edits")
             with Vertical(id="middle"):
-                yield Static("Select a target", id="form-title", classes="pane-title", markup=False)
-                yield Static("", id="error", classes="error", markup=False)
+                yield Static("Select a target", id="form-title", classes="pane-title")
+                yield Static("", id="error", classes="error")
                 yield VerticalScroll(id="form")
             with Vertical(id="results"):
                 yield Static("Results (r runs the what-if)", id="results-title", classes="pane-title")
-                yield Static("", id="summary", markup=False)
+                yield Static("", id="summary")
                 yield DataTable(id="zones", cursor_type="row", zebra_stripes=True)
                 yield DataTable(id="claims", cursor_type="row")
                 yield DataTable(id="actions", cursor_type="row")
@@ -142,7 +153,7 @@ class WhatIfScreen(Screen):
 
     def _error(self, message: str) -> None:
         error = self.query_one("#error", Static)
-        error.update(message)
+        error.update(plain(message))  # may quote a value or a what-if file
         error.display = bool(message)
 
     @on(ListView.Selected, "#targets")
@@ -169,9 +180,9 @@ class WhatIfScreen(Screen):
         if isinstance(value, bool):
             return Switch(value, id=widget_id, animate=False)
         if key in self.choices:
-            return Select([(c or "(none)", c) for c in self.choices[key]], value=value, allow_blank=False,
+            return Select([(plain_text(c or "(none)"), c) for c in self.choices[key]], value=value, allow_blank=False,
                           id=widget_id, compact=True)
-        return Input(value, placeholder=FIELDS.get(key, ("", ""))[1], id=widget_id, compact=True)
+        return Input(visible(value), placeholder=FIELDS.get(key, ("", ""))[1], id=widget_id, compact=True)
 
     async def _render_form(self) -> None:
         row, d = self.selected, self.draft
@@ -185,10 +196,11 @@ class WhatIfScreen(Screen):
                         Static("pod template", classes="section")]
         widgets += [_field(label, self._widget(key, d[key])) for key, (label, _) in FIELDS.items() if key in d]
         for j, c in enumerate(d.get("containers", [])):
-            widgets += [_field(f"{c['name']} {what}", Input(c[what], placeholder=hint, id=f"{what}-{j}", compact=True))
+            widgets += [_field(f"{c['name']} {what}", Input(visible(c[what]), placeholder=hint, id=f"{what}-{j}",
+                                                              compact=True))
                         for what, hint in (("cpu", "e.g. 500m"), ("memory", "e.g. 256Mi"))]
         widgets.append(Button("Apply (enter)", id="apply", variant="primary", compact=True))
-        self.query_one("#form-title", Static).update(row.label if row is ADD_NODES else row.ref)
+        self.query_one("#form-title", Static).update(plain(row.label if row is ADD_NODES else row.ref))
         form = self.query_one("#form", VerticalScroll)
         await form.remove_children()
         await form.mount_all(widgets)
@@ -201,11 +213,11 @@ class WhatIfScreen(Screen):
         d = copy.deepcopy(self.draft)
         for key, value in d.items():
             if isinstance(value, (str, bool)) and self.query(f"#{key}"):
-                d[key] = self._value(key)
+                d[key] = _typed(self._value(key), value)
         for i, c in enumerate(d.get("constraints", [])):
-            c.update({f: self._value(f"c{i}-{f}") for f in SPREAD_FIELDS})
+            c.update({f: _typed(self._value(f"c{i}-{f}"), c[f]) for f in SPREAD_FIELDS})
         for j, c in enumerate(d.get("containers", [])):
-            c.update(cpu=self._value(f"cpu-{j}"), memory=self._value(f"memory-{j}"))
+            c.update({what: _typed(self._value(f"{what}-{j}"), c[what]) for what in ("cpu", "memory")})
         return d
 
     async def _apply(self) -> None:
@@ -251,7 +263,7 @@ class WhatIfScreen(Screen):
     async def _edits_changed(self) -> None:
         edits = self.query_one("#edits", ListView)
         await edits.clear()
-        await edits.extend(ListItem(Label(f"{i}. {wf.describe_edit(e)}", markup=False))
+        await edits.extend(ListItem(Label(plain(f"{i}. {wf.describe_edit(e)}")))
                            for i, e in enumerate(self.stack.edits, 1))
         self.query_one("#results-title", Static).update("Results — edits changed, r reruns")
 
@@ -332,7 +344,7 @@ class WhatIfScreen(Screen):
             self._error(str(exc))
             return
         self._error("")
-        self.notify(f"saved {len(self.stack)} edit(s) to {path}")
+        notify_plain(self, f"saved {len(self.stack)} edit(s) to {path}")
 
     def _opened_as(self, path: str) -> str:
         """"snapshot" or "log file" when ``path`` is (part of) one this session read, else ""."""
@@ -383,10 +395,10 @@ class WhatIfScreen(Screen):
     def _finished(self, message: Finished) -> None:
         s, title = message.summary, self.query_one("#results-title", Static)
         self._error(s.get("error") or "")
-        title.update(f"Results — {s['name']} not run: fix the edits" if s.get("error")
-                     else f"Results — what-if {s['name']}")
-        self.query_one("#summary", Static).update("\n".join(wf.summary_lines(s)))
+        title.update(plain(f"Results — {s['name']} not run: fix the edits" if s.get("error")
+                           else f"Results — what-if {s['name']}"))  # a loaded file names the what-if
+        self.query_one("#summary", Static).update(plain_lines(wf.summary_lines(s)))
         for table_id, rows in wf.result_rows(s).items():
             table = self.query_one(f"#{table_id}", DataTable)
             table.clear()
-            table.add_rows(rows)
+            table.add_rows([tuple(map(plain, row)) for row in rows])  # a DataTable reads str cells as markup
