@@ -14,7 +14,10 @@ from .record import Record, parse_record
 
 KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "nodeclaim_created",
          "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized", "disruption",
-         "node_terminated", "launch_failed", "interruption", "other")
+         "node_terminated", "launch_failed", "interruption", "other",
+         # issue 13: Karpenter's events beside its logs, and NodePool limits
+         "limits_exceeded", "pod_nominated", "disruption_blocked", "unconsolidatable",
+         "consolidation_candidate", "consolidation_rejected", "consolidation_approved")
 
 
 @dataclass
