@@ -145,7 +145,9 @@ class Scheduler:
         self._taken: set[str] | None = None
 
     # ---- the run ---------------------------------------------------------------------------------
-    def solve(self, pods: Sequence[Pod], batch: bool = True) -> Results:
+    def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None) -> Results:
+        """Every pod onto an existing node or a new NodeClaim; ``progress("Karpenter", placed, total)``
+        after each try (see :func:`karptui.sim.simulate`)."""
         results = self.results
         queue: deque[Pod] = deque()
         for pod in queue_order(pods):
@@ -171,6 +173,8 @@ class Scheduler:
                     refused[key] = (self.changes, error)
             if error is None:
                 results.errors.pop(pod.key, None)
+                if progress is not None:
+                    progress("Karpenter", len(pods) - len(queue), len(pods))
                 continue
             results.errors[pod.key] = error
             self.topology.update(pod)
