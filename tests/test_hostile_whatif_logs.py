@@ -368,3 +368,53 @@ def test_arbitrary_bytes_give_exit_0_or_one_line_and_bounded_lines(tmp_path, mon
         assert lines[-1].endswith("skipped (not Karpenter log lines)") and len(lines) <= 3
         assert "Traceback" not in err.getvalue()
     assert longest[0] <= cap + 1  # no line past the cap ever reached the parser
+
+
+# ---------------------------------------------------------------- many constraints: linear, not quadratic
+
+class _Counting(dict):
+    calls = 0
+
+    def get(self, *args):
+        type(self).calls += 1
+        return super().get(*args)
+
+
+def test_merging_thousands_of_list_elements_by_key_is_linear(monkeypatch):
+    """Each element used to be compared with every one before it: 10,000 spread
+    constraints took minutes in the what-if file's check alone."""
+    from karptui.whatif import patch
+
+    monkeypatch.setattr(patch, "KEY_DEFAULTS", _Counting(patch.KEY_DEFAULTS))
+    n = 2000
+    spread = [{"maxSkew": 1, "topologyKey": f"k{i}", "whenUnsatisfiable": "DoNotSchedule"} for i in range(n)]
+    merged = patch.apply_patch({"spec": {"topologySpreadConstraints": spread[:10]}},
+                               {"spec": {"topologySpreadConstraints": spread[5:]}}, patch.STRATEGIC)
+    assert merged["spec"]["topologySpreadConstraints"] == spread
+    assert _Counting.calls < 10 * n, _Counting.calls  # was ~n*n/2
+
+
+def test_scoring_many_soft_spread_constraints_is_linear_in_them(monkeypatch):
+    """Every soft constraint rebuilt the mask of nodes having all the pod's topology keys."""
+    from karptui.sim.state import ClusterState
+    from karptui.sim import simulate as run
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from karptui.whatif import Patch, Target, WhatIf, apply_whatif
+
+    n = 300
+    spread = [{"maxSkew": 1, "topologyKey": f"example.com/k{i}", "whenUnsatisfiable": "ScheduleAnyway",
+               "labelSelector": {"matchLabels": {"app": "inflate"}}} for i in range(n)]
+    edit = Patch(Target.parse(INFLATE), {"spec": {"replicas": 1, "template": {"spec": {
+        "topologySpreadConstraints": spread}}}})
+    snapshot = apply_whatif(load_snapshot(bundled_snapshot("consolidation")), WhatIf("x", (edit,))).snapshot
+    calls = [0]
+    real = ClusterState.domains
+
+    def domains(self, key):
+        calls[0] += 1
+        return real(self, key)
+
+    monkeypatch.setattr(ClusterState, "domains", domains)
+    result = run(snapshot)
+    assert len(result.attempts) == 1
+    assert calls[0] < 10 * n, calls[0]  # was n*n
