@@ -40,7 +40,9 @@ MAX_WHATIF_REPLICAS = 200_000
 #: Nodes one ``addNodes`` edit may make: above the largest real clusters.
 MAX_WHATIF_ADD_NODES = 20_000
 #: Pods in the cluster once every edit is applied (about 3x the largest real
-#: clusters; a few hundred MiB of pods at the measured size).
+#: clusters; a few hundred MiB of pods at the measured size). Also the pods and
+#: nodes all the edits together may make: a file of a thousand ``scale`` edits keeps
+#: one workload's pods but would make a thousand sets of them.
 MAX_WHATIF_PODS = 500_000
 #: Nodes in the cluster once every edit is applied.
 MAX_WHATIF_NODES = 50_000

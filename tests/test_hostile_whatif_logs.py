@@ -82,6 +82,15 @@ def test_pods_after_all_edits_are_bounded(cli, write, monkeypatch):
                    f"karptui: {path}: edit 2: the cluster would have 31 pods, over karptui's cap of 30 for a what-if")
 
 
+def test_pods_made_across_all_edits_are_bounded(cli, write, monkeypatch):
+    """A thousand ``scale: 200000`` edits of one workload keep 200,000 pods but make 200 million."""
+    monkeypatch.setattr(limits, "MAX_WHATIF_PODS", 40)
+    path = whatif(write, *({"target": INFLATE, "scale": n} for n in (10, 11, 12, 13)))
+    one_line_error(*simulate(cli, path),
+                   f"karptui: {path}: edit 4: the edits so far make 46 pods and nodes, over karptui's cap of 40 "
+                   "made by one what-if (13 for Deployment/default/inflate)")
+
+
 def test_daemon_pods_of_added_nodes_count_towards_the_pods(cli, write, monkeypatch):
     monkeypatch.setattr(limits, "MAX_WHATIF_PODS", 30)  # 24 + 3 DaemonSets x 3 nodes = 33
     path = whatif(write, {"addNodes": {"instanceType": "m5.xlarge", "zone": ZONE, "count": 3}})

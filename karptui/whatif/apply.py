@@ -142,6 +142,15 @@ class _Run:
         # a dump bigger than the caps may still be edited, as long as it does not grow
         self.max_pods = max(limits.MAX_WHATIF_PODS, len(snapshot.pods))
         self.max_nodes = max(limits.MAX_WHATIF_NODES, len(snapshot.nodes))
+        self.made = 0  # pods and nodes made by the edits so far: the work, however many are kept
+
+    def check_made(self, count: int, what: str) -> None:
+        """A file of a thousand ``scale: 200000`` edits keeps one workload's pods but makes
+        200 million: the making is bounded too, by the same cap."""
+        self.made += count
+        if self.made > self.max_pods:
+            raise EditError(f"the edits so far make {self.made:,} pods and nodes, over karptui's cap of "
+                            f"{self.max_pods:,} made by one what-if ({what})")
 
     def check_totals(self, pods: int, nodes: int) -> None:
         """The cluster an edit leaves stays within :mod:`karptui.limits`' what-if caps."""
@@ -229,6 +238,9 @@ class _Run:
         count = _desired(new, raw, target)
         if new.kind != "DaemonSet":  # a DaemonSet makes a pod per node, and nodes are capped
             self.check_totals(len(snap.pods) - len(old_pods) + count, len(snap.nodes))
+            self.check_made(count, f"{count:,} for {target}")
+        else:
+            self.check_made(len(snap.nodes), f"a pod per node for {target}")
         owner = _owner_ref(raw, new)
         try:
             spec = self._admit(template.get("spec") or {}, snap.pods, target, daemon=new.kind == "DaemonSet")
@@ -476,6 +488,7 @@ class _Run:
             raise EditError(f"addNodes: {edit.instance_type} is not offered as {edit.capacity_type} "
                             f"in {edit.zone}")
         self.check_totals(len(snap.pods), len(snap.nodes) + edit.count)
+        self.check_made(edit.count, f"{edit.count:,} nodes")
         if edit.zone not in snap.zones:
             self.notes.append(f"addNodes: no node of the snapshot is in {edit.zone} yet")
         pool = None
