@@ -427,3 +427,22 @@ def test_scoring_many_soft_spread_constraints_is_linear_in_them(monkeypatch):
     result = run(snapshot)
     assert len(result.attempts) == 1
     assert calls[0] < 10 * n, calls[0]  # was n*n
+
+
+def test_progress_on_a_terminal_is_one_line_rewritten_then_cleared(monkeypatch):
+    from karptui.cli import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "TTY_INTERVAL", 0.0)
+    screen = Terminal()
+    with progress.StderrProgress(screen) as shown:
+        shown.label = "what-if w"
+        shown("kube-scheduler", 1, 3)
+        shown("kube-scheduler", 2, 3)
+    text = screen.getvalue()
+    assert "\n" not in text and text.endswith("\r\x1b[K")
+    assert text.startswith("\rkarptui: simulating what-if w: kube-scheduler, 1/3 pods (") and text.count("\rkarptui: simulating what-if w: kube-scheduler, 2/3 pods (") == 1

@@ -10,6 +10,7 @@ take minutes), so a run is never silent for long.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
@@ -55,7 +56,11 @@ class StderrProgress:
                 phase, done, total = self.state
                 text += f": {phase}, {done:,}/{total:,} pods"
             text += f" ({now - self.started:.0f} s)"
-            self.stream.write(f"\r{text}\x1b[K" if self.tty else text + "\n")
+            if self.tty:  # one line, rewritten: cut to the terminal's width so \r returns to its start
+                width = shutil.get_terminal_size().columns - 1
+                self.stream.write(f"\r{text[:max(width, 20)]}\x1b[K")
+            else:
+                self.stream.write(text + "\n")
             self.stream.flush()
             self.shown = True
         except (OSError, ValueError):  # stderr closed: progress is not worth failing for
