@@ -351,7 +351,7 @@ def test_table_shows_control_characters_instead_of_sending_them(cli, write):
     st.sampled_from([b"\n", b"\x00" * 40, b"\xff\xfe\xc3\x28", b"\r\n", (SEED_LINE + "\n").encode(),
                      b"{" * 200, b"x" * 700])), max_size=30), output=st.sampled_from(["jsonl", "table"]))
 def test_arbitrary_bytes_give_exit_0_or_one_line_and_bounded_lines(tmp_path, monkeypatch, data, output):
-    import karptui.logs.parser as parser
+    from karptui.logs import parser
 
     cap = 256
     monkeypatch.setattr(limits, "MAX_LOG_LINE_BYTES", cap)
@@ -405,8 +405,8 @@ def test_merging_thousands_of_list_elements_by_key_is_linear(monkeypatch):
 
 def test_scoring_many_soft_spread_constraints_is_linear_in_them(monkeypatch):
     """Every soft constraint rebuilt the mask of nodes having all the pod's topology keys."""
-    from karptui.sim.state import ClusterState
     from karptui.sim import simulate as run
+    from karptui.sim.state import ClusterState
     from karptui.sources import bundled_snapshot, load_snapshot
     from karptui.whatif import Patch, Target, WhatIf, apply_whatif
 

@@ -14,7 +14,7 @@ import shutil
 import sys
 import threading
 import time
-from typing import TextIO
+from typing import Self, TextIO
 
 DELAY = 2.0          # seconds of silence before the first line
 TTY_INTERVAL = 0.25  # seconds between redraws on a terminal
@@ -72,7 +72,7 @@ class StderrProgress:
         while not self._stop.wait(TICK):
             self.show()
 
-    def __enter__(self) -> StderrProgress:
+    def __enter__(self) -> Self:
         self.started = time.monotonic()
         self._ticker = threading.Thread(target=self._tick, name="karptui-progress", daemon=True)
         self._ticker.start()
