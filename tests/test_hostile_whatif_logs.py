@@ -446,3 +446,13 @@ def test_progress_on_a_terminal_is_one_line_rewritten_then_cleared(monkeypatch):
     text = screen.getvalue()
     assert "\n" not in text and text.endswith("\r\x1b[K")
     assert text.startswith("\rkarptui: simulating what-if w: kube-scheduler, 1/3 pods (") and text.count("\rkarptui: simulating what-if w: kube-scheduler, 2/3 pods (") == 1
+
+
+def test_a_long_line_inside_one_big_read_is_caught_too(tmp_path, monkeypatch):
+    """follow_batches reads 1 MiB at a time; a line over a smaller cap inside one read is still dropped."""
+    monkeypatch.setattr(limits, "MAX_LOG_LINE_BYTES", 100)
+    path = tmp_path / "k.log"
+    path.write_text(f"{SEED_LINE}\n{'x' * 500}\nshort\n")
+    polls = iter(range(3))
+    batches = list(reader.follow_batches(str(path), poll=0, stop=lambda: next(polls) >= 2))
+    assert batches == [["", "", "short\n"]]  # the 600-byte seed line is over 100 too

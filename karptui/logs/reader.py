@@ -53,6 +53,16 @@ class _Lines:
         return [""]
 
     def feed(self, chunk: bytes) -> list[str]:
+        """The lines ``chunk`` completes. Pieces of at most the cap, so that every line but
+        the first lies inside one piece and only the first can be over the cap."""
+        if len(chunk) <= self.cap:
+            return self._feed(chunk)
+        out: list[str] = []
+        for at in range(0, len(chunk), self.cap):
+            out += self._feed(chunk[at:at + self.cap])
+        return out
+
+    def _feed(self, chunk: bytes) -> list[str]:
         out: list[str] = []
         if self.skipping:
             end = chunk.find(b"\n")
@@ -71,7 +81,7 @@ class _Lines:
             return out
         start = 0
         first = data.find(b"\n")
-        if first > self.cap:  # only the first line can be long: the others lie inside one chunk
+        if first > self.cap:  # only the first line can be long: the others lie inside one piece
             out += self._dropped()
             start = first + 1
         lines = data[start:cut].decode("utf-8", "replace").split("\n")
