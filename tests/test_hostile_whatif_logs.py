@@ -457,3 +457,37 @@ def test_a_long_line_inside_one_big_read_is_caught_too(tmp_path, monkeypatch):
     polls = iter(range(3))
     batches = list(reader.follow_batches(str(path), poll=0, stop=lambda: next(polls) >= 2))
     assert batches == [["", "", "short\n"]]  # the 600-byte seed line is over 100 too
+
+
+async def test_the_panel_refuses_an_absurd_count_inline():
+    from textual.widgets import Static
+
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from tests.test_tui_whatif import HOST, Host, press_on, select
+
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        screen.query_one("#replicas").value = "1000000000"
+        await press_on(pilot, "#replicas")
+        assert "scale 1000000000 is over karptui's cap of 200,000 pods for one workload" in str(
+            screen.query_one("#error", Static).render())
+        assert screen.stack.edits == ()
+
+
+async def test_the_panel_refuses_an_absurd_node_count_inline():
+    from textual.widgets import Static
+
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from tests.test_tui_whatif import Host, press_on
+
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = pilot.app.screen
+        await pilot.press("a")
+        screen.query_one("#instance_type").value = "m5.xlarge"
+        screen.query_one("#count").value = "1000000000"
+        await press_on(pilot, "#count")
+        assert "count 1000000000 is over karptui's cap of 20,000 nodes" in str(
+            screen.query_one("#error", Static).render())
+        assert screen.stack.edits == ()
