@@ -26,3 +26,47 @@ MAX_YAML_DEPTH = 256
 MAX_YAML_ALIASES = 100
 #: Nodes a file may grow to once its aliases are expanded, beyond its own nodes.
 MAX_YAML_ALIAS_EXPANSION = 100_000
+
+# --- what-if edits: counts an edit may ask for (karptui/whatif) -----------------------------
+# The largest real clusters run ~5,000-15,000 nodes and ~150,000 pods. A what-if
+# makes every pod and node it asks for (about 0.5 KiB a pod, 9 KiB a node with its
+# DaemonSet pods, measured), then simulates them; ``scale: 1000000000`` would ask
+# for hundreds of GB before the first line of output. Each cap sits well above
+# any real cluster and well below what a laptop or bastion host can hold.
+
+#: Pods one workload may ask for: ``scale``, or ``spec.replicas`` / a Job's
+#: ``parallelism`` in a patch. Above the pod count of the largest real clusters.
+MAX_WHATIF_REPLICAS = 200_000
+#: Nodes one ``addNodes`` edit may make: above the largest real clusters.
+MAX_WHATIF_ADD_NODES = 20_000
+#: Pods in the cluster once every edit is applied (about 3x the largest real
+#: clusters; a few hundred MiB of pods at the measured size). Also the pods and
+#: nodes all the edits together may make: a file of a thousand ``scale`` edits keeps
+#: one workload's pods but would make a thousand sets of them.
+MAX_WHATIF_PODS = 500_000
+#: Nodes in the cluster once every edit is applied.
+MAX_WHATIF_NODES = 50_000
+#: topologySpreadConstraints one pod template may carry. The API server sets no
+#: count, but etcd refuses objects over 1.5 MiB and the smallest valid constraint
+#: (``{"maxSkew":1,"topologyKey":"k","whenUnsatisfiable":"DoNotSchedule"}``) is
+#: over 64 bytes of JSON, so no pod the API server stored has more than
+#: 1.5 MiB / 64 = 24,576. Real pods have one to three.
+MAX_SPREAD_CONSTRAINTS = (3 << 19) // 64
+#: Affinity terms (node, pod and pod anti-affinity, required and preferred together)
+#: one pod template may carry; the smallest (``{"topologyKey":"k"}``) is over 16
+#: bytes, so 1.5 MiB / 16 = 98,304 is more than etcd can store.
+MAX_AFFINITY_TERMS = (3 << 19) // 16
+
+# --- logs: Karpenter controller logs (karptui/logs) -----------------------------------------
+# Logs are streamed, never held: ``logs parse`` and the TUI keep one line (and one
+# read chunk) in memory at a time, so a log of many GB (gzipped or not) needs no total
+# cap. What needs a bound is one line: a file with no newline (``/dev/zero``, a 2 GB
+# single line, stdin that never sends one) would otherwise be held whole.
+
+#: Bytes of one log line. Karpenter's longest real lines (a pod's scheduling error
+#: listing every NodePool and instance type requirement) are a few KiB; a longer line
+#: is skipped (counted, with one warning) and reading carries on after its newline.
+MAX_LOG_LINE_BYTES = 1 << 20
+#: Bytes read at a time. The first read of a stream that holds nothing but NUL bytes
+#: (``/dev/zero``, a zero-filled disk image) is refused as binary: no log starts so.
+LOG_READ_CHUNK = 64 << 10

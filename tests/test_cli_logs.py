@@ -59,7 +59,7 @@ def test_a_file_that_fails_mid_read_keeps_what_was_read(cli, write, monkeypatch)
 
     path = write("karpenter.log", SEED_LINE + "\n")
 
-    def flaky(handle):
+    def flaky(handle, *rest):
         yield SEED_LINE + "\n"
         raise OSError(5, "Input/output error")
 

@@ -6,13 +6,11 @@ import argparse
 import json
 import sys
 
-from rich.console import Console
-from rich.table import Table
-
 from ..logs import LogParser
+from ..logs.parser import KINDS
 from ..logs.reader import read_lines
-from ..text import visible_doc
-from .output import say, table_console
+from ..text import visible
+from .output import say
 
 SHOWN = ("pod", "nodepool", "nodeclaim", "node", "instance_type", "zone", "capacity_type", "method", "action",
          "nodes", "count", "error", "message")
@@ -28,7 +26,7 @@ def run_logs_parse(args: argparse.Namespace) -> int:
             write(json.dumps(found, separators=(",", ":")))
             write("\n")
     else:
-        _table(events, table_console())
+        _table(events)
     stats = parser.stats
     for warning in warnings:
         say(f"karptui: {warning}")
@@ -45,10 +43,30 @@ def _summary(found: dict) -> str:
     return " ".join(f"{k}={found[k]}" for k in SHOWN if found.get(k) not in (None, "", []))
 
 
-def _table(events, console: Console) -> None:
-    table = Table(show_lines=False)
-    for column in ("line", "time", "level", "kind", "details"):
-        table.add_column(column, overflow="fold")
-    for found in map(visible_doc, events):  # the log's own text, made visible
-        table.add_row(str(found["line"]), found["time"], found["level"], found["kind"], _summary(found))
-    console.print(table)
+# Fixed widths, so each row prints as it is parsed: a table renderer that sizes columns
+# to their content holds every row until the end (a million-line log held in memory,
+# nothing on screen until the last line is read).
+WIDTHS = {"line": 8, "time": 24, "level": 5, "kind": max(map(len, KINDS))}
+
+
+def _row(values: tuple[str, ...]) -> str:
+    """Control characters from a log (an ANSI escape, a carriage return) are shown, never sent
+    to the terminal (karptui.text owns how); a tab is a space in a column."""
+    cells = [visible(v).replace("\t", " ").ljust(w) for v, w in zip(values, WIDTHS.values())]
+    return " ".join(cells) + " " + visible(values[-1]).replace("\t", " ") + "\n"
+
+
+def _table(events) -> None:
+    """Rows as they come: header once, then one line per event, flushed when a person watches."""
+    out = sys.stdout
+    watching = out.isatty()
+    header = False
+    for found in events:
+        if not header:
+            out.write(_row(tuple(WIDTHS) + ("details",)))
+            header = True
+        out.write(_row((str(found["line"]), found["time"], found["level"], found["kind"], _summary(found))))
+        if watching:
+            out.flush()
+    if not header:
+        out.write(_row(tuple(WIDTHS) + ("details",)))

@@ -16,6 +16,7 @@ from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.simulation import cost_after, simulation_json
 from .output import emit, say
+from .progress import StderrProgress
 
 # Karpenter's feature gates and their defaults (settings.featureGates / --feature-gates).
 FEATURE_GATES = {"SpotToSpotConsolidation": False, "NodeRepair": False, "ReservedCapacity": False,
@@ -46,16 +47,21 @@ def run_simulate(args: argparse.Namespace) -> int:
         from ..whatif.diff import diff
 
         whatif = load_whatif(args.whatif)
-        baseline = simulate(snapshot, **{**options, "catalog": catalog})
         applied = apply_whatif(snapshot, whatif, catalog=catalog if args.instance_types else None)
+        with StderrProgress() as progress:
+            progress.label = "the snapshot as it is"
+            baseline = simulate(snapshot, progress=progress, **{**options, "catalog": catalog})
+            progress.label = f"what-if {whatif.name}"
+            result = simulate(applied.snapshot, explain=args.explain, progress=progress,
+                              **{**options, "catalog": catalog})
         snapshot = applied.snapshot
-        result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
         changes = diff(baseline, result).to_dict()
         changes["hourly_cost"] = {"before": cost_after(baseline, catalog), "after": cost_after(result, catalog)}
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
                            "diff": changes}
     else:
-        result = simulate(snapshot, explain=args.explain, **{**options, "catalog": catalog})
+        with StderrProgress() as progress:
+            result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
     before, _ = hourly_cost(snapshot.nodes, catalog)
     doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=cost_after(result, catalog),
                           extra=extra)

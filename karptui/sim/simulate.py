@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -28,14 +29,18 @@ def queue_order(pods) -> list[Pod]:
 
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
-             state: ClusterState | None = None) -> SimResult:
+             state: ClusterState | None = None,
+             progress: Callable[[str, int, int], None] | None = None) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
     ``batch`` answers a pod from an earlier failed one with its signature when nothing
     changed in between (see :mod:`.signature`); False tries every pod (tests compare).
     ``state`` starts from that cluster (this snapshot's, as ClusterState.rebound gives;
-    it is changed in place) instead of building one.
+    it is changed in place) instead of building one. ``progress(phase, done, total)`` is
+    called after every pod (kube-scheduler: pods tried; Karpenter: pods placed) and as
+    consolidation starts, on this thread: keep it cheap (the CLI and the TUI store the
+    numbers and show them a few times a second).
     """
     state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
@@ -58,12 +63,14 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
         earlier = failed.get(key) if key is not None else None
         if earlier is not None and earlier[0] == state.changes:
             attempts.append(replace(earlier[1], pod=pod))
-            continue
-        attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain)
-        attempts.append(attempt)
-        if key is not None and not attempt.scheduled:
-            failed[key] = (state.changes, attempt)
-        queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
+        else:
+            attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain)
+            attempts.append(attempt)
+            if key is not None and not attempt.scheduled:
+                failed[key] = (state.changes, attempt)
+            queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
+        if progress is not None:
+            progress("kube-scheduler", len(attempts), len(attempts) + len(queue))
     placements = {p.key: state.nodes[i].name for i, pods in enumerate(state.pods) for p in pods}
     plans: tuple = ()
     disruptions: tuple = ()
@@ -71,11 +78,13 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     if catalog is not None and snapshot.nodepools:
         from .karpenter.simulate import provision_pending
 
-        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch)
+        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress)
         placements.update({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
             from .karpenter.disruption import Disruptor
 
+            if progress is not None:
+                progress("consolidation", 0, len(state.nodes))
             still = [a.pod for a in attempts if not a.scheduled]
             found, stuck = Disruptor(snapshot, catalog, spot_to_spot, pending=still).run(state)
             disruptions, blocked = tuple(found), tuple(stuck)

@@ -730,11 +730,13 @@ class Baseline:
     cost: float | None = None         # and after the simulated launches and consolidation
 
 
-def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True) -> Baseline:
-    """The same for every run, so a caller may keep it."""
+def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True,
+                      progress: Callable[[str, int, int], None] | None = None) -> Baseline:
+    """The same for every run, so a caller may keep it. ``progress`` as :func:`karptui.sim.simulate`'s."""
     start = ClusterState(snapshot)
     used = start.copy()
-    result = simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None, state=used)
+    result = simulate(snapshot, catalog=catalog, consolidate=consolidate and catalog is not None, state=used,
+                      progress=progress)
     start.warm_like(used)
     prepare_baseline(result)
     if catalog is None:
@@ -744,24 +746,29 @@ def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True
 
 
 def run_whatif(snapshot: Snapshot, catalog: Any, whatif: WhatIf, *, consolidate: bool = True,
-               cancelled: Callable[[], bool] = lambda: False, baseline: Any = None) -> dict:
+               cancelled: Callable[[], bool] = lambda: False, baseline: Any = None,
+               progress: Callable[[str, int, int], None] | None = None) -> dict:
     """Baseline and what-if simulated, compared; blocking, so the TUI calls it from a thread.
 
     ``baseline`` is a kept :func:`simulate_baseline` result (simulated here when None).
     Returns a summary dict; a bad edit gives ``{"error": "...", ...}``, and a
-    run stopped through ``cancelled`` gives ``{"cancelled": True, ...}``.
+    run stopped through ``cancelled`` gives ``{"cancelled": True, ...}``. ``progress(phase, done,
+    total)`` hears from both simulations, the phase saying which (``baseline, kube-scheduler``).
     """
     out: dict = {"name": whatif.name, "error": None, "cancelled": False}
     try:
         applied = apply_whatif(snapshot, whatif, catalog=catalog)
     except (InputError, ValueError) as exc:
         return {**out, "error": str(exc)}
-    kept = baseline if baseline is not None else simulate_baseline(snapshot, catalog, consolidate)
+    def told(run: str) -> Callable[[str, int, int], None] | None:
+        return None if progress is None else (lambda phase, done, total: progress(f"{run}, {phase}", done, total))
+
+    kept = baseline if baseline is not None else simulate_baseline(snapshot, catalog, consolidate, told("baseline"))
     baseline = kept.result
     if cancelled():
         return {**out, "cancelled": True}
     result = simulate(applied.snapshot, catalog=catalog, consolidate=consolidate and catalog is not None,
-                      state=kept.start.rebound(applied.snapshot))
+                      state=kept.start.rebound(applied.snapshot), progress=told("what-if"))
     changes = diff(baseline, result)
     counts = changes.counts
     out.update({key: counts[key] for key in ("scheduled_before", "pending_before", "scheduled_after",

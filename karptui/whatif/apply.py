@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from .. import limits
 from ..errors import InputError
 from ..model import labels as L
 from ..model.build import KINDS, api_group
@@ -112,6 +113,7 @@ def apply_whatif(snapshot: Snapshot, whatif: WhatIf, *, now: datetime | None = N
     for number, edit in enumerate(whatif.edits, 1):
         try:
             run.apply(edit)
+            run.check_totals(len(run.snapshot.pods), len(run.snapshot.nodes))
         except (EditError, PatchError) as exc:
             raise InputError(source, f"edit {number}: {exc}") from None
     return Applied(run.snapshot, tuple(dict.fromkeys(run.resimulated)), tuple(run.notes))
@@ -137,6 +139,27 @@ class _Run:
         self.catalog = catalog
         self.resimulated: list[str] = []
         self.notes: list[str] = []
+        # a dump bigger than the caps may still be edited, as long as it does not grow
+        self.max_pods = max(limits.MAX_WHATIF_PODS, len(snapshot.pods))
+        self.max_nodes = max(limits.MAX_WHATIF_NODES, len(snapshot.nodes))
+        self.made = 0  # pods and nodes made by the edits so far: the work, however many are kept
+
+    def check_made(self, count: int, what: str) -> None:
+        """A file of a thousand ``scale: 200000`` edits keeps one workload's pods but makes
+        200 million: the making is bounded too, by the same cap."""
+        self.made += count
+        if self.made > self.max_pods:
+            raise EditError(f"the edits so far make {self.made:,} pods and nodes, over karptui's cap of "
+                            f"{self.max_pods:,} made by one what-if ({what})")
+
+    def check_totals(self, pods: int, nodes: int) -> None:
+        """The cluster an edit leaves stays within :mod:`karptui.limits`' what-if caps."""
+        if nodes > self.max_nodes:
+            raise EditError(f"the cluster would have {nodes:,} nodes, over karptui's cap of "
+                            f"{self.max_nodes:,} for a what-if")
+        if pods > self.max_pods:
+            raise EditError(f"the cluster would have {pods:,} pods, over karptui's cap of "
+                            f"{self.max_pods:,} for a what-if")
 
     def apply(self, edit: Edit) -> None:
         handlers = {Patch: self._patch, Scale: self._scale, Cordon: self._cordon,
@@ -213,6 +236,11 @@ class _Run:
         meta = template.get("metadata") or {}
         labels, annotations = dict(meta.get("labels") or {}), dict(meta.get("annotations") or {})
         count = _desired(new, raw, target)
+        if new.kind != "DaemonSet":  # a DaemonSet makes a pod per node, and nodes are capped
+            self.check_totals(len(snap.pods) - len(old_pods) + count, len(snap.nodes))
+            self.check_made(count, f"{count:,} for {target}")
+        else:
+            self.check_made(len(snap.nodes), f"a pod per node for {target}")
         owner = _owner_ref(raw, new)
         try:
             spec = self._admit(template.get("spec") or {}, snap.pods, target, daemon=new.kind == "DaemonSet")
@@ -310,6 +338,7 @@ class _Run:
                daemon: bool = False) -> dict:
         """The template spec as admission leaves it: daemon and default tolerations, priority."""
         spec = dict(template_spec)
+        _check_constraints(spec, target)
         tolerations = spec.get("tolerations") or []
         if not isinstance(tolerations, list):
             raise EditError(f"{target}: spec.template.spec.tolerations must be a list")
@@ -458,6 +487,8 @@ class _Run:
         if kind.offering(edit.zone, edit.capacity_type) is None:
             raise EditError(f"addNodes: {edit.instance_type} is not offered as {edit.capacity_type} "
                             f"in {edit.zone}")
+        self.check_totals(len(snap.pods), len(snap.nodes) + edit.count)
+        self.check_made(edit.count, f"{edit.count:,} nodes")
         if edit.zone not in snap.zones:
             self.notes.append(f"addNodes: no node of the snapshot is in {edit.zone} yet")
         pool = None
@@ -568,7 +599,40 @@ def _desired(workload: Workload, raw: Mapping, target: Target) -> int:
         count = workload.replicas or 0
     if count < 0:
         raise EditError(f"{target}: {SCALABLE.get(workload.kind, 'replicas')} must be >= 0, got {count}")
+    if count > limits.MAX_WHATIF_REPLICAS:
+        raise EditError(f"{target}: {SCALABLE.get(workload.kind, 'replicas')} {count} is over karptui's cap of "
+                        f"{limits.MAX_WHATIF_REPLICAS:,} pods for one workload "
+                        "(the largest real clusters run ~150,000 pods in all)")
     return count
+
+
+_AFFINITY_LISTS = (
+    ("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"),
+    ("nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution", None),
+    ("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution", None),
+    ("podAffinity", "preferredDuringSchedulingIgnoredDuringExecution", None),
+    ("podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", None),
+    ("podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution", None),
+)
+
+
+def _check_constraints(spec: Mapping, target: Target) -> None:
+    """No pod template with more spread constraints or affinity terms than etcd could store."""
+    spread = spec.get("topologySpreadConstraints")
+    if isinstance(spread, list) and len(spread) > limits.MAX_SPREAD_CONSTRAINTS:
+        raise EditError(f"{target}: {len(spread):,} topologySpreadConstraints, over karptui's cap of "
+                        f"{limits.MAX_SPREAD_CONSTRAINTS:,} (more than a pod the API server can store)")
+    affinity = spec.get("affinity")
+    terms = 0
+    for kind, rule, inner in _AFFINITY_LISTS if isinstance(affinity, Mapping) else ():
+        found = affinity.get(kind)
+        found = found.get(rule) if isinstance(found, Mapping) else None
+        if inner is not None:
+            found = found.get(inner) if isinstance(found, Mapping) else None
+        terms += len(found) if isinstance(found, list) else 0
+    if terms > limits.MAX_AFFINITY_TERMS:
+        raise EditError(f"{target}: {terms:,} affinity terms, over karptui's cap of "
+                        f"{limits.MAX_AFFINITY_TERMS:,} (more than a pod the API server can store)")
 
 
 def _owner_ref(raw: Mapping, owner: KubeObject) -> dict:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from .. import limits
 from ..model.build import KINDS
 from ..model.errors import ModelError
 from ..model.taints import parse_taints
@@ -115,6 +116,9 @@ class Scale:
             raise ValueError(f"cannot scale a {self.target.kind}{why}; scale takes {', '.join(SCALABLE)}")
         if isinstance(self.replicas, bool) or not isinstance(self.replicas, int) or self.replicas < 0:
             raise ValueError(f"scale must be a whole number >= 0, got {self.replicas!r}")
+        if self.replicas > limits.MAX_WHATIF_REPLICAS:
+            raise ValueError(f"scale {self.replicas} is over karptui's cap of {limits.MAX_WHATIF_REPLICAS:,} "
+                             "pods for one workload (the largest real clusters run ~150,000 pods in all)")
 
     def to_dict(self) -> dict:
         return {"target": str(self.target), "scale": self.replicas}
@@ -218,6 +222,9 @@ class AddNodes:
                              "(lowercase letters, digits, '-' and '.')")
         if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
             raise ValueError(f"count must be a whole number >= 1, got {self.count!r}")
+        if self.count > limits.MAX_WHATIF_ADD_NODES:
+            raise ValueError(f"count {self.count} is over karptui's cap of {limits.MAX_WHATIF_ADD_NODES:,} "
+                             "nodes for one edit (the largest real clusters run ~15,000 nodes)")
         if self.capacity_type not in CAPACITY_TYPES:
             raise ValueError(f"capacityType must be one of {', '.join(CAPACITY_TYPES)}, got {self.capacity_type!r}")
         if not isinstance(self.labels, Mapping) or not all(

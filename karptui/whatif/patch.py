@@ -170,6 +170,21 @@ def _merge_list(original: object, patch: list, field: str, path: str) -> list:
         if replace and keys is not None:
             return [_fresh(item, f"{path}[{i}]") for i, item in enumerate(items)]
         return copy.deepcopy(items)
+    # Elements by their first merge key's value, so a list of thousands merges in linear time
+    # (scanning the list for every element took minutes for 10,000 spread constraints).
+    by_first: dict = {}
+    unhashable: list[int] = []
+
+    def index(j: int, old: object) -> None:
+        if isinstance(old, Mapping):
+            value = old.get(keys[0], KEY_DEFAULTS.get(keys[0]))
+            try:
+                by_first.setdefault(value, []).append(j)
+            except TypeError:
+                unhashable.append(j)
+
+    for j, old in enumerate(current):
+        index(j, old)
     for i, item in enumerate(items):
         where = f"{path}[{i}]"
         if not isinstance(item, Mapping):
@@ -177,13 +192,21 @@ def _merge_list(original: object, patch: list, field: str, path: str) -> list:
         if keys[0] not in item:
             raise PatchError(f"{where}: missing the merge key {keys[0]!r}")
         given = [k for k in keys if k in item]
-        matches = [
-            j for j, old in enumerate(current)
-            if isinstance(old, Mapping)
-            and all(old.get(k, KEY_DEFAULTS.get(k)) == item[k] for k in given)
-        ]
+        try:
+            near = by_first.get(item[keys[0]], [])
+        except TypeError:
+            near = []
+        matches = sorted(
+            j for j in (*near, *unhashable)
+            if all(current[j].get(k, KEY_DEFAULTS.get(k)) == item[k] for k in given)
+        )
         if item.get(DIRECTIVE) == "delete":
-            current = [old for j, old in enumerate(current) if j not in matches]
+            if matches:
+                current = [old for j, old in enumerate(current) if j not in matches]
+                by_first.clear()
+                unhashable.clear()
+                for j, old in enumerate(current):
+                    index(j, old)
         elif len(matches) > 1:
             named = ", ".join(f"{k}={item[k]!r}" for k in given)
             raise PatchError(f"{where}: {named} matches {len(matches)} elements; also give {', '.join(keys[1:])}")
@@ -191,6 +214,7 @@ def _merge_list(original: object, patch: list, field: str, path: str) -> list:
             current[matches[0]] = _merge_map(current[matches[0]], item, where)
         else:
             current.append(_merge_map({}, item, where))
+            index(len(current) - 1, current[-1])
     return current
 
 

@@ -145,7 +145,9 @@ class Scheduler:
         self._taken: set[str] | None = None
 
     # ---- the run ---------------------------------------------------------------------------------
-    def solve(self, pods: Sequence[Pod], batch: bool = True) -> Results:
+    def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None) -> Results:
+        """Every pod onto an existing node or a new NodeClaim; ``progress("Karpenter", settled, total)``
+        after each try, settled being the pods no longer waiting for another (see :func:`karptui.sim.simulate`)."""
         results = self.results
         queue: deque[Pod] = deque()
         for pod in queue_order(pods):
@@ -171,12 +173,14 @@ class Scheduler:
                     refused[key] = (self.changes, error)
             if error is None:
                 results.errors.pop(pod.key, None)
-                continue
-            results.errors[pod.key] = error
-            self.topology.update(pod)
-            self._data[pod.key] = PodData.of(pod)
-            queue.append(pod)
-            last_len[pod.key] = len(queue)
+            else:
+                results.errors[pod.key] = error
+                self.topology.update(pod)
+                self._data[pod.key] = PodData.of(pod)
+                queue.append(pod)
+                last_len[pod.key] = len(queue)
+            if progress is not None:
+                progress("Karpenter", len(pods) - len(queue), len(pods))
         return results
 
     def _try(self, pod: Pod) -> str | None:

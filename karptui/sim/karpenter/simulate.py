@@ -28,12 +28,13 @@ def provisionable(pod) -> bool:
 
 
 def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
-                      attempts: list[Attempt], batch: bool = True) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
+                      attempts: list[Attempt], batch: bool = True,
+                      progress=None) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
     pending = [a.pod for a in attempts if not a.scheduled and provisionable(a.pod)]
     if not pending:
         return attempts, ()
     scheduler = Scheduler(snapshot, state, catalog, pending)
-    result = scheduler.solve(pending, batch)
+    result = scheduler.solve(pending, batch, progress)
     by_key = {p.key: p for p in pending}
     for key, node in result.on_existing.items():
         if node.index is not None:  # kube-scheduler binds it once the node is ready: count it there

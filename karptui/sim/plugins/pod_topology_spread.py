@@ -50,9 +50,13 @@ def effective_selector(constraint: TopologySpreadConstraint, labels) -> LabelSel
 def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]) -> np.ndarray:
     """Nodes whose pods count toward the constraint's domains."""
     state = ctx.state
-    mask = ~state.excluded
-    for key in keys:
-        mask &= state.domains(key).ids != MISSING
+    kept = ctx.cycle.get("spread-keys")
+    if kept is None or kept[0] is not keys:  # the same for every constraint of a call: once, not per constraint
+        has_keys = ~state.excluded
+        for key in keys:
+            has_keys &= state.domains(key).ids != MISSING
+        kept = ctx.cycle["spread-keys"] = (keys, has_keys)
+    mask = kept[1].copy()
     if constraint.node_affinity_policy == HONOR:
         mask &= node_affinity.required_mask(ctx)
     if constraint.node_taints_policy == HONOR:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from typing import Any
 
 from textual import on, work
@@ -80,6 +81,15 @@ class WhatIfScreen(Screen):
         def __init__(self, summary: dict) -> None:
             super().__init__()
             self.summary = summary
+
+    class Progress(Message):
+        """How far a run has got (``what-if, kube-scheduler``, pods done, pods in all), from the worker."""
+
+        def __init__(self, phase: str, done: int, total: int) -> None:
+            super().__init__()
+            self.phase, self.done, self.total = phase, done, total
+
+    PROGRESS_INTERVAL = 0.25  # seconds between progress messages: a status line, not a flood
 
     DEFAULT_CSS = """
     WhatIfScreen #side { width: 40; }
@@ -369,11 +379,24 @@ class WhatIfScreen(Screen):
     @work(thread=True, exclusive=True, group="whatif", exit_on_error=False)
     def _run(self, whatif: WhatIf) -> None:
         worker = get_current_worker()
+        last = [0.0]
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if worker.is_cancelled:  # escape stops the simulation between two pods
+                raise _Cancelled
+            now = time.monotonic()
+            if now - last[0] >= self.PROGRESS_INTERVAL:
+                last[0] = now
+                self.post_message(self.Progress(phase, done, total))
+
         try:
             if self.baseline is None:  # the unedited cluster simulates the same every run: once is enough
-                self.baseline = wf.simulate_baseline(self.snapshot, self.catalog)
+                self.baseline = wf.simulate_baseline(self.snapshot, self.catalog,
+                                                     progress=lambda p, d, t: progress(f"baseline, {p}", d, t))
             summary = wf.run_whatif(self.snapshot, self.catalog, whatif, cancelled=lambda: worker.is_cancelled,
-                                    baseline=self.baseline)
+                                    baseline=self.baseline, progress=progress)
+        except _Cancelled:
+            return
         except Exception as exc:  # noqa: BLE001 -- a simulator bug must not take the UI down
             summary = {"name": whatif.name, "error": f"internal error: {type(exc).__name__}: {exc}"}
         if not worker.is_cancelled:
@@ -391,6 +414,13 @@ class WhatIfScreen(Screen):
         else:
             self.app.pop_screen()
 
+    @on(Progress)
+    def _progress(self, message: Progress) -> None:
+        if self.worker is None or not self.worker.is_running or self.worker.is_cancelled:
+            return  # a late word from a run that was cancelled
+        self.query_one("#results-title", Static).update(plain(
+            f"Results — running… {message.phase}: {message.done:,}/{message.total:,} pods (escape cancels)"))
+
     @on(Finished)
     def _finished(self, message: Finished) -> None:
         s, title = message.summary, self.query_one("#results-title", Static)
@@ -402,3 +432,7 @@ class WhatIfScreen(Screen):
             table = self.query_one(f"#{table_id}", DataTable)
             table.clear()
             table.add_rows([tuple(map(plain, row)) for row in rows])  # a DataTable reads str cells as markup
+
+
+class _Cancelled(Exception):
+    """Raised from the progress callback to stop a run the operator cancelled."""
