@@ -232,4 +232,6 @@ class MainScreen(Screen):
 
 
 def _activity_cells(rows) -> tuple[list[tuple[str, ...]], list[str]]:
-    return ([(str(r.line), r.time, r.level, r.kind, r.summary) for r in rows], [f"line:{r.line}" for r in rows])
+    """A Kubernetes event has no log line: its line column says "event" and its key is its place."""
+    return ([(str(r.line) if r.line else "event", r.time, r.level, r.kind, r.summary) for r in rows],
+             [f"line:{r.line}" if r.line else f"event:{i}:{r.time}" for i, r in enumerate(rows)])
