@@ -1,0 +1,310 @@
+"""Hostile input to the file readers (issue 12): snapshots, what-ifs and catalogs.
+
+Whatever the file holds, the user sees exit 0, or exit 2 with exactly one line
+``karptui: FILE: what is wrong`` - never a traceback, a crash, an "internal
+error", minutes of work or gigabytes of memory. Hostile files are generated
+here, small; where a bound would make a test big, the test lowers the bound.
+Cases that could kill the test runner (a C stack overflow, unbounded memory)
+run karptui in a child process with a memory limit.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import tracemalloc
+
+import pytest
+import yaml
+
+from karptui import limits
+from tests.conftest import REPO, kube_list, node_obj, pod_obj
+
+CATALOG = """instanceTypes:
+- name: m5.large
+  cpu: "2"
+  memory: 8Gi
+  offerings:
+  - {zone: us-east-1a, capacityType: on-demand, price: 0.096}
+"""
+WHATIF = """apiVersion: karptui/v1
+kind: WhatIf
+name: hostile
+edits:
+- target: Node/n1
+  cordon: true
+"""
+
+
+def small_snapshot() -> dict:
+    return kube_list(node_obj("n1", "us-east-1a"), pod_obj("web-1", node="n1"), pod_obj("web-2"))
+
+
+@pytest.fixture
+def snap(write):
+    return write("snap.json", small_snapshot())
+
+
+@pytest.fixture
+def reader(request, snap):
+    """The command line that reads FILE as a snapshot, a what-if or a catalog."""
+    return {
+        "snapshot": lambda f: ("snapshot", "info", f),
+        "whatif": lambda f: ("simulate", snap, "--whatif", f),
+        "catalog": lambda f: ("simulate", snap, "--instance-types", f),
+    }[request.param]
+
+
+READERS = pytest.mark.parametrize("reader", ["snapshot", "whatif", "catalog"], indirect=True)
+
+
+def refused(result, path, *words: str) -> str:
+    """Exit 2 and exactly one stderr line naming the file (and containing ``words``)."""
+    code, _, err = result
+    lines = err.splitlines()
+    assert code == 2 and len(lines) == 1, (code, err[-2000:])
+    assert lines[0].startswith(f"karptui: {path}: ") and "Traceback" not in err, err
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def run_karptui(*args, timeout: float = 60, memory: int = 3 << 30) -> tuple[int, str, str]:
+    """karptui in a child process limited to ``memory`` bytes: a crash or a runaway kills only it."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OPENBLAS_NUM_THREADS": "1"}
+    env.pop("KARPTUI_DEBUG", None)
+    done = subprocess.run([sys.executable, "-m", "karptui", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=limit, env=env, cwd=REPO)
+    return done.returncode, done.stdout, done.stderr
+
+
+def nested(depth: int, leaf: str = "x") -> str:
+    """A flow value ``depth`` collections deep, mappings and sequences alternating."""
+    return "".join("[" if i % 2 else "{k: " for i in range(depth)) + leaf + "".join(
+        "]" if i % 2 else "}" for i in reversed(range(depth)))
+
+
+def in_reader(kind: str, value: str) -> str:
+    """A file of ``kind`` holding ``value`` (YAML text) where that reader will parse it."""
+    if kind == "snapshot":  # kubectl's layout: the fast path, one item at a time
+        return ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+                f"  metadata: {{name: c, namespace: default}}\n  data: {value}\n")
+    if kind == "whatif":
+        return WHATIF.replace("name: hostile\n", f"name: hostile\ndescription: {value}\n")
+    return CATALOG.replace("  memory: 8Gi\n", f"  memory: 8Gi\n  labels: {value}\n")
+
+
+# -- finding 4: nesting ---------------------------------------------------------------------------
+
+DEEP = {
+    "flow": "a: " + "[" * 25_000 + "]" * 25_000 + "\n",
+    "dashes": "- " * 25_000 + "x\n",
+    "block": "".join(" " * i + "k:\n" for i in range(2_000)) + " " * 2_000 + "k: x\n",  # 2 MB
+    "cr-breaks": "".join(" " * i + "k:\r" for i in range(3_000)) + " " * 3_000 + "k: x\r",
+}
+
+
+@READERS
+@pytest.mark.parametrize("shape", DEEP)
+def test_yaml_25000_levels_deep_is_one_line_not_a_crash(reader, shape, tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text(DEEP[shape])
+    refused(run_karptui(*reader(path)), path, "nested more than 256 levels deep")
+
+
+@READERS
+def test_yaml_300_levels_deep_is_refused(reader, request, cli, write):
+    kind = request.node.callspec.params["reader"]
+    path = write("deep.yaml", in_reader(kind, nested(300)))
+    refused(cli(*reader(path)), path, "nested more than 256 levels deep")
+
+
+def test_depth_is_checked_on_the_general_path_too(cli, write):
+    path = write("deep.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: " + nested(300) + "\n")
+    refused(cli("snapshot", "info", path), path, "nested more than 256 levels deep", "line 4")
+
+
+def test_depth_error_names_the_files_line_for_a_list_item(cli, write):
+    text = in_reader("snapshot", "{}") + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: d}\n  data: " \
+        + nested(260) + "\n"
+    path = write("deep.yaml", text)
+    refused(cli("snapshot", "info", path), path, "at line 11,")
+
+
+def test_256_levels_are_accepted(cli, write):
+    # 255 inside the ConfigMap item, which is itself one mapping
+    path = write("ok.yaml", in_reader("snapshot", nested(255)))
+    code, out, err = cli("snapshot", "info", path, "-o", "json")
+    assert code == 0, err
+
+
+def test_brackets_in_strings_do_not_refuse_a_dump(cli, write):
+    """kubectl's last-applied-configuration is JSON in a string: a bracket count over-estimates,
+    the precise pass decides."""
+    pod = pod_obj("web-1")
+    pod["metadata"]["annotations"] = {"last-applied": "[" * 5000 + "{" * 5000, "indent": "\n" + " " * 900 + "x"}
+    path = write("dump.yaml", yaml.safe_dump(kube_list(pod), width=100_000))
+    code, out, err = cli("snapshot", "info", path, "-o", "json")
+    assert code == 0 and json.loads(out)["pods"] == 1, err
+
+
+# -- finding 8: aliases ---------------------------------------------------------------------------
+
+def laughs(levels: int, indent: str = "") -> str:
+    """Nine aliases of nine aliases ...: ``9 ** levels`` nodes once expanded."""
+    lines = [f"{indent}l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, levels):
+        lines.append(f"{indent}l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def billion_laughs_snapshot() -> str:
+    return ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n"
+            "  metadata: {name: p, namespace: default}\n  spec:\n    containers: [{name: c}]\n"
+            "    affinity:\n      nodeAffinity:\n" + laughs(9, "        "))
+
+
+def billion_laughs_whatif() -> str:
+    return WHATIF.replace("- target: Node/n1\n  cordon: true\n", "- target: Deployment/default/inflate\n  patch:\n"
+                          "    spec:\n      laughs:\n" + laughs(9, "        "))
+
+
+@pytest.mark.parametrize("kind", ["snapshot", "whatif"])
+def test_billion_laughs_is_refused_at_once(kind, tmp_path, snap):
+    path = tmp_path / f"{kind}.yaml"
+    path.write_text(billion_laughs_snapshot() if kind == "snapshot" else billion_laughs_whatif())
+    assert path.stat().st_size < 1000
+    args = ("snapshot", "info", path) if kind == "snapshot" else ("simulate", "consolidation", "--whatif", path)
+    refused(run_karptui(*args, timeout=30, memory=2 << 30), path, "YAML aliases would expand to more than 100,000")
+
+
+@READERS
+def test_more_than_100_aliases_are_refused(reader, request, cli, write):
+    kind = request.node.callspec.params["reader"]
+    value = "{a: &a x, b: [" + ", ".join(["*a"] * 101) + "]}"
+    path = write("aliases.yaml", in_reader(kind, value))
+    refused(cli(*reader(path)), path, "more than 100 YAML aliases", "line ")
+
+
+@READERS
+def test_aliases_expanding_past_the_bound_are_refused(reader, request, cli, write):
+    kind = request.node.callspec.params["reader"]
+    value = "{a: &a [" + ", ".join(["x"] * 2000) + "], b: [" + ", ".join(["*a"] * 51) + "]}"
+    path = write("aliases.yaml", in_reader(kind, value))
+    refused(cli(*reader(path)), path, "expand to more than 100,000 nodes")
+
+
+@READERS
+def test_recursive_alias_is_refused(reader, request, cli, write):
+    kind = request.node.callspec.params["reader"]
+    path = write("loop.yaml", in_reader(kind, "&a {k: [*a]}"))
+    refused(cli(*reader(path)), path, "alias *a refers to its own node")
+
+
+def test_a_few_aliases_still_work(cli, write):
+    text = WHATIF.replace("- target: Node/n1\n  cordon: true\n",
+                          "- target: Node/n1\n  cordon: &yes true\n- target: Node/n1\n  cordon: *yes\n")
+    snap = write("snap.json", small_snapshot())
+    code, _, err = cli("simulate", snap, "--whatif", write("w.yaml", text))
+    assert code == 0, err
+
+
+# -- finding 9: decompression bombs ----------------------------------------------------------------
+
+def bomb(tmp_path, name: str, text: str, padding: int) -> os.PathLike:
+    """``text`` and then ``padding`` newlines, gzipped: a few KB that grow past a lowered bound."""
+    path = tmp_path / name
+    with gzip.open(path, "wb") as out:
+        out.write(text.encode())
+        for _ in range(padding >> 20):
+            out.write(b"\n" * (1 << 20))
+    return path
+
+
+@READERS
+def test_gzip_growing_past_the_bound_is_refused(reader, request, cli, tmp_path, monkeypatch):
+    kind = request.node.callspec.params["reader"]
+    text = {"snapshot": yaml.safe_dump(small_snapshot()), "whatif": WHATIF, "catalog": CATALOG}[kind]
+    monkeypatch.setattr(limits, "MAX_SNAPSHOT_BYTES", 2 << 20)
+    monkeypatch.setattr(limits, "MAX_SMALL_FILE_BYTES", 1 << 20)
+    path = bomb(tmp_path, f"{kind}.yaml.gz", text, 3 << 20)
+    assert path.stat().st_size < 20_000
+    bound = "2 MiB" if kind == "snapshot" else "1 MiB"
+    refused(cli(*reader(path)), path, f"more than {bound} once decompressed")
+
+
+def test_gzip_bomb_is_decompressed_in_bounded_memory(cli, tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_SNAPSHOT_BYTES", 1 << 20)
+    path = bomb(tmp_path, "bomb.yaml.gz", yaml.safe_dump(small_snapshot()), 64 << 20)
+    tracemalloc.start()
+    try:
+        result = cli("snapshot", "info", path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    refused(result, path, "more than 1 MiB once decompressed")
+    assert peak < 24 << 20, peak
+
+
+def test_gzip_under_the_bound_and_concatenated_members_still_load(cli, tmp_path):
+    path = tmp_path / "two.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(kube_list(node_obj("n1"))).encode())
+                     + gzip.compress(json.dumps(kube_list(node_obj("n2"))).encode()))
+    code, out, err = cli("snapshot", "info", path, "-o", "json")
+    assert code == 0 and json.loads(out)["nodes"] == 2, err
+
+
+def test_truncated_gzip_is_one_line(cli, tmp_path):
+    path = tmp_path / "cut.yaml.gz"
+    path.write_bytes(gzip.compress(yaml.safe_dump(small_snapshot()).encode())[:-30])
+    refused(cli("snapshot", "info", path), path, "corrupt gzip data")
+
+
+# -- finding 10: endless input ---------------------------------------------------------------------
+
+@READERS
+def test_dev_zero_is_refused_in_bounded_memory(reader):
+    refused(run_karptui(*reader("/dev/zero"), timeout=60, memory=2 << 30), "/dev/zero", "binary data")
+
+
+@READERS
+def test_a_fifo_that_goes_on_is_cut_at_the_bound(reader, request, cli, tmp_path, monkeypatch):
+    kind = request.node.callspec.params["reader"]
+    monkeypatch.setattr(limits, "MAX_SNAPSHOT_BYTES", 1 << 20)
+    monkeypatch.setattr(limits, "MAX_SMALL_FILE_BYTES", 1 << 20)
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    head = {"snapshot": yaml.safe_dump(small_snapshot()), "whatif": WHATIF, "catalog": CATALOG}[kind]
+
+    def feed() -> None:  # 4 MiB of comments after a valid head, then the end (the old reader took it all)
+        try:
+            with open(fifo, "wb") as out:
+                out.write(head.encode())
+                for _ in range(64):
+                    out.write(b"# more\n" * 9362)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    refused(cli(*reader(fifo)), fifo, "more than the 1 MiB karptui reads")
+    writer.join(10)
+
+
+@READERS
+def test_a_file_larger_than_the_bound_is_refused_before_reading(reader, request, cli, write, monkeypatch):
+    kind = request.node.callspec.params["reader"]
+    monkeypatch.setattr(limits, "MAX_SNAPSHOT_BYTES", 1 << 20)
+    monkeypatch.setattr(limits, "MAX_SMALL_FILE_BYTES", 1 << 20)
+    head = {"snapshot": yaml.safe_dump(small_snapshot()), "whatif": WHATIF, "catalog": CATALOG}[kind]
+    path = write("big.yaml", head + "#\n" * (1 << 20))
+    refused(cli(*reader(path)), path, "2 MiB, more than the 1 MiB karptui reads")
