@@ -308,3 +308,85 @@ def test_a_file_larger_than_the_bound_is_refused_before_reading(reader, request,
     head = {"snapshot": yaml.safe_dump(small_snapshot()), "whatif": WHATIF, "catalog": CATALOG}[kind]
     path = write("big.yaml", head + "#\n" * (1 << 20))
     refused(cli(*reader(path)), path, "2 MiB, more than the 1 MiB karptui reads")
+
+
+# -- finding 7: values past what the model parsed, through the command line ------------------------
+
+BUNDLED = (REPO / "snapshots" / "consolidation.yaml").read_text()
+
+
+def edited(write, old: str, new: str, name: str = "edited.yaml", count: int = 1):
+    assert old in BUNDLED
+    return write(name, BUNDLED.replace(old, new, count))
+
+
+def no_crash(result) -> str:
+    code, _, err = result
+    assert code in (0, 2) and "internal error" not in err and "Traceback" not in err, (code, err[-2000:])
+    return err
+
+
+@pytest.mark.parametrize("nodes", ['"abc"', '"10x%"', '"150%"', '"-1"'])
+def test_budget_nodes_that_are_no_count_or_percent_skip_the_nodepool(cli, write, nodes):
+    path = edited(write, "      - nodes: 10%", f"      - nodes: {nodes}")
+    err = no_crash(cli("simulate", "--consolidate", path))
+    assert "skipped NodePool" in err and "budgets[0].nodes" in err and "not a count or a percentage" in err, err
+
+
+@pytest.mark.parametrize("field, value", [("minAvailable", '"abc"'), ("minAvailable", '"150%"'),
+                                          ("maxUnavailable", '"abc"'), ("maxUnavailable", "-1"),
+                                          ("minAvailable", "4294967296")])
+def test_pdb_int_or_percent_the_api_refuses_skips_the_pdb(cli, write, field, value):
+    path = edited(write, "    minAvailable: 5", f"    {field}: {value}")
+    err = no_crash(cli("simulate", "--consolidate", path))
+    assert "skipped PodDisruptionBudget default/inflate-pdb" in err and f"spec.{field}" in err, err
+
+
+@pytest.mark.parametrize("stamp", ["2030-01-01T00:00:00", '"2030-01-01T00:00:00"'])
+def test_timestamp_without_zone_skips_the_object_not_a_type_error(cli, write, stamp):
+    old = '    creationTimestamp: "2024-09-10T02:07:40Z"'
+    path = edited(write, old, f"    creationTimestamp: {stamp}")
+    err = no_crash(cli("simulate", "--consolidate", path))
+    assert "metadata.creationTimestamp" in err and "no time zone" in err, err
+
+
+def test_quantities_past_int64_are_capped_as_the_api_caps_them(cli, write):
+    path = edited(write, "      cpu: 1930m", "      cpu: 100Ei")
+    no_crash(cli("simulate", "--consolidate", path))
+    code, out, err = cli("snapshot", "info", path, "-o", "json")
+    assert code == 0 and json.loads(out)["allocatable"]["cpu_millis"] >= 2**63 - 1, err
+
+
+def test_requests_past_int64_are_capped(cli, write):
+    path = edited(write, '          cpu: "1"', "          cpu: 100Ei", count=-1)
+    no_crash(cli("simulate", "--consolidate", path))
+
+
+def test_priority_past_int32_skips_the_pod(cli, write):
+    path = edited(write, "    priority: 0", "    priority: 1180591620717411303424")
+    err = no_crash(cli("simulate", "--consolidate", path))
+    assert "spec.priority" in err and "out of range" in err, err
+
+
+@READERS
+def test_json_integer_past_4300_digits_is_one_line(reader, request, cli, write):
+    kind = request.node.callspec.params["reader"]
+    big = "1" + "0" * 5000
+    text = {"snapshot": json.dumps(small_snapshot()).replace('"100m"', big, 1),
+            "whatif": json.dumps({"apiVersion": "karptui/v1", "kind": "WhatIf", "name": "w",
+                                  "edits": [{"target": "Node/n1", "cordon": True}]}).replace("true", big),
+            "catalog": json.dumps(yaml.safe_load(CATALOG)).replace("0.096", big)}[kind]
+    path = write(f"{kind}.json", text)
+    refused(cli(*reader(path)), path, "a number longer than 4,300 digits")
+
+
+@READERS
+def test_yaml_integer_past_4300_digits_is_one_line(reader, request, cli, write):
+    kind = request.node.callspec.params["reader"]
+    path = write("big.yaml", in_reader(kind, "{k: 1" + "0" * 5000 + "}"))
+    refused(cli(*reader(path)), path, "a number longer than 4,300 digits")
+
+
+@pytest.mark.parametrize("since", ["1.2.3s", "1..s", ".s", "1e400h", "9" * 400 + "h"])
+def test_logs_since_that_is_no_duration_is_one_line(cli, since):
+    refused(cli("--logs-since", since), "--logs-since", "is not a duration")
