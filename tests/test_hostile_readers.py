@@ -390,3 +390,42 @@ def test_yaml_integer_past_4300_digits_is_one_line(reader, request, cli, write):
 @pytest.mark.parametrize("since", ["1.2.3s", "1..s", ".s", "1e400h", "9" * 400 + "h"])
 def test_logs_since_that_is_no_duration_is_one_line(cli, since):
     refused(cli("--logs-since", since), "--logs-since", "is not a duration")
+
+
+# -- validation: values the API would refuse are warned about, not silently simulated ---------------
+
+def warnings_of(cli, path) -> list[str]:
+    code, out, err = cli("snapshot", "info", path, "-o", "json")
+    assert code == 0, err
+    return json.loads(out)["warnings"]
+
+
+def test_negative_requests_and_allocatable_are_warned_about(cli, write):
+    node = node_obj("n1", memory="-1Gi")
+    pod = pod_obj("web-1", node="n1", cpu="-500m")
+    found = warnings_of(cli, write("neg.json", kube_list(node, pod, pod_obj("web-2"))))
+    assert any("default/web-1" in w and "negative" in w and "cpu" in w for w in found), found
+    assert any("Node n1" in w and "negative" in w and "memory" in w for w in found), found
+
+
+@pytest.mark.parametrize("port", [70000, -1, 65536])
+def test_host_ports_out_of_range_are_warned_about(cli, write, port):
+    pod = pod_obj("web-1")
+    pod["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": port}]
+    found = warnings_of(cli, write("ports.json", kube_list(node_obj("n1"), pod)))
+    assert any("default/web-1" in w and f"hostPort {port}" in w and "1-65535" in w for w in found), found
+
+
+def test_valid_values_give_no_warning(cli, write):
+    pod = pod_obj("web-1", node="n1")
+    pod["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 65535}]
+    assert warnings_of(cli, write("ok.json", kube_list(node_obj("n1"), pod))) == []
+
+
+def test_zone_no_catalog_offering_has_is_warned_about(cli, write):
+    snap = write("snap.json", kube_list(node_obj("n1", "us-east-1a"), node_obj("n2", "us-east-1q"), pod_obj("p")))
+    code, out, err = cli("simulate", snap, "--instance-types", write("cat.yaml", CATALOG), "-o", "json")
+    assert code == 0, err
+    found = json.loads(out).get("warnings", [])
+    assert any("us-east-1q" in w and "no instance type" in w for w in found), found
+    assert not any("us-east-1a" in w for w in found), found
