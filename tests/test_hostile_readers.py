@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -429,3 +430,141 @@ def test_zone_no_catalog_offering_has_is_warned_about(cli, write):
     found = json.loads(out).get("warnings", [])
     assert any("us-east-1q" in w and "no instance type" in w for w in found), found
     assert not any("us-east-1a" in w for w in found), found
+
+
+# -- fuzzing: odd documents through every reader ------------------------------------------------------
+
+import copy  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _first_of_each_kind() -> list[dict]:
+    kinds, seen = [], set()
+    for doc in yaml.safe_load_all(BUNDLED):
+        for item in (doc or {}).get("items", []):
+            if item.get("kind") not in seen:
+                seen.add(item.get("kind"))
+                kinds.append(item)
+    return kinds
+
+
+FUZZ_BASE = kube_list(*_first_of_each_kind(), pod_obj("pending-1"))
+FUZZ_WHATIF = {"apiVersion": "karptui/v1", "kind": "WhatIf", "name": "w", "edits": [
+    {"target": "Node/n1", "cordon": True},
+    {"target": "Pod/default/web-1", "patch": {"metadata": {"labels": {"a": "b"}}}},
+    {"target": "Deployment/default/web", "scale": 3},
+    {"addNodes": {"instanceType": "m5.large", "zone": "us-east-1a", "count": 1}}]}
+FUZZ_CATALOG = yaml.safe_load(CATALOG) | {"instanceTypes": [yaml.safe_load(CATALOG)["instanceTypes"][0] | {
+    "overhead": {"cpu": "100m"}, "extendedResources": {"nvidia.com/gpu": 1}, "labels": {"a": "b"},
+    "arch": "amd64", "os": "linux", "pods": 29}]}
+ODD_STRINGS = ["", "abc", "10x%", "150%", "-1", "100Ei", "-5m", "1e400", "1e60", "0.0001m", "2024-01-01T00:00:00",
+               "2024-01-01T00:00:00Z", "Never", "0", "1.2.3s", "1h30m", "*", "[", "{", "%", "In", "NotIn", "Exists",
+               "Gt", "\x07bell", "tab\there", "ünï", "\u2028", "NaN", "true", "null", "Node/n1", "a" * 300]
+KEYS = ["cpu", "memory", "pods", "priority", "hostPort", "minAvailable", "maxUnavailable", "nodes", "budgets",
+        "creationTimestamp", "requests", "limits", "labels", "tolerations", "affinity", "nodeSelector", "taints",
+        "requirements", "values", "operator", "key", "weight", "replicas", "offerings", "zone", "patch", "scale"]
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
+                    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12),
+                    st.sampled_from(ODD_STRINGS))
+VALUES = st.recursive(SCALARS, lambda kids: st.lists(kids, max_size=4)
+                      | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), kids, max_size=4), max_leaves=12)
+
+
+def _slots(doc, out):
+    """Every (container, key) in a JSON-shaped document, where a value may be replaced."""
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    for key, value in items:
+        out.append((doc, key))
+        _slots(value, out)
+    return out
+
+
+@st.composite
+def mutated(draw, base):
+    doc = copy.deepcopy(base)
+    for _ in range(draw(st.integers(1, 4))):
+        slots = _slots(doc, [])
+        known = [slot for slot in slots if slot[1] in KEYS]  # fields the model reads: hit them often
+        if known and draw(st.booleans()):
+            slots = known
+        container, key = slots[draw(st.integers(0, len(slots) - 1))]
+        if isinstance(container, dict) and draw(st.integers(0, 3)) == 0:
+            key = draw(st.sampled_from(KEYS))  # add a field the model reads
+        container[key] = draw(VALUES)
+    return doc
+
+
+FRAGMENTS = st.one_of(
+    st.integers(0, 320).map(nested),
+    st.integers(1, 130).map(lambda n: "{a: &a [x, y], b: [" + ", ".join(["*a"] * n) + "]}"),
+    st.integers(4000, 4600).map(lambda n: "1" + "0" * n),
+    st.integers(0, 31).map(lambda c: '"' + f"\\x{c:02x}" + '"'),
+    st.integers(0, 31).map(chr).map(lambda ch: "x" + ch + "y"),
+    st.sampled_from(["&a [*a]", "*undefined", "!!python/object:os.system x", "!!binary AAAA", "? [a]\n: b",
+                     "|\n  " + "[" * 300, "'" + "{" * 400 + "'", "\ufeffx", "- - - x", "{a: b, a: c}"]),
+)
+
+
+def serialise(doc, as_json: bool, huge_number: bool = False) -> str:
+    """JSON or YAML text; ``huge_number`` turns one number into 4,400 digits (json.dumps cannot)."""
+    text = json.dumps(doc) if as_json else yaml.safe_dump(doc, allow_unicode=True)
+    return re.sub(r"(?<=: )(\d+)(?=[,}\n])", lambda m: m.group(1) + "0" * 4400, text, count=1) if huge_number else text
+
+
+def accepted_or_one_line(result, path) -> None:
+    code, _, err = result
+    assert "Traceback" not in err and "internal error" not in err, err[-3000:]
+    if code == 0:
+        return
+    lines = err.splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith(f"karptui: {path}: "), (code, err[-3000:])
+
+
+FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@FUZZ
+@given(doc=mutated(FUZZ_BASE), as_json=st.booleans(), consolidate=st.booleans(), huge=st.integers(0, 9))
+def test_fuzz_snapshot_reader(cli, tmp_path_factory, doc, as_json, consolidate, huge):
+    path = tmp_path_factory.mktemp("fuzz") / ("snap.json" if as_json else "snap.yaml")
+    path.write_text(serialise(doc, as_json, huge_number=huge == 0))
+    accepted_or_one_line(cli("snapshot", "info", path, "-o", "json"), path)
+    code, _, err = cli("simulate", path, *(["--consolidate"] if consolidate else []), "-o", "json")
+    assert "Traceback" not in err and "internal error" not in err, err[-3000:]
+
+
+@FUZZ
+@given(doc=mutated(FUZZ_WHATIF), as_json=st.booleans(), huge=st.integers(0, 9))
+def test_fuzz_whatif_reader(cli, tmp_path_factory, doc, as_json, huge):
+    base = tmp_path_factory.mktemp("fuzz")
+    snap = base / "snap.json"
+    snap.write_text(json.dumps(small_snapshot()))
+    path = base / ("w.json" if as_json else "w.yaml")
+    path.write_text(serialise(doc, as_json, huge_number=huge == 0))
+    accepted_or_one_line(cli("simulate", snap, "--whatif", path, "-o", "json"), path)
+
+
+@FUZZ
+@given(doc=mutated(FUZZ_CATALOG), as_json=st.booleans(), huge=st.integers(0, 9))
+def test_fuzz_catalog_reader(cli, tmp_path_factory, doc, as_json, huge):
+    base = tmp_path_factory.mktemp("fuzz")
+    snap = base / "snap.json"
+    snap.write_text(json.dumps(small_snapshot()))
+    path = base / ("c.json" if as_json else "c.yaml")
+    path.write_text(serialise(doc, as_json, huge_number=huge == 0))
+    accepted_or_one_line(cli("simulate", snap, "--instance-types", path, "-o", "json"), path)
+
+
+@FUZZ
+@given(kind=st.sampled_from(["snapshot", "whatif", "catalog"]), fragment=FRAGMENTS)
+def test_fuzz_hostile_yaml_fragments(cli, tmp_path_factory, kind, fragment):
+    base = tmp_path_factory.mktemp("fuzz")
+    snap = base / "snap.json"
+    snap.write_text(json.dumps(small_snapshot()))
+    path = base / "f.yaml"
+    path.write_text(in_reader(kind, fragment))
+    args = {"snapshot": ("snapshot", "info", path), "whatif": ("simulate", snap, "--whatif", path),
+            "catalog": ("simulate", snap, "--instance-types", path)}[kind]
+    accepted_or_one_line(cli(*args), path)
