@@ -205,6 +205,16 @@ def test_aliases_expanding_past_the_bound_are_refused(reader, request, cli, writ
 
 
 @READERS
+def test_nesting_made_deeper_by_aliases_is_refused(reader, request, cli, write):
+    """Each alias puts a 200-deep value 200 levels down: the composer does not recurse, but anything
+    walking the result does (a RecursionError, past 1,000)."""
+    kind = request.node.callspec.params["reader"]
+    value = "{a: &a " + nested(200) + ", b: " + nested(150, "*a") + "}"
+    path = write("deeper.yaml", in_reader(kind, value))
+    refused(cli(*reader(path)), path, "nested more than 256 levels deep once aliases are expanded")
+
+
+@READERS
 def test_recursive_alias_is_refused(reader, request, cli, write):
     kind = request.node.callspec.params["reader"]
     path = write("loop.yaml", in_reader(kind, "&a {k: [*a]}"))

@@ -5,9 +5,9 @@ file nested 25,000 levels deep kills the process (exit 139) where LibYAML itself
 no nesting cap. And an alias is expanded wherever the value is later walked: nine
 aliases of nine aliases ... of a list is a billion nodes in under a kilobyte. So
 every YAML text karptui reads goes through :func:`load` or :func:`load_all`, which
-refuse, with one line, YAML nested deeper than ``MAX_YAML_DEPTH``, with more than
-``MAX_YAML_ALIASES`` aliases, with an alias inside its own anchor, or whose aliases
-would add more than ``MAX_YAML_ALIAS_EXPANSION`` nodes.
+refuse, with one line, YAML nested deeper than ``MAX_YAML_DEPTH`` (aliases expanded),
+with more than ``MAX_YAML_ALIASES`` aliases, with an alias inside its own anchor, or
+whose aliases would add more than ``MAX_YAML_ALIAS_EXPANSION`` nodes.
 
 The check is two-staged so that a 1 GB kubectl dump pays almost nothing:
 
@@ -110,27 +110,31 @@ def _count_events(text: str, path: str, line_offset: LineOffset, depth_limit: in
     max_aliases, max_expansion = limits.MAX_YAML_ALIASES, limits.MAX_YAML_ALIAS_EXPANSION
     depth = aliases = expansion = nodes = 0
     sizes: dict[str, int] = {}  # anchor -> nodes its value holds, aliases expanded
-    opened: list[tuple[str | None, int]] = []  # per open collection: its anchor, nodes before it
+    heights: dict[str, int] = {}  # anchor -> collection levels its value spans, aliases expanded
+    # per open collection: its anchor, nodes before it, the deepest level reached inside it
+    opened: list[list] = [[None, 0, 0]]  # the document itself, at depth 0
     for event in yaml.parse(text, Loader=Loader):
         kind = type(event)
         if kind is yaml.ScalarEvent:
             nodes += 1
             if event.anchor is not None:
-                sizes[event.anchor] = 1
+                sizes[event.anchor], heights[event.anchor] = 1, 0
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             depth += 1
             if depth > depth_limit:
                 raise InputError(path, f"YAML nested more than {depth_limit} levels deep"
                                        f"{_at(event, line_offset)}; karptui refuses deeper nesting")
-            if event.anchor is not None:
-                sizes.pop(event.anchor, None)  # redefined from here on; an alias inside is recursive
-            opened.append((event.anchor, nodes))
+            if event.anchor is not None:  # redefined from here on; an alias inside is recursive
+                sizes.pop(event.anchor, None)
+                heights.pop(event.anchor, None)
+            opened.append([event.anchor, nodes, depth])
             nodes += 1
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            depth -= 1
-            anchor, before = opened.pop()
+            anchor, before, deepest = opened.pop()
             if anchor is not None:
-                sizes[anchor] = nodes - before
+                sizes[anchor], heights[anchor] = nodes - before, deepest - depth + 1
+            opened[-1][2] = max(opened[-1][2], deepest)
+            depth -= 1
         elif kind is yaml.AliasEvent:
             aliases += 1
             if aliases > max_aliases:
@@ -138,10 +142,15 @@ def _count_events(text: str, path: str, line_offset: LineOffset, depth_limit: in
                                        "karptui refuses alias-heavy YAML (kubectl never writes aliases)")
             size = sizes.get(event.anchor)
             if size is None:
-                if any(anchor == event.anchor for anchor, _ in opened):
+                if any(frame[0] == event.anchor for frame in opened):
                     raise InputError(path, f"YAML alias *{event.anchor} refers to its own node"
                                            f"{_at(event, line_offset)}; karptui refuses recursive YAML")
                 continue  # an undefined alias: the loader reports it with its position
+            reached = depth + heights[event.anchor]
+            if reached > depth_limit:  # the composer shares the node, but whatever walks it recurses
+                raise InputError(path, f"YAML nested more than {depth_limit} levels deep once aliases are "
+                                       f"expanded{_at(event, line_offset)}; karptui refuses deeper nesting")
+            opened[-1][2] = max(opened[-1][2], reached)
             nodes += size
             expansion += size
             if expansion > max_expansion:
@@ -149,6 +158,8 @@ def _count_events(text: str, path: str, line_offset: LineOffset, depth_limit: in
                                        f"{_at(event, line_offset)}; karptui refuses alias bombs")
         elif kind is yaml.DocumentStartEvent:
             sizes.clear()  # anchors do not cross documents
+            heights.clear()
+            opened = [[None, 0, 0]]
 
 
 def _at(event: yaml.Event, line_offset: LineOffset) -> str:
