@@ -578,3 +578,17 @@ def test_fuzz_hostile_yaml_fragments(cli, tmp_path_factory, kind, fragment):
     args = {"snapshot": ("snapshot", "info", path), "whatif": ("simulate", snap, "--whatif", path),
             "catalog": ("simulate", snap, "--instance-types", path)}[kind]
     accepted_or_one_line(cli(*args), path)
+
+
+def test_aliases_are_counted_over_the_whole_stream(cli, write):
+    """Documents are checked one by one, but the alias bound is the file's."""
+    doc = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\ndata: {a: &a x, b: [" + ", ".join(["*a"] * 30) + "]}\n"
+    path = write("stream.yaml", "---\n".join(doc % i for i in range(4)))
+    refused(cli("snapshot", "info", path), path, "more than 100 YAML aliases", "at line 19,")
+
+
+def test_a_deep_document_late_in_a_stream_is_found(cli, write):
+    shallow = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\ndata: {k: [[[x]]]}\n"
+    text = "---\n".join(shallow % i for i in range(100)) + "---\n" + shallow.replace("[[[x]]]", nested(300)) % 100
+    path = write("stream.yaml", text)
+    refused(cli("snapshot", "info", path), path, "nested more than 256 levels deep", "at line 504,")

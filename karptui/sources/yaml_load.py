@@ -98,17 +98,54 @@ def depth_bound(text: str, limit: int) -> int:
 
 
 def check(text: str, path: str, line_offset: LineOffset = 0) -> None:
-    """Refuse ``text`` (InputError) if it nests too deeply or its aliases would blow up."""
+    """Refuse ``text`` (InputError) if it nests too deeply or its aliases would blow up.
+
+    When the whole text does not pass the pre-filter, each document is filtered on its
+    own (a stream of thousands of small objects has brackets enough in total, but each
+    document is shallow), and only the documents that fail go through the event pass.
+    """
     depth_limit = limits.MAX_YAML_DEPTH
     if depth_bound(text, depth_limit) <= depth_limit and not may_hold(text, "*"):
         return
-    _count_events(text, path, line_offset, depth_limit)
+    totals = (0, 0)  # aliases and expansion, counted over the whole file
+    for start, end in _documents(text):
+        piece = text if end - start == len(text) else text[start:end]
+        if depth_bound(piece, depth_limit) <= depth_limit and not may_hold(piece, "*"):
+            continue
+        offset = line_offset if start == 0 else _shifted(line_offset, text, start)
+        totals = _count_events(piece, path, offset, depth_limit, *totals)
 
 
-def _count_events(text: str, path: str, line_offset: LineOffset, depth_limit: int) -> None:
-    """Walk LibYAML's events: nesting depth, number of aliases and what they would expand to."""
+#: A ``---`` at column 0 always starts a document for LibYAML (or is an error in a quoted
+#: scalar): no collection spans one.
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.M)
+
+
+def _documents(text: str) -> list[tuple[int, int]]:
+    """Where the stream's documents begin and end; the whole text when a directive (``%YAML``)
+    could belong to the document after it."""
+    if text.startswith("%") or "\n%" in text:
+        return [(0, len(text))]
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    return list(zip(starts, starts[1:] + [len(text)]))
+
+
+def _shifted(line_offset: LineOffset, text: str, start: int) -> Callable[[], int]:
+    def first_line() -> int:
+        return (line_offset() if callable(line_offset) else line_offset) + text.count("\n", 0, start)
+    return first_line
+
+
+def _count_events(text: str, path: str, line_offset: LineOffset, depth_limit: int,
+                  aliases: int = 0, expansion: int = 0) -> tuple[int, int]:
+    """Walk LibYAML's events: nesting depth, number of aliases and what they would expand to.
+
+    ``aliases`` and ``expansion`` carry the counts of earlier documents; returns them updated.
+    """
     max_aliases, max_expansion = limits.MAX_YAML_ALIASES, limits.MAX_YAML_ALIAS_EXPANSION
-    depth = aliases = expansion = nodes = 0
+    depth = nodes = 0
     sizes: dict[str, int] = {}  # anchor -> nodes its value holds, aliases expanded
     heights: dict[str, int] = {}  # anchor -> collection levels its value spans, aliases expanded
     # per open collection: its anchor, nodes before it, the deepest level reached inside it
@@ -160,6 +197,7 @@ def _count_events(text: str, path: str, line_offset: LineOffset, depth_limit: in
             sizes.clear()  # anchors do not cross documents
             heights.clear()
             opened = [[None, 0, 0]]
+    return aliases, expansion
 
 
 def _at(event: yaml.Event, line_offset: LineOffset) -> str:
