@@ -371,6 +371,9 @@ def test_quantities_past_int64_are_capped_as_the_api_caps_them(cli, write):
 def test_requests_past_int64_are_capped(cli, write):
     path = edited(write, '          cpu: "1"', "          cpu: 100Ei", count=-1)
     no_crash(cli("simulate", "--consolidate", path))
+    found = warnings_of(cli, path)
+    assert any(w.startswith("quantities past the int64 maximum: Pod default/") and "requests cpu" in w
+               for w in found), found
 
 
 def test_priority_past_int32_skips_the_pod(cli, write):

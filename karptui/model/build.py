@@ -22,6 +22,7 @@ from .nodeclaim import build_nodeclaim
 from .nodeclass import build_node_class
 from .nodepool import build_nodepool
 from .pod import build_pod
+from .quantity import MAX_AMOUNT
 from .resources import Resources, format_quantity
 from .snapshot import Snapshot, SnapshotMeta
 from .volumes import build_pv, build_pvc
@@ -173,10 +174,20 @@ def _refused_by_the_api(snapshot: Snapshot) -> list[str]:
     report("negative node resources", [
         f"Node {n.name} {_negative(n.allocatable) or _negative(n.capacity)}" for n in snapshot.nodes
         if _negative(n.allocatable) or _negative(n.capacity)], "the API refuses them; simulated as written")
+    report("quantities past the int64 maximum", [
+        f"{what} {_capped(amounts)}" for what, amounts in
+        [(f"Pod {p.namespace}/{p.name} requests", p.requests) for p in snapshot.pods]
+        + [(f"Node {n.name} allocatable", n.allocatable) for n in snapshot.nodes] if _capped(amounts)],
+        "capped there as the API caps them; sums of such amounts are not meaningful")
     report("host ports out of range", [
         f"Pod {p.namespace}/{p.name} hostPort {port.port}" for p in snapshot.pods for port in p.host_ports
         if not 1 <= port.port <= 65535], "the API accepts 1-65535 only; simulated as written")
     return notes
+
+
+def _capped(resources: Resources) -> str:
+    """The names whose amount sits at the cap: ``cpu, memory``, or empty."""
+    return ", ".join(name for name, value in resources.items() if abs(value) >= MAX_AMOUNT)
 
 
 def _negative(resources: Resources) -> str:
