@@ -595,3 +595,21 @@ def test_a_deep_document_late_in_a_stream_is_found(cli, write):
     text = "---\n".join(shallow % i for i in range(100)) + "---\n" + shallow.replace("[[[x]]]", nested(300)) % 100
     path = write("stream.yaml", text)
     refused(cli("snapshot", "info", path), path, "nested more than 256 levels deep", "at line 504,")
+
+
+def test_gzip_through_a_fifo_loads(cli, tmp_path):
+    fifo = tmp_path / "snap.json.gz"
+    os.mkfifo(fifo)
+    data = gzip.compress(json.dumps(small_snapshot()).encode())
+
+    def feed() -> None:
+        with open(fifo, "wb") as out:
+            for i in range(0, len(data), 7):  # small writes: the reader's first read may come up short
+                out.write(data[i:i + 7])
+                out.flush()
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    code, out, err = cli("snapshot", "info", fifo, "-o", "json")
+    writer.join(10)
+    assert code == 0 and json.loads(out)["nodes"] == 1, err

@@ -82,10 +82,13 @@ class _Prefixed:
         self._head, self._rest = head, rest
 
     def read(self, size: int = -1) -> bytes:
-        if self._head:
+        if not self._head:
+            return self._rest.read(size)
+        if size < 0:
             head, self._head = self._head, b""
-            return head if size < 0 else head + self._rest.read(max(size - len(head), 0))
-        return self._rest.read(size)
+            return head + self._rest.read()
+        head, self._head = self._head[:size], self._head[size:]
+        return head + (self._rest.read(size - len(head)) if size > len(head) else b"")
 
 
 def _size(count: int) -> str:
