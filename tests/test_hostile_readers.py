@@ -613,3 +613,17 @@ def test_gzip_through_a_fifo_loads(cli, tmp_path):
     code, out, err = cli("snapshot", "info", fifo, "-o", "json")
     writer.join(10)
     assert code == 0 and json.loads(out)["nodes"] == 1, err
+
+
+def test_karptui_reads_back_a_snapshot_of_objects_sharing_parts(cli, tmp_path):
+    """write_snapshot got Python objects that share dicts (as the spec harness's do): PyYAML wrote
+    them as anchors and aliases, which the reader now refuses past 100."""
+    from karptui.model import SnapshotMeta
+    from karptui.sources import write_snapshot
+
+    labels = {"app": "web"}
+    pods = [pod_obj(f"web-{i}", labels=labels) for i in range(150)]
+    path = tmp_path / "saved.yaml"
+    write_snapshot(path, [node_obj("n1"), *pods], SnapshotMeta(name="saved"))
+    code, out, err = cli("snapshot", "info", path, "-o", "json")
+    assert code == 0 and json.loads(out)["pods"] == 150, err
