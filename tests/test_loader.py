@@ -153,10 +153,10 @@ def test_unreadable_file(write, monkeypatch):
     path.chmod(0)
     if os.geteuid() == 0:  # root reads any file; make the read fail as it would for a user
 
-        def denied(self):
+        def denied(self, *args, **kwargs):
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(type(path), "read_bytes", denied)
+        monkeypatch.setattr(type(path), "open", denied)
     with pytest.raises(InputError, match="permission denied"):
         load_snapshot(path)
 

@@ -78,3 +78,28 @@ class Catalog:
 
         types = tuple(replace(t, offerings=tuple(o for o in t.offerings if wanted(o.zone))) for t in self.types)
         return replace(self, types=types, region=region)
+
+
+def zone_warnings(snapshot, catalog: Catalog) -> list[str]:
+    """Zones the snapshot uses (its nodes, its NodePools' zone requirements) that no instance
+    type of ``catalog`` is offered in: Karpenter could never launch there, so say so."""
+    offered = set(catalog.zones)
+    if not offered:
+        return []
+    where: dict[str, list[str]] = {}
+    for node in snapshot.nodes:
+        if node.zone and node.zone not in offered:
+            where.setdefault(node.zone, []).append(f"Node {node.name}")
+    for pool in snapshot.nodepools:
+        for req in pool.requirements:
+            if req.key in (L.ZONE, L.ZONE_BETA) and req.operator == "In":
+                for zone in req.values:
+                    if zone not in offered:
+                        where.setdefault(zone, []).append(pool.ref)
+    notes = []
+    for zone, users in sorted(where.items()):
+        more = f" and {len(users) - 3} more" if len(users) > 3 else ""
+        source = f" {catalog.source}" if catalog.source else ""
+        notes.append(f"zone {zone} ({', '.join(users[:3])}{more}): no instance type of the catalog{source} "
+                     "is offered there")
+    return notes

@@ -15,8 +15,6 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
 from ..errors import InputError
 from ..model import labels as L
 from ..model.errors import ModelError
@@ -24,6 +22,8 @@ from ..model.fields import as_bool_field, as_list, as_map, as_str, as_str_list, 
 from ..model.quantity import to_millis, to_units
 from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources
 from ..sources.decode import read_text
+from ..sources.json_stream import json_error
+from ..sources.yaml_load import load
 from .catalog import Catalog
 from .types import InstanceType, Offering
 from .wellknown import CAPACITY_TYPES, name_labels, region_of_zone, size_labels
@@ -31,28 +31,17 @@ from .wellknown import CAPACITY_TYPES, name_labels, region_of_zone, size_labels
 DEFAULT_PODS = "110"
 DEFAULT_EPHEMERAL_STORAGE = "20Gi"
 
-try:  # LibYAML when present
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
-
 
 def load_catalog_file(path: str | Path) -> Catalog:
     """The catalog in a YAML or JSON file (gzip allowed); :class:`InputError` if it is bad."""
-    text = read_text(path)
-    try:
-        if text.lstrip()[:1] in ("{", "["):
+    text = read_text(path, small=True)
+    if text.lstrip()[:1] in ("{", "["):
+        try:
             document = json.loads(text)
-        else:
-            document = yaml.load(text, Loader=_Loader)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise InputError(path, f"invalid YAML{where}: {exc.problem or 'malformed'}") from None
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        raise InputError(path, f"invalid YAML: {(str(exc).splitlines() or ['malformed'])[0]}") from None
+        except (ValueError, RecursionError) as exc:
+            raise json_error(exc, text, str(path)) from None
+    else:
+        document = load(text, str(path))
     return parse_catalog(document, str(path))
 
 

@@ -22,6 +22,8 @@ from .nodeclaim import build_nodeclaim
 from .nodeclass import build_node_class
 from .nodepool import build_nodepool
 from .pod import build_pod
+from .quantity import MAX_AMOUNT
+from .resources import Resources, format_quantity
 from .snapshot import Snapshot, SnapshotMeta
 from .volumes import build_pv, build_pvc
 from .workloads import build_workload
@@ -154,7 +156,43 @@ def _consistency(snapshot: Snapshot) -> list[str]:
         notes.append(f"{orphans} pod(s) are bound to nodes missing from the snapshot")
     if snapshot.pods and not snapshot.nodes:
         notes.append("the snapshot has pods but no nodes: include nodes in the dump")
+    return notes + _refused_by_the_api(snapshot)
+
+
+def _refused_by_the_api(snapshot: Snapshot) -> list[str]:
+    """Values the API server would have refused: karptui simulates them as written, so say so."""
+    notes: list[str] = []
+
+    def report(what: str, offenders: list[str], why: str) -> None:
+        if offenders:
+            more = f" and {len(offenders) - 3} more" if len(offenders) > 3 else ""
+            notes.append(f"{what}: {'; '.join(offenders[:3])}{more} ({why})")
+
+    report("negative resource requests", [
+        f"Pod {p.namespace}/{p.name} {_negative(p.requests)}" for p in snapshot.pods if _negative(p.requests)],
+        "the API refuses them; simulated as written")
+    report("negative node resources", [
+        f"Node {n.name} {_negative(n.allocatable) or _negative(n.capacity)}" for n in snapshot.nodes
+        if _negative(n.allocatable) or _negative(n.capacity)], "the API refuses them; simulated as written")
+    report("quantities past the int64 maximum", [
+        f"{what} {_capped(amounts)}" for what, amounts in
+        [(f"Pod {p.namespace}/{p.name} requests", p.requests) for p in snapshot.pods]
+        + [(f"Node {n.name} allocatable", n.allocatable) for n in snapshot.nodes] if _capped(amounts)],
+        "capped there as the API caps them; sums of such amounts are not meaningful")
+    report("host ports out of range", [
+        f"Pod {p.namespace}/{p.name} hostPort {port.port}" for p in snapshot.pods for port in p.host_ports
+        if not 1 <= port.port <= 65535], "the API accepts 1-65535 only; simulated as written")
     return notes
+
+
+def _capped(resources: Resources) -> str:
+    """The names whose amount sits at the cap: ``cpu, memory``, or empty."""
+    return ", ".join(name for name, value in resources.items() if abs(value) >= MAX_AMOUNT)
+
+
+def _negative(resources: Resources) -> str:
+    """``cpu -500m, memory -1Gi`` for the negative amounts, or empty."""
+    return ", ".join(f"{name} {format_quantity(name, value)}" for name, value in resources.items() if value < 0)
 
 
 def build_snapshot(objects: Iterable[object], meta: SnapshotMeta | None = None) -> Snapshot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .fields import as_bool_field, as_int, as_list, as_map, as_str, as_str_list
+from .fields import as_bool_field, as_int, as_int32, as_list, as_map, as_str, as_str_list
 from .meta import KubeObject, meta_fields
 from .selectors import IN, Requirement
 
@@ -32,7 +32,7 @@ class StorageClass(KubeObject):
 def build_priority_class(obj: Mapping) -> PriorityClass:
     return PriorityClass(
         **meta_fields(obj),
-        value=as_int(obj.get("value"), "value", 0),
+        value=as_int32(obj.get("value"), "value", 0),
         global_default=as_bool_field(obj.get("globalDefault"), "globalDefault"),
         preemption_policy=as_str(obj.get("preemptionPolicy"), "preemptionPolicy", "PreemptLowerPriority"),
     )

@@ -6,7 +6,8 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .fields import as_int, as_map, as_str
+from .errors import ModelError
+from .fields import INT32_MAX, as_int, as_map, as_str
 from .meta import KubeObject, meta_fields
 from .selectors import LabelSelector, parse_label_selector
 
@@ -58,7 +59,18 @@ class PodDisruptionBudget(KubeObject):
 
 
 def _int_or_percent(value: object, where: str) -> str | None:
-    return None if value is None else as_str(value, where)
+    """Kubernetes' IntOrString for minAvailable / maxUnavailable: a non-negative int32 or a
+    percentage up to 100% (what the API accepts); a digit string is taken as the count."""
+    if value is None:
+        return None
+    text = as_str(value, where)
+    if text.endswith("%"):
+        ok = text[:-1].isascii() and text[:-1].isdigit() and int(text[:-1]) <= 100
+    else:
+        ok = text.isascii() and text.isdigit() and int(text) <= INT32_MAX
+    if not ok:
+        raise ModelError(f"{where}: {text!r} is not a count or a percentage up to 100% (the API refuses it)")
+    return text
 
 
 def build_pdb(obj: Mapping) -> PodDisruptionBudget:

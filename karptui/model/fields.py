@@ -6,6 +6,7 @@ one :class:`ModelError` naming the field, never a bare ``TypeError``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TypeVar
@@ -15,6 +16,11 @@ from .errors import ModelError
 _NONE: dict = {}
 T = TypeVar("T")
 _MEMO_LIMIT = 4096
+INT32_MAX = 2**31 - 1
+#: Go's time.Duration is int64 nanoseconds: about 292 years.
+MAX_DURATION_SECONDS = (2**63 - 1) / 1e9
+_DURATION_PART = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 def shared(parse: Callable[[object], T], key: Callable[[object], str] = repr) -> Callable[[object], T]:
@@ -98,6 +104,14 @@ def as_int(value: object, where: str, default: int | None = None) -> int | None:
     raise ModelError(f"{where}: expected an integer, got {value!r}")
 
 
+def as_int32(value: object, where: str, default: int | None = None) -> int | None:
+    """An integer the API stores as int32 (priority, PriorityClass value): past it, the API refuses."""
+    number = as_int(value, where, default)
+    if number is not None and not -INT32_MAX - 1 <= number <= INT32_MAX:
+        raise ModelError(f"{where}: {value!r} is out of range (a 32-bit integer; the API refuses it)")
+    return number
+
+
 def as_str_map(value: object, where: str) -> dict[str, str]:
     """Labels, annotations, nodeSelector: string -> string.
 
@@ -124,7 +138,7 @@ def parse_time(value: object, where: str) -> datetime | None:
     if value in (None, ""):
         return None
     if isinstance(value, datetime):  # PyYAML turns unquoted timestamps into datetimes
-        return value
+        return _aware(value, value.isoformat(), where)
     if not isinstance(value, str):
         raise ModelError(f"{where}: expected a timestamp, got {type(value).__name__}")
     return _parse_iso(value, where)
@@ -132,9 +146,17 @@ def parse_time(value: object, where: str) -> datetime | None:
 
 def _parse_iso(value: str, where: str) -> datetime:
     try:
-        return datetime.fromisoformat(value)
+        stamp = datetime.fromisoformat(value)
     except ValueError:
         raise ModelError(f"{where}: {value!r} is not an RFC 3339 time") from None
+    return _aware(stamp, value, where)
+
+
+def _aware(stamp: datetime, text: str, where: str) -> datetime:
+    """RFC 3339 times carry a zone; the API refuses one without, and karptui compares them all."""
+    if stamp.tzinfo is None:
+        raise ModelError(f"{where}: {text!r} has no time zone (RFC 3339 needs one, e.g. Z)")
+    return stamp
 
 
 def parse_duration(value: object, where: str) -> float | None:
@@ -144,23 +166,19 @@ def parse_duration(value: object, where: str) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     text = as_str(value, where)
-    units = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-    total, number, i = 0.0, "", 0
-    while i < len(text):
-        ch = text[i]
-        if ch.isdigit() or ch == ".":
-            number += ch
-            i += 1
-            continue
-        unit = next((u for u in ("ns", "us", "µs", "ms", "s", "m", "h") if text.startswith(u, i)), None)
-        if unit is None or not number:
-            raise ModelError(f"{where}: {text!r} is not a duration")
-        total += float(number) * units[unit]
-        number, i = "", i + len(unit)
-    if number:
-        if total == 0 and number == "0":
-            return 0.0
-        raise ModelError(f"{where}: {text!r} is not a duration (missing unit)")
+    if text == "0":
+        return 0.0
+    total, pos = 0.0, 0
+    for part in _DURATION_PART.finditer(text):  # Go's grammar: ([0-9]*(\.[0-9]*)?unit)+
+        if part.start() != pos:
+            break
+        total += float(part.group(1)) * _DURATION_UNITS[part.group(2)]
+        pos = part.end()
+    if pos != len(text) or not text:
+        missing = " (missing unit)" if text and text[-1].isdigit() else ""
+        raise ModelError(f"{where}: {text!r} is not a duration{missing}")
+    if total > MAX_DURATION_SECONDS:  # Go's ParseDuration refuses it as an overflow
+        raise ModelError(f"{where}: {text!r} is not a duration (longer than Go's 292 years)")
     return total
 
 

@@ -13,9 +13,11 @@ versions disagree, this module holds the translation:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .errors import ModelError
 from .fields import as_int, as_list, as_map, as_str, as_str_list, as_str_map, parse_duration
 from .kubelet import KubeletConfig, parse_kubelet
 from .meta import KubeObject, meta_fields
@@ -67,6 +69,17 @@ class NodePool(KubeObject):
         return f"{self.kind}/{self.name}"
 
 
+# Karpenter's CRD schema for budgets[].nodes: a count, or a percentage up to 100.
+_BUDGET_NODES = re.compile(r"(100|[0-9]{1,2})%|[0-9]+")
+
+
+def _budget_nodes(value: object, where: str) -> str:
+    text = as_str(value, where, "10%")
+    if _BUDGET_NODES.fullmatch(text) is None:
+        raise ModelError(f"{where}: {text!r} is not a count or a percentage up to 100% (the API refuses it)")
+    return text
+
+
 def _budgets(raw: object, where: str) -> tuple[Budget, ...]:
     if raw is None:
         return DEFAULT_BUDGETS
@@ -75,7 +88,7 @@ def _budgets(raw: object, where: str) -> tuple[Budget, ...]:
         data = as_map(item, f"{where}[{i}]")
         out.append(
             Budget(
-                nodes=as_str(data.get("nodes"), f"{where}[{i}].nodes", "10%"),
+                nodes=_budget_nodes(data.get("nodes"), f"{where}[{i}].nodes"),
                 schedule=as_str(data.get("schedule"), f"{where}[{i}].schedule"),
                 duration=parse_duration(data.get("duration"), f"{where}[{i}].duration"),
                 reasons=as_str_list(data.get("reasons"), f"{where}[{i}].reasons"),

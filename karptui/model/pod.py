@@ -9,7 +9,7 @@ from datetime import datetime
 from . import labels as L
 from .affinity import NO_AFFINITY, Affinity, TopologySpreadConstraint, parse_affinity, parse_spread_constraints
 from .errors import ModelError
-from .fields import as_int, as_list, as_map, as_str, as_str_map, parse_duration, parse_time, shared
+from .fields import as_int, as_int32, as_list, as_map, as_str, as_str_map, parse_duration, parse_time, shared
 from .meta import KubeObject, meta_fields
 from .resources import EMPTY, Resources
 from .taints import Toleration, parse_tolerations
@@ -237,7 +237,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         **fields,
         node_name=node_name,
         phase=as_str(status.get("phase"), "status.phase", PENDING) or PENDING,
-        priority=as_int(spec.get("priority"), "spec.priority", 0),
+        priority=as_int32(spec.get("priority"), "spec.priority", 0),
         priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
         preemption_policy=as_str(spec.get("preemptionPolicy"), "spec.preemptionPolicy", "PreemptLowerPriority"),
         scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),

@@ -57,14 +57,25 @@ def _parse_text(text: str) -> Fraction:
     return -magnitude if sign == "-" else magnitude
 
 
+#: The API caps every quantity at int64 ("numbers larger ... will be capped"); karptui's
+#: integers (millicores for CPU, units for the rest) are capped the same way, so the
+#: simulator's int64 arrays always hold them.
+MAX_AMOUNT = 2**63 - 1
+
+
+def capped(amount: int) -> int:
+    """``amount`` held within the int64 bound quantities are capped at."""
+    return max(-MAX_AMOUNT, min(MAX_AMOUNT, amount))
+
+
 @lru_cache(maxsize=8192)
 def _millis_cached(value: str | int | float) -> int:
-    return math.ceil(parse_quantity(value) * 1000)
+    return capped(math.ceil(parse_quantity(value) * 1000))
 
 
 @lru_cache(maxsize=8192)
 def _units_cached(value: str | int | float) -> int:
-    return math.ceil(parse_quantity(value))
+    return capped(math.ceil(parse_quantity(value)))
 
 
 def to_millis(value: str | int | float) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from .errors import ModelError
-from .quantity import format_bytes, format_millis, to_millis, to_units
+from .quantity import MAX_AMOUNT, capped, format_bytes, format_millis, to_millis, to_units
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -74,16 +74,20 @@ class Resources(Mapping[str, int]):
     def __hash__(self) -> int:
         return hash(frozenset((n, v) for n, v in self._amounts.items() if v))
 
+    # Sums and differences saturate at the int64 bound quantities are capped at, so a
+    # value near it (the API caps "100Ei" there) never overflows the simulator's arrays.
     def __add__(self, other: Mapping[str, int]) -> Resources:
         merged = dict(self._amounts)
         for name, value in other.items():
-            merged[name] = merged.get(name, 0) + value
+            total = merged.get(name, 0) + value
+            merged[name] = total if -MAX_AMOUNT <= total <= MAX_AMOUNT else capped(total)
         return Resources(merged)
 
     def __sub__(self, other: Mapping[str, int]) -> Resources:
         merged = dict(self._amounts)
         for name, value in other.items():
-            merged[name] = merged.get(name, 0) - value
+            total = merged.get(name, 0) - value
+            merged[name] = total if -MAX_AMOUNT <= total <= MAX_AMOUNT else capped(total)
         return Resources(merged)
 
     def max(self, other: Mapping[str, int]) -> Resources:

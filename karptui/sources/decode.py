@@ -7,15 +7,19 @@ order of magnitude faster than even LibYAML on large dumps.
 from __future__ import annotations
 
 import gzip
+import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
+from .. import limits
 from ..errors import InputError
 from .json_stream import json_objects
 from .yaml_stream import yaml_objects
 
 GZIP_MAGIC = b"\x1f\x8b"
+CHUNK = 8 << 20  # bytes read (or decompressed) at a time
 
 
 def input_error(path: str | Path, exc: OSError) -> InputError:
@@ -29,25 +33,73 @@ def input_error(path: str | Path, exc: OSError) -> InputError:
     return InputError(path, exc.strerror or str(exc))
 
 
-def read_text(path: str | Path) -> str:
-    """A file's text, gunzipped if need be; :class:`InputError` naming the file otherwise."""
+def read_text(path: str | Path, small: bool = False) -> str:
+    """A file's text, gunzipped if need be; :class:`InputError` naming the file otherwise.
+
+    At most ``MAX_SNAPSHOT_BYTES`` (``MAX_SMALL_FILE_BYTES`` when ``small``: what-ifs,
+    catalogs, themes) are read, after decompression: a gzip bomb, ``/dev/zero``, a FIFO
+    that never ends or a huge file stops at the bound, in chunks, with one line.
+    """
+    limit = limits.MAX_SMALL_FILE_BYTES if small else limits.MAX_SNAPSHOT_BYTES
+    what = "a what-if, catalog or theme file" if small else "a snapshot file"
     try:
-        data = Path(path).read_bytes()
+        with Path(path).open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            head = handle.read(2)
+            if head != GZIP_MAGIC:
+                if size > limit:  # a regular file says its size: refuse before reading it
+                    raise InputError(path, f"{_size(size)}, more than the {_size(limit)} karptui reads of {what}")
+                data = _read_capped(handle, head, limit, path, f"more than the {_size(limit)} karptui reads of {what}")
+            else:
+                source = gzip.GzipFile(fileobj=_Prefixed(head, handle), mode="rb")
+                data = _read_capped(source, b"", limit, path,
+                                    f"more than {_size(limit)} once decompressed, the most karptui reads of {what}")
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise InputError(path, f"corrupt gzip data ({exc or 'truncated'})") from None
     except OSError as exc:
         raise input_error(path, exc) from None
-    return to_text(decompress(data, str(path)), str(path))
+    return to_text(data, str(path))
 
 
-def decompress(data: bytes, path: str) -> bytes:
-    if not data.startswith(GZIP_MAGIC):
-        return data
-    try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(path, f"corrupt gzip data ({exc})") from None
+def _read_capped(source: BinaryIO, head: bytes, limit: int, path: str | Path, too_big: str) -> bytearray:
+    """Everything ``source`` yields after ``head``, refused past ``limit`` bytes or at a NUL byte."""
+    data = bytearray(head)
+    while True:
+        chunk = source.read(min(CHUNK, limit + 1 - len(data)))
+        if not chunk:
+            return data
+        if b"\x00" in chunk:  # /dev/zero, a disk image: say so now, not after gigabytes
+            raise InputError(path, "not a text file (binary data)")
+        data += chunk
+        if len(data) > limit:
+            raise InputError(path, too_big)
 
 
-def to_text(data: bytes, path: str) -> str:
+class _Prefixed:
+    """A file (maybe a pipe, which cannot seek back) whose first bytes were already read."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head, self._rest = head, rest
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._head:
+            return self._rest.read(size)
+        if size < 0:
+            head, self._head = self._head, b""
+            return head + self._rest.read()
+        head, self._head = self._head[:size], self._head[size:]
+        return head + (self._rest.read(size - len(head)) if size > len(head) else b"")
+
+
+def _size(count: int) -> str:
+    """``4 GiB``, ``1.5 MiB``, ``900 bytes``: a size as an operator reads it."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if count >= 1 << shift:
+            return f"{count / (1 << shift):.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count:,} bytes"
+
+
+def to_text(data: bytes | bytearray, path: str) -> str:
     if b"\x00" in data:
         raise InputError(path, "not a text file (binary data)")
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 
 from ..errors import InputError
@@ -31,14 +32,23 @@ def json_objects(text: str, path: str) -> Iterator[object]:
     """Every Kubernetes object in the JSON text, lists opened."""
     try:
         yield from _values(text, path)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    except _Malformed as exc:
+    except (ValueError, RecursionError, _Malformed) as exc:
+        raise json_error(exc, text, path) from None
+
+
+def json_error(exc: Exception, text: str, path: str) -> InputError:
+    """What the stdlib decoder (or the walk above) refused, as one line naming the file."""
+    if isinstance(exc, json.JSONDecodeError):
+        return InputError(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
+    if isinstance(exc, _Malformed):
         line = text.count("\n", 0, exc.pos) + 1
         column = exc.pos - (text.rfind("\n", 0, exc.pos) + 1) + 1
-        raise InputError(path, f"invalid JSON at line {line}, column {column}: {exc}") from None
-    except RecursionError:
-        raise InputError(path, "invalid JSON: nested too deeply") from None
+        return InputError(path, f"invalid JSON at line {line}, column {column}: {exc}")
+    if isinstance(exc, RecursionError):
+        return InputError(path, "invalid JSON: nested too deeply")
+    # the decoder's int() refuses numbers longer than Python's int-string limit
+    return InputError(path, f"invalid JSON: a number longer than {sys.get_int_max_str_digits():,} digits"
+                            if "integer string conversion" in str(exc) else f"invalid JSON: {exc}")
 
 
 def _values(text: str, path: str) -> Iterator[object]:

@@ -24,9 +24,17 @@ META_API_VERSION = "karptui/v1"
 META_KIND = "KarptuiSnapshot"
 
 try:
-    _Dumper = yaml.CSafeDumper
+    _SafeDumper = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover
-    _Dumper = yaml.SafeDumper
+    _SafeDumper = yaml.SafeDumper
+
+
+class _Dumper(_SafeDumper):  # type: ignore[misc, valid-type]
+    """Objects shared in memory are written out in full, never as anchors and aliases: kubectl
+    never writes them, and karptui's reader refuses more than a few (issue 12)."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
 
 
 def snapshot_meta(docs: list[tuple[Mapping, str]], source: str) -> tuple[SnapshotMeta, list[str]]:

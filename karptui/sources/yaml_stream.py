@@ -14,20 +14,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import yaml
-
 from ..errors import InputError
 from .lists import flatten, with_list_kind
+from .yaml_load import load, load_all, may_hold
 
-try:  # LibYAML: about ten times faster than the pure-Python loader
-    _Loader = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - wheels ship LibYAML
-    _Loader = yaml.SafeLoader
+__all__ = ["load_all", "yaml_objects"]
 
 _DOC_SEPARATOR = re.compile(r"^---[ \t]*\r?$\n?", re.M)
 _COLUMN_ZERO = re.compile(r"^[^\s#]", re.M)  # lines that start a top-level key or a list item
 _ITEMS_KEY = re.compile(r"^items:[ \t]*\r?\n", re.M)
-_ANCHOR_OR_ALIAS = re.compile(r"[\s\[{,][&*][^\s,\[\]{}]")
 
 
 class _NotKubectlLayout(Exception):
@@ -45,7 +40,7 @@ class _Document:
 def yaml_objects(text: str, path: str) -> Iterator[object]:
     """Every Kubernetes object in a YAML stream, lists opened."""
     try:
-        plan = _plan(text)
+        plan = _plan(text, path)
     except _NotKubectlLayout:
         plan = None
     if plan is None:
@@ -65,22 +60,22 @@ def yaml_objects(text: str, path: str) -> Iterator[object]:
                 yield item
 
 
-def _plan(text: str) -> list[_Document] | None:
+def _plan(text: str, path: str = "") -> list[_Document] | None:
     """Documents with their list items located (not yet parsed), or None."""
     if "\nitems:" not in text and not text.startswith("items:"):
         return None
-    if _ANCHOR_OR_ALIAS.search(text):
+    if may_hold(text, "&*"):
         return None
     docs, start = [], 0
     for sep in list(_DOC_SEPARATOR.finditer(text)) + [None]:
         end = sep.start() if sep else len(text)
         if text[start:end].strip():
-            docs.append(_locate(text, start, end))
+            docs.append(_locate(text, start, end, path))
         start = sep.end() if sep else end
     return docs
 
 
-def _locate(text: str, start: int, end: int) -> _Document:
+def _locate(text: str, start: int, end: int, path: str) -> _Document:
     """Parse a document's top-level keys; find where each ``items`` entry begins and ends.
 
     Boundaries come from a regex over column-0 lines, not from splitting the
@@ -88,7 +83,7 @@ def _locate(text: str, start: int, end: int) -> _Document:
     """
     found = _ITEMS_KEY.search(text, start, end)
     if found is None:
-        return _Document(_load_one(text[start:end]), [])
+        return _Document(_load_one(text[start:end], path), [])
     starts: list[int] = []
     stop = end
     for match in _COLUMN_ZERO.finditer(text, found.end(), end):
@@ -98,45 +93,19 @@ def _locate(text: str, start: int, end: int) -> _Document:
         else:
             stop = pos
             break
-    head = _load_one(text[start : found.start()] + "items: []\n" + text[stop:end])
+    head = _load_one(text[start : found.start()] + "items: []\n" + text[stop:end], path)
     if not isinstance(head, dict) or not starts or starts[0] != found.end():
         raise _NotKubectlLayout
     return _Document(head, list(zip(starts, starts[1:] + [stop])))
 
 
-def _load_one(text: str) -> object:
+def _load_one(text: str, path: str) -> object:
     try:
-        return yaml.load(text, Loader=_Loader)
-    except (yaml.YAMLError, RecursionError, ValueError):
+        return load(text, path)
+    except InputError:  # the general path reports it, with the file's own line numbers
         raise _NotKubectlLayout from None
 
 
 def _load_item(text: str, start: int, end: int, path: str) -> object:
     """One list item; its leading ``- `` becomes two spaces, so columns stay the same."""
-    try:
-        return yaml.load("  " + text[start + 2 : end], Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        first_line = text.count("\n", 0, start)
-        raise _input_error(exc, path, first_line) from None
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        raise InputError(path, f"invalid YAML: {_first_line(exc)}") from None
-
-
-def load_all(text: str, path: str) -> Iterator[object]:
-    """PyYAML's documents, with errors as one InputError line naming the file and position."""
-    try:
-        yield from yaml.load_all(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        raise _input_error(exc, path, 0) from None
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        raise InputError(path, f"invalid YAML: {_first_line(exc)}") from None
-
-
-def _input_error(exc: yaml.MarkedYAMLError, path: str, line_offset: int) -> InputError:
-    mark = exc.problem_mark or exc.context_mark
-    where = f" at line {line_offset + mark.line + 1}, column {mark.column + 1}" if mark else ""
-    return InputError(path, f"invalid YAML{where}: {exc.problem or exc.context or 'malformed'}")
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else "malformed"
+    return load("  " + text[start + 2 : end], path, line_offset=lambda: text.count("\n", 0, start))

@@ -14,7 +14,7 @@ import yaml
 from ..errors import InputError
 from ..sources.atomic import atomic_write
 from ..sources.decode import read_text
-from ..sources.yaml_stream import load_all
+from ..sources.yaml_load import load_all
 from .edits import (
     API_VERSION,
     KIND,
@@ -47,7 +47,7 @@ except AttributeError:  # pragma: no cover
 
 def load_whatif(path: str | Path) -> WhatIf:
     """The what-if in a file; :class:`InputError` naming the file and the edit otherwise."""
-    text = read_text(path)
+    text = read_text(path, small=True)
     docs = [d for d in load_all(text, str(path)) if d is not None]
     if len(docs) != 1:
         raise InputError(path, f"expected one {KIND} document, found {len(docs)}")
