@@ -66,18 +66,11 @@ def run_simulate(args: argparse.Namespace) -> int:
     before, _ = hourly_cost(snapshot.nodes, catalog)
     doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=cost_after(result, catalog),
                           extra=extra)
-<<<<<<< HEAD
-    if snapshot.warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
-        doc["warnings"] = list(snapshot.warnings)
-        for warning in snapshot.warnings:
-            say(f"karptui: warning: {warning}")
-=======
     warnings = list(snapshot.warnings) + zone_warnings(snapshot, catalog)
     if warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
         doc["warnings"] = warnings
         for warning in warnings:
-            print(f"karptui: warning: {warning}", file=sys.stderr)
->>>>>>> hostile-readers
+            say(f"karptui: warning: {warning}")
     return emit(doc, args.output, _print_table)
 
 
