@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from platformdirs import user_config_dir
 from textual.color import Color, ColorParseError
 from textual.css.stylesheet import Stylesheet, StylesheetError
@@ -22,7 +21,8 @@ from textual.css.tokenizer import TokenError
 from textual.theme import Theme
 
 from ..errors import InputError
-from ..limits import MAX_SMALL_FILE_BYTES
+from ..sources import yaml_load
+from ..sources.decode import read_text
 from ..sources.bundled import data_dir
 
 if TYPE_CHECKING:
@@ -114,26 +114,11 @@ def _check_css(path: Path, theme: Theme) -> None:
 def load_theme_file(path: str | Path) -> Theme:
     """Read and validate one theme file; any problem is an InputError with a one-line message."""
     path = Path(path)
+    text = read_text(path, small=True)  # the one capped reader: size, gzip, binary data
     try:
-        with path.open("rb") as file:
-            raw = file.read(MAX_SMALL_FILE_BYTES + 1)
-        if len(raw) > MAX_SMALL_FILE_BYTES:
-            raise InputError(path, f"larger than {MAX_SMALL_FILE_BYTES} bytes: not a theme")
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read theme: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        # The pure-Python loader on purpose: on deep nesting it raises RecursionError,
-        # where LibYAML's recursion in C can crash the process.
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "parse error"
-        raise InputError(path, f"not valid YAML: {problem}{where}") from None
-    except RecursionError:
-        raise InputError(path, "not valid YAML: nested too deeply") from None
-    except (ValueError, OverflowError) as exc:  # int() of thousands of digits, and the like
+        # the one YAML entry point: depth and aliases checked before anything is built
+        data = yaml_load.load(text, str(path))
+    except (ValueError, OverflowError, RecursionError) as exc:  # int() of thousands of digits, and the like
         raise InputError(path, f"not valid YAML: {' '.join(str(exc).split()[:12])}") from None
     theme = Theme(**_check(path, data))
     _check_css(path, theme)
