@@ -57,12 +57,19 @@ class LiveCluster:
             notes.append(f"namespaced objects only from {self.connection.namespace} (-n); nodes show only "
                          "those pods' requests")
         for informer in self.informers:
+            slow = informer.slow()
+            if slow:
+                notes.append(slow)
             if informer.note:
                 notes.append(informer.note)
             bad = informer.counts["malformed"] + informer.counts["skipped"]
             if bad:
                 notes.append(f"{informer.resource.name}: {bad} malformed event(s) or object(s) skipped")
         return notes
+
+    def slow(self) -> str:
+        """The request taking longest right now, if any takes long ("listing pods: 12 s so far")."""
+        return max((informer.slow() for informer in self.informers), key=_seconds_so_far, default="")
 
     def unavailable(self) -> set[str]:
         """Kinds (``Pod``, ``NodePool``, ...) that are forbidden or absent: panes say so."""
@@ -78,3 +85,7 @@ class LiveCluster:
                             captured_at=datetime.now(timezone.utc), context=self.connection.context,
                             cluster=self.connection.server, kubernetes_version=self.connection.version)
         return assemble(fields, meta, warnings=self.status())
+
+
+def _seconds_so_far(note: str) -> float:
+    return float(note.rsplit(": ", 1)[1].split()[0]) if note else -1.0
