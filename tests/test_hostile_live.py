@@ -278,3 +278,33 @@ def test_the_fake_servers_slowloris_sends_one_byte_at_a_time(api):
             assert len(chunk) == 1
             got += chunk
     assert got == b"HTTP/" and time.monotonic() - start >= 0.15
+
+
+async def test_the_tui_header_says_what_is_slow_and_when_it_gave_up(api, kubeconfig, small):
+    from textual.widgets import Static
+
+    from karptui.tui.app import KarptuiApp
+
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
+    try:
+        assert cluster.wait_synced(10)
+        pods = next(i for i in cluster.informers if i.resource.kind == "Pod")
+        app = KarptuiApp(cluster.snapshot(), live=cluster, logs_since=0, live_interval=0.1, simulate_on_start=False)
+        async with app.run_test(size=(200, 45)) as pilot:
+            header = app.screen.query_one("#source", Static)
+
+            async def shown(check):
+                for _ in range(100):
+                    await pilot.pause(0.05)
+                    if check(str(header.render())):
+                        return True
+                return False
+
+            api.hostile("pods", "slowloris", watch=False, interval=0.1)
+            pods.resync = 0  # list pods again now, from the slow server
+            api.drop_watches()
+            assert await shown(lambda text: "listing pods: " in text and " s so far" in text)
+            assert await shown(lambda text: "listing pods: gave up after 1.5 s" in text)
+            await pilot.press("q")
+    finally:
+        cluster.stop()
