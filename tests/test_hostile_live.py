@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import stat
+import sys
 import threading
 
 import pytest
@@ -306,5 +307,39 @@ async def test_the_tui_header_says_what_is_slow_and_when_it_gave_up(api, kubecon
             assert await shown(lambda text: "listing pods: " in text and " s so far" in text)
             assert await shown(lambda text: "listing pods: gave up after 1.5 s" in text)
             await pilot.press("q")
+    finally:
+        cluster.stop()
+
+
+def test_startup_says_which_kind_is_slow_and_why_it_is_missing(api, kubeconfig, small, monkeypatch):
+    from karptui.cli import live as cli_live
+
+    class Terminal:
+        def __init__(self):
+            self.text = ""
+
+        def isatty(self):
+            return True
+
+        def write(self, text):
+            self.text += text
+            return len(text)
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(cli_live, "SYNC_WAIT", 2.5)
+    api.hostile("pods", "slowloris", watch=False, interval=0.1)
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
+    terminal = Terminal()
+    try:
+        saved, sys.stderr = sys.stderr, terminal
+        try:
+            assert not ends_within(GUARD, cli_live._wait_with_progress, cluster, "fake")
+        finally:
+            sys.stderr = saved
+        assert "kinds listed" in terminal.text and "(listing pods: " in terminal.text  # while it waits
+        line = cli_live._not_listed(cluster)
+        assert line.startswith("not every kind listed after 2 s (pods: listing pods: gave up after 1.5 s")
     finally:
         cluster.stop()

@@ -47,7 +47,7 @@ def run_live(args: argparse.Namespace) -> int:
     connection = _connect(args, args.namespace)
     live = LiveCluster(connection).start()
     if not _wait_with_progress(live, connection.context):
-        print(f"karptui: not every kind listed after {SYNC_WAIT:.0f} s; showing what there is", file=sys.stderr)
+        print(f"karptui: {_not_listed(live)}", file=sys.stderr)
     from ..tui.app import KarptuiApp
 
     try:
@@ -58,15 +58,27 @@ def run_live(args: argparse.Namespace) -> int:
     return 0
 
 
+def _not_listed(live) -> str:
+    """Which kinds are missing from the first picture, and why (the first reason given)."""
+    missing = [i for i in live.informers if not i.synced.is_set()]
+    names = ", ".join(i.resource.name for i in missing)
+    why = next((i.note or i.slow() for i in missing if i.note or i.slow()), "")
+    return (f"not every kind listed after {SYNC_WAIT:.0f} s ({names}{': ' + why if why else ''}); "
+            "showing what there is")
+
+
 def _wait_with_progress(live, context: str) -> bool:
-    """Wait for the first full listing, saying how far it got (on one line, when stderr is a terminal)."""
+    """Wait for the first full listing, saying how far it got and what is slow (on one line, when
+    stderr is a terminal)."""
     start, tty = time.monotonic(), sys.stderr.isatty()
     total = len(live.informers)
     while time.monotonic() - start < SYNC_WAIT:
         done = sum(1 for i in live.informers if i.synced.is_set())
         if tty or done == total:
             end = "\n" if done == total else ""
-            print(f"\rkarptui: reading {context}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s",
+            slow = live.slow()
+            print(f"\rkarptui: reading {context}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s"
+                  + (f" ({slow})" if slow else "") + ("\x1b[K" if tty else ""),
                   end=end, file=sys.stderr, flush=True)
         if done == total:
             return True
