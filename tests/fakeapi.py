@@ -24,9 +24,10 @@ What it implements:
 * Faults per plural or path: 403 Forbidden, slow responses, failing the next request.
 * Hostile servers per plural or path (:meth:`FakeAPI.hostile`): a slowloris that sends
   the whole response (status line, headers, body) a byte at a time; a body that never
-  ends; a Content-Length of 10 GiB; both paced so a client that does not stop them
-  fails a test rather than exhausting memory. With the default filling an endless body
-  is also an endless line (no newline, ever): a watch event or a log line.
+  ends; a Content-Length of 10 GiB (both paced, so a client that does not stop them
+  fails a test rather than exhausting memory); a garbage body. With the default
+  filling an endless body is also an endless line (no newline, ever): a watch event
+  or a log line.
 * ``/version`` and discovery documents as a server may really send them:
   :meth:`FakeAPI.set_version` (any dict, or raw bytes such as non-UTF-8) and
   ``minimal_discovery`` (resources without ``singularName``, ``verbs`` and the other
@@ -549,13 +550,14 @@ class FakeAPI:
         * ``"slowloris"``: the normal response, every byte of it, one byte each ``interval`` s;
         * ``"endless"``: 200, then a chunked body that never ends: ``prefix``, then ``fill``
           over and over, ``chunk`` bytes each ``interval`` s (no newline in the default fill);
-        * ``"huge"``: 200 with ``Content-Length: 10 GiB``, then the same filling at the same pace.
+        * ``"huge"``: 200 with ``Content-Length: 10 GiB``, then the same filling at the same pace;
+        * ``"garbage"``: 200 and ``prefix`` as the whole body (an HTML error page, non-UTF-8 bytes).
 
         ``watch`` limits it to watches (True) or to other requests (False); ``times`` to the
         next so many requests. The endless modes last until the client hangs up or the
         server stops.
         """
-        if mode not in ("slowloris", "endless", "huge"):
+        if mode not in ("slowloris", "endless", "huge", "garbage"):
             raise ValueError(f"unknown hostile mode {mode!r}")
         with self._lock:
             self._hostile[what] = _Hostile(mode, watch, times, interval, chunk, prefix, fill)
@@ -779,6 +781,9 @@ class FakeAPI:
         if spec.mode == "slowloris":
             h.wfile = _Trickle(h.wfile, spec.interval, self._stopping)
             return
+        if spec.mode == "garbage":
+            h.send_body(200, spec.prefix)
+            raise _Done
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
         if spec.mode == "huge":

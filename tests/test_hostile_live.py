@@ -343,3 +343,9 @@ def test_startup_says_which_kind_is_slow_and_why_it_is_missing(api, kubeconfig, 
         assert line.startswith("not every kind listed after 2 s (pods: listing pods: gave up after 1.5 s")
     finally:
         cluster.stop()
+
+
+def test_a_list_page_that_is_not_json_is_one_line_exit_1(api, kubeconfig, small, cli, tmp_path):
+    api.hostile("nodes", "garbage", prefix=b"<html>\xff\xfe proxy error</html>")
+    code, _, err = save(cli, tmp_path, kubeconfig)
+    assert code == 1 and "listing nodes: the API server answered with something that is not JSON" in one_line(err)

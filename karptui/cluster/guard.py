@@ -36,11 +36,15 @@ from .. import limits
 from ..errors import ClusterUnavailable
 
 
-class LimitExceeded(ClusterUnavailable):
-    """A request ran past its deadline or its byte cap; ``str()`` says which and what it was doing."""
+class ServerFault(ClusterUnavailable):
+    """The API server's answer is unusable; ``str()`` names what was being read. Exit 1."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, 1)
+
+
+class LimitExceeded(ServerFault):
+    """A request ran past its deadline or its byte cap; ``str()`` says which and what it was doing."""
 
 
 class DeadlineExceeded(LimitExceeded):

@@ -34,7 +34,7 @@ from .. import limits
 from ..errors import ClusterUnavailable
 from ..model.build import convert
 from ..model.errors import ModelError
-from .guard import LimitExceeded, TooLarge, bounded, lines
+from .guard import ServerFault, TooLarge, bounded, lines
 from .resources import Resource, list_pages
 
 PAGE = 500
@@ -118,7 +118,7 @@ class Informer:
             except Gone:
                 self.counts["relists"] += 1
                 self.resource_version = None
-            except LimitExceeded as exc:  # the message names what was being read
+            except ServerFault as exc:  # past a deadline or cap, or nonsense: the message names what was read
                 if isinstance(exc, TooLarge):
                     self.resource_version = None  # an event was lost: list afresh
                 backoff = self._failed(str(exc), backoff, named=True)

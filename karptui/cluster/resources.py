@@ -19,7 +19,7 @@ from kubernetes.client.rest import ApiException
 
 from .. import limits
 from .connect import TIMEOUT
-from .guard import bounded
+from .guard import ServerFault, bounded
 
 
 @dataclass(frozen=True)
@@ -85,9 +85,13 @@ def list_pages(lister: Callable[..., Any], page: int, timeout, what: str | None 
         if token:
             kwargs["_continue"] = token
         with bounded(what, limits.REQUEST_DEADLINE, limits.MAX_LIST_PAGE_BYTES):
-            listing = json.loads(lister(**kwargs).data)
+            body = lister(**kwargs).data
+        try:
+            listing = json.loads(body)
+        except ValueError:  # not JSON, or not UTF-8: a proxy's error page, say
+            raise ServerFault(f"{what}: the API server answered with something that is not JSON text") from None
         if not isinstance(listing, dict):
-            raise ValueError(f"{what}: the API server answered with JSON that is not a list")
+            raise ServerFault(f"{what}: the API server answered with JSON that is not a list")
         yield listing
         token = (listing.get("metadata") or {}).get("continue")
         if not token:
