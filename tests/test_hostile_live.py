@@ -349,3 +349,25 @@ def test_a_list_page_that_is_not_json_is_one_line_exit_1(api, kubeconfig, small,
     api.hostile("nodes", "garbage", prefix=b"<html>\xff\xfe proxy error</html>")
     code, _, err = save(cli, tmp_path, kubeconfig)
     assert code == 1 and "listing nodes: the API server answered with something that is not JSON" in one_line(err)
+
+
+def test_a_credential_plugin_failing_mid_session_is_noted_without_its_output(api, tmp_path, small, caplog):
+    """The first run gives a token good for 3 s (past the client's 5 min of skew); every later
+    run fails with a secret on stderr. The readers say so, and go on retrying."""
+    runs = tmp_path / "runs"
+    script = plugin(tmp_path, f"""n=$(cat {runs} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {runs}
+if [ $n -gt 1 ]; then echo 'token FAKE-SECRET-REFRESH-456' >&2; exit 1; fi
+until=$(date -u -d '+303 seconds' +%Y-%m-%dT%H:%M:%SZ)
+echo '{{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential",'\\
+'"status":{{"token":"t1","expirationTimestamp":"'$until'"}}}}'""")
+    path = api.kubeconfig(tmp_path / "k", exec_command=[script])
+    with caplog.at_level(logging.DEBUG):
+        cluster = LiveCluster(connect(path), read_timeout=5, watch_seconds=1).start()
+        try:
+            nodes = next(i for i in cluster.informers if i.resource.kind == "Node")
+            eventually(lambda: "credential plugin 'plugin.sh' failed (exit status 1)" in nodes.note, timeout=12)
+            assert "retrying" in nodes.note
+            assert not any("FAKE-SECRET" in note for note in cluster.status())
+        finally:
+            cluster.stop()
+    assert not any("FAKE-SECRET" in r.getMessage() for r in caplog.records)
