@@ -133,7 +133,9 @@ class _Raw(io.RawIOBase):
         left = budget.deadline - time.monotonic()
         if left <= 0:
             raise budget.late()
-        self._sock.settimeout(left if self._idle is None else min(self._idle, left))
+        shortened = self._idle is None or left < self._idle  # else the read timeout is the nearer end
+        if shortened:
+            self._sock.settimeout(left)
         try:
             n = self._io.readinto(buffer)
         except TimeoutError:
@@ -141,10 +143,11 @@ class _Raw(io.RawIOBase):
                 raise budget.late() from None
             raise  # quiet for the read timeout: the client's own error
         finally:
-            try:
-                self._sock.settimeout(self._idle)
-            except OSError:  # closed under us by a stop(): the read's own error says enough
-                pass
+            if shortened:
+                try:
+                    self._sock.settimeout(self._idle)
+                except OSError:  # closed under us by a stop(): the read's own error says enough
+                    pass
         if n:
             self.count += n
             if budget.max_bytes is not None and self.count > budget.max_bytes:
