@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,7 +132,7 @@ def _from_kubeconfig(paths: str, context: str | None, docs: list) -> tuple[clien
         contexts, current = config.list_kube_config_contexts(config_file=paths)
     except ConfigException as exc:
         raise ConnectError(f"{paths}: {_line(exc)}") from None
-    except (OSError, ValueError, yaml.YAMLError) as exc:  # unreadable or not YAML
+    except (OSError, ValueError, yaml.YAMLError, RecursionError) as exc:  # unreadable or not YAML
         raise ConnectError(f"{paths}: cannot read the kubeconfig ({_line(exc)})") from None
     names = [c.get("name", "") for c in contexts or []]
     name = context or _first_current_context(docs) or (current or {}).get("name", "")
@@ -146,7 +147,7 @@ def _from_kubeconfig(paths: str, context: str | None, docs: list) -> tuple[clien
         raise ConnectError(f"context {name}: {exc.message}", exc.code) from None
     except ConfigException as exc:
         raise ConnectError(f"context {name}: {_line(exc)}") from None
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
         raise ConnectError(f"context {name}: the credentials could not be loaded ({_line(exc)})") from None
     install(api)
     return api, name
@@ -181,6 +182,9 @@ def _in_cluster(paths: str) -> tuple[client.ApiClient, str]:
 
 
 _REFRESH = threading.Lock()
+#: After a plugin fails mid-session, the readers waiting on the refresh lock get the same
+#: failure for this long rather than each running (and perhaps waiting out) the plugin again.
+_FAILURE_KEPT = 10.0
 
 
 def _quiet(hook: Callable) -> Callable:
@@ -193,11 +197,16 @@ def _quiet(hook: Callable) -> Callable:
     """
     def refresh(conf: client.Configuration) -> None:
         with _REFRESH:
+            failed = conf.__dict__.get("_plugin_failed")  # (monotonic time, ExecPluginFailed)
+            if failed and time.monotonic() - failed[0] < _FAILURE_KEPT:
+                raise ConnectError(failed[1].message, failed[1].code)
             saved = sys.stdout
             sys.stdout = io.StringIO()
             try:
                 hook(conf)
+                conf.__dict__.pop("_plugin_failed", None)
             except ExecPluginFailed as exc:  # mid-session: the reader notes it and retries
+                conf.__dict__["_plugin_failed"] = (time.monotonic(), exc)
                 raise ConnectError(exc.message, exc.code) from None
             finally:
                 sys.stdout = saved
