@@ -134,6 +134,7 @@ class _Hostile:
     chunk: int
     prefix: bytes
     fill: bytes
+    status: int = 200
 
 
 class _Trickle:
@@ -543,7 +544,7 @@ class FakeAPI:
 
     def hostile(self, what: str, mode: str, *, watch: bool | None = None, times: int | None = None,
                 interval: float = 0.05, chunk: int = 16 << 10, prefix: bytes = b'{"kind":"List","items":[',
-                fill: bytes = b'{"metadata":{"name":"x"}},') -> None:
+                fill: bytes = b'{"metadata":{"name":"x"}},', status: int = 200) -> None:
         """Answer requests for ``what`` (a plural such as ``"pods"``, or a path such as
         ``"/version"``) like a hostile or broken server, ``mode`` being one of:
 
@@ -554,13 +555,13 @@ class FakeAPI:
         * ``"garbage"``: 200 and ``prefix`` as the whole body (an HTML error page, non-UTF-8 bytes).
 
         ``watch`` limits it to watches (True) or to other requests (False); ``times`` to the
-        next so many requests. The endless modes last until the client hangs up or the
+        next so many requests; ``status`` is the endless and huge modes' status code. The endless modes last until the client hangs up or the
         server stops.
         """
         if mode not in ("slowloris", "endless", "huge", "garbage"):
             raise ValueError(f"unknown hostile mode {mode!r}")
         with self._lock:
-            self._hostile[what] = _Hostile(mode, watch, times, interval, chunk, prefix, fill)
+            self._hostile[what] = _Hostile(mode, watch, times, interval, chunk, prefix, fill, status)
 
     def set_version(self, body: dict | bytes) -> None:
         """What ``/version`` answers: a JSON document, or raw bytes (non-UTF-8, say)."""
@@ -784,7 +785,7 @@ class FakeAPI:
         if spec.mode == "garbage":
             h.send_body(200, spec.prefix)
             raise _Done
-        h.send_response(200)
+        h.send_response(spec.status)
         h.send_header("Content-Type", "application/json")
         if spec.mode == "huge":
             h.send_header("Content-Length", str(GIB_10))

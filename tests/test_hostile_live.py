@@ -371,3 +371,16 @@ echo '{{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredenti
         finally:
             cluster.stop()
     assert not any("FAKE-SECRET" in r.getMessage() for r in caplog.records)
+
+
+def test_an_endless_error_body_on_a_watch_is_capped(api, kubeconfig, small):
+    """A watch has no cap on its whole body, but its error answer is one Status object."""
+    api.hostile("nodes", "endless", watch=True, times=1, status=500, interval=0.01,
+                prefix=b'{"kind":"Status","message":"')
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
+    try:
+        nodes = next(i for i in cluster.informers if i.resource.kind == "Node")
+        eventually(lambda: "watching nodes: the API server sent more, over karptui's cap of 32 KiB" in nodes.note)
+        eventually(lambda: nodes.note == "" and nodes.state == SYNCED)
+    finally:
+        cluster.stop()

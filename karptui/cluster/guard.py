@@ -83,9 +83,9 @@ class Budget:
         return DeadlineExceeded(f"{self.what}: gave up after {_seconds(self.seconds)} "
                                 "(the API server is too slow or stopped answering)")
 
-    def too_large(self, got: int, announced: bool = False) -> TooLarge:
+    def too_large(self, got: int, cap: int, announced: bool = False) -> TooLarge:
         how = f"announced {_size(got)}" if announced else "sent more"
-        return TooLarge(f"{self.what}: the API server {how}, over karptui's cap of {_size(self.max_bytes or 0)}")
+        return TooLarge(f"{self.what}: the API server {how}, over karptui's cap of {_size(cap)}")
 
 
 _local = threading.local()
@@ -121,6 +121,7 @@ class _Raw(io.RawIOBase):
         self._io = sock.makefile("rb", buffering=0)
         self._idle = sock.gettimeout()  # urllib3 set the read timeout just before
         self.count = 0
+        self.max_bytes = budget.max_bytes  # of this response, headers and framing included
 
     def readable(self) -> bool:
         return True
@@ -150,8 +151,8 @@ class _Raw(io.RawIOBase):
                     pass
         if n:
             self.count += n
-            if budget.max_bytes is not None and self.count > budget.max_bytes:
-                raise budget.too_large(self.count)
+            if self.max_bytes is not None and self.count > self.max_bytes:
+                raise budget.too_large(self.count, self.max_bytes)
         return n
 
     def close(self) -> None:
@@ -177,9 +178,11 @@ class _Response(http.client.HTTPResponse):
 
     def begin(self) -> None:
         super().begin()
-        budget = self._budget
-        if self.length is not None and budget.max_bytes is not None and self.length > budget.max_bytes:
-            raise budget.too_large(self.length, announced=True)
+        budget, raw = self._budget, self.fp.raw
+        if not 200 <= self.status < 300:  # a Status object, read whole by the client: never a stream
+            raw.max_bytes = min(raw.max_bytes or limits.MAX_OBJECT_BYTES, limits.MAX_OBJECT_BYTES)
+        if self.length is not None and raw.max_bytes is not None and self.length > raw.max_bytes:
+            raise budget.too_large(self.length, raw.max_bytes, announced=True)
         encoding = (self.getheader("Content-Encoding") or "identity").strip().lower()
         if encoding != "identity":  # we ask for none: a compressed body could be a bomb past the cap
             raise TooLarge(f"{budget.what}: the API server sent a {encoding} body karptui did not ask for")
