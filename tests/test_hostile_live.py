@@ -184,7 +184,7 @@ def test_an_endless_log_line_is_cut_and_marked(api, kubeconfig, small):
 def test_an_endless_log_is_read_in_capped_calls(api, kubeconfig, small, cli, tmp_path):
     log = f"/api/v1/namespaces/{NS}/pods/karpenter-a/log"
     api.hostile(log, "endless", interval=0.01, prefix=b"", fill=V1_LINE.encode() % (1, 1) + b"\n")
-    code, out, err = ends_within(GUARD, cli, "snapshot", "save", tmp_path / "out.json.gz",
+    code, _, err = ends_within(GUARD, cli, "snapshot", "save", tmp_path / "out.json.gz",
                                  "--kubeconfig", kubeconfig, "--logs-since", "10m")
     assert code == 0, err
     from karptui.sources import load_snapshot
