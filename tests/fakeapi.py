@@ -135,6 +135,7 @@ class _Hostile:
     prefix: bytes
     fill: bytes
     status: int = 200
+    headers: dict = None  # type: ignore[assignment]
 
 
 class _Trickle:
@@ -544,7 +545,8 @@ class FakeAPI:
 
     def hostile(self, what: str, mode: str, *, watch: bool | None = None, times: int | None = None,
                 interval: float = 0.05, chunk: int = 16 << 10, prefix: bytes = b'{"kind":"List","items":[',
-                fill: bytes = b'{"metadata":{"name":"x"}},', status: int = 200) -> None:
+                fill: bytes = b'{"metadata":{"name":"x"}},', status: int = 200,
+                headers: dict[str, str] | None = None) -> None:
         """Answer requests for ``what`` (a plural such as ``"pods"``, or a path such as
         ``"/version"``) like a hostile or broken server, ``mode`` being one of:
 
@@ -555,13 +557,15 @@ class FakeAPI:
         * ``"garbage"``: 200 and ``prefix`` as the whole body (an HTML error page, non-UTF-8 bytes).
 
         ``watch`` limits it to watches (True) or to other requests (False); ``times`` to the
-        next so many requests; ``status`` is the endless and huge modes' status code. The endless modes last until the client hangs up or the
+        next so many requests; ``status`` is the endless and huge modes' status code;
+        ``headers`` go with the garbage mode's body (``Content-Encoding: gzip``, say). The endless modes last until the client hangs up or the
         server stops.
         """
         if mode not in ("slowloris", "endless", "huge", "garbage"):
             raise ValueError(f"unknown hostile mode {mode!r}")
         with self._lock:
-            self._hostile[what] = _Hostile(mode, watch, times, interval, chunk, prefix, fill, status)
+            self._hostile[what] = _Hostile(mode, watch, times, interval, chunk, prefix, fill, status,
+                                           dict(headers or {}))
 
     def set_version(self, body: dict | bytes) -> None:
         """What ``/version`` answers: a JSON document, or raw bytes (non-UTF-8, say)."""
@@ -783,7 +787,12 @@ class FakeAPI:
             h.wfile = _Trickle(h.wfile, spec.interval, self._stopping)
             return
         if spec.mode == "garbage":
-            h.send_body(200, spec.prefix)
+            h.send_response(200)
+            for name, value in {"Content-Type": "application/json", **spec.headers}.items():
+                h.send_header(name, value)
+            h.send_header("Content-Length", str(len(spec.prefix)))
+            h.end_headers()
+            h.wfile.write(spec.prefix)
             raise _Done
         h.send_response(spec.status)
         h.send_header("Content-Type", "application/json")

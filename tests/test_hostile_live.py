@@ -384,3 +384,14 @@ def test_an_endless_error_body_on_a_watch_is_capped(api, kubeconfig, small):
         eventually(lambda: nodes.note == "" and nodes.state == SYNCED)
     finally:
         cluster.stop()
+
+
+def test_a_compressed_body_karptui_did_not_ask_for_is_refused(api, kubeconfig, small, cli, tmp_path):
+    """A gzip body could inflate a thousandfold past the byte cap, which counts what arrives."""
+    import gzip
+
+    page = b'{"kind":"NodeList","metadata":{},"items":[' + b'{"metadata":{"name":"x"}},' * 9999 + b'{}]}'
+    api.hostile("nodes", "garbage", prefix=gzip.compress(page), headers={"Content-Encoding": "gzip"})
+    code, _, err = save(cli, tmp_path, kubeconfig)
+    assert code == 1 and "listing nodes: the API server sent a gzip body karptui did not ask for" in one_line(err)
+    assert {h.get("accept-encoding") for h in api.request_headers} == {"identity"}

@@ -185,21 +185,24 @@ class _Response(http.client.HTTPResponse):
             raise budget.too_large(self.length, raw.max_bytes, announced=True)
         encoding = (self.getheader("Content-Encoding") or "identity").strip().lower()
         if encoding != "identity":  # we ask for none: a compressed body could be a bomb past the cap
-            raise TooLarge(f"{budget.what}: the API server sent a {encoding} body karptui did not ask for")
+            raise ServerFault(f"{budget.what}: the API server sent a {encoding} body karptui did not ask for")
 
 
 class _Bounded:
     """Mixed into urllib3's connections: each request's response is a bounded one."""
 
-    _budget: Budget | None = None
+    _sending: Budget | None = None  # while request() runs (it may connect)
 
     def request(self, method, url, *args, **kwargs):
-        self._budget = budget = _current(method, url)
+        self._sending = budget = _current(method, url)
         self.response_class = functools.partial(_Response, budget=budget)
-        return super().request(method, url, *args, **kwargs)
+        try:
+            return super().request(method, url, *args, **kwargs)
+        finally:
+            self._sending = None
 
     def connect(self):
-        budget = self._budget or getattr(_local, "budget", None)
+        budget = getattr(_local, "budget", None) or self._sending
         if budget is not None:
             left = budget.deadline - time.monotonic()
             if left <= 0:
