@@ -48,6 +48,23 @@ def ends_within(seconds: float, fn, *args):
     return box["value"]
 
 
+class Terminal:
+    """A stderr that says it is a terminal, keeping what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text += text
+        return len(text)
+
+    def flush(self):
+        pass
+
+
 @pytest.fixture
 def small(monkeypatch):
     """Every bound turned down so a test takes a second, not a minute."""
@@ -314,20 +331,6 @@ async def test_the_tui_header_says_what_is_slow_and_when_it_gave_up(api, kubecon
 def test_startup_says_which_kind_is_slow_and_why_it_is_missing(api, kubeconfig, small, monkeypatch):
     from karptui.cli import live as cli_live
 
-    class Terminal:
-        def __init__(self):
-            self.text = ""
-
-        def isatty(self):
-            return True
-
-        def write(self, text):
-            self.text += text
-            return len(text)
-
-        def flush(self):
-            pass
-
     monkeypatch.setattr(cli_live, "SYNC_WAIT", 2.5)
     api.hostile("pods", "slowloris", watch=False, interval=0.1)
     cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
@@ -395,3 +398,18 @@ def test_a_compressed_body_karptui_did_not_ask_for_is_refused(api, kubeconfig, s
     code, _, err = save(cli, tmp_path, kubeconfig)
     assert code == 1 and "listing nodes: the API server sent a gzip body karptui did not ask for" in one_line(err)
     assert {h.get("accept-encoding") for h in api.request_headers} == {"identity"}
+
+
+def test_snapshot_save_names_a_slow_read_on_a_terminal_then_one_line(api, kubeconfig, small, tmp_path, monkeypatch):
+    from karptui.cli import main
+
+    api.hostile("pods", "slowloris", watch=False, interval=0.1)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code = ends_within(GUARD, main, ["snapshot", "save", str(tmp_path / "out.json.gz"), "--kubeconfig", kubeconfig,
+                                     "--logs-since", "0"])
+    monkeypatch.undo()
+    assert code == 1
+    assert "\rkarptui: listing pods: " in terminal.text and " s so far\x1b[K" in terminal.text
+    last = terminal.text.rsplit("\r\x1b[K", 1)[1]  # the progress line cleared, then the error alone
+    assert last.startswith("karptui: listing pods: gave up after 1.5 s") and last.count("\n") == 1

@@ -62,7 +62,7 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def _seconds(s: float) -> str:
+def seconds_text(s: float) -> str:
     return f"{s:.0f} s" if s >= 10 else f"{s:.1g} s" if s < 1 else f"{s:.1f} s"
 
 
@@ -80,7 +80,7 @@ class Budget:
         return self.started + self.seconds
 
     def late(self) -> DeadlineExceeded:
-        return DeadlineExceeded(f"{self.what}: gave up after {_seconds(self.seconds)} "
+        return DeadlineExceeded(f"{self.what}: gave up after {seconds_text(self.seconds)} "
                                 "(the API server is too slow or stopped answering)")
 
     def too_large(self, got: int, cap: int, announced: bool = False) -> TooLarge:
@@ -89,21 +89,42 @@ class Budget:
 
 
 _local = threading.local()
+_under_way: dict[int, Budget] = {}  # blocks running now, in any thread (streams left out)
+_under_way_lock = threading.Lock()
 
 
 @contextmanager
-def bounded(what: str, seconds: float | None = None, max_bytes: int | None = -1) -> Iterator[Budget]:
+def bounded(what: str, seconds: float | None = None, max_bytes: int | None = -1,
+            stream: bool = False) -> Iterator[Budget]:
     """Requests this thread makes inside the block share one deadline ``seconds`` from now
     (default limits.REQUEST_DEADLINE) and each may read ``max_bytes`` (default
-    limits.MAX_LIST_PAGE_BYTES; None for a stream)."""
+    limits.MAX_LIST_PAGE_BYTES; None for a stream). Unless ``stream`` (a watch or a log
+    follow, long by design), the block counts for :func:`slowest` while it runs."""
     budget = Budget(what, limits.REQUEST_DEADLINE if seconds is None else seconds,
                     limits.MAX_LIST_PAGE_BYTES if max_bytes == -1 else max_bytes)
     outer = getattr(_local, "budget", None)
     _local.budget = budget
+    if not stream:
+        with _under_way_lock:
+            _under_way[id(budget)] = budget
     try:
         yield budget
     finally:
         _local.budget = outer
+        with _under_way_lock:
+            _under_way.pop(id(budget), None)
+
+
+def slowest() -> str:
+    """The read running longest, in words for the screen ("listing pods: 12 s so far"), if it has
+    run limits.SLOW_REQUEST_NOTICE or more; else ""."""
+    with _under_way_lock:
+        budgets = list(_under_way.values())
+    if not budgets:
+        return ""
+    budget = min(budgets, key=lambda b: b.started)
+    took = time.monotonic() - budget.started
+    return f"{budget.what}: {seconds_text(took)} so far" if took >= limits.SLOW_REQUEST_NOTICE else ""
 
 
 def _current(method: str, url: str) -> Budget:

@@ -34,7 +34,7 @@ from .. import limits
 from ..errors import ClusterUnavailable
 from ..model.build import convert
 from ..model.errors import ModelError
-from .guard import ServerFault, TooLarge, bounded, lines
+from .guard import ServerFault, TooLarge, bounded, lines, seconds_text
 from .resources import Resource, list_pages
 
 PAGE = 500
@@ -72,7 +72,7 @@ class Informer:
         self.resource_version: str | None = None
         self._stop = threading.Event()
         self._response = None
-        self._listing_since: float | None = None  # while a list is under way
+        self.listing_since: float | None = None  # monotonic, while a list is under way
         self._thread = threading.Thread(target=self._run, name=f"informer-{resource.name}", daemon=True)
 
     # ---- life ----------------------------------------------------------------------------
@@ -94,11 +94,13 @@ class Informer:
 
     def slow(self) -> str:
         """What is taking long right now, in words for the screen; "" when nothing is."""
-        since = self._listing_since
+        since = self.listing_since
         if since is None:
             return ""
         took = time.monotonic() - since
-        return f"listing {self.resource.name}: {took:.0f} s so far" if took >= limits.SLOW_REQUEST_NOTICE else ""
+        if took < limits.SLOW_REQUEST_NOTICE:
+            return ""
+        return f"listing {self.resource.name}: {seconds_text(took)} so far"
 
     def values(self) -> list:
         with self.lock:
@@ -155,7 +157,7 @@ class Informer:
     def _list(self) -> None:
         objects: dict[tuple[str, str], Any] = {}
         metadata: dict = {}
-        self._listing_since = time.monotonic()
+        self.listing_since = time.monotonic()
         try:
             for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
                                       f"listing {self.resource.name}"):
@@ -168,7 +170,7 @@ class Informer:
                 raise Gone from None
             raise
         finally:
-            self._listing_since = None
+            self.listing_since = None
         if not isinstance(metadata, dict):
             metadata = {}
         with self.lock:
@@ -181,7 +183,7 @@ class Informer:
 
     def _watch(self) -> None:
         what = f"watching {self.resource.name}"
-        with bounded(what, self.watch_seconds + limits.WATCH_GRACE, None):  # a stream: capped per event below
+        with bounded(what, self.watch_seconds + limits.WATCH_GRACE, None, stream=True):  # capped per event below
             response = self.lister(watch=True, resource_version=self.resource_version, allow_watch_bookmarks=True,
                                    timeout_seconds=self.watch_seconds, _preload_content=False,
                                    _request_timeout=(CONNECT_TIMEOUT, self.read_timeout))

@@ -86,11 +86,12 @@ def recent_log(api: client.ApiClient, since_seconds: int | None) -> tuple[str, s
     what = f"reading the log of {meta['namespace']}/{meta['name']}"
     with bounded(what, max_bytes=None):  # capped below, keeping what came
         response = client.CoreV1Api(api).read_namespaced_pod_log(meta["name"], meta["namespace"], **kwargs)
-    try:
-        text = "\n".join(lines(_Capped(response, limits.MAX_LOG_BYTES), limits.MAX_LOG_LINE_BYTES, what, cut=True))
-    finally:
-        response.close()
-        response.release_conn()
+        try:
+            text = "\n".join(lines(_Capped(response, limits.MAX_LOG_BYTES), limits.MAX_LOG_LINE_BYTES, what,
+                                   cut=True))
+        finally:
+            response.close()
+            response.release_conn()
     return f"pod {meta['namespace']}/{meta['name']} container {kwargs['container']}", text
 
 
@@ -186,7 +187,7 @@ class KarpenterLogs:
         if since:
             kwargs["since_seconds"] = max(1, int(since))  # the API takes whole seconds only
         what = f"following the log of {where}"
-        with bounded(what, limits.LOG_FOLLOW_DEADLINE, None):  # a stream: capped by _Capped and per line
+        with bounded(what, limits.LOG_FOLLOW_DEADLINE, None, stream=True):  # capped by _Capped and per line
             response = client.CoreV1Api(self.api).read_namespaced_pod_log(name, namespace, **kwargs)
         self._response = response
         watchdog = threading.Thread(target=self._watch_lease, args=(name, response), daemon=True)

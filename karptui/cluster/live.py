@@ -69,7 +69,8 @@ class LiveCluster:
 
     def slow(self) -> str:
         """The request taking longest right now, if any takes long ("listing pods: 12 s so far")."""
-        return max((informer.slow() for informer in self.informers), key=_seconds_so_far, default="")
+        slow = [i for i in self.informers if i.slow()]
+        return min(slow, key=lambda i: i.listing_since or 0.0).slow() if slow else ""
 
     def unavailable(self) -> set[str]:
         """Kinds (``Pod``, ``NodePool``, ...) that are forbidden or absent: panes say so."""
@@ -85,7 +86,3 @@ class LiveCluster:
                             captured_at=datetime.now(timezone.utc), context=self.connection.context,
                             cluster=self.connection.server, kubernetes_version=self.connection.version)
         return assemble(fields, meta, warnings=self.status())
-
-
-def _seconds_so_far(note: str) -> float:
-    return float(note.rsplit(": ", 1)[1].split()[0]) if note else -1.0
