@@ -40,8 +40,9 @@ from .. import limits
 from ..errors import ClusterUnavailable
 from .guard import LimitExceeded, bounded, install
 
-# (connect, read) seconds for every ordinary request; watches and log follows set a
-# longer read timeout of their own, never none.
+# (connect, read) seconds for every ordinary request, per socket operation; watches and
+# log follows set a longer read timeout of their own, never none. guard.py bounds each
+# request as a whole (limits.REQUEST_DEADLINE and the byte caps).
 TIMEOUT = (5, 30)
 POOL = 48
 HINT = "explore a saved cluster instead with `karptui demo` or `karptui open FILE`"
