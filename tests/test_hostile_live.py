@@ -331,7 +331,7 @@ async def test_the_tui_header_says_what_is_slow_and_when_it_gave_up(api, kubecon
 def test_startup_says_which_kind_is_slow_and_why_it_is_missing(api, kubeconfig, small, monkeypatch):
     from karptui.cli import live as cli_live
 
-    monkeypatch.setattr(cli_live, "SYNC_WAIT", 2.5)
+    monkeypatch.setattr(cli_live, "SYNC_WAIT", 4.0)
     api.hostile("pods", "slowloris", watch=False, interval=0.1)
     cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
     terminal = Terminal()
@@ -343,7 +343,7 @@ def test_startup_says_which_kind_is_slow_and_why_it_is_missing(api, kubeconfig, 
             sys.stderr = saved
         assert "kinds listed" in terminal.text and "(listing pods: " in terminal.text  # while it waits
         line = cli_live._not_listed(cluster)
-        assert line.startswith("not every kind listed after 2 s (pods: listing pods: gave up after 1.5 s")
+        assert line.startswith("not every kind listed after 4 s (pods: listing pods: gave up after 1.5 s")
     finally:
         cluster.stop()
 
