@@ -413,3 +413,11 @@ def test_snapshot_save_names_a_slow_read_on_a_terminal_then_one_line(api, kubeco
     assert "\rkarptui: listing pods: " in terminal.text and " s so far\x1b[K" in terminal.text
     last = terminal.text.rsplit("\r\x1b[K", 1)[1]  # the progress line cleared, then the error alone
     assert last.startswith("karptui: listing pods: gave up after 1.5 s") and last.count("\n") == 1
+
+
+def test_a_credential_plugin_that_never_stops_printing_is_cut_at_the_cap(api, tmp_path, small, monkeypatch, cli):
+    monkeypatch.setattr(limits, "MAX_SMALL_FILE_BYTES", 4 << 10)
+    script = plugin(tmp_path, "while :; do echo 0123456789abcdef0123456789abcdef; sleep 0.001; done")
+    path = api.kubeconfig(tmp_path / "k", exec_command=[script])
+    code, _, err = save(cli, tmp_path, path)
+    assert code == 2 and "credential plugin 'plugin.sh' printed over 4 KiB" in one_line(err)

@@ -318,19 +318,40 @@ class BoundedExecProvider(ExecProvider):
         except OSError as exc:
             raise ExecPluginFailed(f"cannot run the credential plugin {plugin!r} from the kubeconfig "
                                    f"({exc.strerror or type(exc).__name__})", 2) from None
-        deadline = limits.EXEC_PLUGIN_DEADLINE
+        deadline, cap = limits.EXEC_PLUGIN_DEADLINE, limits.MAX_SMALL_FILE_BYTES
+        ends = time.monotonic() + deadline
+        stdout = bytearray()
+
+        def drain() -> None:  # its answer, up to the cap
+            while len(stdout) <= cap:
+                data = process.stdout.read1(1 << 16)
+                if not data:
+                    return
+                stdout.extend(data)
+
+        reader = threading.Thread(target=drain, name="exec-plugin", daemon=True)
+        reader.start()
+        reader.join(deadline)
         try:
-            stdout, _ = process.communicate(timeout=deadline)
+            if reader.is_alive() or len(stdout) > cap:
+                raise subprocess.TimeoutExpired(self.args, deadline)
+            process.wait(max(0.0, ends - time.monotonic()))
         except subprocess.TimeoutExpired:
             _kill(process, group=not interactive)
+            reader.join(1)
+            if len(stdout) > cap:
+                raise ExecPluginFailed(f"the credential plugin {plugin!r} printed over {cap >> 10} KiB; "
+                                       "an ExecCredential is a few KiB", 2) from None
             raise ExecPluginFailed(f"the credential plugin {plugin!r} gave no answer within {deadline:g} s; "
                                    "run it yourself to see what it waits for", 1) from None
+        if process.stdout:
+            process.stdout.close()
         if process.returncode != 0:
             raise ExecPluginFailed(f"the credential plugin {plugin!r} failed (exit status {process.returncode}); "
                                    "run it yourself to see why (karptui does not show its output: it may hold "
                                    "secrets)", 2)
         try:
-            answer = json.loads(stdout[:limits.MAX_SMALL_FILE_BYTES])
+            answer = json.loads(bytes(stdout))
             status = answer["status"]
             if answer.get("apiVersion") != self.api_version or not isinstance(status, dict):
                 raise ValueError
