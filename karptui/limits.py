@@ -70,3 +70,38 @@ MAX_LOG_LINE_BYTES = 1 << 20
 #: Bytes read at a time. The first read of a stream that holds nothing but NUL bytes
 #: (``/dev/zero``, a zero-filled disk image) is refused as binary: no log starts so.
 LOG_READ_CHUNK = 64 << 10
+
+# --- live cluster: every request to the API server (karptui/cluster) ---------------------
+# The client's timeouts are per socket read: a server that sends one byte every few seconds,
+# or never stops sending, holds a request (and its memory) for ever. These bound each
+# request as a whole. Passing one is the server's fault: one line naming what was being
+# read, exit 1 (live TUI: the header says so and the reader retries).
+
+#: Seconds one ordinary request (a list page, /version, discovery, a lease) may take from
+#: sending to the last byte. A page of 500 pods is 5-25 MB, seconds on any working link;
+#: the API server itself gives up on a non-watch request after 60 s.
+REQUEST_DEADLINE = 60.0
+#: After this long a request still running is named on screen ("listing pods: 12 s so far").
+SLOW_REQUEST_NOTICE = 10.0
+#: Bytes of one response that is not a stream (a list page of up to 500 objects). Objects
+#: stay under etcd's 1.5 MiB request limit and a page of the fattest real pods is ~25 MB;
+#: 256 MiB of JSON is a few GB once parsed, the most a bastion host should give one page.
+MAX_LIST_PAGE_BYTES = 256 << 20
+#: Bytes of one object read alone, and of one watch event (an object plus its envelope):
+#: ten times etcd's default 1.5 MiB object limit, for clusters that raised it.
+MAX_OBJECT_BYTES = 16 << 20
+#: Seconds past its own timeoutSeconds a watch may stay open before it is cut and
+#: reopened from its resourceVersion (the server should have ended it by then).
+WATCH_GRACE = 30.0
+#: One log line followed from the cluster is bounded by MAX_LOG_LINE_BYTES (the logs section):
+#: longer ones are cut there and marked (the container runtime itself splits lines at 16 KiB).
+#: Bytes of log read by one request: the whole of ``snapshot save``'s log, and one follow
+#: call before it reconnects from its last line. Asked of the server as ``limitBytes`` too.
+#: An hour of a busy Karpenter is a few MB.
+MAX_LOG_BYTES = 64 << 20
+#: Seconds one follow of the leader's log stays open before it reconnects from its last line.
+LOG_FOLLOW_DEADLINE = 15 * 60.0
+#: Seconds an exec credential plugin (kubeconfig ``users[].user.exec``) may run.
+#: ``aws eks get-token`` and ``gke-gcloud-auth-plugin`` answer in a second or two; a
+#: browser or device-code login waiting for a person needs a minute or so.
+EXEC_PLUGIN_DEADLINE = 120.0

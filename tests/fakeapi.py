@@ -22,6 +22,16 @@ What it implements:
   (dropped connections, garbage lines).
 * Pod logs with ``container``, ``follow``, ``tailLines``, ``sinceSeconds``, ``timestamps``.
 * Faults per plural or path: 403 Forbidden, slow responses, failing the next request.
+* Hostile servers per plural or path (:meth:`FakeAPI.hostile`): a slowloris that sends
+  the whole response (status line, headers, body) a byte at a time; a body that never
+  ends; a Content-Length of 10 GiB (both paced, so a client that does not stop them
+  fails a test rather than exhausting memory); a garbage body. With the default
+  filling an endless body is also an endless line (no newline, ever): a watch event
+  or a log line.
+* ``/version`` and discovery documents as a server may really send them:
+  :meth:`FakeAPI.set_version` (any dict, or raw bytes such as non-UTF-8) and
+  ``minimal_discovery`` (resources without ``singularName``, ``verbs`` and the other
+  optional fields).
 * Every request is recorded; any non-GET method is answered 405.
 
 What it does not do: TLS, authentication checks (tokens are only recorded),
@@ -108,6 +118,45 @@ _REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotF
 _VERSION = {"major": "1", "minor": "30", "gitVersion": "v1.30.0", "gitCommit": "0" * 40,
             "gitTreeState": "clean", "buildDate": "2024-04-17T17:27:00Z", "goVersion": "go1.22.2",
             "compiler": "gc", "platform": "linux/amd64"}
+
+
+GIB_10 = 10 << 30
+
+
+@dataclass
+class _Hostile:
+    """How requests for one plural or path misbehave; see :meth:`FakeAPI.hostile`."""
+
+    mode: str
+    watch: bool | None
+    times: int | None
+    interval: float
+    chunk: int
+    prefix: bytes
+    fill: bytes
+    status: int = 200
+    headers: dict = None  # type: ignore[assignment]
+
+
+class _Trickle:
+    """A handler's ``wfile`` that sends everything one byte at a time (a slowloris)."""
+
+    def __init__(self, wfile, interval: float, stopping: threading.Event):
+        self.wfile, self.interval, self.stopping = wfile, interval, stopping
+
+    def write(self, data: bytes) -> int:
+        for i in range(len(data)):
+            if self.stopping.is_set():
+                raise ConnectionAbortedError("the fake API server is stopping")
+            self.wfile.write(data[i:i + 1])
+            self.stopping.wait(self.interval)
+        return len(data)
+
+    def flush(self) -> None:
+        self.wfile.flush()
+
+    def __getattr__(self, name):  # closed, close, ...: the real file's
+        return getattr(self.wfile, name)
 
 
 def status_body(code: int, message: str, reason: str | None = None) -> dict:
@@ -230,6 +279,12 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.fake._connections_remove(self.connection)
 
+    def handle(self):
+        try:
+            super().handle()
+        except ConnectionError:  # a client that hung up (one that gave up on a hostile answer, say)
+            self.close_connection = True
+
     def do_GET(self):
         self.server.fake._serve(self)
 
@@ -298,6 +353,9 @@ class FakeAPI:
         self._forbidden: set[str] = set()
         self._slow: dict[str, float] = {}
         self._failures: dict[str, list[int]] = {}
+        self._hostile: dict[str, _Hostile] = {}
+        self._version: dict | bytes = dict(_VERSION)
+        self.minimal_discovery = False
         self._listings: dict[str, tuple[list, str]] = {}  # continue token -> the first page's picture
         self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
@@ -485,11 +543,41 @@ class FakeAPI:
         with self._lock:
             self._failures.setdefault(what, []).extend([status] * times)
 
+    def hostile(self, what: str, mode: str, *, watch: bool | None = None, times: int | None = None,
+                interval: float = 0.05, chunk: int = 16 << 10, prefix: bytes = b'{"kind":"List","items":[',
+                fill: bytes = b'{"metadata":{"name":"x"}},', status: int = 200,
+                headers: dict[str, str] | None = None) -> None:
+        """Answer requests for ``what`` (a plural such as ``"pods"``, or a path such as
+        ``"/version"``) like a hostile or broken server, ``mode`` being one of:
+
+        * ``"slowloris"``: the normal response, every byte of it, one byte each ``interval`` s;
+        * ``"endless"``: 200, then a chunked body that never ends: ``prefix``, then ``fill``
+          over and over, ``chunk`` bytes each ``interval`` s (no newline in the default fill);
+        * ``"huge"``: 200 with ``Content-Length: 10 GiB``, then the same filling at the same pace;
+        * ``"garbage"``: 200 and ``prefix`` as the whole body (an HTML error page, non-UTF-8 bytes).
+
+        ``watch`` limits it to watches (True) or to other requests (False); ``times`` to the
+        next so many requests; ``status`` is the endless and huge modes' status code;
+        ``headers`` go with the garbage mode's body (``Content-Encoding: gzip``, say). The endless modes last until the client hangs up or the
+        server stops.
+        """
+        if mode not in ("slowloris", "endless", "huge", "garbage"):
+            raise ValueError(f"unknown hostile mode {mode!r}")
+        with self._lock:
+            self._hostile[what] = _Hostile(mode, watch, times, interval, chunk, prefix, fill, status,
+                                           dict(headers or {}))
+
+    def set_version(self, body: dict | bytes) -> None:
+        """What ``/version`` answers: a JSON document, or raw bytes (non-UTF-8, say)."""
+        with self._lock:
+            self._version = body
+
     def clear_faults(self) -> None:
         with self._lock:
             self._forbidden.clear()
             self._slow.clear()
             self._failures.clear()
+            self._hostile.clear()
 
     def expire_continue_tokens(self) -> None:
         """Every continue token handed out so far now answers 410 Expired."""
@@ -595,8 +683,11 @@ class FakeAPI:
             failure = self._failures[key].pop(0) if key else None
         if failure is not None:
             return h.send_status(failure, f"injected failure {failure} for {path}")
+        self._misbehave(h, {path, path.rstrip("/")}, query)
         if segs == ["version"]:
-            return h.send_json(200, _VERSION)
+            with self._lock:
+                version = self._version
+            return h.send_body(200, version) if isinstance(version, bytes) else h.send_json(200, version)
         if segs == ["api"]:
             host, port = self._server.server_address[:2]
             return h.send_json(200, {"kind": "APIVersions", "versions": ["v1"],
@@ -662,6 +753,9 @@ class FakeAPI:
     def _resource_list(self, group: str, version: str, served: list[Resource]) -> dict:
         resources = []
         for res in served:
+            if self.minimal_discovery:  # only what every server sends
+                resources.append({"name": res.plural, "namespaced": res.namespaced, "kind": res.kind})
+                continue
             resources.append({"name": res.plural, "singularName": res.kind.lower(),
                               "namespaced": res.namespaced, "kind": res.kind,
                               "verbs": ["get", "list", "watch"]})
@@ -670,6 +764,53 @@ class FakeAPI:
                                   "kind": "Pod", "verbs": ["get"]})
         return {"kind": "APIResourceList", "apiVersion": "v1",
                 "groupVersion": f"{group}/{version}" if group else version, "resources": resources}
+
+    def _misbehave(self, h: _Handler, keys: set[str], query: dict) -> None:
+        """Act out a hostile mode registered for one of ``keys``: a slowloris swaps the
+        handler's output for a trickle and lets the request go on; the endless modes send
+        their body here, until the client hangs up or the server stops (raises _Done)."""
+        if getattr(h, "misbehaved", None) is h.requestline:  # acted out already (path, then route)
+            return
+        watching = _flag(query, "watch")
+        with self._lock:
+            key = next((k for k in keys if k in self._hostile and self._hostile[k].watch in (None, watching)), None)
+            if key is None:
+                return
+            spec = self._hostile[key]
+            if spec.times is not None:
+                spec.times -= 1
+                if spec.times <= 0:
+                    del self._hostile[key]
+        h.misbehaved = h.requestline
+        h.close_connection = True  # the next request on this connection gets a well-behaved one
+        if spec.mode == "slowloris":
+            h.wfile = _Trickle(h.wfile, spec.interval, self._stopping)
+            return
+        if spec.mode == "garbage":
+            h.send_response(200)
+            for name, value in {"Content-Type": "application/json", **spec.headers}.items():
+                h.send_header(name, value)
+            h.send_header("Content-Length", str(len(spec.prefix)))
+            h.end_headers()
+            h.wfile.write(spec.prefix)
+            raise _Done
+        h.send_response(spec.status)
+        h.send_header("Content-Type", "application/json")
+        if spec.mode == "huge":
+            h.send_header("Content-Length", str(GIB_10))
+        else:
+            h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        filling = spec.fill * max(1, spec.chunk // max(1, len(spec.fill)))
+        send = h.wfile.write if spec.mode == "huge" else h.chunk
+        try:
+            if spec.prefix:  # an empty chunk would end the body
+                send(spec.prefix)
+            while not self._stopping.wait(spec.interval):
+                send(filling)
+        except OSError:  # the client hung up: what a client should do
+            pass
+        raise _Done
 
     def _fault_keys(self, path: str, route: _Route) -> set[str]:
         return {route.resource.plural, route.resource.path, path}
@@ -687,6 +828,7 @@ class FakeAPI:
         if failure is not None:
             h.send_status(failure, f"injected failure {failure} for {path}")
             raise _Done
+        self._misbehave(h, keys, query)
         if forbidden:
             res = route.resource
             verb = "get" if route.name else "watch" if _flag(query, "watch") else "list"

@@ -13,6 +13,7 @@ import json
 import pytest
 from textual.widgets._toast import Toast
 
+from karptui import limits
 from karptui.errors import InputError
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.text import visible
@@ -40,7 +41,7 @@ GOOD = HEAD + "variables: {'footer-key-foreground': '#ff0000', 'block-cursor-tex
 @pytest.fixture
 def small_limit(monkeypatch):
     """The size bound made small, so "big" is past it without writing 64 MiB."""
-    monkeypatch.setattr(themes, "MAX_SMALL_FILE_BYTES", 4_096, raising=False)
+    monkeypatch.setattr(limits, "MAX_SMALL_FILE_BYTES", 4_096)  # the one reader reads the bound from limits
 
 
 def write_theme(stem: str, text: str) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
+from contextlib import contextmanager
 
 from ..errors import InputError
 from ..model.errors import ModelError
@@ -36,7 +38,38 @@ def logs_since(text: str | None, default: float | None) -> float | None:
 def _connect(args: argparse.Namespace, namespace: str | None):
     from ..cluster.connect import connect
 
-    return connect(args.kubeconfig, args.context, namespace)  # ClusterUnavailable: one line, exit 1 or 2
+    with _slow_reads():
+        return connect(args.kubeconfig, args.context, namespace)  # ClusterUnavailable: one line, exit 1 or 2
+
+
+@contextmanager
+def _slow_reads(every: float = 0.5):
+    """While the block runs, a read from the cluster that takes long is named on stderr, on one
+    line rewritten in place ("karptui: listing pods: 12 s so far"), when stderr is a terminal;
+    the line is cleared at the end, so what follows (an error, the TUI) starts clean."""
+    from ..cluster.guard import slowest
+
+    if not sys.stderr.isatty():
+        yield
+        return
+    done, shown = threading.Event(), [False]
+
+    def watch() -> None:
+        while not done.wait(every):
+            slow = slowest()
+            if slow:
+                print(f"\rkarptui: {slow}\x1b[K", end="", file=sys.stderr, flush=True)
+                shown[0] = True
+
+    thread = threading.Thread(target=watch, name="slow-reads", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if shown[0]:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
 
 
 def run_live(args: argparse.Namespace) -> int:
@@ -47,9 +80,14 @@ def run_live(args: argparse.Namespace) -> int:
         check_theme_name(args.theme)
     since = logs_since(getattr(args, "logs_since", None), 600.0)
     connection = _connect(args, args.namespace)
-    live = LiveCluster(connection).start()
+    with _slow_reads():  # API discovery
+        live = LiveCluster(connection).start()
     if not _wait_with_progress(live, connection.context):
+<<<<<<< HEAD
         say(f"karptui: not every kind listed after {SYNC_WAIT:.0f} s; showing what there is")
+=======
+        print(f"karptui: {_not_listed(live)}", file=sys.stderr)
+>>>>>>> hostile-live
     from ..tui.app import KarptuiApp
 
     try:
@@ -60,16 +98,32 @@ def run_live(args: argparse.Namespace) -> int:
     return 0
 
 
+def _not_listed(live) -> str:
+    """Which kinds are missing from the first picture, and why (the first reason given)."""
+    missing = [i for i in live.informers if not i.synced.is_set()]
+    names = ", ".join(i.resource.name for i in missing)
+    why = next((i.note or i.slow() for i in missing if i.note or i.slow()), "")
+    return (f"not every kind listed after {SYNC_WAIT:.0f} s ({names}{': ' + why if why else ''}); "
+            "showing what there is")
+
+
 def _wait_with_progress(live, context: str) -> bool:
-    """Wait for the first full listing, saying how far it got (on one line, when stderr is a terminal)."""
+    """Wait for the first full listing, saying how far it got and what is slow (on one line, when
+    stderr is a terminal)."""
     start, tty = time.monotonic(), sys.stderr.isatty()
     total = len(live.informers)
     while time.monotonic() - start < SYNC_WAIT:
         done = sum(1 for i in live.informers if i.synced.is_set())
         if tty or done == total:
             end = "\n" if done == total else ""
+<<<<<<< HEAD
             took = time.monotonic() - start
             print(f"\rkarptui: reading {visible(context)}: {done}/{total} kinds listed, {took:.1f} s",
+=======
+            slow = live.slow()
+            print(f"\rkarptui: reading {context}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s"
+                  + (f" ({slow})" if slow else "") + ("\x1b[K" if tty else ""),
+>>>>>>> hostile-live
                   end=end, file=sys.stderr, flush=True)
         if done == total:
             return True
@@ -90,7 +144,8 @@ def run_snapshot_save(args: argparse.Namespace) -> int:
     since = logs_since(args.logs_since, 3600.0)
     connection = _connect(args, None)
     try:
-        objects, meta, notes = capture(connection, since)
+        with _slow_reads():
+            objects, meta, notes = capture(connection, since)
     finally:
         connection.close()
     try:

@@ -9,7 +9,13 @@ is several times faster than the client's own models on big clusters.
 
 The watch loop is ours, not ``kubernetes.watch.Watch``: with ``deserialize=False``
 that class neither tracks the resourceVersion nor survives an ERROR event. It uses
-the client's own list functions and line splitter.
+the client's own list functions, and a line splitter with a cap per event.
+
+Every list page has a deadline and a byte cap, every watch call a total deadline
+(its timeoutSeconds and some grace) besides the idle read timeout, and each event a
+byte cap (guard.py, limits.py). Past one, the kind is noted and read again after a
+backoff; an event over the cap means it is lost, so that kind is listed afresh.
+While a list takes long, ``slow`` says so ("listing pods: 12 s so far").
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ from typing import Any
 
 import urllib3
 from kubernetes.client.rest import ApiException
-from kubernetes.watch.watch import iter_resp_lines
 
+from .. import limits
+from ..errors import ClusterUnavailable
 from ..model.build import convert
 from ..model.errors import ModelError
+from .guard import ServerFault, TooLarge, bounded, lines, seconds_text
 from .resources import Resource, list_pages
 
 PAGE = 500
@@ -64,6 +72,7 @@ class Informer:
         self.resource_version: str | None = None
         self._stop = threading.Event()
         self._response = None
+        self.listing_since: float | None = None  # monotonic, while a list is under way
         self._thread = threading.Thread(target=self._run, name=f"informer-{resource.name}", daemon=True)
 
     # ---- life ----------------------------------------------------------------------------
@@ -83,6 +92,16 @@ class Informer:
     def join(self, timeout: float | None = None) -> None:
         self._thread.join(timeout)
 
+    def slow(self) -> str:
+        """What is taking long right now, in words for the screen; "" when nothing is."""
+        since = self.listing_since
+        if since is None:
+            return ""
+        took = time.monotonic() - since
+        if took < limits.SLOW_REQUEST_NOTICE:
+            return ""
+        return f"listing {self.resource.name}: {seconds_text(took)} so far"
+
     def values(self) -> list:
         with self.lock:
             return list(self.objects.values())
@@ -101,6 +120,12 @@ class Informer:
             except Gone:
                 self.counts["relists"] += 1
                 self.resource_version = None
+            except ServerFault as exc:  # past a deadline or cap, or nonsense: the message names what was read
+                if isinstance(exc, TooLarge):
+                    self.resource_version = None  # an event was lost: list afresh
+                backoff = self._failed(str(exc), backoff, named=True)
+            except ClusterUnavailable as exc:  # credentials could not be refreshed
+                backoff = self._failed(str(exc), backoff)
             except ApiException as exc:
                 if exc.status == 403:
                     self._give_up(FORBIDDEN, f"{self.resource.name}: forbidden (RBAC does not let us list it)")
@@ -120,27 +145,34 @@ class Informer:
         self.synced.set()
         self.on_change()
 
-    def _failed(self, why: str, backoff: float) -> float:
+    def _failed(self, why: str, backoff: float, named: bool = False) -> float:
         """Note it, wait (interruptibly), and try again a little later each time."""
         self.counts["reconnects"] += 1
         if self.state != SYNCED:  # once listed, the picture stays (with the note) while we retry
             self.state = FAILING
-        self.note = f"{self.resource.name}: {why}; retrying"
+        self.note = f"{why if named else f'{self.resource.name}: {why}'}; retrying"
         self._stop.wait(backoff)
         return min(MAX_BACKOFF, backoff * 2)
 
     def _list(self) -> None:
         objects: dict[tuple[str, str], Any] = {}
         metadata: dict = {}
+        self.listing_since = time.monotonic()
         try:
-            for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout)):
+            for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
+                                      f"listing {self.resource.name}"):
                 for item in listing.get("items") or ():
-                    self._put(objects, item)
+                    if isinstance(item, dict):
+                        self._put(objects, item)
                 metadata = listing.get("metadata") or {}
         except ApiException as exc:
             if exc.status == 410:  # the continue token expired mid-list
                 raise Gone from None
             raise
+        finally:
+            self.listing_since = None
+        if not isinstance(metadata, dict):
+            metadata = {}
         with self.lock:
             self.objects = objects
         self._listed_at = time.monotonic()
@@ -150,15 +182,17 @@ class Informer:
         self.on_change()
 
     def _watch(self) -> None:
-        response = self.lister(watch=True, resource_version=self.resource_version, allow_watch_bookmarks=True,
-                               timeout_seconds=self.watch_seconds, _preload_content=False,
-                               _request_timeout=(CONNECT_TIMEOUT, self.read_timeout))
+        what = f"watching {self.resource.name}"
+        with bounded(what, self.watch_seconds + limits.WATCH_GRACE, None, stream=True):  # capped per event below
+            response = self.lister(watch=True, resource_version=self.resource_version, allow_watch_bookmarks=True,
+                                   timeout_seconds=self.watch_seconds, _preload_content=False,
+                                   _request_timeout=(CONNECT_TIMEOUT, self.read_timeout))
         self._response = response
         if self.note:  # connected again after trouble: say so
             self.state, self.note = SYNCED, ""
             self.on_change()
         try:
-            for line in iter_resp_lines(response):
+            for line in lines(response, limits.MAX_OBJECT_BYTES, what):
                 if self._stop.is_set():
                     return
                 if line:

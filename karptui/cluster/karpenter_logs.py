@@ -5,6 +5,10 @@ Karpenter runs two replicas; only the leader (holder of the
 We find the controller pods by label in any namespace, follow the leader's
 ``controller`` container, switch when the lease moves, and pick up again after a
 restart or a dropped connection, from where the last line left off.
+
+Bounds (limits.py): each line is cut at MAX_LOG_LINE_BYTES and marked; one request
+reads at most MAX_LOG_BYTES (asked of the server as ``limitBytes`` too); one follow
+stays open LOG_FOLLOW_DEADLINE at most, then picks up from its last line.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from collections.abc import Callable
 import urllib3
 from kubernetes import client
 from kubernetes.client.rest import ApiException
-from kubernetes.watch.watch import iter_resp_lines
 
+from .. import limits
+from ..errors import ClusterUnavailable
 from .connect import TIMEOUT, Connection
+from .guard import DeadlineExceeded, bounded, lines
 
 LABEL = "app.kubernetes.io/name=karpenter"
 LEASE = "karpenter-leader-election"
@@ -31,9 +37,12 @@ LEASE_POLL = 10.0
 
 def karpenter_pods(api: client.ApiClient) -> list[dict]:
     """The controller pods, anywhere (raw JSON)."""
-    response = client.CoreV1Api(api).list_pod_for_all_namespaces(
-        label_selector=LABEL, _preload_content=False, _request_timeout=TIMEOUT)
-    return [p for p in json.loads(response.data).get("items") or [] if isinstance(p, dict)]
+    with bounded("listing the Karpenter controller pods"):
+        body = client.CoreV1Api(api).list_pod_for_all_namespaces(
+            label_selector=LABEL, _preload_content=False, _request_timeout=TIMEOUT).data
+    listing = json.loads(body)
+    items = listing.get("items") if isinstance(listing, dict) else None
+    return [p for p in items or [] if isinstance(p, dict) and isinstance(p.get("metadata"), dict)]
 
 
 def leader(api: client.ApiClient, pods: list[dict]) -> dict | None:
@@ -44,10 +53,11 @@ def leader(api: client.ApiClient, pods: list[dict]) -> dict | None:
         return None
     for namespace in dict.fromkeys(p["metadata"].get("namespace", "") for p in running):
         try:
-            response = client.CoordinationV1Api(api).read_namespaced_lease(
-                LEASE, namespace, _preload_content=False, _request_timeout=TIMEOUT)
-            holder = (json.loads(response.data).get("spec") or {}).get("holderIdentity") or ""
-        except ApiException:
+            with bounded(f"reading the lease {namespace}/{LEASE}", max_bytes=limits.MAX_OBJECT_BYTES):
+                body = client.CoordinationV1Api(api).read_namespaced_lease(
+                    LEASE, namespace, _preload_content=False, _request_timeout=TIMEOUT).data
+            holder = (json.loads(body).get("spec") or {}).get("holderIdentity") or ""
+        except (ApiException, ValueError, AttributeError):
             continue
         for pod in running:
             meta = pod["metadata"]
@@ -69,12 +79,34 @@ def recent_log(api: client.ApiClient, since_seconds: int | None) -> tuple[str, s
     if pod is None:
         return "", ""
     meta = pod["metadata"]
-    kwargs = {"container": container_of(pod), "_preload_content": False, "_request_timeout": TIMEOUT}
+    kwargs = {"container": container_of(pod), "limit_bytes": limits.MAX_LOG_BYTES,
+              "_preload_content": False, "_request_timeout": TIMEOUT}
     if since_seconds:
         kwargs["since_seconds"] = int(since_seconds)
-    response = client.CoreV1Api(api).read_namespaced_pod_log(meta["name"], meta["namespace"], **kwargs)
-    return f"pod {meta['namespace']}/{meta['name']} container {kwargs['container']}", \
-        response.data.decode("utf-8", "replace")
+    what = f"reading the log of {meta['namespace']}/{meta['name']}"
+    with bounded(what, max_bytes=None):  # capped below, keeping what came
+        response = client.CoreV1Api(api).read_namespaced_pod_log(meta["name"], meta["namespace"], **kwargs)
+        try:
+            text = "\n".join(lines(_Capped(response, limits.MAX_LOG_BYTES), limits.MAX_LOG_LINE_BYTES, what,
+                                   cut=True))
+        finally:
+            response.close()
+            response.release_conn()
+    return f"pod {meta['namespace']}/{meta['name']} container {kwargs['container']}", text
+
+
+class _Capped:
+    """A response that ends after ``cap`` bytes (the server should have stopped at limitBytes)."""
+
+    def __init__(self, response, cap: int) -> None:
+        self.response, self.left = response, cap
+
+    def read1(self, amt: int) -> bytes:
+        if self.left <= 0:
+            return b""
+        data = self.response.read1(min(amt, self.left))
+        self.left -= len(data)
+        return data
 
 
 class KarpenterLogs:
@@ -131,7 +163,7 @@ class KarpenterLogs:
                     self.on_note("Karpenter logs: forbidden (RBAC: pods/log or leases)")
                     return
                 backoff = self._retry(f"Karpenter logs: {exc.status} {exc.reason}", backoff)
-            except (urllib3.exceptions.HTTPError, OSError, ValueError, KeyError) as exc:
+            except (urllib3.exceptions.HTTPError, OSError, ValueError, KeyError, ClusterUnavailable) as exc:
                 backoff = self._retry(f"Karpenter logs: {' '.join(str(exc).split())[:160]}", backoff)
 
     def _retry(self, note: str, backoff: float) -> float:
@@ -149,18 +181,20 @@ class KarpenterLogs:
                 self.switches += 1
                 self.on_note(f"Karpenter leader moved to {where}")
             self.following = where
-        kwargs = {"container": container_of(pod), "follow": True, "_preload_content": False,
-                  "_request_timeout": (TIMEOUT[0], self.read_timeout)}
+        kwargs = {"container": container_of(pod), "follow": True, "limit_bytes": limits.MAX_LOG_BYTES,
+                  "_preload_content": False, "_request_timeout": (TIMEOUT[0], self.read_timeout)}
         since = self.since_seconds if self._last_line_at is None else time.time() - self._last_line_at + 2
         if since:
             kwargs["since_seconds"] = max(1, int(since))  # the API takes whole seconds only
-        response = client.CoreV1Api(self.api).read_namespaced_pod_log(name, namespace, **kwargs)
+        what = f"following the log of {where}"
+        with bounded(what, limits.LOG_FOLLOW_DEADLINE, None, stream=True):  # capped by _Capped and per line
+            response = client.CoreV1Api(self.api).read_namespaced_pod_log(name, namespace, **kwargs)
         self._response = response
         watchdog = threading.Thread(target=self._watch_lease, args=(name, response), daemon=True)
         watchdog.start()
         try:
             batch: list[str] = []
-            for line in iter_resp_lines(response):
+            for line in lines(_Capped(response, limits.MAX_LOG_BYTES), limits.MAX_LOG_LINE_BYTES, what, cut=True):
                 if self._stop.is_set():
                     return
                 if line and line not in self._recent:
@@ -170,6 +204,8 @@ class KarpenterLogs:
                 if batch:
                     self.on_lines(batch)
                     batch = []
+        except DeadlineExceeded:
+            return  # this follow's time is up: run() picks up again from the last line
         finally:
             self._response = None
             response.close()
@@ -180,7 +216,7 @@ class KarpenterLogs:
         while not self._stop.wait(self.lease_poll) and self._response is response:
             try:
                 current = leader(self.api, karpenter_pods(self.api))
-            except (ApiException, urllib3.exceptions.HTTPError, OSError, ValueError):
+            except (ApiException, urllib3.exceptions.HTTPError, OSError, ValueError, ClusterUnavailable):
                 continue
             if current is not None and current["metadata"]["name"] != name:
                 self._close()

@@ -57,12 +57,20 @@ class LiveCluster:
             notes.append(f"namespaced objects only from {self.connection.namespace} (-n); nodes show only "
                          "those pods' requests")
         for informer in self.informers:
+            slow = informer.slow()
+            if slow:
+                notes.append(slow)
             if informer.note:
                 notes.append(informer.note)
             bad = informer.counts["malformed"] + informer.counts["skipped"]
             if bad:
                 notes.append(f"{informer.resource.name}: {bad} malformed event(s) or object(s) skipped")
         return notes
+
+    def slow(self) -> str:
+        """The request taking longest right now, if any takes long ("listing pods: 12 s so far")."""
+        slow = [i for i in self.informers if i.slow()]
+        return min(slow, key=lambda i: i.listing_since or 0.0).slow() if slow else ""
 
     def unavailable(self) -> set[str]:
         """Kinds (``Pod``, ``NodePool``, ...) that are forbidden or absent: panes say so."""

@@ -8,6 +8,7 @@ Provisioner/Machine, v1beta1 and v1 NodePool/NodeClaim), so they are discovered.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,7 +17,9 @@ from typing import Any
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
+from .. import limits
 from .connect import TIMEOUT
+from .guard import ServerFault, bounded
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,13 @@ class Resource:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
     def lister(self, api: client.ApiClient, namespace: str | None) -> Callable:
-        """The client function that lists (and, with watch=True, watches) this kind."""
+        """The client function that lists (and, with watch=True, watches) this kind; its
+        ``what`` says so in messages ("listing pods")."""
+        lister = functools.partial(self._lister(api, namespace))
+        lister.what = f"listing {self.name}"  # type: ignore[attr-defined]
+        return lister
+
+    def _lister(self, api: client.ApiClient, namespace: str | None) -> Callable:
         if (self.group, self.version) in TYPED:
             cls, base = TYPED[(self.group, self.version)], self.plural_method
             typed = cls(api)
@@ -65,16 +74,24 @@ class Resource:
         return item
 
 
-def list_pages(lister: Callable[..., Any], page: int, timeout) -> Iterator[dict]:
+def list_pages(lister: Callable[..., Any], page: int, timeout, what: str | None = None) -> Iterator[dict]:
     """A paged list as raw JSON pages (``_preload_content=False``: no client models); the last
     page's ``metadata.resourceVersion`` is the list's. An expired continue token raises the
-    client's ApiException 410."""
+    client's ApiException 410. Each page has its own deadline and byte cap (guard.LimitExceeded)."""
+    what = what or getattr(lister, "what", "listing")
     token: str | None = None
     while True:
         kwargs: dict[str, Any] = {"limit": page, "_preload_content": False, "_request_timeout": timeout}
         if token:
             kwargs["_continue"] = token
-        listing = json.loads(lister(**kwargs).data)
+        with bounded(what, limits.REQUEST_DEADLINE, limits.MAX_LIST_PAGE_BYTES):
+            body = lister(**kwargs).data
+        try:
+            listing = json.loads(body)
+        except ValueError:  # not JSON, or not UTF-8: a proxy's error page, say
+            raise ServerFault(f"{what}: the API server answered with something that is not JSON text") from None
+        if not isinstance(listing, dict):
+            raise ServerFault(f"{what}: the API server answered with JSON that is not a list")
         yield listing
         token = (listing.get("metadata") or {}).get("continue")
         if not token:
@@ -114,28 +131,55 @@ KARPENTER_GROUPS = ("karpenter.sh", "karpenter.k8s.aws")
 KARPENTER_KINDS = {"NodePool", "Provisioner", "NodeClaim", "Machine", "EC2NodeClass", "AWSNodeTemplate"}
 
 
+def _document(call: Callable[..., Any], what: str, *args: Any) -> dict:
+    """A discovery document as plain JSON: the client's models refuse one without every field
+    they know (a resource without ``singularName``, say), which aggregated APIs and older
+    servers leave out. Only the fields used here are read."""
+    with bounded(what, limits.REQUEST_DEADLINE, limits.MAX_OBJECT_BYTES):
+        body = call(*args, _preload_content=False, _request_timeout=TIMEOUT).data
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        raise ValueError(f"{what}: the API server answered with something that is not JSON text") from None
+    return doc if isinstance(doc, dict) else {}
+
+
+def _maps(value: Any) -> list[dict]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
 def discover(api: client.ApiClient) -> tuple[list[Resource], list[str]]:
     """Karpenter's kinds this cluster serves, and notes on what could not be found out."""
     notes: list[str] = []
     try:
-        groups = client.ApisApi(api).get_api_versions(_request_timeout=TIMEOUT).groups or []
+        groups = _maps(_document(client.ApisApi(api).get_api_versions, "reading API groups (/apis)").get("groups"))
     except ApiException as exc:
         return [], [f"API discovery failed ({exc.status} {exc.reason}): Karpenter objects not shown"]
+    except ValueError as exc:
+        return [], [f"API discovery failed ({exc}): Karpenter objects not shown"]
     found: dict[str, Resource] = {}
     for group in groups:
-        if group.name not in KARPENTER_GROUPS:
+        name = group.get("name")
+        if name not in KARPENTER_GROUPS:
             continue
-        versions = [v.version for v in group.versions or []]
-        preferred = group.preferred_version.version if group.preferred_version else None
+        versions = [v["version"] for v in _maps(group.get("versions")) if isinstance(v.get("version"), str)]
+        preferred = (group.get("preferredVersion") or {}).get("version") \
+            if isinstance(group.get("preferredVersion"), dict) else None
         for version in sorted(versions, key=lambda v: v != preferred):
             try:
-                listing = client.CustomObjectsApi(api).get_api_resources(group.name, version, _request_timeout=TIMEOUT)
+                listing = _document(client.CustomObjectsApi(api).get_api_resources,
+                                    f"reading API resources of {name}/{version}", name, version)
             except ApiException as exc:
-                notes.append(f"{group.name}/{version}: discovery failed ({exc.status} {exc.reason})")
+                notes.append(f"{name}/{version}: discovery failed ({exc.status} {exc.reason})")
                 continue
-            for res in listing.resources or []:
-                if res.kind in KARPENTER_KINDS and "/" not in res.name and res.kind not in found:
-                    found[res.kind] = Resource(group.name, version, res.name, res.kind, bool(res.namespaced))
+            except ValueError as exc:
+                notes.append(f"{name}/{version}: discovery failed ({exc})")
+                continue
+            for res in _maps(listing.get("resources")):
+                plural, kind = res.get("name"), res.get("kind")
+                if kind in KARPENTER_KINDS and isinstance(plural, str) and plural and "/" not in plural \
+                        and kind not in found:
+                    found[kind] = Resource(name, version, plural, kind, res.get("namespaced") is True)
     if not any(k in found for k in ("NodePool", "Provisioner")):
         notes.append("no Karpenter NodePool or Provisioner API is served here (is Karpenter installed?)")
     return list(found.values()), notes

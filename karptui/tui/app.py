@@ -139,10 +139,11 @@ class KarptuiApp(App):
     # ---- live ------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="live", exit_on_error=False)
     def follow_cluster(self) -> None:
-        """Every ``live_interval``: if any watch brought news, one new snapshot, one redraw."""
+        """Every ``live_interval``: if any watch brought news, one new snapshot, one redraw;
+        if only the cluster's notes changed (a list running slow, a retry), the header."""
         from textual.worker import get_current_worker
 
-        worker, seen = get_current_worker(), self.live.version
+        worker, seen, notes = get_current_worker(), self.live.version, self.live.status()
         while not worker.is_cancelled:
             time.sleep(self.live_interval)
             version = self.live.version
@@ -151,6 +152,14 @@ class KarptuiApp(App):
                 snapshot = self.live.snapshot()
                 built = self._overview(snapshot, list(self.events), format_cells=True)
                 self.post_message(SnapshotUpdated(snapshot, built))
+            elif self.live.status() != notes:
+                notes = self.live.status()
+                self.call_from_thread(self._refresh_header)
+
+    def _refresh_header(self) -> None:
+        main = self._main_screen()
+        if main is not None:
+            main.refresh_header()
 
     def on_snapshot_updated(self, message: SnapshotUpdated) -> None:
         self.use_snapshot(message.snapshot, message.overview)
