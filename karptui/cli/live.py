@@ -83,11 +83,7 @@ def run_live(args: argparse.Namespace) -> int:
     with _slow_reads():  # API discovery
         live = LiveCluster(connection).start()
     if not _wait_with_progress(live, connection.context):
-<<<<<<< HEAD
-        say(f"karptui: not every kind listed after {SYNC_WAIT:.0f} s; showing what there is")
-=======
-        print(f"karptui: {_not_listed(live)}", file=sys.stderr)
->>>>>>> hostile-live
+        say(f"karptui: {_not_listed(live)}")
     from ..tui.app import KarptuiApp
 
     try:
@@ -116,14 +112,10 @@ def _wait_with_progress(live, context: str) -> bool:
         done = sum(1 for i in live.informers if i.synced.is_set())
         if tty or done == total:
             end = "\n" if done == total else ""
-<<<<<<< HEAD
-            took = time.monotonic() - start
-            print(f"\rkarptui: reading {visible(context)}: {done}/{total} kinds listed, {took:.1f} s",
-=======
             slow = live.slow()
-            print(f"\rkarptui: reading {context}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s"
-                  + (f" ({slow})" if slow else "") + ("\x1b[K" if tty else ""),
->>>>>>> hostile-live
+            took = time.monotonic() - start
+            print(f"\rkarptui: reading {visible(context)}: {done}/{total} kinds listed, {took:.1f} s"
+                  + (f" ({visible(slow)})" if slow else "") + ("\x1b[K" if tty else ""),
                   end=end, file=sys.stderr, flush=True)
         if done == total:
             return True
