@@ -61,7 +61,8 @@ def summary(event: dict) -> str:
         told = " ".join(str(event[k]) for k in ("message_kind", "action") if event.get(k))
         return f"{event.get('node') or event.get('nodeclaim') or ''} {told}".strip()
     if kind == "pod_nominated":
-        return f"{event.get('pod', '')} → {event.get('nodeclaim') or event.get('node') or ''}"
+        target = event.get("nodeclaim") or event.get("node")
+        return f"{event.get('pod', '')} → {target}" if target else event.get("pod", "")
     keys = ("nodeclaim", "node", "count", "pods", "nodeclaims")
     return " ".join(f"{k}={event[k]}" for k in keys if event.get(k) not in (None, "", []))
 
