@@ -108,6 +108,16 @@ def save(cli, tmp_path, kubeconfig, *more):
 
 # ---- finding 11: a deadline and a byte cap on every request ---------------------------------------
 
+
+def noted_then_recovered(cluster, note: str) -> None:
+    """The node informer says ``note``, then recovers on its own (its note cleared, synced again)."""
+    try:
+        nodes = next(i for i in cluster.informers if i.resource.kind == "Node")
+        eventually(lambda: note in nodes.note)
+        eventually(lambda: nodes.note == "" and nodes.state == SYNCED)
+    finally:
+        cluster.stop()
+
 def test_a_slowloris_version_is_cut_off_at_the_deadline(api, kubeconfig, small):
     api.hostile("/version", "slowloris", interval=0.1)  # ~300 bytes: 30 s at this pace
     with pytest.raises(ConnectError) as caught:
@@ -167,12 +177,7 @@ def test_a_watch_that_never_ends_is_cut_after_its_timeout_and_some_grace(api, ku
     """The server trickles a byte now and then, so the read timeout never fires."""
     api.hostile("nodes", "slowloris", watch=True, times=1, interval=0.05)
     cluster = LiveCluster(connect(kubeconfig), read_timeout=5, watch_seconds=1).start()
-    try:
-        nodes = next(i for i in cluster.informers if i.resource.kind == "Node")
-        eventually(lambda: "watching nodes: gave up after 1.5 s" in nodes.note)
-        eventually(lambda: nodes.note == "" and nodes.state == SYNCED)
-    finally:
-        cluster.stop()
+    noted_then_recovered(cluster, "watching nodes: gave up after 1.5 s")
 
 
 def follow(api, kubeconfig, check):
@@ -381,12 +386,7 @@ def test_an_endless_error_body_on_a_watch_is_capped(api, kubeconfig, small):
     api.hostile("nodes", "endless", watch=True, times=1, status=500, interval=0.01,
                 prefix=b'{"kind":"Status","message":"')
     cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
-    try:
-        nodes = next(i for i in cluster.informers if i.resource.kind == "Node")
-        eventually(lambda: "watching nodes: the API server sent more, over karptui's cap of 32 KiB" in nodes.note)
-        eventually(lambda: nodes.note == "" and nodes.state == SYNCED)
-    finally:
-        cluster.stop()
+    noted_then_recovered(cluster, "watching nodes: the API server sent more, over karptui's cap of 32 KiB")
 
 
 def test_a_compressed_body_karptui_did_not_ask_for_is_refused(api, kubeconfig, small, cli, tmp_path):

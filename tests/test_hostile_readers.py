@@ -535,6 +535,16 @@ def accepted_or_one_line(result, path) -> None:
     assert code == 2 and len(lines) == 1 and lines[0].startswith(f"karptui: {path}: "), (code, err[-3000:])
 
 
+def beside_a_snapshot(tmp_path_factory, stem: str, doc, as_json: bool, huge: int):
+    """A small valid snapshot and the fuzzed document next to it (JSON or YAML)."""
+    base = tmp_path_factory.mktemp("fuzz")
+    snap = base / "snap.json"
+    snap.write_text(json.dumps(small_snapshot()))
+    path = base / (f"{stem}.json" if as_json else f"{stem}.yaml")
+    path.write_text(serialise(doc, as_json, huge_number=huge == 0))
+    return snap, path
+
+
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -551,22 +561,14 @@ def test_fuzz_snapshot_reader(cli, tmp_path_factory, doc, as_json, consolidate, 
 @FUZZ
 @given(doc=mutated(FUZZ_WHATIF), as_json=st.booleans(), huge=st.integers(0, 9))
 def test_fuzz_whatif_reader(cli, tmp_path_factory, doc, as_json, huge):
-    base = tmp_path_factory.mktemp("fuzz")
-    snap = base / "snap.json"
-    snap.write_text(json.dumps(small_snapshot()))
-    path = base / ("w.json" if as_json else "w.yaml")
-    path.write_text(serialise(doc, as_json, huge_number=huge == 0))
+    snap, path = beside_a_snapshot(tmp_path_factory, "w", doc, as_json, huge)
     accepted_or_one_line(cli("simulate", snap, "--whatif", path, "-o", "json"), path)
 
 
 @FUZZ
 @given(doc=mutated(FUZZ_CATALOG), as_json=st.booleans(), huge=st.integers(0, 9))
 def test_fuzz_catalog_reader(cli, tmp_path_factory, doc, as_json, huge):
-    base = tmp_path_factory.mktemp("fuzz")
-    snap = base / "snap.json"
-    snap.write_text(json.dumps(small_snapshot()))
-    path = base / ("c.json" if as_json else "c.yaml")
-    path.write_text(serialise(doc, as_json, huge_number=huge == 0))
+    snap, path = beside_a_snapshot(tmp_path_factory, "c", doc, as_json, huge)
     accepted_or_one_line(cli("simulate", snap, "--instance-types", path, "-o", "json"), path)
 
 

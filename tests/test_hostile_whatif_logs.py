@@ -31,6 +31,18 @@ INFLATE = "Deployment/default/inflate"
 ZONE = "ap-northeast-2a"
 
 
+
+def hosting(screen):
+    """An app whose only screen is ``screen`` (the what-if panel without the main screen behind it)."""
+    from textual.app import App
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(screen)
+
+    return Host()
+
+
 def whatif(write, *edits: dict) -> Path:
     return write("hostile.yaml", json.dumps({"apiVersion": "karptui/v1", "kind": "WhatIf", "name": "hostile",
                                              "edits": list(edits)}))
@@ -162,7 +174,6 @@ def test_cli_is_silent_on_stderr_for_short_runs(cli, write):
 
 
 async def test_whatif_panel_shows_progress_while_running(monkeypatch):
-    from textual.app import App
     from textual.widgets import Static
 
     sim = importlib.import_module("karptui.sim.simulate")
@@ -186,11 +197,7 @@ async def test_whatif_panel_shows_progress_while_running(monkeypatch):
     screen = WhatIfScreen(snapshot, catalog_from_snapshot_region(snapshot))
     screen.stack.push(Scale(Target.parse(INFLATE), 12))
 
-    class Host(App):
-        def on_mount(self) -> None:
-            self.push_screen(screen)
-
-    async with Host().run_test() as pilot:
+    async with hosting(screen).run_test() as pilot:
         await pilot.pause()
         await pilot.press("r")
         title = screen.query_one("#results-title", Static)
@@ -208,7 +215,6 @@ async def test_whatif_panel_shows_progress_while_running(monkeypatch):
 
 
 async def test_escape_stops_a_long_run_between_two_pods(monkeypatch):
-    from textual.app import App
 
     sim = importlib.import_module("karptui.sim.simulate")
     from karptui.sources import bundled_snapshot, load_snapshot
@@ -233,11 +239,7 @@ async def test_escape_stops_a_long_run_between_two_pods(monkeypatch):
     screen = WhatIfScreen(snapshot, None)
     screen.stack.push(Scale(Target.parse(INFLATE), 12))
 
-    class Host(App):
-        def on_mount(self) -> None:
-            self.push_screen(screen)
-
-    async with Host().run_test() as pilot:
+    async with hosting(screen).run_test() as pilot:
         await pilot.pause()
         await pilot.press("r")
         for _ in range(3000):
