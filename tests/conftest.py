@@ -89,3 +89,9 @@ def cli(capsys):
         return code, out.out, out.err
 
     return _run
+
+
+@pytest.fixture
+def kubeconfig(api, tmp_path):
+    """A kubeconfig pointing at the module's fake API server (its ``api`` fixture)."""
+    return api.kubeconfig(tmp_path / "kubeconfig")

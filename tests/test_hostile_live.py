@@ -90,10 +90,6 @@ def api():
         yield fake
 
 
-@pytest.fixture
-def kubeconfig(api, tmp_path):
-    return api.kubeconfig(tmp_path / "kubeconfig")
-
 
 def one_line(err: str) -> str:
     lines = err.strip().splitlines()

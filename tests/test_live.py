@@ -45,10 +45,6 @@ def api():
         yield fake
 
 
-@pytest.fixture
-def kubeconfig(api, tmp_path):
-    return api.kubeconfig(tmp_path / "kubeconfig")
-
 
 @pytest.fixture
 def live(api, kubeconfig):
