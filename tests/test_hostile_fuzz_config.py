@@ -93,3 +93,12 @@ def test_fuzz_kubeconfig_fragments(cli, tmp_path_factory, fragment):
     path = base / "config"
     path.write_text(yaml.safe_dump(KUBECONFIG) + "preferences: " + fragment + "\n")
     one_line_exit_1_or_2(cli("snapshot", "save", base / "out.json.gz", "--kubeconfig", path))
+
+
+def test_a_kubeconfig_with_a_null_cluster_is_one_line_exit_2(cli, tmp_path):
+    """Found by the fuzzer: the client walked ``clusters: [null]`` into a TypeError (internal error)."""
+    path = tmp_path / "config"
+    path.write_text(yaml.safe_dump({**KUBECONFIG, "clusters": [None]}))
+    code, _, err = cli("snapshot", "save", tmp_path / "out.json.gz", "--kubeconfig", path)
+    assert code == 2 and len(err.splitlines()) == 1 and "internal error" not in err, err
+    assert err.startswith(f"karptui: {path}: not a kubeconfig the client can read"), err

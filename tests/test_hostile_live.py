@@ -247,7 +247,7 @@ def test_a_kubeconfig_nested_5000_deep_is_one_line_exit_2(cli, tmp_path):
     deep.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
     code, _, err = ends_within(GUARD, cli, "snapshot", "save", tmp_path / "out.json.gz", "--kubeconfig", deep)
     line = one_line(err)
-    assert code == 2 and line.startswith(f"karptui: {deep}: ") and "nested over 256 levels" in line
+    assert code == 2 and line.startswith(f"karptui: {deep}: ") and "YAML nested more than 256 levels" in line
 
 
 def test_a_kubeconfig_over_the_size_cap_is_refused(api, tmp_path, monkeypatch, cli):

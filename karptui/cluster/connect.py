@@ -37,7 +37,8 @@ from kubernetes.config.config_exception import ConfigException
 from kubernetes.config.exec_provider import ExecProvider
 
 from .. import limits
-from ..errors import ClusterUnavailable
+from ..errors import ClusterUnavailable, InputError
+from ..sources import yaml_load
 from .guard import LimitExceeded, bounded, install
 
 # (connect, read) seconds for every ordinary request, per socket operation; watches and
@@ -108,24 +109,12 @@ def read_kubeconfig(path: str):
         raise ConnectError(f"{shown}: over {limits.MAX_SMALL_FILE_BYTES >> 20} MiB, too large for a kubeconfig")
     try:
         text = data.decode("utf-8")
-        depth = aliases = 0
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):  # events only: no recursion
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > limits.MAX_YAML_DEPTH:
-                    raise ConnectError(f"{shown}: nested over {limits.MAX_YAML_DEPTH} levels deep; "
-                                       "not a kubeconfig")
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-            elif isinstance(event, yaml.AliasEvent):
-                aliases += 1
-                if aliases > limits.MAX_YAML_ALIASES:
-                    raise ConnectError(f"{shown}: over {limits.MAX_YAML_ALIASES} YAML aliases; not a kubeconfig")
-        return yaml.safe_load(text)
     except UnicodeDecodeError:
         raise ConnectError(f"{shown}: not UTF-8 text; not a kubeconfig") from None
-    except (ValueError, yaml.YAMLError) as exc:
-        raise ConnectError(f"{shown}: cannot read the kubeconfig ({_line(exc)})") from None
+    try:
+        return yaml_load.load(text, shown)  # karptui's one YAML entry point: depth and aliases checked
+    except InputError as exc:
+        raise ConnectError(f"{exc}; not a kubeconfig") from None
 
 
 def _from_kubeconfig(paths: str, context: str | None, docs: list) -> tuple[client.ApiClient, str]:
@@ -135,6 +124,9 @@ def _from_kubeconfig(paths: str, context: str | None, docs: list) -> tuple[clien
         raise ConnectError(f"{paths}: {_line(exc)}") from None
     except (OSError, ValueError, yaml.YAMLError, RecursionError) as exc:  # unreadable or not YAML
         raise ConnectError(f"{paths}: cannot read the kubeconfig ({_line(exc)})") from None
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:  # the client walks a malformed document
+        raise ConnectError(f"{paths}: not a kubeconfig the client can read ({type(exc).__name__}: "
+                           f"{_line(exc)})") from None
     names = [c.get("name", "") for c in contexts or []]
     name = context or _first_current_context(docs) or (current or {}).get("name", "")
     if not name:
@@ -148,7 +140,7 @@ def _from_kubeconfig(paths: str, context: str | None, docs: list) -> tuple[clien
         raise ConnectError(f"context {name}: {exc.message}", exc.code) from None
     except ConfigException as exc:
         raise ConnectError(f"context {name}: {_line(exc)}") from None
-    except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise ConnectError(f"context {name}: the credentials could not be loaded ({_line(exc)})") from None
     install(api)
     return api, name
