@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # record.py reads a bare message through classify(); the type
 _POOL_REASON = re.compile(r'incompatible with (?:nodepool|provisioner) "([^"]+)", ')
 _OVERHEAD = re.compile(r"^daemonset overhead=(\{[^}]*\}), ")
 _RESOURCES = re.compile(r"resources (\{[^}]*\})")
-_MORE = re.compile(r"^(.*?)(?: and (\d+) other\(s\))?$")
 _DISRUPT = re.compile(
     r"^(?:deprovisioning via|disrupting via|disrupting nodeclaim\(s\) via|consolidating via) (?:(\w+) )?"
     r"(delete|replace)(?: \([^)]*\))?,? ?(?:terminating \d+ (?:nodes?|machines?|candidates?|nodeclaims?)(?: \(\d+ pods?\))? ?(.*?))?"
@@ -51,10 +50,17 @@ def _pod(fields: dict) -> str | None:
 
 
 def _listed(text: str) -> tuple[list[str], int]:
-    """``a, b, c and 23 other(s)`` -> (["a", "b", "c"], 23)."""
-    match = _MORE.match(text.strip())
-    names = [n.strip() for n in match.group(1).split(",") if n.strip()]
-    return names, int(match.group(2) or 0)
+    """``a, b, c and 23 other(s)`` -> (["a", "b", "c"], 23).
+
+    String operations, not a regex: a lazy match with an optional tail rescans the whole
+    list, and this runs on most provisioning lines."""
+    text = text.strip()
+    more = 0
+    if text.endswith(" other(s)"):
+        head, _, count = text[:-9].rpartition(" and ")
+        if count.isdigit():
+            text, more = head, int(count)
+    return [n for n in map(str.strip, text.split(",")) if n], more
 
 
 def _json(text: str | None):
