@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
-from .paste import console, unwrap
+from .paste import GO_TRACE, console, unwrap
 
 MAX_JOINED_LINES = 64           # jq prints a v1 record in ~20 lines; a wrapped one takes 2-3
 MAX_JOINED_CHARS = 256 * 1024   # far above any record; a bound on the work for a bad paste
@@ -35,7 +35,7 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
         if text is None:
             return
         stripped = text.rstrip()
-        if stripped.endswith("}") or not stripped:
+        if stripped.endswith("}") or not stripped or GO_TRACE.match(stripped):
             yield text, 1
             continue
         body = unwrap(stripped).body

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .classify import classify
 from .kube_events import event_row, json_event
-from .paste import console, salvage, unwrap
+from .paste import GO_TRACE, console, salvage, unwrap
 
 _PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\] ")
 _KUBECTL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) ")
@@ -163,6 +163,8 @@ def _console_record(number: int, text: str, source: str, stamp: str) -> Record |
 
 def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record | None:
     """A line the fast paths did not take: peel the paste's wrappers and try again."""
+    if GO_TRACE.match(text):
+        return None
     got = unwrap(text)
     body, source, stamp = got.body, got.source or source, got.stamp or stamp
     if not body:
