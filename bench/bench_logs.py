@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,7 @@ V1 = [
      "requests": {"cpu": "3150m", "memory": "6Gi", "pods": "9"},
      "instance-types": "c5.xlarge, c5a.xlarge, c6a.xlarge, c6i.xlarge, m5.xlarge and 37 other(s)"},
     {"level": "ERROR", "logger": "controller", "message": "could not schedule pod", "controller": "provisioner",
-     "Pod": {"name": "train-0", "namespace": "ml"},
+     "Pod": {"name": "train-6d4cf56db6-q7k2m", "namespace": "ml"},
      "error": 'incompatible with nodepool "gpu", daemonset overhead={"cpu":"180m","memory":"120Mi","pods":"3"}, '
               'no instance type satisfied resources {"cpu":"4180m","memory":"16504Mi","nvidia.com/gpu":"1","pods":"4"} '
               'and requirements karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [gpu] '
@@ -50,6 +51,35 @@ CONSOLE = [
 ]
 
 
+_SUFFIX = re.compile(r"(?<=-)[a-z0-9]{5}\b")   # pod, NodeClaim and command names
+_IP = re.compile(r"ip-10-0-\d+-\d+")
+_CPU = re.compile(r'(?<="cpu":")\d+m')
+
+
+def varied(line: str, rng: random.Random) -> str:
+    """Each line with its own identifiers, as a real log has them: pod and NodeClaim suffixes
+    and node IPs differ on every line, and a scheduling error's requests come from one of
+    40 workloads (Karpenter repeats one workload's error for each of its pods, not one error
+    for the whole cluster)."""
+    line = _SUFFIX.sub(lambda m: "".join(rng.choices("bcdfghjklmnpqrstvwxz2456789", k=5)), line)
+    line = _IP.sub(lambda m: f"ip-10-0-{rng.randrange(256)}-{rng.randrange(256)}", line)
+    workload = rng.randrange(40)
+    return _CPU.sub(lambda m: f"{100 * (workload + 1)}m", line)
+
+
+def varied_doc(doc: dict, rng: random.Random) -> dict:
+    """``varied`` on every string of a JSON line's object (before it is encoded, where the
+    error's own JSON is still unescaped)."""
+    out = {}
+    for key, value in doc.items():
+        if isinstance(value, str):
+            value = varied(value, rng)
+        elif isinstance(value, dict):
+            value = varied_doc(value, rng)
+        out[key] = value
+    return out
+
+
 def write_log(path: str, megabytes: int) -> int:
     rng = random.Random(1)
     target, written, lines = megabytes * 2**20, 0, 0
@@ -58,12 +88,12 @@ def write_log(path: str, megabytes: int) -> int:
             stamp = f"2024-09-21T07:{rng.randrange(60):02d}:{rng.randrange(60):02d}.{rng.randrange(1000):03d}Z"
             choice = rng.random()
             if choice < 0.6:
-                line = json.dumps({**rng.choice(V1), "time": stamp}, separators=(",", ":"))
+                line = json.dumps(varied_doc({**rng.choice(V1), "time": stamp}, rng), separators=(",", ":"))
             elif choice < 0.85:
-                line = stamp + rng.choice(CONSOLE)
+                line = varied(stamp + rng.choice(CONSOLE), rng)
             elif choice < 0.95:
                 line = f"[pod/karpenter-5f7b9d8c6d-abcde/controller] {stamp} " + json.dumps(
-                    {**rng.choice(V1), "time": stamp}, separators=(",", ":"))
+                    varied_doc({**rng.choice(V1), "time": stamp}, rng), separators=(",", ":"))
             else:
                 line = "goroutine 1 [running]:" if choice < 0.97 else "\tgithub.example/x/y.go:12 +0x1d"
             out.write(line + "\n")

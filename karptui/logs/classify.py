@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # record.py reads a bare message through classify(); the type is all this needs
@@ -76,6 +77,17 @@ _LIMITS = re.compile(r'^all available instance types exceed (?:nodepool |provisi
 
 
 def unschedulable(error: str, pool_hint: str = "") -> dict:
+    """Every NodePool named in a scheduling error, with its own reason (read-only: shared).
+
+    Karpenter logs the same error for every pending pod of a workload, batch after batch
+    (and repeats it as each pod's FailedScheduling event), so each distinct text is parsed
+    once; callers copy the top level into their event and never change the rest.
+    """
+    return _unschedulable_text(error, pool_hint)
+
+
+@lru_cache(maxsize=2048)
+def _unschedulable_text(error: str, pool_hint: str) -> dict:
     """Every NodePool named in a scheduling error, with its own reason.
 
     Pools are separated by "; "; each part is ``incompatible with nodepool
