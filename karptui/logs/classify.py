@@ -461,10 +461,12 @@ def classify(record: Record) -> dict:
         return record.preset
     message = record.message
     lowered = message.lower()
-    for extract in BY_FIRST_WORD.get(lowered.partition(" ")[0], ()):
-        found = extract(record, message, lowered)
-        if found is not None:
-            return _present(found)
+    extractors = BY_FIRST_WORD.get(lowered.partition(" ")[0])
+    if extractors is not None:
+        for extract in extractors:
+            found = extract(record, message, lowered)
+            if found is not None:
+                return _present(found)
     return {"kind": "other", "message": message}
 
 

@@ -24,6 +24,7 @@ _KLOG = re.compile(r"^([IWEF])(\d{4} \d\d:\d\d:\d\d\.\d+)\s+\d+ ([^\]\s]+)\] (.*
 _KLOG_LEVELS = {"I": "info", "W": "warn", "E": "error", "F": "error"}
 _LEVELS = {"DEBUG": "debug", "INFO": "info", "WARN": "warn", "WARNING": "warn", "ERROR": "error",
            "DPANIC": "error", "PANIC": "error", "FATAL": "error"}
+_JSON_LEVELS = {**_LEVELS, **{v: v for v in _LEVELS.values()}}  # zap writes "INFO", controller-runtime "info"
 
 
 @dataclass(slots=True)
@@ -92,21 +93,24 @@ def _json_record(number: int, text: str, source: str, stamp: str) -> Record | No
 
 def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | None:
     """zap's JSON (``level``/``time``/``message``) or controller-runtime's (``ts``/``msg``)."""
+    message, level, when = data.get("message"), data.get("level"), data.get("time")
+    if type(message) is str and type(level) is str and type(when) is str:  # nearly every line: no detours
+        logger = data.get("logger", "")
+        return Record(number, when, _JSON_LEVELS.get(level) or _LEVELS.get(level.upper(), level.lower()),
+                      logger if type(logger) is str else str(logger), message, data, source)
     inner = data.get("log")
     if isinstance(inner, str) and inner.startswith("{") and "message" not in data:
         # a log shipper's record (fluent-bit, Docker's json-file) with Karpenter's line inside
         return _json_record(number, inner.rstrip("\r\n"), source, stamp or str(data.get("time") or ""))
-    message = data.get("message")
     if not isinstance(message, str):
         message = data.get("msg")
-    level = data.get("level")
     if not isinstance(message, str) or not isinstance(level, str):
         if "involvedObject" in data or "regarding" in data:
             return _event_record(number, json_event(data), source)
         if not isinstance(message, str) or not ("commit" in data or "controller" in data or "logger" in data):
             return None
         level = ""  # a log store kept the message and dropped the level
-    when = data.get("time") or data.get("ts") or stamp
+    when = when or data.get("ts") or stamp
     if isinstance(when, (int, float)) and not isinstance(when, bool):
         when = _epoch(when)
     return Record(number, when if isinstance(when, str) else stamp, _LEVELS.get(level.upper(), level.lower()),
