@@ -162,16 +162,17 @@ _PACKINGS = (
 
 
 def _computed(record: Record, message: str, lowered: str) -> dict | None:
-    for pattern, claims, pods in _PACKINGS:
+    if lowered.startswith("computed new ") and "to fit pod" in lowered:  # v0.3x and v1: counts in fields
+        f = record.fields
+        claims = next((f[k] for k in ("nodeclaims", "machines", "nodes", "newNodes") if isinstance(f.get(k), int)),
+                      None)
+        return {"kind": "nodeclaims_computed", "nodeclaims": claims, "pods": f.get("pods")}
+    for pattern, claims, pods in _PACKINGS:  # older eras: counts in the message
         match = pattern.match(lowered)
         if match:
             return {"kind": "nodeclaims_computed", "nodeclaims": int(match.group(claims)),
                     "pods": int(match.group(pods))}
-    if not lowered.startswith("computed new ") or "to fit pod" not in lowered:
-        return None
-    f = record.fields
-    claims = next((f[k] for k in ("nodeclaims", "machines", "nodes", "newNodes") if isinstance(f.get(k), int)), None)
-    return {"kind": "nodeclaims_computed", "nodeclaims": claims, "pods": f.get("pods")}
+    return None
 
 
 _OPTIONS = re.compile(r"instance type option\(s\) \[([^\]]*)\]")
@@ -263,9 +264,9 @@ def _disrupt_line(message: str, lowered: str) -> tuple[str, str, str, str | None
     string operations (a regex with lazy groups took 3 us a line): (method, action, targets,
     replacement capacity type, replacement types). The line may be cut off anywhere after
     the action."""
-    head = next((h for h in _DISRUPT_HEADS if lowered.startswith(h)), None)
-    if head is None:
+    if not lowered.startswith(_DISRUPT_HEADS):
         return None
+    head = next(h for h in _DISRUPT_HEADS if lowered.startswith(h))
     rest, low = message[len(head):], lowered[len(head):]
     cut = low.find(",")
     spec = (low if cut < 0 else low[:cut]).split(" (", 1)[0].split()
@@ -460,7 +461,11 @@ def classify(record: Record) -> dict:
     if record.preset is not None:
         return record.preset
     message = record.message
-    lowered = message.lower()
+    return by_message(record, message, message.lower())
+
+
+def by_message(record: Record, message: str, lowered: str) -> dict:
+    """The extractor for the message's first word decides; none that matches means ``other``."""
     extractors = BY_FIRST_WORD.get(lowered.partition(" ")[0])
     if extractors is not None:
         for extract in extractors:

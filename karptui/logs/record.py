@@ -68,6 +68,7 @@ try:  # orjson decodes a Karpenter line in half the stdlib's time; the stdlib st
     from orjson import loads as _fast_loads
 except ImportError:  # pragma: no cover - a platform without an orjson wheel
     _fast_loads, _FastError = json.loads, ValueError
+fast_loads = _fast_loads
 _GO_SUFFIXES = tuple(f".go:{d}" for d in range(10))
 
 
@@ -91,13 +92,18 @@ def _json_record(number: int, text: str, source: str, stamp: str) -> Record | No
     return _from_json(number, data, source, stamp)
 
 
+def json_level(level: str) -> str:
+    """zap writes ``INFO``, controller-runtime ``info``: every spelling as DESIGN's lowercase word."""
+    return _JSON_LEVELS.get(level) or _LEVELS.get(level.upper(), level.lower())
+
+
 def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | None:
     """zap's JSON (``level``/``time``/``message``) or controller-runtime's (``ts``/``msg``)."""
     message, level, when = data.get("message"), data.get("level"), data.get("time")
     if type(message) is str and type(level) is str and type(when) is str:  # nearly every line: no detours
         logger = data.get("logger", "")
-        return Record(number, when, _JSON_LEVELS.get(level) or _LEVELS.get(level.upper(), level.lower()),
-                      logger if type(logger) is str else str(logger), message, data, source)
+        return Record(number, when, json_level(level), logger if type(logger) is str else str(logger),
+                      message, data, source)
     inner = data.get("log")
     if isinstance(inner, str) and inner.startswith("{") and "message" not in data:
         # a log shipper's record (fluent-bit, Docker's json-file) with Karpenter's line inside
