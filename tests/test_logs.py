@@ -263,3 +263,29 @@ def test_follow_batches_starts_after_what_was_read_and_survives_copytruncate(tmp
     done.set()
     assert batches[0] == [SEED_LINE + "\n", SEED_DEPROVISIONING + "\n"]
     assert batches[1] == [SEED_LINE + "\n"]
+
+
+# Pieces real pastes are made of (tests/log_corpus): record starts, halves of records,
+# jq's layout, wrappers and noise, so the look-ahead that joins wrapped records is exercised.
+PASTE_PIECES = st.sampled_from([
+    "{", "}", '  "level": "INFO",', '  "message": "created nodeclaim",', '{"level":"INFO","time":"2024-01-01T00:0',
+    '0:00Z","message":"launched nodeclaim"}', "2024-01-01T00:00:00Z\tERROR\tcontroller\tCould not schedule pod, inc",
+    'ompatible with provisioner "a", x\t{"commit": "1"}', "goroutine 1 [running]:", "\tgithub.com/x/y.go:12 +0x1d",
+    "```", "> ", "...", "  Normal  Nominated  3m  karpenter  Pod should schedule on: nodeclaim/a-1",
+    "kubectl describe node n1", "\\", '"', "[pod/k/controller] ",
+])
+paste_lines = st.lists(st.one_of(PASTE_PIECES, st.text(max_size=40), st.builds(lambda a, b: a + b, PASTE_PIECES,
+                                                                                  st.text(max_size=20))),
+                       max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(paste_lines)
+def test_any_paste_is_counted_line_by_line_and_never_raises(lines):
+    """Joining wrapped records looks ahead; it must never lose, repeat or reorder a physical line."""
+    parser = LogParser()
+    events = list(parser.parse(line + "\n" for line in lines))
+    assert parser.stats.lines == len(lines)
+    numbers = [e["line"] for e in events]
+    assert numbers == sorted(set(numbers)) and all(1 <= n <= len(lines) for n in numbers)
+    assert parser.stats.events == len(events) and parser.stats.skipped == len(lines) - len(events)
