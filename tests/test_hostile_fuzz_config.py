@@ -102,3 +102,17 @@ def test_a_kubeconfig_with_a_null_cluster_is_one_line_exit_2(cli, tmp_path):
     code, _, err = cli("snapshot", "save", tmp_path / "out.json.gz", "--kubeconfig", path)
     assert code == 2 and len(err.splitlines()) == 1 and "internal error" not in err, err
     assert err.startswith(f"karptui: {path}: not a kubeconfig the client can read"), err
+
+
+def test_a_server_without_a_scheme_is_read_as_https_as_kubectl_does(cli, tmp_path):
+    """Found by the fuzzer: urllib3 warns (and will refuse) a URL without a scheme; client-go
+    reads ``host:port`` as https, so karptui does too, and says the server cannot be reached."""
+    import warnings
+
+    path = tmp_path / "config"
+    clusters = [{"name": "k", "cluster": {"server": "127.0.0.1:1", "insecure-skip-tls-verify": True}}]
+    path.write_text(yaml.safe_dump({**KUBECONFIG, "clusters": clusters}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        code, _, err = cli("snapshot", "save", tmp_path / "out.json.gz", "--kubeconfig", path)
+    assert code == 1 and len(err.splitlines()) == 1 and "https://127.0.0.1:1" in err, err

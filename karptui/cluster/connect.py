@@ -223,6 +223,17 @@ class QuietConfiguration(client.Configuration):
     def refresh_api_key_hook(self, hook: Callable | None) -> None:
         self.__dict__["_quiet_hook"] = _quiet(hook) if hook and not getattr(hook, "quiet", False) else hook
 
+    @property
+    def host(self) -> str:
+        return self.get_host_from_settings(self.server_index, variables=self.server_variables)
+
+    @host.setter
+    def host(self, value: str) -> None:
+        """``server: api.example:6443`` is https, as kubectl (client-go) reads it; urllib3 would warn
+        and, from its v3, refuse. The loader sets the host again on every token refresh, hence here."""
+        self._base_path = value if not isinstance(value, str) or "://" in value else f"https://{value}"
+        self.server_index = None
+
 
 def server_version(connection: Connection) -> str:
     """GET /version, which also proves the server is there and takes our credentials.
