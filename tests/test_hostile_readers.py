@@ -629,3 +629,20 @@ def test_karptui_reads_back_a_snapshot_of_objects_sharing_parts(cli, tmp_path):
     write_snapshot(path, [node_obj("n1"), *pods], SnapshotMeta(name="saved"))
     code, out, err = cli("snapshot", "info", path, "-o", "json")
     assert code == 0 and json.loads(out)["pods"] == 150, err
+
+
+async def test_the_tui_says_what_the_snapshot_warns_about(write):
+    """The screen must not simulate what the API would refuse silently: the snapshot's
+    warnings are a notification on start, as `simulate` prints them on stderr."""
+    from karptui.sources import load_snapshot
+    from karptui.tui.app import KarptuiApp
+
+    node = node_obj("n1", memory="-1Gi")
+    path = write("neg.json", kube_list(node, pod_obj("web-1", node="n1", cpu="-500m"), pod_obj("web-2")))
+    app = KarptuiApp(load_snapshot(path), simulate_on_start=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        told = [n.message for n in app._notifications if n.severity == "warning"]
+        await pilot.press("q")
+    assert len(told) == 1 and "warning(s) about this snapshot" in told[0], told
+    assert "negative" in told[0] and "default/web-1" in told[0], told

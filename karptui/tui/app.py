@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from ..catalog import catalog_from_snapshot_region
+from ..catalog.catalog import zone_warnings
 from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
@@ -114,6 +115,21 @@ class KarptuiApp(App):
     totals = property(lambda self: self.overview.totals)
 
     # ---- start-up ----------------------------------------------------------------------
+    SHOWN_WARNINGS = 3  # in the notification; `karptui snapshot info` lists every one
+
+    def _warn_about_snapshot(self) -> None:
+        """What the loader skipped or doubts (values the API would refuse, objects it could not
+        read, zones the catalog offers nothing in) is said on start, as `simulate` says it on
+        stderr: the screen must not simulate them silently."""
+        warnings = list(self.snapshot.warnings) + zone_warnings(self.snapshot, self.catalog)
+        if not warnings:
+            return
+        shown = "; ".join(warnings[: self.SHOWN_WARNINGS])
+        more = len(warnings) - self.SHOWN_WARNINGS
+        rest = f"; and {more} more (karptui snapshot info lists them)" if more > 0 else ""
+        notify_plain(self, f"{len(warnings)} warning(s) about this snapshot: {shown}{rest}",
+                     severity="warning", timeout=15)
+
     def on_mount(self) -> None:
         from . import themes
 
@@ -126,6 +142,7 @@ class KarptuiApp(App):
             self.theme = wanted
         else:
             notify_plain(self, f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
+        self._warn_about_snapshot()
         self.push_screen(MainScreen())
         if self.simulate_on_start:
             self.run_simulation()
