@@ -35,7 +35,7 @@ def test_a_snapshots_karpenter_events_become_records_and_kubelets_do_not():
 def test_the_activity_rows_show_the_snapshots_events_without_a_log():
     snapshot = load_snapshot(bundled_snapshot("consolidation"))
     assert activity_rows([]) == []
-    rows = activity_rows([], snapshot=snapshot)
+    rows = activity_rows([], snapshot_events=snapshot_events(snapshot))
     assert {r.kind for r in rows} >= {"nominated", "blocked"}
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..logs.timeline import merged, snapshot_events
-from ..model import Snapshot
+from ..logs.timeline import merged
 
 KIND_LABELS = {
     "pod_unschedulable": "unschedulable", "pods_provisionable": "provisionable", "nodeclaims_computed": "computed",
@@ -68,21 +67,13 @@ def summary(event: dict) -> str:
 
 
 def activity_rows(events: list[dict], include_other: bool = False,
-                  snapshot: Snapshot | None = None) -> list[ActivityRow]:
+                  snapshot_events: list[dict] | None = None) -> list[ActivityRow]:
     """Newest last, as a tail reads; "other" lines only on request (they are most of a log).
 
-    With a snapshot, Karpenter's events in it are interleaved with the log lines by time.
+    With the snapshot's Karpenter events (logs.timeline.snapshot_events, worked out once per
+    snapshot with its overview), they are interleaved with the log lines by time.
     """
-    timeline = merged(events, _events_of(snapshot)) if snapshot is not None else events
+    timeline = merged(events, snapshot_events) if snapshot_events else events
     return [ActivityRow(e["line"], e.get("time", ""), e.get("level", ""), KIND_LABELS.get(e["kind"], e["kind"]),
                         summary(e))
             for e in timeline if include_other or e["kind"] != "other"]
-
-
-_LAST: list = [None, []]   # the last snapshot's events: a redraw of the same snapshot does not redo them
-
-
-def _events_of(snapshot: Snapshot) -> list[dict]:
-    if _LAST[0] is not snapshot:
-        _LAST[:] = [snapshot, snapshot_events(snapshot)]
-    return _LAST[1]

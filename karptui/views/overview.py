@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ..catalog.pricing import node_price
+from ..logs.timeline import snapshot_events
 from ..model import Pod, Snapshot
 from .info import snapshot_info
 from .nodes import NodeRow, node_cells, node_rows
@@ -27,6 +28,7 @@ class Overview:
     pending: list[PendingRow]
     pod_by_key: dict[str, Pod]
     totals: str
+    karpenter_events: list[dict] = field(default_factory=list)  # the snapshot's, as log records, oldest first
     _cells: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @property
@@ -50,7 +52,7 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     prices = {n.name: node_price(n, catalog) for n in snapshot.nodes}
     rows = node_rows(snapshot, prices)
     built = Overview(snapshot, now, prices, rows, pending_rows(snapshot, events), {p.key: p for p in snapshot.pods},
-                     header_totals(snapshot, prices, now, live))
+                     header_totals(snapshot, prices, now, live), snapshot_events(snapshot))
     if format_cells:
         for row in rows:
             built.cells(row)

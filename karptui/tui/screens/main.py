@@ -128,7 +128,7 @@ class MainScreen(Screen):
         self.query_one("#pending-table", VirtualTable).set_rows(rows, keys)
 
     def fill_activity(self) -> None:
-        shown = [r for r in activity_rows(self.app.events, snapshot=self.app.snapshot)
+        shown = [r for r in activity_rows(self.app.events, snapshot_events=self.app.overview.karpenter_events)
                  if r.matches(self.filters["activity"])][-ACTIVITY_ROWS:]
         rows, keys = _activity_cells(shown)
         if not shown:
