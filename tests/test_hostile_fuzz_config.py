@@ -10,6 +10,7 @@ example reaches the network or runs a program.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import yaml
@@ -83,7 +84,9 @@ def test_fuzz_kubeconfig_reader(cli, tmp_path_factory, doc, as_json):
     base = tmp_path_factory.mktemp("kube")
     path = base / "config"
     path.write_text(serialise(_closed_servers(doc), as_json))
-    one_line_exit_1_or_2(cli("snapshot", "save", base / "out.json.gz", "--kubeconfig", path))
+    with warnings.catch_warnings():  # urllib3's "URL without a scheme" warning (an error from its v3) fails it too
+        warnings.simplefilter("error", FutureWarning)
+        one_line_exit_1_or_2(cli("snapshot", "save", base / "out.json.gz", "--kubeconfig", path))
 
 
 @FUZZ
@@ -93,6 +96,14 @@ def test_fuzz_kubeconfig_fragments(cli, tmp_path_factory, fragment):
     path = base / "config"
     path.write_text(yaml.safe_dump(KUBECONFIG) + "preferences: " + fragment + "\n")
     one_line_exit_1_or_2(cli("snapshot", "save", base / "out.json.gz", "--kubeconfig", path))
+
+
+def test_a_cluster_without_a_server_is_one_line_exit_2(cli, tmp_path):
+    """Found by the fuzzer: with no server the client sent requests to "" (no scheme, no host)."""
+    path = tmp_path / "config"
+    path.write_text(yaml.safe_dump({**KUBECONFIG, "clusters": [{"name": "k", "cluster": []}]}))
+    code, _, err = cli("snapshot", "save", tmp_path / "out.json.gz", "--kubeconfig", path)
+    assert code == 2 and err == f"karptui: {path}: context c: its cluster names no server (clusters[].cluster.server)\n"
 
 
 def test_a_kubeconfig_with_a_null_cluster_is_one_line_exit_2(cli, tmp_path):
@@ -107,8 +118,6 @@ def test_a_kubeconfig_with_a_null_cluster_is_one_line_exit_2(cli, tmp_path):
 def test_a_server_without_a_scheme_is_read_as_https_as_kubectl_does(cli, tmp_path):
     """Found by the fuzzer: urllib3 warns (and will refuse) a URL without a scheme; client-go
     reads ``host:port`` as https, so karptui does too, and says the server cannot be reached."""
-    import warnings
-
     path = tmp_path / "config"
     clusters = [{"name": "k", "cluster": {"server": "127.0.0.1:1", "insecure-skip-tls-verify": True}}]
     path.write_text(yaml.safe_dump({**KUBECONFIG, "clusters": clusters}))
@@ -116,3 +125,14 @@ def test_a_server_without_a_scheme_is_read_as_https_as_kubectl_does(cli, tmp_pat
         warnings.simplefilter("error", FutureWarning)
         code, _, err = cli("snapshot", "save", tmp_path / "out.json.gz", "--kubeconfig", path)
     assert code == 1 and len(err.splitlines()) == 1 and "https://127.0.0.1:1" in err, err
+
+
+def test_the_clients_kubeconfig_errors_never_quote_a_token(cli, tmp_path):
+    """Found by the fuzzer: the client's "Expected key name in PATH/{...}" quoted the whole
+    user entry, token and all, into karptui's one line."""
+    path = tmp_path / "config"
+    users = [{"name": None, "user": {"token": "not-a-secret"}}]
+    path.write_text(yaml.safe_dump({**KUBECONFIG, "users": users}))
+    code, _, err = cli("snapshot", "save", tmp_path / "out.json.gz", "--kubeconfig", path)
+    assert code == 2 and len(err.splitlines()) == 1 and "not-a-secret" not in err, err
+    assert "Expected key name" in err, err

@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -121,12 +122,12 @@ def _from_kubeconfig(paths: str, context: str | None, docs: list) -> tuple[clien
     try:
         contexts, current = config.list_kube_config_contexts(config_file=paths)
     except ConfigException as exc:
-        raise ConnectError(f"{paths}: {_line(exc)}") from None
+        raise ConnectError(f"{paths}: {_config_line(exc)}") from None
     except (OSError, ValueError, yaml.YAMLError, RecursionError) as exc:  # unreadable or not YAML
-        raise ConnectError(f"{paths}: cannot read the kubeconfig ({_line(exc)})") from None
+        raise ConnectError(f"{paths}: cannot read the kubeconfig ({_config_line(exc)})") from None
     except (TypeError, AttributeError, KeyError, IndexError) as exc:  # the client walks a malformed document
         raise ConnectError(f"{paths}: not a kubeconfig the client can read ({type(exc).__name__}: "
-                           f"{_line(exc)})") from None
+                           f"{_config_line(exc)})") from None
     names = [c.get("name", "") for c in contexts or []]
     name = context or _first_current_context(docs) or (current or {}).get("name", "")
     if not name:
@@ -139,9 +140,11 @@ def _from_kubeconfig(paths: str, context: str | None, docs: list) -> tuple[clien
     except ExecPluginFailed as exc:
         raise ConnectError(f"context {name}: {exc.message}", exc.code) from None
     except ConfigException as exc:
-        raise ConnectError(f"context {name}: {_line(exc)}") from None
+        raise ConnectError(f"context {name}: {_config_line(exc)}") from None
     except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
-        raise ConnectError(f"context {name}: the credentials could not be loaded ({_line(exc)})") from None
+        raise ConnectError(f"context {name}: the credentials could not be loaded ({_config_line(exc)})") from None
+    if api.configuration.server_index is not None or not api.configuration.host:  # the loader never set one
+        raise ConnectError(f"{paths}: context {name}: its cluster names no server (clusters[].cluster.server)")
     install(api)
     return api, name
 
@@ -266,6 +269,13 @@ def server_version(connection: Connection) -> str:
                            "with something that is not JSON text; is it a Kubernetes API server?", 1) from None
     version = info.get("gitVersion") if isinstance(info, dict) else None
     return version if isinstance(version, str) else ""
+
+
+def _config_line(exc: BaseException) -> str:
+    """The client's kubeconfig errors quote the offending object (``Expected key name in
+    PATH/{'name': None, 'user': {'token': ...}}``): keep the words, never the object, which may
+    hold a token or a client key."""
+    return re.split(r"/?[{\[]", _line(exc), maxsplit=1)[0].rstrip()
 
 
 def _line(exc: BaseException) -> str:
