@@ -42,6 +42,15 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     consolidation starts, on this thread: keep it cheap (the CLI and the TUI store the
     numbers and show them a few times a second).
     """
+    with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
+        return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
+                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress)
+
+
+def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
+              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
+              state: ClusterState | None = None,
+              progress: Callable[[str, int, int], None] | None = None) -> SimResult:
     state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
