@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model import Snapshot
-from .kube_events import karpenter_event
 from .scheduler import parse_fit_error
-from .timeline import merged
+from .timeline import merged, snapshot_events
 
 KARPENTER_SOURCES = ("karpenter",)
 
@@ -52,23 +51,24 @@ def _scheduler_reasons(snapshot: Snapshot) -> dict[str, tuple[float, str]]:
     return newest
 
 
-def _karpenter_from_events(snapshot: Snapshot) -> tuple[dict, dict]:
-    """(pod -> newest FailedScheduling text with its time), (pod -> Nominated events)."""
+_RECORD_ONLY = ("line", "level", "origin", "event")  # a timeline record's bookkeeping, not the pod's story
+
+
+def _karpenter_from_events(records: list[dict]) -> tuple[dict, dict]:
+    """(pod -> newest FailedScheduling text with its time), (pod -> its other Karpenter events),
+    from the snapshot's Karpenter events as timeline.snapshot_events reads them."""
     failed: dict[str, tuple[str, str]] = {}
     nominated: dict[str, list[dict]] = {}
-    for event in snapshot.events:
-        if event.source not in KARPENTER_SOURCES or event.involved_kind != "Pod" or not event.filed_with_its_object:
+    for record in records:
+        pod = record.get("pod")
+        if not pod or "event" not in record:
             continue
-        found = karpenter_event(event.reason, event.message, f"pod/{event.involved_key}")
-        if found is None:
-            continue
-        found.pop("event", None)
-        when = event.last_seen.isoformat() if event.last_seen else ""
-        if found["kind"] == "pod_unschedulable":
-            if when >= failed.get(event.involved_key, ("", ""))[0]:
-                failed[event.involved_key] = (when, _pool_text(found))
+        when = record.get("time", "")
+        if record["kind"] == "pod_unschedulable":
+            if when >= failed.get(pod, ("", ""))[0]:
+                failed[pod] = (when, _pool_text(record))
         else:
-            nominated.setdefault(event.involved_key, []).append({**found, "time": when})
+            nominated.setdefault(pod, []).append({k: v for k, v in record.items() if k not in _RECORD_ONLY})
     return failed, nominated
 
 
@@ -80,8 +80,10 @@ def _comparable(reason: str | None) -> tuple | None:
     return parsed.nodes, tuple(sorted(parsed.reasons.items())), parsed.pre_filter
 
 
-def explain_pending(snapshot: Snapshot, events: list[dict], result=None) -> list[PodStory]:
-    """One story per pending pod, in the snapshot's order."""
+def explain_pending(snapshot: Snapshot, events: list[dict], result=None,
+                    karpenter_events: list[dict] | None = None) -> list[PodStory]:
+    """One story per pending pod, in the snapshot's order; ``karpenter_events`` are the snapshot's
+    own (timeline.snapshot_events), read here when the caller has not read them already."""
     logged: dict[str, tuple[str, str]] = {}
     by_claim: dict[str, list[dict]] = {}
     for found in events:
@@ -91,7 +93,8 @@ def explain_pending(snapshot: Snapshot, events: list[dict], result=None) -> list
         if claim:
             by_claim.setdefault(claim, []).append(found)
     scheduler = _scheduler_reasons(snapshot)
-    failed, nominated = _karpenter_from_events(snapshot)
+    failed, nominated = _karpenter_from_events(
+        snapshot_events(snapshot) if karpenter_events is None else karpenter_events)
     attempts = {a.pod.key: a for a in result.attempts} if result is not None else {}
     stories = []
     for pod in snapshot.pending_pods:

@@ -25,6 +25,8 @@ def snapshot_events(snapshot: Snapshot) -> list[dict]:
     for event in snapshot.events:
         if event.source != "karpenter" and (event.source or event.reason not in KARPENTER_REASONS):
             continue
+        if not event.filed_with_its_object:  # the API server files no event elsewhere: an edited file's
+            continue
         kind = event.involved_kind.lower()
         obj = f"{kind}/{event.involved_key if kind == 'pod' else event.involved_name}" if kind else ""
         record = karpenter_event(event.reason, event.message, obj)

@@ -235,7 +235,8 @@ class KarptuiApp(App):
         self.events.extend(events)
         newer_reasons = any(e["kind"] == "pod_unschedulable" for e in events)
         if newer_reasons:  # Karpenter has a newer reason for some pending pod
-            self.overview = replace(self.overview, pending=pending_rows(self.snapshot, self.events))
+            self.overview = replace(self.overview, pending=pending_rows(self.snapshot, self.events,
+                                                                         self.overview.karpenter_events))
         main = self._main_screen()
         if main is not None:
             main.append_activity(events)

@@ -51,8 +51,9 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
              format_cells: bool = False) -> Overview:
     prices = {n.name: node_price(n, catalog) for n in snapshot.nodes}
     rows = node_rows(snapshot, prices)
-    built = Overview(snapshot, now, prices, rows, pending_rows(snapshot, events), {p.key: p for p in snapshot.pods},
-                     header_totals(snapshot, prices, now, live), snapshot_events(snapshot))
+    karpenter_events = snapshot_events(snapshot)  # read once: the Activity pane and the pending stories share them
+    built = Overview(snapshot, now, prices, rows, pending_rows(snapshot, events, karpenter_events),
+                     {p.key: p for p in snapshot.pods}, header_totals(snapshot, prices, now, live), karpenter_events)
     if format_cells:
         for row in rows:
             built.cells(row)

@@ -38,25 +38,15 @@ class PendingRow:
         return f"{clock} {text[:70]}{'…' if len(text) > 70 else ''}".strip()
 
 
-def _latest_scheduler_messages(snapshot: Snapshot) -> dict[str, str]:
-    """Pod key -> message of its newest FailedScheduling event."""
-    latest: dict[str, tuple] = {}
-    for event in snapshot.events:
-        if event.is_failed_scheduling and event.involved_kind == "Pod" and event.filed_with_its_object:
-            stamp = event.last_seen.timestamp() if event.last_seen else 0.0
-            if event.involved_key not in latest or stamp >= latest[event.involved_key][0]:
-                latest[event.involved_key] = (stamp, event.message)
-    return {key: message for key, (_, message) in latest.items()}
-
-
-def pending_rows(snapshot: Snapshot, events: list[dict] | None = None) -> list[PendingRow]:
-    """Every pending pod; the PodScheduled condition's message, else the newest event's;
-    and Karpenter's reason from its log events (parsed once by the caller, or here from the
-    snapshot's attached logs) and its pod events."""
-    messages = _latest_scheduler_messages(snapshot)
+def pending_rows(snapshot: Snapshot, events: list[dict] | None = None,
+                 karpenter_events: list[dict] | None = None) -> list[PendingRow]:
+    """Every pending pod; kube-scheduler's reason (the PodScheduled condition's message, else its
+    newest FailedScheduling event's) and Karpenter's from its log events (parsed once by the caller,
+    or here from the snapshot's attached logs) and its pod events — all as logs.join tells each
+    pod's story (``karpenter_events``: the snapshot's, when the caller read them already)."""
     if events is None:
         events = list(LogParser().parse(snapshot.meta.logs_text.splitlines())) if snapshot.meta.logs_text else []
-    stories = {story.pod: story for story in explain_pending(snapshot, events)}
+    stories = {story.pod: story for story in explain_pending(snapshot, events, karpenter_events=karpenter_events)}
     rows = []
     for pod in snapshot.pending_pods:
         story = stories.get(pod.key)
@@ -68,7 +58,7 @@ def pending_rows(snapshot: Snapshot, events: list[dict] | None = None) -> list[P
                 cpu=pod.requests.get(CPU, 0),
                 memory=pod.requests.get(MEMORY, 0),
                 created=pod.created,
-                reason=pod.scheduled_message or messages.get(pod.key, ""),
+                reason=(story.scheduler_reason or "") if story else pod.scheduled_message,
                 karpenter=(story.karpenter_reason or "") if story else "",
                 karpenter_time=(story.karpenter_time or "") if story else "",
             )
