@@ -9,7 +9,7 @@ import sys
 from ..logs import LogParser
 from ..logs.parser import KINDS
 from ..logs.reader import read_lines
-from ..text import visible
+from ..text import visible_rows
 from .output import say
 
 SHOWN = ("pod", "nodepool", "nodeclaim", "node", "instance_type", "zone", "capacity_type", "method", "action",
@@ -51,9 +51,10 @@ WIDTHS = {"line": 8, "time": 24, "level": 5, "kind": max(map(len, KINDS))}
 
 def _row(values: tuple[str, ...]) -> str:
     """Control characters from a log (an ANSI escape, a carriage return) are shown, never sent
-    to the terminal (karptui.text owns how); a tab is a space in a column."""
-    cells = [visible(v).replace("\t", " ").ljust(w) for v, w in zip(values, WIDTHS.values())]
-    return " ".join(cells) + " " + visible(values[-1]).replace("\t", " ") + "\n"
+    to the terminal, and a tab is a space in a column: karptui.text's rule for table cells."""
+    (shown,) = visible_rows([values])
+    cells = [v.ljust(w) for v, w in zip(shown, WIDTHS.values())]
+    return " ".join(cells) + " " + shown[-1] + "\n"
 
 
 def _table(events) -> None:

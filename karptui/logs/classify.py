@@ -236,7 +236,7 @@ def _disruption(record: Record, message: str, lowered: str) -> dict | None:
     f = record.fields
     if lowered == "disrupting node(s)":
         return _structured_disruption(f)
-    if _TTL.match(message):  # v0.2x: expiry and emptiness TTLs, before disruption had methods
+    if lowered.startswith("triggering") and _TTL.match(message):  # v0.2x: TTLs, before disruption had methods
         return {"kind": "disruption", "method": "expiration" if "expired" in lowered else "emptiness",
                 "action": "delete", "nodes": [n for n in (_name(f, "node", "Node"),) if n]}
     found = _disrupt_line(message, lowered)
@@ -457,15 +457,12 @@ BY_FIRST_WORD = {
 
 
 def classify(record: Record) -> dict:
-    """The event fields for one record: its kind and whatever the line carries."""
+    """The event fields for one record: the extractor for its message's first word decides;
+    none that matches means ``other``."""
     if record.preset is not None:
         return record.preset
     message = record.message
-    return by_message(record, message, message.lower())
-
-
-def by_message(record: Record, message: str, lowered: str) -> dict:
-    """The extractor for the message's first word decides; none that matches means ``other``."""
+    lowered = message.lower()
     extractors = BY_FIRST_WORD.get(lowered.partition(" ")[0])
     if extractors is not None:
         for extract in extractors:

@@ -8,9 +8,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .assemble import logical_lines
-from .classify import by_message, classify
+from .classify import classify
 from .kube_events import json_event
-from .record import Record, fast_loads, json_level, parse_record
+from .record import Record, parse_record
 
 KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "nodeclaim_created",
          "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized", "disruption",
@@ -34,10 +34,6 @@ class Stats:
 
 def event(number: int, text: str) -> dict | None:
     """The DESIGN §4.2 event for one line, or None when it is not a Karpenter log line."""
-    if text[:1] == "{":
-        found = _zap_json(number, text)
-        if found is not None:
-            return found
     record = parse_record(number, text)
     if record is None:
         return None
@@ -47,27 +43,6 @@ def event(number: int, text: str) -> dict | None:
     if record.source:
         out["source"] = record.source
     return out
-
-
-def _zap_json(number: int, text: str) -> dict | None:
-    """Most lines of a real log, in one step: a whole JSON line with string message, level and
-    time (record.py's general path gives the same answer, through more layers; it takes
-    everything else: prefixes, cut-off JSON, ``ts``/``msg``, events, shippers' records)."""
-    try:
-        data = fast_loads(text)
-    except ValueError:  # orjson's error is a ValueError; the general path decides
-        return None
-    if type(data) is not dict:
-        return None
-    message, level, when = data.get("message"), data.get("level"), data.get("time")
-    if type(message) is not str or type(level) is not str or type(when) is not str:
-        return None
-    logger = data.get("logger", "")
-    if type(logger) is not str or (logger.endswith("events") and "reason" in data):
-        return None
-    level = json_level(level)
-    record = Record(number, when, level, logger, message, data, "")
-    return {"line": number, "time": when, "level": level, **by_message(record, message, message.lower())}
 
 
 # "kubectl describe node NAME" (or no/nodes, pod/po, nodeclaim) above a pasted Events table names its object

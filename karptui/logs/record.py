@@ -68,7 +68,6 @@ try:  # orjson decodes a Karpenter line in half the stdlib's time; the stdlib st
     from orjson import loads as _fast_loads
 except ImportError:  # pragma: no cover - a platform without an orjson wheel
     _fast_loads, _FastError = json.loads, ValueError
-fast_loads = _fast_loads
 _GO_SUFFIXES = tuple(f".go:{d}" for d in range(10))
 
 
