@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .fields import as_bool_field, as_int, as_int32, as_list, as_map, as_str, as_str_list
+from .fields import as_bool_field, as_int32, as_list, as_map, as_str, as_str_list
 from .meta import KubeObject, meta_fields
 from .selectors import IN, Requirement
 
