@@ -8,7 +8,6 @@ on stderr, not a broken screen.
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -17,7 +16,7 @@ from ..errors import InputError
 from ..model.errors import ModelError
 from ..model.fields import parse_duration
 from ..text import visible
-from .output import say
+from .output import StatusLine, say
 
 SYNC_WAIT = 60.0  # seconds to wait for the first full picture before showing what there is
 
@@ -49,17 +48,17 @@ def _slow_reads(every: float = 0.5):
     the line is cleared at the end, so what follows (an error, the TUI) starts clean."""
     from ..cluster.guard import slowest
 
-    if not sys.stderr.isatty():
+    line = StatusLine()
+    if not line.tty:
         yield
         return
-    done, shown = threading.Event(), [False]
+    done = threading.Event()
 
     def watch() -> None:
         while not done.wait(every):
             slow = slowest()
             if slow:
-                print(f"\rkarptui: {slow}\x1b[K", end="", file=sys.stderr, flush=True)
-                shown[0] = True
+                line.show(f"karptui: {slow}")
 
     thread = threading.Thread(target=watch, name="slow-reads", daemon=True)
     thread.start()
@@ -68,8 +67,7 @@ def _slow_reads(every: float = 0.5):
     finally:
         done.set()
         thread.join()
-        if shown[0]:
-            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        line.clear()
 
 
 def run_live(args: argparse.Namespace) -> int:
@@ -106,21 +104,20 @@ def _not_listed(live) -> str:
 def _wait_with_progress(live, context: str) -> bool:
     """Wait for the first full listing, saying how far it got and what is slow (on one line, when
     stderr is a terminal)."""
-    start, tty = time.monotonic(), sys.stderr.isatty()
+    start, line = time.monotonic(), StatusLine()
     total = len(live.informers)
     while time.monotonic() - start < SYNC_WAIT:
         done = sum(1 for i in live.informers if i.synced.is_set())
-        if tty or done == total:
-            end = "\n" if done == total else ""
-            slow = live.slow()
-            took = time.monotonic() - start
-            print(f"\rkarptui: reading {visible(context)}: {done}/{total} kinds listed, {took:.1f} s"
-                  + (f" ({visible(slow)})" if slow else "") + ("\x1b[K" if tty else ""),
-                  end=end, file=sys.stderr, flush=True)
+        slow = live.slow()
+        text = (f"karptui: reading {context}: {done}/{total} kinds listed, {time.monotonic() - start:.1f} s"
+                + (f" ({slow})" if slow else ""))
         if done == total:
+            line.clear()
+            say(text)
             return True
+        line.show(text)
         live.wait_synced(0.5)
-    print(file=sys.stderr)
+    line.clear()
     return False
 
 

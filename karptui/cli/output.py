@@ -9,8 +9,10 @@ control characters as ``\\u001b``, and non-ASCII as escapes too).
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from rich.console import Console
 
@@ -35,3 +37,36 @@ def emit(doc: dict, output: str, table: Callable[[dict, Console], None]) -> int:
 def say(line: str) -> None:
     """One line on stderr (errors, warnings, progress) with what came from input made visible."""
     print(visible(line), file=sys.stderr)
+
+
+class StatusLine:
+    """One stderr line a terminal rewrites in place (progress, a slow read), then clears.
+
+    Cut to the terminal's width, so ``\r`` returns to the line's start instead of leaving
+    wrapped pieces behind; made visible, as every stderr line is. Not a terminal: nothing
+    here (callers that log to a file print whole lines with :func:`say`).
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.shown = False
+
+    def show(self, text: str) -> None:
+        if not self.tty:
+            return
+        width = shutil.get_terminal_size().columns - 1
+        self._write(f"\r{visible(text)[:max(width, 20)]}\x1b[K")
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self._write("\r\x1b[K")
+            self.shown = False
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # stderr closed: a status line is not worth failing for
+            pass

@@ -10,11 +10,12 @@ take minutes), so a run is never silent for long.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import threading
 import time
 from typing import Self, TextIO
+
+from .output import StatusLine
 
 DELAY = 2.0          # seconds of silence before the first line
 TTY_INTERVAL = 0.25  # seconds between redraws on a terminal
@@ -27,7 +28,8 @@ class StderrProgress:
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.line = StatusLine(self.stream)
+        self.tty = self.line.tty
         self.label = ""
         self.state: tuple[str, int, int] | None = None
         self.started = time.monotonic()
@@ -56,12 +58,11 @@ class StderrProgress:
                 phase, done, total = self.state
                 text += f": {phase}, {done:,}/{total:,} pods"
             text += f" ({now - self.started:.0f} s)"
-            if self.tty:  # one line, rewritten: cut to the terminal's width so \r returns to its start
-                width = shutil.get_terminal_size().columns - 1
-                self.stream.write(f"\r{text[:max(width, 20)]}\x1b[K")
+            if self.tty:
+                self.line.show(text)
             else:
                 self.stream.write(text + "\n")
-            self.stream.flush()
+                self.stream.flush()
             self.shown = True
         except (OSError, ValueError):  # stderr closed: progress is not worth failing for
             pass
@@ -82,9 +83,4 @@ class StderrProgress:
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join()
-        if self.tty and self.shown:
-            try:
-                self.stream.write("\r\x1b[K")
-                self.stream.flush()
-            except (OSError, ValueError):
-                pass
+        self.line.clear()
