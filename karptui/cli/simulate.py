@@ -10,11 +10,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..catalog import catalog_from_snapshot_region, load_catalog_file
-from ..catalog.catalog import zone_warnings
 from ..catalog.pricing import hourly_cost
 from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
+from ..views.info import warnings_with_catalog
 from ..views.simulation import cost_after, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
@@ -66,7 +66,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     before, _ = hourly_cost(snapshot.nodes, catalog)
     doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=cost_after(result, catalog),
                           extra=extra)
-    warnings = list(snapshot.warnings) + zone_warnings(snapshot, catalog)
+    warnings = warnings_with_catalog(snapshot, catalog)
     if warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
         doc["warnings"] = warnings
         for warning in warnings:

@@ -20,10 +20,10 @@ from textual.binding import Binding
 from textual.message import Message
 
 from ..catalog import catalog_from_snapshot_region
-from ..catalog.catalog import zone_warnings
 from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
+from ..views.info import warnings_with_catalog
 from ..views.overview import Overview, overview
 from ..views.pending import pending_rows
 from .plain import notify_plain
@@ -121,7 +121,7 @@ class KarptuiApp(App):
         """What the loader skipped or doubts (values the API would refuse, objects it could not
         read, zones the catalog offers nothing in) is said on start, as `simulate` says it on
         stderr: the screen must not simulate them silently."""
-        warnings = list(self.snapshot.warnings) + zone_warnings(self.snapshot, self.catalog)
+        warnings = warnings_with_catalog(self.snapshot, self.catalog)
         if not warnings:
             return
         shown = "; ".join(warnings[: self.SHOWN_WARNINGS])

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..catalog.catalog import zone_warnings
 from ..model import Snapshot
 from ..model.resources import CPU, MEMORY
+
+
+def warnings_with_catalog(snapshot: Snapshot, catalog) -> list[str]:
+    """What the loader skipped or doubts, plus the zones ``catalog`` offers nothing in: what
+    `simulate` prints on stderr and the TUI says on start, before answering from them."""
+    return list(snapshot.warnings) + zone_warnings(snapshot, catalog)
 
 
 def snapshot_info(snapshot: Snapshot) -> dict:
