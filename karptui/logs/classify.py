@@ -30,10 +30,13 @@ def _name(fields: dict, *keys: str) -> str | None:
     """A name from v1's {"Kind": {"name": ...}} objects or older flat string fields."""
     for key in keys:
         value = fields.get(key)
-        if isinstance(value, dict) and isinstance(value.get("name"), str):
-            return value["name"]
-        if isinstance(value, str) and value:
-            return value
+        if value:
+            if type(value) is dict:
+                name = value.get("name")
+                if type(name) is str:
+                    return name
+            elif type(value) is str:
+                return value
     return None
 
 
@@ -48,15 +51,29 @@ def _pod(fields: dict) -> str | None:
 def _listed(text: str) -> tuple[list[str], int]:
     """``a, b, c and 23 other(s)`` -> (["a", "b", "c"], 23).
 
-    String operations, not a regex: a lazy match with an optional tail rescans the whole
-    list, and this runs on most provisioning lines."""
-    text = text.strip()
+    C-level string operations only (names hold no whitespace, so it all goes at once): a lazy
+    regex with an optional tail rescanned the whole list, and this runs on most provisioning lines."""
     more = 0
-    if text.endswith(" other(s)"):
-        head, _, count = text[:-9].rpartition(" and ")
-        if count.isdigit():
+    if text.endswith(("other(s)", "other(s) ")):
+        head, sep, count = text.rpartition(" and ")
+        count = count.rstrip()[:-8].strip()
+        if sep and count.isdigit():
             text, more = head, int(count)
-    return [n for n in map(str.strip, text.split(",")) if n], more
+    return list(filter(None, "".join(text.split()).split(","))), more
+
+
+def _types(text: str) -> tuple[list[str], int]:
+    """``_listed`` for instance-type lists, remembered: a NodePool offers the same list to
+    every NodeClaim of one shape and to every replacement, so it repeats line after line
+    (pod lists do not, and are read afresh). Each caller gets its own list."""
+    names, more = _types_listed_more(text)
+    return list(names), more
+
+
+@lru_cache(maxsize=1024)
+def _types_listed_more(text: str) -> tuple[tuple[str, ...], int]:
+    names, more = _listed(text)
+    return tuple(names), more
 
 
 try:  # a third of a scheduling error's cost was decoding its small JSON objects
@@ -121,35 +138,33 @@ def _unschedulable_text(error: str, pool_hint: str) -> dict:
     return out
 
 
-def _unschedulable(record: Record, message: str, lowered: str) -> dict | None:
+def _unschedulable(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     if not lowered.startswith(("could not schedule pod", "failed to schedule pod")):
         return None
-    error = record.fields.get("error") if isinstance(record.fields.get("error"), str) else ""
-    detail = message.split(", ", 1)[1] if ", " in message else error
-    pool = _name(record.fields, "NodePool", "nodepool", "Provisioner", "provisioner") or ""
-    return {"kind": "pod_unschedulable", "pod": _pod(record.fields), **unschedulable(detail or error, pool)}
+    error = f.get("error")
+    if type(error) is not str:
+        error = ""
+    pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner") or ""
+    return {"kind": "pod_unschedulable", "pod": _pod(f),
+            **_unschedulable_text(message.partition(", ")[2] or error, pool)}
 
 
 _COUNT = re.compile(r"^found (\d+) provisionable pods?")
 
 
-def _provisionable(record: Record, message: str, lowered: str) -> dict | None:
+def _provisionable(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     if not lowered.startswith("found ") or "provisionable pod" not in lowered:
         return None
-    out: dict = {"kind": "pods_provisionable"}
-    counted = _COUNT.match(lowered)
-    if counted:  # v0.5-v0.2x: "Found 3 provisionable pod(s)"
-        out["count"] = int(counted.group(1))
-        return out
-    count = record.fields.get("pods")
-    listed = record.fields.get("Pods", count if isinstance(count, str) else None)  # v0.3x listed them in "pods"
-    if isinstance(count, int):
-        out["count"] = count
-    if isinstance(listed, str):
+    if lowered[6:7].isdigit():  # v0.5-v0.2x: "Found 3 provisionable pod(s)"
+        counted = _COUNT.match(lowered)
+        if counted:
+            return {"kind": "pods_provisionable", "count": int(counted.group(1))}
+    count = f.get("pods")
+    listed = f.get("Pods", count if type(count) is str else None)  # v0.3x listed them in "pods"
+    if type(listed) is str:
         names, more = _listed(listed)
-        out["pods"] = names
-        out["count"] = len(names) + more
-    return out
+        return {"kind": "pods_provisionable", "count": len(names) + more, "pods": names}
+    return {"kind": "pods_provisionable", "count": count} if isinstance(count, int) else {"kind": "pods_provisionable"}
 
 
 # Every era's "N nodes for M pods": (regex, group of the node count, group of the pod count)
@@ -161,11 +176,11 @@ _PACKINGS = (
 )
 
 
-def _computed(record: Record, message: str, lowered: str) -> dict | None:
+def _computed(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     if lowered.startswith("computed new ") and "to fit pod" in lowered:  # v0.3x and v1: counts in fields
-        f = record.fields
-        claims = next((f[k] for k in ("nodeclaims", "machines", "nodes", "newNodes") if isinstance(f.get(k), int)),
-                      None)
+        claims = f.get("nodeclaims")
+        if not isinstance(claims, int):
+            claims = next((f[k] for k in ("machines", "nodes", "newNodes") if isinstance(f.get(k), int)), None)
         return {"kind": "nodeclaims_computed", "nodeclaims": claims, "pods": f.get("pods")}
     for pattern, claims, pods in _PACKINGS:  # older eras: counts in the message
         match = pattern.match(lowered)
@@ -178,17 +193,16 @@ def _computed(record: Record, message: str, lowered: str) -> dict | None:
 _OPTIONS = re.compile(r"instance type option\(s\) \[([^\]]*)\]")
 
 
-def _created(record: Record, message: str, lowered: str) -> dict | None:
-    f = record.fields
+def _created(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     if lowered in ("created nodeclaim", "created machine"):
-        names, more = _listed(str(f.get("instance-types", "")))
+        names, more = _types(str(f.get("instance-types", "")))
         return {"kind": "nodeclaim_created", "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
                 "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"),
                 "instance_types": names, "more": more}
     if lowered.startswith(("launching node with ", "launching machine with ", "created node with ",
                            "launching nodeclaim with ")):
         types = message.split(" from types ", 1)[1] if " from types " in message else ""
-        names, more = _listed(types)
+        names, more = _types(types)
         return {"kind": "nodeclaim_created", "nodeclaim": _name(f, "machine", "nodeclaim"),
                 "nodepool": _name(f, "provisioner", "nodepool"), "instance_types": names, "more": more}
     if lowered.startswith("creating ") and "node(s) with instance type option(s)" in lowered:  # v0.8
@@ -202,7 +216,7 @@ _LAUNCHED = re.compile(r"^launched instance: ([^,\s]+), hostname: ([^,\s]+), typ
                        r"capacity ?type: ([\w-]+)", re.I)
 
 
-def _launched(record: Record, message: str, lowered: str) -> dict | None:
+def _launched(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     match = _LAUNCHED.match(message)
     if match:  # v0.5-v0.1x: the launched node's hostname stands for the NodeClaim of later eras
         instance, hostname, itype, zone, capacity = match.groups()
@@ -211,7 +225,6 @@ def _launched(record: Record, message: str, lowered: str) -> dict | None:
     if lowered not in ("launched nodeclaim", "launched machine", "launched instance", "launched node",
                        "launched new instance"):
         return None
-    f = record.fields
     return {"kind": "nodeclaim_launched",
             "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine", "hostname"),
             "instance_type": f.get("instance-type") or f.get("type"), "zone": f.get("zone"),
@@ -219,10 +232,9 @@ def _launched(record: Record, message: str, lowered: str) -> dict | None:
             "provider_id": f.get("provider-id") or f.get("id") or f.get("launched-instance")}
 
 
-def _lifecycle(record: Record, message: str, lowered: str) -> dict | None:
+def _lifecycle(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     for verb in ("registered", "initialized"):
         if lowered in (f"{verb} nodeclaim", f"{verb} machine"):
-            f = record.fields
             return {"kind": f"nodeclaim_{verb}", "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
                     "node": _name(f, "Node", "node")}
     return None
@@ -232,64 +244,52 @@ def _method(reason: object) -> str:
     return _V1_REASONS.get(reason.lower(), "other") if isinstance(reason, str) else "other"
 
 
-def _disruption(record: Record, message: str, lowered: str) -> dict | None:
-    f = record.fields
+def _disruption(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     if lowered == "disrupting node(s)":
         return _structured_disruption(f)
     if lowered.startswith("triggering") and _TTL.match(message):  # v0.2x: TTLs, before disruption had methods
         return {"kind": "disruption", "method": "expiration" if "expired" in lowered else "emptiness",
                 "action": "delete", "nodes": [n for n in (_name(f, "node", "Node"),) if n]}
-    found = _disrupt_line(message, lowered)
-    if found is None:
-        return None
-    method, action, targets, capacity, types = found
-    if not method:
-        method = "consolidation" if lowered.startswith("consolidating") else _method(f.get("reason"))
-    nodes = [t.split("/", 1)[0].strip() for t in targets.split(",") if t.strip()]
-    out = {"kind": "disruption", "method": method if method in _METHODS else "other", "action": action,
-           "nodes": nodes}
-    if types is not None:
-        names, more = _listed(types)
-        out.update(replacement_capacity_type=capacity, replacement_instance_types=names, more=more)
-    return out
+    return _disruption_line(f, message, lowered)
 
 
-_DISRUPT_HEADS = ("disrupting nodeclaim(s) via ", "deprovisioning via ", "disrupting via ", "consolidating via ")
+_DISRUPT = re.compile(r"(?:disrupting nodeclaim\(s\) via|deprovisioning via|disrupting via|consolidating via)\s+"
+                      r"(?:(\w+)\s+)?(delete|replace)(?:\s+\([^,]*)?(?:,|$)")
 _CAPACITY_TYPES = ("spot", "on-demand", "reserved")
 
 
-def _disrupt_line(message: str, lowered: str) -> tuple[str, str, str, str | None, str | None] | None:
+def _disruption_line(f: dict, message: str, lowered: str) -> dict | None:
     """``<head> [method] delete|replace[ (why)], terminating N nodes [(M pods)] a/t/c, b/t/c
-    [and replacing with [spot ]node from types x, y and K other(s)]`` of every era, read with
-    string operations (a regex with lazy groups took 3 us a line): (method, action, targets,
-    replacement capacity type, replacement types). The line may be cut off anywhere after
-    the action."""
-    if not lowered.startswith(_DISRUPT_HEADS):
+    [and replacing with [spot ]node from types x, y and K other(s)]`` of every era. The line
+    may be cut off anywhere after the action. The head is one anchored regex without lazy
+    groups (C speed); the tail is split with string operations (a lazy regex over it took
+    3 us a line), and the event is built in place: this runs on every disruption line."""
+    match = _DISRUPT.match(lowered)
+    if match is None:
         return None
-    head = next(h for h in _DISRUPT_HEADS if lowered.startswith(h))
-    rest, low = message[len(head):], lowered[len(head):]
-    cut = low.find(",")
-    spec = (low if cut < 0 else low[:cut]).split(" (", 1)[0].split()
-    if not spec or spec[-1] not in ("delete", "replace") or len(spec) > 2:
-        return None
-    method, action = (spec[0] if len(spec) == 2 else ""), spec[-1]
-    at = low.find(" terminating ")
+    method, action = match.groups()
+    if not method:
+        method = "consolidation" if lowered.startswith("consolidating") else _method(f.get("reason"))
+    out = {"kind": "disruption", "method": method if method in _METHODS else "other", "action": action,
+           "nodes": []}
+    at = lowered.find(" terminating ", match.end() - 1)
     if at < 0:
-        return method, action, "", None, None
-    targets = rest[at + len(" terminating "):]
-    words = targets.split(" ", 2)  # "1 nodes (2 pods) a/b/c ..." or "1 nodes a/b/c ..."
+        return out
+    words = message[at + 13:].split(" ", 2)  # "1 nodes (2 pods) a/b/c ..." or "1 nodes a/b/c ..."
     targets = words[2] if len(words) == 3 else ""
     if targets.startswith("("):
         targets = targets.partition(") ")[2]
     targets, sep, replacement = targets.partition(" and replacing with ")
-    if not sep:
-        return method, action, targets, None, None
-    offer, sep, types = replacement.partition(" from types ")
-    if not sep:
-        return method, action, targets, None, None
-    first = offer.split(" ", 1)[0]
-    capacity = first if first in _CAPACITY_TYPES and offer.endswith("node") else None
-    return method, action, targets, capacity, types
+    # node/instance-type/capacity-type, comma-separated; names hold no whitespace
+    out["nodes"] = [t.partition("/")[0] for t in "".join(targets.split()).split(",") if t]
+    if sep:
+        offer, sep, types = replacement.partition(" from types ")
+        if sep:
+            first = offer.split(" ", 1)[0]
+            names, more = _types(types)
+            out.update(replacement_capacity_type=first if first in _CAPACITY_TYPES and offer.endswith("node")
+                       else None, replacement_instance_types=names, more=more)
+    return out
 
 
 def _structured_disruption(f: dict) -> dict:
@@ -315,16 +315,15 @@ def _structured_disruption(f: dict) -> dict:
     out["nodes"] = nodes
     replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
     if len(replacements) == 1:
-        names, more = _listed(str(replacements[0].get("instance-types", "")))
+        names, more = _types(str(replacements[0].get("instance-types", "")))
         out.update(replacement_capacity_type=replacements[0].get("capacity-type"),
                    replacement_instance_types=names, more=more)
     return out
 
 
-def _terminated(record: Record, message: str, lowered: str) -> dict | None:
+def _terminated(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     if lowered not in ("deleted node", "deleted nodeclaim", "deleted machine"):
         return None
-    f = record.fields
     return {"kind": "node_terminated", "node": _name(f, "Node", "node"),
             "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")}
 
@@ -333,11 +332,10 @@ _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", 
                   "creating cloud provider instance", "insufficient capacity")
 
 
-def _launch_failed(record: Record, message: str, lowered: str) -> dict | None:
+def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     """``failed launching nodeclaim`` (v1), ``Could not launch ...``, controller-runtime's ``Reconciler error``
     whose error is a launch, an ICE'd offering, or an error-level line that is the cloud provider's error
     itself (v0.2x-v0.3x lifecycle controllers)."""
-    f = record.fields
     error_field = f.get("error") if isinstance(f.get("error"), str) else ""
     if lowered.startswith(("failed launching", "could not launch")):
         error = error_field or message.split(", ", 1)[-1]
@@ -345,7 +343,7 @@ def _launch_failed(record: Record, message: str, lowered: str) -> dict | None:
         error = error_field
     elif lowered.startswith("insufficientinstancecapacity for offering"):
         error = message
-    elif record.level == "error" and lowered.startswith(_LAUNCH_ERRORS):
+    elif level == "error" and lowered.startswith(_LAUNCH_ERRORS):
         error = message
     else:
         return None
@@ -356,12 +354,12 @@ def _launch_failed(record: Record, message: str, lowered: str) -> dict | None:
 _LIMITED = re.compile(r'(?:for (?:nodepool|provisioner)[: ]*"?([\w.-]+)"?|NodePool=([\w.-]+))')
 
 
-def _limits(record: Record, message: str, lowered: str) -> dict | None:
+def _limits(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     """A NodePool's limits reached (v1.9+ ``node limits have been exhausted for nodepool``)."""
     if not lowered.startswith(("node limits have been exhausted", "all available instance types exceed limits")):
         return None
     named = _LIMITED.search(message)
-    pool = _name(record.fields, "NodePool", "nodepool", "Provisioner", "provisioner") or \
+    pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner") or \
         (named and (named.group(1) or named.group(2)))
     return {"kind": "limits_exceeded", "nodepool": pool or None}
 
@@ -383,12 +381,11 @@ def message_kind(value: object) -> str | None:
 _ACTIONS = {"cordonanddrain": "cordon_and_drain", "noaction": "none"}
 
 
-def _interruption(record: Record, message: str, lowered: str) -> dict | None:
+def _interruption(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     """The AWS provider's interruption controller: an offering marked unavailable, a node deleted for a message."""
-    f = record.fields
     if lowered.startswith("removing offering from offerings"):
         # also logged when a launch hits InsufficientInstanceCapacity: that is not an interruption
-        if not (f.get("messageKind") or f.get("message-kind") or "interruption" in record.logger
+        if not (f.get("messageKind") or f.get("message-kind") or "interruption" in logger
                 or f.get("controller") == "interruption"):
             return None
         action = "remove_offering"
@@ -422,7 +419,7 @@ def consolidation_message(message: str) -> dict | None:
     return out
 
 
-def _consolidation(record: Record, message: str, lowered: str) -> dict | None:
+def _consolidation(f: dict, message: str, lowered: str, level: str, logger: str) -> dict | None:
     return consolidation_message(message)
 
 
@@ -457,16 +454,22 @@ BY_FIRST_WORD = {
 
 
 def classify(record: Record) -> dict:
-    """The event fields for one record: the extractor for its message's first word decides;
-    none that matches means ``other``."""
+    """The event fields for one record (see :func:`classify_message`)."""
     if record.preset is not None:
         return record.preset
-    message = record.message
+    return classify_message(record.message, record.fields, record.level, record.logger)
+
+
+def classify_message(message: str, fields: dict, level: str, logger: str) -> dict:
+    """The event fields for one log line: the extractor for its message's first word decides;
+    none that matches means ``other``. Takes the line's parts rather than a Record so that the
+    parser's path for a bare JSON line (nearly every line) builds no Record at all."""
     lowered = message.lower()
-    extractors = BY_FIRST_WORD.get(lowered.partition(" ")[0])
+    space = lowered.find(" ")
+    extractors = BY_FIRST_WORD.get(lowered[:space] if space >= 0 else lowered)
     if extractors is not None:
         for extract in extractors:
-            found = extract(record, message, lowered)
+            found = extract(fields, message, lowered, level, logger)
             if found is not None:
                 return _present(found)
     return {"kind": "other", "message": message}

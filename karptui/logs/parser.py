@@ -8,9 +8,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .assemble import logical_lines
-from .classify import classify
+from .classify import classify, classify_message
 from .kube_events import json_event
-from .record import Record, parse_record
+from .record import Record, json_object, parse_record, zap_head
 
 KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "nodeclaim_created",
          "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized", "disruption",
@@ -33,7 +33,17 @@ class Stats:
 
 
 def event(number: int, text: str) -> dict | None:
-    """The DESIGN §4.2 event for one line, or None when it is not a Karpenter log line."""
+    """The DESIGN §4.2 event for one line, or None when it is not a Karpenter log line.
+
+    A bare zap JSON line (most of any log) goes straight from its decoded object to its
+    event; every other line, and a JSON line of another shape, goes through the Record.
+    """
+    if text[:1] == "{":
+        data = json_object(text)
+        head = None if data is None else zap_head(data)
+        if head is not None and not head[2].endswith("events"):  # v0.1x logged its events: the Record path
+            when, level, logger, message = head
+            return {"line": number, "time": when, "level": level, **classify_message(message, data, level, logger)}
     record = parse_record(number, text)
     if record is None:
         return None

@@ -71,24 +71,36 @@ except ImportError:  # pragma: no cover - a platform without an orjson wheel
 _GO_SUFFIXES = tuple(f".go:{d}" for d in range(10))
 
 
-def _json_record(number: int, text: str, source: str, stamp: str) -> Record | None:
+def json_object(text: str) -> dict | None:
+    """The JSON object that is the whole of ``text`` (surrounding whitespace aside), or None."""
     try:
         data = _fast_loads(text)
     except (_FastError, ValueError, RecursionError):
         pass  # not one JSON document, or one orjson will not take (a 2^70 integer, NaN): ask the stdlib
     else:
-        return _from_json(number, data, source, stamp) if isinstance(data, dict) else None
+        return data if type(data) is dict else None
     try:
         data, end = _DECODE(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None  # truncated or not JSON
-    except RecursionError:
-        return None
     if end != len(text) and text[end:].strip():
         return None  # trailing garbage: not one JSON object
-    if not isinstance(data, dict):
-        return None
-    return _from_json(number, data, source, stamp)
+    return data if type(data) is dict else None
+
+
+def _json_record(number: int, text: str, source: str, stamp: str) -> Record | None:
+    data = json_object(text)
+    return None if data is None else _from_json(number, data, source, stamp)
+
+
+def zap_head(data: dict) -> tuple[str, str, str, str] | None:
+    """(time, level, logger, message) of a zap JSON line -- the shape of nearly every line, so
+    it is tried first and costs three lookups; None sends the line down the general path."""
+    message, level, when = data.get("message"), data.get("level"), data.get("time")
+    if type(message) is str and type(level) is str and type(when) is str:
+        logger = data.get("logger", "")
+        return when, json_level(level), logger if type(logger) is str else str(logger), message
+    return None
 
 
 def json_level(level: str) -> str:
@@ -98,11 +110,10 @@ def json_level(level: str) -> str:
 
 def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | None:
     """zap's JSON (``level``/``time``/``message``) or controller-runtime's (``ts``/``msg``)."""
+    head = zap_head(data)
+    if head is not None:
+        return Record(number, *head, data, source)
     message, level, when = data.get("message"), data.get("level"), data.get("time")
-    if type(message) is str and type(level) is str and type(when) is str:  # nearly every line: no detours
-        logger = data.get("logger", "")
-        return Record(number, when, json_level(level), logger if type(logger) is str else str(logger),
-                      message, data, source)
     inner = data.get("log")
     if isinstance(inner, str) and inner.startswith("{") and "message" not in data:
         # a log shipper's record (fluent-bit, Docker's json-file) with Karpenter's line inside
