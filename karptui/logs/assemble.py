@@ -29,27 +29,29 @@ _NOISE = re.compile(r"^\s*(?:$|```|goroutine |\S+\.go:\d+|github\.com/|/\S+\.go:
 def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
     """Each logical line and how many physical lines it took (1 for nearly all)."""
     source = iter(lines)
-    held: list[str] = []   # lines read ahead and not used, to be given out next
-    while True:
-        text = held.pop(0) if held else next(source, None)
-        if text is None:
-            return
-        stripped = text.rstrip()
-        if stripped.endswith("}") or not stripped or GO_TRACE.match(stripped):
+    for text in source:
+        if text.endswith("}"):  # a whole record: nearly every line
             yield text, 1
             continue
-        body = unwrap(stripped).body
-        if body.startswith("{"):
-            joined, used = _json(body, held, source)
-        elif _open_console(body):
-            joined, used = _console(stripped, held, source)
-        else:
-            joined, used = None, 0
-        if joined is None:
-            yield text, 1
-        else:
-            del held[:used]
-            yield joined, used + 1
+        held = [text]   # this line, then any read ahead and not used, to be given out in order
+        while held:
+            text = held.pop(0)
+            stripped = text.rstrip()
+            if stripped.endswith("}") or not stripped or GO_TRACE.match(stripped):
+                yield text, 1
+                continue
+            body = unwrap(stripped).body
+            if body.startswith("{"):
+                joined, used = _json(body, held, source)
+            elif _open_console(body):
+                joined, used = _console(stripped, held, source)
+            else:
+                joined, used = None, 0
+            if joined is None:
+                yield text, 1
+            else:
+                del held[:used]
+                yield joined, used + 1
 
 
 def _ahead(held: list[str], source: Iterator[str], index: int) -> str | None:

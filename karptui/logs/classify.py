@@ -256,6 +256,7 @@ def _disruption(f: dict, message: str, lowered: str, level: str, logger: str) ->
 _DISRUPT = re.compile(r"(?:disrupting nodeclaim\(s\) via|deprovisioning via|disrupting via|consolidating via)\s+"
                       r"(?:(\w+)\s+)?(delete|replace)(?:\s+\([^,]*)?(?:,|$)")
 _CAPACITY_TYPES = ("spot", "on-demand", "reserved")
+_NODE_NAMES = re.compile(r"(?:^|,)\s*([^\s,/]+)[^,]*")  # "node/instance-type/capacity-type, ...": the node names
 
 
 def _disruption_line(f: dict, message: str, lowered: str) -> dict | None:
@@ -280,8 +281,7 @@ def _disruption_line(f: dict, message: str, lowered: str) -> dict | None:
     if targets.startswith("("):
         targets = targets.partition(") ")[2]
     targets, sep, replacement = targets.partition(" and replacing with ")
-    # node/instance-type/capacity-type, comma-separated; names hold no whitespace
-    out["nodes"] = [t.partition("/")[0] for t in "".join(targets.split()).split(",") if t]
+    out["nodes"] = _NODE_NAMES.findall(targets)
     if sep:
         offer, sep, types = replacement.partition(" from types ")
         if sep:
@@ -464,15 +464,32 @@ def classify_message(message: str, fields: dict, level: str, logger: str) -> dic
     """The event fields for one log line: the extractor for its message's first word decides;
     none that matches means ``other``. Takes the line's parts rather than a Record so that the
     parser's path for a bare JSON line (nearly every line) builds no Record at all."""
+    known = _DISPATCH.get(message)
+    if known is None:
+        known = _dispatch(message)
+    lowered, extractors = known
+    for extract in extractors:
+        found = extract(fields, message, lowered, level, logger)
+        if found is not None:
+            return _present(found)
+    return {"kind": "other", "message": message}
+
+
+# Most messages are one of a few dozen fixed texts (v1 puts the details in fields), so each short
+# message's lowercase form and extractors are remembered; long ones carry names and are not.
+_DISPATCH: dict[str, tuple[str, tuple]] = {}
+_DISPATCH_SIZE, _DISPATCH_TEXT = 4096, 64
+
+
+def _dispatch(message: str) -> tuple[str, tuple]:
     lowered = message.lower()
     space = lowered.find(" ")
-    extractors = BY_FIRST_WORD.get(lowered[:space] if space >= 0 else lowered)
-    if extractors is not None:
-        for extract in extractors:
-            found = extract(fields, message, lowered, level, logger)
-            if found is not None:
-                return _present(found)
-    return {"kind": "other", "message": message}
+    known = (lowered, BY_FIRST_WORD.get(lowered[:space] if space >= 0 else lowered, ()))
+    if len(message) <= _DISPATCH_TEXT:
+        if len(_DISPATCH) >= _DISPATCH_SIZE:
+            _DISPATCH.clear()
+        _DISPATCH[message] = known
+    return known
 
 
 def _present(found: dict) -> dict:

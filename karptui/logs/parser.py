@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from .assemble import logical_lines
 from .classify import classify, classify_message
 from .kube_events import json_event
-from .record import Record, json_object, parse_record, zap_head
+from .record import Record, json_object, kubectl_wrap, parse_body, parse_record, zap_head
 
 KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "nodeclaim_created",
          "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized", "disruption",
@@ -35,16 +35,22 @@ class Stats:
 def event(number: int, text: str) -> dict | None:
     """The DESIGN §4.2 event for one line, or None when it is not a Karpenter log line.
 
-    A bare zap JSON line (most of any log) goes straight from its decoded object to its
-    event; every other line, and a JSON line of another shape, goes through the Record.
+    A zap JSON line (most of any log), bare or behind ``kubectl logs --prefix``, goes straight
+    from its decoded object to its event; every other line, and a JSON line of another shape,
+    goes through the Record.
     """
     if text[:1] == "{":
-        data = json_object(text)
-        head = None if data is None else zap_head(data)
-        if head is not None and not head[2].endswith("events"):  # v0.1x logged its events: the Record path
-            when, level, logger, message = head
-            return {"line": number, "time": when, "level": level, **classify_message(message, data, level, logger)}
-    record = parse_record(number, text)
+        found = _zap_json(number, text, "")
+        if found is not None:
+            return found
+        record = parse_record(number, text)
+    else:
+        source, stamp, body = kubectl_wrap(text)
+        if body[:1] == "{":
+            found = _zap_json(number, body, source)
+            if found is not None:
+                return found
+        record = parse_body(number, body, source, stamp)
     if record is None:
         return None
     if record.preset is None and record.logger.endswith("events") and "reason" in record.fields:
@@ -52,6 +58,19 @@ def event(number: int, text: str) -> dict | None:
     out = {"line": number, "time": record.time, "level": record.level, **classify(record)}
     if record.source:
         out["source"] = record.source
+    return out
+
+
+def _zap_json(number: int, text: str, source: str) -> dict | None:
+    """The event for a zap JSON line, straight from its decoded object; None for any other line."""
+    data = json_object(text)
+    head = None if data is None else zap_head(data)
+    if head is None or head[2].endswith("events"):  # v0.1x logged its events: the Record path reads those
+        return None
+    when, level, logger, message = head
+    out = {"line": number, "time": when, "level": level, **classify_message(message, data, level, logger)}
+    if source:
+        out["source"] = source
     return out
 
 

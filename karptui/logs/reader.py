@@ -11,7 +11,8 @@ bytes (``/dev/zero``) is refused as binary at its first read.
 There is no cap on a log's total size, compressed or not: logs are legitimately
 many GB, and nothing here keeps more than the current line, so a gzip "bomb"
 only costs the time to read it (the parser keeps counters, not lines).
-Lines end at ``\\n`` (a ``\\r\\n`` line keeps its ``\\r``, which the parser strips).
+Lines end at ``\\n``, which is not part of the line (a ``\\r\\n`` line keeps its ``\\r``, which the parser
+strips).
 """
 
 from __future__ import annotations
@@ -84,10 +85,10 @@ class _Lines:
         if first > self.cap:  # only the first line can be long: the others lie inside one piece
             out += self._dropped()
             start = first + 1
-        lines = data[start:cut].decode("utf-8", "replace").split("\n")
-        lines.pop()  # what follows the last newline: nothing
-        self.count += len(lines)
-        out += [line + "\n" for line in lines]
+        if start < cut:
+            lines = data[start:cut - 1].decode("utf-8", "replace").split("\n")  # without the last newline
+            self.count += len(lines)
+            out += lines
         rest = data[cut:]
         if len(rest) > self.cap:
             self.partial, self.skipping = b"", True
@@ -116,16 +117,15 @@ def _read(handle: BinaryIO) -> Callable[[int], bytes]:
     return getattr(handle, "read1", None) or handle.read
 
 
-def _lines(handle: BinaryIO, splitter: _Lines | None = None) -> Iterator[str]:
-    """Decoded lines of ``handle``, in bounded memory (see :class:`_Lines`)."""
-    splitter = splitter or _Lines()
+def _batches(handle: BinaryIO, splitter: _Lines) -> Iterator[list[str]]:
+    """Decoded lines of ``handle``, a read's worth at a time, in bounded memory (see :class:`_Lines`)."""
     read = _read(handle)
     while True:
         chunk = read(limits.LOG_READ_CHUNK)
         if not chunk:
             break
-        yield from splitter.feed(chunk)
-    yield from splitter.end()
+        yield splitter.feed(chunk)
+    yield splitter.end()
 
 
 def open_log(path: str) -> BinaryIO:
@@ -167,9 +167,9 @@ def read_lines(path: str, warnings: list[str]) -> Iterator[str]:
     splitter = _Lines()
     got_any = False
     try:
-        for line in _lines(_Refusing(handle, path), splitter):  # type: ignore[arg-type]
-            got_any = True
-            yield line
+        for batch in _batches(_Refusing(handle, path), splitter):  # type: ignore[arg-type]
+            got_any = got_any or bool(batch)
+            yield from batch
     except (OSError, EOFError) as exc:
         if not got_any:
             raise InputError(path, f"cannot read: {exc}") from None

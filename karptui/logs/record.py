@@ -39,23 +39,34 @@ class Record:
     preset: dict | None = None  # the event's fields when the line was a Kubernetes event, not a log line
 
 
-def parse_record(number: int, text: str) -> Record | None:
-    """The Karpenter log record on this line, or None if it is not one."""
-    source = ""
-    if text[0:1] == "{":  # the common case first: a bare JSON line
-        found = _json_record(number, text.rstrip("\r\n"), source, "")
-        return found if found is not None else _pasted(number, text)
+def kubectl_wrap(text: str) -> tuple[str, str, str]:
+    """(source, stamp, rest): what ``kubectl logs --prefix`` and ``--timestamps`` put in front
+    of the line, each "" when absent, and the line itself."""
+    source = stamp = ""
     if text.startswith("[pod/"):
         match = _PREFIX.match(text)
         if match:
             source, text = match.group(1), text[match.end():]
-    stamp = ""
     if text[:1].isdigit():
         space, tab = text.find(" "), text.find("\t")
         if 0 < space and (tab < 0 or space < tab):  # kubectl --timestamps: "TIME " before the line
             match = _KUBECTL_TIME.match(text)
             if match:
                 stamp, text = match.group(0)[:-1], text[match.end():]
+    return source, stamp, text
+
+
+def parse_record(number: int, text: str) -> Record | None:
+    """The Karpenter log record on this line, or None if it is not one."""
+    if text[0:1] == "{":  # the common case first: a bare JSON line
+        found = _json_record(number, text.rstrip("\r\n"), "", "")
+        return found if found is not None else _pasted(number, text)
+    source, stamp, text = kubectl_wrap(text)
+    return parse_body(number, text, source, stamp)
+
+
+def parse_body(number: int, text: str, source: str, stamp: str) -> Record | None:
+    """The record in what follows kubectl's wrappers (see :func:`kubectl_wrap`), or None."""
     text = text.rstrip("\r\n")
     found = _json_record(number, text, source, stamp) if text.startswith("{") else \
         _console_record(number, text, source, stamp)
@@ -68,7 +79,6 @@ try:  # orjson decodes a Karpenter line in half the stdlib's time; the stdlib st
     from orjson import loads as _fast_loads
 except ImportError:  # pragma: no cover - a platform without an orjson wheel
     _fast_loads, _FastError = json.loads, ValueError
-_GO_SUFFIXES = tuple(f".go:{d}" for d in range(10))
 
 
 def json_object(text: str) -> dict | None:
@@ -99,7 +109,8 @@ def zap_head(data: dict) -> tuple[str, str, str, str] | None:
     message, level, when = data.get("message"), data.get("level"), data.get("time")
     if type(message) is str and type(level) is str and type(when) is str:
         logger = data.get("logger", "")
-        return when, json_level(level), logger if type(logger) is str else str(logger), message
+        return (when, _JSON_LEVELS.get(level) or json_level(level), logger if type(logger) is str else str(logger),
+                message)
     return None
 
 
@@ -164,7 +175,7 @@ def _console_record(number: int, text: str, source: str, stamp: str) -> Record |
     if len(parts) < 4 or parts[1] not in _LEVELS:
         return None
     when, level, logger, message = parts[0], parts[1], parts[2], parts[3]
-    if not when[:1].isdigit() or message.endswith(_GO_SUFFIXES) or ".go:" in message[-8:]:
+    if not when[:1].isdigit() or ".go:" in message[-8:]:
         return None  # no time, or zap's caller column: the paste path reads those
     context: dict = {}
     if len(parts) == 5:
