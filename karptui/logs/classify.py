@@ -471,7 +471,7 @@ def classify_message(message: str, fields: dict, level: str, logger: str) -> dic
     for extract in extractors:
         found = extract(fields, message, lowered, level, logger)
         if found is not None:
-            return _present(found)
+            return _present(found) if None in found.values() else found
     return {"kind": "other", "message": message}
 
 
@@ -493,5 +493,5 @@ def _dispatch(message: str) -> tuple[str, tuple]:
 
 
 def _present(found: dict) -> dict:
-    """Fields the line did not carry are left out (most lines carry them all)."""
-    return {k: v for k, v in found.items() if v is not None} if None in found.values() else found
+    """Fields the line did not carry are left out (most lines carry them all, and skip this)."""
+    return {k: v for k, v in found.items() if v is not None}

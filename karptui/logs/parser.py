@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from .assemble import logical_lines
 from .classify import classify, classify_message
 from .kube_events import json_event
-from .record import Record, json_object, kubectl_wrap, parse_body, parse_record, zap_head
+from .record import Record, json_object, kubectl_wrap, parse_body, parse_record, zap_console, zap_head
 
 KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "nodeclaim_created",
          "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized", "disruption",
@@ -46,10 +46,15 @@ def event(number: int, text: str) -> dict | None:
         record = parse_record(number, text)
     else:
         source, stamp, body = kubectl_wrap(text)
-        if body[:1] == "{":
+        first = body[:1]
+        if first == "{":
             found = _zap_json(number, body, source)
             if found is not None:
                 return found
+        elif first.isdigit():  # zap's console line begins with its time
+            head = zap_console(body.rstrip("\r\n"))
+            if head is not None and not head[2].endswith("events"):
+                return _direct(number, *head, source)
         record = parse_body(number, body, source, stamp)
     if record is None:
         return None
@@ -67,8 +72,12 @@ def _zap_json(number: int, text: str, source: str) -> dict | None:
     head = None if data is None else zap_head(data)
     if head is None or head[2].endswith("events"):  # v0.1x logged its events: the Record path reads those
         return None
-    when, level, logger, message = head
-    out = {"line": number, "time": when, "level": level, **classify_message(message, data, level, logger)}
+    return _direct(number, *head, data, source)
+
+
+def _direct(number: int, when: str, level: str, logger: str, message: str, fields: dict, source: str) -> dict:
+    """The event for a plain zap line (JSON or console), built without a Record: nearly every line."""
+    out = {"line": number, "time": when, "level": level, **classify_message(message, fields, level, logger)}
     if source:
         out["source"] = source
     return out

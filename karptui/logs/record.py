@@ -171,6 +171,13 @@ def _klog_record(number: int, text: str, source: str, stamp: str) -> Record | No
 def _console_record(number: int, text: str, source: str, stamp: str) -> Record | None:
     if text[:1] in _KLOG_LEVELS and text[1:2].isdigit():
         return _klog_record(number, text, source, stamp)
+    head = zap_console(text)
+    return None if head is None else Record(number, *head, source)
+
+
+def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
+    """(time, level, logger, message, context) of a whole zap console line,
+    ``TIME<TAB>LEVEL<TAB>LOGGER<TAB>MESSAGE[<TAB>{json context}]``; None for any other line."""
     parts = text.split("\t", 4)
     if len(parts) < 4 or parts[1] not in _LEVELS:
         return None
@@ -189,7 +196,7 @@ def _console_record(number: int, text: str, source: str, stamp: str) -> Record |
                 if not loaded:
                     message = f"{message}\t{parts[4]}"
         context = loaded if isinstance(loaded, dict) else {}
-    return Record(number, when or stamp, _LEVELS[level], logger, message, context, source)
+    return when, _LEVELS[level], logger, message, context
 
 
 def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record | None:
