@@ -7,7 +7,7 @@ error text held a newline (``... RequestError: send request failed`` / ``caused 
 line; the lines it took are not counted again.
 
 Almost every line is whole (it ends with ``}``, or it is a console line with its
-context), so the check costs one ``endswith`` for them; only an open line looks ahead,
+context), so the check costs one comparison for them; only an open line looks ahead,
 and never further than a bound.
 """
 
@@ -30,7 +30,7 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
     """Each logical line and how many physical lines it took (1 for nearly all)."""
     source = iter(lines)
     for text in source:
-        if text.endswith("}"):  # a whole record: nearly every line
+        if text[-1:] == "}":  # a whole record: nearly every line
             yield text, 1
             continue
         held = [text]   # this line, then any read ahead and not used, to be given out in order

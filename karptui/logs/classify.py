@@ -464,7 +464,7 @@ def classify_message(message: str, fields: dict, level: str, logger: str) -> dic
     """The event fields for one log line: the extractor for its message's first word decides;
     none that matches means ``other``. Takes the line's parts rather than a Record so that the
     parser's path for a bare JSON line (nearly every line) builds no Record at all."""
-    known = _DISPATCH.get(message)
+    known = _DISPATCH.get(message) if len(message) <= _DISPATCH_TEXT else None  # never hash a long one
     if known is None:
         known = _dispatch(message)
     lowered, extractors = known

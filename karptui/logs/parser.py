@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from .assemble import logical_lines
 from .classify import classify, classify_message
 from .kube_events import json_event
-from .record import Record, json_object, kubectl_wrap, parse_body, parse_record, zap_console, zap_head
+from .record import FastError, Record, fast_loads, kubectl_wrap, parse_body, parse_record, zap_console, zap_head
 
 KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "nodeclaim_created",
          "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized", "disruption",
@@ -53,8 +53,14 @@ def event(number: int, text: str) -> dict | None:
                 return found
         elif first.isdigit():  # zap's console line begins with its time
             head = zap_console(body.rstrip("\r\n"))
-            if head is not None and not head[2].endswith("events"):
-                return _direct(number, *head, source)
+            if head is not None:
+                when, level, logger, message, fields = head
+                if logger[-6:] != "events":  # v0.1x logged its events: the Record path reads those
+                    out = {"line": number, "time": when, "level": level,
+                           **classify_message(message, fields, level, logger)}
+                    if source:
+                        out["source"] = source
+                    return out
         record = parse_body(number, body, source, stamp)
     if record is None:
         return None
@@ -67,17 +73,20 @@ def event(number: int, text: str) -> dict | None:
 
 
 def _zap_json(number: int, text: str, source: str) -> dict | None:
-    """The event for a zap JSON line, straight from its decoded object; None for any other line."""
-    data = json_object(text)
-    head = None if data is None else zap_head(data)
-    if head is None or head[2].endswith("events"):  # v0.1x logged its events: the Record path reads those
+    """The event for a zap JSON line, straight from its decoded object, without a Record (nearly
+    every line comes this way); None for any other line -- also for JSON only the stdlib will
+    read, which the Record path (``record.json_object``) then asks."""
+    try:
+        data = fast_loads(text)
+    except (FastError, ValueError, RecursionError):
         return None
-    return _direct(number, *head, data, source)
-
-
-def _direct(number: int, when: str, level: str, logger: str, message: str, fields: dict, source: str) -> dict:
-    """The event for a plain zap line (JSON or console), built without a Record: nearly every line."""
-    out = {"line": number, "time": when, "level": level, **classify_message(message, fields, level, logger)}
+    head = zap_head(data) if type(data) is dict else None
+    if head is None:
+        return None
+    when, level, logger, message = head
+    if logger[-6:] == "events":  # v0.1x logged its events: the Record path reads those
+        return None
+    out = {"line": number, "time": when, "level": level, **classify_message(message, data, level, logger)}
     if source:
         out["source"] = source
     return out

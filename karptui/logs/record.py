@@ -16,8 +16,9 @@ from .classify import classify
 from .kube_events import event_row, json_event
 from .paste import GO_TRACE, console, salvage, unwrap
 
-_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\] ")
-_KUBECTL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) ")
+# kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
+_KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
+                           r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) )?")
 # client-go's leader election writes klog lines into the controller's log:
 # I0520 10:58:02.046318       1 leaderelection.go:248] attempting to acquire leader lease ...
 _KLOG = re.compile(r"^([IWEF])(\d{4} \d\d:\d\d:\d\d\.\d+)\s+\d+ ([^\]\s]+)\] (.*)$")
@@ -42,18 +43,12 @@ class Record:
 def kubectl_wrap(text: str) -> tuple[str, str, str]:
     """(source, stamp, rest): what ``kubectl logs --prefix`` and ``--timestamps`` put in front
     of the line, each "" when absent, and the line itself."""
-    source = stamp = ""
-    if text.startswith("[pod/"):
-        match = _PREFIX.match(text)
-        if match:
-            source, text = match.group(1), text[match.end():]
-    if text[:1].isdigit():
-        space, tab = text.find(" "), text.find("\t")
-        if 0 < space and (tab < 0 or space < tab):  # kubectl --timestamps: "TIME " before the line
-            match = _KUBECTL_TIME.match(text)
-            if match:
-                stamp, text = match.group(0)[:-1], text[match.end():]
-    return source, stamp, text
+    match = _KUBECTL_WRAP.match(text)  # one regex for both: it fails at once on anything else
+    end = match.end()
+    if not end:
+        return "", "", text
+    source, stamp = match.groups()
+    return source or "", stamp or "", text[end:]
 
 
 def parse_record(number: int, text: str) -> Record | None:
@@ -75,17 +70,17 @@ def parse_body(number: int, text: str, source: str, stamp: str) -> Record | None
 
 _DECODE = json.JSONDecoder().raw_decode
 try:  # orjson decodes a Karpenter line in half the stdlib's time; the stdlib stays the judge of edge cases
-    from orjson import JSONDecodeError as _FastError
-    from orjson import loads as _fast_loads
+    from orjson import JSONDecodeError as FastError
+    from orjson import loads as fast_loads
 except ImportError:  # pragma: no cover - a platform without an orjson wheel
-    _fast_loads, _FastError = json.loads, ValueError
+    fast_loads, FastError = json.loads, ValueError
 
 
 def json_object(text: str) -> dict | None:
     """The JSON object that is the whole of ``text`` (surrounding whitespace aside), or None."""
     try:
-        data = _fast_loads(text)
-    except (_FastError, ValueError, RecursionError):
+        data = fast_loads(text)
+    except (FastError, ValueError, RecursionError):
         pass  # not one JSON document, or one orjson will not take (a 2^70 integer, NaN): ask the stdlib
     else:
         return data if type(data) is dict else None
@@ -187,8 +182,8 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     context: dict = {}
     if len(parts) == 5:
         try:
-            loaded = _fast_loads(parts[4])
-        except (_FastError, ValueError, RecursionError):
+            loaded = fast_loads(parts[4])
+        except (FastError, ValueError, RecursionError):
             try:
                 loaded = json.loads(parts[4])
             except (ValueError, RecursionError):
