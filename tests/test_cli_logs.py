@@ -59,11 +59,11 @@ def test_a_file_that_fails_mid_read_keeps_what_was_read(cli, write, monkeypatch)
 
     path = write("karpenter.log", SEED_LINE + "\n")
 
-    def flaky(handle, *rest):
-        yield SEED_LINE + "\n"
+    def flaky(handle, *rest):  # one read's lines, then the disk fails
+        yield [SEED_LINE]
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(reader, "_lines", flaky)
+    monkeypatch.setattr(reader, "_batches", flaky)
     code, out, err = cli("logs", "parse", path, "-o", "jsonl")
     assert code == 0 and len(out.splitlines()) == 1 and "stopped reading" in err
 
