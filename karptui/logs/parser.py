@@ -56,8 +56,7 @@ def event(number: int, text: str) -> dict | None:
             if head is not None:
                 when, level, logger, message, fields = head
                 if logger[-6:] != "events":  # v0.1x logged its events: the Record path reads those
-                    out = {"line": number, "time": when, "level": level,
-                           **classify_message(message, fields, level, logger)}
+                    out = classify_message(message, fields, level, logger, number, when)
                     if source:
                         out["source"] = source
                     return out
@@ -66,7 +65,7 @@ def event(number: int, text: str) -> dict | None:
         return None
     if record.preset is None and record.logger.endswith("events") and "reason" in record.fields:
         record.preset = _logged_event(record)
-    out = {"line": number, "time": record.time, "level": record.level, **classify(record)}
+    out = classify(record)
     if record.source:
         out["source"] = record.source
     return out
@@ -86,7 +85,7 @@ def _zap_json(number: int, text: str, source: str) -> dict | None:
     when, level, logger, message = head
     if logger[-6:] == "events":  # v0.1x logged its events: the Record path reads those
         return None
-    out = {"line": number, "time": when, "level": level, **classify_message(message, data, level, logger)}
+    out = classify_message(message, data, level, logger, number, when)
     if source:
         out["source"] = source
     return out
