@@ -145,9 +145,13 @@ def _unschedulable(f: dict, message: str, lowered: str, level: str, logger: str,
     error = f.get("error")
     if type(error) is not str:
         error = ""
-    pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner") or ""
-    return {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", "pod": _pod(f),
-            **_unschedulable_text(message.partition(", ")[2] or error, pool)}
+    pool = ""  # v1's line names no NodePool: four failed lookups in _name cost more than these four tests
+    if "NodePool" in f or "nodepool" in f or "Provisioner" in f or "provisioner" in f:
+        pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner") or ""
+    pod = _pod(f)
+    out = {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", "pod": pod,
+           **_unschedulable_text(message.partition(", ")[2] or error, pool)}
+    return out if pod is not None else _present(out)
 
 
 _COUNT = re.compile(r"^found (\d+) provisionable pods?")
@@ -191,8 +195,10 @@ def _computed(f: dict, message: str, lowered: str, level: str, logger: str, line
         claims = f.get("nodeclaims")
         if not isinstance(claims, int):
             claims = next((f[k] for k in ("machines", "nodes", "newNodes") if isinstance(f.get(k), int)), None)
-        return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
-                "nodeclaims": claims, "pods": f.get("pods")}
+        pods = f.get("pods")
+        out = {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
+               "nodeclaims": claims, "pods": pods}
+        return out if claims is not None and pods is not None else _present(out)
     for pattern, claims, pods in _PACKINGS:  # older eras: counts in the message
         match = pattern.match(lowered)
         if match:
@@ -209,22 +215,23 @@ def _created(f: dict, message: str, lowered: str, level: str, logger: str, line:
              when: str) -> dict | None:
     if lowered in ("created nodeclaim", "created machine"):
         names, more = _types(str(f.get("instance-types", "")))
-        return {"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
-                "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
-                "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"),
-                "instance_types": names, "more": more}
+        claim = _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")
+        pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner")
+        out = {"line": line, "time": when, "level": level, "kind": "nodeclaim_created", "nodeclaim": claim,
+               "nodepool": pool, "instance_types": names, "more": more}
+        return out if claim is not None and pool is not None else _present(out)
     if lowered.startswith(("launching node with ", "launching machine with ", "created node with ",
                            "launching nodeclaim with ")):
         types = message.split(" from types ", 1)[1] if " from types " in message else ""
         names, more = _types(types)
-        return {"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
-                "nodeclaim": _name(f, "machine", "nodeclaim"),
-                "nodepool": _name(f, "provisioner", "nodepool"), "instance_types": names, "more": more}
+        return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
+                         "nodeclaim": _name(f, "machine", "nodeclaim"),
+                         "nodepool": _name(f, "provisioner", "nodepool"), "instance_types": names, "more": more})
     if lowered.startswith("creating ") and "node(s) with instance type option(s)" in lowered:  # v0.8
         options = _OPTIONS.search(message)
-        return {"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
-                "nodepool": _name(f, "provisioner", "nodepool"),
-                "instance_types": options.group(1).split() if options else []}
+        return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
+                         "nodepool": _name(f, "provisioner", "nodepool"),
+                         "instance_types": options.group(1).split() if options else []})
     return None
 
 
@@ -243,20 +250,20 @@ def _launched(f: dict, message: str, lowered: str, level: str, logger: str, line
     if lowered not in ("launched nodeclaim", "launched machine", "launched instance", "launched node",
                        "launched new instance"):
         return None
-    return {"line": line, "time": when, "level": level, "kind": "nodeclaim_launched",
-            "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine", "hostname"),
-            "instance_type": f.get("instance-type") or f.get("type"), "zone": f.get("zone"),
-            "capacity_type": f.get("capacity-type"),
-            "provider_id": f.get("provider-id") or f.get("id") or f.get("launched-instance")}
+    return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_launched",
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine", "hostname"),
+                     "instance_type": f.get("instance-type") or f.get("type"), "zone": f.get("zone"),
+                     "capacity_type": f.get("capacity-type"),
+                     "provider_id": f.get("provider-id") or f.get("id") or f.get("launched-instance")})
 
 
 def _lifecycle(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                when: str) -> dict | None:
     for verb in ("registered", "initialized"):
         if lowered in (f"{verb} nodeclaim", f"{verb} machine"):
-            return {"line": line, "time": when, "level": level, "kind": f"nodeclaim_{verb}",
-                    "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
-                    "node": _name(f, "Node", "node")}
+            return _present({"line": line, "time": when, "level": level, "kind": f"nodeclaim_{verb}",
+                             "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+                             "node": _name(f, "Node", "node")})
     return None
 
 
@@ -309,9 +316,9 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
         offer, sep, types = replacement.partition(" from types ")
         if sep:
             first = offer.split(" ", 1)[0]
-            names, more = _types(types)
-            out.update(replacement_capacity_type=first if first in _CAPACITY_TYPES and offer.endswith("node")
-                       else None, replacement_instance_types=names, more=more)
+            if first in _CAPACITY_TYPES and offer.endswith("node"):
+                out["replacement_capacity_type"] = first
+            out["replacement_instance_types"], out["more"] = _types(types)
     return out
 
 
@@ -341,15 +348,16 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
         names, more = _types(str(replacements[0].get("instance-types", "")))
         out.update(replacement_capacity_type=replacements[0].get("capacity-type"),
                    replacement_instance_types=names, more=more)
-    return out
+    return _present(out)
 
 
 def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                 when: str) -> dict | None:
     if lowered not in ("deleted node", "deleted nodeclaim", "deleted machine"):
         return None
-    return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": _name(f, "Node", "node"),
-            "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")}
+    return _present({"line": line, "time": when, "level": level, "kind": "node_terminated",
+                     "node": _name(f, "Node", "node"),
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")})
 
 
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
@@ -372,9 +380,9 @@ def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str,
         error = message
     else:
         return None
-    return {"line": line, "time": when, "level": level, "kind": "launch_failed",
-            "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
-            "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"), "error": error}
+    return _present({"line": line, "time": when, "level": level, "kind": "launch_failed",
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+                     "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"), "error": error})
 
 
 _LIMITED = re.compile(r'(?:for (?:nodepool|provisioner)[: ]*"?([\w.-]+)"?|NodePool=([\w.-]+))')
@@ -388,7 +396,10 @@ def _limits(f: dict, message: str, lowered: str, level: str, logger: str, line: 
     named = _LIMITED.search(message)
     pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner") or \
         (named and (named.group(1) or named.group(2)))
-    return {"line": line, "time": when, "level": level, "kind": "limits_exceeded", "nodepool": pool or None}
+    out = {"line": line, "time": when, "level": level, "kind": "limits_exceeded"}
+    if pool:
+        out["nodepool"] = pool
+    return out
 
 
 # The interruption controller's message kinds, every era's spelling (SpotInterruptionKind, spot_interrupted ...)
@@ -421,9 +432,10 @@ def _interruption(f: dict, message: str, lowered: str, level: str, logger: str, 
         action = _ACTIONS.get(str(f.get("action", "")).lower(), "delete")
     else:
         return None
-    return {"line": line, "time": when, "level": level, "kind": "interruption", "node": _name(f, "Node", "node"),
-            "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
-            "message_kind": message_kind(f.get("messageKind") or f.get("message-kind")), "action": action}
+    return _present({"line": line, "time": when, "level": level, "kind": "interruption",
+                     "node": _name(f, "Node", "node"),
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+                     "message_kind": message_kind(f.get("messageKind") or f.get("message-kind")), "action": action})
 
 
 _CONSOLIDATION_EVENT = re.compile(r"^consolidation (candidate|rejected): (\w+): \[([^\]]*)\]"
@@ -504,7 +516,7 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
     for extract in extractors:
         found = extract(fields, message, lowered, level, logger, line, when)
         if found is not None:
-            return _present(found) if None in found.values() else found
+            return found
     return {"line": line, "time": when, "level": level, "kind": "other", "message": message}
 
 
@@ -526,5 +538,7 @@ def _dispatch(message: str) -> tuple[str, tuple]:
 
 
 def _present(found: dict) -> dict:
-    """Fields the line did not carry are left out (most lines carry them all, and skip this)."""
-    return {k: v for k, v in found.items() if v is not None}
+    """Fields the line did not carry are left out. Each extractor calls this where a field may be
+    missing (the common extractors only when one is: scanning every value costs more than a
+    line's dispatch)."""
+    return {k: v for k, v in found.items() if v is not None} if None in found.values() else found

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from .assemble import logical_lines
 from .classify import classify, classify_message
 from .kube_events import json_event
+from .paste import GO_TRACE
 from .record import FastError, Record, fast_loads, kubectl_wrap, parse_body, parse_record, zap_console, zap_head
 
 KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "nodeclaim_created",
@@ -60,6 +61,8 @@ def event(number: int, text: str) -> dict | None:
                     if source:
                         out["source"] = source
                     return out
+        elif GO_TRACE.match(body):  # a Go stack trace's line: never a record, whatever the paste path tries
+            return None
         record = parse_body(number, body, source, stamp)
     if record is None:
         return None
