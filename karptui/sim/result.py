@@ -14,6 +14,8 @@ class Attempt:
 
     ``counts`` is the FitError histogram (reason -> nodes) kept as data;
     ``filters`` (explain only) maps every node to its reasons, empty if it fit.
+    ``scheduler_reason`` is kube-scheduler's FitError for a pod it left to Karpenter, kept
+    when Karpenter places the pod (``reason`` is then None) and ``summary`` with it.
     """
 
     pod: Pod
@@ -25,6 +27,7 @@ class Attempt:
     preempted: tuple[str, ...] = ()
     summary: str = ""
     karpenter_reason: str | None = None
+    scheduler_reason: str | None = None
 
     @property
     def scheduled(self) -> bool:

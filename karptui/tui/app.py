@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 
@@ -24,7 +24,9 @@ from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
 from ..views.info import warnings_with_catalog
-from ..views.overview import Overview, overview
+from ..views.clock import snapshot_clock
+from ..views.cost import CostPath, cost_path
+from ..views.overview import Overview, header_cost, overview
 from ..views.pending import pending_rows
 from .plain import notify_plain
 from .screens.detail import DetailScreen
@@ -75,12 +77,14 @@ class KarptuiApp(App):
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
                  simulate_on_start: bool = True, follow_logs: str | None = None,
                  follow_from: int | None = None, live=None, logs_since: float | None = 600.0,
-                 live_interval: float = LIVE_INTERVAL) -> None:
+                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None) -> None:
         super().__init__()
+        self.namespace = namespace  # -n NS on a snapshot: the panes show its pods (live: only its pods are read)
         self.live = live                # a karptui.cluster.live.LiveCluster, or None for a saved snapshot
         self.logs_since = logs_since
         self.live_interval = live_interval
         self.fixed_now = now
+        self.cost_path: CostPath | None = None  # the header's cost, once a simulation is back
         self.catalog = catalog if catalog is not None else catalog_from_snapshot_region(snapshot)
         self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
         self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
@@ -103,9 +107,11 @@ class KarptuiApp(App):
         self.overview = built or self._overview(snapshot)
 
     def _overview(self, snapshot: Snapshot, events: list[dict] | None = None, format_cells: bool = False) -> Overview:
-        now = self.fixed_now or snapshot.meta.captured_at or datetime.now(timezone.utc)
+        clock = snapshot_clock(snapshot, live=self.live is not None)
+        now, note = (self.fixed_now, "") if self.fixed_now else (clock.now, clock.note)
         return overview(snapshot, self.catalog, self.events if events is None else events, now,
-                        live=self.live is not None, format_cells=format_cells)
+                        live=self.live is not None, format_cells=format_cells, time_note=note,
+                        namespace=None if self.live is not None else self.namespace)
 
     # What the screens read, all from the one overview of the snapshot shown.
     snapshot = property(lambda self: self.overview.snapshot)
@@ -261,6 +267,7 @@ class KarptuiApp(App):
             return  # a live update changed what it depends on; that run is on the way
         self.result = message.result
         self.attempts = {a.pod.key: a for a in message.result.attempts}
+        self.cost_path = cost_path(message.result, self.catalog, now=self.overview.cost, consolidated=False)
         main = self._main_screen()
         if main is not None:
             main.fill_pending()
@@ -274,7 +281,9 @@ class KarptuiApp(App):
             sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
         whatif = self.active_whatif()
         notes = f" · ⚠ {'; '.join(self.live.status())}" if self.live is not None and self.live.status() else ""
-        return self.totals + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
+        path = self.cost_path if self.cost_path is not None and self.cost_path.now == self.overview.cost else None
+        cost = f" · {header_cost(path or CostPath(self.overview.cost))}"
+        return self.totals + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
 
     def missing(self, kind: str) -> str:
         """Why a live pane has nothing of ``kind`` (RBAC, or not served), or ""."""

@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog.pricing import hourly_cost
 from ..errors import InputError
 from ..model.affinity import (DO_NOT_SCHEDULE, HONOR, IGNORE, SCHEDULE_ANYWAY, parse_affinity,
                               parse_spread_constraints)
@@ -40,7 +39,7 @@ from ..sim.state import ClusterState
 from ..whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_patch, apply_whatif
 from ..whatif.diff import diff, prepare_baseline
 from ..whatif.edits import CAPACITY_TYPES, SCALABLE, Edit
-from .simulation import cost_after
+from .cost import cost_after, cost_now
 
 WHEN_UNSATISFIABLE = (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
 POLICIES = (HONOR, IGNORE)
@@ -741,7 +740,7 @@ def simulate_baseline(snapshot: Snapshot, catalog: Any, consolidate: bool = True
     prepare_baseline(result)
     if catalog is None:
         return Baseline(result, start)
-    nodes_cost = hourly_cost(snapshot.nodes, catalog)[0]
+    nodes_cost = cost_now(snapshot.nodes, catalog).hourly
     return Baseline(result, start, nodes_cost, cost_after(result, catalog, nodes_cost))
 
 
