@@ -1,4 +1,4 @@
-"""``karptui logs parse`` and ``open --logs``: the DESIGN §4.2 contract and bad input."""
+"""``karptui logs parse`` and ``open --logs``: the docs/logs-jsonl.md contract and bad input."""
 
 import gzip
 import json

@@ -1,4 +1,4 @@
-"""``karptui simulate``: the DESIGN §4.1 JSON contract, the table, and bad input."""
+"""``karptui simulate``: the docs/simulate-json.md contract, the table, and bad input."""
 
 import json
 

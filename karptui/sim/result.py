@@ -10,7 +10,7 @@ from ..model import Pod, Snapshot
 
 @dataclass(frozen=True)
 class Attempt:
-    """One scheduling attempt (DESIGN §4.1 ``pods[]``).
+    """One scheduling attempt (docs/simulate-json.md ``pods[]``).
 
     ``counts`` is the FitError histogram (reason -> nodes) kept as data;
     ``filters`` (explain only) maps every node to its reasons, empty if it fit.
@@ -36,7 +36,7 @@ class Attempt:
 
 @dataclass(frozen=True)
 class NodeClaimPlan:
-    """A node Karpenter would launch (DESIGN §4.1 ``nodeclaims[]``)."""
+    """A node Karpenter would launch (docs/simulate-json.md ``nodeclaims[]``)."""
 
     name: str
     nodepool: str

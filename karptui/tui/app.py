@@ -14,7 +14,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from textual import work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
@@ -51,6 +51,15 @@ class SnapshotUpdated(Message):
         super().__init__()
         self.snapshot = snapshot
         self.overview = built
+
+
+def screenshot_directory() -> Path:
+    """Where a screenshot goes: the user's Downloads folder, as Textual would put it, when it exists;
+    else the current directory (a bastion host seldom has ~/Downloads, and karptui creates no folders)."""
+    from platformdirs import user_downloads_path  # Textual's own choice of the Downloads folder
+
+    downloads = user_downloads_path()
+    return downloads if downloads.is_dir() else Path.cwd()
 
 
 def _wait_cancelled(worker) -> None:
@@ -366,6 +375,26 @@ class KarptuiApp(App):
                 seen.add(binding.description)
                 yield SystemCommand(binding.description, f"key: {self.get_key_display(binding)}",
                                     partial(screen.run_action, binding.action))
+
+    # ---- screenshots (the command palette's "Screenshot") ----------------------------------
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        return super().deliver_screenshot(filename, str(screenshot_directory()) if path is None else path,
+                                          time_format)
+
+    @on(events.DeliveryComplete)
+    def _screenshot_saved(self, event: events.DeliveryComplete) -> None:
+        """One notification naming the file, as plain text (a path may hold ``[``)."""
+        if event.name == "screenshot":
+            event.prevent_default()  # Textual's own notice reads the path as markup
+            notify_plain(self, f"screenshot saved to {event.path}", title="Screenshot", timeout=10)
+
+    @on(events.DeliveryFailed)
+    def _screenshot_failed(self, event: events.DeliveryFailed) -> None:
+        if event.name == "screenshot":
+            event.prevent_default()
+            why = getattr(event.exception, "strerror", None) or str(event.exception)
+            notify_plain(self, f"screenshot not saved: {why}", title="Screenshot", severity="error", timeout=10)
 
     def _main(self, pane: str) -> None:
         main = self._main_screen()

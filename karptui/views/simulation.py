@@ -1,4 +1,4 @@
-"""``karptui simulate`` output: the DESIGN §4.1 JSON document and table rows."""
+"""``karptui simulate`` output: the JSON document of docs/simulate-json.md."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
 
 
 def plan(claim, scheduler: Scheduler) -> NodeClaimPlan:
-    """The NodeClaim as the simulation reports it (DESIGN §4.1 ``nodeclaims[]``)."""
+    """The NodeClaim as the simulation reports it (docs/simulate-json.md ``nodeclaims[]``)."""
     reqs = claim.final_requirements()
     rows = claim.type_rows()
     launch = choose(scheduler.types, rows, reqs)
