@@ -51,3 +51,13 @@ def test_an_unpriced_node_makes_every_figure_estimated():
     assert now.unpriced == 2 and now.estimated and now.to_dict()["estimated"] is True
     path = cost_path(simulate(snapshot, catalog=catalog), catalog)
     assert all(cost.estimated for _, cost in path.steps())
+
+
+def test_without_karpenter_there_is_only_now(cli, write):
+    from tests.conftest import kube_list, node_obj, pod_obj
+
+    path = write("plain.json", kube_list([node_obj("n1"), pod_obj("p1")]))
+    code, out, err = cli("simulate", path, "-o", "json")
+    assert code == 0, err
+    cost = json.loads(out)["summary"]["cost"]
+    assert cost["after_provisioning"] is None and cost["after_consolidation"] is None

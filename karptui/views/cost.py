@@ -111,8 +111,11 @@ def cost_now(nodes: Iterable[Node], catalog) -> Cost:
 def cost_path(result, catalog, now: Cost | None = None, consolidated: bool | None = None) -> CostPath:
     """The cluster's cost now, once Karpenter launches the simulated NodeClaims, and once it carries out
     the simulated disruptions (``consolidated``: whether consolidation was simulated; by default,
-    whether it found anything). ``now``: the nodes' cost, when the caller already knows it."""
+    whether it found anything). ``now``: the nodes' cost, when the caller already knows it. A
+    cluster without NodePools or Provisioners has only ``now``."""
     now = now if now is not None else cost_now(result.snapshot.nodes, catalog)
+    if not result.snapshot.nodepools:  # no Karpenter: nothing is provisioned or consolidated
+        return CostPath(now)
     launches = [c.launch or {} for c in result.nodeclaims]
     provisioned = now.plus(sum(launch.get("price") or 0.0 for launch in launches),
                            sum(1 for launch in launches if launch.get("price") is None),
