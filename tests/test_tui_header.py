@@ -147,3 +147,17 @@ async def test_a_screenshot_goes_to_downloads_when_it_exists(home):
     (saved,) = (home / "home" / "Downloads").glob("*.svg")
     assert [n.message for n in said] == [f"screenshot saved to {saved}"]
     assert not list((home / "work [1]").glob("*.svg"))
+
+
+def test_a_nodes_heartbeat_counts_and_a_bad_one_is_only_ignored():
+    from karptui.model import build_snapshot
+    from tests.conftest import node_obj, pod_obj
+
+    beating, broken = node_obj("n1"), node_obj("n2")
+    beating["status"]["conditions"] = [{"type": "Ready", "status": "True", "lastHeartbeatTime": "2024-05-02T09:30:00Z",
+                                        "lastTransitionTime": "2024-05-01T10:01:00Z"}]
+    broken["status"]["conditions"] = [{"type": "Ready", "status": "True", "lastHeartbeatTime": "yesterday"}]
+    snapshot = build_snapshot([beating, broken, pod_obj("p")])
+    assert [n.name for n in snapshot.nodes] == ["n1", "n2"] and not snapshot.warnings
+    clock = snapshot_clock(snapshot)
+    assert clock.now == datetime(2024, 5, 2, 9, 30, tzinfo=timezone.utc) and not clock.known

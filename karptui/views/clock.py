@@ -3,9 +3,9 @@
 A saved snapshot (``snapshot save``) records when it was captured, and the live
 cluster's now is the wall clock. A kubectl dump records neither: counting its
 ages from today's date makes every object "2y" old. Such a dump is read as of
-its newest timestamp -- the latest creation, deletion, pod start, Event or
-NodeClaim pod event in it -- which is the least it can have been captured at,
-and the header says so.
+its newest timestamp -- the latest creation, deletion, node heartbeat or
+condition transition, pod start, Event or NodeClaim pod event in it -- which is
+the least it can have been captured at, and the header says so.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ def _timestamps(snapshot: Snapshot) -> Iterator[datetime]:
             for stamp in (getattr(obj, "created", None), getattr(obj, "deleted", None)):
                 if stamp is not None:
                     yield _aware(stamp)
+    for node in snapshot.nodes:
+        if node.status_time is not None:
+            yield _aware(node.status_time)
     for pod in snapshot.pods:
         if pod.started is not None:
             yield _aware(pod.started)
