@@ -161,3 +161,17 @@ def test_a_nodes_heartbeat_counts_and_a_bad_one_is_only_ignored():
     assert [n.name for n in snapshot.nodes] == ["n1", "n2"] and not snapshot.warnings
     clock = snapshot_clock(snapshot)
     assert clock.now == datetime(2024, 5, 2, 9, 30, tzinfo=timezone.utc) and not clock.known
+
+
+async def test_karpenter_reasons_arriving_later_keep_the_namespace():
+    from karptui.logs import LogParser
+    from karptui.tui.app import LogsAppended
+    from tests.test_logs import SEED_LINE
+
+    app = app_on("topology-spread", namespace="kube-system")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("2")
+        app.post_message(LogsAppended(list(LogParser().parse([SEED_LINE]))))
+        await pilot.pause()
+        assert app.pending == [] and list(app.screen.query_one("#pending-table", VirtualTable).keys) == ["empty"]

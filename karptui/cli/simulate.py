@@ -16,7 +16,7 @@ from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
 from ..views.cost import ESTIMATED_MARK, cost_after, cost_path
-from ..views.simulation import simulation_json
+from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
 
@@ -75,17 +75,6 @@ def run_simulate(args: argparse.Namespace) -> int:
         for warning in warnings:
             say(f"karptui: warning: {warning}")
     return emit(doc, args.output, partial(_print_table, cost=cost.line()))
-
-
-def only_namespace(doc: dict, namespace: str) -> None:
-    """``-n NS``: ``pods[]`` and its counts keep that namespace's pods; the simulation itself ran on the
-    whole cluster (other namespaces' pods take room too), so NodeClaims, disruptions and cost are the
-    cluster's."""
-    doc["pods"] = [p for p in doc["pods"] if p["pod"].partition("/")[0] == namespace]
-    doc["namespace"] = namespace
-    summary = doc["summary"]
-    summary["scheduled"] = sum(1 for p in doc["pods"] if p["node"])
-    summary["pending"] = len(doc["pods"]) - summary["scheduled"]
 
 
 def _print_table(doc: dict, console: Console, cost: str = "") -> None:

@@ -26,8 +26,7 @@ from ..views.details import node_detail, pod_detail
 from ..views.info import warnings_with_catalog
 from ..views.clock import snapshot_clock
 from ..views.cost import CostPath, cost_path
-from ..views.overview import Overview, header_cost, overview
-from ..views.pending import pending_rows
+from ..views.overview import Overview, header_cost, overview, shown_pending
 from .plain import notify_plain
 from .screens.detail import DetailScreen
 from .screens.help import HelpScreen
@@ -250,8 +249,9 @@ class KarptuiApp(App):
         self.events.extend(events)
         newer_reasons = any(e["kind"] == "pod_unschedulable" for e in events)
         if newer_reasons:  # Karpenter has a newer reason for some pending pod
-            self.overview = replace(self.overview, pending=pending_rows(self.snapshot, self.events,
-                                                                         self.overview.karpenter_events))
+            self.overview = replace(self.overview, pending=shown_pending(self.snapshot, self.events,
+                                                                          self.overview.karpenter_events,
+                                                                          self.overview.namespace))
         main = self._main_screen()
         if main is not None:
             main.append_activity(events)

@@ -57,9 +57,7 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     prices = {n.name: node_price(n, catalog) for n in snapshot.nodes}
     rows = node_rows(snapshot, prices)
     karpenter_events = snapshot_events(snapshot)  # read once: the Activity pane and the pending stories share them
-    pending = pending_rows(snapshot, events, karpenter_events)
-    if namespace:
-        pending = [r for r in pending if in_namespace(r.key, namespace)]
+    pending = shown_pending(snapshot, events, karpenter_events, namespace)
     cost = cost_now(snapshot.nodes, catalog)
     built = Overview(snapshot, now, prices, rows, pending, {p.key: p for p in snapshot.pods},
                      header_totals(snapshot, now, live, time_note, namespace), karpenter_events, cost=cost,
@@ -73,6 +71,13 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
 def in_namespace(key: str, namespace: str) -> bool:
     """Whether ``namespace/name`` is in ``namespace``."""
     return key.partition("/")[0] == namespace
+
+
+def shown_pending(snapshot: Snapshot, events: list[dict], karpenter_events: list[dict],
+                  namespace: str | None = None) -> list[PendingRow]:
+    """The Pending pane's rows: every pending pod, or those of ``namespace`` (``-n NS``)."""
+    rows = pending_rows(snapshot, events, karpenter_events)
+    return [r for r in rows if in_namespace(r.key, namespace)] if namespace else rows
 
 
 def header_totals(snapshot: Snapshot, now: datetime, live: bool = False, time_note: str = "",

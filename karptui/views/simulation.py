@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from ..sim import Attempt, SimResult
 from ..sim.result import NodeClaimPlan
 from .cost import CostPath, cost_after  # noqa: F401 - cost_after lives in .cost; importable here as before
+from .overview import in_namespace
 from .verdict import verdict
 
 
@@ -62,3 +63,14 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
     if extra:
         doc.update(extra)
     return doc
+
+
+def only_namespace(doc: dict, namespace: str) -> None:
+    """``-n NS``: ``pods[]`` and its counts keep that namespace's pods; the simulation itself ran on the
+    whole cluster (other namespaces' pods take room too), so NodeClaims, disruptions and cost are the
+    cluster's."""
+    doc["pods"] = [p for p in doc["pods"] if in_namespace(p["pod"], namespace)]
+    doc["namespace"] = namespace
+    summary = doc["summary"]
+    summary["scheduled"] = sum(1 for p in doc["pods"] if p["node"])
+    summary["pending"] = len(doc["pods"]) - summary["scheduled"]
