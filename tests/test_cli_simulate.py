@@ -268,3 +268,14 @@ def test_readonly_is_accepted(cli):
     code, out, err = cli("--readonly", "simulate", "consolidation", "-o", "json")
     assert code == 0, err
     assert json.loads(out)["pods"] == []
+
+
+def test_whatif_cost_uses_the_cost_model(cli, monkeypatch):
+    wide(monkeypatch)
+    doc = simulate_json(cli, "topology-spread", "--whatif", WHATIF / "drop-hostname-spread.yaml")
+    cost = doc["whatif"]["diff"]["hourly_cost"]
+    assert cost["after"] == cost["cost_after"]["hourly"] == doc["summary"]["cost"]["after_provisioning"]["hourly"]
+    assert cost["cost_before"]["estimated"] is True
+    code, out, _ = cli("simulate", "topology-spread", "--whatif", WHATIF / "drop-hostname-spread.yaml")
+    before, after = cost["cost_before"]["hourly"], cost["after"]
+    assert code == 0 and f"  cost ~${before:,.3f}/h (~${before * 730:,.0f}/mo) -> ~${after:,.3f}/h" in out

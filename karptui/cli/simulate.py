@@ -15,7 +15,7 @@ from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
-from ..views.cost import ESTIMATED_MARK, cost_after, cost_path
+from ..views.cost import ESTIMATED_MARK, Cost, cost_path
 from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
@@ -58,7 +58,9 @@ def run_simulate(args: argparse.Namespace) -> int:
                               **{**options, "catalog": catalog})
         snapshot = applied.snapshot
         changes = diff(baseline, result).to_dict()
-        changes["hourly_cost"] = {"before": cost_after(baseline, catalog), "after": cost_after(result, catalog)}
+        before, after = (cost_path(run, catalog, consolidated=args.consolidate).final for run in (baseline, result))
+        changes["hourly_cost"] = {"before": round(before.hourly, 6), "after": round(after.hourly, 6),
+                                  "cost_before": before.to_dict(), "cost_after": after.to_dict()}
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
                            "diff": changes}
     else:
@@ -144,7 +146,8 @@ def _print_diff(whatif: dict, console: Console) -> None:
         f"({c['newly_scheduled']} newly scheduled, {c['newly_pending']} newly pending, {c['moved']} moved)"))
     cost = d.get("hourly_cost")
     if cost:
-        console.print(f"  hourly cost ${cost['before']:.4f} -> ${cost['after']:.4f}")
+        before, after = (Cost.from_dict(cost[key]) for key in ("cost_before", "cost_after"))
+        console.print(f"  cost {before.text()} -> {after.text()}")
     for label in ("nodeclaims", "disruptions"):
         for sign, key in (("+", "added"), ("-", "removed")):
             for item in d.get(label, {}).get(key, []):

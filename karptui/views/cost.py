@@ -58,6 +58,11 @@ class Cost:
         return {"hourly": round(self.hourly, 4), "monthly": round(self.monthly, 2), "estimated": self.estimated,
                 "unpriced": self.unpriced, "estimated_prices": self.estimated_prices}
 
+    @classmethod
+    def from_dict(cls, doc: dict) -> Cost:
+        """The figure back from :meth:`to_dict` (a JSON document's, as the CLI's table prints it)."""
+        return cls(doc["hourly"], doc.get("unpriced", 0), doc.get("estimated_prices", 0))
+
     def plus(self, hourly: float, unpriced: int = 0, estimated_prices: int = 0) -> Cost:
         return Cost(round(self.hourly + hourly, 6), self.unpriced + unpriced, self.estimated_prices + estimated_prices)
 
