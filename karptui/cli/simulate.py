@@ -15,7 +15,7 @@ from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
-from ..views.cost import ESTIMATED_MARK, Cost, cost_path
+from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
 from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
@@ -58,9 +58,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                               **{**options, "catalog": catalog})
         snapshot = applied.snapshot
         changes = diff(baseline, result).to_dict()
-        before, after = (cost_path(run, catalog, consolidated=args.consolidate).final for run in (baseline, result))
-        changes["hourly_cost"] = {"before": round(before.hourly, 6), "after": round(after.hourly, 6),
-                                  "cost_before": before.to_dict(), "cost_after": after.to_dict()}
+        changes["hourly_cost"] = whatif_cost(baseline, result, catalog, args.consolidate)
         extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
                            "diff": changes}
     else:

@@ -139,3 +139,11 @@ def cost_after(result, catalog, nodes_cost: float | None = None) -> float:
     ``cost_after``); ``nodes_cost``: the nodes' hourly cost, when the caller already knows it."""
     now = None if nodes_cost is None else Cost(nodes_cost)
     return round(cost_path(result, catalog, now).final.hourly, 6)
+
+
+def whatif_cost(baseline, result, catalog, consolidated: bool | None = None) -> dict:
+    """A what-if's ``diff.hourly_cost``: the end of the path before and after the edits, as floats
+    (``before``, ``after``) and as figures that say whether they are estimated (``cost_before``, ``cost_after``)."""
+    before, after = (cost_path(run, catalog, consolidated=consolidated).final for run in (baseline, result))
+    return {"before": round(before.hourly, 6), "after": round(after.hourly, 6),
+            "cost_before": before.to_dict(), "cost_after": after.to_dict()}
