@@ -173,4 +173,3 @@ def test_tables_print_brackets_as_data_not_markup(cli, write):
         "  reason: Weird\n  message: '[/x] [@click=app.quit]boom[/]'\n- apiVersion: v1\n  kind: Pod"))
     code, out, err = cli("snapshot", "info", hostile)
     assert code == 0, err
-
