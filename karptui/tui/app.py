@@ -66,7 +66,8 @@ class KarptuiApp(App):
     TITLE = "karptui"
     CSS_PATH = Path(__file__).with_name("app.tcss")
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
+        Binding("q", "quit", "Quit", key_display="q ^c"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # k9s users press it first
         Binding("question_mark", "help", "Help"),
         Binding("w", "whatif", "What-if"),
         Binding("t", "cycle_theme", "Theme"),
@@ -295,13 +296,14 @@ class KarptuiApp(App):
 
     # ---- actions -------------------------------------------------------------------------
     def action_help(self) -> None:
-        rows = []
-        for where, bindings in (("everywhere", self.BINDINGS), ("main screen", MainScreen.BINDINGS),
-                                ("drill-in", DetailScreen.BINDINGS)):
-            for b in bindings:
-                rows.append((b.key, b.description, where))
-        rows.append(("ctrl+p", "command palette: every action", "everywhere"))
-        self.push_screen(HelpScreen(rows))
+        from .screens.help import help_rows
+
+        extra = ()
+        if isinstance(self.screen, MainScreen):
+            from .screens.whatif import WhatIfScreen
+
+            extra = (("what-if panel (w)", WhatIfScreen.BINDINGS),)
+        self.push_screen(HelpScreen(help_rows(self, self.screen, extra)))
 
     def action_whatif(self) -> None:
         try:
