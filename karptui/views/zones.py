@@ -90,6 +90,8 @@ def workload_spread(snapshot: Snapshot, pod: Pod, workload: str, zones: list[str
     nodeSelector and required node affinity.
     """
     owner_selector = _workload_selector(snapshot, pod)
+    if owner_selector is None and pod.spread_constraints:  # a bare pod: its workload is what its spread counts
+        owner_selector = effective_selector(pod.spread_constraints[0], pod.labels)
     per_zone = {zone: 0 for zone in zones}
     checks = []
     nodes = snapshot.nodes

@@ -7,12 +7,13 @@ one key away.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
-from ..plain import plain
+from ...text import visible
 
 NAMES = {"escape": "escape", "enter": "enter", "space": "space", "tab": "tab", "shift+tab": "shift+tab",
          "up": "↑", "down": "↓", "pageup": "page up", "pagedown": "page down", "home": "home", "end": "end"}
@@ -73,4 +74,5 @@ class HelpScreen(ModalScreen):
         table = self.query_one(DataTable)
         table.add_columns("key", "action", "where")
         for key, description, where in self.bindings_list:
-            table.add_row(plain(key), plain(description), plain(where))
+            # rich Text: measured for the column widths and never read as markup
+            table.add_row(Text(visible(key)), Text(visible(description)), Text(visible(where)))

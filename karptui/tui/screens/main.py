@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
@@ -103,7 +105,8 @@ class MainScreen(Screen):
         super().__init__()
         self.folded: set[str] = set()
         self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
-        self._launchable: dict[str, tuple[str, ...]] | None = None
+        self._launchable: tuple | None = None  # (snapshot, zone -> NodePools that may launch there)
+        self._searching = None                 # the snapshot whose launchable zones a worker is finding
 
     @property
     def sort(self) -> str:
@@ -133,9 +136,30 @@ class MainScreen(Screen):
 
     def on_mount(self) -> None:
         if len(self.app.overview.node_rows) > FOLD_AT:
-            self.folded = {row.zone for row in self.app.overview.node_rows} | set(self.launchable())
+            self.folded = {row.zone for row in self.app.overview.node_rows}
         self.refresh_all()
         self.query_one("#nodes-table", VirtualTable).focus()
+
+    class ZonesFound(Message):
+        """The zones the NodePools may launch into, worked out off the event loop."""
+
+        def __init__(self, snapshot, zones: dict[str, tuple[str, ...]]) -> None:
+            super().__init__()
+            self.snapshot, self.zones = snapshot, zones
+
+    @work(thread=True, exclusive=True, group="launchable-zones", exit_on_error=False)
+    def find_launchable_zones(self, snapshot, catalog) -> None:
+        """Merging every NodePool with every catalog type takes a few hundred ms on a big catalog:
+        the first paint does not wait for it, the zone rows appear when it is done."""
+        self.post_message(self.ZonesFound(snapshot, launchable_zones(snapshot, catalog)))
+
+    def on_main_screen_zones_found(self, message: ZonesFound) -> None:
+        if message.snapshot is not self.app.snapshot:
+            return  # a live update replaced the snapshot; its own search is under way
+        self._launchable, self._spreads = (message.snapshot, message.zones), {}
+        if len(self.app.overview.node_rows) > FOLD_AT:
+            self.folded |= set(message.zones)
+        self.fill_nodes()
 
     def on_screen_resume(self) -> None:
         """Back from a drill-in or the what-if panel: the header may have news (edits made)."""
@@ -155,12 +179,17 @@ class MainScreen(Screen):
 
     # ---- filling -------------------------------------------------------------------------
     def launchable(self) -> dict[str, tuple[str, ...]]:
-        if self._launchable is None:
-            self._launchable = launchable_zones(self.app.snapshot, self.app.catalog)
-        return self._launchable
+        """Zone -> NodePools that may launch there, once found for the snapshot shown ({} until then)."""
+        found = self._launchable
+        if found is not None and found[0] is self.app.snapshot:
+            return found[1]
+        if self._searching is not self.app.snapshot:
+            self._searching = self.app.snapshot
+            self.call_after_refresh(self.find_launchable_zones, self.app.snapshot, self.app.catalog)
+        return {}
 
     def refresh_all(self) -> None:
-        self._launchable, self._spreads = None, {}
+        self._spreads = {}
         self.refresh_header()
         self.fill_nodes()
         self.fill_pending()
@@ -287,7 +316,7 @@ class MainScreen(Screen):
         if pod is None:
             strip.update(plain("zone balance: no pending pod, so no workload to weigh (enter folds a zone)"))
             return
-        owner = next((r.owner for r in self.app.pending if r.key == pod.key), pod.key)
+        owner = next((r.owner for r in self.app.pending if r.key == pod.key and r.owner != "-"), pod.key)
         lines = self._spreads.get(owner)
         if lines is None:
             zones = [z for z in self.launchable()]
