@@ -26,7 +26,7 @@ from ...views.manifest import manifest_lines
 from ...views.nodes import SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launchable_zones, workload_spread
-from ..keybar import KeyBar
+from ..keybar import Crumb, KeyBar
 from ...text import visible
 from ..plain import notify_plain, plain, plain_lines
 from ..widgets import VirtualTable
@@ -127,7 +127,7 @@ class MainScreen(Screen):
                 yield Static(id="pending-detail", classes="strip")
             with TabPane("Activity", id="activity"):
                 yield VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style, id="activity-table")
-        yield Static(id="crumb")
+        yield Crumb(id="crumb")
         yield Input(placeholder="filter: regex, !inverse, label key=value (live; enter keeps it, escape clears)",
                     id="filter")
         yield Input(placeholder=":no :po :ev :np :nc :ctx :whatif :help :quit (tab completes)",
@@ -147,7 +147,9 @@ class MainScreen(Screen):
             super().__init__()
             self.snapshot, self.zones = snapshot, zones
 
-    @work(thread=True, exclusive=True, group="launchable-zones", exit_on_error=False)
+    # A description of our own: Textual's default is the arguments' repr, a walk of the whole snapshot.
+    @work(thread=True, exclusive=True, group="launchable-zones", exit_on_error=False,
+          description="zones the NodePools may launch into")
     def find_launchable_zones(self, snapshot, catalog) -> None:
         """Merging every NodePool with every catalog type takes a few hundred ms on a big catalog:
         the first paint does not wait for it, the zone rows appear when it is done."""
@@ -331,8 +333,8 @@ class MainScreen(Screen):
         pane = self.pane
         name, reverse = self.sorts[pane]
         crumb = Filter(self.filters[pane]).crumb()
-        self.query_one("#crumb", Static).update(
-            plain(f" {pane}{'  ' + crumb if crumb else ''}  · sort {name} {'▼' if reverse else '▲'}"))
+        self.query_one("#crumb", Crumb).show(
+            visible(f"{pane}{'  ' + crumb if crumb else ''}  · sort {name} {'▼' if reverse else '▲'}"))
 
     # ---- reactive state -------------------------------------------------------------------
     def watch_filters(self, old: dict, new: dict) -> None:
