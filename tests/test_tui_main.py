@@ -200,10 +200,10 @@ async def test_zone_rows_show_the_split_the_load_and_the_zones_a_nodepool_may_la
         assert [k for k in nodes.keys if k.startswith("zone:")] == ["zone:us-east-1a", "zone:us-east-1b",
                                                                     "zone:us-east-1c"]
         b = nodes.row("zone:us-east-1b")
-        assert b[0].endswith("us-east-1b  2 nodes") and b[2] == "1 on-demand 1 Fargate"
+        assert (b[0], b[1], b[2]) == ("▼ us-east-1b", "2 nodes", "1 on-demand 1 Fargate")
         assert "%" in b[4] and "%" in b[5]
         c = nodes.row("zone:us-east-1c")
-        assert "0 nodes" in c[0] and "NodePool default may launch here" in c[2]
+        assert c[1] == "0 nodes" and "NodePool default may launch here" in c[2]
         assert nodes.row("node:fargate-ip-10-0-2-9.ec2.internal")[2] == "Fargate"
         balance = str(app.screen.query_one("#zone-balance", Static).render())
         assert "pods per zone us-east-1a 3 · us-east-1b 1 · us-east-1c 0" in balance

@@ -131,7 +131,7 @@ class KarptuiApp(App):
         notify_plain(self, f"{len(warnings)} warning(s) about this snapshot: {shown}{rest}",
                      severity="warning", timeout=15)
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         from . import themes
 
         warnings: list[str] = []
@@ -144,9 +144,9 @@ class KarptuiApp(App):
         else:
             notify_plain(self, f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
         self._warn_about_snapshot()
-        self.push_screen(MainScreen())
-        if self.simulate_on_start:
-            self.run_simulation()
+        await self.push_screen(MainScreen())
+        if self.simulate_on_start:  # after the first paint: the simulation's thread would hold the GIL through it
+            self.call_after_refresh(self.run_simulation)
         if self.follow_logs:
             self.tail_logs(self.follow_logs)
         if self.live is not None:

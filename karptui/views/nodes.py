@@ -192,9 +192,10 @@ def usage_level(cell: str) -> str | None:
 
 
 def usage(requested: int, allocatable: int, fmt) -> str:
-    """``████░░░░  52% 2040m/3920m``: a gauge, the percentage, and the amounts."""
+    """`` 52% ████░░░░ 2040m/3920m``: the percentage, a gauge, and the amounts (a narrow column
+    cut to fit keeps the first two)."""
     pct = round(100 * requested / allocatable) if allocatable else 0
-    return f"{bar(requested, allocatable, 8)} {pct:>3}% {fmt(requested)}/{fmt(allocatable)}"
+    return f"{pct:>3}% {bar(requested, allocatable, 8)} {fmt(requested)}/{fmt(allocatable)}"
 
 
 def node_cells(row: NodeRow, now: datetime) -> tuple[str, ...]:
@@ -219,9 +220,9 @@ def zone_cells(group: ZoneGroup, folded: bool = False) -> tuple[str, ...]:
     mark = "▶" if folded else "▼"
     if not group.nodes:
         pools = ", ".join(group.nodepools)
-        return (f"{mark} {group.zone}  0 nodes", "", f"NodePool {pools} may launch here" if pools else "", "",
+        return (f"{mark} {group.zone}", "0 nodes", f"NodePool {pools} may launch here" if pools else "", "",
                 "", "", "", "", money(0.0))
-    return (f"{mark} {group.zone}  {len(group.nodes)} nodes", "", capacity_split(group.capacity_types), "",
+    return (f"{mark} {group.zone}", f"{len(group.nodes)} nodes", capacity_split(group.capacity_types), "",
             usage(group.cpu_requested, group.cpu_allocatable, cpu),
             usage(group.memory_requested, group.memory_allocatable, human_bytes),
             str(sum(n.pods for n in group.nodes)), "", money(group.price))

@@ -41,7 +41,7 @@ PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "sim
 ACTIVITY_COLUMNS = ("line", "time", "level", "event", "details")
 ACTIVITY_SORTS = ("line", "time", "level", "event", "details")
 # Columns cut to fit the width, in order, each down to the cells it keeps (a usage cell keeps its bar and %).
-NODE_SHRINK = ({0: 26, 3: 8, 2: 9}, {0: 16, 1: 8, 4: 13, 5: 13})
+NODE_SHRINK = ({0: 26, 3: 8, 2: 9}, {0: 16, 1: 8, 4: 12, 5: 12})
 PENDING_SHRINK = ({5: 16, 6: 16}, {5: 12, 6: 12, 0: 16, 4: 10})
 ACTIVITY_SHRINK = ({4: 20}, {1: 12})
 ACTIVITY_ROWS = 5000  # the newest events shown on (re)fill; a tailed log appends beyond it
