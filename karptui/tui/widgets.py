@@ -201,7 +201,9 @@ class VirtualTable(ScrollView, can_focus=True):
     def _fit(self) -> None:
         """Cut the ``shrink`` columns until the row fits the table's width (all columns on screen)."""
         widths = list(self.natural)
-        available = self.scrollable_content_region.width if self.is_mounted else 0
+        available = self.size.width if self.is_mounted else 0
+        if len(self.rows) + 1 > self.size.height:  # the vertical scrollbar will take its cells
+            available -= self.styles.scrollbar_size_vertical
         excess = sum(widths) + GAP * max(0, len(widths) - 1) - available
         for tier in self.shrink:
             if available <= 0 or excess <= 0:

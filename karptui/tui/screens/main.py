@@ -35,6 +35,7 @@ from .detail import DetailScreen
 PANES = ("nodes", "pending", "activity")
 REASON_WIDTH = 60
 KARPENTER_WIDTH = 48
+SIMULATED_WIDTH = 40
 NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h")
 PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
                    "Karpenter (logs)")
@@ -122,7 +123,7 @@ class MainScreen(Screen):
                 yield Static(id="zone-balance", classes="strip")
             with TabPane("Pending", id="pending"):
                 # The reasons are long: capped so every column stays on screen (the strip below has them all).
-                yield VirtualTable(PENDING_COLUMNS, max_widths={5: REASON_WIDTH, 6: KARPENTER_WIDTH},
+                yield VirtualTable(PENDING_COLUMNS, max_widths={4: SIMULATED_WIDTH, 5: REASON_WIDTH, 6: KARPENTER_WIDTH},
                                    shrink=PENDING_SHRINK, styler=_pending_style, id="pending-table")
                 yield Static(id="pending-detail", classes="strip")
             with TabPane("Activity", id="activity"):
