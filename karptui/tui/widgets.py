@@ -128,8 +128,9 @@ class VirtualTable(ScrollView, can_focus=True):
                  shrink: tuple[dict[int, int], ...] = (), styler: Callable[[int, str], str | None] | None = None,
                  id: str | None = None) -> None:
         """``shrink``: tiers of {column: the fewest cells it keeps}; when the row is wider than the
-        table these columns are cut (with an ellipsis), a tier at a time, so every column stays on screen; ``styler`` (column, cell) -> a component class
-        suffix (``good``, ``warn``, ``bad``, ``spot``, ...) colours a cell by what it means."""
+        table these columns are cut (with an ellipsis), a tier at a time, so every column stays on
+        screen. ``styler`` (column, cell) -> a component class suffix (``good``, ``warn``, ``bad``,
+        ``spot``, ...) colours a cell by what it means."""
         super().__init__(id=id)
         self.columns = tuple(columns)
         self.max_widths = max_widths or {}

@@ -123,11 +123,13 @@ class MainScreen(Screen):
                 yield Static(id="zone-balance", classes="strip")
             with TabPane("Pending", id="pending"):
                 # The reasons are long: capped so every column stays on screen (the strip below has them all).
-                yield VirtualTable(PENDING_COLUMNS, max_widths={4: SIMULATED_WIDTH, 5: REASON_WIDTH, 6: KARPENTER_WIDTH},
+                yield VirtualTable(PENDING_COLUMNS,
+                                   max_widths={4: SIMULATED_WIDTH, 5: REASON_WIDTH, 6: KARPENTER_WIDTH},
                                    shrink=PENDING_SHRINK, styler=_pending_style, id="pending-table")
                 yield Static(id="pending-detail", classes="strip")
             with TabPane("Activity", id="activity"):
-                yield VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style, id="activity-table")
+                yield VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style,
+                                   id="activity-table")
         yield Crumb(id="crumb")
         yield Input(placeholder="filter: regex, !inverse, label key=value (live; enter keeps it, escape clears)",
                     id="filter")
