@@ -334,3 +334,21 @@ def test_detail_strip_160(snap_compare):
 
 def test_detail_strip_80(snap_compare):
     assert snap_compare(demo_app(), terminal_size=SMALL, run_before=_after("2", "j", "j", "j", "j"))
+
+
+def test_filter_reads_regex_inverse_labels_and_falls_back_to_text():
+    from karptui.views.filtering import Filter
+
+    rows = [("web-1", {"app": "web"}), ("db-1", {"app": "db"}), ("web[2]", {})]
+    fields, labels = (lambda r: (r[0],)), (lambda r: r[1])
+
+    def names(text):
+        keep = Filter(text).predicate(fields, labels)
+        return [r[0] for r in rows if keep(r)]
+
+    assert names("^web") == ["web-1", "web[2]"]
+    assert names("!^web") == ["db-1"]
+    assert names("app=db") == ["db-1"]
+    assert names("web[") == ["web[2]"]          # not a valid regex: searched as typed
+    assert names("WEB-1") == ["web-1"]          # case-insensitive
+    assert Filter("!x").crumb() == "/!x" and Filter("  ").crumb() == ""

@@ -19,6 +19,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from ...model.quantity import human_bytes
+from ...text import visible
 from ...views.activity import activity_rows
 from ...views.filtering import Filter
 from ...views.format import age, cpu
@@ -27,7 +28,6 @@ from ...views.nodes import SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launchable_zones, workload_spread
 from ..keybar import Crumb, KeyBar
-from ...text import visible
 from ..plain import notify_plain, plain, plain_lines
 from ..widgets import VirtualTable
 from .detail import DetailScreen
@@ -40,7 +40,7 @@ NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "
 PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
                    "Karpenter (logs)")
 ACTIVITY_COLUMNS = ("line", "time", "level", "event", "details")
-ACTIVITY_SORTS = ("line", "time", "level", "event", "details")
+ACTIVITY_SORTS = ("line", "time", "level", "event", "details")  # line order is the log's
 # Columns cut to fit the width, in order, each down to the cells it keeps (a usage cell keeps its bar and %).
 NODE_SHRINK = ({0: 26, 3: 8, 2: 9}, {0: 16, 1: 8, 4: 12, 5: 12})
 PENDING_SHRINK = ({5: 16, 6: 16}, {5: 12, 6: 12, 0: 16, 4: 10})
@@ -61,6 +61,7 @@ ALIASES = {
 LONG_NAMES = {"node": "no", "nodes": "no", "pod": "po", "pods": "po", "pending": "po", "event": "ev", "events": "ev",
               "activity": "ev", "nodepool": "np", "nodepools": "np", "nodeclaim": "nc", "nodeclaims": "nc",
               "context": "ctx", "contexts": "ctx"}
+PANE_SORTS = {"nodes": list(SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}
 COMMANDS = sorted({*ALIASES, *LONG_NAMES, "whatif", "help", "quit"})
 
 
@@ -334,6 +335,9 @@ class MainScreen(Screen):
     def refresh_crumb(self) -> None:
         """The state in force on the pane shown: ``nodes /web · sort cpu% ▲``."""
         pane = self.pane
+        if pane not in PANE_SORTS:
+            self.query_one("#crumb", Crumb).show(pane)
+            return
         name, reverse = self.sorts[pane]
         crumb = Filter(self.filters[pane]).crumb()
         self.query_one("#crumb", Crumb).show(
@@ -355,9 +359,6 @@ class MainScreen(Screen):
     def fill(self, pane: str) -> None:
         {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity}[pane]()
 
-    def refresh_pane(self) -> None:
-        self.fill(self.pane)
-
     # ---- actions ---------------------------------------------------------------------------
     @property
     def pane(self) -> str:
@@ -374,28 +375,24 @@ class MainScreen(Screen):
         self.table().focus()
         self.refresh_crumb()
 
-    def action_cursor(self, step: int) -> None:
-        self.table().action_cursor(step)
-
-    def action_jump(self, row: int) -> None:
-        self.table().action_cursor_to(row)
-
-    def _sort_names(self, pane: str) -> list[str]:
-        return {"nodes": list(SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}[pane]
-
     def action_sort(self) -> None:
         """The next column of the pane shown (its header shows the arrow)."""
         pane = self.pane
-        names = self._sort_names(pane)
-        name, reverse = self.sorts[pane]
+        if pane not in PANE_SORTS:
+            return  # a pane of its own making (a later tab) sorts itself
+        names = PANE_SORTS[pane]
+        name, _ = self.sorts[pane]
         self.sorts = {**self.sorts, pane: (names[(names.index(name) + 1) % len(names)], False)}
 
     def action_reverse(self) -> None:
         pane = self.pane
-        name, reverse = self.sorts[pane]
-        self.sorts = {**self.sorts, pane: (name, not reverse)}
+        if pane in PANE_SORTS:
+            name, reverse = self.sorts[pane]
+            self.sorts = {**self.sorts, pane: (name, not reverse)}
 
     def action_filter(self) -> None:
+        if self.pane not in PANES:
+            return
         box = self.query_one("#filter", Input)
         box.value = self.filters[self.pane]
         box.add_class("visible")
@@ -410,7 +407,7 @@ class MainScreen(Screen):
     def action_clear(self) -> None:
         for box in self.query(Input):
             box.remove_class("visible")
-        if self.filters[self.pane]:
+        if self.filters.get(self.pane):
             self.filters = {**self.filters, self.pane: ""}
         self.table().focus()
 
