@@ -35,6 +35,14 @@ def launchable_zones(snapshot: Snapshot, catalog) -> dict[str, tuple[str, ...]]:
     return {zone: tuple(sorted(pools)) for zone, pools in sorted(out.items())}
 
 
+def launch_key(snapshot: Snapshot, catalog) -> tuple:
+    """What :func:`launchable_zones` depends on: the catalog and the NodePools' eligibility,
+    requirements, template labels and taints. A live update that leaves them alone (nearly all
+    of them) keeps the zones found before."""
+    return (id(catalog), tuple((p.name, p.deleted, p.replicas, p.ready, p.requirements,
+                                tuple(sorted(p.template_labels.items())), p.taints) for p in snapshot.nodepools))
+
+
 @dataclass(frozen=True)
 class SpreadCheck:
     """One topologySpreadConstraint of a workload against the pods it counts today."""

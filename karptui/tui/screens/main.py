@@ -26,7 +26,7 @@ from ...views.format import age, cpu
 from ...views.manifest import manifest_lines
 from ...views.nodes import SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
-from ...views.zones import launchable_zones, workload_spread
+from ...views.zones import launch_key, launchable_zones, workload_spread
 from ..keybar import Crumb, KeyBar
 from ..plain import notify_plain, plain, plain_lines
 from ..widgets import VirtualTable
@@ -107,8 +107,8 @@ class MainScreen(Screen):
         super().__init__()
         self.folded: set[str] = set()
         self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
-        self._launchable: tuple | None = None  # (snapshot, zone -> NodePools that may launch there)
-        self._searching = None                 # the snapshot whose launchable zones a worker is finding
+        self._launchable: tuple | None = None  # (launch_key, zone -> NodePools that may launch there)
+        self._searching: tuple | None = None   # the launch_key a worker is finding the zones for
 
     @property
     def sort(self) -> str:
@@ -147,22 +147,22 @@ class MainScreen(Screen):
     class ZonesFound(Message):
         """The zones the NodePools may launch into, worked out off the event loop."""
 
-        def __init__(self, snapshot, zones: dict[str, tuple[str, ...]]) -> None:
+        def __init__(self, key: tuple, zones: dict[str, tuple[str, ...]]) -> None:
             super().__init__()
-            self.snapshot, self.zones = snapshot, zones
+            self.key, self.zones = key, zones
 
     # A description of our own: Textual's default is the arguments' repr, a walk of the whole snapshot.
     @work(thread=True, exclusive=True, group="launchable-zones", exit_on_error=False,
           description="zones the NodePools may launch into")
-    def find_launchable_zones(self, snapshot, catalog) -> None:
+    def find_launchable_zones(self, key: tuple, snapshot, catalog) -> None:
         """Merging every NodePool with every catalog type takes a few hundred ms on a big catalog:
         the first paint does not wait for it, the zone rows appear when it is done."""
-        self.post_message(self.ZonesFound(snapshot, launchable_zones(snapshot, catalog)))
+        self.post_message(self.ZonesFound(key, launchable_zones(snapshot, catalog)))
 
     def on_main_screen_zones_found(self, message: ZonesFound) -> None:
-        if message.snapshot is not self.app.snapshot:
-            return  # a live update replaced the snapshot; its own search is under way
-        self._launchable, self._spreads = (message.snapshot, message.zones), {}
+        if message.key != self._searching:
+            return  # a live update changed the NodePools; their own search is under way
+        self._launchable, self._spreads = (message.key, message.zones), {}
         if len(self.app.overview.node_rows) > FOLD_AT:
             self.folded |= set(message.zones)
         self.fill_nodes()
@@ -185,14 +185,15 @@ class MainScreen(Screen):
 
     # ---- filling -------------------------------------------------------------------------
     def launchable(self) -> dict[str, tuple[str, ...]]:
-        """Zone -> NodePools that may launch there, once found for the snapshot shown ({} until then)."""
+        """Zone -> NodePools that may launch there ({} until a worker has found them for these NodePools)."""
+        key = launch_key(self.app.snapshot, self.app.catalog)
         found = self._launchable
-        if found is not None and found[0] is self.app.snapshot:
+        if found is not None and found[0] == key:
             return found[1]
-        if self._searching is not self.app.snapshot:
-            self._searching = self.app.snapshot
-            self.call_after_refresh(self.find_launchable_zones, self.app.snapshot, self.app.catalog)
-        return {}
+        if self._searching != key:
+            self._searching = key
+            self.call_after_refresh(self.find_launchable_zones, key, self.app.snapshot, self.app.catalog)
+        return found[1] if found is not None else {}  # the last answer until the new one comes
 
     def refresh_all(self) -> None:
         self._spreads = {}
