@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..model import Pod, Snapshot
 from ..model import labels as L
 from ..model.affinity import DO_NOT_SCHEDULE, HONOR, IGNORE
+from ..model.snapshot import NO_ZONE
 from ..sim.karpenter.instancetypes import type_set
 from ..sim.karpenter.scheduler import eligible_pools, launch_domains
 from ..sim.plugins.pod_topology_spread import effective_selector
@@ -104,11 +105,11 @@ def workload_spread(snapshot: Snapshot, pod: Pod, workload: str, zones: list[str
     checks = []
     nodes = snapshot.nodes
     for node in nodes:
-        per_zone.setdefault(node.zone or "<none>", 0)
+        per_zone.setdefault(node.zone or NO_ZONE, 0)
     for node in nodes:
         for bound in snapshot.pods_by_node.get(node.name, ()):
             if _counts(bound, pod, owner_selector):
-                per_zone[node.zone or "<none>"] += 1
+                per_zone[node.zone or NO_ZONE] += 1
     for constraint in pod.spread_constraints:
         selector = effective_selector(constraint, pod.labels)
         counts: dict[str, int] = {}

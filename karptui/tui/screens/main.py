@@ -106,7 +106,8 @@ class MainScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.folded: set[str] = set()
-        self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
+        self._spreads: dict[str, list[str]] = {}
+        self._strips: dict[str | None, tuple] = {}  # strip id -> what it shows  # workload -> the zone balance lines (one scan of the pods each)
         self._launchable: tuple | None = None  # (launch_key, zone -> NodePools that may launch there)
         self._searching: tuple | None = None   # the launch_key a worker is finding the zones for
 
@@ -296,19 +297,27 @@ class MainScreen(Screen):
             name = first.key if first else ""
         row = next((r for r in self.app.pending if r.key == name), None) if name else None
         if row is None:
-            strip.update(plain("select a pending pod to see kube-scheduler's, the simulator's and Karpenter's "
-                               "answers in full"))
+            self._show(strip, ["select a pending pod to see kube-scheduler's, the simulator's and Karpenter's "
+                               "answers in full"])
             return
         result = self.app.result
         detail = pending_detail(row, self.app.attempts.get(row.key), self.app.snapshot,
                                 result.nodeclaims if result is not None else ())
         strip.set_class(bool(detail.disagreement), "disagrees")
-        content = plain_lines(detail.lines())
-        if detail.disagreement:  # the ≠ line first, in bold: what the operator should check
-            content = content.stylize("bold", 0, len(visible(detail.lines()[0])))
-        strip.update(content)
+        # the ≠ line first, in bold: what the operator should check
+        self._show(strip, detail.lines(), bold_first=bool(detail.disagreement))
         if self.workload != row.key:
             self.workload = row.key
+
+    def _show(self, strip: Static, lines: list[str], bold_first: bool = False) -> None:
+        """Update a strip only when its text changes: an update asks for a new layout of the screen."""
+        if self._strips.get(strip.id) == (lines, bold_first):
+            return
+        self._strips[strip.id] = (lines, bold_first)
+        content = plain_lines(lines)
+        if bold_first:
+            content = content.stylize("bold", 0, len(visible(lines[0])))
+        strip.update(content)
 
     def watch_workload(self) -> None:
         self.refresh_zone_balance()
@@ -321,7 +330,7 @@ class MainScreen(Screen):
         if pod is None and self.app.pending:
             pod = self.app.pod_by_key.get(self.app.pending[0].key)
         if pod is None:
-            strip.update(plain("zone balance: no pending pod, so no workload to weigh (enter folds a zone)"))
+            self._show(strip, ["zone balance: no pending pod, so no workload to weigh (enter folds a zone)"])
             return
         owner = next((r.owner for r in self.app.pending if r.key == pod.key and r.owner != "-"), pod.key)
         lines = self._spreads.get(owner)
@@ -331,7 +340,7 @@ class MainScreen(Screen):
             lines = [f"{owner} (selected in Pending): pods per zone {spread.zones_line() or '-'}"]
             lines += [f"  {check.describe()}" for check in spread.checks] or ["  no topologySpreadConstraints"]
             self._spreads[owner] = lines
-        strip.update(plain_lines(lines))
+        self._show(strip, lines)
 
     def refresh_crumb(self) -> None:
         """The state in force on the pane shown: ``nodes /web · sort cpu% ▲``."""
