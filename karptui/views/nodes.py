@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime
 
 from ..model import Node, Snapshot
@@ -79,19 +80,19 @@ class ZoneGroup:
     price: float = 0.0
     nodepools: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def cpu_requested(self) -> int:
         return sum(n.cpu_requested for n in self.nodes)
 
-    @property
+    @cached_property
     def cpu_allocatable(self) -> int:
         return sum(n.cpu_allocatable for n in self.nodes)
 
-    @property
+    @cached_property
     def memory_requested(self) -> int:
         return sum(n.memory_requested for n in self.nodes)
 
-    @property
+    @cached_property
     def memory_allocatable(self) -> int:
         return sum(n.memory_allocatable for n in self.nodes)
 
@@ -140,12 +141,13 @@ def node_rows(snapshot: Snapshot, prices: dict | None = None) -> list[NodeRow]:
 
 def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
                 launchable: dict[str, tuple[str, ...]] | None = None, reverse: bool = False,
-                match=None) -> list[ZoneGroup]:
+                match=None, folded: frozenset[str] | set[str] = frozenset()) -> list[ZoneGroup]:
     """One group per zone (by name); nodes sorted by ``sort`` and narrowed by the filter.
 
     ``launchable`` (zone -> NodePools that may launch there) adds the zones with no node yet,
     so zone balance shows where Karpenter could still put capacity. ``match`` (a row -> bool)
-    replaces the plain text filter when given (the screen's regex and inverse filters).
+    replaces the plain text filter when given (the screen's regex and inverse filters). The
+    nodes of a ``folded`` zone are not shown, so they are left unsorted.
     """
     launchable = launchable or {}
     keep = match if match is not None else (lambda row: row.matches(filter_text))
@@ -160,7 +162,7 @@ def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
     return [
         ZoneGroup(
             zone=zone,
-            nodes=tuple(sorted(rows, key=SORTS[sort], reverse=reverse)),
+            nodes=tuple(rows) if zone in folded else tuple(sorted(rows, key=SORTS[sort], reverse=reverse)),
             capacity_types=dict(Counter(capacity_name(r.capacity_type) for r in rows)),
             price=sum(r.price or 0.0 for r in rows),
             nodepools=launchable.get(zone, ()),

@@ -211,7 +211,8 @@ class MainScreen(Screen):
         keep = match.predicate(lambda r: (r.name, r.instance_type, r.group, r.capacity_type, r.zone),
                                lambda r: r.labels) if match else None
         rows, keys = [], []
-        groups = zone_groups(overview.node_rows, name, launchable=self.launchable(), reverse=reverse, match=keep)
+        groups = zone_groups(overview.node_rows, name, launchable=self.launchable(), reverse=reverse, match=keep,
+                             folded=self.folded)
         for group in groups:
             folded = group.zone in self.folded
             rows.append(zone_cells(group, folded))
