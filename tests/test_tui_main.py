@@ -283,6 +283,8 @@ async def test_colon_aliases_switch_panes_or_say_where_the_answer_is():
         assert any("no NodeClaims pane" in str(n.message) for n in app._notifications)
         await pilot.press("colon", "n", "o", "enter")
         assert app.screen.query_one(TabbedContent).active == "nodes"
+        await pilot.press("colon", "a", "c", "t", "right", "enter")  # → takes the completion
+        assert app.screen.query_one(TabbedContent).active == "activity"
 
 
 async def test_y_shows_the_selected_objects_yaml():

@@ -135,7 +135,7 @@ class MainScreen(Screen):
         yield Crumb(id="crumb")
         yield Input(placeholder="filter: regex, !inverse, label key=value (live; enter keeps it, escape clears)",
                     id="filter")
-        yield Input(placeholder=":no :po :ev :np :nc :ctx :whatif :help :quit (tab completes)",
+        yield Input(placeholder=":no :po :ev :np :nc :ctx :whatif :help :quit (→ completes)",
                     suggester=SuggestFromList(COMMANDS, case_sensitive=False), id="command")
         yield KeyBar()
 
