@@ -321,7 +321,9 @@ class MainScreen(Screen):
         strip.update(content)
 
     def watch_workload(self) -> None:
-        self.refresh_zone_balance()
+        """Weighed when the Nodes pane shows it: moving through Pending costs no scan of the pods."""
+        if self.pane == "nodes":
+            self.refresh_zone_balance()
 
     def refresh_zone_balance(self) -> None:
         """The zone balance of the workload selected in Pending: its pods per zone and each spread
@@ -385,6 +387,8 @@ class MainScreen(Screen):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.table().focus()
         self.refresh_crumb()
+        if self.pane == "nodes":
+            self.refresh_zone_balance()
 
     def action_sort(self) -> None:
         """The next column of the pane shown (its header shows the arrow)."""
