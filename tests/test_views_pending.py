@@ -52,7 +52,8 @@ def test_detail_strip_text_for_each_answer_of_the_simulator():
     assert detail.disagreement.startswith("kube-scheduler: 0/9 nodes are available")
     assert detail.lines()[0].startswith("≠ ")
     stuck = type(attempt)(pod=attempt.pod, node=None, reason="0/9 nodes are available: 9 Insufficient cpu.")
-    assert pending_detail(row, stuck, snapshot).simulator == "stays pending: 0/9 nodes are available: 9 Insufficient cpu."
+    assert pending_detail(row, stuck, snapshot).simulator == \
+        "stays pending: 0/9 nodes are available: 9 Insufficient cpu."
     rows = [r for r, _ in seed_rows()]
     by_karpenter = sort_pending(rows, "karpenter", {})
     assert [bool(r.karpenter) for r in by_karpenter] == [True, True, False, False, False, False]

@@ -106,8 +106,8 @@ class MainScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.folded: set[str] = set()
-        self._spreads: dict[str, list[str]] = {}
-        self._strips: dict[str | None, tuple] = {}  # strip id -> what it shows  # workload -> the zone balance lines (one scan of the pods each)
+        self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
+        self._strips: dict[str | None, tuple] = {}  # strip id -> what it shows
         self._launchable: tuple | None = None  # (launch_key, zone -> NodePools that may launch there)
         self._searching: tuple | None = None   # the launch_key a worker is finding the zones for
 
