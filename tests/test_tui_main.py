@@ -359,3 +359,19 @@ def test_filter_reads_regex_inverse_labels_and_falls_back_to_text():
     assert names("web[") == ["web[2]"]          # not a valid regex: searched as typed
     assert names("WEB-1") == ["web-1"]          # case-insensitive
     assert Filter("!x").crumb() == "/!x" and Filter("  ").crumb() == ""
+
+
+async def test_activity_sorts_by_its_columns_and_line_numbers_as_numbers():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("3")
+        activity = app.screen.query_one("#activity-table", VirtualTable)
+        lines = [int(k.split(":")[1]) for k in activity.keys if k.startswith("line:")]
+        assert lines == sorted(lines)
+        await pilot.press("S")
+        lines = [int(k.split(":")[1]) for k in activity.keys if k.startswith("line:")]
+        assert lines == sorted(lines, reverse=True) and "line ▼" in shown(activity)[0]
+        await pilot.press("s", "s", "s")  # line -> time -> level -> event
+        assert "event ▲" in shown(activity)[0]
+        events = [activity.row(k)[3] for k in activity.keys]
+        assert events == sorted(events)

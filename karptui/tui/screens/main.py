@@ -266,7 +266,11 @@ class MainScreen(Screen):
         column = ACTIVITY_SORTS.index(name)
         rows, keys = _activity_cells(shown)
         if column or reverse:
-            order = sorted(range(len(rows)), key=lambda i: (rows[i][column], i), reverse=reverse)
+            def key(i: int):  # a log line's number as a number; a Kubernetes event (no line) first
+                cell = rows[i][column]
+                return (int(cell) if cell.isdigit() else -1, i) if column == 0 else (cell, i)
+
+            order = sorted(range(len(rows)), key=key, reverse=reverse)
             rows, keys = [rows[i] for i in order], [keys[i] for i in order]
         if not shown:
             rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
