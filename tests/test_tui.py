@@ -137,19 +137,19 @@ async def test_help_lists_the_keys_from_the_bindings():
         assert isinstance(app.screen, HelpScreen)
         table = app.screen.query_one(DataTable)
         keys = {str(table.get_row_at(i)[0]) for i in range(table.row_count)}
-        assert {"j", "k", "slash", "enter", "q", "ctrl+p"} <= keys
+        assert {"j", "k", "/", "enter", "q", "ctrl+p"} <= keys
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
 
 
 async def test_command_palette_offers_every_key_of_the_screen():
-    """ctrl+p, type a few letters, enter: the same action as the key (here s, sort nodes)."""
+    """ctrl+p, type a few letters, enter: the same action as the key (here s, sort the pane shown)."""
     app = demo_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {"Sort nodes", "Filter", "Drill in", "What-if", "Re-run simulation"} <= titles
+        assert {"Sort", "Filter", "Drill in / fold", "YAML", "What-if", "Re-run simulation"} <= titles
         before = app.screen.sort
-        await pilot.press("ctrl+p", *"sort nodes")
+        await pilot.press("ctrl+p", *"sort")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()

@@ -37,3 +37,23 @@ def test_no_answer_yet_and_unschedulable_answers():
     bound = type(attempt)(pod=attempt.pod, node="ip-192-168-11-21.ap-northeast-2.compute.internal")
     text, disagrees = simulated_cell(row, bound)
     assert text.startswith("fits ip-192-168-11-21") and disagrees
+
+
+def test_detail_strip_text_for_each_answer_of_the_simulator():
+    from karptui.views.pending import pending_detail, sort_pending
+
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    row, attempt = seed_rows()[0]
+    waiting = pending_detail(row, None, snapshot)
+    assert waiting.simulator == "simulating…" and not waiting.disagreement
+    bound = type(attempt)(pod=attempt.pod, node="ip-192-168-11-21.ap-northeast-2.compute.internal")
+    detail = pending_detail(row, bound, snapshot)
+    assert detail.simulator == "would fit on node ip-192-168-11-21 (c5.2xlarge, ap-northeast-2a) as the cluster is now"
+    assert detail.disagreement.startswith("kube-scheduler: 0/9 nodes are available")
+    assert detail.lines()[0].startswith("≠ ")
+    stuck = type(attempt)(pod=attempt.pod, node=None, reason="0/9 nodes are available: 9 Insufficient cpu.")
+    assert pending_detail(row, stuck, snapshot).simulator == \
+        "stays pending: 0/9 nodes are available: 9 Insufficient cpu."
+    rows = [r for r, _ in seed_rows()]
+    by_karpenter = sort_pending(rows, "karpenter", {})
+    assert [bool(r.karpenter) for r in by_karpenter] == [True, True, False, False, False, False]

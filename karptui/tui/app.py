@@ -76,7 +76,8 @@ class KarptuiApp(App):
     TITLE = "karptui"
     CSS_PATH = Path(__file__).with_name("app.tcss")
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
+        Binding("q", "quit", "Quit", key_display="q ^c"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # k9s users press it first
         Binding("question_mark", "help", "Help"),
         Binding("w", "whatif", "What-if"),
         Binding("t", "cycle_theme", "Theme"),
@@ -144,7 +145,7 @@ class KarptuiApp(App):
         notify_plain(self, f"{len(warnings)} warning(s) about this snapshot: {shown}{rest}",
                      severity="warning", timeout=15)
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         from . import themes
 
         warnings: list[str] = []
@@ -157,9 +158,9 @@ class KarptuiApp(App):
         else:
             notify_plain(self, f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
         self._warn_about_snapshot()
-        self.push_screen(MainScreen())
-        if self.simulate_on_start:
-            self.run_simulation()
+        await self.push_screen(MainScreen())
+        if self.simulate_on_start:  # after the first paint: the simulation's thread would hold the GIL through it
+            self.call_after_refresh(self.run_simulation)
         if self.follow_logs:
             self.tail_logs(self.follow_logs)
         if self.live is not None:
@@ -313,13 +314,14 @@ class KarptuiApp(App):
 
     # ---- actions -------------------------------------------------------------------------
     def action_help(self) -> None:
-        rows = []
-        for where, bindings in (("everywhere", self.BINDINGS), ("main screen", MainScreen.BINDINGS),
-                                ("drill-in", DetailScreen.BINDINGS)):
-            for b in bindings:
-                rows.append((b.key, b.description, where))
-        rows.append(("ctrl+p", "command palette: every action", "everywhere"))
-        self.push_screen(HelpScreen(rows))
+        from .screens.help import help_rows
+
+        extra = ()
+        if isinstance(self.screen, MainScreen):
+            from .screens.whatif import WhatIfScreen
+
+            extra = (("what-if panel (w)", WhatIfScreen.BINDINGS),)
+        self.push_screen(HelpScreen(help_rows(self, self.screen, extra)))
 
     def action_whatif(self) -> None:
         try:

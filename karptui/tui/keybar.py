@@ -73,3 +73,28 @@ class KeyBar(Widget):
             text.append(f" {self.app.get_key_display(palette)} ", style=key_style)
             text.append(f"{palette.description or 'palette'} ")
         return text
+
+
+class Crumb(Widget):
+    """One line under the tables: the pane shown, its filter and its sort (``nodes  /web  · sort cpu% ▲``).
+
+    Like the key bar, a plain Widget redrawn in place: a Static's update would ask for a new
+    layout of the whole screen on every pane switch and every key typed into the filter.
+    """
+
+    DEFAULT_CSS = """
+    Crumb { height: 1; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._text = Text()
+
+    def render(self) -> Text:
+        return self._text
+
+    def show(self, text: str) -> None:
+        """``text`` is shown as it is (a filter the operator typed is not markup)."""
+        if text != self._text.plain:
+            self._text = Text(text, no_wrap=True, overflow="ellipsis")
+            self.refresh()

@@ -9,6 +9,8 @@ panes stay interactive however big the cluster.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual.binding import Binding
@@ -25,7 +27,7 @@ GAP = 2  # blank cells between columns
 
 # Anything but ASCII and the one-cell characters our views draw (gauges, group and
 # disagreement marks) may be wide: only then is a cell count worth rich's per-character walk.
-_MAYBE_WIDE = re.compile("[^\x00-\x7f█▌░▼≠…·→←]")
+_MAYBE_WIDE = re.compile("[^\x00-\x7f█▌░▼▶▲≠…·→←✗]")
 
 
 def _width(text: str) -> int:
@@ -61,7 +63,9 @@ class VirtualTable(ScrollView, can_focus=True):
     """
 
     COMPONENT_CLASSES = {"virtual-table--header", "virtual-table--cursor", "virtual-table--even-row",
-                         "virtual-table--group"}
+                         "virtual-table--group", "virtual-table--good", "virtual-table--warn", "virtual-table--bad",
+                         "virtual-table--spot", "virtual-table--on-demand", "virtual-table--fargate",
+                         "virtual-table--flag"}
     DEFAULT_CSS = """
     VirtualTable { background: $surface; }
     VirtualTable > .virtual-table--header { text-style: bold; background: $panel; }
@@ -70,6 +74,13 @@ class VirtualTable(ScrollView, can_focus=True):
                                                    color: $block-cursor-foreground; text-style: bold; }
     VirtualTable > .virtual-table--even-row { background: $surface-lighten-1 20%; }
     VirtualTable > .virtual-table--group { text-style: bold; }
+    VirtualTable > .virtual-table--good { color: $success; }
+    VirtualTable > .virtual-table--warn { color: $warning; }
+    VirtualTable > .virtual-table--bad { color: $error; text-style: bold; }
+    VirtualTable > .virtual-table--spot { color: $accent; }
+    VirtualTable > .virtual-table--on-demand { color: $primary; }
+    VirtualTable > .virtual-table--fargate { color: $secondary; }
+    VirtualTable > .virtual-table--flag { color: $error; text-style: bold; }
     """
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
@@ -78,7 +89,12 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "cursor_to(0)", "Top", show=False),
         Binding("end", "cursor_to(-1)", "Bottom", show=False),
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("g", "cursor_to(0)", "Top", show=False),
+        Binding("G", "cursor_to(-1)", "Bottom", show=False),
         Binding("enter", "select", "Select", show=False),
+        Binding("space", "select", "Fold / unfold", show=False),
     ]
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
@@ -93,17 +109,43 @@ class VirtualTable(ScrollView, can_focus=True):
         def control(self) -> VirtualTable:
             return self.table
 
+    class Highlighted(Message):
+        """The cursor moved to another row; a newer one supersedes it (held j, a burst of keys)."""
+
+        def __init__(self, table: VirtualTable, key: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, VirtualTable.Highlighted) and message.table is self.table
+
     def __init__(self, columns: tuple[str, ...] = (), *, max_widths: dict[int, int] | None = None,
+                 shrink: tuple[dict[int, int], ...] = (), styler: Callable[[int, str], str | None] | None = None,
                  id: str | None = None) -> None:
+        """``shrink``: tiers of {column: the fewest cells it keeps}; when the row is wider than the
+        table these columns are cut (with an ellipsis), a tier at a time, so every column stays on
+        screen. ``styler`` (column, cell) -> a component class suffix (``good``, ``warn``, ``bad``,
+        ``spot``, ...) colours a cell by what it means."""
         super().__init__(id=id)
         self.columns = tuple(columns)
         self.max_widths = max_widths or {}
+        self.shrink = shrink
+        self.styler = styler
         self.rows: list[tuple[str, ...]] = []
         self.keys: list[str] = []
         self._index: dict[str, int] = {}
-        self.widths = [_width(c) for c in self.columns]
-        self.group_prefix = "▼"
-        self._lines: dict[int, tuple[str, bool]] = {}  # row (-1: header) -> its text, one cell per char?
+        self.natural = [_width(c) for c in self.columns]
+        self.widths = list(self.natural)
+        self.group_prefix = ("▼", "▶")
+        self.sort_column: int | None = None
+        self.sort_reverse = False
+        # row (-1: header) -> its text, one cell per char?, and each styled cell's (start, end, class)
+        self._lines: dict[int, tuple[str, bool, tuple]] = {}
 
     # ---- data --------------------------------------------------------------------------
     @property
@@ -147,17 +189,57 @@ class VirtualTable(ScrollView, can_focus=True):
         return self.keys[self.cursor_row] if self.rows else None
 
     def _measure(self, rows: list[tuple[str, ...]], reset: bool) -> None:
-        widths = [_width(c) for c in self.columns] if reset else list(self.widths)
+        widths = [_width(c) for c in self._titles()] if reset else list(self.natural)
         for column in range(len(self.columns)):
             cells = [r[column] for r in rows if column < len(r)]
             if cells:
                 widths[column] = max(widths[column], _widest(cells))
             if column in self.max_widths:
                 widths[column] = min(widths[column], self.max_widths[column])
+        self.natural = widths
+        self._fit()
+
+    def _fit(self) -> None:
+        """Cut the ``shrink`` columns until the row fits the table's width (all columns on screen)."""
+        widths = list(self.natural)
+        available = self.size.width if self.is_mounted else 0
+        if len(self.rows) + 1 > self.size.height:  # the vertical scrollbar will take its cells
+            available -= self.styles.scrollbar_size_vertical
+        excess = sum(widths) + GAP * max(0, len(widths) - 1) - available
+        for tier in self.shrink:
+            if available <= 0 or excess <= 0:
+                break
+            # each column of a tier gives in proportion to what it can spare; the next tier only if needed
+            spare = {c: max(0, widths[c] - least) for c, least in tier.items()}
+            total = sum(spare.values())
+            for column, room in spare.items():
+                give = min(room, excess * room // total) if total else 0
+                widths[column] -= give
+                spare[column] -= give
+            rest = sum(widths) + GAP * max(0, len(widths) - 1) - available
+            for column, room in spare.items():
+                give = min(room, max(0, rest))
+                widths[column] -= give
+                rest -= give
+            excess = rest
         self.widths = widths
         self._lines = {}
         self.virtual_size = Size(sum(widths) + GAP * max(0, len(widths) - 1), len(self.rows) + 1)
         self.refresh()
+
+    def on_resize(self, event) -> None:
+        self._fit()
+
+    def show_sort(self, column: int | None, reverse: bool = False) -> None:
+        """Mark the sorted column in the header: ``▲`` in the pane's usual order, ``▼`` reversed."""
+        self.sort_column, self.sort_reverse = column, reverse
+        self._measure(self.rows, reset=True)
+
+    def _titles(self) -> tuple[str, ...]:
+        if self.sort_column is None:
+            return self.columns
+        mark = " ▼" if self.sort_reverse else " ▲"
+        return tuple(c + mark if i == self.sort_column else c for i, c in enumerate(self.columns))
 
     # ---- cursor --------------------------------------------------------------------------
     def move_cursor(self, row: int) -> None:
@@ -167,6 +249,7 @@ class VirtualTable(ScrollView, can_focus=True):
         # The header is line 0 of the virtual space; keep the cursor's line below it in view.
         self.scroll_to_region(Region(0, row + 1, 1, 1), spacing=(1, 0, 0, 0), animate=False, force=True)
         self.refresh()
+        self.post_message(self.Highlighted(self, self.cursor_key))
 
     def action_cursor(self, step: int) -> None:
         self.move_cursor(self.cursor_row + step)
@@ -187,27 +270,38 @@ class VirtualTable(ScrollView, can_focus=True):
             self.move_cursor(row)
 
     # ---- rendering -----------------------------------------------------------------------
-    def _line(self, index: int) -> tuple[str, bool]:
+    def _line(self, index: int) -> tuple[str, bool, tuple]:
         """A row's (or, for -1, the header's) text laid out in the columns, kept until rows change."""
         found = self._lines.get(index)
         if found is None:
-            cells = self.columns if index < 0 else self.rows[index]
+            cells = self._titles() if index < 0 else self.rows[index]
             gap = " " * GAP
-            text = gap.join(_fit(cells[i] if i < len(cells) else "", w) for i, w in enumerate(self.widths))
-            found = self._lines[index] = (text, _width(text) == len(text))
+            parts = [_fit(cells[i] if i < len(cells) else "", w) for i, w in enumerate(self.widths)]
+            text = gap.join(parts)
+            single = _width(text) == len(text)
+            spans = []
+            if self.styler is not None and index >= 0 and single:
+                start = 0
+                for i, part in enumerate(parts):
+                    name = self.styler(i, cells[i]) if i < len(cells) and cells[i] else None
+                    if name:
+                        spans.append((start, start + len(part.rstrip()), name))
+                    start += len(part) + GAP
+            found = self._lines[index] = (text, single, tuple(spans))
         return found
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         base = self.rich_style
+        spans: tuple = ()
         if y == 0:
-            (text, single), style = self._line(-1), self.get_component_rich_style("virtual-table--header")
+            (text, single, _), style = self._line(-1), self.get_component_rich_style("virtual-table--header")
         else:
             index = scroll_y + y - 1
             if index >= len(self.rows):
                 return Strip.blank(width, base)
-            text, single = self._line(index)
+            text, single, spans = self._line(index)
             if index == self.cursor_row:
                 style = self.get_component_rich_style("virtual-table--cursor")
             elif text.startswith(self.group_prefix):
@@ -217,8 +311,26 @@ class VirtualTable(ScrollView, can_focus=True):
             else:
                 style = None
         line_style = base + style if style else base
+        if spans and index != self.cursor_row:
+            return self._styled(text, spans, line_style, scroll_x, width)
         if single:  # one cell per character (our bars and marks too): cut by index
             visible = text[scroll_x:scroll_x + width]
             return Strip([Segment(visible + " " * (width - len(visible)), line_style)], width)
         strip = Strip([Segment(text, line_style)], _width(text))
         return strip.crop_extend(scroll_x, scroll_x + width, line_style)
+
+    def _styled(self, text: str, spans: tuple, line_style, scroll_x: int, width: int) -> Strip:
+        """A row whose cells carry meaning in colour (load, capacity type, disagreement)."""
+        segments, at = [], 0
+        for start, end, name in spans:
+            if start > at:
+                segments.append(Segment(text[at:start], line_style))
+            segments.append(Segment(text[start:end], line_style + self.get_component_rich_style(
+                f"virtual-table--{name}")))
+            at = end
+        segments.append(Segment(text[at:], line_style))
+        return Strip(segments, len(text)).crop_extend(scroll_x, scroll_x + width, line_style)
+
+
+class ReadOnlyTable(VirtualTable, can_focus=False):
+    """A VirtualTable that only shows (an overview beside a focused table)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime
 
 from ..model import Node, Snapshot
@@ -11,6 +13,21 @@ from ..model.quantity import human_bytes
 from ..model.resources import CPU, MEMORY, PODS
 from ..model.snapshot import NO_ZONE
 from .format import age, bar, cpu, money
+
+
+# EC2's private DNS suffix: ``.ec2.internal`` in us-east-1, ``.REGION.compute.internal`` elsewhere.
+_REGION_SUFFIX = re.compile(r"\.(?:ec2|[a-z0-9-]+\.compute)\.internal$")
+_REGION_SUFFIX_IN_TEXT = re.compile(r"(?<=[0-9])\.(?:ec2|[a-z]{2}-[a-z]+-[0-9]\.compute)\.internal\b")
+
+
+def short_name(name: str) -> str:
+    """A node's name without EC2's region suffix: what fits a table column (drill-ins keep the full name)."""
+    return _REGION_SUFFIX.sub("", name)
+
+
+def short_names_in(text: str) -> str:
+    """Node names inside a message (a scheduler reason, a log line) without EC2's region suffix."""
+    return _REGION_SUFFIX_IN_TEXT.sub("", text) if ".internal" in text else text
 
 
 @dataclass(frozen=True)
@@ -55,34 +72,43 @@ class NodeRow:
 
 @dataclass(frozen=True)
 class ZoneGroup:
+    """A zone's nodes; ``nodepools`` are the NodePools that may launch there (a zone with no node yet too)."""
+
     zone: str
     nodes: tuple[NodeRow, ...]
     capacity_types: dict[str, int]
     price: float = 0.0
+    nodepools: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def cpu_requested(self) -> int:
         return sum(n.cpu_requested for n in self.nodes)
 
-    @property
+    @cached_property
     def cpu_allocatable(self) -> int:
         return sum(n.cpu_allocatable for n in self.nodes)
 
-    @property
+    @cached_property
     def memory_requested(self) -> int:
         return sum(n.memory_requested for n in self.nodes)
 
-    @property
+    @cached_property
     def memory_allocatable(self) -> int:
         return sum(n.memory_allocatable for n in self.nodes)
 
 
+# The nodes pane's sorts, one per column in column order (``s`` steps through them, ``S`` reverses):
+# the busiest, dearest and oldest first.
 SORTS = {
     "name": lambda r: r.name,
+    "type": lambda r: (r.instance_type, r.name),
+    "capacity": lambda r: (r.capacity_type, r.name),
+    "nodepool": lambda r: (r.group, r.name),
     "cpu%": lambda r: (-r.cpu_percent, r.name),
     "memory%": lambda r: (-r.memory_percent, r.name),
-    "price": lambda r: (-(r.price or 0.0), r.name),
+    "pods": lambda r: (-r.pods, r.name),
     "age": lambda r: (r.created.timestamp() if r.created else 0.0, r.name),
+    "price": lambda r: (-(r.price or 0.0), r.name),
 }
 
 
@@ -113,42 +139,92 @@ def node_rows(snapshot: Snapshot, prices: dict | None = None) -> list[NodeRow]:
     return [node_row(node, snapshot, prices) for node in snapshot.nodes]
 
 
-def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "") -> list[ZoneGroup]:
-    """One group per zone (by name); nodes sorted by ``sort`` and narrowed by the filter."""
+def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
+                launchable: dict[str, tuple[str, ...]] | None = None, reverse: bool = False,
+                match=None, folded: frozenset[str] | set[str] = frozenset()) -> list[ZoneGroup]:
+    """One group per zone (by name); nodes sorted by ``sort`` and narrowed by the filter.
+
+    ``launchable`` (zone -> NodePools that may launch there) adds the zones with no node yet,
+    so zone balance shows where Karpenter could still put capacity. ``match`` (a row -> bool)
+    replaces the plain text filter when given (the screen's regex and inverse filters). The
+    nodes of a ``folded`` zone are not shown, so they are left unsorted.
+    """
+    launchable = launchable or {}
+    keep = match if match is not None else (lambda row: row.matches(filter_text))
+    filtering = match is not None or bool(filter_text.strip())
     by_zone: dict[str, list[NodeRow]] = {}
     for row in rows:
-        if row.matches(filter_text):
+        if keep(row):
             by_zone.setdefault(row.zone, []).append(row)
+    if not filtering:
+        for zone in launchable:
+            by_zone.setdefault(zone, [])
     return [
         ZoneGroup(
             zone=zone,
-            nodes=tuple(sorted(rows, key=SORTS[sort])),
-            capacity_types=dict(Counter(r.capacity_type if r.capacity_type != "-" else "unknown" for r in rows)),
+            nodes=tuple(rows) if zone in folded else tuple(sorted(rows, key=SORTS[sort], reverse=reverse)),
+            capacity_types=dict(Counter(capacity_name(r.capacity_type) for r in rows)),
             price=sum(r.price or 0.0 for r in rows),
+            nodepools=launchable.get(zone, ()),
         )
         for zone, rows in sorted(by_zone.items())
     ]
 
 
+def capacity_name(capacity_type: str) -> str:
+    """How the panes name a capacity type: Karpenter's ``on-demand``/``spot``, AWS's ``Fargate``."""
+    if capacity_type == "fargate":
+        return "Fargate"
+    return capacity_type if capacity_type not in ("-", "") else "unknown"
+
+
 # ---- the pane's cells ----------------------------------------------------------------------
 
+WARN_PERCENT, BAD_PERCENT = 70, 90  # requests over allocatable: amber from here, red from there
+_PERCENT = re.compile(r"(\d+)%")
+
+
+def usage_level(cell: str) -> str | None:
+    """``good``, ``warn`` or ``bad`` for a usage cell (its percentage), for the theme's colours."""
+    found = _PERCENT.search(cell)
+    if found is None:
+        return None
+    pct = int(found.group(1))
+    return "bad" if pct >= BAD_PERCENT else "warn" if pct >= WARN_PERCENT else "good"
+
+
 def usage(requested: int, allocatable: int, fmt) -> str:
-    """``████░░░░  52% 2040m/3920m``: a gauge, the percentage, and the amounts."""
+    """`` 52% ████░░░░ 2040m/3920m``: the percentage, a gauge, and the amounts (a narrow column
+    cut to fit keeps the first two)."""
     pct = round(100 * requested / allocatable) if allocatable else 0
-    return f"{bar(requested, allocatable, 8)} {pct:>3}% {fmt(requested)}/{fmt(allocatable)}"
+    return f"{pct:>3}% {bar(requested, allocatable, 8)} {fmt(requested)}/{fmt(allocatable)}"
 
 
 def node_cells(row: NodeRow, now: datetime) -> tuple[str, ...]:
     """A node's row as the table shows it: formatted once per snapshot, regrouped on sort and filter."""
     flags = ("" if row.ready else " NotReady") + (" Cordoned" if row.unschedulable else "")
-    return (f"  {row.name}{flags}", row.instance_type, row.capacity_type, row.group,
+    return (f"  {short_name(row.name)}{flags}", row.instance_type,
+            capacity_name(row.capacity_type) if row.capacity_type != "-" else "-", row.group,
             usage(row.cpu_requested, row.cpu_allocatable, cpu),
             usage(row.memory_requested, row.memory_allocatable, human_bytes),
             f"{row.pods}/{row.max_pods}", age(row.created, now), money(row.price))
 
 
-def zone_cells(group: ZoneGroup) -> tuple[str, ...]:
-    split = ", ".join(f"{n} {k}" for k, n in group.capacity_types.items())
-    return (f"▼ {group.zone}  {len(group.nodes)} nodes ({split})", "", "", "",
+def capacity_split(counts: dict[str, int]) -> str:
+    """``3 on-demand 2 spot 1 Fargate``: a zone's nodes by capacity type, in that order."""
+    order = {"on-demand": 0, "spot": 1, "Fargate": 2}
+    return " ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: (order.get(kv[0], 3), kv[0])))
+
+
+def zone_cells(group: ZoneGroup, folded: bool = False) -> tuple[str, ...]:
+    """A zone's row: fold mark, node count and capacity split, load bars, cost; a zone the NodePools
+    allow but no node is in yet says which NodePools may launch there."""
+    mark = "▶" if folded else "▼"
+    if not group.nodes:
+        pools = ", ".join(group.nodepools)
+        return (f"{mark} {group.zone}", "0 nodes", f"NodePool {pools} may launch here" if pools else "", "",
+                "", "", "", "", money(0.0))
+    return (f"{mark} {group.zone}", f"{len(group.nodes)} nodes", capacity_split(group.capacity_types), "",
             usage(group.cpu_requested, group.cpu_allocatable, cpu),
-            usage(group.memory_requested, group.memory_allocatable, human_bytes), "", "", money(group.price))
+            usage(group.memory_requested, group.memory_allocatable, human_bytes),
+            str(sum(n.pods for n in group.nodes)), "", money(group.price))

@@ -8,8 +8,10 @@ from datetime import datetime
 from ..logs import LogParser
 from ..logs.join import explain_pending
 from ..model import Pod, Snapshot
+from ..model import labels as L
 from ..model.resources import CPU, MEMORY
 from ..sim.result import Attempt
+from .nodes import short_name, short_names_in
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,25 @@ def pending_rows(snapshot: Snapshot, events: list[dict] | None = None,
     return sorted(rows, key=lambda r: (r.owner, r.key))
 
 
+# The pending pane's sorts, one per column in column order; pods stay grouped under their owner.
+PENDING_SORTS = {
+    "pod": lambda r, a: r.key,
+    "cpu": lambda r, a: (-r.cpu, r.key),
+    "memory": lambda r, a: (-r.memory, r.key),
+    "age": lambda r, a: (r.created.timestamp() if r.created else 0.0, r.key),
+    "simulated": lambda r, a: (not simulated_cell(r, a)[1], simulated_cell(r, a)[0], r.key),  # disagreements first
+    "reason": lambda r, a: (r.reason, r.key),
+    "karpenter": lambda r, a: (r.karpenter_time == "", r.karpenter_time, r.key),  # newest log time last
+}
+
+
+def sort_pending(rows: list[PendingRow], name: str, attempts: dict, reverse: bool = False) -> list[PendingRow]:
+    """Rows by owner, and within each owner by the ``name`` sort (``reverse`` flips only the latter)."""
+    key = PENDING_SORTS[name]
+    ordered = sorted(rows, key=lambda r: key(r, attempts.get(r.key)), reverse=reverse)
+    return sorted(ordered, key=lambda r: r.owner)  # stable: each owner's pods keep the column order
+
+
 def _owner_text(pod: Pod) -> str:
     owner = pod.controller
     return f"{owner.kind}/{pod.namespace}/{owner.name}" if owner else "-"
@@ -84,6 +105,99 @@ def simulated_cell(row: PendingRow, attempt: Attempt | None) -> tuple[str, bool]
     if attempt.new_node:
         return f"new {attempt.node}", bool(row.karpenter)
     if attempt.node:
-        return f"fits {attempt.node}", bool(row.reason)
+        return f"fits {short_name(attempt.node)}", bool(row.reason)
     reason = attempt.karpenter_reason or attempt.reason or "unschedulable"
     return f"pending: {reason}", False
+
+
+# ---- the detail strip: the three voices about the selected pod, in full -------------------------------
+
+@dataclass(frozen=True)
+class PendingDetail:
+    """What the Pending pane's detail strip says about one pod: kube-scheduler's reason in full,
+    the simulator's one-line why (always, also when it expects Karpenter to launch), Karpenter's
+    reason, and what disagrees (empty when nothing does)."""
+
+    scheduler: str
+    simulator: str
+    karpenter: str
+    disagreement: str = ""
+
+    def lines(self) -> list[str]:
+        out = [f"≠ {self.disagreement}"] if self.disagreement else []  # what to look at first
+        return out + [f"kube-scheduler: {self.scheduler}", f"simulator: {self.simulator}",
+                      f"Karpenter: {self.karpenter}"]
+
+
+def node_called(name: str, snapshot: Snapshot) -> str:
+    """A node as the operator knows it: its short name, and Fargate's nodes called Fargate."""
+    node = snapshot.node_by_name.get(name)
+    if node is not None and node.capacity_type == "fargate":
+        return f"Fargate ({short_name(name)})"
+    return f"node {short_name(name)}" + (f" ({node.instance_type}, {node.zone})" if node is not None and
+                                          node.instance_type else "")
+
+
+def simulator_why(attempt: Attempt | None, snapshot: Snapshot, nodeclaims=()) -> str:
+    """The simulator's answer in one line: which node the pod would go to, the instance Karpenter
+    would launch for it (type, capacity type, zone, NodeClaim, NodePool), or why it stays pending."""
+    if attempt is None:
+        return "simulating…"
+    if attempt.new_node:
+        plan = next((c for c in nodeclaims if c.name == attempt.node or attempt.pod.key in c.pods), None)
+        refused = f"; no node today: {existing_refusals(attempt.counts)}" if attempt.counts else ""
+        if plan is None:
+            return f"Karpenter would launch a new node ({attempt.node}){refused}"
+        launch = plan.launch or {}
+        if launch.get("instance_type"):
+            price = launch.get("price")
+            cost = f", ${price:.4f}/h" if isinstance(price, (int, float)) else ""
+            return (f"would launch {launch['instance_type']} {launch.get('capacity_type') or ''} in "
+                    f"{launch.get('zone') or '?'}{cost} (NodeClaim {plan.name}, NodePool {plan.nodepool})"
+                    ).replace("  ", " ") + refused
+        return (f"would launch a node from NodePool {plan.nodepool} (NodeClaim {plan.name}; no offering priced)"
+                + refused)
+    if attempt.node:
+        return f"would fit on {node_called(attempt.node, snapshot)} as the cluster is now"
+    why = attempt.summary or attempt.karpenter_reason or attempt.reason or "unschedulable"
+    return f"stays pending: {short_names_in(why)}"
+
+
+FARGATE_TAINT = f"{{{L.EKS_COMPUTE_TYPE}: fargate}}"  # kube-scheduler's rendering of Fargate's taint
+
+
+def existing_refusals(counts) -> str:
+    """kube-scheduler's FitError histogram, most nodes first; nodes refused for Fargate's taint are
+    called Fargate, as the operator knows them."""
+    parts = []
+    for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if FARGATE_TAINT in reason:
+            parts.append(f"{n} Fargate node(s) (it does not tolerate {L.EKS_COMPUTE_TYPE}=fargate)")
+        else:
+            parts.append(f"{n} {reason}")
+    return ", ".join(parts)
+
+
+def pending_detail(row: PendingRow, attempt: Attempt | None, snapshot: Snapshot, nodeclaims=()) -> PendingDetail:
+    """The detail strip for one pending pod; ``nodeclaims``: the simulation's NodeClaim plans."""
+    why = simulator_why(attempt, snapshot, nodeclaims)
+    clock = row.karpenter_time[11:16] if len(row.karpenter_time) >= 16 else row.karpenter_time
+    if row.karpenter:
+        karpenter = f"(log {row.karpenter_time[11:19] or row.karpenter_time}) {row.karpenter}"
+    elif attempt is not None and attempt.karpenter_reason:
+        karpenter = f"nothing logged; the simulated Karpenter says: {attempt.karpenter_reason}"
+    else:
+        karpenter = "nothing logged about this pod"
+    disagreement = ""
+    _, disagrees = simulated_cell(row, attempt)
+    if disagrees and attempt is not None and attempt.new_node:
+        text = row.karpenter.replace('incompatible with nodepool "', "NodePool ").replace('", ', ": ", 1)
+        disagreement = (f"log {clock}: Karpenter could not launch ({_cut(text, 90)}); "
+                        f"simulator: {why.split('; no node today')[0]}")
+    elif disagrees:
+        disagreement = f"kube-scheduler: {_cut(row.reason, 90)}; simulator: {why}"
+    return PendingDetail(short_names_in(row.reason) or "(no reason recorded)", why, karpenter, disagreement)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -35,7 +35,7 @@ from ..signature import signature
 from ..state import ClusterState
 from .daemons import daemon_pods
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
-from .instancetypes import type_set
+from .instancetypes import TypeSet, type_set
 from .nodeclaim import NodeClaim, SchedulingError, Template, build_template
 from .preferences import PodData, relax
 from .requirements import Reqs
@@ -94,10 +94,17 @@ class Prepared:
     def domain_groups(self, keys: frozenset[str]) -> dict:
         found = self._groups.get(keys)
         if found is None:
-            sources = [(Reqs.from_model(p.requirements).plus(Reqs.from_labels(p.template_labels).values()),
-                        list(self.types.reqs) if keys else [], p.taints) for p in self.pools]
-            found = self._groups[keys] = {k: g for k, g in domain_groups(_only(sources, keys)).items() if k in keys}
+            found = self._groups[keys] = launch_domains(self.pools, self.types, keys)
         return found
+
+
+def launch_domains(pools: Sequence[NodePool], types: TypeSet, keys: frozenset[str]) -> dict:
+    """Key -> DomainGroup: the domains of ``keys`` that ``pools`` could launch new capacity into
+    (their requirements and template labels, with the catalog's types laid over them). The
+    scheduler's topology and the main screen's zone overview both ask this."""
+    sources = [(Reqs.from_model(p.requirements).plus(Reqs.from_labels(p.template_labels).values()),
+                list(types.reqs) if keys else [], p.taints) for p in pools]
+    return {k: g for k, g in domain_groups(_only(sources, keys)).items() if k in keys}
 
 
 class Scheduler:

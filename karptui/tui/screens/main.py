@@ -1,72 +1,172 @@
-"""The main screen: nodes by zone, pending pods, Karpenter activity; k9s keys."""
+"""The main screen: zone balance and nodes, pending pods answered in place, Karpenter activity; k9s keys.
+
+Thin by design: every number and sentence comes from karptui.views; this screen keeps the
+operator's state (each pane's filter and sort, the folded zones, the selected workload) as
+reactives and redraws the pane they belong to.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
+from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from ...model.quantity import human_bytes
+from ...text import visible
 from ...views.activity import activity_rows
+from ...views.filtering import Filter
 from ...views.format import age, cpu
-from ...views.nodes import SORTS, zone_cells, zone_groups
-from ...views.pending import simulated_cell
-from ..keybar import KeyBar
-from ..plain import notify_plain, plain
+from ...views.manifest import manifest_lines
+from ...views.nodes import SORTS, usage_level, zone_cells, zone_groups
+from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
+from ...views.zones import launch_key, launchable_zones, workload_spread
+from ..keybar import Crumb, KeyBar
+from ..plain import notify_plain, plain, plain_lines
 from ..widgets import VirtualTable
+from .detail import DetailScreen
 
 PANES = ("nodes", "pending", "activity")
 REASON_WIDTH = 60
+KARPENTER_WIDTH = 48
+SIMULATED_WIDTH = 40
 NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h")
 PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
                    "Karpenter (logs)")
 ACTIVITY_COLUMNS = ("line", "time", "level", "event", "details")
+ACTIVITY_SORTS = ("line", "time", "level", "event", "details")  # line order is the log's
+# Columns cut to fit the width, in order, each down to the cells it keeps (a usage cell keeps its bar and %).
+NODE_SHRINK = ({0: 26, 3: 8, 2: 9}, {0: 16, 1: 8, 4: 12, 5: 12})
+PENDING_SHRINK = ({5: 16, 6: 16}, {5: 12, 6: 12, 0: 16, 4: 10})
+ACTIVITY_SHRINK = ({4: 20}, {1: 12})
 ACTIVITY_ROWS = 5000  # the newest events shown on (re)fill; a tailed log appends beyond it
 MIN_SIZE = (60, 12)  # below this the tables cannot show a node name and its numbers
+FOLD_AT = 200        # a cluster with more nodes starts with its zones folded: the zone balance fits one screen
+
+# k9s' resource aliases -> (the pane that shows them, or None; a note when the answer is elsewhere).
+ALIASES = {
+    "no": ("nodes", ""),
+    "po": ("pending", "the Pending pane lists pending pods; a node's drill-in (enter) lists its pods"),
+    "ev": ("activity", ""),
+    "np": ("nodes", "NodePools are the nodepool/group column and the zones they may launch into"),
+    "nc": (None, "karptui has no NodeClaims pane: new NodeClaims are in Pending's simulated column and Activity"),
+    "ctx": (None, "the context is chosen on the command line: karptui --context NAME"),
+}
+LONG_NAMES = {"node": "no", "nodes": "no", "pod": "po", "pods": "po", "pending": "po", "event": "ev", "events": "ev",
+              "activity": "ev", "nodepool": "np", "nodepools": "np", "nodeclaim": "nc", "nodeclaims": "nc",
+              "context": "ctx", "contexts": "ctx"}
+PANE_SORTS = {"nodes": list(SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}
+COMMANDS = sorted({*ALIASES, *LONG_NAMES, "whatif", "help", "quit"})
+
+
+def _node_style(column: int, cell: str) -> str | None:
+    if column in (4, 5):
+        return usage_level(cell)
+    if column == 2:
+        return {"spot": "spot", "on-demand": "on-demand", "Fargate": "fargate"}.get(cell)
+    return None
+
+
+def _pending_style(column: int, cell: str) -> str | None:
+    return "flag" if column == 0 and cell.startswith("≠") else None
+
+
+def _activity_style(column: int, cell: str) -> str | None:
+    if column == 2:
+        return {"error": "bad", "ERROR": "bad", "warn": "warn", "WARN": "warn", "warning": "warn"}.get(cell)
+    return None
 
 
 class MainScreen(Screen):
     BINDINGS = [
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("g", "jump(0)", "Top", show=False),
-        Binding("G", "jump(-1)", "Bottom", show=False),
-        Binding("enter", "drill", "Drill in"),
+        Binding("enter", "drill", "Drill in / fold"),
         Binding("slash", "filter", "Filter"),
         Binding("colon", "command", "Command"),
-        Binding("s", "sort", "Sort nodes"),
+        Binding("s", "sort", "Sort"),
+        Binding("S", "reverse", "Reverse sort", show=False),
+        Binding("y", "yaml", "YAML"),
         Binding("escape", "clear", "Back / clear", show=False),
         Binding("1", "pane('nodes')", "Nodes", show=False),
         Binding("2", "pane('pending')", "Pending", show=False),
         Binding("3", "pane('activity')", "Activity", show=False),
     ]
 
+    # Each pane's own state: a change redraws that pane only.
+    filters: reactive[dict] = reactive(lambda: {pane: "" for pane in PANES}, init=False)
+    sorts: reactive[dict] = reactive(lambda: {"nodes": ("name", False), "pending": ("pod", False),
+                                              "activity": ("line", False)}, init=False)
+    workload: reactive[str] = reactive("", init=False)  # the pending pod whose workload the zone balance shows
+
     def __init__(self) -> None:
         super().__init__()
-        self.sort = "name"
-        self.filters = {pane: "" for pane in PANES}
+        self.folded: set[str] = set()
+        self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
+        self._strips: dict[str | None, tuple] = {}  # strip id -> what it shows
+        self._launchable: tuple | None = None  # (launch_key, zone -> NodePools that may launch there)
+        self._searching: tuple | None = None   # the launch_key a worker is finding the zones for
+
+    @property
+    def sort(self) -> str:
+        """The nodes pane's sort (kept for the command palette and scripts)."""
+        return self.sorts["nodes"][0]
 
     def compose(self) -> ComposeResult:
         yield Static(id="source")
         yield Static(id="too-small")
         with TabbedContent(initial="nodes"):
             with TabPane("Nodes", id="nodes"):
-                yield VirtualTable(NODE_COLUMNS, id="nodes-table")
+                yield VirtualTable(NODE_COLUMNS, shrink=NODE_SHRINK, styler=_node_style, id="nodes-table")
+                yield Static(id="zone-balance", classes="strip")
             with TabPane("Pending", id="pending"):
-                # The scheduler's reason is long; capped so Karpenter's view stays on screen (drill in for all).
-                yield VirtualTable(PENDING_COLUMNS, max_widths={5: REASON_WIDTH}, id="pending-table")
+                # The reasons are long: capped so every column stays on screen (the strip below has them all).
+                yield VirtualTable(PENDING_COLUMNS,
+                                   max_widths={4: SIMULATED_WIDTH, 5: REASON_WIDTH, 6: KARPENTER_WIDTH},
+                                   shrink=PENDING_SHRINK, styler=_pending_style, id="pending-table")
+                yield Static(id="pending-detail", classes="strip")
             with TabPane("Activity", id="activity"):
-                yield VirtualTable(ACTIVITY_COLUMNS, id="activity-table")
-        yield Input(placeholder="filter: text or label key=value (enter to apply, escape to clear)", id="filter")
-        yield Input(placeholder=":nodes :pending :activity :whatif :help :quit", id="command")
+                yield VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style,
+                                   id="activity-table")
+        yield Crumb(id="crumb")
+        yield Input(placeholder="filter: regex, !inverse, label key=value (live; enter keeps it, escape clears)",
+                    id="filter")
+        yield Input(placeholder=":no :po :ev :np :nc :ctx :whatif :help :quit (→ completes)",
+                    suggester=SuggestFromList(COMMANDS, case_sensitive=False), id="command")
         yield KeyBar()
 
     def on_mount(self) -> None:
+        if len(self.app.overview.node_rows) > FOLD_AT:
+            self.folded = {row.zone for row in self.app.overview.node_rows}
         self.refresh_all()
         self.query_one("#nodes-table", VirtualTable).focus()
+
+    class ZonesFound(Message):
+        """The zones the NodePools may launch into, worked out off the event loop."""
+
+        def __init__(self, key: tuple, zones: dict[str, tuple[str, ...]]) -> None:
+            super().__init__()
+            self.key, self.zones = key, zones
+
+    # A description of our own: Textual's default is the arguments' repr, a walk of the whole snapshot.
+    @work(thread=True, exclusive=True, group="launchable-zones", exit_on_error=False,
+          description="zones the NodePools may launch into")
+    def find_launchable_zones(self, key: tuple, snapshot, catalog) -> None:
+        """Merging every NodePool with every catalog type takes a few hundred ms on a big catalog:
+        the first paint does not wait for it, the zone rows appear when it is done."""
+        self.post_message(self.ZonesFound(key, launchable_zones(snapshot, catalog)))
+
+    def on_main_screen_zones_found(self, message: ZonesFound) -> None:
+        if message.key != self._searching:
+            return  # a live update changed the NodePools; their own search is under way
+        self._launchable, self._spreads = (message.key, message.zones), {}
+        if len(self.app.overview.node_rows) > FOLD_AT:
+            self.folded |= set(message.zones)
+        self.fill_nodes()
 
     def on_screen_resume(self) -> None:
         """Back from a drill-in or the what-if panel: the header may have news (edits made)."""
@@ -85,31 +185,58 @@ class MainScreen(Screen):
                 f"karptui needs a terminal of at least {MIN_SIZE[0]}×{MIN_SIZE[1]} (this one is {width}×{height})")
 
     # ---- filling -------------------------------------------------------------------------
+    def launchable(self) -> dict[str, tuple[str, ...]]:
+        """Zone -> NodePools that may launch there ({} until a worker has found them for these NodePools)."""
+        key = launch_key(self.app.snapshot, self.app.catalog)
+        found = self._launchable
+        if found is not None and found[0] == key:
+            return found[1]
+        if self._searching != key:
+            self._searching = key
+            self.call_after_refresh(self.find_launchable_zones, key, self.app.snapshot, self.app.catalog)
+        return found[1] if found is not None else {}  # the last answer until the new one comes
+
     def refresh_all(self) -> None:
+        self._spreads = {}
         self.refresh_header()
         self.fill_nodes()
         self.fill_pending()
         self.fill_activity()
+        self.refresh_crumb()
 
     def fill_nodes(self) -> None:
         overview = self.app.overview
+        name, reverse = self.sorts["nodes"]
+        match = Filter(self.filters["nodes"])
+        keep = match.predicate(lambda r: (r.name, r.instance_type, r.group, r.capacity_type, r.zone),
+                               lambda r: r.labels) if match else None
         rows, keys = [], []
-        groups = zone_groups(overview.node_rows, self.sort, self.filters["nodes"])
+        groups = zone_groups(overview.node_rows, name, launchable=self.launchable(), reverse=reverse, match=keep,
+                             folded=self.folded)
         for group in groups:
-            rows.append(zone_cells(group))
+            folded = group.zone in self.folded
+            rows.append(zone_cells(group, folded))
             keys.append(f"zone:{group.zone}")
+            if folded:
+                continue
             for row in group.nodes:
                 rows.append(overview.cells(row))
                 keys.append(f"node:{row.name}")
         if not groups:
-            rows.append(("(no nodes match)" if self.filters["nodes"] else
+            rows.append(("(no nodes match)" if match else
                          f"({self.app.missing('Node') or 'the snapshot has no nodes'})",))
             keys.append("empty")
-        self.query_one("#nodes-table", VirtualTable).set_rows(rows, keys)
+        table = self.query_one("#nodes-table", VirtualTable)
+        table.set_rows(rows, keys)
+        table.show_sort(list(SORTS).index(name), reverse)
+        self.refresh_zone_balance()
 
     def fill_pending(self) -> None:
         attempts = self.app.attempts
-        pending = [r for r in self.app.pending if r.matches(self.filters["pending"])]
+        match = Filter(self.filters["pending"])
+        keep = match.predicate(lambda r: (r.key, r.owner, r.reason, r.karpenter))
+        name, reverse = self.sorts["pending"]
+        pending = sort_pending([r for r in self.app.pending if keep(r)], name, attempts, reverse)
         counts = Counter(r.owner for r in pending)
         rows, keys = [], []
         owner = None
@@ -125,20 +252,37 @@ class MainScreen(Screen):
         if not pending:
             rows.append((f"({self.app.missing('Pod') or 'no pending pods'})",))
             keys.append("empty")
-        self.query_one("#pending-table", VirtualTable).set_rows(rows, keys)
+        table = self.query_one("#pending-table", VirtualTable)
+        table.set_rows(rows, keys)
+        table.show_sort(list(PENDING_SORTS).index(name), reverse)
+        self.refresh_pending_detail()
 
     def fill_activity(self) -> None:
+        match = Filter(self.filters["activity"])
+        keep = match.predicate(lambda r: (r.kind, r.summary, r.level))
         shown = [r for r in activity_rows(self.app.events, snapshot_events=self.app.overview.karpenter_events)
-                 if r.matches(self.filters["activity"])][-ACTIVITY_ROWS:]
+                 if keep(r)][-ACTIVITY_ROWS:]
+        name, reverse = self.sorts["activity"]
+        column = ACTIVITY_SORTS.index(name)
         rows, keys = _activity_cells(shown)
+        if column or reverse:
+            def key(i: int):  # a log line's number as a number; a Kubernetes event (no line) first
+                cell = rows[i][column]
+                return (int(cell) if cell.isdigit() else -1, i) if column == 0 else (cell, i)
+
+            order = sorted(range(len(rows)), key=key, reverse=reverse)
+            rows, keys = [rows[i] for i in order], [keys[i] for i in order]
         if not shown:
             rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
-        self.query_one("#activity-table", VirtualTable).set_rows(rows, keys)
+        table = self.query_one("#activity-table", VirtualTable)
+        table.set_rows(rows, keys)
+        table.show_sort(column, reverse)
 
     def append_activity(self, events: list[dict]) -> None:
         """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""
         table = self.query_one("#activity-table", VirtualTable)
-        shown = [r for r in activity_rows(events) if r.matches(self.filters["activity"])]
+        keep = Filter(self.filters["activity"]).predicate(lambda r: (r.kind, r.summary, r.level))
+        shown = [r for r in activity_rows(events) if keep(r)]
         if not shown:
             return
         table.remove_key("empty")
@@ -146,6 +290,91 @@ class MainScreen(Screen):
         table.append_rows(*_activity_cells(shown))
         if following:
             table.move_cursor(table.row_count - 1)
+
+    # ---- the strips under the tables ------------------------------------------------------
+    def refresh_pending_detail(self) -> None:
+        """The selected pending pod's three voices in full, and what disagrees."""
+        strip = self.query_one("#pending-detail", Static)
+        key = self.query_one("#pending-table", VirtualTable).cursor_key or ""
+        kind, _, name = key.partition(":")
+        if kind == "owner":
+            first = next((r for r in self.app.pending if r.owner == name), None)
+            name = first.key if first else ""
+        row = next((r for r in self.app.pending if r.key == name), None) if name else None
+        if row is None:
+            self._show(strip, ["select a pending pod to see kube-scheduler's, the simulator's and Karpenter's "
+                               "answers in full"])
+            return
+        result = self.app.result
+        detail = pending_detail(row, self.app.attempts.get(row.key), self.app.snapshot,
+                                result.nodeclaims if result is not None else ())
+        strip.set_class(bool(detail.disagreement), "disagrees")
+        # the ≠ line first, in bold: what the operator should check
+        self._show(strip, detail.lines(), bold_first=bool(detail.disagreement))
+        if self.workload != row.key:
+            self.workload = row.key
+
+    def _show(self, strip: Static, lines: list[str], bold_first: bool = False) -> None:
+        """Update a strip only when its text changes: an update asks for a new layout of the screen."""
+        if self._strips.get(strip.id) == (lines, bold_first):
+            return
+        self._strips[strip.id] = (lines, bold_first)
+        content = plain_lines(lines)
+        if bold_first:
+            content = content.stylize("bold", 0, len(visible(lines[0])))
+        strip.update(content)
+
+    def watch_workload(self) -> None:
+        """Weighed when the Nodes pane shows it: moving through Pending costs no scan of the pods."""
+        if self.pane == "nodes":
+            self.refresh_zone_balance()
+
+    def refresh_zone_balance(self) -> None:
+        """The zone balance of the workload selected in Pending: its pods per zone and each spread
+        constraint's skew (computed once per workload: it scans the bound pods)."""
+        strip = self.query_one("#zone-balance", Static)
+        pod = self.app.pod_by_key.get(self.workload) if self.workload else None
+        if pod is None and self.app.pending:
+            pod = self.app.pod_by_key.get(self.app.pending[0].key)
+        if pod is None:
+            self._show(strip, ["zone balance: no pending pod, so no workload to weigh (enter folds a zone)"])
+            return
+        owner = next((r.owner for r in self.app.pending if r.key == pod.key and r.owner != "-"), pod.key)
+        lines = self._spreads.get(owner)
+        if lines is None:
+            zones = [z for z in self.launchable()]
+            spread = workload_spread(self.app.snapshot, pod, owner, zones)
+            lines = [f"{owner} (selected in Pending): pods per zone {spread.zones_line() or '-'}"]
+            lines += [f"  {check.describe()}" for check in spread.checks] or ["  no topologySpreadConstraints"]
+            self._spreads[owner] = lines
+        self._show(strip, lines)
+
+    def refresh_crumb(self) -> None:
+        """The state in force on the pane shown: ``nodes /web · sort cpu% ▲``."""
+        pane = self.pane
+        if pane not in PANE_SORTS:
+            self.query_one("#crumb", Crumb).show(pane)
+            return
+        name, reverse = self.sorts[pane]
+        crumb = Filter(self.filters[pane]).crumb()
+        self.query_one("#crumb", Crumb).show(
+            visible(f"{pane}{'  ' + crumb if crumb else ''}  · sort {name} {'▼' if reverse else '▲'}"))
+
+    # ---- reactive state -------------------------------------------------------------------
+    def watch_filters(self, old: dict, new: dict) -> None:
+        for pane in PANES:
+            if old.get(pane) != new.get(pane):
+                self.fill(pane)
+        self.refresh_crumb()
+
+    def watch_sorts(self, old: dict, new: dict) -> None:
+        for pane in PANES:
+            if old.get(pane) != new.get(pane):
+                self.fill(pane)
+        self.refresh_crumb()
+
+    def fill(self, pane: str) -> None:
+        {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity}[pane]()
 
     # ---- actions ---------------------------------------------------------------------------
     @property
@@ -161,20 +390,28 @@ class MainScreen(Screen):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.table().focus()
-
-    def action_cursor(self, step: int) -> None:
-        self.table().action_cursor(step)
-
-    def action_jump(self, row: int) -> None:
-        self.table().action_cursor_to(row)
+        self.refresh_crumb()
+        if self.pane == "nodes":
+            self.refresh_zone_balance()
 
     def action_sort(self) -> None:
-        names = list(SORTS)
-        self.sort = names[(names.index(self.sort) + 1) % len(names)]
-        self.notify(f"nodes sorted by {self.sort}")
-        self.fill_nodes()
+        """The next column of the pane shown (its header shows the arrow)."""
+        pane = self.pane
+        if pane not in PANE_SORTS:
+            return  # a pane of its own making (a later tab) sorts itself
+        names = PANE_SORTS[pane]
+        name, _ = self.sorts[pane]
+        self.sorts = {**self.sorts, pane: (names[(names.index(name) + 1) % len(names)], False)}
+
+    def action_reverse(self) -> None:
+        pane = self.pane
+        if pane in PANE_SORTS:
+            name, reverse = self.sorts[pane]
+            self.sorts = {**self.sorts, pane: (name, not reverse)}
 
     def action_filter(self) -> None:
+        if self.pane not in PANES:
+            return
         box = self.query_one("#filter", Input)
         box.value = self.filters[self.pane]
         box.add_class("visible")
@@ -189,24 +426,31 @@ class MainScreen(Screen):
     def action_clear(self) -> None:
         for box in self.query(Input):
             box.remove_class("visible")
-        if self.filters[self.pane]:
-            self.filters[self.pane] = ""
-            self.refresh_pane()
+        if self.filters.get(self.pane):
+            self.filters = {**self.filters, self.pane: ""}
         self.table().focus()
 
-    def refresh_pane(self) -> None:
-        {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity}[self.pane]()
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """The ``/`` filter is live: every key narrows the pane shown."""
+        if event.input.id == "filter" and event.input.has_class("visible"):
+            if event.value.strip() != self.filters[self.pane]:
+                self.filters = {**self.filters, self.pane: event.value.strip()}
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.remove_class("visible")
         if event.input.id == "filter":
-            self.filters[self.pane] = event.value.strip()
-            self.refresh_pane()
+            self.filters = {**self.filters, self.pane: event.value.strip()}
             self.table().focus()
             return
         word = event.value.strip().lstrip(":").lower()
-        if word in PANES:
-            self.action_pane(word)
+        alias = LONG_NAMES.get(word, word)
+        if alias in ALIASES:
+            pane, note = ALIASES[alias]
+            if pane is not None:
+                self.action_pane(pane)
+            if note:
+                notify_plain(self, f":{word}: {note}", timeout=6)
+            self.table().focus()
         elif word in ("whatif", "what-if", "w"):
             self.app.action_whatif()
         elif word in ("help", "?"):
@@ -214,24 +458,42 @@ class MainScreen(Screen):
         elif word in ("q", "quit"):
             self.app.exit()
         else:
-            notify_plain(self, f"unknown command :{word} (nodes, pending, activity, whatif, help, quit)",
-                                  severity="warning")
+            notify_plain(self, f"unknown command :{word} (no, po, ev, np, nc, ctx, whatif, help, quit)",
+                         severity="warning")
             self.table().focus()
 
     def action_drill(self) -> None:
         self._open(self.table().cursor_key or "")
 
     def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
-        """enter on a row (the table's own binding): drill into that node or pod."""
+        """enter or space on a row (the table's own binding): fold a zone, or drill into a node or pod."""
         self._open(event.key)
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        if event.table.id == "pending-table":
+            self.refresh_pending_detail()
 
     def _open(self, key: str) -> None:
         kind, _, name = key.partition(":")
-        if kind in ("node", "pod"):
+        if kind == "zone":
+            self.folded ^= {name}
+            self.fill_nodes()
+        elif kind in ("node", "pod"):
             self.app.drill(kind, name)
+
+    def action_yaml(self) -> None:
+        """``y``: the selected node's or pod's manifest as the snapshot holds it."""
+        kind, _, name = (self.table().cursor_key or "").partition(":")
+        snapshot = self.app.snapshot
+        obj = snapshot.node_by_name.get(name) if kind == "node" else self.app.pod_by_key.get(name) \
+            if kind == "pod" else None
+        if obj is None:
+            notify_plain(self, "y shows a node's or a pod's YAML: select one first", severity="warning")
+            return
+        self.app.push_screen(DetailScreen(f"{kind} {name} (YAML)", {"YAML": manifest_lines(obj)}))
 
 
 def _activity_cells(rows) -> tuple[list[tuple[str, ...]], list[str]]:
     """A Kubernetes event has no log line: its line column says "event" and its key is its place."""
     return ([(str(r.line) if r.line else "event", r.time, r.level, r.kind, r.summary) for r in rows],
-             [f"line:{r.line}" if r.line else f"event:{i}:{r.time}" for i, r in enumerate(rows)])
+            [f"line:{r.line}" if r.line else f"event:{i}:{r.time}" for i, r in enumerate(rows)])

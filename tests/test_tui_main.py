@@ -1,0 +1,377 @@
+"""The main screen answers at a glance: columns that fit, zone balance, pending answers in place, k9s keys."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Static, TabbedContent
+
+from karptui.model import build_snapshot
+from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.tui.app import KarptuiApp
+from karptui.tui.keybar import KeyBar
+from karptui.tui.screens.help import HelpScreen
+from karptui.tui.screens.main import MainScreen
+from karptui.tui.widgets import VirtualTable
+from tests.conftest import node_obj, pod_obj
+
+WIDE = (160, 45)
+SMALL = (80, 24)
+
+
+def demo_app(**kwargs) -> KarptuiApp:
+    return KarptuiApp(load_snapshot(bundled_snapshot("topology-spread")), **kwargs)
+
+
+def shown(table: VirtualTable) -> list[str]:
+    """The table's lines as the terminal shows them (header first)."""
+    return [table.render_line(y).text for y in range(table.size.height)]
+
+
+async def settled(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+# ---- bug: at 160 columns the right-hand columns were off-screen -----------------------------------
+
+def fits(table: VirtualTable) -> bool:
+    """Every column within the cells the table shows (its vertical scrollbar's excluded)."""
+    return 0 < sum(table.widths) + 2 * (len(table.widths) - 1) <= table.scrollable_content_region.width
+
+
+async def test_at_160_columns_every_column_of_every_pane_is_on_screen():
+    app = demo_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settled(app, pilot)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        header = shown(nodes)[0]
+        for title in ("pods", "age", "$/h"):
+            assert title in header
+        assert fits(nodes)
+        # tables show the name without the region suffix; the drill-in keeps the full name
+        assert any(line.strip().startswith("ip-192-168-11-21 ") for line in shown(nodes))
+        assert not any(".compute.internal" in line for line in shown(nodes))
+        await pilot.press("2")
+        await pilot.pause()
+        pending = app.screen.query_one("#pending-table", VirtualTable)
+        assert "Karpenter" in shown(pending)[0]
+        assert fits(pending)
+        await pilot.press("3")
+        await pilot.pause()
+        activity = app.screen.query_one("#activity-table", VirtualTable)
+        assert fits(activity)
+        await pilot.press("1", "j", "enter")
+        assert app.screen.heading == "node fargate-ip-192-168-11-131.ap-northeast-2.compute.internal"
+
+
+async def test_at_80_columns_long_columns_are_cut_not_pushed_off():
+    app = demo_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await settled(app, pilot)
+        for pane in ("2", "3"):  # the nodes pane's nine columns scroll sideways at 80
+            await pilot.press(pane)
+            await pilot.pause()
+            assert fits(app.screen.table())
+
+
+# ---- bug: ctrl+c did not quit ----------------------------------------------------------------------
+
+async def test_ctrl_c_quits_and_the_key_bar_says_so():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        bar = app.screen.query_one(KeyBar).hints().plain
+        assert "^c" in bar
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+# ---- bug: a big cluster's first screen showed one zone ---------------------------------------------
+
+def big_cluster(nodes: int = 300):
+    zones = ("us-east-1a", "us-east-1b", "us-east-1c")
+    items = [node_obj(f"ip-10-0-{i // 250}-{i % 250}.ec2.internal", zone=zones[i % 3]) for i in range(nodes)]
+    items += [pod_obj(f"web-{i}", node=items[i]["metadata"]["name"], labels={"app": "web"}) for i in range(30)]
+    return build_snapshot(items)
+
+
+async def test_a_big_cluster_starts_with_every_zone_on_the_first_screen():
+    app = KarptuiApp(big_cluster(), simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        first_screen = nodes.keys[: nodes.size.height - 1]
+        assert {"zone:us-east-1a", "zone:us-east-1b", "zone:us-east-1c"} <= set(first_screen)
+        # enter on a zone row unfolds it, space folds it again
+        nodes.move_cursor(nodes.keys.index("zone:us-east-1b"))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert sum(k.startswith("node:") for k in nodes.keys) == 100
+        # a terminal one cell wider than the columns: the scrollbar that appears takes its cells
+        # from the columns, not from the last column's end
+        need = sum(nodes.natural) + 2 * (len(nodes.natural) - 1)
+        await pilot.resize_terminal(need + 1, 45)
+        await pilot.pause()
+        assert fits(nodes)
+        await pilot.press("space")
+        assert not any(k.startswith("node:") for k in nodes.keys)
+
+
+# ---- bug: ? showed internal key names and left out the what-if keys; s sorted the hidden pane --------
+
+async def test_help_names_keys_as_typed_and_lists_the_whatif_keys():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen.query_one(DataTable)
+        rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+        keys = {r[0] for r in rows}
+        assert "question_mark" not in keys and "slash" not in keys
+        assert {"?", "/", ":", "j", "k", "ctrl+c", "ctrl+p"} <= keys
+        assert ("r", "Run what-if") in {(r[0], r[1]) for r in rows}
+
+
+async def test_s_sorts_the_pane_shown_and_its_header_says_by_what():
+    app = demo_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settled(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        nodes = screen.query_one("#nodes-table", VirtualTable)
+        nodes_before = list(nodes.keys)
+        await pilot.press("2")
+        pending = screen.query_one("#pending-table", VirtualTable)
+        await pilot.press("s")
+        await pilot.pause()
+        assert list(nodes.keys) == nodes_before
+        header = shown(pending)[0]
+        assert "▲" in header or "▼" in header
+        assert screen.query_one(TabbedContent).active == "pending"
+
+
+# ---- 1. zone overview -----------------------------------------------------------------------------
+
+def pool(name: str, zones: list[str]) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"template": {"spec": {"requirements": [
+                {"key": "topology.kubernetes.io/zone", "operator": "In", "values": zones}],
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}}
+
+
+def spread_cluster():
+    """Two zones with nodes (one spot, one Fargate), a NodePool that may also launch in us-east-1c,
+    and a Deployment-like set of pods spread over zones with maxSkew 1."""
+    spread = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "web"}}}]
+    items = [node_obj("ip-10-0-1-1.ec2.internal", zone="us-east-1a",
+                      labels={"karpenter.sh/capacity-type": "spot", "karpenter.sh/nodepool": "default"}),
+             node_obj("ip-10-0-2-1.ec2.internal", zone="us-east-1b",
+                      labels={"karpenter.sh/capacity-type": "on-demand", "karpenter.sh/nodepool": "default"}),
+             node_obj("fargate-ip-10-0-2-9.ec2.internal", zone="us-east-1b",
+                      labels={"eks.amazonaws.com/compute-type": "fargate"}),
+             pool("default", ["us-east-1a", "us-east-1b", "us-east-1c"])]
+    items += [pod_obj(f"web-{i}", node="ip-10-0-1-1.ec2.internal", labels={"app": "web"},
+                      topologySpreadConstraints=spread) for i in range(3)]
+    items += [pod_obj("web-9", node="ip-10-0-2-1.ec2.internal", labels={"app": "web"},
+                      topologySpreadConstraints=spread)]
+    items += [pod_obj("web-pending", labels={"app": "web"}, topologySpreadConstraints=spread)]
+    return build_snapshot(items)
+
+
+def test_launchable_zones_come_from_the_nodepools_requirements():
+    from karptui.catalog import catalog_from_snapshot_region
+    from karptui.views.zones import launchable_zones
+
+    snapshot = spread_cluster()
+    zones = launchable_zones(snapshot, catalog_from_snapshot_region(snapshot))
+    assert zones == {"us-east-1a": ("default",), "us-east-1b": ("default",), "us-east-1c": ("default",)}
+
+
+def test_workload_spread_counts_pods_per_zone_and_the_skew_of_each_constraint():
+    from karptui.views.zones import workload_spread
+
+    snapshot = spread_cluster()
+    pod = next(p for p in snapshot.pods if p.name == "web-pending")
+    spread = workload_spread(snapshot, pod, "web", ("us-east-1a", "us-east-1b", "us-east-1c"))
+    assert spread.per_zone == {"us-east-1a": 3, "us-east-1b": 1, "us-east-1c": 0}
+    (check,) = spread.checks
+    # kube-scheduler counts only zones with a node: 1a 3, 1b 1 -> skew 2 > maxSkew 1
+    assert (check.floor, check.skew, check.ok, check.room) == (1, 2, False, ("us-east-1b",))
+    assert "skew 2 > 1" in check.describe() and "another pod may go only to us-east-1b" in check.describe()
+
+
+async def test_zone_rows_show_the_split_the_load_and_the_zones_a_nodepool_may_launch_into():
+    app = KarptuiApp(spread_cluster())
+    async with app.run_test(size=WIDE) as pilot:
+        await settled(app, pilot)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        assert [k for k in nodes.keys if k.startswith("zone:")] == ["zone:us-east-1a", "zone:us-east-1b",
+                                                                    "zone:us-east-1c"]
+        b = nodes.row("zone:us-east-1b")
+        assert (b[0], b[1], b[2]) == ("▼ us-east-1b", "2 nodes", "1 on-demand 1 Fargate")
+        assert "%" in b[4] and "%" in b[5]
+        c = nodes.row("zone:us-east-1c")
+        assert c[1] == "0 nodes" and "NodePool default may launch here" in c[2]
+        assert nodes.row("node:fargate-ip-10-0-2-9.ec2.internal")[2] == "Fargate"
+        balance = str(app.screen.query_one("#zone-balance", Static).render())
+        assert "pods per zone us-east-1a 3 · us-east-1b 1 · us-east-1c 0" in balance
+        assert "topology.kubernetes.io/zone maxSkew 1 (DoNotSchedule): skew 2 > 1" in balance
+
+
+# ---- 2. pending answers in place ------------------------------------------------------------------
+
+async def test_detail_strip_gives_the_three_voices_and_says_what_disagrees():
+    app = demo_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settled(app, pilot)
+        await pilot.press("2", "j", "j", "j", "j")
+        await pilot.pause()
+        assert app.screen.table().cursor_key == "pod:default/host-spread-fbbf7c9d9-bh2ns"
+        strip = str(app.screen.query_one("#pending-detail", Static).render())
+        lines = strip.splitlines()
+        assert lines[0].startswith("≠ log 11:03: Karpenter could not launch (NodePool default: no instance type")
+        assert "simulator: would launch t3a.xlarge on-demand in ap-northeast-2a" in lines[0]
+        assert "kube-scheduler: 0/9 nodes are available: 1 Insufficient cpu" in strip
+        assert "No preemption victims found for incoming pod" in strip  # in full, not cut
+        assert "2 Fargate node(s)" in strip
+        assert "Karpenter: (log 11:03:34) incompatible with nodepool" in strip
+        await pilot.press("k")
+        await pilot.pause()
+        strip = str(app.screen.query_one("#pending-detail", Static).render())
+        assert not strip.startswith("≠") and "simulator: would launch t3a.xlarge" in strip
+        assert "Karpenter: nothing logged about this pod" in strip
+
+
+def test_the_simulators_why_calls_fargate_nodes_fargate():
+    from karptui.sim.result import Attempt
+    from karptui.views.pending import pending_rows, simulator_why
+
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    pod = snapshot.pending_pods[0]
+    fargate = next(n.name for n in snapshot.nodes if n.capacity_type == "fargate")
+    assert simulator_why(Attempt(pod=pod, node=fargate), snapshot) == \
+        "would fit on Fargate (fargate-ip-192-168-11-131) as the cluster is now"
+    assert pending_rows(snapshot)  # the rows the strip reads
+
+
+# ---- 3. k9s habits --------------------------------------------------------------------------------
+
+async def test_live_filter_regex_inverse_and_the_crumb():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        await pilot.press("slash", *"2[ab]")
+        await pilot.pause()  # live: no enter needed
+        assert [k for k in nodes.keys if k.startswith("zone:")] == ["zone:ap-northeast-2a", "zone:ap-northeast-2b"]
+        await pilot.press("enter")
+        assert "/2[ab]" in app.screen.query_one("#crumb").render().plain
+        await pilot.press("slash", "ctrl+u", *"!fargate", "enter")
+        assert not any("fargate" in k for k in nodes.keys) and sum(k.startswith("node:") for k in nodes.keys) == 7
+        assert "/!fargate" in app.screen.query_one("#crumb").render().plain
+        await pilot.press("2")  # the filter belongs to its pane
+        assert "/!fargate" not in app.screen.query_one("#crumb").render().plain
+        await pilot.press("1", "escape")
+        assert len(nodes.keys) == 12
+
+
+async def test_colon_aliases_switch_panes_or_say_where_the_answer_is():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        box = app.screen.query_one("#command")
+        assert box.suggester is not None
+        await pilot.press("colon", "p", "o", "enter")
+        assert app.screen.query_one(TabbedContent).active == "pending"
+        await pilot.press("colon", "e", "v", "enter")
+        assert app.screen.query_one(TabbedContent).active == "activity"
+        await pilot.press("colon", "n", "c", "enter")
+        await pilot.pause()
+        assert any("no NodeClaims pane" in str(n.message) for n in app._notifications)
+        await pilot.press("colon", "n", "o", "enter")
+        assert app.screen.query_one(TabbedContent).active == "nodes"
+        await pilot.press("colon", "a", "c", "t", "right", "enter")  # → takes the completion
+        assert app.screen.query_one(TabbedContent).active == "activity"
+
+
+async def test_y_shows_the_selected_objects_yaml():
+    from karptui.tui.screens.detail import DetailScreen
+
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("j", "y")
+        assert isinstance(app.screen, DetailScreen)
+        assert app.screen.heading.endswith("(YAML)")
+        text = "\n".join(str(s.render()) for s in app.screen.query(Static))
+        assert "kind: Node" in text
+
+
+async def test_sort_arrow_moves_with_s_and_flips_with_S_on_the_nodes_pane():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        assert shown(nodes)[0].startswith("node ▲")
+        await pilot.press("s")
+        assert "type ▲" in shown(nodes)[0] and app.screen.sort == "type"
+        await pilot.press("S")
+        assert "type ▼" in shown(nodes)[0]
+
+
+# ---- snapshots: the zone overview and the detail strip at 80x24 and 160x45 ------------------------
+
+def _after(*keys):
+    async def run_before(pilot):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause()
+    return run_before
+
+
+def test_zone_overview_160(snap_compare):
+    assert snap_compare(KarptuiApp(spread_cluster()), terminal_size=WIDE, run_before=_after())
+
+
+def test_zone_overview_80(snap_compare):
+    assert snap_compare(KarptuiApp(spread_cluster()), terminal_size=SMALL, run_before=_after())
+
+
+def test_detail_strip_160(snap_compare):
+    assert snap_compare(demo_app(), terminal_size=WIDE, run_before=_after("2", "j", "j", "j", "j"))
+
+
+def test_detail_strip_80(snap_compare):
+    assert snap_compare(demo_app(), terminal_size=SMALL, run_before=_after("2", "j", "j", "j", "j"))
+
+
+def test_filter_reads_regex_inverse_labels_and_falls_back_to_text():
+    from karptui.views.filtering import Filter
+
+    rows = [("web-1", {"app": "web"}), ("db-1", {"app": "db"}), ("web[2]", {})]
+    fields, labels = (lambda r: (r[0],)), (lambda r: r[1])
+
+    def names(text):
+        keep = Filter(text).predicate(fields, labels)
+        return [r[0] for r in rows if keep(r)]
+
+    assert names("^web") == ["web-1", "web[2]"]
+    assert names("!^web") == ["db-1"]
+    assert names("app=db") == ["db-1"]
+    assert names("web[") == ["web[2]"]          # not a valid regex: searched as typed
+    assert names("WEB-1") == ["web-1"]          # case-insensitive
+    assert Filter("!x").crumb() == "/!x" and Filter("  ").crumb() == ""
+
+
+async def test_activity_sorts_by_its_columns_and_line_numbers_as_numbers():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("3")
+        activity = app.screen.query_one("#activity-table", VirtualTable)
+        lines = [int(k.split(":")[1]) for k in activity.keys if k.startswith("line:")]
+        assert lines == sorted(lines)
+        await pilot.press("S")
+        lines = [int(k.split(":")[1]) for k in activity.keys if k.startswith("line:")]
+        assert lines == sorted(lines, reverse=True) and "line ▼" in shown(activity)[0]
+        await pilot.press("s", "s", "s")  # line -> time -> level -> event
+        assert "event ▲" in shown(activity)[0]
+        events = [activity.row(k)[3] for k in activity.keys]
+        assert events == sorted(events)
