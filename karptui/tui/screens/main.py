@@ -14,13 +14,14 @@ from ...views.activity import activity_rows
 from ...views.format import age, cpu
 from ...views.nodes import SORTS, zone_cells, zone_groups
 from ...views.pending import simulated_cell
+from ..disruption import DisruptionPane
 from ..keybar import KeyBar
 from ..plain import notify_plain, plain
 from ..widgets import VirtualTable
 
-PANES = ("nodes", "pending", "activity")
+PANES = ("nodes", "pending", "activity", "disruption")
 REASON_WIDTH = 60
-NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h")
+NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h", "consolidation")
 PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
                    "Karpenter (logs)")
 ACTIVITY_COLUMNS = ("line", "time", "level", "event", "details")
@@ -42,6 +43,7 @@ class MainScreen(Screen):
         Binding("1", "pane('nodes')", "Nodes", show=False),
         Binding("2", "pane('pending')", "Pending", show=False),
         Binding("3", "pane('activity')", "Activity", show=False),
+        Binding("4", "pane('disruption')", "Disruption", show=False),
     ]
 
     def __init__(self) -> None:
@@ -60,8 +62,10 @@ class MainScreen(Screen):
                 yield VirtualTable(PENDING_COLUMNS, max_widths={5: REASON_WIDTH}, id="pending-table")
             with TabPane("Activity", id="activity"):
                 yield VirtualTable(ACTIVITY_COLUMNS, id="activity-table")
+            with TabPane("Disruption", id="disruption"):
+                yield DisruptionPane(id="disruption-pane")
         yield Input(placeholder="filter: text or label key=value (enter to apply, escape to clear)", id="filter")
-        yield Input(placeholder=":nodes :pending :activity :whatif :help :quit", id="command")
+        yield Input(placeholder=":nodes :pending :activity :disruption :whatif :help :quit", id="command")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -90,16 +94,18 @@ class MainScreen(Screen):
         self.fill_nodes()
         self.fill_pending()
         self.fill_activity()
+        self.fill_disruption()
 
     def fill_nodes(self) -> None:
         overview = self.app.overview
         rows, keys = [], []
+        marks = self.query_one(DisruptionPane).marks
         groups = zone_groups(overview.node_rows, self.sort, self.filters["nodes"])
         for group in groups:
             rows.append(zone_cells(group))
             keys.append(f"zone:{group.zone}")
             for row in group.nodes:
-                rows.append(overview.cells(row))
+                rows.append(overview.cells(row) + (marks.get(row.name, ""),))
                 keys.append(f"node:{row.name}")
         if not groups:
             rows.append(("(no nodes match)" if self.filters["nodes"] else
@@ -135,6 +141,19 @@ class MainScreen(Screen):
             rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
         self.query_one("#activity-table", VirtualTable).set_rows(rows, keys)
 
+    def fill_disruption(self, start: bool = False) -> None:
+        """The consolidation answer for the snapshot shown: computed in the pane's worker on start
+        (or when the pane is first shown, if the app does not simulate on start)."""
+        pane = self.query_one(DisruptionPane)
+        if start or self.app.simulate_on_start or pane.started:
+            overview = self.app.overview
+            pane.start(overview.scheduling_key, overview.snapshot, self.app.catalog,
+                       [*overview.karpenter_events, *self.app.events])
+        pane.fill(self.filters["disruption"])
+
+    def on_disruption_pane_computed(self, message: DisruptionPane.Computed) -> None:
+        self.fill_nodes()  # the consolidation column
+
     def append_activity(self, events: list[dict]) -> None:
         """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""
         table = self.query_one("#activity-table", VirtualTable)
@@ -160,6 +179,8 @@ class MainScreen(Screen):
         self.table().focus()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if self.pane == "disruption":
+            self.fill_disruption(start=True)
         self.table().focus()
 
     def action_cursor(self, step: int) -> None:
@@ -195,7 +216,8 @@ class MainScreen(Screen):
         self.table().focus()
 
     def refresh_pane(self) -> None:
-        {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity}[self.pane]()
+        {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity,
+         "disruption": self.fill_disruption}[self.pane]()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.remove_class("visible")
@@ -214,7 +236,7 @@ class MainScreen(Screen):
         elif word in ("q", "quit"):
             self.app.exit()
         else:
-            notify_plain(self, f"unknown command :{word} (nodes, pending, activity, whatif, help, quit)",
+            notify_plain(self, f"unknown command :{word} (nodes, pending, activity, disruption, whatif, help, quit)",
                                   severity="warning")
             self.table().focus()
 
