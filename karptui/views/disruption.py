@@ -127,9 +127,9 @@ def blocker(node: str, reason: str, snapshot: Snapshot | None = None) -> Blocker
 
 # (what the reason contains, kind, plain words, mark): Karpenter's other reasons
 _SIMPLE = (
-    ("cheaper node", "not-cheaper", "kept: no cheaper node would hold its pods", "kept: not cheaper"),
     ("not all pods would schedule", "no-room", "kept: its pods would not all fit elsewhere ({reason})",
      "kept: pods would not fit"),
+    ("cheaper node", "not-cheaper", "kept: no cheaper node would hold its pods", "kept: not cheaper"),
     ("spottospotconsolidation", "spot-to-spot", "kept: {reason}", "kept: spot to spot off"),
     ("minvalues", "min-values", "kept: a cheaper node would break the NodePool's minValues", "kept: minValues"),
     ("non-empty consolidation disabled", "policy", "kept: {reason} (consolidationPolicy WhenEmpty)",
