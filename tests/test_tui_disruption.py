@@ -1,9 +1,15 @@
 """The Disruption pane on the consolidation seed, driven as a user would; its worker never blocks keys."""
 
+import asyncio
+import os
 import threading
+import time
+
+import pytest
+from textual.widgets import Static, TabbedContent
 
 import karptui.sim
-from textual.widgets import Static, TabbedContent
+from karptui.tui import disruption
 
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.app import KarptuiApp
@@ -43,26 +49,51 @@ def lines_under(table: VirtualTable, node: str) -> list[str]:
 
 class Gate:
     """A stand-in for the simulator that waits until opened, reporting progress while it waits
-    (as the real one does), so a test can see the pane and the keys while it computes."""
+    (as the real one does), so a test can see the pane and the keys while it computes. It talks
+    through files, which a forked child shares and a killed one cannot leave locked."""
 
-    def __init__(self, monkeypatch) -> None:
-        self.opened = threading.Event()
-        self.stopped = threading.Event()
-        self.calls = 0
+    def __init__(self, monkeypatch, where) -> None:
+        self.flag, self.pidfile = where / "open", where / "pid"
+        self.stopped = threading.Event()   # the in-thread run raised out of its progress call
         real = karptui.sim.simulate
 
         def simulate(snapshot, **options):
-            progress = options.get("progress")
+            self.pidfile.write_text(str(os.getpid()))
+            progress, calls = options.get("progress"), 0
             try:
-                while not self.opened.wait(0.01):
-                    self.calls += 1
-                    progress("consolidation", self.calls, 4)
+                while not self.flag.exists():
+                    time.sleep(0.01)
+                    calls += 1
+                    progress("consolidation", calls, 4)
             except BaseException:
                 self.stopped.set()
                 raise
             return real(snapshot, **options)
 
         monkeypatch.setattr(karptui.sim, "simulate", simulate)
+
+    def open(self) -> None:
+        self.flag.touch()
+
+    @property
+    def pid(self) -> int:
+        return int(self.pidfile.read_text()) if self.pidfile.exists() else 0
+
+    def ended(self, pid: int | None = None) -> bool:
+        """The run was stopped: the thread's simulation raised, or its child process is gone."""
+        pid = self.pid if pid is None else pid
+        if pid in (0, os.getpid()):
+            return self.stopped.is_set()
+        return _gone(pid)
+
+
+@pytest.fixture(params=[True, False], ids=["in a child process", "in the worker thread"])
+def where(request, monkeypatch):
+    """Both ways the pane computes: a forked child (where the platform forks) and the thread."""
+    if request.param and not disruption.IN_CHILD_PROCESS:
+        pytest.skip("this platform does not fork")
+    monkeypatch.setattr(disruption, "IN_CHILD_PROCESS", request.param)
+    return request.param
 
 
 async def test_the_pane_names_the_do_not_disrupt_pod_and_the_pods_karpenters_pdb_event_blocked():
@@ -108,8 +139,8 @@ async def test_colon_disruption_opens_the_pane_and_computes_it_when_the_app_did_
         assert f"node:{TWO_XLARGE}" in table(app, "disruption").keys
 
 
-async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhile(monkeypatch):
-    gate = Gate(monkeypatch)
+async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhile(where, monkeypatch, tmp_path):
+    gate = Gate(monkeypatch, tmp_path)
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
@@ -121,32 +152,34 @@ async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhil
         assert table(app, "nodes").cursor_row == 2
         await pilot.press("4")
         assert status(app).startswith("computing… consolidation")
-        gate.opened.set()
+        gate.open()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert status(app).startswith("1 command")
         assert f"node:{XLARGE}" in table(app, "disruption").keys
 
 
-async def test_a_new_snapshot_cancels_the_run_under_way_and_only_its_answer_is_shown(monkeypatch):
-    gate = Gate(monkeypatch)
+async def test_a_new_snapshot_cancels_the_run_under_way_and_only_its_answer_is_shown(where, monkeypatch, tmp_path):
+    gate = Gate(monkeypatch, tmp_path)
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
         await pilot.pause(0.1)
         pane = app.screen.query_one(DisruptionPane)
         (first,) = [w for w in app.workers if w.group == "disruption"]
+        old = gate.pid
         pane.start("a newer snapshot", app.snapshot, app.catalog, [])
-        await pilot.pause(0.1)
-        assert first.is_cancelled and gate.stopped.is_set()  # the old thread stopped at its next progress call
-        gate.opened.set()
+        await pilot.pause(0.5)
+        assert first.is_cancelled
+        assert gate.ended(old)  # the old run stopped (its thread raised, or its child was killed)
+        gate.open()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert pane.key == "a newer snapshot" and pane.view is not None
 
 
-async def test_quitting_cancels_the_worker(monkeypatch):
-    gate = Gate(monkeypatch)
+async def test_quitting_cancels_the_worker(where, monkeypatch, tmp_path):
+    gate = Gate(monkeypatch, tmp_path)
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
@@ -154,7 +187,16 @@ async def test_quitting_cancels_the_worker(monkeypatch):
         (worker,) = [w for w in app.workers if w.group == "disruption"]
         await pilot.press("q")
     assert worker.is_cancelled
-    assert gate.stopped.wait(5)
+    await asyncio.sleep(0.5)
+    assert gate.ended()
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 
 def test_a_newer_answer_supersedes_an_older_one_still_queued():

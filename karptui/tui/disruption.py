@@ -1,17 +1,20 @@
 """The Disruption pane: what Karpenter's consolidation would do to each node, and what blocks the rest.
 
 The answer is the simulator's (``simulate(consolidate=True)``, as ``karptui simulate
---consolidate``), which on a large cluster takes minutes: it runs in a thread worker
-that posts its result back as a message, so keys are never kept waiting, and the pane
-says "computing…" until it lands. A newer snapshot cancels the run under way (the
-simulator's progress callback raises in the cancelled thread) and a newer result
+--consolidate``), which on a large cluster takes minutes: a thread worker runs it (in a
+forked child process where the platform allows, so it holds no lock the screen needs) and
+posts the result back as a message, so keys are never kept waiting, and the pane says
+"computing…" until it lands. A newer snapshot, or quitting, cancels the run under way (the
+child is killed; in-thread, the simulator's progress callback raises) and a newer result
 supersedes an older one still queued (``can_replace``). The words come from
 :mod:`karptui.views.disruption`; nothing here knows Karpenter's rules.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import time
+from collections.abc import Callable
 
 from textual import work
 from textual.app import ComposeResult
@@ -89,32 +92,31 @@ class DisruptionPane(Vertical):
 
     @work(thread=True, exclusive=True, group="disruption", exit_on_error=False)
     def compute(self, key: object, snapshot, catalog, events: list[dict]) -> None:
+        """Post the answer for ``key``, or nothing once cancelled. In a child process where the
+        platform forks: a Python thread simulating for minutes would hold the GIL against the
+        screen's event loop (keys took seconds on 2,000 nodes); the child shares the snapshot
+        without copying it, and cancelling kills it. Elsewhere, in this thread."""
         from textual.worker import get_current_worker
 
-        from ..sim import simulate
-
         worker = get_current_worker()
-        last = [0.0]
 
-        def progress(phase: str, done: int, total: int) -> None:
+        def tell(kind: str, value) -> None:
             if worker.is_cancelled:
                 raise _Stopped
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_INTERVAL:
-                last[0] = now
-                what = f"{done:,} command(s) found" if phase == "consolidation" else f"{done:,}/{total:,} pods"
-                self.post_message(self.Progress(key, f"computing… {phase}: {what}"))
+            if kind == "progress":
+                self.post_message(self.Progress(key, value))
+            elif kind == "done":
+                self.post_message(self.Computed(key, value))
+            else:
+                self.post_message(self.Computed(key, None, f"the simulation failed: {value}"))
 
         try:
-            result = simulate(snapshot, catalog=catalog, consolidate=True, progress=progress)
-            view = disruption_view(result, snapshot, events)
+            if IN_CHILD_PROCESS:
+                _in_child_process(snapshot, catalog, events, tell, lambda: worker.is_cancelled)
+            else:
+                _run(snapshot, catalog, events, tell)
         except _Stopped:
             return
-        except Exception as error:  # a simulator bug must not leave "computing…" forever
-            self.post_message(self.Computed(key, None, f"the simulation failed: {error}"))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.Computed(key, view))
 
     def on_disruption_pane_progress(self, message: Progress) -> None:
         message.stop()
@@ -158,3 +160,71 @@ class DisruptionPane(Vertical):
                          if self.started else "(press 4 or :disruption to compute)"))
             keys.append("empty")
         self.query_one("#disruption-table", VirtualTable).set_rows(rows, keys)
+
+
+# ---- the computation, in this thread or a forked child -----------------------------------------
+IN_CHILD_PROCESS = "fork" in multiprocessing.get_all_start_methods()
+
+
+def _progress_text(phase: str, done: int, total: int) -> str:
+    what = f"{done:,} command(s) found" if phase == "consolidation" else f"{done:,}/{total:,} pods"
+    return f"computing… {phase}: {what}"
+
+
+def _run(snapshot, catalog, events: list[dict], tell: Callable[[str, object], None]) -> None:
+    """simulate --consolidate and its view, telling ``tell`` the progress (a few times a second)
+    and then ("done", view) or ("error", text). ``tell`` raising stops the simulation."""
+    from ..sim import simulate
+
+    last = [0.0]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_INTERVAL:
+            last[0] = now
+            tell("progress", _progress_text(phase, done, total))
+
+    try:
+        result = simulate(snapshot, catalog=catalog, consolidate=True, progress=progress)
+        view = disruption_view(result, snapshot, events)
+    except _Stopped:
+        raise
+    except Exception as error:  # a simulator bug must not leave "computing…" forever
+        tell("error", f"{type(error).__name__}: {error}")
+        return
+    tell("done", view)
+
+
+def _child(conn, snapshot, catalog, events: list[dict]) -> None:
+    """The forked child: everything it has to say goes down the pipe (the view is small)."""
+    try:
+        _run(snapshot, catalog, events, lambda kind, value: conn.send((kind, value)))
+    finally:
+        conn.close()
+
+
+def _in_child_process(snapshot, catalog, events: list[dict], tell: Callable[[str, object], None],
+                      cancelled: Callable[[], bool]) -> None:
+    context = multiprocessing.get_context("fork")
+    mine, theirs = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(theirs, snapshot, catalog, events), daemon=True,
+                              name="karptui-disruption")
+    process.start()
+    theirs.close()
+    try:
+        while not cancelled():
+            if not mine.poll(0.1):
+                continue
+            try:
+                kind, value = mine.recv()
+            except EOFError:
+                tell("error", f"the simulation process ended without an answer (exit code {process.exitcode})")
+                return
+            tell(kind, value)
+            if kind != "progress":
+                return
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(2)
+        mine.close()
