@@ -42,6 +42,15 @@ async def wall(pilot, *keys: str) -> float:
     return time.perf_counter() - start
 
 
+async def keys_timed(pilot, pane) -> None:
+    for label, keys, repeat in KEYS:
+        computing = pane.view is None
+        times = [await wall(pilot, *keys) for _ in range(repeat)]
+        print(f"{label:32} wall mean {statistics.mean(times) * 1000:7.1f} ms  worst {max(times) * 1000:7.1f} ms"
+              f"  per key {statistics.mean(times) / len(keys) * 1000:6.1f} ms"
+              f"  ({'while computing' if computing and pane.view is None else 'after the answer'})")
+
+
 async def measure(snapshot, max_wait: float) -> None:
     app = KarptuiApp(snapshot)
     start = time.perf_counter()
@@ -49,12 +58,7 @@ async def measure(snapshot, max_wait: float) -> None:
         await pilot.pause()
         pane = app.screen.query_one(DisruptionPane)
         print(f"first paint                      {(time.perf_counter() - start) * 1000:8.0f} ms")
-        for label, keys, repeat in KEYS:
-            computing = pane.view is None
-            times = [await wall(pilot, *keys) for _ in range(repeat)]
-            print(f"{label:32} wall mean {statistics.mean(times) * 1000:7.1f} ms  worst {max(times) * 1000:7.1f} ms"
-                  f"  per key {statistics.mean(times) / len(keys) * 1000:6.1f} ms"
-                  f"  ({'while computing' if computing and pane.view is None else 'after the answer'})")
+        await keys_timed(pilot, pane)
         print(f"pane status now: {pane.status}")
         deadline = time.perf_counter() + max_wait
         while pane.view is None and time.perf_counter() < deadline:
@@ -64,8 +68,9 @@ async def measure(snapshot, max_wait: float) -> None:
             print(f"no answer within {max_wait:.0f} s (still: {pane.status}); quitting cancels the worker")
         else:
             print(f"answer after                     {took:8.1f} s: {pane.view.summary}")
-            marks = sum(1 for _ in pane.marks)
-            print(f"nodes with a consolidation mark  {marks:8d}")
+            print(f"nodes with a consolidation mark  {len(pane.marks):8d}")
+            await pilot.pause()
+            await keys_timed(pilot, pane)
         quit_start = time.perf_counter()
         await pilot.press("q")
     print(f"quit (worker cancelled)          {(time.perf_counter() - quit_start) * 1000:8.0f} ms")

@@ -20,7 +20,7 @@ SIZE = (160, 45)
 XLARGE = "ip-192-168-118-56.ap-northeast-2.compute.internal"
 TWO_XLARGE = "ip-192-168-40-236.ap-northeast-2.compute.internal"
 DO_NOT_DISRUPT_POD = "default/report-generator-q7smww69c-qqgq9"
-INFLATE_ON_XLARGE = "default/inflate-wjq4g8lgtc-n7hj5, default/inflate-wjq4g8lgtc-n92md, default/inflate-wjq4g8lgtc-smtdw"
+INFLATE_ON_XLARGE = ", ".join(f"default/inflate-wjq4g8lgtc-{p}" for p in ("n7hj5", "n92md", "smtdw"))
 
 
 def seed_app(**kwargs) -> KarptuiApp:
@@ -124,7 +124,8 @@ async def test_the_nodes_pane_shows_each_nodes_consolidation_mark():
         await pilot.pause()
         nodes = table(app, "nodes")
         assert nodes.columns[-1] == "consolidation"
-        assert nodes.row(f"node:{XLARGE}")[-1] == "#1 delete, saves $0.154/h · Karpenter said blocked: PDB default/inflate-pdb"
+        assert nodes.row(f"node:{XLARGE}")[-1] == ("#1 delete, saves $0.154/h · "
+                                                   "Karpenter said blocked: PDB default/inflate-pdb")
         assert nodes.row(f"node:{TWO_XLARGE}")[-1] == "blocked: do-not-disrupt pod report-generator-q7smww69c-qqgq9"
 
 

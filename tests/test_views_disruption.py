@@ -91,7 +91,8 @@ def test_a_replace_names_the_new_type_and_its_saving(seed):
 def test_candidates_consolidation_left_are_kept_with_karpenters_reason(seed):
     """Both nodes spot, no SpotToSpotConsolidation: the 2xlarge's pods fit nowhere cheaper."""
     spot = [{"target": f"Node/{name}", "patchType": "merge",
-             "patch": {"metadata": {"labels": {"karpenter.sh/capacity-type": "spot"}}}} for name in (XLARGE, TWO_XLARGE)]
+             "patch": {"metadata": {"labels": {"karpenter.sh/capacity-type": "spot"}}}}
+            for name in (XLARGE, TWO_XLARGE)]
     view, result = view_of(seed, {"target": "Deployment/default/report-generator", "remove": True}, *spot)
     assert [b.node for b in result.unconsolidatable] == [TWO_XLARGE]
     row = by_node(view)[TWO_XLARGE]
