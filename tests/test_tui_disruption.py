@@ -129,6 +129,18 @@ async def test_the_nodes_pane_shows_each_nodes_consolidation_mark():
         assert nodes.row(f"node:{TWO_XLARGE}")[-1] == "blocked: do-not-disrupt pod report-generator-q7smww69c-qqgq9"
 
 
+async def test_slash_filters_the_pane_and_escape_restores_it():
+    app = seed_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("4", "slash", *"do-not-disrupt", "enter")
+        keys = table(app, "disruption").keys
+        assert f"node:{TWO_XLARGE}" in keys and f"node:{XLARGE}" not in keys
+        await pilot.press("escape")
+        assert f"node:{XLARGE}" in table(app, "disruption").keys
+
+
 async def test_colon_disruption_opens_the_pane_and_computes_it_when_the_app_did_not_on_start():
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
