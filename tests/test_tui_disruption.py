@@ -204,6 +204,20 @@ async def test_quitting_cancels_the_worker(where, monkeypatch, tmp_path):
     assert gate.ended()
 
 
+async def test_a_failing_simulation_is_said_not_left_computing(where, monkeypatch):
+    def broken(snapshot, **options):
+        raise ValueError("no such offering")
+
+    monkeypatch.setattr(karptui.sim, "simulate", broken)
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(app) == "the simulation failed: ValueError: no such offering"
+        assert table(app, "disruption").rows == [("", "", "(no answer: see above)")]
+
+
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -13,6 +13,7 @@ supersedes an older one still queued (``can_replace``). The words come from
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 
@@ -64,6 +65,7 @@ class DisruptionPane(Vertical):
         self.view: DisruptionView | None = None
         self.status = "not computed yet: it starts when this pane is first shown"
         self.filter = ""
+        self.error = ""                 # why the last run gave no answer
 
     def compose(self) -> ComposeResult:
         yield Static(id="disruption-status")
@@ -85,7 +87,7 @@ class DisruptionPane(Vertical):
         """Compute for ``key`` (the snapshot shown) unless that answer is here or on its way."""
         if key == self.key:
             return
-        self.key, self.view = key, None
+        self.key, self.view, self.error = key, None, ""
         self.status = "computing… (consolidation is simulated in the background; keys keep working)"
         self.fill()
         self.compute(key, snapshot, catalog, events)
@@ -129,7 +131,7 @@ class DisruptionPane(Vertical):
         if message.key != self.key:
             message.stop()  # an answer for a snapshot no longer shown
             return
-        self.view = message.view
+        self.view, self.error = message.view, message.error
         self.status = message.error or f"{message.view.summary} · simulated on the snapshot as captured"
         self.fill()
 
@@ -155,12 +157,17 @@ class DisruptionPane(Vertical):
                     rows.append(("", "", f"  Karpenter said: {r.karpenter}"))
                     keys.append(f"said:{r.node}")
         if not rows:
-            rows.append(("", "", "(nothing matches)" if view and wanted else
-                         "(no consolidation and nothing blocked)" if view else "(computing…)"
-                         if self.started else "(press 4 or :disruption to compute)"))
+            rows.append(("", "", self._empty_words(bool(wanted))))
             keys.append("empty")
         self.query_one("#disruption-table", VirtualTable).set_rows(rows, keys)
 
+
+    def _empty_words(self, filtered: bool) -> str:
+        if self.view is not None:
+            return "(nothing matches)" if filtered else "(no consolidation and nothing blocked)"
+        if self.error:
+            return "(no answer: see above)"
+        return "(computing…)" if self.started else "(press 4 or :disruption to compute)"
 
 # ---- the computation, in this thread or a forked child -----------------------------------------
 IN_CHILD_PROCESS = "fork" in multiprocessing.get_all_start_methods()
@@ -196,9 +203,16 @@ def _run(snapshot, catalog, events: list[dict], tell: Callable[[str, object], No
 
 
 def _child(conn, snapshot, catalog, events: list[dict]) -> None:
-    """The forked child: everything it has to say goes down the pipe (the view is small)."""
+    """The forked child: everything it has to say goes down the pipe (the view is small). Its
+    stdout and stderr are the terminal the parent draws on: a warning or a traceback there
+    would scribble over the screen, so they go nowhere, and a failure is the pipe's silence."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
     try:
         _run(snapshot, catalog, events, lambda kind, value: conn.send((kind, value)))
+    except BaseException:  # noqa: BLE001  (the parent says "ended without an answer")
+        pass
     finally:
         conn.close()
 
