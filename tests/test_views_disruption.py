@@ -122,3 +122,13 @@ def test_candidates_consolidation_left_are_kept_with_karpenters_reason(seed):
 def test_karpenters_reasons_in_plain_words(reason, kind, words):
     found = blocker("n1", reason)
     assert (found.kind, found.words, found.reason) == (kind, words, reason)
+
+
+def test_the_summary_says_when_the_simulation_stopped_at_its_command_limit(seed, monkeypatch):
+    from karptui.views import disruption
+
+    view, _ = view_of(seed)
+    assert "stops after" not in view.summary
+    monkeypatch.setattr(disruption, "MAX_COMMANDS", 1)
+    view, _ = view_of(seed)
+    assert view.summary.endswith("(the simulation stops after 1 commands)")

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..model import Snapshot
+from ..sim.karpenter.disruption import MAX_COMMANDS
 from ..model import labels as L
 
 SHOWN_PODS = 3  # pods named in a row; the rest counted
@@ -243,4 +244,6 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
                f"({sum(1 for d in result.disruptions if d.action == 'delete')} delete, "
                f"{sum(1 for d in result.disruptions if d.action == 'replace')} replace) would save ${savings:.4f}/h; "
                f"{blocked} node{'s' if blocked != 1 else ''} blocked")
+    if commands >= MAX_COMMANDS:  # the rest would come in later passes, on the cluster these leave
+        summary += f" (the simulation stops after {MAX_COMMANDS} commands)"
     return DisruptionView(tuple(rows), commands, savings, summary)
