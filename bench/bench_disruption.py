@@ -24,12 +24,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import gen_cluster  # noqa: E402  (a script beside this one)
+import gen_cluster
 
-from karptui.model import build_snapshot  # noqa: E402
-from karptui.sources import load_snapshot  # noqa: E402
-from karptui.tui.app import KarptuiApp  # noqa: E402
-from karptui.tui.disruption import DisruptionPane  # noqa: E402
+from karptui.model import build_snapshot
+from karptui.sources import load_snapshot
+from karptui.tui.app import KarptuiApp
+from karptui.tui.disruption import DisruptionPane
 
 KEYS = (("j (cursor down)", ("j",), 30), ("4 / 1 (to Disruption and back)", ("4", "1"), 10),
         ("s (re-sort nodes)", ("s",), 5))

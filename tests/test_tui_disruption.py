@@ -9,9 +9,8 @@ import pytest
 from textual.widgets import Static, TabbedContent
 
 import karptui.sim
-from karptui.tui import disruption
-
 from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.tui import disruption
 from karptui.tui.app import KarptuiApp
 from karptui.tui.disruption import DisruptionPane
 from karptui.tui.widgets import VirtualTable

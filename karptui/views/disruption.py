@@ -22,20 +22,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..model import Snapshot
-from ..sim.karpenter.disruption import MAX_COMMANDS
 from ..model import labels as L
+from ..sim.karpenter.disruption import MAX_COMMANDS
 
 SHOWN_PODS = 3  # pods named in a row; the rest counted
 
 # Karpenter's reason wording (pkg/controllers/disruption, pkg/utils/pdb), case-insensitive: events
 # capitalise the first word, the simulator does not.
-_PDB = re.compile(r"PodDisruptionBudget=([^\s)\]]+)", re.I)
-_PDBS = re.compile(r"PodDisruptionBudget\(s\)=\[([^\]]*)\]", re.I)
-_POD = re.compile(r"\(Pod=([^)\s]+)\)", re.I)
-_DO_NOT_EVICT = re.compile(r"^pod (\S+) has do not evict annotation", re.I)
-_NODE_ANNOTATION = re.compile(r'blocked through the "([^"]+)" annotation', re.I)
-_BUDGET = re.compile(r"disruption reason (\w+) due to blocking budget", re.I)
-_NEW_NODES = re.compile(r"without creating (\d+) ", re.I)
+_PDB = re.compile(r"PodDisruptionBudget=([^\s)\]]+)", re.IGNORECASE)
+_PDBS = re.compile(r"PodDisruptionBudget\(s\)=\[([^\]]*)\]", re.IGNORECASE)
+_POD = re.compile(r"\(Pod=([^)\s]+)\)", re.IGNORECASE)
+_DO_NOT_EVICT = re.compile(r"^pod (\S+) has do not evict annotation", re.IGNORECASE)
+_NODE_ANNOTATION = re.compile(r'blocked through the "([^"]+)" annotation', re.IGNORECASE)
+_BUDGET = re.compile(r"disruption reason (\w+) due to blocking budget", re.IGNORECASE)
+_NEW_NODES = re.compile(r"without creating (\d+) ", re.IGNORECASE)
 
 DECISION, BLOCKED, KEPT = "decision", "blocked", "kept"
 # what an operator put in the way (a PDB, an annotation, a budget); the rest is consolidation's own verdict
