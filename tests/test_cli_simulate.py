@@ -173,3 +173,20 @@ def test_tables_print_brackets_as_data_not_markup(cli, write):
         "  reason: Weird\n  message: '[/x] [@click=app.quit]boom[/]'\n- apiVersion: v1\n  kind: Pod"))
     code, out, err = cli("snapshot", "info", hostile)
     assert code == 0, err
+
+
+def test_consolidate_lists_the_candidates_single_node_consolidation_left(cli, write):
+    """Both seed nodes made spot, the do-not-disrupt pod gone, no SpotToSpotConsolidation: the
+    xlarge is deleted and the 2xlarge, whose pods fit nowhere cheaper, is listed with why."""
+    edits = ["edits:", "- target: Deployment/default/report-generator", "  remove: true"]
+    for name in ("ip-192-168-118-56", "ip-192-168-40-236"):
+        edits += [f"- target: Node/{name}.ap-northeast-2.compute.internal", "  patchType: merge",
+                  "  patch: {metadata: {labels: {karpenter.sh/capacity-type: spot}}}"]
+    whatif = write("spot.yaml", "\n".join(["name: spot"] + edits) + "\n")
+    doc = simulate_json(cli, "consolidation", "--consolidate", "--whatif", whatif)
+    assert [d["nodes"] for d in doc["disruptions"]] == [["ip-192-168-118-56.ap-northeast-2.compute.internal"]]
+    (left,) = doc["unconsolidatable"]
+    assert left["node"] == "ip-192-168-40-236.ap-northeast-2.compute.internal"
+    assert left["reason"].startswith("not all pods would schedule")
+    code, out, _ = cli("simulate", "consolidation", "--consolidate", "--whatif", whatif)
+    assert code == 0 and "unconsolidatable: ip-192-168-40-236" in out

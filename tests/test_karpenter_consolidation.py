@@ -114,3 +114,23 @@ def test_consolidate_after_waits_for_the_pods_to_settle(seed):
     result = consolidate(seed, patient)
     assert result.disruptions == ()
     assert any(b.reason.startswith("not consolidatable yet: consolidateAfter is 86400s") for b in result.blocked)
+
+
+def test_progress_is_called_before_every_consolidation_pass_and_can_stop_the_run(seed):
+    """One pass per command and a last one that finds nothing; a callback that raises ends the
+    run there (the TUI's worker stops a cancelled in-thread run that way)."""
+    snapshot, catalog = seed
+    passes = []
+    result = simulate(snapshot, catalog=catalog, consolidate=True,
+                      progress=lambda phase, done, total: phase == "consolidation" and passes.append(done))
+    assert passes == list(range(len(result.disruptions) + 1)) == [0, 1]
+
+    class Stop(Exception):
+        pass
+
+    def stop(phase, done, total):
+        if phase == "consolidation":
+            raise Stop
+
+    with pytest.raises(Stop):
+        simulate(snapshot, catalog=catalog, consolidate=True, progress=stop)

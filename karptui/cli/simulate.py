@@ -112,6 +112,8 @@ def _print_table(doc: dict, console: Console, cost: str = "") -> None:
                       f"saves ${d['savings_per_hour']:.4f}/h")
     for b in doc.get("blocked", []):
         console.print(Text.assemble(("blocked:", "yellow"), f" {b['node']}: {b['reason']}"))
+    for b in doc.get("unconsolidatable", []):
+        console.print(Text.assemble(("unconsolidatable:", "yellow"), f" {b['node']}: {b['reason']}"))
     if "whatif" in doc:
         _print_diff(doc["whatif"], console)
 

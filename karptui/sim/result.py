@@ -55,6 +55,7 @@ class SimResult:
     nodeclaims: tuple[NodeClaimPlan, ...] = ()
     disruptions: tuple = ()   # karpenter.consolidate.Disruption, in the order Karpenter would act
     blocked: tuple = ()       # karpenter.consolidate.Blocked
+    unconsolidatable: tuple = ()  # Blocked: candidates consolidation tried alone and left (not cheaper, ...)
 
     @property
     def scheduled(self) -> int:

@@ -38,9 +38,10 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     changed in between (see :mod:`.signature`); False tries every pod (tests compare).
     ``state`` starts from that cluster (this snapshot's, as ClusterState.rebound gives;
     it is changed in place) instead of building one. ``progress(phase, done, total)`` is
-    called after every pod (kube-scheduler: pods tried; Karpenter: pods placed) and as
-    consolidation starts, on this thread: keep it cheap (the CLI and the TUI store the
-    numbers and show them a few times a second).
+    called after every pod (kube-scheduler: pods tried; Karpenter: pods placed) and before
+    every consolidation pass (commands found so far, nodes), on this thread: keep it cheap
+    (the CLI and the TUI store the numbers and show them a few times a second). An exception
+    it raises ends the run (the TUI's workers stop that way when they are cancelled).
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
@@ -84,6 +85,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     plans: tuple = ()
     disruptions: tuple = ()
     blocked: tuple = ()
+    unconsolidatable: tuple = ()
     if catalog is not None and snapshot.nodepools:
         from .karpenter.simulate import provision_pending
 
@@ -92,12 +94,13 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         if consolidate:
             from .karpenter.disruption import Disruptor
 
-            if progress is not None:
-                progress("consolidation", 0, len(state.nodes))
             still = [a.pod for a in attempts if not a.scheduled]
-            found, stuck = Disruptor(snapshot, catalog, spot_to_spot, pending=still).run(state)
+            disruptor = Disruptor(snapshot, catalog, spot_to_spot, pending=still, progress=progress)
+            found, stuck = disruptor.run(state)
             disruptions, blocked = tuple(found), tuple(stuck)
-    return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked)
+            unconsolidatable = tuple(disruptor.unconsolidatable_nodes())
+    return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
+                     unconsolidatable)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:

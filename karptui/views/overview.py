@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import PurePath
 from typing import Any
 
 from ..catalog.pricing import node_price
@@ -84,7 +85,8 @@ def header_totals(snapshot: Snapshot, now: datetime, live: bool = False, time_no
                   namespace: str | None = None) -> str:
     """The header's fixed part: where from, when, counts (the cost follows: :func:`header_cost`)."""
     info = snapshot_info(snapshot)
-    where = info["name"] or info["source"] or "snapshot"
+    # the file's name, not its path: the header has one line to spend (`snapshot info` prints the path)
+    where = info["name"] or PurePath(info["source"] or "snapshot").name
     when = f" captured {info['captured_at']}" if info["captured_at"] else ""
     if live:
         where, when = f"live {snapshot.meta.context}", f" updated {now.astimezone().strftime('%H:%M:%S')}"

@@ -50,6 +50,7 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
             for d in result.disruptions
         ]
         doc["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
+        doc["unconsolidatable"] = [{"node": b.node, "reason": b.reason} for b in result.unconsolidatable]
     doc["summary"] = {
         "scheduled": result.scheduled,
         "pending": result.pending,

@@ -27,22 +27,24 @@ from ...views.manifest import manifest_lines
 from ...views.nodes import SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launch_key, launchable_zones, workload_spread
+from ..disruption import DisruptionPane
 from ..keybar import Crumb, KeyBar
 from ..plain import notify_plain, plain, plain_lines
 from ..widgets import VirtualTable
 from .detail import DetailScreen
 
-PANES = ("nodes", "pending", "activity")
+PANES = ("nodes", "pending", "activity", "disruption")
 REASON_WIDTH = 60
 KARPENTER_WIDTH = 48
 SIMULATED_WIDTH = 40
-NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h")
+NODE_COLUMNS = ("node", "type", "capacity", "nodepool/group", "cpu", "memory", "pods", "age", "$/h",
+                "consolidation")
 PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "simulated", "kube-scheduler reason",
                    "Karpenter (logs)")
 ACTIVITY_COLUMNS = ("line", "time", "level", "event", "details")
 ACTIVITY_SORTS = ("line", "time", "level", "event", "details")  # line order is the log's
 # Columns cut to fit the width, in order, each down to the cells it keeps (a usage cell keeps its bar and %).
-NODE_SHRINK = ({0: 26, 3: 8, 2: 9}, {0: 16, 1: 8, 4: 12, 5: 12})
+NODE_SHRINK = ({9: 30, 0: 26, 3: 8, 2: 9}, {9: 16, 0: 16, 1: 8, 4: 12, 5: 12})
 PENDING_SHRINK = ({5: 16, 6: 16}, {5: 12, 6: 12, 0: 16, 4: 10})
 ACTIVITY_SHRINK = ({4: 20}, {1: 12})
 ACTIVITY_ROWS = 5000  # the newest events shown on (re)fill; a tailed log appends beyond it
@@ -57,10 +59,11 @@ ALIASES = {
     "np": ("nodes", "NodePools are the nodepool/group column and the zones they may launch into"),
     "nc": (None, "karptui has no NodeClaims pane: new NodeClaims are in Pending's simulated column and Activity"),
     "ctx": (None, "the context is chosen on the command line: karptui --context NAME"),
+    "dis": ("disruption", ""),
 }
 LONG_NAMES = {"node": "no", "nodes": "no", "pod": "po", "pods": "po", "pending": "po", "event": "ev", "events": "ev",
               "activity": "ev", "nodepool": "np", "nodepools": "np", "nodeclaim": "nc", "nodeclaims": "nc",
-              "context": "ctx", "contexts": "ctx"}
+              "context": "ctx", "contexts": "ctx", "disruption": "dis", "consolidation": "dis"}
 PANE_SORTS = {"nodes": list(SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}
 COMMANDS = sorted({*ALIASES, *LONG_NAMES, "whatif", "help", "quit"})
 
@@ -95,6 +98,7 @@ class MainScreen(Screen):
         Binding("1", "pane('nodes')", "Nodes", show=False),
         Binding("2", "pane('pending')", "Pending", show=False),
         Binding("3", "pane('activity')", "Activity", show=False),
+        Binding("4", "pane('disruption')", "Disruption", show=False),
     ]
 
     # Each pane's own state: a change redraws that pane only.
@@ -132,10 +136,12 @@ class MainScreen(Screen):
             with TabPane("Activity", id="activity"):
                 yield VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style,
                                    id="activity-table")
+            with TabPane("Disruption", id="disruption"):
+                yield DisruptionPane(id="disruption-pane")
         yield Crumb(id="crumb")
         yield Input(placeholder="filter: regex, !inverse, label key=value (live; enter keeps it, escape clears)",
                     id="filter")
-        yield Input(placeholder=":no :po :ev :np :nc :ctx :whatif :help :quit (→ completes)",
+        yield Input(placeholder=":no :po :ev :np :nc :ctx :disruption :whatif :help :quit (→ completes)",
                     suggester=SuggestFromList(COMMANDS, case_sensitive=False), id="command")
         yield KeyBar()
 
@@ -202,6 +208,7 @@ class MainScreen(Screen):
         self.fill_nodes()
         self.fill_pending()
         self.fill_activity()
+        self.fill_disruption()
         self.refresh_crumb()
 
     def fill_nodes(self) -> None:
@@ -211,6 +218,7 @@ class MainScreen(Screen):
         keep = match.predicate(lambda r: (r.name, r.instance_type, r.group, r.capacity_type, r.zone),
                                lambda r: r.labels) if match else None
         rows, keys = [], []
+        marks = self.query_one(DisruptionPane).marks
         groups = zone_groups(overview.node_rows, name, launchable=self.launchable(), reverse=reverse, match=keep,
                              folded=self.folded)
         for group in groups:
@@ -220,7 +228,7 @@ class MainScreen(Screen):
             if folded:
                 continue
             for row in group.nodes:
-                rows.append(overview.cells(row))
+                rows.append(overview.cells(row) + (marks.get(row.name, ""),))
                 keys.append(f"node:{row.name}")
         if not groups:
             rows.append(("(no nodes match)" if match else
@@ -277,6 +285,19 @@ class MainScreen(Screen):
         table = self.query_one("#activity-table", VirtualTable)
         table.set_rows(rows, keys)
         table.show_sort(column, reverse)
+
+    def fill_disruption(self, start: bool = False) -> None:
+        """The consolidation answer for the snapshot shown: computed in the pane's worker on start
+        (or when the pane is first shown, if the app does not simulate on start)."""
+        pane = self.query_one(DisruptionPane)
+        if start or self.app.simulate_on_start or pane.started:
+            overview = self.app.overview
+            pane.start(overview.scheduling_key, overview.snapshot, self.app.catalog,
+                       [*overview.karpenter_events, *self.app.events])
+        pane.fill(self.filters["disruption"])
+
+    def on_disruption_pane_computed(self, message: DisruptionPane.Computed) -> None:
+        self.fill_nodes()  # the consolidation column
 
     def append_activity(self, events: list[dict]) -> None:
         """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""
@@ -374,7 +395,8 @@ class MainScreen(Screen):
         self.refresh_crumb()
 
     def fill(self, pane: str) -> None:
-        {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity}[pane]()
+        {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity,
+         "disruption": self.fill_disruption}[pane]()
 
     # ---- actions ---------------------------------------------------------------------------
     @property
@@ -389,6 +411,8 @@ class MainScreen(Screen):
         self.table().focus()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if self.pane == "disruption":
+            self.fill_disruption(start=True)
         self.table().focus()
         self.refresh_crumb()
         if self.pane == "nodes":
@@ -458,7 +482,7 @@ class MainScreen(Screen):
         elif word in ("q", "quit"):
             self.app.exit()
         else:
-            notify_plain(self, f"unknown command :{word} (no, po, ev, np, nc, ctx, whatif, help, quit)",
+            notify_plain(self, f"unknown command :{word} (no, po, ev, np, nc, ctx, disruption, whatif, help, quit)",
                          severity="warning")
             self.table().focus()
 

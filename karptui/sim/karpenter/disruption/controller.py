@@ -10,6 +10,7 @@ and the search starts again. Budgets are counted afresh every pass.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -55,8 +56,10 @@ class Blocked:
 
 class Disruptor:
     def __init__(self, snapshot: Snapshot, catalog: Catalog, spot_to_spot: bool = False,
-                 max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None) -> None:
+                 max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> None:
         self.snapshot, self.catalog = snapshot, catalog
+        self.progress = progress  # called before every pass: ("consolidation", commands so far, nodes)
         self.spot_to_spot = spot_to_spot
         self.max_commands = max_commands
         self.prepared = Prepared(snapshot, catalog)
@@ -68,6 +71,9 @@ class Disruptor:
         self.pending = list(pending or [])  # still pending after provisioning: scheduled alongside
         self.state: ClusterState | None = None
         self.blocked: dict[str, str] = {}
+        # Candidates single-node consolidation tried and left, with why (Karpenter publishes these
+        # as Unconsolidatable events on the node): the last pass's, the one that found nothing.
+        self.unconsolidatable: dict[str, str] = {}
         self._pool: ExistingPool | None = None
         self._memo: dict = {}  # answers about node labels and taints, kept across cluster states
         self._price_index = None
@@ -113,6 +119,9 @@ class Disruptor:
     def block(self, c: Candidate, why: str) -> None:
         self.blocked.setdefault(c.name, why)
 
+    def unconsolidatable_because(self, c: Candidate, why: str) -> None:
+        self.unconsolidatable[c.name] = why
+
     def hopeless(self, candidates: list[Candidate]) -> bool:
         """True when no simulation could consolidate these candidates, by arithmetic alone: their
         pods' cpu, memory and pod count exceed the room left on the other initialized nodes plus
@@ -156,6 +165,8 @@ class Disruptor:
         self.state = state
         commands: list[Disruption] = []
         for _ in range(self.max_commands):
+            if self.progress is not None:
+                self.progress("consolidation", len(commands), len(state.nodes))
             command = self._next()
             if command is None:
                 break
@@ -163,8 +174,14 @@ class Disruptor:
             self._execute(command, len(commands))
         return commands, [Blocked(n, r) for n, r in sorted(self.blocked.items())]
 
+    def unconsolidatable_nodes(self) -> list[Blocked]:
+        """After :meth:`run`: the candidates left because consolidating them alone would not do
+        (not cheaper, pods with no place), not because something blocks them."""
+        return [Blocked(n, r) for n, r in sorted(self.unconsolidatable.items()) if n not in self.blocked]
+
     def _next(self) -> Command | None:
         candidates = self.finder.find(self.state, self.blocked)
+        self.unconsolidatable.clear()
         for method in METHODS:
             accepted = []
             for c in candidates:

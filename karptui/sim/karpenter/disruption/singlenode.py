@@ -14,6 +14,9 @@ from .command import Command
 from .consolidation import consolidate
 
 NAME, REASON = "single", UNDERUTILIZED
+# Karpenter's words when the simulation fails; karptui knows it before simulating (Disruptor.hopeless)
+HOPELESS = ("not all pods would schedule (their requests exceed the room left on the other nodes "
+            "and on any cheaper node)")
 
 
 def should_disrupt(ctx, c: Candidate) -> str | None:
@@ -48,8 +51,11 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             ctx.block(c, ctx.budget_reason(REASON))
             continue
         if ctx.hopeless([c]):
+            ctx.unconsolidatable_because(c, HOPELESS)
             continue
-        command, _ = consolidate(ctx, NAME, [c])
+        command, why = consolidate(ctx, NAME, [c])
         if command is not None:
             return command
+        if why:
+            ctx.unconsolidatable_because(c, why)
     return None

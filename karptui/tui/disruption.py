@@ -1,0 +1,244 @@
+"""The Disruption pane: what Karpenter's consolidation would do to each node, and what blocks the rest.
+
+The answer is the simulator's (``simulate(consolidate=True)``, as ``karptui simulate
+--consolidate``), which on a large cluster takes minutes: a thread worker runs it (in a
+forked child process where the platform allows, so it holds no lock the screen needs) and
+posts the result back as a message, so keys are never kept waiting, and the pane says
+"computing…" until it lands. A newer snapshot, or quitting, cancels the run under way (the
+child is killed; in-thread, the simulator's progress callback raises) and a newer result
+supersedes an older one still queued (``can_replace``). The words come from
+:mod:`karptui.views.disruption`; nothing here knows Karpenter's rules.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from ..views.disruption import BLOCKED, DECISION, KEPT, DisruptionView, disruption_view
+from .plain import plain
+from .widgets import VirtualTable
+
+# A node on one line, why on the next (and what Karpenter said on a third): readable at 80 columns.
+COLUMNS = ("would", "saves", "node, and why")
+MAX_WIDTHS = {2: 120}
+PROGRESS_INTERVAL = 0.25  # seconds between progress messages from the worker
+GROUPS = ((DECISION, "consolidate"), (BLOCKED, "blocked"), (KEPT, "kept"))
+
+
+class _Stopped(Exception):
+    """Raised from the simulator's progress callback once the worker is cancelled."""
+
+
+class DisruptionPane(Vertical):
+    """A status line over a table of nodes; ``marks`` gives the Nodes pane its column."""
+
+    class Computed(Message):
+        """The worker's answer (``view`` None and ``error`` set when the simulation failed)."""
+
+        def __init__(self, key: object, view: DisruptionView | None, error: str = "") -> None:
+            super().__init__()
+            self.key, self.view, self.error = key, view, error
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, DisruptionPane.Computed)
+
+    class Progress(Message):
+        def __init__(self, key: object, text: str) -> None:
+            super().__init__()
+            self.key, self.text = key, text
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, DisruptionPane.Progress)
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.key: object = None         # what the shown (or coming) answer was computed for
+        self.view: DisruptionView | None = None
+        self.status = "not computed yet: it starts when this pane is first shown"
+        self.filter = ""
+        self.error = ""                 # why the last run gave no answer
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="disruption-status")
+        yield VirtualTable(COLUMNS, max_widths=MAX_WIDTHS, id="disruption-table")
+
+    def on_mount(self) -> None:
+        self.fill()
+
+    @property
+    def marks(self) -> dict[str, str]:
+        return self.view.marks if self.view is not None else {}
+
+    @property
+    def started(self) -> bool:
+        return self.key is not None
+
+    # ---- the worker --------------------------------------------------------------------------
+    def start(self, key: object, snapshot, catalog, events: list[dict]) -> None:
+        """Compute for ``key`` (the snapshot shown) unless that answer is here or on its way."""
+        if key == self.key:
+            return
+        self.key, self.view, self.error = key, None, ""
+        self.status = "computing… (consolidation is simulated in the background; keys keep working)"
+        self.fill()
+        self.compute(key, snapshot, catalog, events)
+
+    @work(thread=True, exclusive=True, group="disruption", exit_on_error=False)
+    def compute(self, key: object, snapshot, catalog, events: list[dict]) -> None:
+        """Post the answer for ``key``, or nothing once cancelled. In a child process where the
+        platform forks: a Python thread simulating for minutes would hold the GIL against the
+        screen's event loop (keys took seconds on 2,000 nodes); the child shares the snapshot
+        without copying it, and cancelling kills it. Elsewhere, in this thread."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+
+        def tell(kind: str, value) -> None:
+            if worker.is_cancelled:
+                raise _Stopped
+            if kind == "progress":
+                self.post_message(self.Progress(key, value))
+            elif kind == "done":
+                self.post_message(self.Computed(key, value))
+            else:
+                self.post_message(self.Computed(key, None, f"the simulation failed: {value}"))
+
+        try:
+            if IN_CHILD_PROCESS:
+                _in_child_process(snapshot, catalog, events, tell, lambda: worker.is_cancelled)
+            else:
+                _run(snapshot, catalog, events, tell)
+        except _Stopped:
+            return
+
+    def on_disruption_pane_progress(self, message: Progress) -> None:
+        message.stop()
+        if message.key == self.key and self.view is None:
+            self.status = message.text
+            self.query_one("#disruption-status", Static).update(plain(self.status))
+
+    def on_disruption_pane_computed(self, message: Computed) -> None:
+        """Shown here; it bubbles on to the screen, whose Nodes pane shows the marks."""
+        if message.key != self.key:
+            message.stop()  # an answer for a snapshot no longer shown
+            return
+        self.view, self.error = message.view, message.error
+        self.status = message.error or f"{message.view.summary} · simulated on the snapshot as captured"
+        self.fill()
+
+    # ---- drawing ----------------------------------------------------------------------------
+    def fill(self, text: str | None = None) -> None:
+        if text is not None:
+            self.filter = text
+        self.query_one("#disruption-status", Static).update(plain(self.status))
+        rows, keys = [], []
+        view = self.view
+        wanted = self.filter.strip().lower()
+        for group, title in GROUPS:
+            shown = [r for r in (view.rows if view else ()) if r.group == group and (not wanted or any(
+                wanted in cell.lower() for cell in (r.node, r.would, r.because, r.karpenter)))]
+            if not shown:
+                continue
+            rows.append((f"▼ {title} ({len(shown)})",))
+            keys.append(f"group:{group}")
+            for r in shown:
+                rows += [(r.would, r.saves, r.node), ("", "", f"  {r.because}")]
+                keys += [f"node:{r.node}", f"why:{r.node}"]
+                if r.karpenter:
+                    rows.append(("", "", f"  Karpenter said: {r.karpenter}"))
+                    keys.append(f"said:{r.node}")
+        if not rows:
+            rows.append(("", "", self._empty_words(bool(wanted))))
+            keys.append("empty")
+        self.query_one("#disruption-table", VirtualTable).set_rows(rows, keys)
+
+
+    def _empty_words(self, filtered: bool) -> str:
+        if self.view is not None:
+            return "(nothing matches)" if filtered else "(no consolidation and nothing blocked)"
+        if self.error:
+            return "(no answer: see above)"
+        return "(computing…)" if self.started else "(press 4 or :disruption to compute)"
+
+# ---- the computation, in this thread or a forked child -----------------------------------------
+IN_CHILD_PROCESS = "fork" in multiprocessing.get_all_start_methods()
+
+
+def _progress_text(phase: str, done: int, total: int) -> str:
+    what = f"{done:,} command(s) found" if phase == "consolidation" else f"{done:,}/{total:,} pods"
+    return f"computing… {phase}: {what}"
+
+
+def _run(snapshot, catalog, events: list[dict], tell: Callable[[str, object], None]) -> None:
+    """simulate --consolidate and its view, telling ``tell`` the progress (a few times a second)
+    and then ("done", view) or ("error", text). ``tell`` raising stops the simulation."""
+    from ..sim import simulate
+
+    last = [0.0]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_INTERVAL:
+            last[0] = now
+            tell("progress", _progress_text(phase, done, total))
+
+    try:
+        result = simulate(snapshot, catalog=catalog, consolidate=True, progress=progress)
+        view = disruption_view(result, snapshot, events)
+    except _Stopped:
+        raise
+    except Exception as error:  # a simulator bug must not leave "computing…" forever
+        tell("error", f"{type(error).__name__}: {error}")
+        return
+    tell("done", view)
+
+
+def _child(conn, snapshot, catalog, events: list[dict]) -> None:
+    """The forked child: everything it has to say goes down the pipe (the view is small). Its
+    stdout and stderr are the terminal the parent draws on: a warning or a traceback there
+    would scribble over the screen, so they go nowhere, and a failure is the pipe's silence."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    try:
+        _run(snapshot, catalog, events, lambda kind, value: conn.send((kind, value)))
+    except BaseException:  # noqa: BLE001  (the parent says "ended without an answer")
+        pass
+    finally:
+        conn.close()
+
+
+def _in_child_process(snapshot, catalog, events: list[dict], tell: Callable[[str, object], None],
+                      cancelled: Callable[[], bool]) -> None:
+    context = multiprocessing.get_context("fork")
+    mine, theirs = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(theirs, snapshot, catalog, events), daemon=True,
+                              name="karptui-disruption")
+    process.start()
+    theirs.close()
+    try:
+        while not cancelled():
+            if not mine.poll(0.1):
+                continue
+            try:
+                kind, value = mine.recv()
+            except EOFError:
+                tell("error", f"the simulation process ended without an answer (exit code {process.exitcode})")
+                return
+            tell(kind, value)
+            if kind != "progress":
+                return
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(2)
+        mine.close()

@@ -1,0 +1,249 @@
+"""What Karpenter's disruption would do to each node, and what keeps the others, in plain words.
+
+The simulator (``simulate(consolidate=True)``, the same run as ``karptui simulate
+--consolidate``) gives its commands (delete, or replace by one cheaper node), the
+nodes it may not touch (``blocked``, in Karpenter's DisruptionBlocked wording) and
+the candidates single-node consolidation left (``unconsolidatable``: not cheaper,
+pods with no place). Karpenter itself says the same things in DisruptionBlocked and
+Unconsolidatable events and log lines; those are read beside the simulation, since a
+snapshot's events may tell of a PDB that blocked a node when the simulation, on the
+cluster as captured, finds it free.
+
+Karpenter's reasons are sentences with the object in parentheses
+(``PodDisruptionBudget=ns/name``, ``Pod=ns/name``). :func:`blocker` reads them once
+here for the TUI and names the pods a PDB guards on the node with the model's own
+rule (:meth:`PodDisruptionBudget.selects`). Headless: no Textual here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..model import Snapshot
+from ..model import labels as L
+from ..sim.karpenter.disruption import MAX_COMMANDS
+
+SHOWN_PODS = 3  # pods named in a row; the rest counted
+
+# Karpenter's reason wording (pkg/controllers/disruption, pkg/utils/pdb), case-insensitive: events
+# capitalise the first word, the simulator does not.
+_PDB = re.compile(r"PodDisruptionBudget=([^\s)\]]+)", re.IGNORECASE)
+_PDBS = re.compile(r"PodDisruptionBudget\(s\)=\[([^\]]*)\]", re.IGNORECASE)
+_POD = re.compile(r"\(Pod=([^)\s]+)\)", re.IGNORECASE)
+_DO_NOT_EVICT = re.compile(r"^pod (\S+) has do not evict annotation", re.IGNORECASE)
+_NODE_ANNOTATION = re.compile(r'blocked through the "([^"]+)" annotation', re.IGNORECASE)
+_BUDGET = re.compile(r"disruption reason (\w+) due to blocking budget", re.IGNORECASE)
+_NEW_NODES = re.compile(r"without creating (\d+) ", re.IGNORECASE)
+
+DECISION, BLOCKED, KEPT = "decision", "blocked", "kept"
+# what an operator put in the way (a PDB, an annotation, a budget); the rest is consolidation's own verdict
+BLOCKING = frozenset({"pdb", "pdbs", "do-not-disrupt", "do-not-evict", "node-annotation", "budget"})
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Why a node stays, in plain words (``words``) and as a short mark for the Nodes pane."""
+
+    node: str
+    kind: str               # pdb, pdbs, do-not-disrupt, do-not-evict, node-annotation, budget, not-cheaper, ...
+    words: str
+    short: str
+    reason: str             # Karpenter's own sentence
+    pdb: str = ""           # namespace/name, for kind pdb (or the PDBs, comma-separated, for kind pdbs)
+    pods: tuple[str, ...] = ()  # the pods that block: the do-not-disrupt pod, the pods the PDB guards
+
+
+@dataclass(frozen=True)
+class DisruptionRow:
+    """One node in the Disruption pane."""
+
+    node: str
+    group: str              # DECISION, BLOCKED or KEPT
+    would: str              # "delete #1", "replace #2", "blocked", "kept"
+    because: str
+    saves: str              # "$0.154/h" for a command (its whole saving), else ""
+    karpenter: str          # what Karpenter's own events or logs said last about the node, or ""
+    mark: str               # the short form for the Nodes pane
+
+
+@dataclass(frozen=True)
+class DisruptionView:
+    rows: tuple[DisruptionRow, ...]
+    commands: int
+    savings: float
+    summary: str
+
+    @property
+    def marks(self) -> dict[str, str]:
+        """node name -> its short mark, for the Nodes pane's column."""
+        return {r.node: r.mark for r in self.rows}
+
+
+def blocker(node: str, reason: str, snapshot: Snapshot | None = None) -> Blocker:
+    """Karpenter's reason for leaving ``node`` alone, read into plain words (the pods named)."""
+    found = _PDBS.search(reason)
+    if found:
+        names = tuple(n.strip(" '\"") for n in re.split(r"[,\s]+", found.group(1)) if n.strip(" '\""))
+        pods = _guarded(snapshot, node, names, at_least=2)
+        return Blocker(node, "pdbs", f"blocked: {_pods_words(pods) or 'a pod'} guarded by more than one PDB "
+                       f"({', '.join(names)}); Karpenter cannot evict such a pod", f"blocked: {len(names)} PDBs",
+                       reason, ", ".join(names), pods)
+    found = _PDB.search(reason)
+    if found:
+        name = found.group(1)
+        pods = _guarded(snapshot, node, (name,))
+        guarded = f", guarding {_pods_words(pods)}" if pods else ""
+        return Blocker(node, "pdb", f"blocked by PDB {name} (no disruption allowed){guarded}",
+                       f"blocked: PDB {name}", reason, name, pods)
+    found = _POD.search(reason)
+    if found and L.DO_NOT_DISRUPT in reason:
+        pod = found.group(1)
+        return Blocker(node, "do-not-disrupt", f"blocked by pod {pod} ({L.DO_NOT_DISRUPT})",
+                       f"blocked: do-not-disrupt pod {pod.rpartition('/')[2]}", reason, pods=(pod,))
+    found = _DO_NOT_EVICT.search(reason)
+    if found:
+        pod = found.group(1)
+        return Blocker(node, "do-not-evict", f"blocked by pod {pod} ({L.DO_NOT_EVICT})",
+                       f"blocked: do-not-evict pod {pod.rpartition('/')[2]}", reason, pods=(pod,))
+    found = _NODE_ANNOTATION.search(reason)
+    if found:
+        return Blocker(node, "node-annotation", f"blocked by the node's own {found.group(1)} annotation",
+                       f"blocked: node {found.group(1).rpartition('/')[2]}", reason)
+    found = _BUDGET.search(reason)
+    if found:
+        return Blocker(node, "budget", f"blocked by its NodePool's disruption budget: no {found.group(1)} "
+                       "disruption allowed now", "blocked: budget", reason)
+    lowered = reason.lower()
+    for needle, kind, words, short in _SIMPLE:
+        if needle in lowered:
+            return Blocker(node, kind, words.format(reason=reason), short, reason)
+    found = _NEW_NODES.search(reason)
+    if found:
+        return Blocker(node, "new-nodes", f"kept: its pods would need {found.group(1)} new nodes, and a replace "
+                       "launches one", "kept: needs more nodes", reason)
+    return Blocker(node, "other", reason, _short(reason), reason)
+
+
+# (what the reason contains, kind, plain words, mark): Karpenter's other reasons
+_SIMPLE = (
+    ("not all pods would schedule", "no-room", "kept: its pods would not all fit elsewhere ({reason})",
+     "kept: pods would not fit"),
+    ("cheaper node", "not-cheaper", "kept: no cheaper node would hold its pods", "kept: not cheaper"),
+    ("spottospotconsolidation", "spot-to-spot", "kept: {reason}", "kept: spot to spot off"),
+    ("minvalues", "min-values", "kept: a cheaper node would break the NodePool's minValues", "kept: minValues"),
+    ("non-empty consolidation disabled", "policy", "kept: {reason} (consolidationPolicy WhenEmpty)",
+     "kept: WhenEmpty only"),
+    ("consolidation disabled", "disabled", "kept: {reason}", "kept: consolidation off"),
+    ("not consolidatable yet", "waiting", "waiting: {reason}", "waiting: consolidateAfter"),
+    ("deleting", "deleting", "already being deleted", "deleting"),
+    ("not found", "unknown-type", "kept: {reason}", "kept: unknown type"),
+    ("does not have label", "unlabelled", "kept: {reason}", "kept: label missing"),
+)
+
+
+def _short(reason: str, width: int = 32) -> str:
+    return reason if len(reason) <= width else reason[: width - 1] + "…"
+
+
+def _guarded(snapshot: Snapshot | None, node: str, names: Iterable[str], at_least: int = 1) -> tuple[str, ...]:
+    """The pods on ``node`` that at least ``at_least`` of the named PDBs select (the model's rule)."""
+    if snapshot is None:
+        return ()
+    pdbs = [p for p in snapshot.pdbs if p.key in set(names)]
+    return tuple(pod.key for pod in snapshot.pods_by_node.get(node, ())
+                 if not pod.is_mirror and sum(1 for p in pdbs if p.namespace == pod.namespace and p.selects(pod))
+                 >= at_least)
+
+
+def _pods_words(pods: tuple[str, ...]) -> str:
+    if not pods:
+        return ""
+    shown = ", ".join(pods[:SHOWN_PODS])
+    more = f" and {len(pods) - SHOWN_PODS} more" if len(pods) > SHOWN_PODS else ""
+    return f"pod{'s' if len(pods) > 1 else ''} {shown}{more}"
+
+
+def karpenter_said(snapshot: Snapshot, events: Iterable[dict]) -> dict[str, tuple[str, str]]:
+    """node -> (Karpenter's newest DisruptionBlocked / Unconsolidatable reason, where it said it),
+    from the snapshot's events and the parsed log; an event on a NodeClaim counts for its node."""
+    node_of = {claim.name: node for node, claim in snapshot.nodeclaim_by_node.items()}
+    said: dict[str, tuple[str, str]] = {}
+    for event in events:
+        if event.get("kind") not in ("disruption_blocked", "unconsolidatable") or not event.get("reason"):
+            continue
+        node = event.get("node") or node_of.get(event.get("nodeclaim", ""), "")
+        if not node:
+            continue
+        where = f"log line {event['line']}" if event.get("line") else "event"
+        if event.get("time"):
+            where += f" {str(event['time'])[:19].replace('T', ' ')}"
+        said[node] = (event["reason"], where)
+    return said
+
+
+def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> DisruptionView:
+    """Every command of ``result`` (a consolidating SimResult) node by node, then the blocked nodes,
+    then those consolidation left; each with what Karpenter's own events or logs said of it."""
+    said = karpenter_said(snapshot, events)
+    rows: list[DisruptionRow] = []
+    seen: set[str] = set()
+
+    def told(node: str) -> tuple[str, str]:
+        if node not in said:
+            return "", ""
+        reason, where = said[node]
+        found = blocker(node, reason, snapshot)
+        return f"{found.words} ({where})", found.short
+
+    for number, d in enumerate(result.disruptions, 1):
+        then = ""
+        if d.replacement is not None:
+            r = d.replacement
+            estimated = ", price estimated" if r.price_estimated else ""
+            then = f"{r.instance_type} {r.capacity_type} in {r.zone} (${r.price or 0:.4f}/h{estimated})"
+        moves = sum(1 for _, to in d.moves if to != d.replacement_name) if d.moves else 0
+        for node in d.nodes:
+            seen.add(node)
+            kind = "drifted" if d.method == "drift" else d.reason
+            if d.action == "replace":
+                because = f"{kind}: replaced by one {then}" + (f"; {moves} pod(s) move to other nodes" if moves else "")
+                would = f"replace #{number}"
+                mark = f"#{number} replace by {d.replacement.instance_type if d.replacement else '?'}, " \
+                       f"saves ${d.savings:.3f}/h"
+            else:
+                because = f"{kind}: {'it is empty' if not d.pods else f'its {d.pods} pod(s) fit on other nodes'}"
+                if len(d.nodes) > 1:
+                    because += f" (one command for {len(d.nodes)} nodes)"
+                would = f"delete #{number}"
+                mark = f"#{number} delete, saves ${d.savings:.3f}/h"
+            words, short = told(node)
+            if short:
+                mark += f" · Karpenter said {short}"
+            rows.append(DisruptionRow(node, DECISION, would, because, f"${d.savings:.4f}/h", words, mark))
+    for b in (*result.blocked, *result.unconsolidatable):
+        if b.node in seen:
+            continue
+        seen.add(b.node)
+        mine = blocker(b.node, b.reason, snapshot)
+        words, short = told(b.node)
+        mark = mine.short + (f" · Karpenter said {short}" if short and short != mine.short else "")
+        group = BLOCKED if mine.kind in BLOCKING else KEPT
+        rows.append(DisruptionRow(b.node, group, group, mine.words, "", words, mark))
+    for node in sorted(said):
+        if node in seen or node not in snapshot.node_by_name:
+            continue
+        words, short = told(node)
+        rows.append(DisruptionRow(node, KEPT, "no change", "the simulation finds nothing to do", "", words,
+                                  f"Karpenter said {short}"))
+    savings = round(sum(d.savings for d in result.disruptions), 6)
+    blocked = sum(1 for r in rows if r.group == BLOCKED)
+    commands = len(result.disruptions)
+    summary = (f"{commands} command{'s' if commands != 1 else ''} "
+               f"({sum(1 for d in result.disruptions if d.action == 'delete')} delete, "
+               f"{sum(1 for d in result.disruptions if d.action == 'replace')} replace) would save ${savings:.4f}/h; "
+               f"{blocked} node{'s' if blocked != 1 else ''} blocked")
+    if commands >= MAX_COMMANDS:  # the rest would come in later passes, on the cluster these leave
+        summary += f" (the simulation stops after {MAX_COMMANDS} commands)"
+    return DisruptionView(tuple(rows), commands, savings, summary)

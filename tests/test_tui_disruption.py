@@ -1,0 +1,250 @@
+"""The Disruption pane on the consolidation seed, driven as a user would; its worker never blocks keys."""
+
+import asyncio
+import os
+import threading
+import time
+
+import pytest
+from textual.widgets import Static, TabbedContent
+
+import karptui.sim
+from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.tui import disruption
+from karptui.tui.app import KarptuiApp
+from karptui.tui.disruption import DisruptionPane
+from karptui.tui.widgets import VirtualTable
+
+SIZE = (160, 45)
+XLARGE = "ip-192-168-118-56.ap-northeast-2.compute.internal"
+TWO_XLARGE = "ip-192-168-40-236.ap-northeast-2.compute.internal"
+DO_NOT_DISRUPT_POD = "default/report-generator-q7smww69c-qqgq9"
+INFLATE_ON_XLARGE = ", ".join(f"default/inflate-wjq4g8lgtc-{p}" for p in ("n7hj5", "n92md", "smtdw"))
+
+
+def seed_app(**kwargs) -> KarptuiApp:
+    return KarptuiApp(load_snapshot(bundled_snapshot("consolidation")), **kwargs)
+
+
+def status(app) -> str:
+    return str(app.screen.query_one("#disruption-status", Static).render())
+
+
+def table(app, pane: str) -> VirtualTable:
+    return app.screen.query_one(f"#{pane}-table", VirtualTable)
+
+
+def lines_under(table: VirtualTable, node: str) -> list[str]:
+    """The node's row and the lines that explain it, as one string each."""
+    keys = table.keys
+    start = keys.index(f"node:{node}")
+    out = [" ".join(table.rows[start])]
+    for key, row in zip(keys[start + 1:], table.rows[start + 1:]):
+        if not key.endswith(f":{node}") or key.startswith("node:"):
+            break
+        out.append(row[-1].strip())
+    return out
+
+
+class Gate:
+    """A stand-in for the simulator that waits until opened, reporting progress while it waits
+    (as the real one does), so a test can see the pane and the keys while it computes. It talks
+    through files, which a forked child shares and a killed one cannot leave locked."""
+
+    def __init__(self, monkeypatch, where) -> None:
+        self.flag, self.pidfile = where / "open", where / "pid"
+        self.stopped = threading.Event()   # the in-thread run raised out of its progress call
+        real = karptui.sim.simulate
+
+        def simulate(snapshot, **options):
+            self.pidfile.write_text(str(os.getpid()))
+            progress, calls = options.get("progress"), 0
+            try:
+                while not self.flag.exists():
+                    time.sleep(0.01)
+                    calls += 1
+                    progress("consolidation", calls, 4)
+            except BaseException:
+                self.stopped.set()
+                raise
+            return real(snapshot, **options)
+
+        monkeypatch.setattr(karptui.sim, "simulate", simulate)
+
+    def open(self) -> None:
+        self.flag.touch()
+
+    @property
+    def pid(self) -> int:
+        return int(self.pidfile.read_text()) if self.pidfile.exists() else 0
+
+    def ended(self, pid: int | None = None) -> bool:
+        """The run was stopped: the thread's simulation raised, or its child process is gone."""
+        pid = self.pid if pid is None else pid
+        if pid in (0, os.getpid()):
+            return self.stopped.is_set()
+        return _gone(pid)
+
+
+@pytest.fixture(params=[True, False], ids=["in a child process", "in the worker thread"])
+def where(request, monkeypatch):
+    """Both ways the pane computes: a forked child (where the platform forks) and the thread."""
+    if request.param and not disruption.IN_CHILD_PROCESS:
+        pytest.skip("this platform does not fork")
+    monkeypatch.setattr(disruption, "IN_CHILD_PROCESS", request.param)
+    return request.param
+
+
+async def test_the_pane_names_the_do_not_disrupt_pod_and_the_pods_karpenters_pdb_event_blocked():
+    app = seed_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("4")
+        assert app.screen.query_one(TabbedContent).active == "disruption"
+        pane = table(app, "disruption")
+        assert app.focused is pane
+        blocked = lines_under(pane, TWO_XLARGE)
+        assert blocked[0].startswith("blocked")
+        assert blocked[1] == f"blocked by pod {DO_NOT_DISRUPT_POD} (karpenter.sh/do-not-disrupt)"
+        deleted = lines_under(pane, XLARGE)
+        assert deleted[0].startswith("delete #1 $0.1540/h")
+        assert deleted[2].startswith("Karpenter said: blocked by PDB default/inflate-pdb (no disruption allowed), "
+                                     f"guarding pods {INFLATE_ON_XLARGE}")
+        assert status(app).startswith("1 command (1 delete, 0 replace) would save $0.1540/h; 1 node blocked")
+        await pilot.press("j", "enter")  # the first node's row drills into that node
+        assert app.screen.__class__.__name__ == "DetailScreen"
+
+
+async def test_the_nodes_pane_shows_each_nodes_consolidation_mark():
+    app = seed_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        nodes = table(app, "nodes")
+        assert nodes.columns[-1] == "consolidation"
+        assert nodes.row(f"node:{XLARGE}")[-1] == ("#1 delete, saves $0.154/h · "
+                                                   "Karpenter said blocked: PDB default/inflate-pdb")
+        assert nodes.row(f"node:{TWO_XLARGE}")[-1] == "blocked: do-not-disrupt pod report-generator-q7smww69c-qqgq9"
+
+
+async def test_slash_filters_the_pane_and_escape_restores_it():
+    app = seed_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("4", "slash", *"do-not-disrupt", "enter")
+        keys = table(app, "disruption").keys
+        assert f"node:{TWO_XLARGE}" in keys and f"node:{XLARGE}" not in keys
+        await pilot.press("escape")
+        assert f"node:{XLARGE}" in table(app, "disruption").keys
+
+
+async def test_colon_disruption_opens_the_pane_and_computes_it_when_the_app_did_not_on_start():
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "press 4" in " ".join(table(app, "disruption").rows[0])
+        await pilot.press("colon", *"disruption", "enter")
+        assert app.screen.query_one(TabbedContent).active == "disruption"
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert f"node:{TWO_XLARGE}" in table(app, "disruption").keys
+
+
+async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhile(where, monkeypatch, tmp_path):
+    gate = Gate(monkeypatch, tmp_path)
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause(0.1)
+        assert status(app).startswith("computing…")
+        assert table(app, "disruption").keys == ["empty"]
+        await pilot.press("1", "j", "j")  # the worker is busy; the screen is not
+        assert app.screen.query_one(TabbedContent).active == "nodes"
+        assert table(app, "nodes").cursor_row == 2
+        await pilot.press("4")
+        assert status(app).startswith("computing… consolidation")
+        gate.open()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(app).startswith("1 command")
+        assert f"node:{XLARGE}" in table(app, "disruption").keys
+
+
+async def test_a_new_snapshot_cancels_the_run_under_way_and_only_its_answer_is_shown(where, monkeypatch, tmp_path):
+    gate = Gate(monkeypatch, tmp_path)
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause(0.1)
+        pane = app.screen.query_one(DisruptionPane)
+        (first,) = [w for w in app.workers if w.group == "disruption"]
+        old = gate.pid
+        pane.start("a newer snapshot", app.snapshot, app.catalog, [])
+        await pilot.pause(0.5)
+        assert first.is_cancelled
+        assert gate.ended(old)  # the old run stopped (its thread raised, or its child was killed)
+        gate.open()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pane.key == "a newer snapshot" and pane.view is not None
+
+
+async def test_quitting_cancels_the_worker(where, monkeypatch, tmp_path):
+    gate = Gate(monkeypatch, tmp_path)
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await pilot.pause(0.1)
+        (worker,) = [w for w in app.workers if w.group == "disruption"]
+        await pilot.press("q")
+    assert worker.is_cancelled
+    await asyncio.sleep(0.5)
+    assert gate.ended()
+
+
+async def test_a_failing_simulation_is_said_not_left_computing(where, monkeypatch):
+    def broken(snapshot, **options):
+        raise ValueError("no such offering")
+
+    monkeypatch.setattr(karptui.sim, "simulate", broken)
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(app) == "the simulation failed: ValueError: no such offering"
+        assert table(app, "disruption").rows == [("", "", "(no answer: see above)")]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_newer_answer_supersedes_an_older_one_still_queued():
+    older, newer = DisruptionPane.Computed("a", None), DisruptionPane.Computed("b", None)
+    assert newer.can_replace(older)
+    assert DisruptionPane.Progress("b", "x").can_replace(DisruptionPane.Progress("a", "y"))
+    assert not newer.can_replace(DisruptionPane.Progress("a", "y"))
+
+
+def _on_disruption(pilot_app_keys=("4",)):
+    async def run_before(pilot):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        for key in pilot_app_keys:
+            await pilot.press(key)
+            await pilot.pause()
+    return run_before
+
+
+def test_disruption_screen(snap_compare):
+    assert snap_compare(seed_app(), terminal_size=SIZE, run_before=_on_disruption())
+
+
+def test_disruption_screen_80x24(snap_compare):
+    assert snap_compare(seed_app(), terminal_size=(80, 24), run_before=_on_disruption())
