@@ -21,6 +21,7 @@ from karptui.tui.screens import whatif as whatif_screen
 from karptui.tui.screens.whatif import WhatIfScreen
 from karptui.views import whatif_form as wf
 from karptui.whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_whatif, load_whatif
+from karptui.whatif.session import CANCELLED, ERROR, RunResult
 
 HOST = "Deployment/default/host-spread"
 POOL = "Provisioner/default"
@@ -337,7 +338,11 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         await press_on(pilot, "#c0-maxSkew")                # ...and enter applies the form
         assert len(screen.query_one("#edits", ListView)) == 1
         assert screen.stack.edits == tuple(drop_hostname(snapshot))
+        screen.query_one("#targets").focus()
+        await pilot.press("c")                              # consolidation is asked for: it costs minutes on big clusters
+        assert "consolidation on" in text(screen, "#results-title")
         await run(pilot)
+        assert "with consolidation" in text(screen, "#results-title")
         summary = text(screen, "#summary")
         assert "scheduled 6 → 20 · pending 0 → 0" in summary
         assert "on existing nodes 0 → 18 · on new NodeClaims 6 → 2" in summary
@@ -354,7 +359,7 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         assert "edits changed" in text(screen, "#results-title")
         await run(pilot)
         assert "scheduled 6 → 6 · pending 0 → 0" in text(screen, "#summary")
-        await pilot.press("ctrl+r")                         # redo
+        await pilot.press("ctrl+y")                         # redo
         assert screen.stack.edits == tuple(drop_hostname(snapshot))
 
 
@@ -449,16 +454,16 @@ async def test_save_and_load(snapshot, catalog, tmp_path):
 async def test_escape_cancels_a_run_then_goes_back(snapshot, catalog, monkeypatch):
     started, seen_cancel = threading.Event(), threading.Event()
 
-    def slow_run(snapshot, catalog, whatif, *, cancelled, **_):
+    def slow_run(self, whatif, *, cancelled, **_):
         started.set()
         for _ in range(500):
             if cancelled():
                 seen_cancel.set()
-                return {"name": whatif.name, "cancelled": True}
+                return RunResult(whatif.name, CANCELLED)
             threading.Event().wait(0.01)
-        return {"name": whatif.name, "error": "never cancelled"}
+        return RunResult(whatif.name, ERROR, "never cancelled")
 
-    monkeypatch.setattr(whatif_screen.wf, "run_whatif", slow_run)
+    monkeypatch.setattr(whatif_screen.WhatIfSession, "run", slow_run)
     async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
         screen = pilot.app.screen
         await pilot.press("r")

@@ -44,22 +44,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
     extra = {}
     if args.whatif:
-        from ..whatif import apply_whatif, load_whatif
-        from ..whatif.diff import diff
-
-        whatif = load_whatif(args.whatif)
-        applied = apply_whatif(snapshot, whatif, catalog=catalog if args.instance_types else None)
-        with StderrProgress() as progress:
-            progress.label = "the snapshot as it is"
-            baseline = simulate(snapshot, progress=progress, **{**options, "catalog": catalog})
-            progress.label = f"what-if {whatif.name}"
-            result = simulate(applied.snapshot, explain=args.explain, progress=progress,
-                              **{**options, "catalog": catalog})
-        snapshot = applied.snapshot
-        changes = diff(baseline, result).to_dict()
-        changes["hourly_cost"] = {"before": cost_after(baseline, catalog), "after": cost_after(result, catalog)}
-        extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
-                           "diff": changes}
+        result, snapshot, extra["whatif"] = _run_whatif(args, snapshot, catalog, options)
     else:
         with StderrProgress() as progress:
             result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
@@ -72,6 +57,25 @@ def run_simulate(args: argparse.Namespace) -> int:
         for warning in warnings:
             say(f"karptui: warning: {warning}")
     return emit(doc, args.output, _print_table)
+
+
+def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> tuple:
+    """``--whatif FILE`` through the what-if session the TUI's panel uses: the what-if's result,
+    its snapshot, and the document's ``whatif`` object."""
+    from ..whatif import load_whatif
+    from ..whatif.session import WhatIfSession
+
+    whatif = load_whatif(args.whatif)
+    session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if args.instance_types else None,
+                            spot_to_spot=options["spot_to_spot"])
+    with StderrProgress() as progress:
+        run = session.run(whatif, consolidate=options["consolidate"], explain=args.explain, progress=progress)
+    if not run.done:  # a bad edit: the file and the edit, as load_whatif says them
+        raise InputError(None, run.error)
+    changes = run.diff.to_dict()
+    changes["hourly_cost"] = {"before": cost_after(run.baseline, catalog), "after": cost_after(run.result, catalog)}
+    return run.result, run.applied.snapshot, {"name": whatif.name, "file": str(args.whatif),
+                                              "notes": list(run.applied.notes), "diff": changes}
 
 
 def _print_table(doc: dict, console: Console) -> None:

@@ -38,9 +38,10 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     changed in between (see :mod:`.signature`); False tries every pod (tests compare).
     ``state`` starts from that cluster (this snapshot's, as ClusterState.rebound gives;
     it is changed in place) instead of building one. ``progress(phase, done, total)`` is
-    called after every pod (kube-scheduler: pods tried; Karpenter: pods placed) and as
-    consolidation starts, on this thread: keep it cheap (the CLI and the TUI store the
-    numbers and show them a few times a second).
+    called after every pod (kube-scheduler: pods tried; Karpenter: pods placed) and before
+    every consolidation simulation (commands found, nodes), on this thread: keep it cheap
+    (the CLI and the TUI store the numbers and show them a few times a second); an
+    exception it raises stops the run there (the what-if panel's cancel).
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
@@ -95,7 +96,8 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             if progress is not None:
                 progress("consolidation", 0, len(state.nodes))
             still = [a.pod for a in attempts if not a.scheduled]
-            found, stuck = Disruptor(snapshot, catalog, spot_to_spot, pending=still).run(state)
+            found, stuck = Disruptor(snapshot, catalog, spot_to_spot, pending=still,
+                                     progress=progress).run(state)
             disruptions, blocked = tuple(found), tuple(stuck)
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked)
 

@@ -10,6 +10,7 @@ and the search starts again. Budgets are counted afresh every pass.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -55,8 +56,13 @@ class Blocked:
 
 class Disruptor:
     def __init__(self, snapshot: Snapshot, catalog: Catalog, spot_to_spot: bool = False,
-                 max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None) -> None:
+                 max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> None:
         self.snapshot, self.catalog = snapshot, catalog
+        # told ("consolidation", commands so far, nodes) before every simulation: a caller's
+        # cancel raises from it, so a cancelled run stops between two simulations
+        self.progress = progress
+        self.commands = 0
         self.spot_to_spot = spot_to_spot
         self.max_commands = max_commands
         self.prepared = Prepared(snapshot, catalog)
@@ -76,6 +82,8 @@ class Disruptor:
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate]) -> Simulation:
+        if self.progress is not None:
+            self.progress("consolidation", self.commands, len(self.state.nodes))
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
                         self._settling(), self._existing())
 
@@ -161,6 +169,7 @@ class Disruptor:
                 break
             commands.append(self._report(command, len(commands) + 1))
             self._execute(command, len(commands))
+            self.commands = len(commands)
         return commands, [Blocked(n, r) for n, r in sorted(self.blocked.items())]
 
     def _next(self) -> Command | None:
