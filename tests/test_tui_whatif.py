@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from pathlib import Path
 
 import pytest
 from textual.app import App
@@ -285,6 +286,8 @@ def test_edits_are_described_briefly():
 # ---------------------------------------------------------------- the screen
 
 class Host(App):
+    CSS_PATH = str(Path(whatif_screen.__file__).resolve().parent.parent / "app.tcss")  # as the app styles it
+
     def __init__(self, snapshot, catalog) -> None:
         super().__init__()
         self.whatif = WhatIfScreen(snapshot, catalog)
@@ -471,7 +474,7 @@ async def test_escape_cancels_a_run_then_goes_back(snapshot, catalog, monkeypatc
         await pilot.press("escape")                        # cancels the run, stays here
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        assert seen_cancel.is_set() and pilot.app.screen is screen
+        assert seen_cancel.wait(5) and pilot.app.screen is screen
         assert "cancelled" in text(screen, "#results-title") and text(screen, "#error") == ""
         await pilot.press("escape")                        # back
         assert pilot.app.screen is not screen

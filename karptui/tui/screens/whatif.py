@@ -134,7 +134,7 @@ class WhatIfScreen(Screen):
     WhatIfScreen .error { color: $error; text-style: bold; }
     WhatIfScreen #pending { color: $warning; text-style: bold; }
     WhatIfScreen #summary { height: auto; }
-    WhatIfScreen #results DataTable { height: auto; max-height: 12; }
+    WhatIfScreen #results DataTable { height: auto; max-height: 14; }
     WhatIfScreen #path { dock: bottom; display: none; }
     """
     BINDINGS = [
@@ -591,4 +591,5 @@ class WhatIfScreen(Screen):
         for table_id, rows in wf.result_rows(s).items():
             table = self.query_one(f"#{table_id}", DataTable)
             table.clear()
-            table.add_rows([tuple(map(plain, row)) for row in rows])  # a DataTable reads str cells as markup
+            table.add_rows([tuple(map(plain_text, row)) for row in rows])  # Text: str cells are read as markup, and
+            # a DataTable sizes its columns to Text, not to Content

@@ -164,6 +164,8 @@ class Disruptor:
         self.state = state
         commands: list[Disruption] = []
         for _ in range(self.max_commands):
+            if self.progress is not None:
+                self.progress("consolidation", self.commands, len(state.nodes))
             command = self._next()
             if command is None:
                 break
