@@ -585,3 +585,116 @@ async def test_anti_affinity_typed_in_the_form(snapshot):
         screen.query_one("#pod_anti_affinity", Input).value = "app=host-spread"
         await press_on(pilot, "#pod_anti_affinity")
         assert "topologyKey" in text(screen, "#error") and len(screen.stack) == 1
+
+
+# ---- the form runs what it shows (issue 14): no edit is silently left out of a run
+
+async def test_a_change_not_applied_is_named_and_runs_with_ctrl_r(snapshot):
+    """Bug: "Remove constraint" without Apply, then a run, ran 0 edits and said "no change"."""
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await press_on(pilot, "#c0-remove")                 # removed in the form, not applied
+        pending = screen.query_one("#pending", Static)
+        assert pending.display and text(screen, "#pending") == "1 unapplied change — enter applies, ctrl+r runs with it"
+        assert screen.stack.edits == ()
+        screen.query_one("#c0-maxSkew", Input).focus()      # a text field has the focus: r would type
+        await pilot.press("ctrl+r")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.stack.edits == tuple(drop_hostname(snapshot))
+        assert "pending 6 → 4" in text(screen, "#summary") and not pending.display
+
+
+async def test_r_types_in_a_text_field_and_runs_elsewhere(snapshot):
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await press_on(pilot, "#replicas", "r")             # typed (over the value focus selected), not a run
+        assert screen.query_one("#replicas", Input).value == "r" and not pilot.app.workers
+        assert "not valid yet: replicas must be a whole number" in text(screen, "#pending")
+        await press_on(pilot, "#apply", "ctrl+r")           # an invalid change is not run without it
+        assert "not run: fix the form" in text(screen, "#results-title") and not pilot.app.workers
+        screen.query_one("#replicas", Input).value = "22"
+        await press_on(pilot, "#apply", "r")                # a button has the focus: r runs, with the change
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.stack.edits == (Scale(Target.parse(HOST), 22),)
+        assert "what-if tui-whatif" in text(screen, "#results-title")
+
+
+async def test_replicas_comes_first_and_j_k_move_between_fields(snapshot):
+    """Bug: reaching replicas took ~18 tabs; focus could not be seen and j/k did nothing in the form."""
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await pilot.press("tab", "tab")                     # targets -> edits -> the form's first field
+        assert pilot.app.focused is screen.query_one("#replicas", Input)
+        before = screen.query_one("#replicas").styles.background
+        await pilot.press("tab")
+        assert pilot.app.focused is screen.query_one("#c0-maxSkew", Input)
+        assert screen.query_one("#replicas").styles.background != before    # :focus is styled
+        screen.query_one("#c0-whenUnsatisfiable").focus()   # not a text field: j and k move
+        await pilot.press("j")
+        assert pilot.app.focused is screen.query_one("#c0-minDomains")
+        await pilot.press("up")                             # in a text field j and k type: up and down move
+        assert pilot.app.focused is screen.query_one("#c0-whenUnsatisfiable")
+        await pilot.press("k")
+        assert pilot.app.focused is screen.query_one("#c0-topologyKey")
+        await pilot.press("down")
+        assert pilot.app.focused is screen.query_one("#c0-whenUnsatisfiable")
+
+
+async def test_one_key_actions_on_the_selected_workload(snapshot):
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = pilot.app.screen
+        screen.query_one("#targets").focus()                # the cursor is on host-spread: no enter needed
+        await pilot.press("plus", "plus", "minus")
+        assert [e.replicas for e in screen.stack.edits] == [21, 22, 21]
+        assert screen.query_one("#replicas", Input).value == "21"
+        await pilot.press("x")                              # drops the first constraint (hostname)
+        await pilot.press("s")                              # relaxes the one left (zone) to ScheduleAnyway
+        form = wf.workload_form(snapshot, screen.stack.edits, HOST)
+        assert [(c["topologyKey"], c["whenUnsatisfiable"]) for c in form["constraints"]] == [
+            ("topology.kubernetes.io/zone", "ScheduleAnyway")]
+        assert len(screen.query_one("#edits", ListView)) == 5 and not screen.query_one("#pending").display
+        await pilot.press("ctrl+r")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "pending 6 → 0" in text(screen, "#summary")
+
+
+async def test_the_first_run_does_not_consolidate_unless_asked(snapshot, catalog, monkeypatch):
+    """Bug: every run (the first one twice: baseline and what-if) ran consolidation of the whole
+    cluster, minutes on 2,000 nodes; it runs only once `c` asks for it."""
+    from karptui.sim.karpenter.disruption import controller
+
+    passes = []
+    run = controller.Disruptor.run
+    monkeypatch.setattr(controller.Disruptor, "run", lambda self, state: passes.append(1) or run(self, state))
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        await run_keys(pilot, "ctrl+r")
+        assert passes == [] and "consolidation off (c)" not in text(pilot.app.screen, "#results-title")
+        await run_keys(pilot, "c", "ctrl+r")
+        assert len(passes) == 2 and "with consolidation" in text(pilot.app.screen, "#results-title")
+        await run_keys(pilot, "ctrl+r")
+        assert len(passes) == 3                             # the baseline's consolidation is kept
+
+
+async def run_keys(pilot, *keys: str) -> None:
+    pilot.app.screen.query_one("#targets").focus()
+    await pilot.press(*keys)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (129, 40)])
+async def test_results_are_visible_on_a_small_terminal(snapshot, catalog, size):
+    """Bug: below ~100 columns the results pane had no width, and at 80x24 nothing showed."""
+    async with Host(snapshot, catalog).run_test(size=size) as pilot:
+        screen = await select(pilot, HOST)
+        assert screen.has_class("-narrow")
+        await run_keys(pilot, "x", "ctrl+r")
+        summary = screen.query_one("#summary", Static)
+        visible_region = summary.region.intersection(screen.region)
+        assert visible_region.width >= 60 and visible_region.height >= 3
+        assert "scheduled 6 → 20" in text(screen, "#summary")
+        assert screen.query_one("#replicas").region.height == 1   # the form is still there
+

@@ -153,6 +153,8 @@ class WhatIfScreen(Screen):
         Binding("c", "consolidation", "Consolidation on/off"),
         Binding("j", "cursor(1)", "Down / next field", show=False),
         Binding("k", "cursor(-1)", "Up / previous field", show=False),
+        Binding("down", "field(1)", "Next field", show=False),      # lists keep their own up and down
+        Binding("up", "field(-1)", "Previous field", show=False),
     ]
 
     def __init__(self, snapshot: Snapshot, catalog: Any = None, whatif_name: str = wf.DEFAULT_NAME) -> None:
@@ -193,7 +195,7 @@ class WhatIfScreen(Screen):
                 yield Static("Select a target", id="form-title", classes="pane-title")
                 yield Static("", id="error", classes="error")
                 yield Static("", id="pending")
-                yield VerticalScroll(id="form")
+                yield VerticalScroll(id="form", can_focus=False)  # tab goes straight to its first field
             with VerticalScroll(id="results"):
                 yield Static(self._idle_title(), id="results-title", classes="pane-title")
                 yield Static("", id="summary")
@@ -443,11 +445,18 @@ class WhatIfScreen(Screen):
         await self._load_form()
 
     def action_cursor(self, step: int) -> None:
-        """j/k: the list's cursor in a list, the next or previous field in the form."""
+        """j/k: the list's cursor in a list, the next or previous field in the form (a text
+        field takes j and k as letters: up and down move from there)."""
         focused = self.focused
         if isinstance(focused, (ListView, DataTable)):
             (focused.action_cursor_down if step > 0 else focused.action_cursor_up)()
-        elif focused is not None and self._in_form(focused):
+        else:
+            self.action_field(step)
+
+    def action_field(self, step: int) -> None:
+        """The next or previous field of the form, in the order it shows them."""
+        focused = self.focused
+        if focused is not None and self._in_form(focused):
             fields = [w for w in self.query_one("#form").query(FIELD_WIDGETS) if w.focusable]
             if focused in fields:
                 fields[max(0, min(len(fields) - 1, fields.index(focused) + step))].focus()
