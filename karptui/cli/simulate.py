@@ -69,6 +69,7 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
     session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if args.instance_types else None,
                             spot_to_spot=options["spot_to_spot"])
     with StderrProgress() as progress:
+        progress.label = f"what-if {whatif.name}"
         run = session.run(whatif, consolidate=options["consolidate"], explain=args.explain, progress=progress)
     if not run.done:  # a bad edit: the file and the edit, as load_whatif says them
         raise InputError(None, run.error)
