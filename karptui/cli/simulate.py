@@ -69,8 +69,12 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
     session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if args.instance_types else None,
                             spot_to_spot=options["spot_to_spot"])
     with StderrProgress() as progress:
-        progress.label = f"what-if {whatif.name}"
-        run = session.run(whatif, consolidate=options["consolidate"], explain=args.explain, progress=progress)
+        def told(phase: str, done: int, total: int) -> None:  # "baseline, kube-scheduler": the run is the label
+            run, _, phase = phase.partition(", ")
+            progress.label = "the snapshot as it is" if run == "baseline" else f"what-if {whatif.name}"
+            progress(phase, done, total)
+
+        run = session.run(whatif, consolidate=options["consolidate"], explain=args.explain, progress=told)
     if not run.done:  # a bad edit: the file and the edit, as load_whatif says them
         raise InputError(None, run.error)
     changes = run.diff.to_dict()
