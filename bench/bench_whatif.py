@@ -7,8 +7,9 @@
 Prints, without asserting anything:
   - the first run (the baseline simulated, then the what-if: the largest Deployment +5
     replicas) and a second run (the baseline kept), both without consolidation, the default;
-  - how long a cancelled run goes on working: a run with consolidation is cancelled as soon
-    as consolidation starts, and the time from the cancel to the run's return is measured.
+  - how long a cancelled run goes on working: a run with consolidation is cancelled
+    --cancel-after seconds into the baseline's consolidation, and the time from the cancel to
+    the run's return is measured.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("snapshot")
     parser.add_argument("--skip-cancel", action="store_true", help="only the first and second runs")
+    parser.add_argument("--cancel-after", type=float, default=5.0,
+                        help="seconds into consolidation to cancel (default 5)")
     args = parser.parse_args()
     start = time.perf_counter()
     snapshot = load_snapshot(args.snapshot)
@@ -66,11 +69,13 @@ def main() -> None:
     start = time.perf_counter()
     thread.start()
     consolidating.wait()
+    time.sleep(args.cancel_after)
     cancel.set()
     cancelled_at = time.perf_counter()
     thread.join()
     print(f"cancel during consolidation     {returned['at'] - cancelled_at:7.2f} s from the cancel to the run's "
-          f"return ({returned['run'].status}; cancelled {cancelled_at - start:.1f} s into the run)")
+          f"return ({returned['run'].status}; cancelled {cancelled_at - start:.1f} s into the run, "
+          f"{args.cancel_after:g} s into consolidation)")
 
 
 if __name__ == "__main__":
