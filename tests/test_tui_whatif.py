@@ -698,3 +698,21 @@ async def test_results_are_visible_on_a_small_terminal(snapshot, catalog, size):
         assert "scheduled 6 → 20" in text(screen, "#summary")
         assert screen.query_one("#replicas").region.height == 1   # the form is still there
 
+
+
+async def test_keys_pressed_while_the_form_renders_read_the_draft(snapshot):
+    """Seen on a slow terminal: enter on a target then ctrl+r at once ran before the new form was
+    mounted, and reading its fields crashed the app (NoMatches '#cpu-0')."""
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await screen.query_one("#form").remove_children()  # as a render in flight leaves it
+        screen.query_one("#targets").focus()
+        await pilot.press("ctrl+r")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pilot.app.screen is screen and "what-if tui-whatif" in text(screen, "#results-title")
+        assert screen.stack.edits == ()                     # nothing typed, nothing applied
+        await pilot.press("j", "enter", "plus")            # inflate ×1, then one more at once
+        await pilot.pause()
+        assert screen.stack.edits == (Scale(Target.parse("Deployment/default/inflate"), 2),)
+        assert screen.query_one("#replicas", Input).value == "2"

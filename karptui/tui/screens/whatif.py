@@ -27,7 +27,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.css.query import NoMatches
 from textual.widgets import Button, DataTable, Input, Label, ListItem, ListView, Select, Static, Switch
 from textual.worker import Worker, get_current_worker
 
@@ -169,6 +168,7 @@ class WhatIfScreen(Screen):
         self.path_mode = ""
         self.worker: Worker | None = None
         self.consolidate = False  # Karpenter's consolidation in runs: minutes on big clusters, so asked for
+        self.rendering = False    # the form's widgets are being replaced: they hold nothing typed yet
 
     @property
     def stack(self) -> wf.EditStack:
@@ -276,8 +276,12 @@ class WhatIfScreen(Screen):
         widgets.append(Button("Apply (enter)", id="apply", variant="primary", compact=True))
         self.query_one("#form-title", Static).update(plain(row.label if row is ADD_NODES else row.ref))
         form = self.query_one("#form", VerticalScroll)
-        await form.remove_children()
-        await form.mount_all(widgets)
+        self.rendering = True
+        try:
+            await form.remove_children()
+            await form.mount_all(widgets)
+        finally:
+            self.rendering = False
         if focused and form.query(f"#{focused}"):
             form.query_one(f"#{focused}").focus()
         self._show_pending()
@@ -285,19 +289,25 @@ class WhatIfScreen(Screen):
     def _in_form(self, widget: Widget) -> bool:
         return self.query_one("#form") in widget.ancestors
 
-    def _value(self, key: str) -> Any:
-        return self.query_one(f"#{key}").value  # an Input, Select or Switch
+    def _value(self, key: str, shown: Any) -> Any:
+        """What the field holds (an Input, Select or Switch); ``shown`` while it is not mounted
+        (a key pressed while the form is being rendered afresh reads the draft as it is)."""
+        found = self.query(f"#{key}")
+        return _typed(found.first().value, shown) if found else shown
 
     def _read(self) -> dict:
-        """The draft with what the widgets hold now."""
+        """The draft with what the widgets hold now (a key pressed while the form is being
+        rendered afresh -- enter on a target, then ctrl+r at once -- reads the draft as it is)."""
         d = copy.deepcopy(self.draft)
+        if self.rendering:
+            return d
         for key, value in d.items():
-            if isinstance(value, (str, bool)) and self.query(f"#{key}"):
-                d[key] = _typed(self._value(key), value)
+            if isinstance(value, (str, bool)):
+                d[key] = self._value(key, value)
         for i, c in enumerate(d.get("constraints", [])):
-            c.update({f: _typed(self._value(f"c{i}-{f}"), c[f]) for f in SPREAD_FIELDS})
+            c.update({f: self._value(f"c{i}-{f}", c[f]) for f in SPREAD_FIELDS})
         for j, c in enumerate(d.get("containers", [])):
-            c.update({what: _typed(self._value(f"{what}-{j}"), c[what]) for what in ("cpu", "memory")})
+            c.update({what: self._value(f"{what}-{j}", c[what]) for what in ("cpu", "memory")})
         return d
 
     def _unapplied(self) -> tuple[int, str]:
@@ -305,11 +315,7 @@ class WhatIfScreen(Screen):
         row = self.selected
         if row is None or not self.before:
             return 0, ""
-        try:
-            shown = self._read()
-        except NoMatches:  # the form is being rendered afresh
-            return 0, ""
-        return wf.unapplied(row.group, row.ref, self.before, shown)
+        return wf.unapplied(row.group, row.ref, self.before, self._read())
 
     def _show_pending(self) -> None:
         """Say what is typed but not applied, so no change is silently left out of a run."""
