@@ -342,7 +342,7 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         assert len(screen.query_one("#edits", ListView)) == 1
         assert screen.stack.edits == tuple(drop_hostname(snapshot))
         screen.query_one("#targets").focus()
-        await pilot.press("c")                              # consolidation is asked for: it costs minutes on big clusters
+        await pilot.press("c")                              # consolidation, asked for: minutes on big clusters
         assert "consolidation on" in text(screen, "#results-title")
         await run(pilot)
         assert "with consolidation" in text(screen, "#results-title")
@@ -595,7 +595,8 @@ async def test_a_change_not_applied_is_named_and_runs_with_ctrl_r(snapshot):
         screen = await select(pilot, HOST)
         await press_on(pilot, "#c0-remove")                 # removed in the form, not applied
         pending = screen.query_one("#pending", Static)
-        assert pending.display and text(screen, "#pending") == "1 unapplied change — enter applies, ctrl+r runs with it"
+        assert pending.display
+        assert text(screen, "#pending") == "1 unapplied change — enter applies, ctrl+r runs with it"
         assert screen.stack.edits == ()
         screen.query_one("#c0-maxSkew", Input).focus()      # a text field has the focus: r would type
         await pilot.press("ctrl+r")

@@ -16,7 +16,7 @@ from karptui.sim.karpenter.disruption import controller
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.views import whatif_form as wf
 from karptui.whatif import WhatIf, load_whatif
-from karptui.whatif.session import CANCELLED, DONE, ERROR, WhatIfSession
+from karptui.whatif.session import DONE, ERROR, WhatIfSession
 from tests.conftest import FIXTURES
 from tests.test_tui_whatif import HOST, Host, drop_hostname, text
 
@@ -121,7 +121,8 @@ async def test_simulate_whatif_and_the_panel_give_the_same_answer(cli, snapshot,
         shown = text(screen, "#summary").splitlines()
     assert shown[0] == (f"scheduled {c['scheduled_before']} → {c['scheduled_after']} · "
                         f"pending {c['pending_before']} → {c['pending_after']}")
-    assert shown[2] == f"{c['newly_scheduled']} newly scheduled · {c['newly_pending']} newly pending · {c['moved']} moved"
+    assert shown[2] == (f"{c['newly_scheduled']} newly scheduled · {c['newly_pending']} newly pending · "
+                        f"{c['moved']} moved")
     assert shown[3].startswith(f"hourly cost ${cost['before']:.4f} → ${cost['after']:.4f}")
     launches = [line for line in shown if line.startswith(("+ launch", "- launch"))]
     assert launches == ([f"+ launch {x}" for x in diff["nodeclaims"]["added"]]

@@ -25,8 +25,9 @@ from .whatif_builders import (
     tolerations_edit,
 )
 from .whatif_forms import (
-    FORM_EDITS, TargetRow, add_nodes_choices, drop_constraint, relax_constraint, step_replicas, unapplied, add_nodes_edits, add_nodes_form, current_raw, describe_edit, node_edits, node_form,
-    nodepool_edits, nodepool_form, target_rows, workload_edits, workload_form,
+    FORM_EDITS, TargetRow, add_nodes_choices, add_nodes_edits, add_nodes_form, current_raw, describe_edit,
+    drop_constraint, node_edits, node_form, nodepool_edits, nodepool_form, relax_constraint, step_replicas,
+    target_rows, unapplied, workload_edits, workload_form,
 )
 from .whatif_summary import result_rows, run_whatif, summary, summary_lines
 from .whatif_syntax import (
@@ -38,7 +39,8 @@ from .whatif_syntax import (
 )
 
 __all__ = [
-    "DEFAULT_NAME", "FIELD_PREFIX", "FORM_EDITS", "drop_constraint", "relax_constraint", "step_replicas", "unapplied", "POLICIES", "PREFERRED", "REQUIRED", "WHEN_UNSATISFIABLE", "ZONE_KEY",
+    "DEFAULT_NAME", "FIELD_PREFIX", "FORM_EDITS", "POLICIES", "PREFERRED", "REQUIRED", "WHEN_UNSATISFIABLE", "ZONE_KEY",
+    "drop_constraint", "relax_constraint", "step_replicas", "unapplied",
     "Baseline", "EditStack", "RunResult", "TargetRow", "WhatIfSession", "add_nodes_choices", "add_nodes_edit",
     "add_nodes_edits", "add_nodes_form", "constraint_manifest", "constraint_values", "cordon_edit", "current_raw",
     "describe_edit", "format_labels", "format_node_affinity", "format_pod_terms", "format_preferred_node_affinity",

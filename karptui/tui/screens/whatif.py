@@ -543,7 +543,7 @@ class WhatIfScreen(Screen):
     async def action_run(self) -> None:
         """Run the edits -- with what the form holds but was not applied yet: a run never leaves a change out."""
         if not await self._apply(quiet=True):
-            self.query_one("#results-title", Static).update("Results — not run: fix the form first (escape leaves it)")
+            self.query_one("#results-title", Static).update("Results — not run: fix the form first")
             return
         self.add_class("ran")
         self.query_one("#results-title", Static).update("Results — running… (escape cancels)")
