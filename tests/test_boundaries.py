@@ -1,4 +1,4 @@
-"""The headless layers import neither textual nor kubernetes (DESIGN §2).
+"""The headless layers import neither textual nor kubernetes (README.md, "Layout").
 
 Every karptui subpackage except the TUI, the command line and the live-cluster
 package must stay headless; new packages are covered without editing this test.

@@ -1,4 +1,4 @@
-"""``karptui logs parse`` and ``open --logs``: the DESIGN §4.2 contract and bad input."""
+"""``karptui logs parse`` and ``open --logs``: the docs/logs-jsonl.md contract and bad input."""
 
 import gzip
 import json
@@ -94,3 +94,16 @@ def test_join_uses_karpenters_pod_events_when_logs_are_silent():
         'incompatible with nodepool "gpu", did not tolerate nvidia.com/gpu=true:NoSchedule')
     assert story.actions[0] == {"kind": "pod_nominated", "pod": "shop/checkout-5f7d8c9b6d-rx4tp",
                                 "nodeclaim": "default-t8wzk", "time": "2024-11-05T14:31:38+00:00"}
+
+
+def test_the_seed_log_keeps_every_bracketed_value_in_the_table(cli):
+    """The seed's Karpenter v0.27 line ends `topology.kubernetes.io/zone In [ap-northeast-2a]`: the
+    table prints it as data (read as markup, `[ap-northeast-2a]` would vanish)."""
+    from tests.conftest import FIXTURES
+
+    code, out, _ = cli("logs", "parse", FIXTURES / "logs" / "v0.27-console.log")
+    assert code == 0
+    rows = [line for line in out.splitlines() if "default/host-spread-fbbf7c9d9-x4lfd" in line]
+    assert rows and rows[0].endswith("karpenter.sh/capacity-type In [on-demand], topology.kubernetes.io/zone "
+                                     "In [ap-northeast-2a]")
+    assert "instance-category In [c m t]" in rows[0]

@@ -1,4 +1,4 @@
-"""``karptui simulate``: the DESIGN §4.1 JSON contract, the table, and bad input."""
+"""``karptui simulate``: the docs/simulate-json.md contract, the table, and bad input."""
 
 import json
 
@@ -19,7 +19,8 @@ def simulate_json(cli, *args):
 def test_contract_keys_and_karpenter_launches(cli):
     doc = simulate_json(cli, "topology-spread")
     assert set(doc) >= {"pods", "nodeclaims", "disruptions", "blocked", "summary"}
-    assert set(doc["summary"]) == {"scheduled", "pending", "new_nodes", "hourly_cost_before", "hourly_cost_after"}
+    assert set(doc["summary"]) == {"scheduled", "pending", "new_nodes", "hourly_cost_before", "hourly_cost_after",
+                                   "cost"}
     first = doc["pods"][0]
     assert set(first) == {"pod", "node", "new_node", "reason"}  # no "filters" without --explain
     claims = {c["name"]: c for c in doc["nodeclaims"]}

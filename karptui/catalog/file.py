@@ -1,4 +1,4 @@
-"""User instance-type catalogs (``--instance-types FILE``, DESIGN §4.4).
+"""User instance-type catalogs (``--instance-types FILE``, docs/catalog-files.md).
 
 Sizes are capacities; ``overhead`` is subtracted to get allocatable (none: the
 whole capacity is allocatable). ``ephemeralStorage`` defaults to 20Gi, the root

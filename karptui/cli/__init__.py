@@ -1,4 +1,4 @@
-"""The command line (DESIGN §3): parse, dispatch, and map failures to exit codes.
+"""The command line (docs/cli.md): parse, dispatch, and map failures to exit codes.
 
 Exit status: 0 success; 2 bad input, with ONE line on stderr naming the file
 and what is wrong; 1 internal error. Tracebacks only with KARPTUI_DEBUG=1.

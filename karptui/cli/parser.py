@@ -17,6 +17,15 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {visible(message)} (see --help)\n")  # it quotes argv
 
 
+NAMESPACE_HELP = ("only show pods of this namespace (live: only its pods are read; a snapshot: the panes and "
+                  "`simulate` show its pods, while the simulation still runs on the whole cluster)")
+
+
+def _namespace(command: argparse.ArgumentParser) -> None:
+    """``-n NS`` after the command too; SUPPRESS: given before it (a global option) it must not be reset."""
+    command.add_argument("-n", "--namespace", metavar="NS", default=argparse.SUPPRESS, help=NAMESPACE_HELP)
+
+
 def _lazy(module: str, function: str):
     """Import a subcommand only when it runs: the TUI costs ~150 ms to import."""
 
@@ -36,7 +45,9 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--version", action="version", version=f"karptui {__version__}")
     parser.add_argument("--context", help="kubeconfig context (default: the current context)")
     parser.add_argument("--kubeconfig", metavar="F", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-    parser.add_argument("-n", "--namespace", metavar="NS", help="only show pods of this namespace")
+    parser.add_argument("-n", "--namespace", metavar="NS", help=NAMESPACE_HELP)
+    parser.add_argument("--readonly", action="store_true",
+                        help="accepted for k9s habits: karptui never writes to the cluster (it only lists and watches)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (karptui-dark, karptui-light, "
                         "karptui-high-contrast, karptui-colorblind, or one in your config dir)")
     parser.add_argument("--logs-since", metavar="DURATION", default=None,
@@ -47,9 +58,11 @@ def build_parser() -> OneLineParser:
     open_cmd = commands.add_parser("open", help="explore a saved snapshot or kubectl dump")
     open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
     open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach (a plain file is followed as it grows)")
+    _namespace(open_cmd)
     open_cmd.set_defaults(run=_lazy(".tui", "run_open"))
 
     demo = commands.add_parser("demo", help="explore the bundled example snapshot")
+    _namespace(demo)
     demo.set_defaults(run=_lazy(".tui", "run_demo"))
 
     snapshot = commands.add_parser("snapshot", help="inspect snapshot files")
@@ -72,9 +85,12 @@ def build_parser() -> OneLineParser:
     sim.add_argument("--whatif", metavar="FILE", help="apply this what-if file first")
     sim.add_argument("--instance-types", metavar="FILE", help="instance-type catalog (default: bundled EC2 data)")
     sim.add_argument("--consolidate", action="store_true", help="also simulate Karpenter consolidation")
-    sim.add_argument("--explain", action="store_true", help="every node's filter verdict for every pod")
+    sim.add_argument("--explain", action="store_true",
+                     help="why, pod by pod: kube-scheduler's reason, what would have to change, what Karpenter "
+                          "would do (and in JSON every node's filter verdict)")
     sim.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    _namespace(sim)
     sim.set_defaults(run=_lazy(".simulate", "run_simulate"))
     logs = commands.add_parser("logs", help="Karpenter controller logs")
     logs_cmds = logs.add_subparsers(title="logs commands", metavar="COMMAND", parser_class=OneLineParser)

@@ -4,18 +4,19 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from ..catalog import catalog_from_snapshot_region, load_catalog_file
-from ..catalog.pricing import hourly_cost
 from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
-from ..views.simulation import cost_after, simulation_json
+from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
+from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
 
@@ -48,15 +49,17 @@ def run_simulate(args: argparse.Namespace) -> int:
     else:
         with StderrProgress() as progress:
             result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
-    before, _ = hourly_cost(snapshot.nodes, catalog)
-    doc = simulation_json(result, explain=args.explain, cost_before=before, cost_after=cost_after(result, catalog),
-                          extra=extra)
+    cost = cost_path(result, catalog, consolidated=args.consolidate)
+    doc = simulation_json(result, explain=args.explain, cost=cost, extra=extra)
+    namespace = getattr(args, "namespace", None)
+    if namespace:
+        only_namespace(doc, namespace)
     warnings = warnings_with_catalog(snapshot, catalog)
     if warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
         doc["warnings"] = warnings
         for warning in warnings:
             say(f"karptui: warning: {warning}")
-    return emit(doc, args.output, _print_table)
+    return emit(doc, args.output, partial(_print_table, cost=cost.line()))
 
 
 def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> tuple:
@@ -78,12 +81,12 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
     if not run.done:  # a bad edit: the file and the edit, as load_whatif says them
         raise InputError(None, run.error)
     changes = run.diff.to_dict()
-    changes["hourly_cost"] = {"before": cost_after(run.baseline, catalog), "after": cost_after(run.result, catalog)}
+    changes["hourly_cost"] = whatif_cost(run.baseline, run.result, catalog, args.consolidate)
     return run.result, run.applied.snapshot, {"name": whatif.name, "file": str(args.whatif),
                                               "notes": list(run.applied.notes), "diff": changes}
 
 
-def _print_table(doc: dict, console: Console) -> None:
+def _print_table(doc: dict, console: Console, cost: str = "") -> None:
     table = Table(title="scheduling attempts, in queue order", title_justify="left", show_lines=False)
     table.add_column("pod", no_wrap=True)
     table.add_column("node")
@@ -95,28 +98,49 @@ def _print_table(doc: dict, console: Console) -> None:
         table.add_row(pod["pod"], node, pod["reason"] or "")
     console.print(table)
     s = doc["summary"]
+    shown = f" in namespace {doc['namespace']}" if doc.get("namespace") else ""
     console.print(Text.assemble(
         (str(s["scheduled"]), "bold"), " scheduled, ", (str(s["pending"]), "bold"),
-        f" pending, {s['new_nodes']} new nodes; "
-        f"hourly cost ${s['hourly_cost_before']:.4f} -> ${s['hourly_cost_after']:.4f}"))
+        f" pending{shown}, {s['new_nodes']} new nodes"))
+    if cost:
+        console.print(f"cost: {cost}")
+    if any("verdict" in pod for pod in doc["pods"]):
+        _print_verdicts(doc["pods"], console)
     for note in doc.get("notes", []):
         console.print(Text.assemble(("note:", "yellow"), f" {note}"))
     for claim in doc.get("nodeclaims", []):
         launch = claim["launch"] or {}
-        estimated = " (estimated)" if launch.get("price_estimated") else ""
         console.print(f"launch {claim['name']} ({claim['nodepool']}): {launch.get('instance_type')} "
-                      f"{launch.get('capacity_type')} in {launch.get('zone')} ${launch.get('price')}/h{estimated} "
+                      f"{launch.get('capacity_type')} in {launch.get('zone')} {_price(launch)} "
                       f"for {len(claim['pods'])} pod(s)")
     for d in doc.get("disruptions", []):
         replacement = d["replacement"]
-        then = (f" -> {replacement['instance_type']} {replacement['capacity_type']}"
-                + (" (price estimated)" if replacement.get("price_estimated") else "") if replacement else "")
+        then = (f" -> {replacement['instance_type']} {replacement['capacity_type']} {_price(replacement)}"
+                if replacement else "")
         console.print(f"consolidation {d['action']} ({d['reason']}): {', '.join(d['nodes'])}{then}, "
                       f"saves ${d['savings_per_hour']:.4f}/h")
     for b in doc.get("blocked", []):
         console.print(Text.assemble(("blocked:", "yellow"), f" {b['node']}: {b['reason']}"))
     if "whatif" in doc:
         _print_diff(doc["whatif"], console)
+
+
+def _price(launch: dict) -> str:
+    """``$0.1504/h``, marked as every estimated figure is (``~``)."""
+    if launch.get("price") is None:
+        return "(unpriced)"
+    return f"{ESTIMATED_MARK if launch.get('price_estimated') else ''}${launch['price']:.4f}/h"
+
+
+def _print_verdicts(pods: list[dict], console: Console) -> None:
+    """``--explain``: each pod's verdict in a few lines, below the table."""
+    console.print(Text("\nwhy, pod by pod (--explain)", style="bold"))
+    for pod in pods:
+        verdict = pod["verdict"]
+        console.print(Text(pod["pod"], style="bold"))
+        for key, label in (("kube_scheduler", "kube-scheduler"), ("why", "in short"), ("karpenter", "Karpenter")):
+            if verdict.get(key):
+                console.print(Text.assemble("  ", (f"{label}:", "cyan"), f" {verdict[key]}"))
 
 
 def _print_diff(whatif: dict, console: Console) -> None:
@@ -129,7 +153,8 @@ def _print_diff(whatif: dict, console: Console) -> None:
         f"({c['newly_scheduled']} newly scheduled, {c['newly_pending']} newly pending, {c['moved']} moved)"))
     cost = d.get("hourly_cost")
     if cost:
-        console.print(f"  hourly cost ${cost['before']:.4f} -> ${cost['after']:.4f}")
+        before, after = (Cost.from_dict(cost[key]) for key in ("cost_before", "cost_after"))
+        console.print(f"  cost {before.text()} -> {after.text()}")
     for label in ("nodeclaims", "disruptions"):
         for sign, key in (("+", "added"), ("-", "removed")):
             for item in d.get(label, {}).get(key, []):

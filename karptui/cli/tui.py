@@ -11,14 +11,14 @@ from ..sources.logs import attach_logs
 
 
 def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
-         follow_from: int | None = None) -> int:
+         follow_from: int | None = None, namespace: str | None = None) -> int:
     from ..tui.app import KarptuiApp  # bad input has failed by now, before the screen is taken
     from ..tui.themes import check_theme_name
 
     if theme:
         check_theme_name(theme)
 
-    KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from).run()
+    KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from, namespace=namespace).run()
     return 0
 
 
@@ -31,8 +31,8 @@ def run_open(args: argparse.Namespace) -> int:
         # Compressed files and stdin do not grow.
         if args.logs != "-" and not str(args.logs).endswith(".gz"):
             follow, offset = str(args.logs), Path(args.logs).stat().st_size
-    return _run(snapshot, args.theme, follow, offset)
+    return _run(snapshot, args.theme, follow, offset, getattr(args, "namespace", None))
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    return _run(load_snapshot(bundled_snapshot()), args.theme)
+    return _run(load_snapshot(bundled_snapshot()), args.theme, namespace=getattr(args, "namespace", None))

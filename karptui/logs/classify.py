@@ -1,4 +1,4 @@
-"""Karpenter log records -> DESIGN §4.2 event kinds, across every era's wording.
+"""Karpenter log records -> the event kinds of docs/logs-jsonl.md, across every era's wording.
 
 Older terms map onto today's: provisioner -> nodepool, machine -> nodeclaim,
 deprovisioning -> disruption. Each extractor reads what its message carries;

@@ -34,7 +34,7 @@ class Stats:
 
 
 def event(number: int, text: str) -> dict | None:
-    """The DESIGN §4.2 event for one line, or None when it is not a Karpenter log line.
+    """The event (docs/logs-jsonl.md) for one line, or None when it is not a Karpenter log line.
 
     A zap JSON line (most of any log), bare or behind ``kubectl logs --prefix``, goes straight
     from its decoded object to its event; every other line, and a JSON line of another shape,

@@ -110,7 +110,7 @@ def zap_head(data: dict) -> tuple[str, str, str, str] | None:
 
 
 def json_level(level: str) -> str:
-    """zap writes ``INFO``, controller-runtime ``info``: every spelling as DESIGN's lowercase word."""
+    """zap writes ``INFO``, controller-runtime ``info``: every spelling as docs/logs-jsonl.md's lowercase word."""
     return _JSON_LEVELS.get(level) or _LEVELS.get(level.upper(), level.lower())
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from . import labels as L
-from .fields import as_bool_field, as_list, as_map, as_str
+from .errors import ModelError
+from .fields import as_bool_field, as_list, as_map, as_str, parse_time
 from .meta import KubeObject, meta_fields
 from .resources import Resources
 from .taints import Taint, parse_taints
@@ -26,6 +28,7 @@ class Node(KubeObject):
     provider_id: str = ""
     kubelet_version: str = ""
     conditions: Mapping[str, str]  # type -> status ("True"/"False"/"Unknown")
+    status_time: datetime | None = None  # its conditions' newest heartbeat or transition: the kubelet's latest word
 
     KIND = "Node"
 
@@ -90,9 +93,17 @@ def build_node(obj: Mapping) -> Node:
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     conditions = {}
+    newest = None
     for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
         cond = as_map(raw, f"status.conditions[{i}]")
         conditions[as_str(cond.get("type"), "type")] = as_str(cond.get("status"), "status")
+        for key in ("lastHeartbeatTime", "lastTransitionTime"):
+            try:
+                stamp = parse_time(cond.get(key), key)
+            except ModelError:  # only a hint of when the dump was taken: a bad one costs nothing
+                continue
+            if stamp is not None and (newest is None or stamp > newest):
+                newest = stamp
     node_info = as_map(status.get("nodeInfo"), "status.nodeInfo")
     capacity = Resources.parse(status.get("capacity"), "status.capacity")
     allocatable = status.get("allocatable")
@@ -106,4 +117,5 @@ def build_node(obj: Mapping) -> Node:
         provider_id=as_str(spec.get("providerID"), "spec.providerID"),
         kubelet_version=as_str(node_info.get("kubeletVersion"), "status.nodeInfo.kubeletVersion"),
         conditions=conditions,
+        status_time=newest,
     )

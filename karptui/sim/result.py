@@ -10,10 +10,12 @@ from ..model import Pod, Snapshot
 
 @dataclass(frozen=True)
 class Attempt:
-    """One scheduling attempt (DESIGN §4.1 ``pods[]``).
+    """One scheduling attempt (docs/simulate-json.md ``pods[]``).
 
     ``counts`` is the FitError histogram (reason -> nodes) kept as data;
     ``filters`` (explain only) maps every node to its reasons, empty if it fit.
+    ``scheduler_reason`` is kube-scheduler's FitError for a pod it left to Karpenter, kept
+    when Karpenter places the pod (``reason`` is then None) and ``summary`` with it.
     """
 
     pod: Pod
@@ -25,6 +27,7 @@ class Attempt:
     preempted: tuple[str, ...] = ()
     summary: str = ""
     karpenter_reason: str | None = None
+    scheduler_reason: str | None = None
 
     @property
     def scheduled(self) -> bool:
@@ -33,7 +36,7 @@ class Attempt:
 
 @dataclass(frozen=True)
 class NodeClaimPlan:
-    """A node Karpenter would launch (DESIGN §4.1 ``nodeclaims[]``)."""
+    """A node Karpenter would launch (docs/simulate-json.md ``nodeclaims[]``)."""
 
     name: str
     nodepool: str

@@ -10,11 +10,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from textual import work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
@@ -24,8 +24,9 @@ from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
 from ..views.info import warnings_with_catalog
-from ..views.overview import Overview, overview
-from ..views.pending import pending_rows
+from ..views.clock import snapshot_clock
+from ..views.cost import CostPath, cost_path
+from ..views.overview import Overview, header_cost, overview, shown_pending
 from .plain import notify_plain
 from .screens.detail import DetailScreen
 from .screens.help import HelpScreen
@@ -49,6 +50,15 @@ class SnapshotUpdated(Message):
         super().__init__()
         self.snapshot = snapshot
         self.overview = built
+
+
+def screenshot_directory() -> Path:
+    """Where a screenshot goes: the user's Downloads folder, as Textual would put it, when it exists;
+    else the current directory (a bastion host seldom has ~/Downloads, and karptui creates no folders)."""
+    from platformdirs import user_downloads_path  # Textual's own choice of the Downloads folder
+
+    downloads = user_downloads_path()
+    return downloads if downloads.is_dir() else Path.cwd()
 
 
 def _wait_cancelled(worker) -> None:
@@ -75,12 +85,14 @@ class KarptuiApp(App):
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
                  simulate_on_start: bool = True, follow_logs: str | None = None,
                  follow_from: int | None = None, live=None, logs_since: float | None = 600.0,
-                 live_interval: float = LIVE_INTERVAL) -> None:
+                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None) -> None:
         super().__init__()
+        self.namespace = namespace  # -n NS on a snapshot: the panes show its pods (live: only its pods are read)
         self.live = live                # a karptui.cluster.live.LiveCluster, or None for a saved snapshot
         self.logs_since = logs_since
         self.live_interval = live_interval
         self.fixed_now = now
+        self.cost_path: CostPath | None = None  # the header's cost, once a simulation is back
         self.catalog = catalog if catalog is not None else catalog_from_snapshot_region(snapshot)
         self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
         self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
@@ -103,9 +115,11 @@ class KarptuiApp(App):
         self.overview = built or self._overview(snapshot)
 
     def _overview(self, snapshot: Snapshot, events: list[dict] | None = None, format_cells: bool = False) -> Overview:
-        now = self.fixed_now or snapshot.meta.captured_at or datetime.now(timezone.utc)
+        clock = snapshot_clock(snapshot, live=self.live is not None)
+        now, note = (self.fixed_now, "") if self.fixed_now else (clock.now, clock.note)
         return overview(snapshot, self.catalog, self.events if events is None else events, now,
-                        live=self.live is not None, format_cells=format_cells)
+                        live=self.live is not None, format_cells=format_cells, time_note=note,
+                        namespace=None if self.live is not None else self.namespace)
 
     # What the screens read, all from the one overview of the snapshot shown.
     snapshot = property(lambda self: self.overview.snapshot)
@@ -235,8 +249,9 @@ class KarptuiApp(App):
         self.events.extend(events)
         newer_reasons = any(e["kind"] == "pod_unschedulable" for e in events)
         if newer_reasons:  # Karpenter has a newer reason for some pending pod
-            self.overview = replace(self.overview, pending=pending_rows(self.snapshot, self.events,
-                                                                         self.overview.karpenter_events))
+            self.overview = replace(self.overview, pending=shown_pending(self.snapshot, self.events,
+                                                                          self.overview.karpenter_events,
+                                                                          self.overview.namespace))
         main = self._main_screen()
         if main is not None:
             main.append_activity(events)
@@ -261,6 +276,7 @@ class KarptuiApp(App):
             return  # a live update changed what it depends on; that run is on the way
         self.result = message.result
         self.attempts = {a.pod.key: a for a in message.result.attempts}
+        self.cost_path = cost_path(message.result, self.catalog, now=self.overview.cost, consolidated=False)
         main = self._main_screen()
         if main is not None:
             main.fill_pending()
@@ -274,7 +290,9 @@ class KarptuiApp(App):
             sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
         whatif = self.active_whatif()
         notes = f" · ⚠ {'; '.join(self.live.status())}" if self.live is not None and self.live.status() else ""
-        return self.totals + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
+        path = self.cost_path if self.cost_path is not None and self.cost_path.now == self.overview.cost else None
+        cost = f" · {header_cost(path or CostPath(self.overview.cost))}"
+        return self.totals + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
 
     def missing(self, kind: str) -> str:
         """Why a live pane has nothing of ``kind`` (RBAC, or not served), or ""."""
@@ -357,6 +375,26 @@ class KarptuiApp(App):
                 seen.add(binding.description)
                 yield SystemCommand(binding.description, f"key: {self.get_key_display(binding)}",
                                     partial(screen.run_action, binding.action))
+
+    # ---- screenshots (the command palette's "Screenshot") ----------------------------------
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        return super().deliver_screenshot(filename, str(screenshot_directory()) if path is None else path,
+                                          time_format)
+
+    @on(events.DeliveryComplete)
+    def _screenshot_saved(self, event: events.DeliveryComplete) -> None:
+        """One notification naming the file, as plain text (a path may hold ``[``)."""
+        if event.name == "screenshot":
+            event.prevent_default()  # Textual's own notice reads the path as markup
+            notify_plain(self, f"screenshot saved to {event.path}", title="Screenshot", timeout=10)
+
+    @on(events.DeliveryFailed)
+    def _screenshot_failed(self, event: events.DeliveryFailed) -> None:
+        if event.name == "screenshot":
+            event.prevent_default()
+            why = getattr(event.exception, "strerror", None) or str(event.exception)
+            notify_plain(self, f"screenshot not saved: {why}", title="Screenshot", severity="error", timeout=10)
 
     def _main(self, pane: str) -> None:
         main = self._main_screen()

@@ -1,4 +1,4 @@
-"""``karptui snapshot info``: the summary of a snapshot (DESIGN §3 JSON contract)."""
+"""``karptui snapshot info``: the summary of a snapshot (its JSON contract: README.md, "Commands")."""
 
 from __future__ import annotations
 

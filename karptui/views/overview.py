@@ -14,6 +14,7 @@ from typing import Any
 from ..catalog.pricing import node_price
 from ..logs.timeline import snapshot_events
 from ..model import Pod, Snapshot
+from .cost import Cost, CostPath, cost_now
 from .info import snapshot_info
 from .nodes import NodeRow, node_cells, node_rows
 from .pending import PendingRow, pending_rows
@@ -29,6 +30,8 @@ class Overview:
     pod_by_key: dict[str, Pod]
     totals: str
     karpenter_events: list[dict] = field(default_factory=list)  # the snapshot's, as log records, oldest first
+    cost: Cost = field(default_factory=lambda: Cost(0.0))       # the nodes' cost now (views.cost)
+    namespace: str | None = None                                 # -n NS: the pending rows are its pods
     _cells: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @property
@@ -48,27 +51,50 @@ class Overview:
 
 
 def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime, live: bool = False,
-             format_cells: bool = False) -> Overview:
+             format_cells: bool = False, time_note: str = "", namespace: str | None = None) -> Overview:
+    """``time_note``: why ``now`` is what it is, when it is not the capture time (:mod:`.clock`);
+    ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot)."""
     prices = {n.name: node_price(n, catalog) for n in snapshot.nodes}
     rows = node_rows(snapshot, prices)
     karpenter_events = snapshot_events(snapshot)  # read once: the Activity pane and the pending stories share them
-    built = Overview(snapshot, now, prices, rows, pending_rows(snapshot, events, karpenter_events),
-                     {p.key: p for p in snapshot.pods}, header_totals(snapshot, prices, now, live), karpenter_events)
+    pending = shown_pending(snapshot, events, karpenter_events, namespace)
+    cost = cost_now(snapshot.nodes, catalog)
+    built = Overview(snapshot, now, prices, rows, pending, {p.key: p for p in snapshot.pods},
+                     header_totals(snapshot, now, live, time_note, namespace), karpenter_events, cost=cost,
+                     namespace=namespace)
     if format_cells:
         for row in rows:
             built.cells(row)
     return built
 
 
-def header_totals(snapshot: Snapshot, prices: dict[str, float | None], now: datetime, live: bool = False) -> str:
-    """The header's fixed part: where from, when, counts and cost."""
+def in_namespace(key: str, namespace: str) -> bool:
+    """Whether ``namespace/name`` is in ``namespace``."""
+    return key.partition("/")[0] == namespace
+
+
+def shown_pending(snapshot: Snapshot, events: list[dict], karpenter_events: list[dict],
+                  namespace: str | None = None) -> list[PendingRow]:
+    """The Pending pane's rows: every pending pod, or those of ``namespace`` (``-n NS``)."""
+    rows = pending_rows(snapshot, events, karpenter_events)
+    return [r for r in rows if in_namespace(r.key, namespace)] if namespace else rows
+
+
+def header_totals(snapshot: Snapshot, now: datetime, live: bool = False, time_note: str = "",
+                  namespace: str | None = None) -> str:
+    """The header's fixed part: where from, when, counts (the cost follows: :func:`header_cost`)."""
     info = snapshot_info(snapshot)
     where = info["name"] or info["source"] or "snapshot"
     when = f" captured {info['captured_at']}" if info["captured_at"] else ""
     if live:
         where, when = f"live {snapshot.meta.context}", f" updated {now.astimezone().strftime('%H:%M:%S')}"
-    priced = [p for p in prices.values() if p is not None]
-    unpriced = len(prices) - len(priced)
-    cost = f"${sum(priced):.2f}/h" + (f" (+{unpriced} unpriced)" if unpriced else "")
+    elif time_note:
+        when = f" · {time_note} ({now:%Y-%m-%d %H:%M %Z})"
+    shown = f" · pods of namespace {namespace} (simulated: whole cluster)" if namespace and not live else ""
     return (f"{where}{when} · {info['nodes']} nodes · {info['pods']} pods · {info['pending']} pending · "
-            f"{info['nodepools']} nodepools · {cost}")
+            f"{info['nodepools']} nodepools{shown}")
+
+
+def header_cost(path: CostPath) -> str:
+    """The header's cost: now, and after the simulated launches once the simulation is back."""
+    return path.line("→", changes_only=True)

@@ -1,20 +1,18 @@
-"""``karptui simulate`` output: the DESIGN §4.1 JSON document and table rows."""
+"""``karptui simulate`` output: the JSON document of docs/simulate-json.md."""
 
 from __future__ import annotations
 
-from ..catalog.pricing import hourly_cost
+from collections.abc import Mapping
+
 from ..sim import Attempt, SimResult
+from ..sim.result import NodeClaimPlan
+from .cost import CostPath, cost_after  # noqa: F401 - cost_after lives in .cost; importable here as before
+from .overview import in_namespace
+from .verdict import verdict
 
 
-def cost_after(result: SimResult, catalog, nodes_cost: float | None = None) -> float:
-    """The cluster's hourly cost once Karpenter has launched and consolidated as simulated
-    (``nodes_cost``: what its nodes cost, when the caller already knows)."""
-    before = hourly_cost(result.snapshot.nodes, catalog)[0] if nodes_cost is None else nodes_cost
-    launched = sum((c.launch or {}).get("price") or 0.0 for c in result.nodeclaims)
-    return round(before + launched - sum(d.savings for d in result.disruptions), 6)
-
-
-def attempt_json(attempt: Attempt, explain: bool) -> dict:
+def attempt_json(attempt: Attempt, explain: bool, claims: Mapping[str, NodeClaimPlan] | None = None,
+                 has_nodepools: bool = False) -> dict:
     out = {
         "pod": attempt.pod.key,
         "node": attempt.node,
@@ -29,13 +27,15 @@ def attempt_json(attempt: Attempt, explain: bool) -> dict:
         out["karpenter_reason"] = attempt.karpenter_reason
     if explain:
         out["filters"] = {node: list(reasons) for node, reasons in (attempt.filters or {}).items()}
+        out["verdict"] = verdict(attempt, claims or {}, has_nodepools)
     return out
 
 
-def simulation_json(result: SimResult, *, explain: bool, cost_before: float, cost_after: float,
-                    extra: dict | None = None) -> dict:
+def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: dict | None = None) -> dict:
     """The whole document; Karpenter keys appear when the snapshot has NodePools or Provisioners."""
-    doc: dict = {"pods": [attempt_json(a, explain) for a in result.attempts]}
+    claims = {c.name: c for c in result.nodeclaims}
+    has_nodepools = bool(result.snapshot.nodepools)
+    doc: dict = {"pods": [attempt_json(a, explain, claims, has_nodepools) for a in result.attempts]}
     if result.snapshot.nodepools:
         doc["nodeclaims"] = [
             {"name": c.name, "nodepool": c.nodepool, "requirements": {k: list(v) for k, v in c.requirements.items()},
@@ -54,11 +54,23 @@ def simulation_json(result: SimResult, *, explain: bool, cost_before: float, cos
         "scheduled": result.scheduled,
         "pending": result.pending,
         "new_nodes": len(result.nodeclaims),
-        "hourly_cost_before": round(cost_before, 4),
-        "hourly_cost_after": round(cost_after, 4),
+        "hourly_cost_before": round(cost.now.hourly, 4),
+        "hourly_cost_after": round(cost.final.hourly, 4),
+        "cost": cost.to_dict(),
     }
     if result.notes:
         doc["notes"] = list(result.notes)
     if extra:
         doc.update(extra)
     return doc
+
+
+def only_namespace(doc: dict, namespace: str) -> None:
+    """``-n NS``: ``pods[]`` and its counts keep that namespace's pods; the simulation itself ran on the
+    whole cluster (other namespaces' pods take room too), so NodeClaims, disruptions and cost are the
+    cluster's."""
+    doc["pods"] = [p for p in doc["pods"] if in_namespace(p["pod"], namespace)]
+    doc["namespace"] = namespace
+    summary = doc["summary"]
+    summary["scheduled"] = sum(1 for p in doc["pods"] if p["node"])
+    summary["pending"] = len(doc["pods"]) - summary["scheduled"]

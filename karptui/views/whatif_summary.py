@@ -14,7 +14,7 @@ from typing import Any
 from ..model.snapshot import NO_ZONE
 from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
-from .simulation import cost_after
+from .cost import cost_after
 
 
 def summary(run: RunResult, catalog: Any) -> dict:

@@ -1,8 +1,7 @@
 """Runs one Karpenter spec scenario (see README.md here) through ``karptui simulate``.
 
 A scenario is turned into the files a user would have — a snapshot (a
-``kind: List`` of Kubernetes objects) and an instance-type catalog (DESIGN
-§4.4) — and each round runs ``karptui simulate ... --output json`` through the
+``kind: List`` of Kubernetes objects) and an instance-type catalog (docs/catalog-files.md) — and each round runs ``karptui simulate ... --output json`` through the
 command line's own entry point. The JSON answer is then checked against the
 expectations, which say what Karpenter's own test asserts.
 

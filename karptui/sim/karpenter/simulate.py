@@ -46,19 +46,21 @@ def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
         claim = result.on_claim.get(key)
         if attempt.scheduled:
             updated.append(attempt)
-        elif node is not None:
-            updated.append(replace(attempt, node=node.name, new_node=False, reason=None, summary=""))
+        elif node is not None:  # kube-scheduler's verdict stays: it is why Karpenter had to act
+            updated.append(replace(attempt, node=node.name, new_node=False, reason=None,
+                                   scheduler_reason=attempt.reason))
         elif claim is not None:
-            updated.append(replace(attempt, node=claim.name, new_node=True, reason=None, summary=""))
+            updated.append(replace(attempt, node=claim.name, new_node=True, reason=None,
+                                   scheduler_reason=attempt.reason))
         else:
             why = result.errors.get(key, "")
-            updated.append(replace(attempt, karpenter_reason=why or None,
+            updated.append(replace(attempt, karpenter_reason=why or None, scheduler_reason=attempt.reason,
                                    reason=f"{attempt.reason} {KARPENTER}{why}" if why else attempt.reason))
     return updated, tuple(plan(claim, scheduler) for claim in result.claims)
 
 
 def plan(claim, scheduler: Scheduler) -> NodeClaimPlan:
-    """The NodeClaim as the simulation reports it (DESIGN §4.1 ``nodeclaims[]``)."""
+    """The NodeClaim as the simulation reports it (docs/simulate-json.md ``nodeclaims[]``)."""
     reqs = claim.final_requirements()
     rows = claim.type_rows()
     launch = choose(scheduler.types, rows, reqs)

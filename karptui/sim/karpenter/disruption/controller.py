@@ -34,7 +34,7 @@ MAX_COMMANDS = 200
 
 @dataclass(frozen=True)
 class Disruption:
-    """One command as the simulation reports it (DESIGN §4.1 ``disruptions[]``)."""
+    """One command as the simulation reports it (docs/simulate-json.md ``disruptions[]``)."""
 
     action: str                       # "delete" or "replace"
     reason: str                       # "empty", "drifted" or "underutilized"

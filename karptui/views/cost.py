@@ -1,0 +1,149 @@
+"""What the cluster costs: now, after Karpenter's launches, after its consolidation.
+
+The one cost model of karptui: the TUI header, ``karptui simulate`` (table and
+JSON) and the what-if panel all take their figures from here, so the same
+cluster costs the same everywhere. Prices are the catalog's
+(:mod:`karptui.catalog.pricing`), in USD per hour; a month is 730 hours (365 x
+24 / 12, the month AWS prices its instances by).
+
+A figure is *estimated* when a node in it has no price (Fargate, a type the
+catalog does not know) or a price the catalog only estimates (a region it has
+no price list for): such a figure is printed with a leading ``~`` wherever it
+appears, and the JSON says ``"estimated": true``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..catalog.pricing import node_offering
+from ..model import Node
+
+HOURS_PER_MONTH = 730
+ESTIMATED_MARK = "~"
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One figure: USD per hour, and whether any part of it is estimated."""
+
+    hourly: float
+    unpriced: int = 0          # nodes (or launches) with no price: counted as $0
+    estimated_prices: int = 0  # prices the catalog estimates
+
+    @property
+    def estimated(self) -> bool:
+        return bool(self.unpriced or self.estimated_prices)
+
+    @property
+    def monthly(self) -> float:
+        return self.hourly * HOURS_PER_MONTH
+
+    def text(self) -> str:
+        """``$2.320/h ($1,694/mo)``, with ``~`` before each amount when estimated."""
+        mark = ESTIMATED_MARK if self.estimated else ""
+        return f"{mark}${self.hourly:,.3f}/h ({mark}${self.monthly:,.0f}/mo)"
+
+    def why_estimated(self) -> str:
+        """``2 unpriced, 1 price estimated`` (empty when the figure is exact)."""
+        parts = []
+        if self.unpriced:
+            parts.append(f"{self.unpriced} unpriced")
+        if self.estimated_prices:
+            parts.append(f"{self.estimated_prices} price{'s' if self.estimated_prices > 1 else ''} estimated")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"hourly": round(self.hourly, 4), "monthly": round(self.monthly, 2), "estimated": self.estimated,
+                "unpriced": self.unpriced, "estimated_prices": self.estimated_prices}
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> Cost:
+        """The figure back from :meth:`to_dict` (a JSON document's, as the CLI's table prints it)."""
+        return cls(doc["hourly"], doc.get("unpriced", 0), doc.get("estimated_prices", 0))
+
+    def plus(self, hourly: float, unpriced: int = 0, estimated_prices: int = 0) -> Cost:
+        return Cost(round(self.hourly + hourly, 6), self.unpriced + unpriced, self.estimated_prices + estimated_prices)
+
+
+@dataclass(frozen=True)
+class CostPath:
+    """Now -> after provisioning -> after consolidation (a step is None when it was not simulated)."""
+
+    now: Cost
+    provisioned: Cost | None = None
+    consolidated: Cost | None = None
+
+    @property
+    def final(self) -> Cost:
+        return self.consolidated or self.provisioned or self.now
+
+    def steps(self) -> list[tuple[str, Cost]]:
+        named = (("now", self.now), ("after provisioning", self.provisioned),
+                 ("after consolidation", self.consolidated))
+        return [(label, cost) for label, cost in named if cost is not None]
+
+    def line(self, arrow: str = "->", changes_only: bool = False) -> str:
+        """``now $2.320/h ($1,694/mo) -> after provisioning $2.771/h ($2,023/mo)``, and why a figure is
+        estimated (``~: 2 unpriced``); ``changes_only`` leaves out a step that changes nothing (a header)."""
+        steps, shown = self.steps(), []
+        for i, (label, cost) in enumerate(steps):
+            if not (changes_only and i and cost.hourly == steps[i - 1][1].hourly):
+                shown.append(f"{label} {cost.text()}")
+        why = self.final.why_estimated()
+        return f" {arrow} ".join(shown) + (f" ({ESTIMATED_MARK}: {why})" if why else "")
+
+    def to_dict(self) -> dict:
+        return {"hours_per_month": HOURS_PER_MONTH, "now": self.now.to_dict(),
+                "after_provisioning": self.provisioned.to_dict() if self.provisioned else None,
+                "after_consolidation": self.consolidated.to_dict() if self.consolidated else None}
+
+
+def cost_now(nodes: Iterable[Node], catalog) -> Cost:
+    """What the nodes cost per hour as they are."""
+    total, unpriced, estimated = 0.0, 0, 0
+    for node in nodes:
+        offering = node_offering(node, catalog)
+        if offering is None or offering.price is None:
+            unpriced += 1
+            continue
+        total += offering.price
+        estimated += offering.price_estimated
+    return Cost(round(total, 6), unpriced, estimated)
+
+
+def cost_path(result, catalog, now: Cost | None = None, consolidated: bool | None = None) -> CostPath:
+    """The cluster's cost now, once Karpenter launches the simulated NodeClaims, and once it carries out
+    the simulated disruptions (``consolidated``: whether consolidation was simulated; by default,
+    whether it found anything). ``now``: the nodes' cost, when the caller already knows it. A
+    cluster without NodePools or Provisioners has only ``now``."""
+    now = now if now is not None else cost_now(result.snapshot.nodes, catalog)
+    if not result.snapshot.nodepools:  # no Karpenter: nothing is provisioned or consolidated
+        return CostPath(now)
+    launches = [c.launch or {} for c in result.nodeclaims]
+    provisioned = now.plus(sum(launch.get("price") or 0.0 for launch in launches),
+                           sum(1 for launch in launches if launch.get("price") is None),
+                           sum(1 for launch in launches if launch.get("price_estimated")))
+    if consolidated is None:
+        consolidated = bool(result.disruptions)
+    after = None
+    if consolidated:
+        estimated = sum(1 for d in result.disruptions if d.replacement is not None and d.replacement.price_estimated)
+        after = provisioned.plus(-sum(d.savings for d in result.disruptions), 0, estimated)
+    return CostPath(now, provisioned, after)
+
+
+def cost_after(result, catalog, nodes_cost: float | None = None) -> float:
+    """The hourly figure at the end of the path (the ``hourly_cost_after`` of ``simulate``'s JSON, the what-if's
+    ``cost_after``); ``nodes_cost``: the nodes' hourly cost, when the caller already knows it."""
+    now = None if nodes_cost is None else Cost(nodes_cost)
+    return round(cost_path(result, catalog, now).final.hourly, 6)
+
+
+def whatif_cost(baseline, result, catalog, consolidated: bool | None = None) -> dict:
+    """A what-if's ``diff.hourly_cost``: the end of the path before and after the edits, as floats
+    (``before``, ``after``) and as figures that say whether they are estimated (``cost_before``, ``cost_after``)."""
+    before, after = (cost_path(run, catalog, consolidated=consolidated).final for run in (baseline, result))
+    return {"before": round(before.hourly, 6), "after": round(after.hourly, 6),
+            "cost_before": before.to_dict(), "cost_after": after.to_dict()}
