@@ -72,13 +72,14 @@ def whatif(snapshot, catalog) -> None:
     ref = f"Deployment/{target.namespace}/{target.name}"
     edits = wf.EditStack([wf.scale_edit(ref, 100)]).as_whatif()
     for label, cat in (("scheduler only", None), ("with Karpenter", catalog)):
+        session = wf.WhatIfSession(snapshot, cat)
         start = time.perf_counter()
-        baseline = wf.simulate_baseline(snapshot, cat, consolidate=False)
+        session.baseline()
         kept = time.perf_counter() - start
         runs = []
         for _ in range(5):
             start = time.perf_counter()
-            summary = wf.run_whatif(snapshot, cat, edits, consolidate=False, baseline=baseline)
+            summary = wf.summary(session.run(edits), cat)
             runs.append(time.perf_counter() - start)
         took = statistics.median(runs)
         print(f"what-if, {label:15} baseline (first run only) {kept * 1000:6.0f} ms, "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from pathlib import Path
 
 import pytest
 from textual.app import App
@@ -21,6 +22,7 @@ from karptui.tui.screens import whatif as whatif_screen
 from karptui.tui.screens.whatif import WhatIfScreen
 from karptui.views import whatif_form as wf
 from karptui.whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_whatif, load_whatif
+from karptui.whatif.session import CANCELLED, ERROR, RunResult
 
 HOST = "Deployment/default/host-spread"
 POOL = "Provisioner/default"
@@ -284,6 +286,8 @@ def test_edits_are_described_briefly():
 # ---------------------------------------------------------------- the screen
 
 class Host(App):
+    CSS_PATH = str(Path(whatif_screen.__file__).resolve().parent.parent / "app.tcss")  # as the app styles it
+
     def __init__(self, snapshot, catalog) -> None:
         super().__init__()
         self.whatif = WhatIfScreen(snapshot, catalog)
@@ -337,7 +341,11 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         await press_on(pilot, "#c0-maxSkew")                # ...and enter applies the form
         assert len(screen.query_one("#edits", ListView)) == 1
         assert screen.stack.edits == tuple(drop_hostname(snapshot))
+        screen.query_one("#targets").focus()
+        await pilot.press("c")                              # consolidation, asked for: minutes on big clusters
+        assert "consolidation on" in text(screen, "#results-title")
         await run(pilot)
+        assert "with consolidation" in text(screen, "#results-title")
         summary = text(screen, "#summary")
         assert "scheduled 6 → 20 · pending 0 → 0" in summary
         assert "on existing nodes 0 → 18 · on new NodeClaims 6 → 2" in summary
@@ -354,7 +362,7 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         assert "edits changed" in text(screen, "#results-title")
         await run(pilot)
         assert "scheduled 6 → 6 · pending 0 → 0" in text(screen, "#summary")
-        await pilot.press("ctrl+r")                         # redo
+        await pilot.press("ctrl+y")                         # redo
         assert screen.stack.edits == tuple(drop_hostname(snapshot))
 
 
@@ -449,16 +457,16 @@ async def test_save_and_load(snapshot, catalog, tmp_path):
 async def test_escape_cancels_a_run_then_goes_back(snapshot, catalog, monkeypatch):
     started, seen_cancel = threading.Event(), threading.Event()
 
-    def slow_run(snapshot, catalog, whatif, *, cancelled, **_):
+    def slow_run(self, whatif, *, cancelled, **_):
         started.set()
         for _ in range(500):
             if cancelled():
                 seen_cancel.set()
-                return {"name": whatif.name, "cancelled": True}
+                return RunResult(whatif.name, CANCELLED)
             threading.Event().wait(0.01)
-        return {"name": whatif.name, "error": "never cancelled"}
+        return RunResult(whatif.name, ERROR, "never cancelled")
 
-    monkeypatch.setattr(whatif_screen.wf, "run_whatif", slow_run)
+    monkeypatch.setattr(whatif_screen.WhatIfSession, "run", slow_run)
     async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
         screen = pilot.app.screen
         await pilot.press("r")
@@ -466,7 +474,7 @@ async def test_escape_cancels_a_run_then_goes_back(snapshot, catalog, monkeypatc
         await pilot.press("escape")                        # cancels the run, stays here
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        assert seen_cancel.is_set() and pilot.app.screen is screen
+        assert seen_cancel.wait(5) and pilot.app.screen is screen
         assert "cancelled" in text(screen, "#results-title") and text(screen, "#error") == ""
         await pilot.press("escape")                        # back
         assert pilot.app.screen is not screen
@@ -577,3 +585,135 @@ async def test_anti_affinity_typed_in_the_form(snapshot):
         screen.query_one("#pod_anti_affinity", Input).value = "app=host-spread"
         await press_on(pilot, "#pod_anti_affinity")
         assert "topologyKey" in text(screen, "#error") and len(screen.stack) == 1
+
+
+# ---- the form runs what it shows (issue 14): no edit is silently left out of a run
+
+async def test_a_change_not_applied_is_named_and_runs_with_ctrl_r(snapshot):
+    """Bug: "Remove constraint" without Apply, then a run, ran 0 edits and said "no change"."""
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await press_on(pilot, "#c0-remove")                 # removed in the form, not applied
+        pending = screen.query_one("#pending", Static)
+        assert pending.display
+        assert text(screen, "#pending") == "1 unapplied change — enter applies, ctrl+r runs with it"
+        assert screen.stack.edits == ()
+        screen.query_one("#c0-maxSkew", Input).focus()      # a text field has the focus: r would type
+        await pilot.press("ctrl+r")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.stack.edits == tuple(drop_hostname(snapshot))
+        assert "pending 6 → 4" in text(screen, "#summary") and not pending.display
+
+
+async def test_r_types_in_a_text_field_and_runs_elsewhere(snapshot):
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await press_on(pilot, "#replicas", "r")             # typed (over the value focus selected), not a run
+        assert screen.query_one("#replicas", Input).value == "r" and not pilot.app.workers
+        assert "not valid yet: replicas must be a whole number" in text(screen, "#pending")
+        await press_on(pilot, "#apply", "ctrl+r")           # an invalid change is not run without it
+        assert "not run: fix the form" in text(screen, "#results-title") and not pilot.app.workers
+        screen.query_one("#replicas", Input).value = "22"
+        await press_on(pilot, "#apply", "r")                # a button has the focus: r runs, with the change
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.stack.edits == (Scale(Target.parse(HOST), 22),)
+        assert "what-if tui-whatif" in text(screen, "#results-title")
+
+
+async def test_replicas_comes_first_and_j_k_move_between_fields(snapshot):
+    """Bug: reaching replicas took ~18 tabs; focus could not be seen and j/k did nothing in the form."""
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await pilot.press("tab", "tab")                     # targets -> edits -> the form's first field
+        assert pilot.app.focused is screen.query_one("#replicas", Input)
+        before = screen.query_one("#replicas").styles.background
+        await pilot.press("tab")
+        assert pilot.app.focused is screen.query_one("#c0-maxSkew", Input)
+        assert screen.query_one("#replicas").styles.background != before    # :focus is styled
+        screen.query_one("#c0-whenUnsatisfiable").focus()   # not a text field: j and k move
+        await pilot.press("j")
+        assert pilot.app.focused is screen.query_one("#c0-minDomains")
+        await pilot.press("up")                             # in a text field j and k type: up and down move
+        assert pilot.app.focused is screen.query_one("#c0-whenUnsatisfiable")
+        await pilot.press("k")
+        assert pilot.app.focused is screen.query_one("#c0-topologyKey")
+        await pilot.press("down")
+        assert pilot.app.focused is screen.query_one("#c0-whenUnsatisfiable")
+
+
+async def test_one_key_actions_on_the_selected_workload(snapshot):
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = pilot.app.screen
+        screen.query_one("#targets").focus()                # the cursor is on host-spread: no enter needed
+        await pilot.press("plus", "plus", "minus")
+        assert [e.replicas for e in screen.stack.edits] == [21, 22, 21]
+        assert screen.query_one("#replicas", Input).value == "21"
+        await pilot.press("x")                              # drops the first constraint (hostname)
+        await pilot.press("s")                              # relaxes the one left (zone) to ScheduleAnyway
+        form = wf.workload_form(snapshot, screen.stack.edits, HOST)
+        assert [(c["topologyKey"], c["whenUnsatisfiable"]) for c in form["constraints"]] == [
+            ("topology.kubernetes.io/zone", "ScheduleAnyway")]
+        assert len(screen.query_one("#edits", ListView)) == 5 and not screen.query_one("#pending").display
+        await pilot.press("ctrl+r")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "pending 6 → 0" in text(screen, "#summary")
+
+
+async def test_the_first_run_does_not_consolidate_unless_asked(snapshot, catalog, monkeypatch):
+    """Bug: every run (the first one twice: baseline and what-if) ran consolidation of the whole
+    cluster, minutes on 2,000 nodes; it runs only once `c` asks for it."""
+    from karptui.sim.karpenter.disruption import controller
+
+    passes = []
+    run = controller.Disruptor.run
+    monkeypatch.setattr(controller.Disruptor, "run", lambda self, state: passes.append(1) or run(self, state))
+    async with Host(snapshot, catalog).run_test(size=(160, 50)) as pilot:
+        await run_keys(pilot, "ctrl+r")
+        assert passes == [] and "consolidation off (c)" not in text(pilot.app.screen, "#results-title")
+        await run_keys(pilot, "c", "ctrl+r")
+        assert len(passes) == 2 and "with consolidation" in text(pilot.app.screen, "#results-title")
+        await run_keys(pilot, "ctrl+r")
+        assert len(passes) == 3                             # the baseline's consolidation is kept
+
+
+async def run_keys(pilot, *keys: str) -> None:
+    pilot.app.screen.query_one("#targets").focus()
+    await pilot.press(*keys)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (129, 40)])
+async def test_results_are_visible_on_a_small_terminal(snapshot, catalog, size):
+    """Bug: below ~100 columns the results pane had no width, and at 80x24 nothing showed."""
+    async with Host(snapshot, catalog).run_test(size=size) as pilot:
+        screen = await select(pilot, HOST)
+        assert screen.has_class("-narrow")
+        await run_keys(pilot, "x", "ctrl+r")
+        summary = screen.query_one("#summary", Static)
+        visible_region = summary.region.intersection(screen.region)
+        assert visible_region.width >= 60 and visible_region.height >= 3
+        assert "scheduled 6 → 20" in text(screen, "#summary")
+        assert screen.query_one("#replicas").region.height == 1   # the form is still there
+
+
+
+async def test_keys_pressed_while_the_form_renders_read_the_draft(snapshot):
+    """Seen on a slow terminal: enter on a target then ctrl+r at once ran before the new form was
+    mounted, and reading its fields crashed the app (NoMatches '#cpu-0')."""
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, HOST)
+        await screen.query_one("#form").remove_children()  # as a render in flight leaves it
+        screen.query_one("#targets").focus()
+        await pilot.press("ctrl+r")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert pilot.app.screen is screen and "what-if tui-whatif" in text(screen, "#results-title")
+        assert screen.stack.edits == ()                     # nothing typed, nothing applied
+        await pilot.press("j", "enter", "plus")            # inflate ×1, then one more at once
+        await pilot.pause()
+        assert screen.stack.edits == (Scale(Target.parse("Deployment/default/inflate"), 2),)
+        assert screen.query_one("#replicas", Input).value == "2"

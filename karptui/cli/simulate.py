@@ -45,22 +45,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
     extra = {}
     if args.whatif:
-        from ..whatif import apply_whatif, load_whatif
-        from ..whatif.diff import diff
-
-        whatif = load_whatif(args.whatif)
-        applied = apply_whatif(snapshot, whatif, catalog=catalog if args.instance_types else None)
-        with StderrProgress() as progress:
-            progress.label = "the snapshot as it is"
-            baseline = simulate(snapshot, progress=progress, **{**options, "catalog": catalog})
-            progress.label = f"what-if {whatif.name}"
-            result = simulate(applied.snapshot, explain=args.explain, progress=progress,
-                              **{**options, "catalog": catalog})
-        snapshot = applied.snapshot
-        changes = diff(baseline, result).to_dict()
-        changes["hourly_cost"] = whatif_cost(baseline, result, catalog, args.consolidate)
-        extra["whatif"] = {"name": whatif.name, "file": str(args.whatif), "notes": list(applied.notes),
-                           "diff": changes}
+        result, snapshot, extra["whatif"] = _run_whatif(args, snapshot, catalog, options)
     else:
         with StderrProgress() as progress:
             result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
@@ -75,6 +60,30 @@ def run_simulate(args: argparse.Namespace) -> int:
         for warning in warnings:
             say(f"karptui: warning: {warning}")
     return emit(doc, args.output, partial(_print_table, cost=cost.line()))
+
+
+def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> tuple:
+    """``--whatif FILE`` through the what-if session the TUI's panel uses: the what-if's result,
+    its snapshot, and the document's ``whatif`` object."""
+    from ..whatif import load_whatif
+    from ..whatif.session import WhatIfSession
+
+    whatif = load_whatif(args.whatif)
+    session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if args.instance_types else None,
+                            spot_to_spot=options["spot_to_spot"])
+    with StderrProgress() as progress:
+        def told(phase: str, done: int, total: int) -> None:  # "baseline, kube-scheduler": the run is the label
+            run, _, phase = phase.partition(", ")
+            progress.label = "the snapshot as it is" if run == "baseline" else f"what-if {whatif.name}"
+            progress(phase, done, total)
+
+        run = session.run(whatif, consolidate=options["consolidate"], explain=args.explain, progress=told)
+    if not run.done:  # a bad edit: the file and the edit, as load_whatif says them
+        raise InputError(None, run.error)
+    changes = run.diff.to_dict()
+    changes["hourly_cost"] = whatif_cost(run.baseline, run.result, catalog, args.consolidate)
+    return run.result, run.applied.snapshot, {"name": whatif.name, "file": str(args.whatif),
+                                              "notes": list(run.applied.notes), "diff": changes}
 
 
 def _print_table(doc: dict, console: Console, cost: str = "") -> None:

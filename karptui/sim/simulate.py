@@ -39,9 +39,9 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     ``state`` starts from that cluster (this snapshot's, as ClusterState.rebound gives;
     it is changed in place) instead of building one. ``progress(phase, done, total)`` is
     called after every pod (kube-scheduler: pods tried; Karpenter: pods placed) and before
-    every consolidation pass (commands found so far, nodes), on this thread: keep it cheap
-    (the CLI and the TUI store the numbers and show them a few times a second). An exception
-    it raises ends the run (the TUI's workers stop that way when they are cancelled).
+    every consolidation pass and simulation (commands found so far, nodes), on this thread: keep
+    it cheap (the CLI and the TUI store the numbers and show them a few times a second). An
+    exception it raises ends the run there (how the TUI's workers and the what-if panel cancel).
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,

@@ -1,11 +1,16 @@
 """The what-if panel (DESIGN §1, journey 3): edit the cluster, rerun the simulator, read the diff.
 
 Keyboard-first: pick a target (``j``/``k``, ``enter``), change its form, press
-``enter`` in any field (or the Apply button) to turn what changed into edits;
-``r`` runs baseline and what-if in a thread worker that answers with a
-:class:`WhatIfScreen.Finished` message (``escape`` cancels it). Every edit and
-every number comes from :mod:`karptui.views.whatif_form`; this screen only
-shows them and hands back what the operator typed.
+``enter`` in any field (or the Apply button) to turn what changed into edits.
+``ctrl+r`` (or ``r`` when no text field has the focus) runs the what-if -- with any
+change not applied yet, which the panel names while it is pending -- in a thread
+worker that answers with a :class:`WhatIfScreen.Finished` message; ``escape``
+cancels it and the run really stops (the session checks the flag as it goes).
+One key acts on the selected workload: ``+``/``-`` replicas, ``x`` drops a spread
+constraint, ``s`` relaxes one to ScheduleAnyway. Every edit and every number comes
+from :mod:`karptui.views.whatif_form` and the headless
+:class:`karptui.whatif.session.WhatIfSession` (which ``simulate --whatif`` uses too);
+this screen only shows them and hands back what the operator typed.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from ...model import Snapshot
 from ...text import visible
 from ...views import whatif_form as wf
 from ...whatif import WhatIf, load_whatif, save_whatif
+from ...whatif.session import WhatIfSession
 from ..keybar import KeyBar
 from ..plain import notify_plain, plain, plain_lines, plain_text
 from .confirm import ConfirmScreen
@@ -57,6 +63,8 @@ FIELDS = {
 ADD_NODES = wf.TargetRow("add-nodes", "add", "+ add nodes…")
 FORMS = {"workload": (wf.workload_form, wf.workload_edits), "nodepool": (wf.nodepool_form, wf.nodepool_edits),
          "node": (wf.node_form, wf.node_edits), "add": (wf.add_nodes_form, wf.add_nodes_edits)}
+WIDE = 130  # columns from which the panes sit side by side; below, they stack
+FIELD_WIDGETS = "Input, Select, Switch, Button"
 
 
 def _field(label: str, widget: Widget) -> Horizontal:
@@ -76,53 +84,82 @@ class WhatIfScreen(Screen):
     """Edits to a copy of the snapshot, and the simulation compared with the baseline."""
 
     class Finished(Message):
-        """A run's summary (:func:`karptui.views.whatif_form.run_whatif`), posted by the worker."""
+        """A run's summary (:func:`karptui.views.whatif_summary.summary`), posted by the worker."""
 
         def __init__(self, summary: dict) -> None:
             super().__init__()
             self.summary = summary
 
     class Progress(Message):
-        """How far a run has got (``what-if, kube-scheduler``, pods done, pods in all), from the worker."""
+        """How far a run has got (``what-if, kube-scheduler``, done, total), from the worker.
+
+        A newer one supersedes one still queued: the status line shows only the latest."""
 
         def __init__(self, phase: str, done: int, total: int) -> None:
             super().__init__()
             self.phase, self.done, self.total = phase, done, total
 
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, WhatIfScreen.Progress)
+
     PROGRESS_INTERVAL = 0.25  # seconds between progress messages: a status line, not a flood
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
 
     DEFAULT_CSS = """
-    WhatIfScreen #side { width: 40; }
-    WhatIfScreen #middle { width: 56; padding: 0 1; }
+    WhatIfScreen #panes { layout: horizontal; }
+    WhatIfScreen #side { width: 34; }
+    WhatIfScreen #middle { width: 54; padding: 0 1; }
     WhatIfScreen #results { width: 1fr; padding: 0 1; }
-    WhatIfScreen #targets { height: 2fr; }
-    WhatIfScreen #edits { height: 1fr; }
+    WhatIfScreen #targets-box { height: 2fr; }
+    WhatIfScreen #edits-box { height: 1fr; }
+    WhatIfScreen #targets, WhatIfScreen #edits { height: 1fr; }
+    WhatIfScreen.-narrow #panes { layout: vertical; }
+    WhatIfScreen.-narrow #side { width: 1fr; height: 6; layout: horizontal; }
+    WhatIfScreen.-narrow #targets-box { width: 3fr; height: 1fr; }
+    WhatIfScreen.-narrow #edits-box { width: 2fr; height: 1fr; padding-left: 1; }
+    WhatIfScreen.-narrow #middle { width: 1fr; height: 1fr; padding: 0; }
+    WhatIfScreen.-narrow #results { width: 1fr; height: 1fr; padding: 0; }
+    WhatIfScreen.-narrow.ran #middle { height: 2fr; }
+    WhatIfScreen.-narrow.ran #results { height: 3fr; }
     WhatIfScreen .pane-title { color: $accent; text-style: bold; }
     WhatIfScreen .section { color: $text-primary; text-style: bold; margin-top: 1; }
     WhatIfScreen .field { height: auto; }
     WhatIfScreen .field-label { width: 20; }
     WhatIfScreen .field Input, WhatIfScreen .field Select { width: 1fr; }
+    WhatIfScreen .field:focus-within .field-label { color: $accent; text-style: bold; }
+    WhatIfScreen .field Input:focus { background: $accent 25%; }
+    WhatIfScreen Button:focus, WhatIfScreen Switch:focus { text-style: bold reverse; }
+    WhatIfScreen ListView:focus { background-tint: $accent 10%; }
     WhatIfScreen .error { color: $error; text-style: bold; }
+    WhatIfScreen #pending { color: $warning; text-style: bold; }
     WhatIfScreen #summary { height: auto; }
-    WhatIfScreen DataTable { height: 1fr; }
+    WhatIfScreen #results DataTable { height: auto; max-height: 14; }
     WhatIfScreen #path { dock: bottom; display: none; }
     """
     BINDINGS = [
         Binding("escape", "back", "Back / cancel run"),
-        Binding("r", "run", "Run what-if"),
+        Binding("ctrl+r", "run", "Run what-if"),
+        Binding("r", "run", "Run", show=False),
         Binding("u", "undo", "Undo edit"),
-        Binding("ctrl+r", "redo", "Redo edit"),
+        Binding("ctrl+y", "redo", "Redo edit"),
         Binding("ctrl+s", "save", "Save what-if"),
         Binding("ctrl+o", "load", "Load what-if"),
         Binding("a", "add_nodes", "Add nodes"),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("plus,equals_sign", "replicas(1)", "+1 replica"),
+        Binding("minus", "replicas(-1)", "-1 replica"),
+        Binding("x", "drop_constraint", "Drop spread constraint"),
+        Binding("s", "relax_constraint", "Spread: ScheduleAnyway"),
+        Binding("c", "consolidation", "Consolidation on/off"),
+        Binding("j", "cursor(1)", "Down / next field", show=False),
+        Binding("k", "cursor(-1)", "Up / previous field", show=False),
+        Binding("down", "field(1)", "Next field", show=False),      # lists keep their own up and down
+        Binding("up", "field(-1)", "Previous field", show=False),
     ]
 
     def __init__(self, snapshot: Snapshot, catalog: Any = None, whatif_name: str = wf.DEFAULT_NAME) -> None:
         super().__init__()
-        self.snapshot, self.catalog, self.whatif_name = snapshot, catalog, whatif_name
-        self.stack = wf.EditStack()
+        self.snapshot, self.catalog = snapshot, catalog
+        self.session = WhatIfSession(snapshot, catalog, name=whatif_name)
         self.rows = [*wf.target_rows(snapshot), ADD_NODES]
         self.choices = {**CHOICES, **wf.add_nodes_choices(snapshot)}
         self.selected: wf.TargetRow | None = None
@@ -130,21 +167,37 @@ class WhatIfScreen(Screen):
         self.draft: dict = {}    # the form as shown (add/remove constraint change it before Apply)
         self.path_mode = ""
         self.worker: Worker | None = None
-        self.baseline = None  # simulate_baseline's result, kept across runs
+        self.consolidate = False  # Karpenter's consolidation in runs: minutes on big clusters, so asked for
+        self.rendering = False    # the form's widgets are being replaced: they hold nothing typed yet
+
+    @property
+    def stack(self) -> wf.EditStack:
+        return self.session.stack
+
+    @property
+    def whatif_name(self) -> str:
+        return self.session.name
+
+    @whatif_name.setter
+    def whatif_name(self, name: str) -> None:
+        self.session.name = name
 
     def compose(self) -> ComposeResult:
-        with Horizontal():
+        with Horizontal(id="panes"):
             with Vertical(id="side"):
-                yield Static("Targets (enter selects)", classes="pane-title")
-                yield ListView(*(ListItem(Label(plain(r.label))) for r in self.rows), id="targets")
-                yield Static("Edits (u undo · ctrl+r redo)", classes="pane-title")
-                yield ListView(id="edits")
+                with Vertical(id="targets-box"):
+                    yield Static("Targets (enter selects)", classes="pane-title")
+                    yield ListView(*(ListItem(Label(plain(r.label))) for r in self.rows), id="targets")
+                with Vertical(id="edits-box"):
+                    yield Static("Edits (u undo · ctrl+y redo)", classes="pane-title")
+                    yield ListView(id="edits")
             with Vertical(id="middle"):
                 yield Static("Select a target", id="form-title", classes="pane-title")
                 yield Static("", id="error", classes="error")
-                yield VerticalScroll(id="form")
-            with Vertical(id="results"):
-                yield Static("Results (r runs the what-if)", id="results-title", classes="pane-title")
+                yield Static("", id="pending")
+                yield VerticalScroll(id="form", can_focus=False)  # tab goes straight to its first field
+            with VerticalScroll(id="results"):
+                yield Static(self._idle_title(), id="results-title", classes="pane-title")
                 yield Static("", id="summary")
                 yield DataTable(id="zones", cursor_type="row", zebra_stripes=True)
                 yield DataTable(id="claims", cursor_type="row")
@@ -157,7 +210,12 @@ class WhatIfScreen(Screen):
         self.query_one("#claims", DataTable).add_columns("launch (nodepool)", "type", "zone", "capacity", "$/h", "pods")
         self.query_one("#actions", DataTable).add_columns("consolidation", "nodes", "replacement", "saves $/h")
         self.query_one("#error").display = False
+        self.query_one("#pending").display = False
         self.query_one("#targets").focus()
+
+    def _idle_title(self, head: str = "Results") -> str:
+        consolidation = "on" if self.consolidate else "off"
+        return f"{head} — ctrl+r runs · consolidation {consolidation} (c)"
 
     # ------------------------------------------------------------- the form
 
@@ -195,16 +253,22 @@ class WhatIfScreen(Screen):
         return Input(visible(value), placeholder=FIELDS.get(key, ("", ""))[1], id=widget_id, compact=True)
 
     async def _render_form(self) -> None:
+        """The draft as widgets, in a fixed order: replicas first (the field most often changed),
+        then each spread constraint, then the pod template; focus stays on the field it was on."""
         row, d = self.selected, self.draft
+        focused = self.focused.id if self.focused is not None and self._in_form(self.focused) else None
         widgets: list[Widget] = []
+        if "replicas" in d:
+            widgets.append(_field(FIELDS["replicas"][0], self._widget("replicas", d["replicas"])))
         for i, c in enumerate(d.get("constraints", [])):
-            widgets.append(Static(f"topologySpreadConstraint {i + 1}", classes="section"))
+            widgets.append(Static(f"topologySpreadConstraint {i + 1} (x drops · s relaxes)", classes="section"))
             widgets += [_field(f, self._widget(f, c[f], f"c{i}-{f}")) for f in SPREAD_FIELDS]
             widgets.append(Button("Remove constraint", id=f"c{i}-remove", compact=True))
         if "constraints" in d:
             widgets += [Button("Add constraint", id="add-constraint", compact=True),
                         Static("pod template", classes="section")]
-        widgets += [_field(label, self._widget(key, d[key])) for key, (label, _) in FIELDS.items() if key in d]
+        widgets += [_field(label, self._widget(key, d[key])) for key, (label, _) in FIELDS.items()
+                    if key in d and key != "replicas"]
         for j, c in enumerate(d.get("containers", [])):
             widgets += [_field(f"{c['name']} {what}", Input(visible(c[what]), placeholder=hint, id=f"{what}-{j}",
                                                               compact=True))
@@ -212,41 +276,85 @@ class WhatIfScreen(Screen):
         widgets.append(Button("Apply (enter)", id="apply", variant="primary", compact=True))
         self.query_one("#form-title", Static).update(plain(row.label if row is ADD_NODES else row.ref))
         form = self.query_one("#form", VerticalScroll)
-        await form.remove_children()
-        await form.mount_all(widgets)
+        self.rendering = True
+        try:
+            await form.remove_children()
+            await form.mount_all(widgets)
+        finally:
+            self.rendering = False
+        if focused and form.query(f"#{focused}"):
+            form.query_one(f"#{focused}").focus()
+        self._show_pending()
 
-    def _value(self, key: str) -> Any:
-        return self.query_one(f"#{key}").value  # an Input, Select or Switch
+    def _in_form(self, widget: Widget) -> bool:
+        return self.query_one("#form") in widget.ancestors
+
+    def _value(self, key: str, shown: Any) -> Any:
+        """What the field holds (an Input, Select or Switch); ``shown`` while it is not mounted
+        (a key pressed while the form is being rendered afresh reads the draft as it is)."""
+        found = self.query(f"#{key}")
+        return _typed(found.first().value, shown) if found else shown
 
     def _read(self) -> dict:
-        """The draft with what the widgets hold now."""
+        """The draft with what the widgets hold now (a key pressed while the form is being
+        rendered afresh -- enter on a target, then ctrl+r at once -- reads the draft as it is)."""
         d = copy.deepcopy(self.draft)
+        if self.rendering:
+            return d
         for key, value in d.items():
-            if isinstance(value, (str, bool)) and self.query(f"#{key}"):
-                d[key] = _typed(self._value(key), value)
+            if isinstance(value, (str, bool)):
+                d[key] = self._value(key, value)
         for i, c in enumerate(d.get("constraints", [])):
-            c.update({f: _typed(self._value(f"c{i}-{f}"), c[f]) for f in SPREAD_FIELDS})
+            c.update({f: self._value(f"c{i}-{f}", c[f]) for f in SPREAD_FIELDS})
         for j, c in enumerate(d.get("containers", [])):
-            c.update({what: _typed(self._value(f"{what}-{j}"), c[what]) for what in ("cpu", "memory")})
+            c.update({what: self._value(f"{what}-{j}", c[what]) for what in ("cpu", "memory")})
         return d
 
-    async def _apply(self) -> None:
+    def _unapplied(self) -> tuple[int, str]:
+        """Edits the form as shown holds that the stack does not (and why they are invalid, if so)."""
+        row = self.selected
+        if row is None or not self.before:
+            return 0, ""
+        return wf.unapplied(row.group, row.ref, self.before, self._read())
+
+    def _show_pending(self) -> None:
+        """Say what is typed but not applied, so no change is silently left out of a run."""
+        count, problem = self._unapplied()
+        pending = self.query_one("#pending", Static)
+        if count:
+            what = f"{count} unapplied change{'s' if count != 1 else ''}"
+            pending.update(plain(f"{what} (not valid yet: {problem})" if problem
+                                 else f"{what} — enter applies, ctrl+r runs with it"))
+        pending.display = bool(count)
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Switch.Changed)
+    def _form_changed(self, event: Input.Changed | Select.Changed | Switch.Changed) -> None:
+        if self.selected is not None and event.control.id != "path" and self._in_form(event.control):
+            self._show_pending()
+
+    async def _apply(self, quiet: bool = False) -> bool:
+        """Turn what changed in the form into edits; False (and the reason shown) when it cannot."""
         row = self.selected
         if row is None:
-            return
+            return True
         self.draft = self._read()
         try:
             edits = FORMS[row.group][1](row.ref, self.before, self.draft)
         except ValueError as exc:
             self._error(str(exc))
-            return
+            return False
         if not edits:
-            self._error("nothing changed")
-            return
+            if not quiet:
+                self._error("nothing changed")
+            return True
         self.stack.push(*edits)
         self._error("")
         self.before = FORMS[row.group][0](self.snapshot, self.stack.edits, row.ref)
         await self._edits_changed()
+        self._show_pending()
+        return True
 
     @on(Button.Pressed)
     async def _button(self, event: Button.Pressed) -> None:
@@ -268,6 +376,54 @@ class WhatIfScreen(Screen):
         else:
             await self._apply()
 
+    # ------------------------------------------------------------- one key on the selected workload
+
+    async def _workload(self) -> bool:
+        """Select the workload the target list's cursor is on, when the list has the focus."""
+        targets = self.query_one("#targets", ListView)
+        if targets.has_focus and targets.index is not None and self.rows[targets.index] is not self.selected:
+            self.selected = self.rows[targets.index]
+            await self._load_form()
+        if self.selected is None or self.selected.group != "workload":
+            self.notify("select a workload first (enter on one in Targets)")
+            return False
+        return True
+
+    def _focused_constraint(self) -> int | None:
+        """The spread constraint whose field has the focus (ids ``c<i>-<field>``)."""
+        name = self.focused.id if self.focused is not None else ""
+        head = (name or "").split("-")[0]
+        return int(head[1:]) if head[:1] == "c" and head[1:].isdigit() else None
+
+    async def _quick(self, change: Any) -> None:
+        """Change the shown form by ``change`` and apply it (with anything else not applied yet)."""
+        if not await self._workload():
+            return
+        try:
+            self.draft = change(self._read())
+        except ValueError as exc:
+            self.notify(str(exc))
+            return
+        await self._render_form()
+        await self._apply()
+
+    async def action_replicas(self, step: int) -> None:
+        await self._quick(lambda form: wf.step_replicas(form, step))
+
+    async def action_drop_constraint(self) -> None:
+        index = self._focused_constraint()
+        await self._quick(lambda form: wf.drop_constraint(form, index))
+
+    async def action_relax_constraint(self) -> None:
+        index = self._focused_constraint()
+        await self._quick(lambda form: wf.relax_constraint(form, index))
+
+    def action_consolidation(self) -> None:
+        self.consolidate = not self.consolidate
+        if self.consolidate and not self.session.can_consolidate:
+            self.notify("consolidation needs NodePools and an instance catalog: runs schedule only")
+        self.query_one("#results-title", Static).update(self._idle_title())
+
     # ------------------------------------------------------------- the edit stack
 
     async def _edits_changed(self) -> None:
@@ -275,7 +431,7 @@ class WhatIfScreen(Screen):
         await edits.clear()
         await edits.extend(ListItem(Label(plain(f"{i}. {wf.describe_edit(e)}")))
                            for i, e in enumerate(self.stack.edits, 1))
-        self.query_one("#results-title", Static).update("Results — edits changed, r reruns")
+        self.query_one("#results-title", Static).update(self._idle_title("Results — edits changed"))
 
     async def action_undo(self) -> None:
         await self._step(self.stack.undo(), "nothing to undo")
@@ -295,9 +451,21 @@ class WhatIfScreen(Screen):
         await self._load_form()
 
     def action_cursor(self, step: int) -> None:
+        """j/k: the list's cursor in a list, the next or previous field in the form (a text
+        field takes j and k as letters: up and down move from there)."""
         focused = self.focused
         if isinstance(focused, (ListView, DataTable)):
             (focused.action_cursor_down if step > 0 else focused.action_cursor_up)()
+        else:
+            self.action_field(step)
+
+    def action_field(self, step: int) -> None:
+        """The next or previous field of the form, in the order it shows them."""
+        focused = self.focused
+        if focused is not None and self._in_form(focused):
+            fields = [w for w in self.query_one("#form").query(FIELD_WIDGETS) if w.focusable]
+            if focused in fields:
+                fields[max(0, min(len(fields) - 1, fields.index(focused) + step))].focus()
 
     # ------------------------------------------------------------- save and load
 
@@ -372,45 +540,47 @@ class WhatIfScreen(Screen):
 
     # ------------------------------------------------------------- running
 
-    def action_run(self) -> None:
+    async def action_run(self) -> None:
+        """Run the edits -- with what the form holds but was not applied yet: a run never leaves a change out."""
+        if not await self._apply(quiet=True):
+            self.query_one("#results-title", Static).update("Results — not run: fix the form first")
+            return
+        self.add_class("ran")
         self.query_one("#results-title", Static).update("Results — running… (escape cancels)")
-        self.worker = self._run(self.stack.as_whatif(self.whatif_name))
+        self.worker = self._run(self.session.whatif(), self.consolidate)
 
     @work(thread=True, exclusive=True, group="whatif", exit_on_error=False)
-    def _run(self, whatif: WhatIf) -> None:
+    def _run(self, whatif: WhatIf, consolidate: bool) -> None:
+        """The session's run, off the UI thread; a newer run or escape cancels it, and it stops."""
         worker = get_current_worker()
         last = [0.0]
 
         def progress(phase: str, done: int, total: int) -> None:
-            if worker.is_cancelled:  # escape stops the simulation between two pods
-                raise _Cancelled
             now = time.monotonic()
             if now - last[0] >= self.PROGRESS_INTERVAL:
                 last[0] = now
                 self.post_message(self.Progress(phase, done, total))
 
         try:
-            if self.baseline is None:  # the unedited cluster simulates the same every run: once is enough
-                self.baseline = wf.simulate_baseline(self.snapshot, self.catalog,
-                                                     progress=lambda p, d, t: progress(f"baseline, {p}", d, t))
-            summary = wf.run_whatif(self.snapshot, self.catalog, whatif, cancelled=lambda: worker.is_cancelled,
-                                    baseline=self.baseline, progress=progress)
-        except _Cancelled:
-            return
+            run = self.session.run(whatif, consolidate=consolidate, cancelled=lambda: worker.is_cancelled,
+                                   progress=progress)
+            summary = wf.summary(run, self.catalog)
         except Exception as exc:  # noqa: BLE001 -- a simulator bug must not take the UI down
             summary = {"name": whatif.name, "error": f"internal error: {type(exc).__name__}: {exc}"}
-        if not worker.is_cancelled:
+        if not worker.is_cancelled and not summary.get("cancelled"):
             self.post_message(self.Finished(summary))
 
     def action_back(self) -> None:
         """Close the path prompt, else cancel a run, else leave the form, else leave the screen."""
-        in_form = self.focused is not None and self.query_one("#form") in self.focused.ancestors
-        if self.query_one("#path").display or in_form:
+        in_form = self.focused is not None and self._in_form(self.focused)
+        if self.query_one("#path").display:
             self.query_one("#path").display = False
             self.query_one("#targets").focus()
         elif self.worker is not None and self.worker.is_running:
             self.worker.cancel()
-            self.query_one("#results-title", Static).update("Results — run cancelled (r reruns)")
+            self.query_one("#results-title", Static).update(self._idle_title("Results — run cancelled"))
+        elif in_form:
+            self.query_one("#targets").focus()
         else:
             self.app.pop_screen()
 
@@ -418,21 +588,23 @@ class WhatIfScreen(Screen):
     def _progress(self, message: Progress) -> None:
         if self.worker is None or not self.worker.is_running or self.worker.is_cancelled:
             return  # a late word from a run that was cancelled
+        if message.phase.endswith("consolidation"):
+            done = f"{message.done:,} command(s) so far, {message.total:,} nodes"
+        else:
+            done = f"{message.done:,}/{message.total:,} pods"
         self.query_one("#results-title", Static).update(plain(
-            f"Results — running… {message.phase}: {message.done:,}/{message.total:,} pods (escape cancels)"))
+            f"Results — running… {message.phase}: {done} (escape cancels)"))
 
     @on(Finished)
     def _finished(self, message: Finished) -> None:
         s, title = message.summary, self.query_one("#results-title", Static)
         self._error(s.get("error") or "")
+        with_consolidation = " (with consolidation)" if s.get("consolidated") else ""
         title.update(plain(f"Results — {s['name']} not run: fix the edits" if s.get("error")
-                           else f"Results — what-if {s['name']}"))  # a loaded file names the what-if
+                           else f"Results — what-if {s['name']}{with_consolidation}"))  # a loaded file names it
         self.query_one("#summary", Static).update(plain_lines(wf.summary_lines(s)))
         for table_id, rows in wf.result_rows(s).items():
             table = self.query_one(f"#{table_id}", DataTable)
             table.clear()
-            table.add_rows([tuple(map(plain, row)) for row in rows])  # a DataTable reads str cells as markup
-
-
-class _Cancelled(Exception):
-    """Raised from the progress callback to stop a run the operator cancelled."""
+            table.add_rows([tuple(map(plain_text, row)) for row in rows])  # Text: str cells are read as markup, and
+            # a DataTable sizes its columns to Text, not to Content

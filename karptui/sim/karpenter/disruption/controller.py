@@ -59,7 +59,10 @@ class Disruptor:
                  max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None,
                  progress: Callable[[str, int, int], None] | None = None) -> None:
         self.snapshot, self.catalog = snapshot, catalog
-        self.progress = progress  # called before every pass: ("consolidation", commands so far, nodes)
+        # told ("consolidation", commands so far, nodes) before every pass and every simulation: a
+        # caller's cancel raises from it, so a cancelled run stops between two simulations
+        self.progress = progress
+        self.commands = 0
         self.spot_to_spot = spot_to_spot
         self.max_commands = max_commands
         self.prepared = Prepared(snapshot, catalog)
@@ -82,6 +85,8 @@ class Disruptor:
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate]) -> Simulation:
+        if self.progress is not None:
+            self.progress("consolidation", self.commands, len(self.state.nodes))
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
                         self._settling(), self._existing())
 
@@ -166,12 +171,13 @@ class Disruptor:
         commands: list[Disruption] = []
         for _ in range(self.max_commands):
             if self.progress is not None:
-                self.progress("consolidation", len(commands), len(state.nodes))
+                self.progress("consolidation", self.commands, len(state.nodes))
             command = self._next()
             if command is None:
                 break
             commands.append(self._report(command, len(commands) + 1))
             self._execute(command, len(commands))
+            self.commands = len(commands)
         return commands, [Blocked(n, r) for n, r in sorted(self.blocked.items())]
 
     def unconsolidatable_nodes(self) -> list[Blocked]:

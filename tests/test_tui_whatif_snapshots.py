@@ -1,0 +1,30 @@
+"""SVG snapshots of the what-if panel at 80x24 (stacked) and 160x45 (side by side), after a run.
+
+Apart from tests/test_tui_whatif.py because that module's ``snapshot`` fixture (the bundled
+cluster) would hide pytest-textual-snapshot's own.
+"""
+
+from karptui.sources import bundled_snapshot, load_snapshot
+
+
+def test_whatif_panel_80x24(snap_compare):
+    assert snap_compare(panel_app(), terminal_size=(80, 24), run_before=_ran)
+
+
+def test_whatif_panel_160x45(snap_compare):
+    assert snap_compare(panel_app(), terminal_size=(160, 45), run_before=_ran)
+
+
+def panel_app():
+    from karptui.tui.app import KarptuiApp
+
+    return KarptuiApp(load_snapshot(bundled_snapshot("topology-spread")), simulate_on_start=False)
+
+
+async def _ran(pilot) -> None:
+    """The panel on host-spread: the hostname constraint dropped with x, run with ctrl+r."""
+    await pilot.press("w")
+    await pilot.pause()
+    await pilot.press("enter", "x", "ctrl+r")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
