@@ -95,3 +95,15 @@ def cli(capsys):
 def kubeconfig(api, tmp_path):
     """A kubeconfig pointing at the module's fake API server (its ``api`` fixture)."""
     return api.kubeconfig(tmp_path / "kubeconfig")
+
+
+def settled(*keys):
+    """A snapshot test's ``run_before``: wait for the app's workers (the simulation), then press
+    ``keys`` one by one, letting each redraw."""
+    async def run_before(pilot):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+    return run_before

@@ -8,6 +8,7 @@ from karptui.tui.screens.detail import DetailScreen
 from karptui.tui.screens.help import HelpScreen
 from karptui.tui.screens.main import MainScreen
 from karptui.tui.widgets import VirtualTable
+from tests.conftest import settled
 
 SIZE = (160, 45)
 
@@ -233,30 +234,22 @@ async def test_empty_cluster_and_zoneless_ownerless_objects_render():
         assert isinstance(app.screen, DetailScreen)
 
 
-def _settled(*keys):
-    async def run_before(pilot):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        for key in keys:
-            await pilot.press(key)
-            await pilot.pause()
-    return run_before
 
 
 def test_activity_screen(snap_compare):
-    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("3"))
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=settled("3"))
 
 
 def test_pod_drill_in_screen(snap_compare):
-    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("2", "j", "enter"))
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=settled("2", "j", "enter"))
 
 
 def test_help_screen(snap_compare):
-    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("question_mark"))
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=settled("question_mark"))
 
 
 def test_whatif_screen(snap_compare):
-    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=_settled("w", "enter"))
+    assert snap_compare(demo_app(), terminal_size=SIZE, run_before=settled("w", "enter"))
 
 
 async def test_activity_pane_tails_a_growing_log(tmp_path):

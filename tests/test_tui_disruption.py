@@ -14,6 +14,7 @@ from karptui.tui import disruption
 from karptui.tui.app import KarptuiApp
 from karptui.tui.disruption import DisruptionPane
 from karptui.tui.widgets import VirtualTable
+from tests.conftest import settled as after_keys
 
 SIZE = (160, 45)
 XLARGE = "ip-192-168-118-56.ap-northeast-2.compute.internal"
@@ -232,19 +233,11 @@ def test_a_newer_answer_supersedes_an_older_one_still_queued():
     assert not newer.can_replace(DisruptionPane.Progress("a", "y"))
 
 
-def _on_disruption(pilot_app_keys=("4",)):
-    async def run_before(pilot):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        for key in pilot_app_keys:
-            await pilot.press(key)
-            await pilot.pause()
-    return run_before
 
 
 def test_disruption_screen(snap_compare):
-    assert snap_compare(seed_app(), terminal_size=SIZE, run_before=_on_disruption())
+    assert snap_compare(seed_app(), terminal_size=SIZE, run_before=after_keys("4"))
 
 
 def test_disruption_screen_80x24(snap_compare):
-    assert snap_compare(seed_app(), terminal_size=(80, 24), run_before=_on_disruption())
+    assert snap_compare(seed_app(), terminal_size=(80, 24), run_before=after_keys("4"))

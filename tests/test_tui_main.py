@@ -12,6 +12,7 @@ from karptui.tui.screens.help import HelpScreen
 from karptui.tui.screens.main import MainScreen
 from karptui.tui.widgets import VirtualTable
 from tests.conftest import node_obj, pod_obj
+from tests.conftest import settled as after_keys
 
 WIDE = (160, 45)
 SMALL = (80, 24)
@@ -128,7 +129,7 @@ async def test_help_names_keys_as_typed_and_lists_the_whatif_keys():
         keys = {r[0] for r in rows}
         assert "question_mark" not in keys and "slash" not in keys
         assert {"?", "/", ":", "j", "k", "ctrl+c", "ctrl+p"} <= keys
-        assert ("r", "Run what-if") in {(r[0], r[1]) for r in rows}
+        assert ("ctrl+r", "Run what-if") in {(r[0], r[1]) for r in rows}
 
 
 async def test_s_sorts_the_pane_shown_and_its_header_says_by_what():
@@ -317,30 +318,22 @@ async def test_sort_arrow_moves_with_s_and_flips_with_S_on_the_nodes_pane():
 
 # ---- snapshots: the zone overview and the detail strip at 80x24 and 160x45 ------------------------
 
-def _after(*keys):
-    async def run_before(pilot):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        for key in keys:
-            await pilot.press(key)
-        await pilot.pause()
-    return run_before
 
 
 def test_zone_overview_160(snap_compare):
-    assert snap_compare(KarptuiApp(spread_cluster()), terminal_size=WIDE, run_before=_after())
+    assert snap_compare(KarptuiApp(spread_cluster()), terminal_size=WIDE, run_before=after_keys())
 
 
 def test_zone_overview_80(snap_compare):
-    assert snap_compare(KarptuiApp(spread_cluster()), terminal_size=SMALL, run_before=_after())
+    assert snap_compare(KarptuiApp(spread_cluster()), terminal_size=SMALL, run_before=after_keys())
 
 
 def test_detail_strip_160(snap_compare):
-    assert snap_compare(demo_app(), terminal_size=WIDE, run_before=_after("2", "j", "j", "j", "j"))
+    assert snap_compare(demo_app(), terminal_size=WIDE, run_before=after_keys("2", "j", "j", "j", "j"))
 
 
 def test_detail_strip_80(snap_compare):
-    assert snap_compare(demo_app(), terminal_size=SMALL, run_before=_after("2", "j", "j", "j", "j"))
+    assert snap_compare(demo_app(), terminal_size=SMALL, run_before=after_keys("2", "j", "j", "j", "j"))
 
 
 def test_filter_reads_regex_inverse_labels_and_falls_back_to_text():

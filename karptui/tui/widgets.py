@@ -99,18 +99,8 @@ class VirtualTable(ScrollView, can_focus=True):
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
-    class RowSelected(Message):
-        def __init__(self, table: VirtualTable, key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class Highlighted(Message):
-        """The cursor moved to another row; a newer one supersedes it (held j, a burst of keys)."""
+    class _RowMessage(Message):
+        """A row of this table, by key (its handlers see the table as ``control``)."""
 
         def __init__(self, table: VirtualTable, key: str | None) -> None:
             super().__init__()
@@ -120,6 +110,12 @@ class VirtualTable(ScrollView, can_focus=True):
         @property
         def control(self) -> VirtualTable:
             return self.table
+
+    class RowSelected(_RowMessage):
+        """enter (or space) on a row."""
+
+    class Highlighted(_RowMessage):
+        """The cursor moved to another row; a newer one supersedes it (held j, a burst of keys)."""
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, VirtualTable.Highlighted) and message.table is self.table
