@@ -61,3 +61,31 @@ def test_without_karpenter_there_is_only_now(cli, write):
     assert code == 0, err
     cost = json.loads(out)["summary"]["cost"]
     assert cost["after_provisioning"] is None and cost["after_consolidation"] is None
+
+
+def test_the_nodes_pane_marks_estimated_prices_as_the_header_does():
+    """Issue 14: the Nodes pane's $/h column marked no estimate; a node whose price the catalog
+    estimates, and a zone whose sum holds one (or an unpriced Fargate node), carry the header's ``~``."""
+    from karptui.catalog.pricing import node_offering
+    from karptui.views.cost import ESTIMATED_MARK
+    from karptui.views.nodes import node_cells, zone_cells, zone_groups
+
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    catalog = catalog_from_snapshot_region(snapshot)
+    now = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    built = overview(snapshot, catalog, [], now)
+    assert built.cost.estimated  # the header says ~ for this seed: its prices are estimates
+    for row in built.node_rows:
+        offering = node_offering(snapshot.node_by_name[row.name], catalog)
+        price_cell = node_cells(row, now)[-1]
+        if offering is None or offering.price is None:
+            assert price_cell == "-"
+        elif offering.price_estimated:
+            assert price_cell.startswith(ESTIMATED_MARK + "$"), price_cell
+        else:
+            assert price_cell.startswith("$"), price_cell
+    for group in zone_groups(built.node_rows):
+        shown = zone_cells(group)[-1]
+        unsure = any(r.price is None or r.price_estimated for r in group.nodes)
+        assert shown.startswith(ESTIMATED_MARK) == unsure, (group.zone, shown)
+    assert any(zone_cells(g)[-1].startswith(ESTIMATED_MARK) for g in zone_groups(built.node_rows))

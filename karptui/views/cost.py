@@ -100,16 +100,26 @@ class CostPath:
                 "after_consolidation": self.consolidated.to_dict() if self.consolidated else None}
 
 
+def node_cost(node: Node, catalog) -> Cost:
+    """One node's price per hour as a :class:`Cost` (unpriced, or an estimated price, is marked)."""
+    offering = node_offering(node, catalog)
+    if offering is None or offering.price is None:
+        return Cost(0.0, unpriced=1)
+    return Cost(offering.price, estimated_prices=int(bool(offering.price_estimated)))
+
+
 def cost_now(nodes: Iterable[Node], catalog) -> Cost:
     """What the nodes cost per hour as they are."""
+    return node_costs_total(node_cost(node, catalog) for node in nodes)
+
+
+def node_costs_total(costs: Iterable[Cost]) -> Cost:
+    """The sum of several nodes' costs (a zone's, the cluster's)."""
     total, unpriced, estimated = 0.0, 0, 0
-    for node in nodes:
-        offering = node_offering(node, catalog)
-        if offering is None or offering.price is None:
-            unpriced += 1
-            continue
-        total += offering.price
-        estimated += offering.price_estimated
+    for cost in costs:
+        total += cost.hourly
+        unpriced += cost.unpriced
+        estimated += cost.estimated_prices
     return Cost(round(total, 6), unpriced, estimated)
 
 

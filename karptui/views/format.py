@@ -37,5 +37,6 @@ def bar(part: int, whole: int, width: int = 10) -> str:
     return ("█" * full + half).ljust(width, "░")
 
 
-def money(price: float | None) -> str:
-    return "-" if price is None else f"${price:.3f}"
+def money(price: float | None, mark: str = "") -> str:
+    """``$0.384``; ``mark`` (the cost model's estimate mark) goes in front of an estimated price."""
+    return "-" if price is None else f"{mark}${price:.3f}"

@@ -12,6 +12,7 @@ from ..model import Node, Snapshot
 from ..model.quantity import human_bytes
 from ..model.resources import CPU, MEMORY, PODS
 from ..model.snapshot import NO_ZONE
+from .cost import ESTIMATED_MARK
 from .format import age, bar, cpu, money
 
 
@@ -48,6 +49,7 @@ class NodeRow:
     unschedulable: bool
     labels: dict
     price: float | None = None
+    price_estimated: bool = False  # the catalog estimates this node's price (shown with the cost model's mark)
 
     @property
     def cpu_percent(self) -> int:
@@ -79,6 +81,7 @@ class ZoneGroup:
     capacity_types: dict[str, int]
     price: float = 0.0
     nodepools: tuple[str, ...] = ()
+    price_estimated: bool = False  # a node's price is estimated or unknown: the sum is an estimate
 
     @cached_property
     def cpu_requested(self) -> int:
@@ -112,7 +115,8 @@ SORTS = {
 }
 
 
-def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None) -> NodeRow:
+def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None,
+             estimated: frozenset[str] | set[str] = frozenset()) -> NodeRow:
     pods = snapshot.pods_by_node.get(node.name, [])
     return NodeRow(
         name=node.name,
@@ -131,12 +135,15 @@ def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None) -> Node
         unschedulable=node.unschedulable,
         labels=dict(node.labels),
         price=(prices or {}).get(node.name),
+        price_estimated=node.name in estimated,
     )
 
 
-def node_rows(snapshot: Snapshot, prices: dict | None = None) -> list[NodeRow]:
-    """Every node's row, built once per snapshot: sorting and filtering only regroup them."""
-    return [node_row(node, snapshot, prices) for node in snapshot.nodes]
+def node_rows(snapshot: Snapshot, prices: dict | None = None,
+              estimated: frozenset[str] | set[str] = frozenset()) -> list[NodeRow]:
+    """Every node's row, built once per snapshot: sorting and filtering only regroup them.
+    ``estimated``: the nodes whose price the catalog estimates."""
+    return [node_row(node, snapshot, prices, estimated) for node in snapshot.nodes]
 
 
 def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
@@ -166,6 +173,7 @@ def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
             capacity_types=dict(Counter(capacity_name(r.capacity_type) for r in rows)),
             price=sum(r.price or 0.0 for r in rows),
             nodepools=launchable.get(zone, ()),
+            price_estimated=any(r.price_estimated or r.price is None for r in rows),
         )
         for zone, rows in sorted(by_zone.items())
     ]
@@ -207,7 +215,8 @@ def node_cells(row: NodeRow, now: datetime) -> tuple[str, ...]:
             capacity_name(row.capacity_type) if row.capacity_type != "-" else "-", row.group,
             usage(row.cpu_requested, row.cpu_allocatable, cpu),
             usage(row.memory_requested, row.memory_allocatable, human_bytes),
-            f"{row.pods}/{row.max_pods}", age(row.created, now), money(row.price))
+            f"{row.pods}/{row.max_pods}", age(row.created, now),
+            money(row.price, ESTIMATED_MARK if row.price_estimated else ""))
 
 
 def capacity_split(counts: dict[str, int]) -> str:
@@ -227,4 +236,5 @@ def zone_cells(group: ZoneGroup, folded: bool = False) -> tuple[str, ...]:
     return (f"{mark} {group.zone}", f"{len(group.nodes)} nodes", capacity_split(group.capacity_types), "",
             usage(group.cpu_requested, group.cpu_allocatable, cpu),
             usage(group.memory_requested, group.memory_allocatable, human_bytes),
-            str(sum(n.pods for n in group.nodes)), "", money(group.price))
+            str(sum(n.pods for n in group.nodes)), "",
+            money(group.price, ESTIMATED_MARK if group.price_estimated else ""))

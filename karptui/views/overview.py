@@ -12,10 +12,9 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
-from ..catalog.pricing import node_price
 from ..logs.timeline import snapshot_events
 from ..model import Pod, Snapshot
-from .cost import Cost, CostPath, cost_now
+from .cost import Cost, CostPath, node_cost, node_costs_total
 from .info import snapshot_info
 from .nodes import NodeRow, node_cells, node_rows
 from .pending import PendingRow, pending_rows
@@ -55,11 +54,12 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
              format_cells: bool = False, time_note: str = "", namespace: str | None = None) -> Overview:
     """``time_note``: why ``now`` is what it is, when it is not the capture time (:mod:`.clock`);
     ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot)."""
-    prices = {n.name: node_price(n, catalog) for n in snapshot.nodes}
-    rows = node_rows(snapshot, prices)
+    costs = {n.name: node_cost(n, catalog) for n in snapshot.nodes}  # each node's offering, looked up once
+    prices = {name: None if c.unpriced else c.hourly for name, c in costs.items()}
+    rows = node_rows(snapshot, prices, {name for name, c in costs.items() if c.estimated_prices})
     karpenter_events = snapshot_events(snapshot)  # read once: the Activity pane and the pending stories share them
     pending = shown_pending(snapshot, events, karpenter_events, namespace)
-    cost = cost_now(snapshot.nodes, catalog)
+    cost = node_costs_total(costs.values())
     built = Overview(snapshot, now, prices, rows, pending, {p.key: p for p in snapshot.pods},
                      header_totals(snapshot, now, live, time_note, namespace), karpenter_events, cost=cost,
                      namespace=namespace)
