@@ -9,15 +9,16 @@ module only counts and words them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..model import Pod, Snapshot
 from ..model import labels as L
 from ..model.affinity import DO_NOT_SCHEDULE, HONOR, IGNORE
 from ..model.snapshot import NO_ZONE
+from ..model.taints import first_untolerated
 from ..sim.karpenter.instancetypes import type_set
 from ..sim.karpenter.scheduler import eligible_pools, launch_domains
+from ..sim.plugins.node_affinity import node_matches
 from ..sim.plugins.pod_topology_spread import effective_selector
 from ..sim.skew import allows, global_minimum, skew
 from .nodes import short_name
@@ -96,7 +97,9 @@ def workload_spread(snapshot: Snapshot, pod: Pod, workload: str, zones: list[str
     A pod counts when it is bound, in the pod's namespace, not terminating, and matches the
     constraint's selector (matchLabelKeys added, as kube-scheduler does); a node's domain
     counts when the node has the key and, with nodeAffinityPolicy Honor, passes the pod's
-    nodeSelector and required node affinity.
+    nodeSelector and required node affinity (the NodeAffinity plugin's rule), and with
+    nodeTaintsPolicy Honor, when the pod tolerates its NoSchedule/NoExecute taints (as the
+    TaintToleration filter).
     """
     owner_selector = _workload_selector(snapshot, pod)
     if owner_selector is None and pod.spread_constraints:  # a bare pod: its workload is what its spread counts
@@ -115,7 +118,9 @@ def workload_spread(snapshot: Snapshot, pod: Pod, workload: str, zones: list[str
         counts: dict[str, int] = {}
         for node in nodes:
             domain = node.labels.get(constraint.topology_key)
-            if domain is None or (constraint.node_affinity_policy == HONOR and not _affinity_ok(pod, node)):
+            if domain is None or (constraint.node_affinity_policy == HONOR and not node_matches(pod, node)):
+                continue
+            if constraint.node_taints_policy == HONOR and first_untolerated(node.taints, pod.tolerations):
                 continue
             counts.setdefault(domain, 0)
             counts[domain] += sum(1 for p in snapshot.pods_by_node.get(node.name, ()) if _counts(p, pod, selector))
@@ -141,14 +146,6 @@ def _counts(bound: Pod, pod: Pod, selector) -> bool:
     if selector is None:
         return False
     return selector.matches(bound.labels)
-
-
-def _affinity_ok(pod: Pod, node) -> bool:
-    labels: Mapping[str, str] = node.labels
-    if pod.node_selector and any(labels.get(k) != v for k, v in pod.node_selector.items()):
-        return False
-    required = pod.affinity.node_required
-    return required is None or required.matches(labels, node.name)
 
 
 def _few(names: list[str]) -> str:

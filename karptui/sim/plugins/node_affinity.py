@@ -12,20 +12,23 @@ WEIGHT = 2
 REASON = "node(s) didn't match Pod's node affinity/selector"
 
 
+def node_matches(pod, node) -> bool:
+    """Whether one node satisfies the pod's nodeSelector and required node affinity (the rule
+    :func:`required_mask` applies to every node; views that look at one node ask here)."""
+    labels = node.labels
+    if pod.node_selector and any(labels.get(k) != v for k, v in pod.node_selector.items()):
+        return False
+    required = pod.affinity.node_required
+    return required is None or required.matches(labels, node.name)
+
+
 def required_mask(ctx: PodCycle) -> np.ndarray:
     """Nodes that satisfy the pod's nodeSelector and required node affinity."""
     pod = ctx.pod
     selector, required = pod.node_selector, pod.affinity.node_required
 
     def compute() -> np.ndarray:
-        ok = np.ones(ctx.size, dtype=bool)
-        for i, node in enumerate(ctx.state.nodes):
-            labels = node.labels
-            if selector and any(labels.get(k) != v for k, v in selector.items()):
-                ok[i] = False
-            elif required is not None and not required.matches(labels, node.name):
-                ok[i] = False
-        return ok
+        return np.fromiter((node_matches(pod, node) for node in ctx.state.nodes), dtype=bool, count=ctx.size)
 
     key = (NAME, tuple(sorted(selector.items())) if selector else (), required)
     return ctx.static(key, compute)
