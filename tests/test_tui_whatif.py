@@ -262,8 +262,10 @@ def test_summary_text_and_table_rows(snapshot, catalog):
     lines = wf.summary_lines(summary)
     assert lines[:3] == ["scheduled 6 → 20 · pending 0 → 0", "on existing nodes 0 → 18 · on new NodeClaims 6 → 2",
                          "0 newly scheduled · 0 newly pending · 16 moved"]
-    assert lines[3].startswith("hourly cost $")
-    assert lines[4] == "- launch default: t3a.xlarge on-demand in ap-northeast-2a for 2 pod(s)"
+    assert lines[3] == ("cost now ~$2.320/h (~$1,694/mo) → after provisioning ~$2.470/h (~$1,803/mo) → after "
+                        "consolidation ~$1.053/h (~$769/mo) (~: 2 unpriced, 12 prices estimated)")
+    assert lines[4] == "without the edits ~$1.504/h (~$1,098/mo): change ~-$0.451/h (~-$329/mo)"
+    assert lines[5] == "- launch default: t3a.xlarge on-demand in ap-northeast-2a for 2 pod(s)"
     tables = wf.result_rows(summary)
     assert tables["zones"][0] == (HOST, "", "")
     assert tables["zones"][3] == ("· ap-northeast-2c", "2 +4 new", "2 +2 new")
@@ -349,7 +351,7 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         summary = text(screen, "#summary")
         assert "scheduled 6 → 20 · pending 0 → 0" in summary
         assert "on existing nodes 0 → 18 · on new NodeClaims 6 → 2" in summary
-        assert "hourly cost $" in summary
+        assert "→ after consolidation ~$1.053/h (~$769/mo)" in summary   # the cost model's words, as the header's
         assert rows(screen, "#zones") == [(HOST, "", ""), ("· ap-northeast-2a", "6 +2 new", "7"),
                                           ("· ap-northeast-2b", "6", "7"),
                                           ("· ap-northeast-2c", "2 +4 new", "2 +2 new")]

@@ -14,6 +14,7 @@ import pytest
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.sim.karpenter.disruption import controller
 from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.views.cost import Cost
 from karptui.views import whatif_form as wf
 from karptui.whatif import WhatIf, load_whatif
 from karptui.whatif.session import DONE, ERROR, WhatIfSession
@@ -124,7 +125,9 @@ async def test_simulate_whatif_and_the_panel_give_the_same_answer(cli, snapshot,
                         f"pending {c['pending_before']} → {c['pending_after']}")
     assert shown[2] == (f"{c['newly_scheduled']} newly scheduled · {c['newly_pending']} newly pending · "
                         f"{c['moved']} moved")
-    assert shown[3].startswith(f"hourly cost ${cost['before']:.4f} → ${cost['after']:.4f}")
+    before, after = (Cost.from_dict(cost[key]) for key in ("cost_before", "cost_after"))
+    assert shown[3].startswith("cost now ") and after.text() in shown[3]  # the end of the cost model's path
+    assert shown[4].startswith(f"without the edits {before.text()}: ")
     launches = [line for line in shown if line.startswith(("+ launch", "- launch"))]
     assert launches == ([f"+ launch {x}" for x in diff["nodeclaims"]["added"]]
                         + [f"- launch {x}" for x in diff["nodeclaims"]["removed"]])

@@ -14,7 +14,7 @@ from typing import Any
 from ..model.snapshot import NO_ZONE
 from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
-from .cost import cost_after
+from .cost import ESTIMATED_MARK, HOURS_PER_MONTH, Cost, CostPath, cost_path
 
 
 def summary(run: RunResult, catalog: Any) -> dict:
@@ -51,12 +51,12 @@ def summary(run: RunResult, catalog: Any) -> dict:
     ]
     out["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
     out["pending"] = [{"pod": a.pod.key, "reason": a.reason or ""} for a in result.attempts if not a.scheduled]
-    if catalog is not None:
-        out["cost_before"] = cost_after(baseline, catalog)
-        out["cost_after"] = cost_after(result, catalog)
+    out["cost_before"] = out["cost_after"] = out["cost_change"] = out["cost"] = None
+    if catalog is not None:  # the cost model's path, with and without the edits
+        before, after = (cost_path(sim, catalog, consolidated=run.consolidated) for sim in (baseline, result))
+        out["cost_before"], out["cost_after"] = round(before.final.hourly, 6), round(after.final.hourly, 6)
         out["cost_change"] = round(out["cost_after"] - out["cost_before"], 6)
-    else:
-        out["cost_before"] = out["cost_after"] = out["cost_change"] = None
+        out["cost"] = {"with_edits": after.to_dict(), "without_edits": before.final.to_dict()}
     return out
 
 
@@ -94,11 +94,31 @@ def summary_lines(s: Mapping) -> list[str]:
              f"on existing nodes {s['on_existing_before']} → {s['on_existing_after']} · "
              f"on new NodeClaims {s['on_new_nodes_before']} → {s['on_new_nodes_after']}",
              f"{s['newly_scheduled']} newly scheduled · {s['newly_pending']} newly pending · {s['moved']} moved"]
-    if s["cost_before"] is not None:
-        lines.append(f"hourly cost ${s['cost_before']:.4f} → ${s['cost_after']:.4f} ({s['cost_change']:+.4f})")
+    if s.get("cost"):
+        lines += _cost_lines(s["cost"])
     lines += [f"+ launch {x}" for x in s["nodeclaims_added"]] + [f"- launch {x}" for x in s["nodeclaims_removed"]]
     lines += [f"pending {p['pod']}: {p['reason']}" for p in s["pending"][:5]]
     return lines + [f"note: {n}" for n in s["notes"]]
+
+
+def _cost_lines(cost: Mapping) -> list[str]:
+    """The cost model's path with the edits (``now … → after provisioning … → after consolidation …``), then
+    the end of the path without them and the change, each amount marked ``~`` when estimated."""
+    path = cost["with_edits"]
+    steps = [Cost.from_dict(path[key]) if path.get(key) else None
+             for key in ("now", "after_provisioning", "after_consolidation")]
+    with_edits = CostPath(*steps)
+    without = Cost.from_dict(cost["without_edits"])
+    change = with_edits.final.hourly - without.hourly
+    mark = ESTIMATED_MARK if with_edits.final.estimated or without.estimated else ""
+    change_text = (f"change {mark}{_signed(change)}/h ({mark}{_signed(change * HOURS_PER_MONTH, 0)}/mo)"
+                   if round(change, 3) else "no change")
+    return [f"cost {with_edits.line(arrow='→', changes_only=True)}", f"without the edits {without.text()}: {change_text}"]
+
+
+def _signed(amount: float, places: int = 3) -> str:
+    """``+$0.451``, ``-$1,200``: a change in dollars with its sign first."""
+    return f"{'-' if amount < 0 else '+'}${abs(amount):,.{places}f}"
 
 
 def _zone_count(w: Mapping, when: str, zone: str) -> str:
