@@ -159,6 +159,12 @@ async def test_command_palette_offers_every_key_of_the_screen():
         await pilot.pause()
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert {"Run what-if", "Undo edit", "Redo edit", "Save what-if", "Load what-if", "Add nodes"} <= titles
+        await pilot.press("ctrl+p", *"+1 replica")        # a panel action runs from the palette as from its key
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        [edit] = app.screen.stack.edits
+        assert edit.replicas == 21
 
 
 async def test_theme_key_cycles_and_cli_theme_is_honoured():
