@@ -36,7 +36,8 @@ async def settled(app, pilot) -> None:
 
 def fits(table: VirtualTable) -> bool:
     """Every column within the cells the table shows (its vertical scrollbar's excluded)."""
-    return 0 < sum(table.widths) + 2 * (len(table.widths) - 1) <= table.scrollable_content_region.width
+    shown = [w for w in table.widths if w]  # a narrow terminal hides some columns (named in the crumb)
+    return 0 < sum(shown) + 2 * (len(shown) - 1) <= table.scrollable_content_region.width
 
 
 async def test_at_160_columns_every_column_of_every_pane_is_on_screen():
@@ -68,10 +69,30 @@ async def test_at_80_columns_long_columns_are_cut_not_pushed_off():
     app = demo_app()
     async with app.run_test(size=SMALL) as pilot:
         await settled(app, pilot)
-        for pane in ("2", "3"):  # the nodes pane's nine columns scroll sideways at 80
+        for pane in ("1", "2", "3"):
             await pilot.press(pane)
             await pilot.pause()
             assert fits(app.screen.table())
+
+
+async def test_at_80_columns_the_nodes_pane_hides_columns_and_says_which_instead_of_scrolling_sideways():
+    """Bug: the Nodes pane's ten columns scrolled sideways at 80 columns, and names cut at their end
+    all read ``ip-192-168-…``."""
+    app = demo_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await settled(app, pilot)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        assert fits(nodes) and nodes.virtual_size.width <= nodes.scrollable_content_region.width
+        assert nodes.hidden_columns == ("nodepool/group", "age", "consolidation")
+        lines = shown(nodes)
+        assert lines[0].split() == ["node", "▲", "type", "capacity", "cpu", "memory", "pods", "$/h"]
+        names = [line[:16].strip() for line in lines[1:] if line.startswith("  ")]
+        assert len(set(names)) == len(names) and "…92-168-11-131" in names  # the end of a name tells nodes apart
+        assert any(line.startswith("▼ …-northeast-2a") for line in lines)
+        assert "too narrow for nodepool/group, age, consolidation" in str(app.screen.query_one("#crumb").render())
+        app.screen.query_one("#nodes-table").styles.width = 200  # wide again: every column, no crumb note
+        await pilot.pause()
+        assert nodes.hidden_columns == () and "too narrow" not in str(app.screen.query_one("#crumb").render())
 
 
 # ---- bug: ctrl+c did not quit ----------------------------------------------------------------------

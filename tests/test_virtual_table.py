@@ -2,7 +2,7 @@
 
 from textual.app import App
 
-from karptui.tui.widgets import VirtualTable, _fit
+from karptui.tui.widgets import VirtualTable, _fit, _fit_start
 
 
 class One(App):
@@ -29,6 +29,13 @@ def test_fit_pads_and_cuts_by_cells():
     assert _fit("abcdef", 4) == "abc…"
     assert _fit("노드이름", 5) == "노드…"  # wide characters count two cells
     assert len(_fit("노드이름", 6)) == 4
+
+
+def test_fit_start_keeps_the_end_and_the_row_mark():
+    assert _fit_start("ip-192-168-11-21", 10) == "…168-11-21"
+    assert _fit_start("▼ ap-northeast-2a", 12) == "▼ …theast-2a"
+    assert _fit_start("short", 8) == "short   "
+    assert _fit_start("노드이름-1", 6) == "…름-1 "  # cells, not characters
 
 
 async def test_cursor_stays_visible_and_lines_are_rendered_on_demand():

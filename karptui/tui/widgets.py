@@ -55,6 +55,20 @@ def _fit(text: str, width: int) -> str:
     return cut + "…" + " " * (width - 1 - _width(cut))
 
 
+def _fit_start(text: str, width: int) -> str:
+    """Like :func:`_fit`, but a cut takes the start of the name and keeps its end, where names that
+    share a prefix differ (``…168-11-21``, ``▼ …northeast-2a``); a two-cell row mark (``▼ ``) stays."""
+    size = _width(text)
+    if size <= width:
+        return text + " " * (width - size)
+    mark = text[:2] if len(text) > 2 and text[1] == " " and width > 4 else ""
+    room = width - _width(mark) - 1
+    tail = text[len(text) - room:] if room > 0 else ""
+    while _width(tail) > room:
+        tail = tail[1:]
+    return mark + "…" + tail + " " * (room - _width(tail))
+
+
 class VirtualTable(ScrollView, can_focus=True):
     """Rows of text cells with a header line and a row cursor; ``enter`` posts RowSelected.
 
@@ -120,17 +134,28 @@ class VirtualTable(ScrollView, can_focus=True):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, VirtualTable.Highlighted) and message.table is self.table
 
+    class ColumnsHidden(_RowMessage):
+        """The width changed which columns are hidden (``hidden_columns``); a newer one supersedes it."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, VirtualTable.ColumnsHidden) and message.table is self.table
+
     def __init__(self, columns: tuple[str, ...] = (), *, max_widths: dict[int, int] | None = None,
-                 shrink: tuple[dict[int, int], ...] = (), styler: Callable[[int, str], str | None] | None = None,
-                 id: str | None = None) -> None:
+                 shrink: tuple[dict[int, int], ...] = (), drop: tuple[int, ...] = (),
+                 cut_start: frozenset = frozenset(),
+                 styler: Callable[[int, str], str | None] | None = None, id: str | None = None) -> None:
         """``shrink``: tiers of {column: the fewest cells it keeps}; when the row is wider than the
         table these columns are cut (with an ellipsis), a tier at a time, so every column stays on
-        screen. ``styler`` (column, cell) -> a component class suffix (``good``, ``warn``, ``bad``,
-        ``spot``, ...) colours a cell by what it means."""
+        screen. ``drop``: columns hidden, in this order, when every tier is spent and the row is still
+        wider (a narrow terminal: the table never scrolls sideways). ``cut_start``: columns whose cut
+        keeps the end of the text (node names share their start). ``styler`` (column, cell) -> a
+        component class suffix (``good``, ``warn``, ``bad``, ``spot``, ...) colours a cell by what it means."""
         super().__init__(id=id)
         self.columns = tuple(columns)
         self.max_widths = max_widths or {}
         self.shrink = shrink
+        self.drop = drop
+        self.cut_start = cut_start
         self.styler = styler
         self.rows: list[tuple[str, ...]] = []
         self.keys: list[str] = []
@@ -218,10 +243,24 @@ class VirtualTable(ScrollView, can_focus=True):
                 widths[column] -= give
                 rest -= give
             excess = rest
+        for column in self.drop:
+            if available <= 0 or excess <= 0:
+                break
+            excess -= widths[column] + GAP
+            widths[column] = 0
+        hidden_before = self.hidden_columns
         self.widths = widths
         self._lines = {}
-        self.virtual_size = Size(sum(widths) + GAP * max(0, len(widths) - 1), len(self.rows) + 1)
+        shown = [w for w in widths if w]
+        self.virtual_size = Size(sum(shown) + GAP * max(0, len(shown) - 1), len(self.rows) + 1)
         self.refresh()
+        if self.hidden_columns != hidden_before:
+            self.post_message(self.ColumnsHidden(self, None))
+
+    @property
+    def hidden_columns(self) -> tuple[str, ...]:
+        """The columns a narrow terminal hides (``drop``), to name them under the table."""
+        return tuple(self.columns[i] for i, w in enumerate(self.widths) if not w and i in self.drop)
 
     def on_resize(self, event) -> None:
         self._fit()
@@ -272,13 +311,14 @@ class VirtualTable(ScrollView, can_focus=True):
         if found is None:
             cells = self._titles() if index < 0 else self.rows[index]
             gap = " " * GAP
-            parts = [_fit(cells[i] if i < len(cells) else "", w) for i, w in enumerate(self.widths)]
-            text = gap.join(parts)
+            parts = [(i, (_fit_start if i in self.cut_start else _fit)(cells[i] if i < len(cells) else "", w))
+                     for i, w in enumerate(self.widths) if w]
+            text = gap.join(part for _, part in parts)
             single = _width(text) == len(text)
             spans = []
             if self.styler is not None and index >= 0 and single:
                 start = 0
-                for i, part in enumerate(parts):
+                for i, part in parts:
                     name = self.styler(i, cells[i]) if i < len(cells) and cells[i] else None
                     if name:
                         spans.append((start, start + len(part.rstrip()), name))

@@ -233,7 +233,8 @@ def zone_cells(group: ZoneGroup, folded: bool = False) -> tuple[str, ...]:
         pools = ", ".join(group.nodepools)
         return (f"{mark} {group.zone}", "0 nodes", f"NodePool {pools} may launch here" if pools else "", "",
                 "", "", "", "", money(0.0))
-    return (f"{mark} {group.zone}", f"{len(group.nodes)} nodes", capacity_split(group.capacity_types), "",
+    count = len(group.nodes)
+    return (f"{mark} {group.zone}", f"{count} node{'' if count == 1 else 's'}", capacity_split(group.capacity_types), "",
             usage(group.cpu_requested, group.cpu_allocatable, cpu),
             usage(group.memory_requested, group.memory_allocatable, human_bytes),
             str(sum(n.pods for n in group.nodes)), "",

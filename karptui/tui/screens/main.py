@@ -44,7 +44,9 @@ PENDING_COLUMNS = ("pod (≠ simulator disagrees)", "cpu", "memory", "age", "sim
 ACTIVITY_COLUMNS = ("line", "time", "level", "event", "details")
 ACTIVITY_SORTS = ("line", "time", "level", "event", "details")  # line order is the log's
 # Columns cut to fit the width, in order, each down to the cells it keeps (a usage cell keeps its bar and %).
-NODE_SHRINK = ({9: 30, 0: 26, 3: 8, 2: 9}, {9: 16, 0: 16, 1: 8, 4: 12, 5: 12})
+NODE_SHRINK = ({9: 30, 0: 26, 3: 8, 2: 9}, {9: 16, 0: 16, 1: 8, 4: 12, 5: 12}, {0: 16, 2: 8, 4: 10, 5: 10})
+# Then, on a terminal too narrow even so, columns hidden in this order (named in the crumb below the table).
+NODE_DROP = (7, 3, 9)
 PENDING_SHRINK = ({5: 16, 6: 16}, {5: 12, 6: 12, 0: 16, 4: 10})
 ACTIVITY_SHRINK = ({4: 20}, {1: 12})
 ACTIVITY_ROWS = 5000  # the newest events shown on (re)fill; a tailed log appends beyond it
@@ -125,7 +127,8 @@ class MainScreen(Screen):
         yield Static(id="too-small")
         with TabbedContent(initial="nodes"):
             with TabPane("Nodes", id="nodes"):
-                yield VirtualTable(NODE_COLUMNS, shrink=NODE_SHRINK, styler=_node_style, id="nodes-table")
+                yield VirtualTable(NODE_COLUMNS, shrink=NODE_SHRINK, drop=NODE_DROP, cut_start=frozenset({0}),
+                                   styler=_node_style, id="nodes-table")
                 yield Static(id="zone-balance", classes="strip")
             with TabPane("Pending", id="pending"):
                 # The reasons are long: capped so every column stays on screen (the strip below has them all).
@@ -378,8 +381,13 @@ class MainScreen(Screen):
             return
         name, reverse = self.sorts[pane]
         crumb = Filter(self.filters[pane]).crumb()
+        hidden = self.table().hidden_columns
         self.query_one("#crumb", Crumb).show(
-            visible(f"{pane}{'  ' + crumb if crumb else ''}  · sort {name} {'▼' if reverse else '▲'}"))
+            visible(f"{pane}{'  ' + crumb if crumb else ''}  · sort {name} {'▼' if reverse else '▲'}"
+                    + (f"  · too narrow for {', '.join(hidden)}" if hidden else "")))
+
+    def on_virtual_table_columns_hidden(self, event: VirtualTable.ColumnsHidden) -> None:
+        self.refresh_crumb()
 
     # ---- reactive state -------------------------------------------------------------------
     def watch_filters(self, old: dict, new: dict) -> None:
