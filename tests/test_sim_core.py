@@ -98,3 +98,21 @@ def test_preemption_reports_nodes_that_stay_short_even_without_victims():
     high = pod("high", node="n1", cpu="600m", priority=2000)
     result = run(node("n1", cpu="1"), low, high, pod("p", cpu="800m", priority=1000))
     assert result.attempts[0].reason.endswith("preemption: 0/1 nodes are available: 1 Insufficient cpu.")
+
+
+def test_a_result_detached_from_its_snapshot_pickles_small_and_joins_again():
+    """The TUI simulates in a forked child and sends the answer down a pipe: without the snapshot."""
+    import pickle
+
+    from karptui.catalog import catalog_from_snapshot_region
+    from karptui.sim import simulate
+    from karptui.sources import bundled_snapshot, load_snapshot
+
+    snapshot = load_snapshot(bundled_snapshot("topology-spread"))
+    result = simulate(snapshot, explain=True, catalog=catalog_from_snapshot_region(snapshot))
+    sent = pickle.dumps(result.detached())
+    assert len(sent) < len(pickle.dumps(result)) / 2
+    back = pickle.loads(sent).attached(snapshot)
+    assert back.snapshot is snapshot and back.attempts == result.attempts
+    assert all(a.pod is b.pod for a, b in zip(back.attempts, result.attempts))
+    assert (back.placements, back.nodeclaims, back.notes) == (result.placements, result.nodeclaims, result.notes)

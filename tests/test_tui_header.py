@@ -1,5 +1,6 @@
 """Issue 14 on the TUI: the header's times and cost, ``-n NS`` on a snapshot, screenshots."""
 
+import dataclasses
 from datetime import datetime, timezone
 
 import pytest
@@ -175,3 +176,51 @@ async def test_karpenter_reasons_arriving_later_keep_the_namespace():
         app.post_message(LogsAppended(list(LogParser().parse([SEED_LINE]))))
         await pilot.pause()
         assert app.pending == [] and list(app.screen.query_one("#pending-table", VirtualTable).keys) == ["empty"]
+
+
+# ---- the start-up simulation must not hold the screen -----------------------------------------------
+
+async def test_the_start_up_simulation_runs_in_another_process_and_its_answer_comes_back(monkeypatch):
+    """On 5,000 nodes the simulation, in a thread beside the screen, held Python's global lock: the
+    first paint took 5.6 s and a key up to 1.3 s. Forked, it runs beside the screen, not in it."""
+    import os
+
+    import karptui.sim
+    from karptui.tui import forked
+
+    if not forked.IN_CHILD_PROCESS:
+        pytest.skip("this platform cannot fork: the simulation runs in a thread")
+    real = karptui.sim.simulate
+
+    def simulate(snapshot, **kwargs):
+        result = real(snapshot, **kwargs)
+        return dataclasses.replace(result, notes=(*result.notes, f"pid {os.getpid()}"))
+
+    monkeypatch.setattr(karptui.sim, "simulate", simulate)
+    app = app_on("topology-spread")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()                # the simulation starts after the first paint
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.result is not None and f"pid {os.getpid()}" not in app.result.notes
+        assert any(note.startswith("pid ") for note in app.result.notes)
+        assert app.result.snapshot is app.snapshot                       # joined again to the snapshot shown
+        assert all(a.pod is app.snapshot.pod_by_key[a.pod.key] for a in app.result.attempts)
+        assert "simulated: 6 schedule, 3 new nodes" in " ".join(header(app).split())
+
+
+async def test_starting_workers_never_prints_the_snapshot(monkeypatch):
+    """Textual names a worker after the repr of its arguments unless it is given a description: the
+    repr of a 5,000-node snapshot took 6 s before the first paint."""
+    from karptui.model import Snapshot
+
+    printed = []
+    monkeypatch.setattr(Snapshot, "__repr__", lambda self: printed.append(1) or "Snapshot(...)")
+    app = app_on("topology-spread")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("4", "w")       # the Disruption pane's worker, the what-if panel's
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert printed == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import Pod, Snapshot
 
@@ -64,3 +64,17 @@ class SimResult:
     @property
     def pending(self) -> int:
         return sum(1 for a in self.attempts if not a.scheduled)
+
+    def detached(self) -> SimResult:
+        """This result without its snapshot, and each attempt's pod as its key (when the snapshot
+        holds it): small enough to pickle from the process that simulated to the one that shows
+        it, which holds the same snapshot (:meth:`attached`)."""
+        pods = self.snapshot.pod_by_key
+        return replace(self, snapshot=None, attempts=tuple(
+            replace(a, pod=a.pod.key) if pods.get(a.pod.key) is a.pod else a for a in self.attempts))
+
+    def attached(self, snapshot: Snapshot) -> SimResult:
+        """A :meth:`detached` result joined again to the snapshot it was simulated on."""
+        pods = snapshot.pod_by_key
+        return replace(self, snapshot=snapshot, attempts=tuple(
+            replace(a, pod=pods[a.pod]) if isinstance(a.pod, str) else a for a in self.attempts))

@@ -27,6 +27,7 @@ from ..views.info import warnings_with_catalog
 from ..views.clock import snapshot_clock
 from ..views.cost import CostPath, cost_path
 from ..views.overview import Overview, header_cost, overview, shown_pending
+from . import forked
 from .plain import notify_plain
 from .screens.detail import DetailScreen
 from .screens.help import HelpScreen
@@ -34,6 +35,16 @@ from .screens.main import MainScreen
 
 EXPLAIN_LIMIT = 200_000  # node x pending-pod verdicts kept for drill-ins; above it, none
 LIVE_INTERVAL = 2.0      # seconds between live snapshots at most: watch bursts become one redraw
+
+
+def _simulate(snapshot, catalog, explain: bool, tell: forked.Tell) -> None:
+    """The start-up simulation, told back detached from its snapshot (the pipe carries it)."""
+    from ..sim import simulate
+
+    try:
+        tell("done", simulate(snapshot, explain=explain, catalog=catalog).detached())
+    except Exception as error:  # a simulator bug: said once, not a traceback over the screen
+        tell("error", f"{type(error).__name__}: {error}")
 
 
 class SimulationFinished(Message):
@@ -169,7 +180,7 @@ class KarptuiApp(App):
                 self.follow_karpenter()
 
     # ---- live ------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="live", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="live", exit_on_error=False, description="live cluster")
     def follow_cluster(self) -> None:
         """Every ``live_interval``: if any watch brought news, one new snapshot, one redraw;
         if only the cluster's notes changed (a list running slow, a retry), the header."""
@@ -201,7 +212,8 @@ class KarptuiApp(App):
         if self.simulate_on_start and message.overview.scheduling_key != self.simulated_key:
             self.run_simulation()
 
-    @work(thread=True, exclusive=True, group="karpenter-logs", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="karpenter-logs", exit_on_error=False,
+          description="Karpenter's log")
     def follow_karpenter(self) -> None:
         """The leader controller's log into the parser and the Activity pane, until the app ends."""
         from textual.worker import get_current_worker
@@ -228,7 +240,7 @@ class KarptuiApp(App):
             self._log_wake_pending = True
         self.post_message(LogsAppended([]))
 
-    @work(thread=True, exclusive=True, group="tail", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="tail", exit_on_error=False, description="log file followed")
     def tail_logs(self, path: str) -> None:
         """``tail -f`` the Karpenter log: each poll's new events arrive as one message, one redraw."""
         from textual.worker import get_current_worker
@@ -263,14 +275,32 @@ class KarptuiApp(App):
     def _main_screen(self) -> MainScreen | None:
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
-    @work(thread=True, exclusive=True, group="simulate", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="simulate", exit_on_error=False,
+          description="pending pods simulated")
     def run_simulation(self) -> None:
-        from ..sim import simulate
+        """The pending pods simulated on the snapshot shown, in a forked child (:mod:`.forked`: a
+        thread would hold the GIL against the screen for seconds on a big cluster); a newer run
+        cancels this one and kills its child."""
+        from textual.worker import get_current_worker
 
-        snapshot, self.simulated_key = self.snapshot, self.overview.scheduling_key
+        worker = get_current_worker()
+        snapshot, key = self.snapshot, self.overview.scheduling_key
+        self.simulated_key = key
         explain = len(snapshot.nodes) * max(1, len(snapshot.pending_pods)) <= EXPLAIN_LIMIT
-        self.post_message(SimulationFinished(simulate(snapshot, explain=explain, catalog=self.catalog),
-                                             self.simulated_key))
+        work = partial(_simulate, snapshot, self.catalog, explain)
+        answer: list = []
+        if forked.IN_CHILD_PROCESS:
+            forked.run_forked(work, lambda kind, value: answer.append((kind, value)), lambda: worker.is_cancelled,
+                              "karptui-simulate")
+        else:
+            work(lambda kind, value: answer.append((kind, value)))
+        if worker.is_cancelled or not answer:
+            return
+        kind, value = answer[-1]
+        if kind == "done":
+            self.post_message(SimulationFinished(value.attached(snapshot), key))
+        else:
+            self.call_from_thread(notify_plain, self, f"simulation: {value}", severity="error")
 
     def on_simulation_finished(self, message: SimulationFinished) -> None:
         if message.key != self.overview.scheduling_key:

@@ -12,10 +12,9 @@ supersedes an older one still queued (``can_replace``). The words come from
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import time
 from collections.abc import Callable
+from functools import partial
 
 from textual import work
 from textual.app import ComposeResult
@@ -24,6 +23,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ..views.disruption import BLOCKED, DECISION, KEPT, DisruptionView, disruption_view
+from .forked import IN_CHILD_PROCESS, run_forked
 from .plain import plain
 from .widgets import VirtualTable
 
@@ -92,7 +92,8 @@ class DisruptionPane(Vertical):
         self.fill()
         self.compute(key, snapshot, catalog, events)
 
-    @work(thread=True, exclusive=True, group="disruption", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="disruption", exit_on_error=False,
+          description="consolidation simulated for the Disruption pane")
     def compute(self, key: object, snapshot, catalog, events: list[dict]) -> None:
         """Post the answer for ``key``, or nothing once cancelled. In a child process where the
         platform forks: a Python thread simulating for minutes would hold the GIL against the
@@ -114,7 +115,8 @@ class DisruptionPane(Vertical):
 
         try:
             if IN_CHILD_PROCESS:
-                _in_child_process(snapshot, catalog, events, tell, lambda: worker.is_cancelled)
+                run_forked(partial(_run, snapshot, catalog, events), tell, lambda: worker.is_cancelled,
+                           "karptui-disruption")
             else:
                 _run(snapshot, catalog, events, tell)
         except _Stopped:
@@ -169,9 +171,7 @@ class DisruptionPane(Vertical):
             return "(no answer: see above)"
         return "(computing…)" if self.started else "(press 4 or :disruption to compute)"
 
-# ---- the computation, in this thread or a forked child -----------------------------------------
-IN_CHILD_PROCESS = "fork" in multiprocessing.get_all_start_methods()
-
+# ---- the computation, in this thread or a forked child (.forked) --------------------------------
 
 def _progress_text(phase: str, done: int, total: int) -> str:
     what = f"{done:,} command(s) found" if phase == "consolidation" else f"{done:,}/{total:,} pods"
@@ -200,45 +200,3 @@ def _run(snapshot, catalog, events: list[dict], tell: Callable[[str, object], No
         tell("error", f"{type(error).__name__}: {error}")
         return
     tell("done", view)
-
-
-def _child(conn, snapshot, catalog, events: list[dict]) -> None:
-    """The forked child: everything it has to say goes down the pipe (the view is small). Its
-    stdout and stderr are the terminal the parent draws on: a warning or a traceback there
-    would scribble over the screen, so they go nowhere, and a failure is the pipe's silence."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    try:
-        _run(snapshot, catalog, events, lambda kind, value: conn.send((kind, value)))
-    except BaseException:  # noqa: BLE001  (the parent says "ended without an answer")
-        pass
-    finally:
-        conn.close()
-
-
-def _in_child_process(snapshot, catalog, events: list[dict], tell: Callable[[str, object], None],
-                      cancelled: Callable[[], bool]) -> None:
-    context = multiprocessing.get_context("fork")
-    mine, theirs = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(theirs, snapshot, catalog, events), daemon=True,
-                              name="karptui-disruption")
-    process.start()
-    theirs.close()
-    try:
-        while not cancelled():
-            if not mine.poll(0.1):
-                continue
-            try:
-                kind, value = mine.recv()
-            except EOFError:
-                tell("error", f"the simulation process ended without an answer (exit code {process.exitcode})")
-                return
-            tell(kind, value)
-            if kind != "progress":
-                return
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join(2)
-        mine.close()

@@ -549,7 +549,7 @@ class WhatIfScreen(Screen):
         self.query_one("#results-title", Static).update("Results — running… (escape cancels)")
         self.worker = self._run(self.session.whatif(), self.consolidate)
 
-    @work(thread=True, exclusive=True, group="whatif", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="whatif", exit_on_error=False, description="what-if run")
     def _run(self, whatif: WhatIf, consolidate: bool) -> None:
         """The session's run, off the UI thread; a newer run or escape cancels it, and it stops."""
         worker = get_current_worker()
