@@ -78,9 +78,15 @@ def _wait_cancelled(worker) -> None:
 
 
 class LogsAppended(Message):
+    """New log events: ``events``, or none to say the live follower's backlog has some (such a
+    wake-up supersedes another still queued: one takes everything waiting)."""
+
     def __init__(self, events: list[dict]) -> None:
         super().__init__()
         self.events = events
+
+    def can_replace(self, message: Message) -> bool:
+        return not self.events and isinstance(message, LogsAppended) and not message.events
 
 
 class KarptuiApp(App):
@@ -113,7 +119,6 @@ class KarptuiApp(App):
         self.simulated_key: tuple | None = None
         self._log_lock = threading.Lock()   # live log events wait here for the screen
         self._log_backlog: list[dict] = []
-        self._log_wake_pending = False
         self.follow_logs = follow_logs
         self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
@@ -235,9 +240,6 @@ class KarptuiApp(App):
             return
         with self._log_lock:
             self._log_backlog.extend(events)
-            if self._log_wake_pending:
-                return
-            self._log_wake_pending = True
         self.post_message(LogsAppended([]))
 
     @work(thread=True, exclusive=True, group="tail", exit_on_error=False, description="log file followed")
@@ -258,7 +260,7 @@ class KarptuiApp(App):
         events = message.events
         if not events:  # the live follower's wake-up: take everything waiting
             with self._log_lock:
-                events, self._log_backlog, self._log_wake_pending = self._log_backlog, [], False
+                events, self._log_backlog = self._log_backlog, []
         self.events.extend(events)
         newer_reasons = any(e["kind"] == "pod_unschedulable" for e in events)
         if newer_reasons:  # Karpenter has a newer reason for some pending pod
@@ -275,17 +277,20 @@ class KarptuiApp(App):
     def _main_screen(self) -> MainScreen | None:
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
+    def run_simulation(self) -> None:
+        """Simulate the snapshot shown (on start, on a live change that matters, from the palette)."""
+        self.simulated_key = self.overview.scheduling_key
+        self._simulation(self.snapshot, self.simulated_key)
+
     @work(thread=True, exclusive=True, group="simulate", exit_on_error=False,
           description="pending pods simulated")
-    def run_simulation(self) -> None:
-        """The pending pods simulated on the snapshot shown, in a forked child (:mod:`.forked`: a
-        thread would hold the GIL against the screen for seconds on a big cluster); a newer run
-        cancels this one and kills its child."""
+    def _simulation(self, snapshot: Snapshot, key: tuple) -> None:
+        """The pending pods simulated on ``snapshot``, in a forked child (:mod:`.forked`: a thread
+        would hold the GIL against the screen for seconds on a big cluster); a newer run cancels
+        this one and kills its child. The answer comes back as a message."""
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
-        snapshot, key = self.snapshot, self.overview.scheduling_key
-        self.simulated_key = key
         explain = len(snapshot.nodes) * max(1, len(snapshot.pending_pods)) <= EXPLAIN_LIMIT
         work = partial(_simulate, snapshot, self.catalog, explain)
         answer: list = []
@@ -330,6 +335,15 @@ class KarptuiApp(App):
         if self.live is None:
             return ""
         return next((i.note for i in self.live.informers if i.resource.kind == kind and i.note), "")
+
+    def on_main_screen_open(self, message: MainScreen.Open) -> None:
+        """What the main screen asks for: a drill-in, the what-if panel, help."""
+        if message.what in ("node", "pod"):
+            self.drill(message.what, message.name)
+        elif message.what == "whatif":
+            self.action_whatif()
+        elif message.what == "help":
+            self.action_help()
 
     def drill(self, kind: str, name: str) -> None:
         snapshot = self.snapshot

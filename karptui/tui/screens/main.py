@@ -154,6 +154,13 @@ class MainScreen(Screen):
         self.refresh_all()
         self.query_one("#nodes-table", VirtualTable).focus()
 
+    class Open(Message):
+        """Asks the app for another screen: ``node`` or ``pod`` (a drill-in on ``name``), ``whatif``, ``help``."""
+
+        def __init__(self, what: str, name: str = "") -> None:
+            super().__init__()
+            self.what, self.name = what, name
+
     class ZonesFound(Message):
         """The zones the NodePools may launch into, worked out off the event loop."""
 
@@ -484,9 +491,9 @@ class MainScreen(Screen):
                 notify_plain(self, f":{word}: {note}", timeout=6)
             self.table().focus()
         elif word in ("whatif", "what-if", "w"):
-            self.app.action_whatif()
+            self.post_message(self.Open("whatif"))
         elif word in ("help", "?"):
-            self.app.action_help()
+            self.post_message(self.Open("help"))
         elif word in ("q", "quit"):
             self.app.exit()
         else:
@@ -511,7 +518,7 @@ class MainScreen(Screen):
             self.folded ^= {name}
             self.fill_nodes()
         elif kind in ("node", "pod"):
-            self.app.drill(kind, name)
+            self.post_message(self.Open(kind, name))
 
     def action_yaml(self) -> None:
         """``y``: the selected node's or pod's manifest as the snapshot holds it."""
