@@ -389,3 +389,32 @@ async def test_activity_sorts_by_its_columns_and_line_numbers_as_numbers():
         assert "event ▲" in shown(activity)[0]
         events = [activity.row(k)[3] for k in activity.keys]
         assert events == sorted(events)
+
+
+# ---- bug: keys typed right after / or : were lost ---------------------------------------------------
+
+async def test_keys_typed_at_once_after_slash_and_colon_land_in_the_box():
+    """A fast typist (or a paste) sends "/fargate" in one go: the characters after "/" reached the
+    table before the box had focus (and "t" cycled the theme). Same for ":dis" + enter."""
+    from textual import events
+
+    def type_at_once(app, text: str) -> None:
+        names = {"/": "slash", ":": "colon", "\r": "enter"}
+        for ch in text:
+            app.post_message(events.Key(names.get(ch, ch), None if ch == "\r" else ch))
+
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        theme = app.theme
+        type_at_once(app, "/fargate")
+        await pilot.pause()
+        assert app.screen.query_one("#filter").value == "fargate" and app.theme == theme
+        assert app.screen.filters["nodes"] == "fargate"
+        type_at_once(app, "/x")  # "/" inside the box is a character of the filter (a regex may hold one)
+        await pilot.pause()
+        assert app.screen.query_one("#filter").value == "fargate/x"
+        await pilot.press("escape")
+        type_at_once(app, ":dis\r")
+        await pilot.pause()
+        assert app.screen.pane == "disruption"

@@ -91,8 +91,9 @@ def _activity_style(column: int, cell: str) -> str | None:
 class MainScreen(Screen):
     BINDINGS = [
         Binding("enter", "drill", "Drill in / fold"),
-        Binding("slash", "filter", "Filter"),
-        Binding("colon", "command", "Command"),
+        # priority: run as the key arrives, so the keys typed after it ("/web" at once) land in the box
+        Binding("slash", "filter", "Filter", priority=True),
+        Binding("colon", "command", "Command", priority=True),
         Binding("s", "sort", "Sort"),
         Binding("S", "reverse", "Reverse sort", show=False),
         Binding("y", "yaml", "YAML"),
@@ -448,19 +449,28 @@ class MainScreen(Screen):
             name, reverse = self.sorts[pane]
             self.sorts = {**self.sorts, pane: (name, not reverse)}
 
+    def _typed_into_a_box(self, character: str) -> bool:
+        """A priority key pressed while a box has focus is a character of what is typed there."""
+        if isinstance(self.focused, Input):
+            self.focused.insert_text_at_cursor(character)
+            return True
+        return False
+
     def action_filter(self) -> None:
-        if self.pane not in PANES:
+        if self._typed_into_a_box("/") or self.pane not in PANES:
             return
         box = self.query_one("#filter", Input)
         box.value = self.filters[self.pane]
         box.add_class("visible")
-        box.focus()
+        self.set_focus(box)  # now: box.focus() waits its turn, after the keys typed with "/"
 
     def action_command(self) -> None:
+        if self._typed_into_a_box(":"):
+            return
         box = self.query_one("#command", Input)
         box.value = ""
         box.add_class("visible")
-        box.focus()
+        self.set_focus(box)
 
     def action_clear(self) -> None:
         for box in self.query(Input):
