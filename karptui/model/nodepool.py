@@ -9,6 +9,7 @@ versions disagree, this module holds the translation:
 - expiry: v1 ``template.spec.expireAfter``, v1beta1 ``disruption.expireAfter``,
   v1alpha5 ``ttlSecondsUntilExpired``; ``None`` means Never.
 - budgets: v1/v1beta1 default to ``nodes: 10%``; v1alpha5 had none (empty).
+- ``Balanced`` (v1.14) is a third consolidation policy; any other value the CRD refuses.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .taints import Taint, parse_taints
 
 WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
 WHEN_EMPTY = "WhenEmpty"
+BALANCED = "Balanced"  # v1.14: consolidate a move only when its savings are worth its disruption
 DEFAULT_EXPIRY = 720 * 3600.0
 
 
@@ -130,6 +132,9 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
     policy = as_str(disruption.get("consolidationPolicy"), "spec.disruption.consolidationPolicy")
     if policy in ("", "WhenUnderutilized"):
         policy = WHEN_EMPTY_OR_UNDERUTILIZED
+    if policy not in (WHEN_EMPTY_OR_UNDERUTILIZED, WHEN_EMPTY, BALANCED):
+        raise ModelError(f"spec.disruption.consolidationPolicy: {policy!r} is not WhenEmpty, "
+                         "WhenEmptyOrUnderutilized or Balanced")
     after = disruption.get("consolidateAfter", "0s")
     expire = (disruption if beta else tspec).get("expireAfter", "720h")
     return NodePool(

@@ -23,7 +23,7 @@ from .patch import JSON, PATCH_TYPES, STRATEGIC, PatchError, check_patch
 TARGET_KINDS: tuple[str, ...] = tuple(sorted({kind for _, kind in KINDS}))
 CLUSTER_SCOPED = frozenset({
     "Node", "Namespace", "PersistentVolume", "PriorityClass", "StorageClass",
-    "NodePool", "Provisioner", "NodeClaim", "Machine", "EC2NodeClass", "AWSNodeTemplate",
+    "NodePool", "Provisioner", "NodeClaim", "Machine", "NodeOverlay", "EC2NodeClass", "AWSNodeTemplate",
 })
 # What ``scale`` sets: replicas, or a Job's parallelism. DaemonSets have no count.
 SCALABLE = {"Deployment": "replicas", "StatefulSet": "replicas", "ReplicaSet": "replicas", "Job": "parallelism"}
