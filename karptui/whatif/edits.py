@@ -17,6 +17,7 @@ from .. import limits
 from ..model.build import KINDS
 from ..model.errors import ModelError
 from ..model.taints import parse_taints
+from ..sim.karpenter.featuregates import gate_values
 from .patch import JSON, PATCH_TYPES, STRATEGIC, PatchError, check_patch
 
 # Every kind the model reads, as a target names it.
@@ -262,7 +263,29 @@ class AddNodes:
         return f"add {self.count} {self.capacity_type} {self.instance_type} node(s) in {self.zone}{pool}"
 
 
-Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes]
+@dataclass(frozen=True)
+class SetFeatureGates:
+    """Karpenter's ``--feature-gates`` for this what-if (``featureGates: {NodeOverlay: true}``).
+
+    Gates are controller flags, not cluster objects: the edit keeps them on the snapshot,
+    and the simulation applies them over the caller's (the CLI flag, else v1.14's defaults).
+    """
+
+    gates: Mapping[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.gates, Mapping) or not self.gates:
+            raise ValueError("featureGates must map gate names to true or false, e.g. {NodeOverlay: true}")
+        object.__setattr__(self, "gates", gate_values(self.gates))
+
+    def to_dict(self) -> dict:
+        return {"featureGates": dict(self.gates)}
+
+    def describe(self) -> str:
+        return "feature gates " + ",".join(f"{k}={str(v).lower()}" for k, v in self.gates.items())
+
+
+Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes, SetFeatureGates]
 
 
 @dataclass(frozen=True)
