@@ -140,6 +140,7 @@ _SIMPLE = (
     ("deleting", "deleting", "already being deleted", "deleting"),
     ("not found", "unknown-type", "kept: {reason}", "kept: unknown type"),
     ("does not have label", "unlabelled", "kept: {reason}", "kept: label missing"),
+    ("worth its disruption", "balanced", "kept: {reason}", "kept: Balanced score"),
 )
 
 
