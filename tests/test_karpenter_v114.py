@@ -11,6 +11,7 @@ from karptui.model.errors import ModelError
 from karptui.model.nodeoverlay import adjusted_price, build_nodeoverlay, by_weight
 from karptui.sim import simulate
 from karptui.sim.karpenter.featuregates import DEFAULT_GATES, parse_feature_gates
+from karptui.sim.karpenter.overlays import karpenter_catalog
 from karptui.sources import load_snapshot
 from karptui.views.disruption import disruption_view
 from karptui.whatif import apply_whatif, parse_whatif
@@ -230,3 +231,59 @@ def test_a_do_not_disrupt_duration_blocks_until_the_pod_has_run_that_long(value,
         assert all("node-light" not in d.nodes for d in result.disruptions)
     else:
         assert "node-light" not in reasons and result.disruptions[0].nodes == ("node-light",)
+
+
+# ---- NodeOverlay, from Karpenter's pkg/controllers/nodeoverlay/suite_test.go (v1.14.0) ----------
+def _overlaid(*overlays, types=None):
+    """The catalog Karpenter's scheduler would see with these overlays (gate on), and the notes."""
+    catalog = parse_catalog({"instanceTypes": types or [
+        {"name": "default-instance-type", "cpu": "4", "memory": "4Gi", "pods": "5",
+         "offerings": [{"zone": "test-zone-1", "capacityType": "spot", "price": 1.02}]}]})
+    snapshot = build_snapshot([nodepool(), *overlays])
+    return karpenter_catalog(snapshot, catalog, DEFAULT_GATES.with_({"NodeOverlay": True}))
+
+
+def test_overlay_suite_105_zero_overlays_change_nothing():
+    catalog = parse_catalog({"instanceTypes": [{"name": "a", "cpu": "1", "memory": "1Gi", "pods": "5",
+                                                "offerings": [{"zone": "z", "capacityType": "spot", "price": 1}]}]})
+    assert karpenter_catalog(build_snapshot([nodepool()]), catalog, DEFAULT_GATES.with_({"NodeOverlay": True})) \
+        == (catalog, [])
+
+
+def test_overlay_suite_189_equal_weights_that_overlap_conflict_and_the_earlier_name_loses():
+    arm = overlay("overlay-a", 10, [req("kubernetes.io/arch", "In", "arm64")], price="1.03")
+    any_capacity = overlay("overlay-b", 10, [{"key": "karpenter.sh/capacity-type", "operator": "Exists"}],
+                           price="23")
+    types = [{"name": "arm-instance-type", "cpu": "16", "memory": "128Gi", "pods": "5", "arch": "arm64",
+              "offerings": [{"zone": "test-zone-1", "capacityType": "spot", "price": 2.0}]}]
+    catalog, notes = _overlaid(arm, any_capacity, types=types)
+    assert catalog.get("arm-instance-type").offerings[0].price == 23.0
+    assert any(n.startswith("NodeOverlay overlay-a not applied: conflict") for n in notes)
+
+
+def test_overlay_suite_234_overlays_that_do_not_overlap_both_apply():
+    types = [{"name": "arm-instance-type", "cpu": "2", "memory": "2Gi", "pods": "5", "arch": "arm64",
+              "offerings": [{"zone": "test-zone-1", "capacityType": "spot", "price": 2.0}]},
+             {"name": "amd-instance-type", "cpu": "2", "memory": "2Gi", "pods": "5", "arch": "amd64",
+              "offerings": [{"zone": "test-zone-1", "capacityType": "spot", "price": 2.0}]}]
+    catalog, notes = _overlaid(overlay("overlay-a", 10, [req("kubernetes.io/arch", "In", "arm64")], price="1.03"),
+                               overlay("overlay-b", 10, [req("kubernetes.io/arch", "In", "amd64")], price="23"),
+                               types=types)
+    assert [catalog.get(n).offerings[0].price for n in ("arm-instance-type", "amd-instance-type")] == [1.03, 23.0]
+    assert not any("not applied" in n for n in notes)
+
+
+def test_overlay_suite_1999_capacity_adds_the_extended_resource():
+    fuse = overlay("fuse", 10, [req("node.kubernetes.io/instance-type", "In", "default-instance-type")],
+                   capacity={"smarter-devices/fuse": "1"})
+    catalog, _ = _overlaid(fuse)
+    it = catalog.get("default-instance-type")
+    assert it.capacity["smarter-devices/fuse"] == 1 and len(it.offerings) == 1
+
+
+def test_overlay_suite_2277_the_heavier_capacity_overlay_wins():
+    on_default = [req("node.kubernetes.io/instance-type", "In", "default-instance-type")]
+    catalog, notes = _overlaid(overlay("overlay-a", 10, on_default, capacity={"smarter-devices/fuse": "5"}),
+                               overlay("overlay-b", 20, on_default, capacity={"smarter-devices/fuse": "99"}))
+    assert catalog.get("default-instance-type").capacity["smarter-devices/fuse"] == 99
+    assert not any("not applied" in n for n in notes)
