@@ -287,3 +287,17 @@ def test_overlay_suite_2277_the_heavier_capacity_overlay_wins():
                                overlay("overlay-b", 20, on_default, capacity={"smarter-devices/fuse": "99"}))
     assert catalog.get("default-instance-type").capacity["smarter-devices/fuse"] == 99
     assert not any("not applied" in n for n in notes)
+
+
+@pytest.mark.parametrize("extra,fragment", [
+    ({"limits": {"cpu": "10"}}, "only 'limits.nodes' is supported on static NodePools"),
+    ({"weight": 10}, "'weight' is not supported on static NodePools"),
+])
+def test_a_static_nodepool_the_api_would_refuse_is_skipped_and_said(extra, fragment):
+    raw = nodepool()
+    raw["spec"].update({"replicas": 2, **extra})
+    snapshot = build_snapshot([raw])
+    assert snapshot.nodepools == () and fragment in " ".join(snapshot.warnings)
+    raw["spec"]["limits"] = {"nodes": "3"}
+    raw["spec"].pop("weight", None)
+    assert build_snapshot([raw]).nodepools[0].replicas == 2

@@ -137,12 +137,19 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
                          "WhenEmptyOrUnderutilized or Balanced")
     after = disruption.get("consolidateAfter", "0s")
     expire = (disruption if beta else tspec).get("expireAfter", "720h")
+    limits = Resources.parse(spec.get("limits"), "spec.limits")
+    replicas = as_int(spec.get("replicas"), "spec.replicas")
+    if replicas is not None:  # the CRD's rules for a static NodePool (v1.14)
+        if set(limits) - {"nodes"}:
+            raise ModelError("spec.limits: only 'limits.nodes' is supported on static NodePools")
+        if spec.get("weight") is not None:
+            raise ModelError("spec.weight: 'weight' is not supported on static NodePools")
     return NodePool(
         **meta_fields(obj),
         api_version=api_version,
         kind="NodePool",
         **_template_parts(template),
-        limits=Resources.parse(spec.get("limits"), "spec.limits"),
+        limits=limits,
         weight=as_int(spec.get("weight"), "spec.weight", 0),
         consolidation_policy=policy,
         consolidate_after=parse_duration(after, "spec.disruption.consolidateAfter"),
@@ -150,7 +157,7 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
         budgets=_budgets(disruption.get("budgets"), "spec.disruption.budgets"),
         kubelet=parse_kubelet(tspec.get("kubelet"), "spec.template.spec.kubelet"),
         ready=_ready(obj),
-        replicas=as_int(spec.get("replicas"), "spec.replicas"),
+        replicas=replicas,
     )
 
 
