@@ -109,6 +109,8 @@ def best_case(ctx, candidate: Candidate) -> Score | None:
     if not is_balanced(candidate):
         return None
     cost, disruption = pool_totals(ctx, candidate.pool.name)
+    if cost <= 0:
+        return None  # nothing to weigh savings against (unpriced nodes): Karpenter lets the move be tried
     return Score((candidate.name,), candidate.pool.name, DELETE, candidate.price, candidate.reschedule_cost,
                  cost, disruption)
 
