@@ -301,3 +301,16 @@ def test_a_static_nodepool_the_api_would_refuse_is_skipped_and_said(extra, fragm
     raw["spec"]["limits"] = {"nodes": "3"}
     raw["spec"].pop("weight", None)
     assert build_snapshot([raw]).nodepools[0].replicas == 2
+
+
+def test_snapshot_info_counts_nodeoverlays_and_names_a_bad_one(cli, write):
+    good = overlay("cheap-m5", requirements=[req("node.kubernetes.io/instance-type", "In", "m5.large")],
+                   priceAdjustment="-10%")
+    bad = overlay("both", price="1", priceAdjustment="+1")
+    path = write("overlays.json", {"apiVersion": "v1", "kind": "List", "items": [nodepool(), good, bad]})
+    code, out, err = cli("snapshot", "info", path, "--output", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["nodeoverlays"] == 1
+    assert any("skipped NodeOverlay both" in w and "cannot set both 'price' and 'priceAdjustment'" in w
+               for w in doc["warnings"])
