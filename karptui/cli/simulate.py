@@ -13,6 +13,7 @@ from rich.text import Text
 from ..catalog import catalog_from_snapshot_region, load_catalog_file
 from ..errors import InputError
 from ..sim import simulate
+from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
 from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
@@ -20,28 +21,18 @@ from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
 
-# Karpenter's feature gates and their defaults (settings.featureGates / --feature-gates).
-FEATURE_GATES = {"SpotToSpotConsolidation": False, "NodeRepair": False, "ReservedCapacity": False,
-                 "StaticCapacity": False, "NodeOverlay": False}
-
-
-def parse_feature_gates(text: str | None) -> dict[str, bool]:
-    gates = dict(FEATURE_GATES)
-    for item in filter(None, (part.strip() for part in (text or "").split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or value.lower() not in ("true", "false"):
-            raise InputError("--feature-gates", f"{item!r} is not NAME=true|false")
-        if name not in FEATURE_GATES:
-            raise InputError("--feature-gates", f"unknown Karpenter feature gate {name!r} "
-                                                f"(known: {', '.join(FEATURE_GATES)})")
-        gates[name] = value.lower() == "true"
-    return gates
+def feature_gates(text: str | None) -> FeatureGates:
+    """``--feature-gates``, Karpenter's syntax and v1.14 defaults; a bad one is an InputError."""
+    try:
+        return parse_feature_gates(text)
+    except ValueError as exc:
+        raise InputError("--feature-gates", str(exc)) from None
 
 
 def run_simulate(args: argparse.Namespace) -> int:
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
-    gates = parse_feature_gates(args.feature_gates)
-    options = {"catalog": None, "consolidate": args.consolidate, "spot_to_spot": gates["SpotToSpotConsolidation"]}
+    gates = feature_gates(args.feature_gates)
+    options = {"catalog": None, "consolidate": args.consolidate, "gates": gates}
     catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
     extra = {}
     if args.whatif:
@@ -51,6 +42,8 @@ def run_simulate(args: argparse.Namespace) -> int:
             result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
     cost = cost_path(result, catalog, consolidated=args.consolidate)
     doc = simulation_json(result, explain=args.explain, cost=cost, extra=extra)
+    if snapshot.nodepools:  # the gates this run used: the flag's, then a what-if's featureGates
+        doc["feature_gates"] = gates.with_(snapshot.feature_gates).to_dict()
     namespace = getattr(args, "namespace", None)
     if namespace:
         only_namespace(doc, namespace)
@@ -70,7 +63,7 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
 
     whatif = load_whatif(args.whatif)
     session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if args.instance_types else None,
-                            spot_to_spot=options["spot_to_spot"])
+                            gates=options["gates"])
     with StderrProgress() as progress:
         def told(phase: str, done: int, total: int) -> None:  # "baseline, kube-scheduler": the run is the label
             run, _, phase = phase.partition(", ")

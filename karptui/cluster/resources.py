@@ -128,7 +128,7 @@ BUILTIN = (
 # Karpenter's kinds, by group; of the versions a cluster serves for a kind, the
 # group's preferred one wins (the API lists it first).
 KARPENTER_GROUPS = ("karpenter.sh", "karpenter.k8s.aws")
-KARPENTER_KINDS = {"NodePool", "Provisioner", "NodeClaim", "Machine", "EC2NodeClass", "AWSNodeTemplate"}
+KARPENTER_KINDS = {"NodePool", "Provisioner", "NodeClaim", "Machine", "NodeOverlay", "EC2NodeClass", "AWSNodeTemplate"}
 
 
 def _document(call: Callable[..., Any], what: str, *args: Any) -> dict:

@@ -20,6 +20,7 @@ from .namespace import build_namespace
 from .node import build_node
 from .nodeclaim import build_nodeclaim
 from .nodeclass import build_node_class
+from .nodeoverlay import build_nodeoverlay
 from .nodepool import build_nodepool
 from .pod import build_pod
 from .quantity import MAX_AMOUNT
@@ -59,6 +60,7 @@ KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
     ("karpenter.sh", "Provisioner"): ("nodepools", build_nodepool),
     ("karpenter.sh", "NodeClaim"): ("nodeclaims", build_nodeclaim),
     ("karpenter.sh", "Machine"): ("nodeclaims", build_nodeclaim),
+    ("karpenter.sh", "NodeOverlay"): ("nodeoverlays", build_nodeoverlay),
     ("karpenter.k8s.aws", "EC2NodeClass"): ("nodeclasses", build_node_class),
     ("karpenter.k8s.aws", "AWSNodeTemplate"): ("nodeclasses", build_node_class),
 }

@@ -9,6 +9,7 @@ versions disagree, this module holds the translation:
 - expiry: v1 ``template.spec.expireAfter``, v1beta1 ``disruption.expireAfter``,
   v1alpha5 ``ttlSecondsUntilExpired``; ``None`` means Never.
 - budgets: v1/v1beta1 default to ``nodes: 10%``; v1alpha5 had none (empty).
+- ``Balanced`` (v1.14) is a third consolidation policy; any other value the CRD refuses.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .taints import Taint, parse_taints
 
 WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
 WHEN_EMPTY = "WhenEmpty"
+BALANCED = "Balanced"  # v1.14: consolidate a move only when its savings are worth its disruption
 DEFAULT_EXPIRY = 720 * 3600.0
 
 
@@ -130,14 +132,24 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
     policy = as_str(disruption.get("consolidationPolicy"), "spec.disruption.consolidationPolicy")
     if policy in ("", "WhenUnderutilized"):
         policy = WHEN_EMPTY_OR_UNDERUTILIZED
+    if policy not in (WHEN_EMPTY_OR_UNDERUTILIZED, WHEN_EMPTY, BALANCED):
+        raise ModelError(f"spec.disruption.consolidationPolicy: {policy!r} is not WhenEmpty, "
+                         "WhenEmptyOrUnderutilized or Balanced")
     after = disruption.get("consolidateAfter", "0s")
     expire = (disruption if beta else tspec).get("expireAfter", "720h")
+    limits = Resources.parse(spec.get("limits"), "spec.limits")
+    replicas = as_int(spec.get("replicas"), "spec.replicas")
+    if replicas is not None:  # the CRD's rules for a static NodePool (v1.14)
+        if set(limits) - {"nodes"}:
+            raise ModelError("spec.limits: only 'limits.nodes' is supported on static NodePools")
+        if spec.get("weight") is not None:
+            raise ModelError("spec.weight: 'weight' is not supported on static NodePools")
     return NodePool(
         **meta_fields(obj),
         api_version=api_version,
         kind="NodePool",
         **_template_parts(template),
-        limits=Resources.parse(spec.get("limits"), "spec.limits"),
+        limits=limits,
         weight=as_int(spec.get("weight"), "spec.weight", 0),
         consolidation_policy=policy,
         consolidate_after=parse_duration(after, "spec.disruption.consolidateAfter"),
@@ -145,7 +157,7 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
         budgets=_budgets(disruption.get("budgets"), "spec.disruption.budgets"),
         kubelet=parse_kubelet(tspec.get("kubelet"), "spec.template.spec.kubelet"),
         ready=_ready(obj),
-        replicas=as_int(spec.get("replicas"), "spec.replicas"),
+        replicas=replicas,
     )
 
 

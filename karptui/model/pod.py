@@ -73,7 +73,7 @@ class Pod(KubeObject):
         """Whether this pod's annotation stops Karpenter disrupting its node right now.
 
         ``karpenter.sh/do-not-disrupt: "true"``, or a duration ("5m") the pod has not yet run
-        for (Karpenter v1.1+); ``legacy`` reads v1alpha5's ``karpenter.sh/do-not-evict``
+        for since its ``status.startTime`` (Karpenter v1.1+; a pod not started yet is kept); ``legacy`` reads v1alpha5's ``karpenter.sh/do-not-evict``
         instead. Finished and terminating pods block nothing.
         """
         if self.is_terminal or self.deleted is not None:
@@ -89,10 +89,11 @@ class Pod(KubeObject):
             seconds = parse_duration(value, L.DO_NOT_DISRUPT)
         except ModelError:
             return False  # Karpenter ignores a malformed value
-        since = self.started or self.created
-        if seconds is None or now is None or since is None:
-            return bool(seconds)
-        return (now - since).total_seconds() < seconds
+        if not seconds or seconds < 0:
+            return False  # Karpenter refuses a duration that is not positive
+        if now is None or self.started is None:
+            return True  # no start time: Karpenter fails safe and keeps the pod
+        return (now - self.started).total_seconds() < seconds
 
 
 def _container_requests(container: Mapping, where: str) -> Resources:

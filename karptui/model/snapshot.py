@@ -21,6 +21,7 @@ from .namespace import Namespace
 from .node import Node
 from .nodeclaim import NodeClaim
 from .nodeclass import NodeClass
+from .nodeoverlay import NodeOverlay
 from .nodepool import NodePool
 from .pod import Pod
 from .volumes import PersistentVolume, PersistentVolumeClaim
@@ -68,6 +69,9 @@ class Snapshot:
     nodepools: tuple[NodePool, ...] = ()
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodeclasses: tuple[NodeClass, ...] = ()
+    nodeoverlays: tuple[NodeOverlay, ...] = ()
+    # Karpenter feature gates a what-if set (``featureGates:``); they override the caller's
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)
     meta: SnapshotMeta = field(default_factory=SnapshotMeta)
     warnings: tuple[str, ...] = ()
     ignored: Mapping[str, int] = field(default_factory=dict)

@@ -56,6 +56,7 @@ class SimResult:
     disruptions: tuple = ()   # karpenter.consolidate.Disruption, in the order Karpenter would act
     blocked: tuple = ()       # karpenter.consolidate.Blocked
     unconsolidatable: tuple = ()  # Blocked: candidates consolidation tried alone and left (not cheaper, ...)
+    scores: tuple = ()        # karpenter.disruption.balanced.Score: each Balanced candidate's last score
 
     @property
     def scheduled(self) -> int:

@@ -30,7 +30,7 @@ def queue_order(pods) -> list[Pod]:
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
              state: ClusterState | None = None,
-             progress: Callable[[str, int, int], None] | None = None) -> SimResult:
+             progress: Callable[[str, int, int], None] | None = None, gates=None) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
@@ -42,16 +42,18 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     every consolidation pass and simulation (commands found so far, nodes), on this thread: keep
     it cheap (the CLI and the TUI store the numbers and show them a few times a second). An
     exception it raises ends the run there (how the TUI's workers and the what-if panel cancel).
+    ``gates`` are Karpenter's feature gates (v1.14 defaults when None; ``spot_to_spot`` turns on
+    SpotToSpotConsolidation); a what-if's ``featureGates`` edit, kept on the snapshot, overrides them.
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
-                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress)
+                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates)
 
 
 def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
               catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
               state: ClusterState | None = None,
-              progress: Callable[[str, int, int], None] | None = None) -> SimResult:
+              progress: Callable[[str, int, int], None] | None = None, gates=None) -> SimResult:
     state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
@@ -86,21 +88,30 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     disruptions: tuple = ()
     blocked: tuple = ()
     unconsolidatable: tuple = ()
+    scores: tuple = ()
     if catalog is not None and snapshot.nodepools:
+        from .karpenter.featuregates import DEFAULT_GATES
+        from .karpenter.overlays import karpenter_catalog
         from .karpenter.simulate import provision_pending
 
+        gates = (gates or DEFAULT_GATES).with_({"SpotToSpotConsolidation": True} if spot_to_spot else {})
+        gates = gates.with_(snapshot.feature_gates)
+        catalog, told = karpenter_catalog(snapshot, catalog, gates)
+        notes.extend(told)
         attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress)
         placements.update({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
             from .karpenter.disruption import Disruptor
 
             still = [a.pod for a in attempts if not a.scheduled]
-            disruptor = Disruptor(snapshot, catalog, spot_to_spot, pending=still, progress=progress)
+            disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=still,
+                                  progress=progress)
             found, stuck = disruptor.run(state)
             disruptions, blocked = tuple(found), tuple(stuck)
             unconsolidatable = tuple(disruptor.unconsolidatable_nodes())
+            scores = tuple(disruptor.scores.values())
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
-                     unconsolidatable)
+                     unconsolidatable, scores)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:

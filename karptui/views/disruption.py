@@ -140,6 +140,7 @@ _SIMPLE = (
     ("deleting", "deleting", "already being deleted", "deleting"),
     ("not found", "unknown-type", "kept: {reason}", "kept: unknown type"),
     ("does not have label", "unlabelled", "kept: {reason}", "kept: label missing"),
+    ("worth its disruption", "balanced", "kept: {reason}", "kept: Balanced score"),
 )
 
 
@@ -197,6 +198,8 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
         found = blocker(node, reason, snapshot)
         return f"{found.words} ({where})", found.short
 
+    # Balanced NodePools' scores by the nodes of the move they scored (the command's own, for a decision)
+    scored = {score.nodes: score for score in getattr(result, "scores", ())}
     for number, d in enumerate(result.disruptions, 1):
         then = ""
         if d.replacement is not None:
@@ -218,6 +221,9 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
                     because += f" (one command for {len(d.nodes)} nodes)"
                 would = f"delete #{number}"
                 mark = f"#{number} delete, saves ${d.savings:.3f}/h"
+            score = scored.get(d.nodes)
+            if score is not None:
+                because += f"; {score.text()}"
             words, short = told(node)
             if short:
                 mark += f" · Karpenter said {short}"

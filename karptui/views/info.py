@@ -37,6 +37,7 @@ def snapshot_info(snapshot: Snapshot) -> dict:
         "kubernetes_version": meta.kubernetes_version or _kubelet_version(snapshot),
         "nodeclaims": len(snapshot.nodeclaims),
         "nodeclasses": len(snapshot.nodeclasses),
+        "nodeoverlays": len(snapshot.nodeoverlays),
         "workloads": dict(sorted(Counter(w.kind for w in snapshot.workloads).items())),
         "pdbs": len(snapshot.pdbs),
         "events": len(snapshot.events),

@@ -51,6 +51,7 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
         ]
         doc["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
         doc["unconsolidatable"] = [{"node": b.node, "reason": b.reason} for b in result.unconsolidatable]
+        doc["consolidation_scores"] = [s.to_dict() for s in result.scores]
     doc["summary"] = {
         "scheduled": result.scheduled,
         "pending": result.pending,

@@ -59,7 +59,8 @@ from ..model.pod import PENDING, Pod, build_pod
 from ..model.snapshot import Snapshot
 from ..model.taints import first_untolerated, parse_tolerations
 from ..model.workloads import Workload
-from .edits import AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, SCALABLE, Target, WhatIf
+from .edits import (AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, SCALABLE, SetFeatureGates, Target,
+                    WhatIf)
 from .patch import PatchError, apply_patch, merge_patch
 
 NOT_READY = "node.kubernetes.io/not-ready"
@@ -163,7 +164,8 @@ class _Run:
 
     def apply(self, edit: Edit) -> None:
         handlers = {Patch: self._patch, Scale: self._scale, Cordon: self._cordon,
-                    RemoveNode: self._remove_node, Remove: self._remove, AddNodes: self._add_nodes}
+                    RemoveNode: self._remove_node, Remove: self._remove, AddNodes: self._add_nodes,
+                    SetFeatureGates: self._feature_gates}
         handler = handlers.get(type(edit))
         if handler is None:
             raise EditError(f"not an edit: {edit!r}")
@@ -535,6 +537,10 @@ class _Run:
                           f"{len(daemon_pods)} DaemonSet pod(s) pending on them")
 
     # ---------------------------------------------------------------- remove
+
+    def _feature_gates(self, edit: SetFeatureGates) -> None:
+        self.snapshot = replace(self.snapshot, feature_gates={**self.snapshot.feature_gates, **edit.gates})
+        self.notes.append(edit.describe())
 
     def _remove(self, edit: Remove) -> None:
         snap = self.snapshot

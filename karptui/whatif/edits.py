@@ -17,13 +17,14 @@ from .. import limits
 from ..model.build import KINDS
 from ..model.errors import ModelError
 from ..model.taints import parse_taints
+from ..sim.karpenter.featuregates import gate_values
 from .patch import JSON, PATCH_TYPES, STRATEGIC, PatchError, check_patch
 
 # Every kind the model reads, as a target names it.
 TARGET_KINDS: tuple[str, ...] = tuple(sorted({kind for _, kind in KINDS}))
 CLUSTER_SCOPED = frozenset({
     "Node", "Namespace", "PersistentVolume", "PriorityClass", "StorageClass",
-    "NodePool", "Provisioner", "NodeClaim", "Machine", "EC2NodeClass", "AWSNodeTemplate",
+    "NodePool", "Provisioner", "NodeClaim", "Machine", "NodeOverlay", "EC2NodeClass", "AWSNodeTemplate",
 })
 # What ``scale`` sets: replicas, or a Job's parallelism. DaemonSets have no count.
 SCALABLE = {"Deployment": "replicas", "StatefulSet": "replicas", "ReplicaSet": "replicas", "Job": "parallelism"}
@@ -262,7 +263,29 @@ class AddNodes:
         return f"add {self.count} {self.capacity_type} {self.instance_type} node(s) in {self.zone}{pool}"
 
 
-Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes]
+@dataclass(frozen=True)
+class SetFeatureGates:
+    """Karpenter's ``--feature-gates`` for this what-if (``featureGates: {NodeOverlay: true}``).
+
+    Gates are controller flags, not cluster objects: the edit keeps them on the snapshot,
+    and the simulation applies them over the caller's (the CLI flag, else v1.14's defaults).
+    """
+
+    gates: Mapping[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.gates, Mapping) or not self.gates:
+            raise ValueError("featureGates must map gate names to true or false, e.g. {NodeOverlay: true}")
+        object.__setattr__(self, "gates", gate_values(self.gates))
+
+    def to_dict(self) -> dict:
+        return {"featureGates": dict(self.gates)}
+
+    def describe(self) -> str:
+        return "feature gates " + ",".join(f"{k}={str(v).lower()}" for k, v in self.gates.items())
+
+
+Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes, SetFeatureGates]
 
 
 @dataclass(frozen=True)

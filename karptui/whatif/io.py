@@ -25,13 +25,14 @@ from .edits import (
     Remove,
     RemoveNode,
     Scale,
+    SetFeatureGates,
     Target,
     WhatIf,
 )
 from .patch import STRATEGIC
 
 TOP_KEYS = ("apiVersion", "kind", "name", "description", "edits")
-OPERATIONS = ("patch", "scale", "cordon", "remove", "addNodes")
+OPERATIONS = ("patch", "scale", "cordon", "remove", "addNodes", "featureGates")
 EDIT_KEYS = ("target", "patchType", *OPERATIONS)
 ADD_NODES_KEYS = {
     "instanceType": "instance_type", "zone": "zone", "count": "count", "capacityType": "capacity_type",
@@ -115,6 +116,10 @@ def parse_edit(item: object) -> Edit:
         if "target" in item:
             raise ValueError("addNodes takes no target")
         return _add_nodes(item["addNodes"])
+    if op == "featureGates":
+        if "target" in item:
+            raise ValueError("featureGates takes no target")
+        return SetFeatureGates(item["featureGates"])
     if "target" not in item:
         raise ValueError(f"{op}: target missing (Kind/namespace/name, or Node/<name>)")
     target = Target.parse(item["target"])

@@ -87,10 +87,11 @@ class WhatIfSession:
     """
 
     def __init__(self, snapshot: Snapshot, catalog: Any = None, *, edits_catalog: Any = _SAME,
-                 spot_to_spot: bool = False, name: str = DEFAULT_NAME) -> None:
+                 spot_to_spot: bool = False, name: str = DEFAULT_NAME, gates: Any = None) -> None:
         self.snapshot, self.catalog = snapshot, catalog
         self.edits_catalog = catalog if edits_catalog is _SAME else edits_catalog
         self.spot_to_spot = spot_to_spot
+        self.gates = gates  # Karpenter's feature gates (None: v1.14's defaults); a featureGates edit overrides
         self.name = name
         self.stack = EditStack()
         self._baselines: dict[bool, Baseline] = {}
@@ -117,7 +118,7 @@ class WhatIfSession:
             start = ClusterState(self.snapshot)
             used = start.copy()
             result = simulate(self.snapshot, catalog=self.catalog, consolidate=consolidate,
-                              spot_to_spot=self.spot_to_spot, state=used,
+                              spot_to_spot=self.spot_to_spot, gates=self.gates, state=used,
                               progress=_watched("baseline", progress, cancelled))
             start.warm_like(used)
             prepare_baseline(result)
@@ -142,7 +143,8 @@ class WhatIfSession:
             kept = self.baseline(consolidate, progress=progress, cancelled=cancelled)
             _check(cancelled)
             result = simulate(applied.snapshot, explain=explain, catalog=self.catalog, consolidate=consolidate,
-                              spot_to_spot=self.spot_to_spot, state=kept.start.rebound(applied.snapshot),
+                              spot_to_spot=self.spot_to_spot, gates=self.gates,
+                              state=kept.start.rebound(applied.snapshot),
                               progress=_watched("what-if", progress, cancelled))
             _check(cancelled)
         except Cancelled:

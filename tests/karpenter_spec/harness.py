@@ -681,6 +681,9 @@ def _check_disruption(expect: dict, doc: dict) -> list[str]:
                 problems.append(f"expected action {wanted['action']}, karptui would {first['action']} {first['nodes']}")
             if "nodeCount" in wanted and len(first["nodes"]) != wanted["nodeCount"]:
                 problems.append(f"expected {wanted['nodeCount']} node(s) disrupted, karptui disrupts {first['nodes']}")
+            if "minNodeCount" in wanted and len(first["nodes"]) < wanted["minNodeCount"]:
+                problems.append(f"expected at least {wanted['minNodeCount']} node(s) disrupted, "
+                                f"karptui disrupts {first['nodes']}")
             if "nodes" in wanted and set(first["nodes"]) != set(wanted["nodes"]):
                 problems.append(f"expected nodes {sorted(wanted['nodes'])}, karptui disrupts {sorted(first['nodes'])}")
             replacement = wanted.get("replacement")

@@ -77,6 +77,8 @@ class Disruptor:
         # Candidates single-node consolidation tried and left, with why (Karpenter publishes these
         # as Unconsolidatable events on the node): the last pass's, the one that found nothing.
         self.unconsolidatable: dict[str, str] = {}
+        # Balanced NodePools' scores (balanced.Score), the last one per set of nodes, for the report
+        self.scores: dict[tuple[str, ...], object] = {}
         self._pool: ExistingPool | None = None
         self._memo: dict = {}  # answers about node labels and taints, kept across cluster states
         self._price_index = None
@@ -126,6 +128,9 @@ class Disruptor:
 
     def unconsolidatable_because(self, c: Candidate, why: str) -> None:
         self.unconsolidatable[c.name] = why
+
+    def scored(self, score) -> None:
+        self.scores[score.nodes] = score
 
     def hopeless(self, candidates: list[Candidate]) -> bool:
         """True when no simulation could consolidate these candidates, by arithmetic alone: their

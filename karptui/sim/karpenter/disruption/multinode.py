@@ -2,12 +2,13 @@
 
 Candidates best savings-per-cost first, within the budgets, at most 100; a
 binary search over the prefix length keeps the longest that deletes, or is
-replaced by one cheaper node of a type none of them is (Karpenter's
-``multinodeconsolidation.go``).
+replaced by one cheaper node of a type none of them is, and that every
+Balanced NodePool among them approves (Karpenter's ``multinodeconsolidation.go``).
 """
 
 from __future__ import annotations
 
+from .balanced import score_command
 from .budgets import UNDERUTILIZED
 from .candidates import Candidate
 from .command import DELETE, REPLACE, Command
@@ -35,6 +36,11 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         command = None if ctx.hopeless(prefix) else consolidate(ctx, NAME, prefix)[0]
         valid = command is not None and (command.decision == DELETE or (
             command.decision == REPLACE and without_same_type(ctx, command) is not None))
+        if valid:  # a Balanced NodePool may still reject the move
+            scores = score_command(ctx, command)
+            for score in scores:
+                ctx.scored(score)
+            valid = all(s.approved for s in scores)
         if valid:
             best, low = command, mid + 1
         else:

@@ -1,13 +1,15 @@
 """Single-node consolidation: the first candidate, best savings-per-cost first, that can go alone.
 
 Candidates are taken round-robin across NodePools; a NodePool whose budget
-allows nothing is skipped (Karpenter's ``singlenodeconsolidation.go``).
+allows nothing is skipped; in a Balanced NodePool a move must also pass its
+score (:mod:`.balanced`) (Karpenter's ``singlenodeconsolidation.go``).
 """
 
 from __future__ import annotations
 
-from ....model.nodepool import WHEN_EMPTY_OR_UNDERUTILIZED
+from ....model.nodepool import BALANCED, WHEN_EMPTY_OR_UNDERUTILIZED
 from ....model import labels as L
+from .balanced import best_case, score_command
 from .budgets import UNDERUTILIZED
 from .candidates import Candidate
 from .command import Command
@@ -33,7 +35,7 @@ def should_disrupt(ctx, c: Candidate) -> str | None:
         return ctx.disabled(c)
     if c.empty:
         return "empty"
-    if c.pool.consolidation_policy != WHEN_EMPTY_OR_UNDERUTILIZED:
+    if c.pool.consolidation_policy not in (WHEN_EMPTY_OR_UNDERUTILIZED, BALANCED):
         owner = "Provisioner" if c.legacy else "NodePool"
         return f'{owner} "{c.pool.name}" has non-empty consolidation disabled'
     return ctx.finder.consolidatable(c, ctx.state)
@@ -50,12 +52,24 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(REASON))
             continue
+        best = best_case(ctx, c)
+        if best is not None and not best.approved:  # even deleting it would not pay for its disruption
+            ctx.scored(best)
+            ctx.unconsolidatable_because(c, f"deleting it would not be worth its disruption: {best.text()}")
+            continue
         if ctx.hopeless([c]):
             ctx.unconsolidatable_because(c, HOPELESS)
             continue
         command, why = consolidate(ctx, NAME, [c])
         if command is not None:
-            return command
+            scores = score_command(ctx, command)
+            for score in scores:
+                ctx.scored(score)
+            rejected = [s for s in scores if not s.approved]
+            if not rejected:
+                return command
+            ctx.unconsolidatable_because(c, f"{command.decision} not worth its disruption: {rejected[0].text()}")
+            continue
         if why:
             ctx.unconsolidatable_because(c, why)
     return None

@@ -1,0 +1,121 @@
+"""The catalog Karpenter's scheduler sees: feature gates and NodeOverlays applied, in one place.
+
+Karpenter hands its scheduler instance types after two changes the cloud
+provider's list does not carry:
+
+- with the ``ReservedCapacity`` gate off, no ``reserved`` offering is used;
+- with the ``NodeOverlay`` gate on, each NodeOverlay (heaviest first, equal
+  weights later names first) changes the offerings and capacity of the types it
+  selects: an overlay's requirements are matched against the type's labels, the
+  NodePool's name (``karpenter.sh/nodepool``) and its template labels, then its
+  price or priceAdjustment goes to each offering whose zone and capacity type it
+  allows, and its capacity adds extended resources. An offering or resource an
+  earlier (heavier) overlay already set keeps that value; two overlays of equal
+  weight that touch the same offering or resource conflict, and the later one is
+  not applied (Karpenter marks it ``ValidationSucceeded=False``, reason Conflict).
+
+Karpenter keeps one overlaid list per NodePool; karptui prices one catalog for
+every NodePool, so an overlay that would change types for some NodePools and not
+others is not applied, and a note says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...catalog import Catalog
+from ...catalog.types import Offering
+from ...model import NodePool, Snapshot
+from ...model import labels as L
+from ...model.nodeoverlay import NodeOverlay, adjusted_price, by_weight
+from .featuregates import FeatureGates
+from .instancetypes import type_set
+from .requirements import Req, Reqs
+
+RESERVED = "reserved"
+
+
+def karpenter_catalog(snapshot: Snapshot, catalog: Catalog, gates: FeatureGates) -> tuple[Catalog, list[str]]:
+    """The catalog the simulator uses, and notes on what changed it or was left out."""
+    notes: list[str] = []
+    if not gates.ReservedCapacity and any(o.capacity_type == RESERVED for t in catalog for o in t.offerings):
+        catalog = replace(catalog, types=tuple(
+            replace(t, offerings=tuple(o for o in t.offerings if o.capacity_type != RESERVED)) for t in catalog))
+        notes.append("ReservedCapacity feature gate is off: reserved offerings are not used")
+    if not snapshot.nodeoverlays:
+        return catalog, notes
+    if not gates.NodeOverlay:
+        notes.append(f"{len(snapshot.nodeoverlays)} NodeOverlay(s) ignored: the NodeOverlay feature gate is off "
+                     "(Karpenter's default; --feature-gates NodeOverlay=true applies them)")
+        return catalog, notes
+    return _overlaid(snapshot, catalog, notes), notes
+
+
+def _overlaid(snapshot: Snapshot, catalog: Catalog, notes: list[str]) -> Catalog:
+    types = type_set(catalog)
+    pools = [p for p in snapshot.nodepools if p.deleted is None] or [None]
+    prices: dict[tuple[int, int], tuple[str, int]] = {}      # (type row, offering) -> (change, weight)
+    capacity: dict[tuple[int, str], tuple[int, int]] = {}   # (type row, resource) -> (amount, weight)
+    for overlay in by_weight(snapshot.nodeoverlays):
+        wanted = Reqs.from_model(overlay.requirements)
+        footprints = {_footprint(types, pool, wanted) for pool in pools}
+        if len(footprints) > 1:
+            notes.append(f"NodeOverlay {overlay.name} not applied: it changes instance types for some NodePools "
+                         "and not others (karptui prices one catalog for all NodePools)")
+            continue
+        selected = footprints.pop()
+        if _conflicts(overlay, selected, prices, capacity):
+            notes.append(f"NodeOverlay {overlay.name} not applied: conflict with another overlay of weight "
+                         f"{overlay.weight}")
+            continue
+        for row, offerings in selected:
+            if overlay.price_change:
+                for k in offerings:
+                    prices.setdefault((row, k), (overlay.price_change, overlay.weight))
+            for name, amount in overlay.capacity.items():
+                capacity.setdefault((row, name), (amount, overlay.weight))
+    if not prices and not capacity:
+        return catalog
+    changed = []
+    for row, t in enumerate(types.types):
+        offerings = tuple(_priced(o, prices.get((row, k))) for k, o in enumerate(t.offerings))
+        extra = {name: amount for (r, name), (amount, _) in capacity.items() if r == row}
+        if extra:
+            t = replace(t, capacity=t.capacity.override(extra), allocatable=t.allocatable.override(extra))
+        changed.append(replace(t, offerings=offerings) if offerings != t.offerings else t)
+    notes.append(f"NodeOverlays applied: {len(prices)} offering price(s), {len(capacity)} capacity override(s)")
+    return replace(catalog, types=tuple(changed))
+
+
+def _footprint(types, pool: NodePool | None, wanted: Reqs) -> frozenset[tuple[int, tuple[int, ...]]]:
+    """The types (rows) an overlay selects for one NodePool, each with the offerings it prices."""
+    extra = [Req.one(L.NODEPOOL, pool.name)] + [Req.one(k, v) for k, v in pool.template_labels.items()] \
+        if pool is not None else []
+    out = []
+    for row, t in enumerate(types.types):
+        reqs = types.reqs[row].plus(extra) if extra else types.reqs[row]
+        if reqs.compatible(wanted, why=False) is not None:
+            continue
+        offerings = tuple(k for k, o in enumerate(t.offerings)
+                          if Reqs.from_labels({L.ZONE: o.zone, L.CAPACITY_TYPE: o.capacity_type})
+                          .intersects(wanted, why=False) is None)
+        if offerings:
+            out.append((row, offerings))
+    return frozenset(out)
+
+
+def _conflicts(overlay: NodeOverlay, selected, prices: dict, capacity: dict) -> bool:
+    for row, offerings in selected:
+        if overlay.price_change and any(prices.get((row, k), ("", None))[1] == overlay.weight for k in offerings):
+            return True
+        if any(capacity.get((row, name), (0, None))[1] == overlay.weight for name in overlay.capacity):
+            return True
+    return False
+
+
+def _priced(offering: Offering, change: tuple[str, int] | None) -> Offering:
+    if change is None:
+        return offering
+    if offering.price is None and change[0][0] in "+-":
+        return offering  # nothing to adjust
+    return replace(offering, price=adjusted_price(offering.price or 0.0, change[0]), price_estimated=False)
