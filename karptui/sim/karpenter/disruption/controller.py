@@ -198,7 +198,7 @@ class Disruptor:
                     self.block(c, why)
             if not accepted:
                 continue
-            budgets = budget_mapping(self.pools, self.state, method.REASON)
+            budgets = budget_mapping(self.pools, self.state, method.REASON, self.now)
             command = method.compute(self, accepted, budgets)
             if command is not None:
                 for c in command.candidates:
