@@ -15,6 +15,7 @@ from ..model.snapshot import NO_ZONE
 from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
 from .cost import cost_after
+from .drift import drift_json, drift_lines
 
 
 def summary(run: RunResult, catalog: Any) -> dict:
@@ -51,6 +52,7 @@ def summary(run: RunResult, catalog: Any) -> dict:
     ]
     out["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
     out["pending"] = [{"pod": a.pod.key, "reason": a.reason or ""} for a in result.attempts if not a.scheduled]
+    out["drift"] = drift_json(run.drifting, result, catalog, run.consolidated)
     if catalog is not None:
         out["cost_before"] = cost_after(baseline, catalog)
         out["cost_after"] = cost_after(result, catalog)
@@ -98,6 +100,7 @@ def summary_lines(s: Mapping) -> list[str]:
         lines.append(f"hourly cost ${s['cost_before']:.4f} → ${s['cost_after']:.4f} ({s['cost_change']:+.4f})")
     lines += [f"+ launch {x}" for x in s["nodeclaims_added"]] + [f"- launch {x}" for x in s["nodeclaims_removed"]]
     lines += [f"pending {p['pod']}: {p['reason']}" for p in s["pending"][:5]]
+    lines += drift_lines(s.get("drift") or {})
     return lines + [f"note: {n}" for n in s["notes"]]
 
 
