@@ -55,7 +55,8 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
 
 # ---- which NodeClaims an edit would drift (Karpenter's NodeClaim drift check, before it runs) ----------
 NODEPOOL_HASH, NODEPOOL_HASH_VERSION = "karpenter.sh/nodepool-hash", "karpenter.sh/nodepool-hash-version"
-NODECLASS_HASH, NODECLASS_HASH_VERSION = "karpenter.k8s.aws/ec2nodeclass-hash", "karpenter.k8s.aws/ec2nodeclass-hash-version"
+NODECLASS_HASH = "karpenter.k8s.aws/ec2nodeclass-hash"
+NODECLASS_HASH_VERSION = "karpenter.k8s.aws/ec2nodeclass-hash-version"
 NODEPOOL_DRIFTED, REQUIREMENTS_DRIFTED, NODECLASS_DRIFT = "NodePoolDrifted", "RequirementsDrifted", "NodeClassDrift"
 # Karpenter hashes a NodePool's spec.template without its requirements (checked on their own, below);
 # v1beta1's template also had resources, never hashed.
@@ -190,7 +191,8 @@ def drift_preview(before: Snapshot, after: Snapshot) -> list[Drifting]:
         key = (ref.kind, ref.name) if ref is not None else None
         hashed, selectors = class_fields.get(key, ([], []))
         if hashed and _hash_drifted(claim, classes0[key], NODECLASS_HASH, NODECLASS_HASH_VERSION) is not None:
-            reasons.append(DriftReason(NODECLASS_DRIFT, f"the {ref.kind}'s hashed fields changed: " + ", ".join(hashed)))
+            reasons.append(DriftReason(NODECLASS_DRIFT,
+                                       f"the {ref.kind}'s hashed fields changed: " + ", ".join(hashed)))
         reasons += [DriftReason(_RESOLVED_BY_AWS[f], f"{ref.kind} {f} changed: drifts if what it resolves to "
                                 f"no longer includes the node's", certain=False) for f in selectors]
         if not reasons:
