@@ -189,3 +189,20 @@ def test_cli_budgets_json(cli, write, seed):
 def test_cli_budgets_bad_input_is_one_line(cli):
     code, out, err = cli("budgets", "consolidation", "--at", "tomorrow")
     assert code == 2 and err.strip() == "karptui: --at: 'tomorrow' is not a time (ISO 8601, e.g. 2026-11-27T09:30Z)"
+
+
+@settings(max_examples=100, deadline=None)
+@given(minute=st.integers(0, 59), hours=st.sets(st.integers(0, 23), min_size=1, max_size=3),
+       duration=st.integers(1, 6 * 60), offset=st.integers(0, 3 * 24 * 60 * 60))
+def test_active_means_a_hit_in_the_last_duration_hit_included(minute, hours, duration, offset):
+    """Karpenter's IsActive (next hit after now - duration is not after now), checked by brute force."""
+    schedule = f"{minute} {','.join(map(str, sorted(hours)))} * * *"
+    at = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(seconds=offset)
+    cron = parse_cron(schedule)
+    probe = (at - timedelta(minutes=duration)).replace(second=0, microsecond=0)
+    hit_in_window = False
+    while probe <= at:
+        if at - timedelta(minutes=duration) < probe and probe.minute in cron.minutes and probe.hour in cron.hours:
+            hit_in_window = True
+        probe += timedelta(minutes=1)
+    assert active(Budget("0", schedule, duration * 60.0), at) is hit_in_window
