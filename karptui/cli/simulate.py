@@ -17,6 +17,7 @@ from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
 from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
+from ..views.drift import drift_json, drift_lines
 from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
@@ -76,7 +77,8 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
     changes = run.diff.to_dict()
     changes["hourly_cost"] = whatif_cost(run.baseline, run.result, catalog, args.consolidate)
     return run.result, run.applied.snapshot, {"name": whatif.name, "file": str(args.whatif),
-                                              "notes": list(run.applied.notes), "diff": changes}
+                                              "notes": list(run.applied.notes), "diff": changes,
+                                              "drift": drift_json(run.drifting, run.result, catalog, run.consolidated)}
 
 
 def _print_table(doc: dict, console: Console, cost: str = "") -> None:
@@ -154,6 +156,8 @@ def _print_diff(whatif: dict, console: Console) -> None:
         for sign, key in (("+", "added"), ("-", "removed")):
             for item in d.get(label, {}).get(key, []):
                 console.print(f"  {sign} {label[:-1]}: {item}")
+    for line in drift_lines(whatif.get("drift") or {}):
+        console.print(line)
     for w in d["workloads"]:
         zones = ", ".join(f"{z} {w['zones_before'].get(z, 0)}->{w['zones_after'].get(z, 0)}"
                           for z in sorted(set(w["zones_before"]) | set(w["zones_after"])))

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .cron import parse_cron
 from .errors import ModelError
 from .fields import as_int, as_list, as_map, as_str, as_str_list, as_str_map, parse_duration
 from .kubelet import KubeletConfig, parse_kubelet
@@ -82,6 +83,20 @@ def _budget_nodes(value: object, where: str) -> str:
     return text
 
 
+def _schedule(data: Mapping, where: str) -> str:
+    """The budget's cron schedule, checked as the API does: it comes with a duration or not at
+    all, and Karpenter's cron parser must read it (a budget it cannot read would allow nothing)."""
+    text = as_str(data.get("schedule"), f"{where}.schedule")
+    if bool(text) != (data.get("duration") is not None):
+        raise ModelError(f"{where}: 'schedule' must be set with 'duration' (the API refuses one without the other)")
+    if text:
+        try:
+            parse_cron(text)
+        except ModelError as exc:
+            raise ModelError(f"{where}.schedule: {exc}") from None
+    return text
+
+
 def _budgets(raw: object, where: str) -> tuple[Budget, ...]:
     if raw is None:
         return DEFAULT_BUDGETS
@@ -91,7 +106,7 @@ def _budgets(raw: object, where: str) -> tuple[Budget, ...]:
         out.append(
             Budget(
                 nodes=_budget_nodes(data.get("nodes"), f"{where}[{i}].nodes"),
-                schedule=as_str(data.get("schedule"), f"{where}[{i}].schedule"),
+                schedule=_schedule(data, f"{where}[{i}]"),
                 duration=parse_duration(data.get("duration"), f"{where}[{i}].duration"),
                 reasons=as_str_list(data.get("reasons"), f"{where}[{i}].reasons"),
             )

@@ -24,7 +24,7 @@ from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
 from ..views.info import warnings_with_catalog
-from ..views.clock import snapshot_clock
+from ..views.clock import Clock, snapshot_clock
 from ..views.cost import CostPath, cost_path
 from ..views.overview import Overview, header_cost, overview, shown_pending
 from . import forked
@@ -131,11 +131,14 @@ class KarptuiApp(App):
         """Show ``snapshot``; ``built`` is its overview when a worker made it already."""
         self.overview = built or self._overview(snapshot)
 
+    def clock_of(self, snapshot: Snapshot) -> Clock:
+        """The time the panes count ages and budgets from, and whether it is known."""
+        return Clock(self.fixed_now, True) if self.fixed_now else snapshot_clock(snapshot, live=self.live is not None)
+
     def _overview(self, snapshot: Snapshot, events: list[dict] | None = None, format_cells: bool = False) -> Overview:
-        clock = snapshot_clock(snapshot, live=self.live is not None)
-        now, note = (self.fixed_now, "") if self.fixed_now else (clock.now, clock.note)
-        return overview(snapshot, self.catalog, self.events if events is None else events, now,
-                        live=self.live is not None, format_cells=format_cells, time_note=note,
+        clock = self.clock_of(snapshot)
+        return overview(snapshot, self.catalog, self.events if events is None else events, clock.now,
+                        live=self.live is not None, format_cells=format_cells, time_note=clock.note,
                         namespace=None if self.live is not None else self.namespace)
 
     # What the screens read, all from the one overview of the snapshot shown.

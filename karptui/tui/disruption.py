@@ -18,13 +18,16 @@ from functools import partial
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from ..views.budgets import budgets_lines, budgets_view
+from ..views.clock import Clock
 from ..views.disruption import BLOCKED, DECISION, KEPT, DisruptionView, disruption_view
 from .forked import IN_CHILD_PROCESS, run_forked
-from .plain import plain
+from .plain import plain, plain_lines
 from .widgets import VirtualTable
 
 # A node on one line, why on the next (and what Karpenter said on a third): readable at 80 columns.
@@ -39,7 +42,15 @@ class _Stopped(Exception):
 
 
 class DisruptionPane(Vertical):
-    """A status line over a table of nodes; ``marks`` gives the Nodes pane its column."""
+    """A status line over a table of nodes; ``marks`` gives the Nodes pane its column. ``b`` swaps
+    the table for the budgets view (:mod:`karptui.views.budgets`), computed in a worker too."""
+
+    BINDINGS = [Binding("b", "budgets", "Budgets")]
+
+    class BudgetsComputed(Message):
+        def __init__(self, key: object, lines: list[str]) -> None:
+            super().__init__()
+            self.key, self.lines = key, lines
 
     class Computed(Message):
         """The worker's answer (``view`` None and ``error`` set when the simulation failed)."""
@@ -66,13 +77,55 @@ class DisruptionPane(Vertical):
         self.status = "not computed yet: it starts when this pane is first shown"
         self.filter = ""
         self.error = ""                 # why the last run gave no answer
+        self.budgets_shown = False
+        self.budgets_key: object = None  # the snapshot the budgets view shows (or is computing)
+        self.budget_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Static(id="disruption-status")
         yield VirtualTable(COLUMNS, max_widths=MAX_WIDTHS, id="disruption-table")
+        with VerticalScroll(id="budgets-scroll"):
+            yield Static(id="budgets-view")
 
     def on_mount(self) -> None:
+        self.query_one("#budgets-scroll").display = False
         self.fill()
+
+    # ---- the budgets view --------------------------------------------------------------------
+    def action_budgets(self) -> None:
+        self.show_budgets(not self.budgets_shown)
+
+    def show_budgets(self, shown: bool = True) -> None:
+        """Swap the table for the budgets view (or back), computing it for the snapshot shown."""
+        self.budgets_shown = shown
+        self.query_one("#disruption-table").display = not shown
+        scroll = self.query_one("#budgets-scroll", VerticalScroll)
+        scroll.display = shown
+        if shown:
+            app = self.app
+            key = app.overview.scheduling_key
+            if key != self.budgets_key:
+                self.budgets_key, self.budget_lines = key, ["computing the budgets…"]
+                self.compute_budgets(key, app.snapshot, app.catalog, app.clock_of(app.snapshot))
+            self.query_one("#budgets-view", Static).update(plain_lines(self.budget_lines))
+            scroll.focus()
+        else:
+            self.query_one("#disruption-table").focus()
+
+    @work(thread=True, exclusive=True, group="budgets", exit_on_error=False,
+          description="disruption budgets over time")
+    def compute_budgets(self, key: object, snapshot, catalog, clock: Clock) -> None:
+        try:
+            lines = budgets_lines(budgets_view(snapshot, catalog, clock))
+        except Exception as error:  # a bug must not leave "computing" forever
+            lines = [f"the budgets could not be computed: {type(error).__name__}: {error}"]
+        self.post_message(self.BudgetsComputed(key, lines))
+
+    def on_disruption_pane_budgets_computed(self, message: BudgetsComputed) -> None:
+        message.stop()
+        if message.key == self.budgets_key:
+            self.budget_lines = message.lines
+            self.query_one("#budgets-view", Static).update(plain_lines(self.budget_lines))
 
     @property
     def marks(self) -> dict[str, str]:

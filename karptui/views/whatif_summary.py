@@ -15,6 +15,7 @@ from ..model.snapshot import NO_ZONE
 from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
 from .cost import ESTIMATED_MARK, HOURS_PER_MONTH, Cost, CostPath, cost_path
+from .drift import drift_json, drift_lines
 
 
 def summary(run: RunResult, catalog: Any) -> dict:
@@ -51,6 +52,7 @@ def summary(run: RunResult, catalog: Any) -> dict:
     ]
     out["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
     out["pending"] = [{"pod": a.pod.key, "reason": a.reason or ""} for a in result.attempts if not a.scheduled]
+    out["drift"] = drift_json(run.drifting, result, catalog, run.consolidated)
     out["cost_before"] = out["cost_after"] = out["cost_change"] = out["cost"] = None
     if catalog is not None:  # the cost model's path, with and without the edits
         before, after = (cost_path(sim, catalog, consolidated=run.consolidated) for sim in (baseline, result))
@@ -98,6 +100,7 @@ def summary_lines(s: Mapping) -> list[str]:
         lines += _cost_lines(s["cost"])
     lines += [f"+ launch {x}" for x in s["nodeclaims_added"]] + [f"- launch {x}" for x in s["nodeclaims_removed"]]
     lines += [f"pending {p['pod']}: {p['reason']}" for p in s["pending"][:5]]
+    lines += drift_lines(s.get("drift") or {})
     return lines + [f"note: {n}" for n in s["notes"]]
 
 

@@ -24,12 +24,13 @@ and returns a ``cancelled`` result.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError
 from ..model import Snapshot
 from ..sim import SimResult, simulate
+from ..sim.karpenter.disruption.drift import drift_preview, mark_drifted
 from ..sim.state import ClusterState
 from .apply import Applied, apply_whatif
 from .diff import WhatIfDiff, diff, prepare_baseline
@@ -72,6 +73,7 @@ class RunResult:
     diff: WhatIfDiff | None = None
     consolidated: bool = False
     edits: int = 0
+    drifting: tuple = ()   # the NodeClaims the edits drift (sim.karpenter.disruption.drift.Drifting)
 
     @property
     def done(self) -> bool:
@@ -138,6 +140,10 @@ class WhatIfSession:
             applied = apply_whatif(self.snapshot, whatif, catalog=self.edits_catalog)
         except (InputError, ValueError) as exc:
             return RunResult(whatif.name, ERROR, str(exc), edits=len(whatif.edits))
+        # an edited NodePool or NodeClass drifts NodeClaims: Karpenter marks them Drifted, and its
+        # drift method (when consolidating) replaces them
+        drifting = tuple(drift_preview(self.snapshot, applied.snapshot))
+        applied = replace(applied, snapshot=mark_drifted(applied.snapshot, list(drifting)))
         try:
             _check(cancelled)
             kept = self.baseline(consolidate, progress=progress, cancelled=cancelled)
@@ -150,7 +156,7 @@ class WhatIfSession:
         except Cancelled:
             return RunResult(whatif.name, CANCELLED, edits=len(whatif.edits))
         return RunResult(whatif.name, DONE, "", applied, kept.result, result, diff(kept.result, result),
-                         consolidate, len(whatif.edits))
+                         consolidate, len(whatif.edits), drifting)
 
 
 def _check(cancelled: Callable[[], bool] | None) -> None:

@@ -67,7 +67,7 @@ LONG_NAMES = {"node": "no", "nodes": "no", "pod": "po", "pods": "po", "pending":
               "activity": "ev", "nodepool": "np", "nodepools": "np", "nodeclaim": "nc", "nodeclaims": "nc",
               "context": "ctx", "contexts": "ctx", "disruption": "dis", "consolidation": "dis"}
 PANE_SORTS = {"nodes": list(SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}
-COMMANDS = sorted({*ALIASES, *LONG_NAMES, "whatif", "help", "quit"})
+COMMANDS = sorted({*ALIASES, *LONG_NAMES, "budgets", "whatif", "help", "quit"})
 
 
 def _node_style(column: int, cell: str) -> str | None:
@@ -500,6 +500,9 @@ class MainScreen(Screen):
             if note:
                 notify_plain(self, f":{word}: {note}", timeout=6)
             self.table().focus()
+        elif word in ("budgets", "budget"):  # the Disruption pane's budgets view (4 then b)
+            self.action_pane("disruption")
+            self.query_one(DisruptionPane).show_budgets(True)
         elif word in ("whatif", "what-if", "w"):
             self.post_message(self.Open("whatif"))
         elif word in ("help", "?"):

@@ -1,35 +1,89 @@
-"""Disruption budgets: how many of a NodePool's nodes one disruption pass may touch.
+"""Disruption budgets: how many of a NodePool's nodes one disruption pass may touch, and when.
 
 Per NodePool and reason (Empty, Drifted, Underutilized): the smallest of the
-budgets that apply to the reason (a budget without reasons applies to all),
-a percentage of the pool's initialized nodes rounded up, less the nodes
-already being disrupted (not Ready, or being deleted), never below zero
-(Karpenter's ``BuildDisruptionBudgetMapping``).
+budgets that apply to the reason (a budget without reasons applies to all) and
+are active at the time asked, a percentage of the pool's initialized nodes
+rounded up, less the nodes already being disrupted (not Ready, or being
+deleted), never below zero (Karpenter's ``BuildDisruptionBudgetMapping`` and
+``GetAllowedDisruptionsByReason``). A budget with a ``schedule`` is active for
+``duration`` after each time its cron schedule (UTC) fires, from the hit itself
+up to but not including hit + duration (Karpenter's ``Budget.IsActive``); an
+inactive budget limits nothing. Without a time to ask at (a snapshot that
+records none), every budget counts as active: the stricter answer.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from ....model import NodePool
 from ....model import labels as L
+from ....model.cron import parse_cron, utc
+from ....model.nodepool import Budget
 from ...state import ClusterState
 
 EMPTY, DRIFTED, UNDERUTILIZED = "Empty", "Drifted", "Underutilized"
+REASONS = (EMPTY, DRIFTED, UNDERUTILIZED)
 UNLIMITED = 1_000_000
 
 
-def allowed(pool: NodePool, nodes: int, reason: str) -> int:
-    limits = []
-    for budget in pool.budgets:
-        if budget.reasons and reason.lower() not in {r.lower() for r in budget.reasons}:
-            continue
-        text = budget.nodes.strip()
-        limits.append(math.ceil(int(text[:-1]) * nodes / 100) if text.endswith("%") else int(text))
+def applies(budget: Budget, reason: str) -> bool:
+    return not budget.reasons or reason.lower() in {r.lower() for r in budget.reasons}
+
+
+def active(budget: Budget, at: datetime | None) -> bool:
+    """Whether ``budget`` limits disruption at ``at``: always without a schedule; else when its
+    schedule fired in the last ``duration`` (the hit itself counts, hit + duration does not)."""
+    if (not budget.schedule and budget.duration is None) or at is None:
+        return True
+    at = utc(at)
+    hit = parse_cron(budget.schedule).next_after(at - timedelta(seconds=budget.duration or 0))
+    return hit is not None and hit <= at
+
+
+def changes(budget: Budget, start: datetime, end: datetime) -> list[datetime]:
+    """The times in (start, end] at which ``budget`` turns active or inactive: it can only do so
+    when its schedule fires or a window closes (a hit + duration), so those are the ones checked."""
+    if not budget.schedule or start is None:
+        return []
+    start, end = utc(start), utc(end)
+    length = timedelta(seconds=budget.duration or 0)
+    hits = parse_cron(budget.schedule).hits(start - length, end)
+    moments = sorted({t for h in hits for t in (h, h + length) if start < t <= end})
+    out, was = [], active(budget, start)
+    for moment in moments:
+        now = active(budget, moment)
+        if now != was:
+            out.append(moment)
+            was = now
+    return out
+
+
+def limit(budget: Budget, nodes: int) -> int:
+    """The budget's ``nodes`` for a pool of ``nodes``: a count, or a percentage rounded up
+    (as Kubernetes rounds a PDB's maxUnavailable: 5% of 10 nodes allows 1)."""
+    text = budget.nodes.strip()
+    return math.ceil(int(text[:-1]) * nodes / 100) if text.endswith("%") else int(text)
+
+
+def allowed(pool: NodePool, nodes: int, reason: str, at: datetime | None = None) -> int:
+    """How many of ``nodes`` the budgets for ``reason`` active at ``at`` allow (before subtracting
+    nodes already disrupting); :data:`UNLIMITED` when none applies."""
+    limits = [limit(b, nodes) for b in pool.budgets if applies(b, reason) and active(b, at)]
     return min(limits) if limits else UNLIMITED
 
 
-def budget_mapping(pools: dict[str, NodePool], state: ClusterState, reason: str) -> dict[str, int]:
+@dataclass(frozen=True, slots=True)
+class PoolCount:
+    """The nodes a NodePool's budgets count: initialized ones, and of those the ones already disrupting."""
+
+    nodes: int
+    disrupting: int
+
+
+def pool_counts(pools: dict[str, NodePool], state: ClusterState) -> dict[str, PoolCount]:
     counts = {name: 0 for name in pools}
     disrupting = {name: 0 for name in pools}
     for i, node in enumerate(state.nodes):
@@ -40,7 +94,19 @@ def budget_mapping(pools: dict[str, NodePool], state: ClusterState, reason: str)
         counts[pool] += 1
         if not node.ready or node.deleted is not None:
             disrupting[pool] += 1
-    return {name: max(0, allowed(pool, counts[name], reason) - disrupting[name]) for name, pool in pools.items()}
+    return {name: PoolCount(counts[name], disrupting[name]) for name in pools}
+
+
+def allowed_disruptions(pool: NodePool, count: PoolCount, reason: str, at: datetime | None = None) -> int:
+    """What one disruption pass may still take from ``pool`` for ``reason`` at ``at``: the budgets'
+    allowance less the nodes already disrupting, never below zero."""
+    return max(0, allowed(pool, count.nodes, reason, at) - count.disrupting)
+
+
+def budget_mapping(pools: dict[str, NodePool], state: ClusterState, reason: str,
+                   at: datetime | None = None) -> dict[str, int]:
+    counts = pool_counts(pools, state)
+    return {name: allowed_disruptions(pool, counts[name], reason, at) for name, pool in pools.items()}
 
 
 def blocked_by_budget(reason: str) -> str:

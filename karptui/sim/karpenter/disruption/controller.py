@@ -185,6 +185,18 @@ class Disruptor:
             self.commands = len(commands)
         return commands, [Blocked(n, r) for n, r in sorted(self.blocked.items())]
 
+    def candidates_by_reason(self, state: ClusterState) -> dict[tuple[str, str], list[str]]:
+        """(NodePool, reason) -> the nodes that reason's method would take up now, best savings per
+        cost first: the ones a budget holds back when it allows fewer (the budgets view)."""
+        self.state = state
+        candidates = sorted(self.finder.find(state, {}), key=lambda c: -c.savings_ratio)
+        out: dict[tuple[str, str], list[str]] = {}
+        for method in (emptiness, drift, singlenode):
+            for c in candidates:
+                if method.should_disrupt(self, c) is None:
+                    out.setdefault((c.pool.name, method.REASON), []).append(c.name)
+        return out
+
     def unconsolidatable_nodes(self) -> list[Blocked]:
         """After :meth:`run`: the candidates left because consolidating them alone would not do
         (not cheaper, pods with no place), not because something blocks them."""
@@ -203,7 +215,7 @@ class Disruptor:
                     self.block(c, why)
             if not accepted:
                 continue
-            budgets = budget_mapping(self.pools, self.state, method.REASON)
+            budgets = budget_mapping(self.pools, self.state, method.REASON, self.now)
             command = method.compute(self, accepted, budgets)
             if command is not None:
                 for c in command.candidates:
