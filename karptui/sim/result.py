@@ -56,6 +56,9 @@ class SimResult:
     disruptions: tuple = ()   # karpenter.consolidate.Disruption, in the order Karpenter would act
     blocked: tuple = ()       # karpenter.consolidate.Blocked
     unconsolidatable: tuple = ()  # Blocked: candidates consolidation tried alone and left (not cheaper, ...)
+    # node -> karpenter.disruption.verdicts.NodeVerdicts: each disruption method's verdict on every
+    # Karpenter node, with its reason (with consolidation only)
+    verdicts: Mapping = field(default_factory=dict)
 
     @property
     def scheduled(self) -> int:

@@ -86,6 +86,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     disruptions: tuple = ()
     blocked: tuple = ()
     unconsolidatable: tuple = ()
+    verdicts: dict = {}
     if catalog is not None and snapshot.nodepools:
         from .karpenter.simulate import provision_pending
 
@@ -99,8 +100,9 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             found, stuck = disruptor.run(state)
             disruptions, blocked = tuple(found), tuple(stuck)
             unconsolidatable = tuple(disruptor.unconsolidatable_nodes())
+            verdicts = disruptor.verdicts()
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
-                     unconsolidatable)
+                     unconsolidatable, verdicts)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:

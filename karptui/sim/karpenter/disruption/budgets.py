@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ....model import NodePool
+from ....model.nodepool import Budget
 from ....model import labels as L
 from ...state import ClusterState
 
@@ -19,11 +20,14 @@ EMPTY, DRIFTED, UNDERUTILIZED = "Empty", "Drifted", "Underutilized"
 UNLIMITED = 1_000_000
 
 
+def applying(pool: NodePool, reason: str) -> list[Budget]:
+    """The pool's budgets that count for ``reason`` (a budget without reasons counts for all)."""
+    return [b for b in pool.budgets if not b.reasons or reason.lower() in {r.lower() for r in b.reasons}]
+
+
 def allowed(pool: NodePool, nodes: int, reason: str) -> int:
     limits = []
-    for budget in pool.budgets:
-        if budget.reasons and reason.lower() not in {r.lower() for r in budget.reasons}:
-            continue
+    for budget in applying(pool, reason):
         text = budget.nodes.strip()
         limits.append(math.ceil(int(text[:-1]) * nodes / 100) if text.endswith("%") else int(text))
     return min(limits) if limits else UNLIMITED
