@@ -175,6 +175,16 @@ class CandidateFinder:
                            (("pdb", pdb), ("pods", guarded), ("disruptions_allowed", 0)))
         return None
 
+    def guarded(self, pods: list[Pod]) -> list[tuple[str, int, list[str]]]:
+        """(PDB, disruptions it allows now, the pods of ``pods`` it guards), for a node Karpenter may
+        take although PDBs guard its pods: their evictions then wait on what each PDB allows."""
+        found: dict[str, list[str]] = {}
+        for pod in pods:
+            if not (pod.is_terminal or pod.deleted is not None or pod.is_mirror):
+                for pdb in self._guarding(pod):
+                    found.setdefault(pdb.key, []).append(pod.key)
+        return [(key, (self._allowance or {}).get(key, 0), keys) for key, keys in sorted(found.items())]
+
     def _guarding(self, pod: Pod) -> list:
         guards = self._guards.get(pod.key)
         if guards is None:
@@ -186,15 +196,16 @@ class CandidateFinder:
         value = pod.annotations.get(L.DO_NOT_DISRUPT, "")
         words = f'pod has "{L.DO_NOT_DISRUPT}" annotation (Pod={pod.key})'
         facts: list[tuple[str, object]] = [("pod", pod.key), ("annotation", L.DO_NOT_DISRUPT), ("value", value)]
-        detail = f'pod {pod.key} carries {L.DO_NOT_DISRUPT}: "{value}"'
+        detail = 'set to "true": it holds the node until the annotation goes'
         if value != "true":
+            detail = f'set to "{value}", a duration'
             seconds = parse_duration(value, L.DO_NOT_DISRUPT)  # blocks_disruption said it is one
             since = pod.started or pod.created
             facts.append(("duration_seconds", seconds))
             if seconds and since is not None and self.now is not None:
                 left = seconds - (self.now - since).total_seconds()
                 facts.append(("remaining_seconds", round(left, 3)))
-                detail += f", a duration: it holds the node {span(left)} more"
+                detail += f": it holds the node {span(left)} more (until the pod has run that long)"
         return Why(BLOCKED, "do-not-disrupt", words, detail, tuple(facts))
 
     def _candidate(self, i: int, node: Node, claim: NodeClaim | None, pool: NodePool, pods: list[Pod]) -> Candidate:

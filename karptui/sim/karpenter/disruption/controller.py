@@ -248,14 +248,20 @@ class Disruptor:
         for c in command.candidates:
             facts = [("command", number), ("price_per_hour", round(c.price, 6)), ("savings_per_hour", done.savings)]
             mine = [(pod, to) for pod, to in done.moves if pod in {p.key for p in c.pods}]
+            guarded = self.finder.guarded(self.state.pods[c.index])
+            if guarded:
+                facts.append(("pdbs", [{"pdb": k, "disruptions_allowed": n, "pods": p} for k, n, p in guarded]))
+            pdbs = "".join(f"; PDB {k} guards {len(p)} of its pods and allows {n} disruption{'s' if n != 1 else ''} "
+                           "now (evictions wait for it)" for k, n, p in guarded)
             if done.action == "replace" and done.replacement is not None:
                 r = done.replacement
                 price = f"${r.price:.4f}/h" if r.price is not None else "unpriced"
-                words = f"would be replaced{together} by {r.instance_type} {r.capacity_type} in {r.zone} at {price}, {saving}"
+                words = (f"would be replaced{together} by {r.instance_type} {r.capacity_type} in {r.zone} at {price}, "
+                         f"{saving}{pdbs}")
                 why = Why(REPLACED, "replace", "", words, (*facts, ("replacement", r.to_dict()), ("moves", dict(mine))))
             else:
                 held = "it is empty" if not c.pods else f"its {len(c.pods)} pod(s) fit on other nodes"
-                why = Why(DELETE, "delete", "", f"would be deleted{together} ({held}), {saving}",
+                why = Why(DELETE, "delete", "", f"would be deleted{together} ({held}), {saving}{pdbs}",
                           (*facts, ("moves", dict(mine))))
             self.ledger.taken(c.name, command.method, why, number)
 
