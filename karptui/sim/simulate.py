@@ -135,6 +135,27 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
                    summary=summarize(ctx, verdicts) if explain else ""), ()
 
 
+def filter_error(pod: Pod, state: ClusterState, version: tuple[int, int]) -> tuple[str, dict[str, tuple[str, ...]]]:
+    """kube-scheduler's FitError for ``pod`` on the nodes ``state`` still has (its excluded ones left
+    out), from the Filter phase alone (nothing placed, nothing preempted), with each node's reasons:
+    the words a pod that Karpenter finds no other home for meets on every other node. ("", {}) when
+    some node would take it."""
+    pod = replace(pod, node_name="")
+    size = int((~state.excluded).sum())
+    if size == 0:
+        return NO_NODES, {}
+    ctx = PodCycle(pod, state, version, {})
+    rejection = run_prefilters(ctx)
+    if rejection is not None:
+        names = {n.name: (rejection.message,) for i, n in enumerate(state.nodes) if not state.excluded[i]}
+        return fit_error(size, {rejection.message: size}, version=version, pre_filter=rejection.message), names
+    verdicts = run_filters(ctx, explain=True)
+    if verdicts.feasible.any():
+        return "", {}
+    return fit_error(size, verdicts.counts, version=version), {
+        state.nodes[i].name: tuple(reasons) for i, reasons in sorted((verdicts.per_node or {}).items())}
+
+
 def _explained(ctx: PodCycle, per_node: dict[int, list[str]] | None) -> dict[str, tuple[str, ...]]:
     per_node = per_node or {}
     return {node.name: tuple(per_node.get(i, ())) for i, node in enumerate(ctx.state.nodes)}

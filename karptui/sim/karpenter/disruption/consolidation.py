@@ -22,6 +22,7 @@ from .command import Command, Replacement
 from .verdicts import KEPT, Why
 
 MIN_SPOT_TO_SPOT_TYPES = 15
+SHOWN_NODES = 5  # nodes named with their filter reasons when a pod finds no place
 
 
 def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command | None, Why | None]:
@@ -29,7 +30,7 @@ def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command 
     found no place, or both prices)."""
     simulation = ctx.simulate(candidates)
     if not simulation.all_scheduled:
-        return None, no_room(simulation.errors)
+        return None, no_room(simulation)
     claims = simulation.claims
     if not claims:
         return Command(method, "Underutilized", candidates, [], simulation), None
@@ -76,13 +77,21 @@ def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command 
     return Command(method, "Underutilized", candidates, [replacement], simulation), None
 
 
-def no_room(errors: dict[str, str]) -> Why:
-    """Karpenter's "not all pods would schedule" (five pods at most), naming the first pod and why."""
-    items = list(errors.items())
+def no_room(simulation) -> Why:
+    """Karpenter's "not all pods would schedule" (five pods at most), then the first pod that found no
+    place: what kube-scheduler says of it on the nodes left, node by node, and Karpenter's reason."""
+    items = list(simulation.errors.items())
     pod, error = items[0]
     more = f" (and {len(items) - 1} more pod{'s' if len(items) > 2 else ''})" if len(items) > 1 else ""
+    fit, nodes = simulation.fit_errors.get(pod, ("", {}))
+    failed = "; ".join(f"{node}: {', '.join(reasons)}" for node, reasons in list(nodes.items())[:SHOWN_NODES])
+    if len(nodes) > SHOWN_NODES:
+        failed += f"; and {len(nodes) - SHOWN_NODES} more nodes"
+    where = f"kube-scheduler: {fit} ({failed}); " if fit and failed else (f"kube-scheduler: {fit}; " if fit else "")
     return Why(KEPT, "no-room", "not all pods would schedule, " + " ".join(f"{k} => {v}" for k, v in items[:5]),
-               f"pod {pod} would find no place{more}: {error}", (("pods", dict(items)),))
+               f"pod {pod} would find no place{more}: {where}Karpenter: {error}",
+               (("pods", dict(items)), ("pod", pod), ("kube_scheduler", fit or None),
+                ("nodes", {n: list(r) for n, r in nodes.items()})))
 
 
 def _not_cheaper(types, rows: list[int], reqs, price: float) -> Why:

@@ -26,11 +26,13 @@ from . import drift, emptiness, multinode, singlenode
 from .budgets import applying, budget_mapping, blocked_by_budget
 from .candidates import Candidate, CandidateFinder
 from .command import Command, REPLACE
+from .consolidation import consolidate
 from .simulation import Simulation, simulate
-from .verdicts import BLOCKED, DELETE, REPLACE as REPLACED, SKIPPED, Ledger, NodeVerdicts, Why
+from .verdicts import BLOCKED, DELETE, REPLACE as REPLACED, SKIPPED, Ledger, NodeVerdicts, Why, span
 
 METHODS = (emptiness, drift, multinode, singlenode)
 MAX_COMMANDS = 200
+EXPLAINED = 20  # candidates left for want of room simulated once more to name the pod (see verdicts())
 
 
 @dataclass(frozen=True)
@@ -126,9 +128,9 @@ class Disruptor:
     def budget_reason(self, c: Candidate, reason: str) -> Why:
         """The NodePool's budgets for ``reason`` allow no more now: which budgets, and their schedules."""
         budgets = applying(c.pool, reason)
-        said = ", ".join(f'nodes "{b.nodes}"' + (f' on schedule "{b.schedule}" for {b.duration:g}s'
+        said = "; ".join(f'nodes "{b.nodes}"' + (f' on schedule "{b.schedule}" for {span(b.duration)}'
                                                   if b.schedule and b.duration is not None else "")
-                         + (f" for {', '.join(b.reasons)}" if b.reasons else "") for b in budgets)
+                         + (f", for {', '.join(b.reasons)}" if b.reasons else "") for b in budgets)
         detail = (f'NodePool "{c.pool.name}" allows no more {reason} disruptions now'
                   + (f" (its budgets: {said})" if said else ""))
         return Why(BLOCKED, "budget", blocked_by_budget(reason), detail,
@@ -210,7 +212,25 @@ class Disruptor:
     def verdicts(self) -> dict[str, NodeVerdicts]:
         """After :meth:`run`: every Karpenter node's verdict from each method, by node name."""
         stopped = f"the simulation stops after {self.max_commands} commands" if self.commands >= self.max_commands else ""
+        if not stopped:
+            self._name_the_pods_with_no_place()
         return self.ledger.finish(stopped)
+
+    def _name_the_pods_with_no_place(self) -> None:
+        """Single-node consolidation skips the simulation of a candidate whose pods cannot fit by
+        arithmetic (:meth:`hopeless`); to say which pod meets what where (or, when a pricier node
+        would hold them, both prices), the last pass's such candidates (the first EXPLAINED of them)
+        are consolidated after all, on the cluster the run left."""
+        hopeless = [node for node, seen in self.ledger.current.items() if node not in self.ledger.settled
+                    and (why := seen.get(singlenode.NAME)) is not None and why.kind == "no-room"
+                    and not dict(why.facts).get("pods")][:EXPLAINED]
+        if not hopeless:
+            return
+        for c in self.finder.find(self.state, {}):
+            if c.name in hopeless:
+                command, why = consolidate(self, singlenode.NAME, [c])
+                if command is None and why is not None:
+                    self.ledger.current[c.name][singlenode.NAME] = why
 
     def _next(self) -> Command | None:
         candidates = self.finder.find(self.state, self.blocked)

@@ -34,7 +34,7 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             continue
         simulation = ctx.simulate([c])
         if not simulation.all_scheduled:
-            ctx.note(c, NAME, no_room(simulation.errors))
+            ctx.note(c, NAME, no_room(simulation))
             continue
         replacements = []
         for claim in simulation.claims:
