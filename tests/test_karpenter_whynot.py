@@ -224,3 +224,72 @@ def test_a_node_left_for_want_of_room_gets_both_prices_once_consolidated_after_t
     verdict, reason, details = verdicts(seed, *edits, spot_to_spot=True)[TWO_XLARGE]["single"]
     assert verdict == "kept" and reason.startswith("Can't replace with a cheaper node: it costs $")
     assert details["cheapest_replacement_per_hour"] >= details["price_per_hour"]
+
+
+def test_an_empty_node_is_deleted_by_emptiness_and_later_methods_never_see_it(seed):
+    empty = {"addNodes": {"instanceType": "c5a.xlarge", "zone": "ap-northeast-2a", "count": 1,
+                          "capacityType": "on-demand", "nodepool": "default"}}
+    v = verdicts(seed, empty)
+    (added,) = [n for n in v if n not in (XLARGE, TWO_XLARGE)]
+    verdict, reason, details = v[added]["emptiness"]
+    assert verdict == "delete" and details["command"] == 1
+    assert reason.startswith("would be deleted (it is empty), saving $")
+    assert [v[added][m][0] for m in ("drift", "multi", "single")] == ["not-reached"] * 3
+    assert v[added]["single"][1] == "emptiness takes the node first (command #1)"
+
+
+def test_a_node_not_initialized_yet_is_said(seed):
+    snapshot = seed[0]
+    nodes = tuple(replace(n, labels={k: v for k, v in n.labels.items() if k != "karpenter.sh/initialized"})
+                  if n.name == XLARGE else n for n in snapshot.nodes)
+    v = verdicts(seed, snapshot=replace(snapshot, nodes=nodes))
+    assert v[XLARGE]["single"][:2] == ("skipped", "not initialized yet (no karpenter.sh/initialized label)")
+
+
+def test_cli_explain_says_per_node_which_pod_blocks_and_what_karpenter_said(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # one line per verdict
+    code, out, err = cli("simulate", "consolidation", "--consolidate", "--explain")
+    assert code == 0, err
+    lines = [line.rstrip() for line in out.splitlines()]
+    start = lines.index("why each Karpenter node stays or goes, method by method (--explain)")
+    block = lines[start + 1:]
+    two = block.index(f"{TWO_XLARGE} (NodePool default)")
+    assert block[two + 1] == (f'  every method: blocked — pod has "karpenter.sh/do-not-disrupt" annotation '
+                              f'(Pod={DO_NOT_DISRUPT_POD}): set to "true": it holds the node until the annotation goes')
+    assert block[two + 2].startswith(f"  Karpenter said: blocked by pod {DO_NOT_DISRUPT_POD} (karpenter.sh/do-not-disrupt)")
+    one = block.index(f"{XLARGE} (NodePool default, command #1)")
+    assert block[one + 1:one + 5] == [
+        "  emptiness: skipped — not empty: 4 pod(s) would have to move",
+        "  drift: skipped — not drifted: its NodeClaim has no Drifted condition that is True",
+        "  multi-node consolidation: kept — the only candidate (within the budgets): it needs two or more",
+        "  single-node consolidation: delete — would be deleted (its 4 pod(s) fit on other nodes), saving $0.1540/h; "
+        "PDB default/inflate-pdb guards 3 of its pods and allows 1 disruption now (evictions wait for it)"]
+    assert block[one + 5].startswith("  Karpenter said: blocked by PDB default/inflate-pdb (no disruption allowed), "
+                                     "guarding pods default/inflate-wjq4g8lgtc-n7hj5, default/inflate-wjq4g8lgtc-n92md, "
+                                     "default/inflate-wjq4g8lgtc-smtdw (event 2024-09-10 ")
+
+
+def test_cli_json_nodes_carry_each_methods_verdict_and_karpenters_word(cli):
+    import json
+
+    code, out, err = cli("simulate", "consolidation", "--consolidate", "-o", "json")
+    assert code == 0, err
+    nodes = {n["node"]: n for n in json.loads(out)["nodes"]}
+    assert set(nodes) == {XLARGE, TWO_XLARGE}  # the Karpenter nodes; the managed node group's are not
+    two = nodes[TWO_XLARGE]
+    assert two["command"] is None and two["nodepool"] == "default"
+    assert [(d["method"], d["verdict"], d["kind"]) for d in two["disruption"]] == [
+        (m, "blocked", "do-not-disrupt") for m in METHODS]
+    assert two["disruption"][0]["karpenter"] == (f'pod has "karpenter.sh/do-not-disrupt" annotation '
+                                                 f'(Pod={DO_NOT_DISRUPT_POD})')
+    assert two["disruption"][0]["details"] == {"pod": DO_NOT_DISRUPT_POD, "annotation": "karpenter.sh/do-not-disrupt",
+                                               "value": "true"}
+    one = nodes[XLARGE]
+    single = one["disruption"][-1]
+    assert (one["command"], single["method"], single["verdict"]) == (1, "single", "delete")
+    assert single["details"]["savings_per_hour"] == pytest.approx(0.154)
+    assert single["details"]["pdbs"] == [{"pdb": "default/inflate-pdb", "disruptions_allowed": 1, "pods": [
+        "default/inflate-wjq4g8lgtc-n7hj5", "default/inflate-wjq4g8lgtc-n92md", "default/inflate-wjq4g8lgtc-smtdw"]}]
+    said = one["karpenter_said"]
+    assert (said["kind"], said["pdb"]) == ("pdb", "default/inflate-pdb") and len(said["pods"]) == 3
+    assert said["reason"] == "Pdb prevents pod evictions (PodDisruptionBudget=default/inflate-pdb)"
