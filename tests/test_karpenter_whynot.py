@@ -17,6 +17,8 @@ DO_NOT_DISRUPT_POD = "default/report-generator-q7smww69c-qqgq9"
 NO_DO_NOT_DISRUPT = {"target": "Deployment/default/report-generator", "remove": True}
 NO_PDB = {"target": "PodDisruptionBudget/default/inflate-pdb", "remove": True}
 METHODS = ("emptiness", "drift", "multi", "single")
+AS_SPOT = [{"target": f"Node/{name}", "patchType": "merge",
+            "patch": {"metadata": {"labels": {"karpenter.sh/capacity-type": "spot"}}}} for name in (XLARGE, TWO_XLARGE)]
 ALLOW_SPOT = {"target": "NodePool/default", "patchType": "merge", "patch": {"spec": {"template": {"spec": {
     "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
                      {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand", "spot"]},
@@ -101,7 +103,8 @@ def test_a_pod_two_pdbs_guard_cannot_be_evicted(seed):
     pdb = next(p for p in snapshot.pdbs if p.key == "default/inflate-pdb")
     twice = replace(snapshot, pdbs=snapshot.pdbs + (replace(pdb, name="inflate-pdb-too"),))
     verdict, reason, details = verdicts(seed, snapshot=twice)[XLARGE]["drift"]
-    assert verdict == "blocked" and reason.startswith("eviction does not support multiple PDBs (PodDisruptionBudget(s)=")
+    assert verdict == "blocked"
+    assert reason.startswith("eviction does not support multiple PDBs (PodDisruptionBudget(s)=")
     assert sorted(details["pdbs"]) == ["default/inflate-pdb", "default/inflate-pdb-too"]
     assert "is guarded by 2 PDBs, and the eviction API refuses such a pod" in reason
 
@@ -184,8 +187,7 @@ def test_when_empty_leaves_a_node_with_pods_and_never_disables_all(seed):
 
 
 def test_spot_to_spot_needs_the_feature_gate_then_15_cheaper_types(seed):
-    spot = [{"target": f"Node/{name}", "patchType": "merge",
-             "patch": {"metadata": {"labels": {"karpenter.sh/capacity-type": "spot"}}}} for name in (XLARGE, TWO_XLARGE)]
+    spot = AS_SPOT
     edits = (NO_DO_NOT_DISRUPT, NO_PDB, ALLOW_SPOT, *spot)
     off = verdicts(seed, *edits)
     assert ("kept", "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node: a spot node is "
@@ -218,8 +220,7 @@ def test_a_pod_with_no_place_is_named_with_kube_schedulers_words_node_by_node(se
 def test_a_node_left_for_want_of_room_gets_both_prices_once_consolidated_after_the_run(seed):
     """Single-node consolidation skips a candidate whose pods cannot fit on the other nodes and any
     cheaper type by arithmetic; the verdict still says what a full try finds: no cheaper node."""
-    spot = [{"target": f"Node/{name}", "patchType": "merge",
-             "patch": {"metadata": {"labels": {"karpenter.sh/capacity-type": "spot"}}}} for name in (XLARGE, TWO_XLARGE)]
+    spot = AS_SPOT
     edits = (NO_DO_NOT_DISRUPT, NO_PDB, only_types("c5a.large", "c5a.xlarge", "c5a.2xlarge", capacity="spot"), *spot)
     verdict, reason, details = verdicts(seed, *edits, spot_to_spot=True)[TWO_XLARGE]["single"]
     assert verdict == "kept" and reason.startswith("Can't replace with a cheaper node: it costs $")
@@ -256,7 +257,8 @@ def test_cli_explain_says_per_node_which_pod_blocks_and_what_karpenter_said(cli,
     two = block.index(f"{TWO_XLARGE} (NodePool default)")
     assert block[two + 1] == (f'  every method: blocked — pod has "karpenter.sh/do-not-disrupt" annotation '
                               f'(Pod={DO_NOT_DISRUPT_POD}): set to "true": it holds the node until the annotation goes')
-    assert block[two + 2].startswith(f"  Karpenter said: blocked by pod {DO_NOT_DISRUPT_POD} (karpenter.sh/do-not-disrupt)")
+    assert block[two + 2].startswith(f"  Karpenter said: blocked by pod {DO_NOT_DISRUPT_POD} "
+                                     "(karpenter.sh/do-not-disrupt)")
     one = block.index(f"{XLARGE} (NodePool default, command #1)")
     assert block[one + 1:one + 5] == [
         "  emptiness: skipped — not empty: 4 pod(s) would have to move",
@@ -264,9 +266,10 @@ def test_cli_explain_says_per_node_which_pod_blocks_and_what_karpenter_said(cli,
         "  multi-node consolidation: kept — the only candidate (within the budgets): it needs two or more",
         "  single-node consolidation: delete — would be deleted (its 4 pod(s) fit on other nodes), saving $0.1540/h; "
         "PDB default/inflate-pdb guards 3 of its pods and allows 1 disruption now (evictions wait for it)"]
-    assert block[one + 5].startswith("  Karpenter said: blocked by PDB default/inflate-pdb (no disruption allowed), "
-                                     "guarding pods default/inflate-wjq4g8lgtc-n7hj5, default/inflate-wjq4g8lgtc-n92md, "
-                                     "default/inflate-wjq4g8lgtc-smtdw (event 2024-09-10 ")
+    assert block[one + 5].startswith(
+        "  Karpenter said: blocked by PDB default/inflate-pdb (no disruption allowed), guarding pods "
+        "default/inflate-wjq4g8lgtc-n7hj5, default/inflate-wjq4g8lgtc-n92md, default/inflate-wjq4g8lgtc-smtdw "
+        "(event 2024-09-10 ")
 
 
 def test_cli_json_nodes_carry_each_methods_verdict_and_karpenters_word(cli):

@@ -276,7 +276,7 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
         seen.add(node)
         words, short = told(node)
         top = deciding(entries)
-        mark = "kept: " + _short(top["reason"]) + (f" · Karpenter said {short}" if short else "")
+        mark = f"Karpenter said {short}" if short else ""  # the Nodes pane marks what stands out only
         rows.append(DisruptionRow(node, KEPT, "no change", top["reason"], "", words, mark))
     for node in sorted(said):
         if node in seen or node not in snapshot.node_by_name:

@@ -171,7 +171,8 @@ class CandidateFinder:
                            and [g.key for g in self._guarding(p)] == [pdb]]
                 words = (f"pdb {pdb} prevents pod evictions" if legacy
                          else f"pdb prevents pod evictions (PodDisruptionBudget={pdb})")
-                return Why(BLOCKED, "pdb", words, f"it allows 0 disruptions now and guards {_pods(guarded)} on this node",
+                return Why(BLOCKED, "pdb", words,
+                           f"it allows 0 disruptions now and guards {_pods(guarded)} on this node",
                            (("pdb", pdb), ("pods", guarded), ("disruptions_allowed", 0)))
         return None
 

@@ -32,7 +32,7 @@ from .verdicts import BLOCKED, DELETE, REPLACE as REPLACED, SKIPPED, Ledger, Nod
 
 METHODS = (emptiness, drift, multinode, singlenode)
 MAX_COMMANDS = 200
-EXPLAINED = 20  # candidates left for want of room simulated once more to name the pod (see verdicts())
+EXPLAINED = 10  # candidates left for want of room simulated once more to name the pod (see verdicts())
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,8 @@ class Disruptor:
 
     def disabled(self, c: Candidate) -> Why:
         owner = "Provisioner" if c.legacy else "NodePool"
-        missing = "consolidationPolicy is not set" if c.pool.consolidation_policy is None else "consolidateAfter is Never"
+        missing = ("consolidationPolicy is not set" if c.pool.consolidation_policy is None
+                   else "consolidateAfter is Never")
         return Why(SKIPPED, "disabled", f'{owner} "{c.pool.name}" has consolidation disabled', missing)
 
     def budget_reason(self, c: Candidate, reason: str) -> Why:
@@ -211,7 +212,8 @@ class Disruptor:
 
     def verdicts(self) -> dict[str, NodeVerdicts]:
         """After :meth:`run`: every Karpenter node's verdict from each method, by node name."""
-        stopped = f"the simulation stops after {self.max_commands} commands" if self.commands >= self.max_commands else ""
+        stopped = (f"the simulation stops after {self.max_commands} commands"
+                   if self.commands >= self.max_commands else "")
         if not stopped:
             self._name_the_pods_with_no_place()
         return self.ledger.finish(stopped)

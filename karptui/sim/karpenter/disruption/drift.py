@@ -16,6 +16,7 @@ from .emptiness import static
 from .verdicts import SKIPPED, Why
 
 NAME, REASON = "drift", DRIFTED
+NOT_DRIFTED = Why(SKIPPED, "not-drifted", "", "not drifted: its NodeClaim has no Drifted condition that is True")
 
 
 def should_disrupt(ctx, c: Candidate) -> Why | None:
@@ -23,7 +24,7 @@ def should_disrupt(ctx, c: Candidate) -> Why | None:
         return static(c)
     if c.claim is not None and c.claim.conditions.get("Drifted") == "True":
         return None
-    return Why(SKIPPED, "not-drifted", "", "not drifted: its NodeClaim has no Drifted condition that is True")
+    return NOT_DRIFTED
 
 
 def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Command | None:

@@ -17,7 +17,7 @@ def should_disrupt(ctx, c: Candidate) -> Why | None:
         return ctx.disabled(c)
     if not c.empty:
         return Why(SKIPPED, "not-empty", "", f"not empty: {len(c.pods)} pod(s) would have to move",
-                   (("pods", [p.key for p in c.pods]),))
+                   (("pods", len(c.pods)),))
     return ctx.finder.consolidatable(c, ctx.state)
 
 
