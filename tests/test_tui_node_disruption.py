@@ -69,3 +69,19 @@ async def test_the_drill_in_fills_in_when_the_simulation_lands_and_tells_karpent
                 "$0.1540/h; PDB default/inflate-pdb guards 3 of its pods and allows 1 disruption now") in shown
         assert ("Karpenter said: blocked by PDB default/inflate-pdb (no disruption allowed), guarding pods "
                 "default/inflate-wjq4g8lgtc-n7hj5") in shown
+
+
+async def test_the_disruption_pane_lists_each_methods_verdict_under_the_node():
+    app = seed_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("4")
+        pane = app.screen.query_one("#disruption-table", VirtualTable)
+        start = pane.keys.index(f"node:{XLARGE}")
+        under = [row[-1].strip() for key, row in zip(pane.keys[start:], pane.rows[start:])
+                 if key.startswith("method") and key.endswith(f":{XLARGE}")]
+        assert under[0] == "emptiness: skipped — not empty: 4 pod(s) would have to move"
+        assert under[3].startswith("single-node consolidation: delete — would be deleted")
+        assert pane.row(f"method0:{TWO_XLARGE}")[-1].strip().startswith(
+            f'every method: blocked — pod has "karpenter.sh/do-not-disrupt" annotation (Pod={DO_NOT_DISRUPT_POD})')
