@@ -82,7 +82,6 @@ class Disruptor:
         self.unconsolidatable: dict[str, Why] = {}
         # every method's verdict on every Karpenter node, recorded where each decides (:meth:`verdicts`)
         self.ledger = Ledger()
-        self._method = ""  # the method deciding now
         self._pool: ExistingPool | None = None
         self._memo: dict = {}  # answers about node labels and taints, kept across cluster states
         self._price_index = None
@@ -225,7 +224,7 @@ class Disruptor:
         are consolidated after all, on the cluster the run left."""
         hopeless = [node for node, seen in self.ledger.current.items() if node not in self.ledger.settled
                     and (why := seen.get(singlenode.NAME)) is not None and why.kind == "no-room"
-                    and not dict(why.facts).get("pods")][:EXPLAINED]
+                    and dict(why.facts).get("simulated") is False][:EXPLAINED]
         if not hopeless:
             return
         for c in self.finder.find(self.state, {}):
@@ -269,7 +268,8 @@ class Disruptor:
         saving = f"saving ${done.savings:.4f}/h" + (" together" if others else "")
         for c in command.candidates:
             facts = [("command", number), ("price_per_hour", round(c.price, 6)), ("savings_per_hour", done.savings)]
-            mine = [(pod, to) for pod, to in done.moves if pod in {p.key for p in c.pods}]
+            keys = {p.key for p in c.pods}
+            mine = [(pod, to) for pod, to in done.moves if pod in keys]
             guarded = self.finder.guarded(self.state.pods[c.index])
             if guarded:
                 facts.append(("pdbs", [{"pdb": k, "disruptions_allowed": n, "pods": p} for k, n, p in guarded]))

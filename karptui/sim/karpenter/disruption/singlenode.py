@@ -55,7 +55,7 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
         if ctx.hopeless([c]):
-            ctx.unconsolidatable_because(c, Why(KEPT, "no-room", HOPELESS, "", (("pods", {}),)))
+            ctx.unconsolidatable_because(c, Why(KEPT, "no-room", HOPELESS, "", (("simulated", False),)))
             continue
         command, why = consolidate(ctx, NAME, [c])
         if command is not None:
