@@ -18,6 +18,7 @@ from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
 from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
 from ..views.drift import drift_json, drift_lines
+from ..views.disruption import verdict_lines
 from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
@@ -53,7 +54,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         doc["warnings"] = warnings
         for warning in warnings:
             say(f"karptui: warning: {warning}")
-    return emit(doc, args.output, partial(_print_table, cost=cost.line()))
+    return emit(doc, args.output, partial(_print_table, cost=cost.line(), explain=args.explain))
 
 
 def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> tuple:
@@ -81,7 +82,7 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
                                               "drift": drift_json(run.drifting, run.result, catalog, run.consolidated)}
 
 
-def _print_table(doc: dict, console: Console, cost: str = "") -> None:
+def _print_table(doc: dict, console: Console, cost: str = "", explain: bool = False) -> None:
     table = Table(title="scheduling attempts, in queue order", title_justify="left", show_lines=False)
     table.add_column("pod", no_wrap=True)
     table.add_column("node")
@@ -118,6 +119,8 @@ def _print_table(doc: dict, console: Console, cost: str = "") -> None:
         console.print(Text.assemble(("blocked:", "yellow"), f" {b['node']}: {b['reason']}"))
     for b in doc.get("unconsolidatable", []):
         console.print(Text.assemble(("unconsolidatable:", "yellow"), f" {b['node']}: {b['reason']}"))
+    if explain:
+        _print_node_verdicts(doc.get("nodes", []), console)
     if "whatif" in doc:
         _print_diff(doc["whatif"], console)
 
@@ -138,6 +141,21 @@ def _print_verdicts(pods: list[dict], console: Console) -> None:
         for key, label in (("kube_scheduler", "kube-scheduler"), ("why", "in short"), ("karpenter", "Karpenter")):
             if verdict.get(key):
                 console.print(Text.assemble("  ", (f"{label}:", "cyan"), f" {verdict[key]}"))
+
+
+def _print_node_verdicts(nodes: list[dict], console: Console) -> None:
+    """``--consolidate --explain``: each Karpenter node, every disruption method's verdict and why."""
+    if not nodes:
+        return
+    console.print(Text("\nwhy each Karpenter node stays or goes, method by method (--explain)", style="bold"))
+    for node in nodes:
+        command = f", command #{node['command']}" if node["command"] else ""
+        console.print(Text.assemble((node["node"], "bold"), f" (NodePool {node['nodepool']}{command})"))
+        for line in verdict_lines(node["disruption"]):
+            console.print(Text(f"  {line}"))
+        said = node.get("karpenter_said")
+        if said:
+            console.print(Text.assemble("  ", ("Karpenter said:", "cyan"), f" {said['words']} ({said['where']})"))
 
 
 def _print_diff(whatif: dict, console: Console) -> None:

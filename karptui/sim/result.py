@@ -57,6 +57,9 @@ class SimResult:
     blocked: tuple = ()       # karpenter.consolidate.Blocked
     unconsolidatable: tuple = ()  # Blocked: candidates consolidation tried alone and left (not cheaper, ...)
     scores: tuple = ()        # karpenter.disruption.balanced.Score: each Balanced candidate's last score
+    # node -> karpenter.disruption.verdicts.NodeVerdicts: each disruption method's verdict on every
+    # Karpenter node, with its reason (with consolidation only)
+    verdicts: Mapping = field(default_factory=dict)
 
     @property
     def scheduled(self) -> int:

@@ -89,6 +89,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     blocked: tuple = ()
     unconsolidatable: tuple = ()
     scores: tuple = ()
+    verdicts: dict = {}
     if catalog is not None and snapshot.nodepools:
         from .karpenter.featuregates import DEFAULT_GATES
         from .karpenter.overlays import karpenter_catalog
@@ -110,8 +111,9 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             disruptions, blocked = tuple(found), tuple(stuck)
             unconsolidatable = tuple(disruptor.unconsolidatable_nodes())
             scores = tuple(disruptor.scores.values())
+            verdicts = disruptor.verdicts()
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
-                     unconsolidatable, scores)
+                     unconsolidatable, scores=scores, verdicts=verdicts)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:
@@ -142,6 +144,27 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
     reason = fit_error(size, verdicts.counts, post_filter, ctx.version)
     return Attempt(pod, None, reason=reason, counts=dict(verdicts.counts), filters=filters,
                    summary=summarize(ctx, verdicts) if explain else ""), ()
+
+
+def filter_error(pod: Pod, state: ClusterState, version: tuple[int, int]) -> tuple[str, dict[str, tuple[str, ...]]]:
+    """kube-scheduler's FitError for ``pod`` on the nodes ``state`` still has (its excluded ones left
+    out), from the Filter phase alone (nothing placed, nothing preempted), with each node's reasons:
+    the words a pod that Karpenter finds no other home for meets on every other node. ("", {}) when
+    some node would take it."""
+    pod = replace(pod, node_name="")
+    size = int((~state.excluded).sum())
+    if size == 0:
+        return NO_NODES, {}
+    ctx = PodCycle(pod, state, version, {})
+    rejection = run_prefilters(ctx)
+    if rejection is not None:
+        names = {n.name: (rejection.message,) for i, n in enumerate(state.nodes) if not state.excluded[i]}
+        return fit_error(size, {rejection.message: size}, version=version, pre_filter=rejection.message), names
+    verdicts = run_filters(ctx, explain=True)
+    if verdicts.feasible.any():
+        return "", {}
+    return fit_error(size, verdicts.counts, version=version), {
+        state.nodes[i].name: tuple(reasons) for i, reasons in sorted((verdicts.per_node or {}).items())}
 
 
 def _explained(ctx: PodCycle, per_node: dict[int, list[str]] | None) -> dict[str, tuple[str, ...]]:

@@ -351,8 +351,10 @@ class KarptuiApp(App):
     def drill(self, kind: str, name: str) -> None:
         snapshot = self.snapshot
         if kind == "node" and name in snapshot.node_by_name:
-            self.push_screen(DetailScreen(f"node {name}", node_detail(snapshot.node_by_name[name], snapshot,
-                                                                      self.events)))
+            node, main = snapshot.node_by_name[name], self._main_screen()
+            disruption = main.disruption_lines(name) if main is not None and node.nodepool else None
+            self.push_screen(DetailScreen(f"node {name}", node_detail(node, snapshot, self.events, disruption),
+                                          node=name))
         elif kind == "pod":
             pod = self.pod_by_key.get(name)
             if pod is not None:

@@ -211,6 +211,9 @@ class DisruptionPane(Vertical):
                 if r.karpenter:
                     rows.append(("", "", f"  Karpenter said: {r.karpenter}"))
                     keys.append(f"said:{r.node}")
+                for k, line in enumerate(view.methods.get(r.node, ())):  # each method's verdict
+                    rows.append(("", "", f"    {line}"))
+                    keys.append(f"method{k}:{r.node}")
         if not rows:
             rows.append(("", "", self._empty_words(bool(wanted))))
             keys.append("empty")

@@ -9,13 +9,19 @@ from ..model.events import Event
 from ..model.quantity import format_millis, human_bytes
 
 
-def node_detail(node: Node, snapshot: Snapshot, events: list[dict]) -> dict[str, list[str]]:
+DISRUPTION_SECTION = "disruption"
+
+
+def node_detail(node: Node, snapshot: Snapshot, events: list[dict],
+                disruption: list[str] | None = None) -> dict[str, list[str]]:
+    """The sections of a node's drill-in; ``disruption`` (each disruption method's verdict, from
+    :meth:`karptui.views.disruption.DisruptionView.node_lines`) when the caller has it."""
     pods = snapshot.pods_by_node.get(node.name, [])
     claim = snapshot.nodeclaim_by_node.get(node.name)
     names = {node.name} | ({claim.name} if claim else set())
     related = [e for e in events if e.get("node") in names or e.get("nodeclaim") in names
                or node.name in e.get("nodes", [])]
-    return {
+    sections = {
         "pods": [f"{p.key}  cpu {format_millis(p.requests.get('cpu', 0))}  memory "
                  f"{human_bytes(p.requests.get('memory', 0))}  {p.phase}" for p in pods] or ["(none)"],
         "taints": [f"{t.key}={t.value}:{t.effect}" for t in node.taints] or ["(none)"],
@@ -24,6 +30,9 @@ def node_detail(node: Node, snapshot: Snapshot, events: list[dict]) -> dict[str,
         "karpenter": [f"{e.get('time', '')} {e['kind']}" for e in related] or ["(nothing in the logs)"],
         "events": [f"{e.reason}: {e.message}" for e in snapshot.events if _about_node(e, names)] or ["(none)"],
     }
+    if disruption is not None and node.nodepool:
+        sections = {"pods": sections.pop("pods"), DISRUPTION_SECTION: disruption, **sections}
+    return sections
 
 
 def _about_node(event: Event, names: set[str]) -> bool:

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import Snapshot
 from ..model import labels as L
 from ..sim.karpenter.disruption import MAX_COMMANDS
+from ..sim.karpenter.disruption.verdicts import METHOD_WORDS, NOT_REACHED, SKIPPED
 
 SHOWN_PODS = 3  # pods named in a row; the rest counted
 
@@ -74,6 +75,18 @@ class DisruptionView:
     commands: int
     savings: float
     summary: str
+    # node -> each method's verdict, a line each (:func:`verdict_lines`)
+    methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def node_lines(self, node: str) -> list[str]:
+        """The drill-in's Disruption section: the node's row, each method's verdict, what Karpenter said."""
+        row = next((r for r in self.rows if r.node == node), None)
+        lines = list(self.methods.get(node, ()))
+        if row is not None:
+            lines.insert(0, f"{row.would}: {row.because}" + (f" ({row.saves})" if row.saves else ""))
+            if row.karpenter:
+                lines.append(f"Karpenter said: {row.karpenter}")
+        return lines or ["(not a Karpenter node: Karpenter's disruption does not touch it)"]
 
     @property
     def marks(self) -> dict[str, str]:
@@ -166,6 +179,31 @@ def _pods_words(pods: tuple[str, ...]) -> str:
     return f"pod{'s' if len(pods) > 1 else ''} {shown}{more}"
 
 
+def verdict_lines(entries: list[dict]) -> list[str]:
+    """One node's ``disruption[]`` (docs/simulate-json.md), a line per method in Karpenter's order;
+    a reason every method shares (the node is no candidate at all) said once."""
+    if not entries:
+        return []
+    if len(entries) > 1 and len({(e["verdict"], e["reason"]) for e in entries}) == 1:
+        return [f"every method: {entries[0]['verdict']} — {entries[0]['reason']}"]
+    return [f"{METHOD_WORDS.get(e['method'], e['method'])}: {e['verdict']} — {e['reason']}" for e in entries]
+
+
+def deciding(entries: list[dict]) -> dict | None:
+    """The verdict that settles the node: the first that neither skips it nor never saw it."""
+    return next((e for e in entries if e["verdict"] not in (SKIPPED, NOT_REACHED)), entries[-1] if entries else None)
+
+
+def said_json(snapshot: Snapshot, events: Iterable[dict]) -> dict[str, dict]:
+    """node -> what Karpenter's own events or logs said last about it, read as :func:`blocker` reads it."""
+    out = {}
+    for node, (reason, where) in karpenter_said(snapshot, events).items():
+        found = blocker(node, reason, snapshot)
+        out[node] = {"reason": reason, "where": where, "kind": found.kind, "words": found.words,
+                     "pdb": found.pdb or None, "pods": list(found.pods)}
+    return out
+
+
 def karpenter_said(snapshot: Snapshot, events: Iterable[dict]) -> dict[str, tuple[str, str]]:
     """node -> (Karpenter's newest DisruptionBlocked / Unconsolidatable reason, where it said it),
     from the snapshot's events and the parsed log; an event on a NodeClaim counts for its node."""
@@ -237,12 +275,22 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
         mark = mine.short + (f" · Karpenter said {short}" if short and short != mine.short else "")
         group = BLOCKED if mine.kind in BLOCKING else KEPT
         rows.append(DisruptionRow(b.node, group, group, mine.words, "", words, mark))
+    verdicts = {node: v.to_dict() for node, v in getattr(result, "verdicts", {}).items()}
+    for node, entries in verdicts.items():
+        if node in seen or node not in snapshot.node_by_name:
+            continue
+        seen.add(node)
+        words, short = told(node)
+        top = deciding(entries)
+        mark = f"Karpenter said {short}" if short else ""  # the Nodes pane marks what stands out only
+        rows.append(DisruptionRow(node, KEPT, "no change", top["reason"], "", words, mark))
     for node in sorted(said):
         if node in seen or node not in snapshot.node_by_name:
             continue
         words, short = told(node)
         rows.append(DisruptionRow(node, KEPT, "no change", "the simulation finds nothing to do", "", words,
                                   f"Karpenter said {short}"))
+    methods = {node: tuple(verdict_lines(entries)) for node, entries in verdicts.items()}
     savings = round(sum(d.savings for d in result.disruptions), 6)
     blocked = sum(1 for r in rows if r.group == BLOCKED)
     commands = len(result.disruptions)
@@ -252,4 +300,4 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
                f"{blocked} node{'s' if blocked != 1 else ''} blocked")
     if commands >= MAX_COMMANDS:  # the rest would come in later passes, on the cluster these leave
         summary += f" (the simulation stops after {MAX_COMMANDS} commands)"
-    return DisruptionView(tuple(rows), commands, savings, summary)
+    return DisruptionView(tuple(rows), commands, savings, summary, methods)

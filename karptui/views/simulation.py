@@ -6,7 +6,9 @@ from collections.abc import Mapping
 
 from ..sim import Attempt, SimResult
 from ..sim.result import NodeClaimPlan
+from ..logs.timeline import snapshot_events
 from .cost import CostPath, cost_after  # noqa: F401 - cost_after lives in .cost; importable here as before
+from .disruption import said_json
 from .overview import in_namespace
 from .verdict import verdict
 
@@ -52,6 +54,8 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
         doc["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
         doc["unconsolidatable"] = [{"node": b.node, "reason": b.reason} for b in result.unconsolidatable]
         doc["consolidation_scores"] = [s.to_dict() for s in result.scores]
+        if result.verdicts:
+            doc["nodes"] = nodes_json(result)
     doc["summary"] = {
         "scheduled": result.scheduled,
         "pending": result.pending,
@@ -65,6 +69,14 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
     if extra:
         doc.update(extra)
     return doc
+
+
+def nodes_json(result: SimResult) -> list[dict]:
+    """``nodes[]``: every Karpenter node, each disruption method's verdict on it, and what Karpenter's
+    own events in the snapshot said about it last."""
+    said = said_json(result.snapshot, snapshot_events(result.snapshot))
+    return [{"node": node, "nodepool": v.nodepool, "command": v.command or None, "disruption": v.to_dict(),
+             "karpenter_said": said.get(node)} for node, v in result.verdicts.items()]
 
 
 def only_namespace(doc: dict, namespace: str) -> None:

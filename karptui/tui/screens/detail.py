@@ -21,18 +21,28 @@ class DetailScreen(Screen):
         Binding("G", "end", "Bottom", show=False),
     ]
 
-    def __init__(self, title: str, sections: dict[str, list[str]]) -> None:
+    def __init__(self, title: str, sections: dict[str, list[str]], node: str = "") -> None:
         super().__init__()
         self.heading = title
         self.sections = sections
+        self.node = node            # the node drilled into, whose sections may fill in later
+        self._bodies: dict[str, Static] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(plain(self.heading), id="source")  # "node NAME": the name is data
         with VerticalScroll():
             for name, lines in self.sections.items():
                 yield Static(name, classes="section")
-                yield Static(plain_lines(lines))
+                self._bodies[name] = Static(plain_lines(lines))
+                yield self._bodies[name]
         yield KeyBar()
+
+    def set_section(self, name: str, lines: list[str]) -> None:
+        """A section's lines, now known (a node's disruption verdicts come from a background run)."""
+        if name in self.sections:
+            self.sections[name] = lines
+            if name in self._bodies:
+                self._bodies[name].update(plain_lines(lines))
 
     def action_scroll(self, step: int) -> None:
         self.query_one(VerticalScroll).scroll_relative(y=step)

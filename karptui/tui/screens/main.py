@@ -21,6 +21,7 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 from ...model.quantity import human_bytes
 from ...text import visible
 from ...views.activity import activity_rows
+from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
 from ...views.format import age, cpu
 from ...views.manifest import manifest_lines
@@ -309,6 +310,19 @@ class MainScreen(Screen):
 
     def on_disruption_pane_computed(self, message: DisruptionPane.Computed) -> None:
         self.fill_nodes()  # the consolidation column
+        for screen in self.app.screen_stack:  # a node's drill-in opened while it was computing
+            if isinstance(screen, DetailScreen) and screen.node:
+                screen.set_section(DISRUPTION_SECTION, self.disruption_lines(screen.node))
+
+    def disruption_lines(self, node: str) -> list[str]:
+        """A node drill-in's Disruption section: each method's verdict once the pane's simulation has
+        answered; asking starts it (so `1`, `enter` is enough), and the section fills in when it lands."""
+        pane = self.query_one(DisruptionPane)
+        if pane.view is not None:
+            return pane.view.node_lines(node)
+        self.fill_disruption(start=True)
+        return [pane.error or "computing… (consolidation is simulated in the background; this fills in "
+                "when it lands, or see the Disruption pane, 4)"]
 
     def append_activity(self, events: list[dict]) -> None:
         """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ....model import NodePool
+from ....model.nodepool import Budget
 from ....model import labels as L
 from ....model.cron import parse_cron, utc
 from ....model.nodepool import Budget
@@ -68,10 +69,16 @@ def limit(budget: Budget, nodes: int) -> int:
     return math.ceil(int(text[:-1]) * nodes / 100) if text.endswith("%") else int(text)
 
 
+def applying(pool: NodePool, reason: str, at: datetime | None = None) -> list[Budget]:
+    """The pool's budgets that count for ``reason`` and are active at ``at`` (a budget without reasons
+    counts for all; without a time every budget counts, the stricter answer)."""
+    return [b for b in pool.budgets if applies(b, reason) and active(b, at)]
+
+
 def allowed(pool: NodePool, nodes: int, reason: str, at: datetime | None = None) -> int:
     """How many of ``nodes`` the budgets for ``reason`` active at ``at`` allow (before subtracting
     nodes already disrupting); :data:`UNLIMITED` when none applies."""
-    limits = [limit(b, nodes) for b in pool.budgets if applies(b, reason) and active(b, at)]
+    limits = [limit(b, nodes) for b in applying(pool, reason, at)]
     return min(limits) if limits else UNLIMITED
 
 

@@ -26,7 +26,9 @@ from ....catalog import Catalog, InstanceType
 from ....catalog.pricing import node_price
 from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
 from ....model import labels as L
+from ....model.fields import parse_duration
 from ...state import ClusterState
+from .verdicts import BLOCKED, SKIPPED, WAITING, Why, span
 
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 NODE_BASE_COST = 1.0
@@ -95,11 +97,15 @@ class CandidateFinder:
         self._allowance: dict[str, int] | None = None
         self._guards: dict[str, list] = {}   # pod key -> the PDBs guarding it (labels do not change)
         self._pdbs: dict[str, list] = {}
+        self.skipped: dict[str, Why] = {}
         for pdb in snapshot.pdbs:
             self._pdbs.setdefault(pdb.namespace, []).append(pdb)
 
-    def find(self, state: ClusterState, blocked: dict[str, str]) -> list[Candidate]:
+    def find(self, state: ClusterState, blocked: dict[str, Why]) -> list[Candidate]:
+        """The candidates; ``blocked`` gets why Karpenter may not touch the others, :attr:`skipped` the
+        Karpenter nodes it does not consider yet (not initialized) or any more (their NodePool gone)."""
         claims = self.snapshot.nodeclaim_by_node
+        self.skipped = {}
         if self._allowance is None:
             # what each PDB allows: carrying out a command rebinds every pod it moves, so the
             # healthy counts, and with them the allowances, stay as they are
@@ -114,45 +120,94 @@ class CandidateFinder:
             if state.excluded[i] or node.name in self.replacements:
                 continue
             pool = self.pools.get(node.nodepool)
-            if pool is None:
-                continue  # not Karpenter's, or its NodePool is gone
+            if pool is None:  # not Karpenter's, or its NodePool is gone
+                if node.nodepool:
+                    self.skipped[node.name] = Why(SKIPPED, "nodepool-gone", "",
+                                                  f'its NodePool "{node.nodepool}" is not in the snapshot')
+                continue
             claim = claims.get(node.name)
             if node.labels.get(L.NODE_INITIALIZED) != "true" and pool.kind != "Provisioner":
-                continue  # not initialized yet
+                self.skipped[node.name] = Why(SKIPPED, "not-initialized", "",
+                                              f"not initialized yet (no {L.NODE_INITIALIZED} label)")
+                continue
             why = self._blocker(node, pool, state.pods[i], allowance)
-            if why:
+            if why is not None:
                 blocked[node.name] = why
                 continue
             blocked.pop(node.name, None)
             out.append(self._candidate(i, node, claim, pool, state.pods[i]))
         return out
 
-    def _blocker(self, node: Node, pool: NodePool, pods: list[Pod], allowance: dict[str, int]) -> str | None:
+    def _blocker(self, node: Node, pool: NodePool, pods: list[Pod], allowance: dict[str, int]) -> Why | None:
+        """Why the node is no candidate at all, or None (Karpenter's words, then the pod, the PDB,
+        the annotation's value)."""
         legacy = pool.kind == "Provisioner"
         if node.deleted is not None:
-            return "node is deleting or marked for deletion"
+            return Why(BLOCKED, "deleting", "node is deleting or marked for deletion")
         keys = (L.DO_NOT_DISRUPT,) + ((L.DO_NOT_CONSOLIDATE,) if legacy else ())
         for key in keys:
             if node.annotations.get(key) == "true":
-                return f'disruption is blocked through the "{key}" annotation'
+                return Why(BLOCKED, "node-annotation", f'disruption is blocked through the "{key}" annotation',
+                           f'the node itself carries {key}: "true"', (("annotation", key), ("value", "true")))
         for pod in pods:
             if pod.blocks_disruption(self.now, legacy):
                 if legacy:
-                    return f"pod {pod.namespace}/{pod.name} has do not evict annotation"
-                return f'pod has "karpenter.sh/do-not-disrupt" annotation (Pod={pod.key})'
+                    return Why(BLOCKED, "do-not-evict", f"pod {pod.namespace}/{pod.name} has do not evict annotation",
+                               f'pod {pod.key} carries {L.DO_NOT_EVICT}: "true"',
+                               (("pod", pod.key), ("annotation", L.DO_NOT_EVICT), ("value", "true")))
+                return self._do_not_disrupt(pod)
         for pod in pods:
             if pod.is_terminal or pod.deleted is not None or pod.is_mirror:
                 continue
-            guards = self._guards.get(pod.key)
-            if guards is None:
-                guards = self._guards[pod.key] = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
+            guards = self._guarding(pod)
             if len(guards) > 1:
-                return f"eviction does not support multiple PDBs (PodDisruptionBudget(s)={[g.key for g in guards]})"
+                names = [g.key for g in guards]
+                return Why(BLOCKED, "pdbs", f"eviction does not support multiple PDBs (PodDisruptionBudget(s)={names})",
+                           f"pod {pod.key} is guarded by {len(names)} PDBs, and the eviction API refuses such a pod",
+                           (("pod", pod.key), ("pdbs", names)))
             if guards and allowance[guards[0].key] == 0:
-                if legacy:
-                    return f"pdb {guards[0].key} prevents pod evictions"
-                return f"pdb prevents pod evictions (PodDisruptionBudget={guards[0].key})"
+                pdb = guards[0].key
+                guarded = [p.key for p in pods if not p.is_terminal and p.deleted is None and not p.is_mirror
+                           and [g.key for g in self._guarding(p)] == [pdb]]
+                words = (f"pdb {pdb} prevents pod evictions" if legacy
+                         else f"pdb prevents pod evictions (PodDisruptionBudget={pdb})")
+                return Why(BLOCKED, "pdb", words,
+                           f"it allows 0 disruptions now and guards {_pods(guarded)} on this node",
+                           (("pdb", pdb), ("pods", guarded), ("disruptions_allowed", 0)))
         return None
+
+    def guarded(self, pods: list[Pod]) -> list[tuple[str, int, list[str]]]:
+        """(PDB, disruptions it allows now, the pods of ``pods`` it guards), for a node Karpenter may
+        take although PDBs guard its pods: their evictions then wait on what each PDB allows."""
+        found: dict[str, list[str]] = {}
+        for pod in pods:
+            if not (pod.is_terminal or pod.deleted is not None or pod.is_mirror):
+                for pdb in self._guarding(pod):
+                    found.setdefault(pdb.key, []).append(pod.key)
+        return [(key, (self._allowance or {}).get(key, 0), keys) for key, keys in sorted(found.items())]
+
+    def _guarding(self, pod: Pod) -> list:
+        guards = self._guards.get(pod.key)
+        if guards is None:
+            guards = self._guards[pod.key] = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
+        return guards
+
+    def _do_not_disrupt(self, pod: Pod) -> Why:
+        """The pod's karpenter.sh/do-not-disrupt, with how long a duration still holds the node."""
+        value = pod.annotations.get(L.DO_NOT_DISRUPT, "")
+        words = f'pod has "{L.DO_NOT_DISRUPT}" annotation (Pod={pod.key})'
+        facts: list[tuple[str, object]] = [("pod", pod.key), ("annotation", L.DO_NOT_DISRUPT), ("value", value)]
+        detail = 'set to "true": it holds the node until the annotation goes'
+        if value != "true":
+            detail = f'set to "{value}", a duration'
+            seconds = parse_duration(value, L.DO_NOT_DISRUPT)  # blocks_disruption said it is one
+            since = pod.started or pod.created
+            facts.append(("duration_seconds", seconds))
+            if seconds and since is not None and self.now is not None:
+                left = seconds - (self.now - since).total_seconds()
+                facts.append(("remaining_seconds", round(left, 3)))
+                detail += f": it holds the node {span(left)} more (until the pod has run that long)"
+        return Why(BLOCKED, "do-not-disrupt", words, detail, tuple(facts))
 
     def _candidate(self, i: int, node: Node, claim: NodeClaim | None, pool: NodePool, pods: list[Pod]) -> Candidate:
         itype = self.catalog.get(node.instance_type) if node.instance_type else None
@@ -182,14 +237,27 @@ class CandidateFinder:
             return None
         return (self.now - max(stamps)).total_seconds()
 
-    def consolidatable(self, candidate: Candidate, state: ClusterState) -> str | None:
-        """None when consolidateAfter has passed (the NodeClaim's Consolidatable condition), else why not."""
+    def consolidatable(self, candidate: Candidate, state: ClusterState) -> Why | None:
+        """None when consolidateAfter has passed (the NodeClaim's Consolidatable condition), else why not
+        and how long to go."""
         claim = candidate.claim
         if claim is not None and claim.last_pod_event is None and "Consolidatable" in claim.conditions:
-            return None if claim.conditions["Consolidatable"] == "True" else "not consolidatable yet"
+            if claim.conditions["Consolidatable"] == "True":
+                return None
+            return Why(WAITING, "consolidate-after", "not consolidatable yet",
+                       "the NodeClaim's Consolidatable condition is not True",
+                       (("consolidate_after_seconds", candidate.pool.consolidate_after),))
         after = candidate.pool.consolidate_after
         settled = self.settled_for(candidate, state)
         if after and settled is not None and settled < after:
-            return (f"not consolidatable yet: consolidateAfter is {after:g}s and the node's "
-                    f"pods last changed {settled:g}s before the snapshot")
+            return Why(WAITING, "consolidate-after",
+                       f"not consolidatable yet: consolidateAfter is {after:g}s and the node's "
+                       f"pods last changed {settled:g}s before the snapshot", f"{span(after - settled)} to go",
+                       (("consolidate_after_seconds", after), ("settled_seconds", settled),
+                        ("remaining_seconds", round(after - settled, 3))))
         return None
+
+
+def _pods(keys: list[str], shown: int = 5) -> str:
+    more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+    return f"pod{'s' if len(keys) != 1 else ''} {', '.join(keys[:shown])}{more}"

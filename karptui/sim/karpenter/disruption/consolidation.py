@@ -19,21 +19,25 @@ from ..launch import choose
 from ..requirements import Req
 from .candidates import Candidate
 from .command import Command, Replacement
+from .verdicts import KEPT, Why
 
 MIN_SPOT_TO_SPOT_TYPES = 15
+SHOWN_NODES = 5  # nodes named with their filter reasons when a pod finds no place
 
 
-def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command | None, str]:
-    """A command, or None and why not (Karpenter's Unconsolidatable event text)."""
+def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command | None, Why | None]:
+    """A command, or None and why not (Karpenter's Unconsolidatable event text, then the pod that
+    found no place, or both prices)."""
     simulation = ctx.simulate(candidates)
     if not simulation.all_scheduled:
-        return None, "not all pods would schedule, " + " ".join(
-            f"{k} => {v}" for k, v in list(simulation.errors.items())[:5])
+        return None, no_room(simulation)
     claims = simulation.claims
     if not claims:
-        return Command(method, "Underutilized", candidates, [], simulation), ""
+        return Command(method, "Underutilized", candidates, [], simulation), None
     if len(claims) > 1:
-        return None, f"Can't remove without creating {len(claims)} candidates"
+        return None, Why(KEPT, "new-nodes", f"Can't remove without creating {len(claims)} candidates",
+                         "its pods would need more than one new node, and a replace launches one",
+                         (("new_nodeclaims", len(claims)),))
     claim = claims[0]
     types = ctx.types
     reqs = claim.reqs.without(L.HOSTNAME)  # the scheduling result's requirements (minValues kept)
@@ -43,26 +47,66 @@ def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command 
     kind = reqs.get_or_exists(L.CAPACITY_TYPE)
     if all_spot and kind.has("spot"):
         if not ctx.spot_to_spot:
-            return None, "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
+            return None, Why(KEPT, "spot-to-spot",
+                             "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+                             "a spot node is only deleted, never replaced, unless the feature gate is on",
+                             (("feature_gate", "SpotToSpotConsolidation"), ("enabled", False)))
         reqs = reqs.plus((Req.one(L.CAPACITY_TYPE, "spot"),))
         rows = [i for i in rows if types.compatible_mask(reqs, (L.CAPACITY_TYPE,))[i] and types.offered_mask(reqs)[i]]
+    options = rows
     rows = [i for i in rows if types.worst_launch_price(i, reqs) < price]
     if rows and types.min_values_shortfall(rows, reqs):
-        return None, "Filtering by price: minValues requirement is not met"
+        return None, Why(KEPT, "min-values", "Filtering by price: minValues requirement is not met",
+                         "the cheaper types are too few for the NodePool's minValues")
     if not rows:
-        return None, "Can't replace with a cheaper node"
+        return None, _not_cheaper(types, options, reqs, price)
     if all_spot and kind.has("spot"):
         if len(candidates) == 1:
             if len(rows) < MIN_SPOT_TO_SPOT_TYPES:
-                return None, (f"SpotToSpotConsolidation requires {MIN_SPOT_TO_SPOT_TYPES} cheaper instance type options "
-                              f"than the current candidate to consolidate, got {len(rows)}")
+                return None, Why(KEPT, "spot-to-spot-options",
+                                 f"SpotToSpotConsolidation requires {MIN_SPOT_TO_SPOT_TYPES} cheaper instance type "
+                                 f"options than the current candidate to consolidate, got {len(rows)}",
+                                 "so that a spot replacement is not interrupted as soon as it launches",
+                                 (("cheaper_types", len(rows)), ("needed", MIN_SPOT_TO_SPOT_TYPES)))
             rows = rows[:max(MIN_SPOT_TO_SPOT_TYPES, _min_types(types, rows, reqs))]
     else:
         kind = reqs.get_or_exists(L.CAPACITY_TYPE)
         if kind.has("spot") and kind.has("on-demand"):
             reqs = reqs.plus((Req.one(L.CAPACITY_TYPE, "spot"),))
     replacement = Replacement(claim, rows, reqs, choose(types, rows, reqs))
-    return Command(method, "Underutilized", candidates, [replacement], simulation), ""
+    return Command(method, "Underutilized", candidates, [replacement], simulation), None
+
+
+def no_room(simulation) -> Why:
+    """Karpenter's "not all pods would schedule" (five pods at most), then the first pod that found no
+    place: what kube-scheduler says of it on the nodes left, node by node, and Karpenter's reason."""
+    items = list(simulation.errors.items())
+    pod, error = items[0]
+    more = f" (and {len(items) - 1} more pod{'s' if len(items) > 2 else ''})" if len(items) > 1 else ""
+    fit, nodes = simulation.fit_errors.get(pod, ("", {}))
+    failed = "; ".join(f"{node}: {', '.join(reasons)}" for node, reasons in list(nodes.items())[:SHOWN_NODES])
+    if len(nodes) > SHOWN_NODES:
+        failed += f"; and {len(nodes) - SHOWN_NODES} more nodes"
+    where = f"kube-scheduler: {fit} ({failed}); " if fit and failed else (f"kube-scheduler: {fit}; " if fit else "")
+    return Why(KEPT, "no-room", "not all pods would schedule, " + " ".join(f"{k} => {v}" for k, v in items[:5]),
+               f"pod {pod} would find no place{more}: {where}Karpenter: {error}",
+               (("pods", dict(items)), ("pod", pod), ("kube_scheduler", fit or None),
+                ("nodes", {n: list(r) for n, r in nodes.items()})))
+
+
+def _not_cheaper(types, rows: list[int], reqs, price: float) -> Why:
+    """Both prices: the candidates' and the cheapest replacement's (its dearest offering, the price
+    Karpenter compares, as it cannot tell which offering a launch gets)."""
+    cheapest = min((types.worst_launch_price(i, reqs) for i in rows), default=float("inf"))
+    facts: list[tuple[str, object]] = [("price_per_hour", round(price, 6))]
+    if cheapest == float("inf"):
+        detail = f"it costs ${price:.4f}/h and no instance type could hold its pods"
+        facts.append(("cheapest_replacement_per_hour", None))
+    else:
+        name = types.types[min(rows, key=lambda i: types.worst_launch_price(i, reqs))].name
+        detail = f"it costs ${price:.4f}/h; the cheapest replacement, {name}, ${cheapest:.4f}/h"
+        facts += [("cheapest_replacement_per_hour", round(cheapest, 6)), ("cheapest_replacement_type", name)]
+    return Why(KEPT, "not-cheaper", "Can't replace with a cheaper node", detail, tuple(facts))
 
 
 def _min_types(types, rows: list[int], reqs) -> int:

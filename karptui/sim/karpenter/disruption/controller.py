@@ -23,13 +23,16 @@ from ..existingnode import BASE, ONE_POD, ExistingPool, base_vector, existing_no
 from ..scheduler import Prepared
 from ..launch import Launch
 from . import drift, emptiness, multinode, singlenode
-from .budgets import budget_mapping, blocked_by_budget
+from .budgets import applying, budget_mapping, blocked_by_budget
 from .candidates import Candidate, CandidateFinder
 from .command import Command, REPLACE
+from .consolidation import consolidate
 from .simulation import Simulation, simulate
+from .verdicts import BLOCKED, DELETE, REPLACE as REPLACED, SKIPPED, Ledger, NodeVerdicts, Why, span
 
 METHODS = (emptiness, drift, multinode, singlenode)
 MAX_COMMANDS = 200
+EXPLAINED = 10  # candidates left for want of room simulated once more to name the pod (see verdicts())
 
 
 @dataclass(frozen=True)
@@ -73,10 +76,12 @@ class Disruptor:
         self.finder = CandidateFinder(snapshot, catalog, self.now, self.launched)
         self.pending = list(pending or [])  # still pending after provisioning: scheduled alongside
         self.state: ClusterState | None = None
-        self.blocked: dict[str, str] = {}
+        self.blocked: dict[str, Why] = {}
         # Candidates single-node consolidation tried and left, with why (Karpenter publishes these
         # as Unconsolidatable events on the node): the last pass's, the one that found nothing.
-        self.unconsolidatable: dict[str, str] = {}
+        self.unconsolidatable: dict[str, Why] = {}
+        # every method's verdict on every Karpenter node, recorded where each decides (:meth:`verdicts`)
+        self.ledger = Ledger()
         # Balanced NodePools' scores (balanced.Score), the last one per set of nodes, for the report
         self.scores: dict[tuple[str, ...], object] = {}
         self._pool: ExistingPool | None = None
@@ -116,18 +121,36 @@ class Disruptor:
                 out.add(node.name)
         return frozenset(out)
 
-    def disabled(self, c: Candidate) -> str:
+    def disabled(self, c: Candidate) -> Why:
         owner = "Provisioner" if c.legacy else "NodePool"
-        return f'{owner} "{c.pool.name}" has consolidation disabled'
+        missing = ("consolidationPolicy is not set" if c.pool.consolidation_policy is None
+                   else "consolidateAfter is Never")
+        return Why(SKIPPED, "disabled", f'{owner} "{c.pool.name}" has consolidation disabled', missing)
 
-    def budget_reason(self, reason: str) -> str:
-        return blocked_by_budget(reason)
+    def budget_reason(self, c: Candidate, reason: str) -> Why:
+        """The NodePool's budgets for ``reason`` allow no more now: which budgets (those active now), and their schedules."""
+        budgets = applying(c.pool, reason, self.now)  # the ones in force now
+        said = "; ".join(f'nodes "{b.nodes}"' + (f' on schedule "{b.schedule}" for {span(b.duration)}'
+                                                  if b.schedule and b.duration is not None else "")
+                         + (f", for {', '.join(b.reasons)}" if b.reasons else "") for b in budgets)
+        detail = (f'NodePool "{c.pool.name}" allows no more {reason} disruptions now'
+                  + (f" (its budgets: {said})" if said else ""))
+        return Why(BLOCKED, "budget", blocked_by_budget(reason), detail,
+                   (("nodepool", c.pool.name), ("reason", reason), ("allowed", 0),
+                    ("budgets", [{"nodes": b.nodes, "schedule": b.schedule or None, "duration_seconds": b.duration,
+                                  "reasons": list(b.reasons)} for b in budgets])))
 
-    def block(self, c: Candidate, why: str) -> None:
+    def block(self, c: Candidate, why: Why, method: str) -> None:
         self.blocked.setdefault(c.name, why)
+        self.note(c, method, why)
 
-    def unconsolidatable_because(self, c: Candidate, why: str) -> None:
+    def note(self, c: Candidate, method: str, why: Why) -> None:
+        """``method``'s reason for leaving ``c`` (the first it gives in a pass counts)."""
+        self.ledger.note(c.name, c.pool.name, method, why)
+
+    def unconsolidatable_because(self, c: Candidate, why: Why) -> None:
         self.unconsolidatable[c.name] = why
+        self.note(c, singlenode.NAME, why)
 
     def scored(self, score) -> None:
         self.scores[score.nodes] = score
@@ -181,9 +204,10 @@ class Disruptor:
             if command is None:
                 break
             commands.append(self._report(command, len(commands) + 1))
+            self._taken(command, commands[-1], len(commands))
             self._execute(command, len(commands))
             self.commands = len(commands)
-        return commands, [Blocked(n, r) for n, r in sorted(self.blocked.items())]
+        return commands, [Blocked(n, r.karpenter) for n, r in sorted(self.blocked.items())]
 
     def candidates_by_reason(self, state: ClusterState) -> dict[tuple[str, str], list[str]]:
         """(NodePool, reason) -> the nodes that reason's method would take up now, best savings per
@@ -200,19 +224,50 @@ class Disruptor:
     def unconsolidatable_nodes(self) -> list[Blocked]:
         """After :meth:`run`: the candidates left because consolidating them alone would not do
         (not cheaper, pods with no place), not because something blocks them."""
-        return [Blocked(n, r) for n, r in sorted(self.unconsolidatable.items()) if n not in self.blocked]
+        return [Blocked(n, r.karpenter) for n, r in sorted(self.unconsolidatable.items()) if n not in self.blocked]
+
+    def verdicts(self) -> dict[str, NodeVerdicts]:
+        """After :meth:`run`: every Karpenter node's verdict from each method, by node name."""
+        stopped = (f"the simulation stops after {self.max_commands} commands"
+                   if self.commands >= self.max_commands else "")
+        if not stopped:
+            self._name_the_pods_with_no_place()
+        return self.ledger.finish(stopped)
+
+    def _name_the_pods_with_no_place(self) -> None:
+        """Single-node consolidation skips the simulation of a candidate whose pods cannot fit by
+        arithmetic (:meth:`hopeless`); to say which pod meets what where (or, when a pricier node
+        would hold them, both prices), the last pass's such candidates (the first EXPLAINED of them)
+        are consolidated after all, on the cluster the run left."""
+        hopeless = [node for node, seen in self.ledger.current.items() if node not in self.ledger.settled
+                    and (why := seen.get(singlenode.NAME)) is not None and why.kind == "no-room"
+                    and dict(why.facts).get("simulated") is False][:EXPLAINED]
+        if not hopeless:
+            return
+        for c in self.finder.find(self.state, {}):
+            if c.name in hopeless:
+                command, why = consolidate(self, singlenode.NAME, [c])
+                if command is None and why is not None:
+                    self.ledger.current[c.name][singlenode.NAME] = why
 
     def _next(self) -> Command | None:
         candidates = self.finder.find(self.state, self.blocked)
         self.unconsolidatable.clear()
+        self.ledger.start_pass()
+        for i, node in enumerate(self.state.nodes):
+            why = self.blocked.get(node.name) or self.finder.skipped.get(node.name)
+            if why is not None and not self.state.excluded[i] and node.name not in self.launched:
+                self.ledger.note_all(node.name, node.nodepool, why)
         for method in METHODS:
             accepted = []
             for c in candidates:
                 why = method.should_disrupt(self, c)
                 if why is None:
                     accepted.append(c)
-                elif method in (emptiness, singlenode) and _worth_reporting(why):
-                    self.block(c, why)
+                    continue
+                self.note(c, method.NAME, why)
+                if method in (emptiness, singlenode) and _worth_reporting(why):
+                    self.blocked.setdefault(c.name, why)
             if not accepted:
                 continue
             budgets = budget_mapping(self.pools, self.state, method.REASON, self.now)
@@ -222,6 +277,32 @@ class Disruptor:
                     self.blocked.pop(c.name, None)
                 return command
         return None
+
+    def _taken(self, command: Command, done: Disruption, number: int) -> None:
+        """The positive verdict for the command's nodes: deleted, or replaced by what, saving what."""
+        others = len(command.candidates) - 1
+        together = f" with {others} other node{'s' if others > 1 else ''}" if others else ""
+        saving = f"saving ${done.savings:.4f}/h" + (" together" if others else "")
+        for c in command.candidates:
+            facts = [("command", number), ("price_per_hour", round(c.price, 6)), ("savings_per_hour", done.savings)]
+            keys = {p.key for p in c.pods}
+            mine = [(pod, to) for pod, to in done.moves if pod in keys]
+            guarded = self.finder.guarded(self.state.pods[c.index])
+            if guarded:
+                facts.append(("pdbs", [{"pdb": k, "disruptions_allowed": n, "pods": p} for k, n, p in guarded]))
+            pdbs = "".join(f"; PDB {k} guards {len(p)} of its pods and allows {n} disruption{'s' if n != 1 else ''} "
+                           "now (evictions wait for it)" for k, n, p in guarded)
+            if done.action == "replace" and done.replacement is not None:
+                r = done.replacement
+                price = f"${r.price:.4f}/h" if r.price is not None else "unpriced"
+                words = (f"would be replaced{together} by {r.instance_type} {r.capacity_type} in {r.zone} at {price}, "
+                         f"{saving}{pdbs}")
+                why = Why(REPLACED, "replace", "", words, (*facts, ("replacement", r.to_dict()), ("moves", dict(mine))))
+            else:
+                held = "it is empty" if not c.pods else f"its {len(c.pods)} pod(s) fit on other nodes"
+                why = Why(DELETE, "delete", "", f"would be deleted{together} ({held}), {saving}{pdbs}",
+                          (*facts, ("moves", dict(mine))))
+            self.ledger.taken(c.name, command.method, why, number)
 
     def _replacement_name(self, command: Command, number: int, k: int) -> str:
         pool = command.replacements[k].claim.template.name
@@ -287,6 +368,6 @@ class Disruptor:
         self.state = ClusterState(self.snapshot)
 
 
-def _worth_reporting(why: str) -> bool:
+def _worth_reporting(why: Why) -> bool:
     """Reasons an operator should see against a node (not "empty" or "not empty")."""
-    return why not in ("empty", "not empty", "static", "not drifted")
+    return why.kind not in ("empty", "not-empty", "static", "not-drifted")

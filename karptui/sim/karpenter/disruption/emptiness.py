@@ -5,25 +5,32 @@ from __future__ import annotations
 from .budgets import EMPTY
 from .candidates import Candidate
 from .command import Command
+from .verdicts import SKIPPED, Why
 
 NAME, REASON = "emptiness", EMPTY
 
 
-def should_disrupt(ctx, c: Candidate) -> str | None:
+def should_disrupt(ctx, c: Candidate) -> Why | None:
     if c.pool.replicas is not None:
-        return "static"
+        return static(c)
     if c.pool.consolidation_policy is None or c.pool.consolidate_after is None:
         return ctx.disabled(c)
     if not c.empty:
-        return "not empty"
+        return Why(SKIPPED, "not-empty", "", f"not empty: {len(c.pods)} pod(s) would have to move",
+                   (("pods", len(c.pods)),))
     return ctx.finder.consolidatable(c, ctx.state)
+
+
+def static(c: Candidate) -> Why:
+    return Why(SKIPPED, "static", "", f'its NodePool "{c.pool.name}" is static (spec.replicas: {c.pool.replicas}): '
+               "only its replica count removes nodes")
 
 
 def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Command | None:
     chosen = []
     for c in sorted(candidates, key=lambda c: -c.savings_ratio):
         if budgets.get(c.pool.name, 0) == 0:
-            ctx.block(c, ctx.budget_reason(REASON))
+            ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
         chosen.append(c)
         budgets[c.pool.name] -= 1

@@ -13,6 +13,7 @@ from .budgets import UNDERUTILIZED
 from .candidates import Candidate
 from .command import DELETE, REPLACE, Command
 from .consolidation import consolidate, without_same_type
+from .verdicts import KEPT, Why
 from .singlenode import should_disrupt  # noqa: F401  (the same candidates as single-node consolidation)
 
 NAME, REASON = "multi", UNDERUTILIZED
@@ -23,11 +24,16 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
     chosen = []
     for c in sorted(candidates, key=lambda c: -c.savings_ratio):
         if budgets.get(c.pool.name, 0) == 0:
+            ctx.note(c, NAME, ctx.budget_reason(c, REASON))
             continue
         chosen.append(c)
         budgets[c.pool.name] -= 1
+    for c in chosen[MAX_PARALLEL:]:
+        ctx.note(c, NAME, Why(KEPT, "too-many", "", f"it tries the best {MAX_PARALLEL} candidates at once"))
     chosen = chosen[:MAX_PARALLEL]
     if len(chosen) < 2:
+        for c in chosen:
+            ctx.note(c, NAME, Why(KEPT, "alone", "", "the only candidate (within the budgets): it needs two or more"))
         return None
     low, high, best = 1, len(chosen) - 1, None
     while low <= high:
@@ -45,4 +51,15 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             best, low = command, mid + 1
         else:
             high = mid - 1
+    if best is None:
+        for c in chosen:
+            ctx.note(c, NAME, Why(KEPT, "no-multi-command", "",
+                                  f"no two or more of its {len(chosen)} candidates, taken best savings first, "
+                                  "can go together (their pods would not fit, or no one cheaper node holds them)"))
+    else:
+        taken = {c.name for c in best.candidates}
+        for c in chosen:
+            if c.name not in taken:
+                ctx.note(c, NAME, Why(KEPT, "not-in-prefix", "", f"the command takes the {len(taken)} candidates "
+                                      "with better savings per disruption; adding this one would not consolidate"))
     return best

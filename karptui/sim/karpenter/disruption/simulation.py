@@ -10,10 +10,12 @@ they still fail: a pod nothing could place must not block consolidation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ....model import Pod
+from ...simulate import filter_error
 from ...state import ClusterState
+from ...version import cluster_version
 from ..scheduler import Prepared, Results, Scheduler
 from .candidates import Candidate
 
@@ -24,6 +26,8 @@ class Simulation:
     moved: list[tuple[Pod, int]]     # (pod, existing node index) placements on existing nodes
     all_scheduled: bool
     errors: dict[str, str]           # moved pods that found no place -> why
+    # the first of them -> kube-scheduler's FitError on the nodes left, and each node's reasons
+    fit_errors: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = field(default_factory=dict)
 
     @property
     def claims(self):
@@ -49,7 +53,11 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
                 errors[p.key] = f"would schedule against uninitialized node/{node.name}"
         moved = [(p, results.on_existing[p.key].index) for p in moving
                  if p.key in results.on_existing and results.on_existing[p.key].index is not None]
-        return Simulation(results, moved, not errors, errors)
+        fits = {}
+        first = next((p for p in moving if p.key in errors), None)
+        if first is not None:  # what it meets on each node left, while the candidates are gone
+            fits[first.key] = filter_error(first, state, cluster_version(snapshot))
+        return Simulation(results, moved, not errors, errors, fits)
     finally:
         state.excluded[indices] = False
         for pod, i in evicted:

@@ -14,6 +14,8 @@ from .budgets import UNDERUTILIZED
 from .candidates import Candidate
 from .command import Command
 from .consolidation import consolidate
+from .emptiness import static
+from .verdicts import KEPT, SKIPPED, Why
 
 NAME, REASON = "single", UNDERUTILIZED
 # Karpenter's words when the simulation fails; karptui knows it before simulating (Disruptor.hopeless)
@@ -21,23 +23,25 @@ HOPELESS = ("not all pods would schedule (their requests exceed the room left on
             "and on any cheaper node)")
 
 
-def should_disrupt(ctx, c: Candidate) -> str | None:
+def should_disrupt(ctx, c: Candidate) -> Why | None:
     """Consolidation's candidate filter (ShouldDisrupt): None, or why the node is left alone."""
     if c.pool.replicas is not None:
-        return "static"
+        return static(c)
     if c.instance_type is None:
-        return f'Instance Type "{c.node.instance_type}" not found'
-    if L.CAPACITY_TYPE not in c.node.labels:
-        return f'Node does not have label "{L.CAPACITY_TYPE}"'
-    if L.ZONE not in c.node.labels:
-        return f'Node does not have label "{L.ZONE}"'
+        return Why(SKIPPED, "unknown-type", f'Instance Type "{c.node.instance_type}" not found',
+                   "the instance catalog does not know it, so neither its price nor a cheaper one")
+    for key in (L.CAPACITY_TYPE, L.ZONE):
+        if key not in c.node.labels:
+            return Why(SKIPPED, "unlabelled", f'Node does not have label "{key}"', "", (("label", key),))
     if c.pool.consolidation_policy is None or c.pool.consolidate_after is None:
         return ctx.disabled(c)
     if c.empty:
-        return "empty"
+        return Why(SKIPPED, "empty", "", "empty: emptiness deletes it, not consolidation")
     if c.pool.consolidation_policy not in (WHEN_EMPTY_OR_UNDERUTILIZED, BALANCED):
         owner = "Provisioner" if c.legacy else "NodePool"
-        return f'{owner} "{c.pool.name}" has non-empty consolidation disabled'
+        return Why(SKIPPED, "when-empty", f'{owner} "{c.pool.name}" has non-empty consolidation disabled',
+                   f"consolidationPolicy is {c.pool.consolidation_policy} and the node holds {len(c.pods)} pod(s)",
+                   (("consolidation_policy", c.pool.consolidation_policy),))
     return ctx.finder.consolidatable(c, ctx.state)
 
 
@@ -50,15 +54,15 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
     ordered = [by_pool[p][i] for i in range(longest) for p in by_pool if i < len(by_pool[p])]
     for c in ordered:
         if budgets.get(c.pool.name, 0) == 0:
-            ctx.block(c, ctx.budget_reason(REASON))
+            ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
         best = best_case(ctx, c)
         if best is not None and not best.approved:  # even deleting it would not pay for its disruption
             ctx.scored(best)
-            ctx.unconsolidatable_because(c, f"deleting it would not be worth its disruption: {best.text()}")
+            ctx.unconsolidatable_because(c, balanced_why("deleting it would not be", best))
             continue
         if ctx.hopeless([c]):
-            ctx.unconsolidatable_because(c, HOPELESS)
+            ctx.unconsolidatable_because(c, Why(KEPT, "no-room", HOPELESS, "", (("simulated", False),)))
             continue
         command, why = consolidate(ctx, NAME, [c])
         if command is not None:
@@ -68,8 +72,14 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             rejected = [s for s in scores if not s.approved]
             if not rejected:
                 return command
-            ctx.unconsolidatable_because(c, f"{command.decision} not worth its disruption: {rejected[0].text()}")
+            ctx.unconsolidatable_because(c, balanced_why(f"{command.decision} not", rejected[0]))
             continue
         if why:
             ctx.unconsolidatable_because(c, why)
     return None
+
+
+def balanced_why(move: str, score) -> Why:
+    """A Balanced NodePool's score said no: the move saves too little for what it disrupts."""
+    text = f"{move} worth its disruption: {score.text()}"
+    return Why(KEPT, "balanced-score", text, "", (("score", score.score), ("threshold", score.threshold)))
