@@ -26,6 +26,7 @@ from textual.widgets import Static
 from ..views.budgets import budgets_lines, budgets_view
 from ..views.clock import Clock
 from ..views.disruption import BLOCKED, DECISION, KEPT, DisruptionView, disruption_view
+from ..views.nodes import short_name
 from .forked import IN_CHILD_PROCESS, run_forked
 from .plain import plain, plain_lines
 from .widgets import VirtualTable
@@ -206,7 +207,7 @@ class DisruptionPane(Vertical):
             rows.append((f"▼ {title} ({len(shown)})",))
             keys.append(f"group:{group}")
             for r in shown:
-                rows += [(r.would, r.saves, r.node), ("", "", f"  {r.because}")]
+                rows += [(r.would, r.saves, short_name(r.node)), ("", "", f"  {r.because}")]
                 keys += [f"node:{r.node}", f"why:{r.node}"]
                 if r.karpenter:
                     rows.append(("", "", f"  Karpenter said: {r.karpenter}"))
