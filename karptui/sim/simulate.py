@@ -89,7 +89,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     if catalog is not None and snapshot.nodepools:
         from .karpenter.simulate import provision_pending
 
-        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress)
+        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress, explain)
         placements.update({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
             from .karpenter.disruption import Disruptor
