@@ -15,7 +15,9 @@ from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
-from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
+from ..catalog.discounts import find_discounts
+from ..views.cost import Cost, cost_path, whatif_cost
+from ..views.nodepool_table import nodepool_lines
 from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
@@ -43,6 +45,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     gates = parse_feature_gates(args.feature_gates)
     options = {"catalog": None, "consolidate": args.consolidate, "spot_to_spot": gates["SpotToSpotConsolidation"]}
     catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
+    catalog = catalog.with_discounts(find_discounts(getattr(args, "discounts", None)))
     extra = {}
     if args.whatif:
         result, snapshot, extra["whatif"] = _run_whatif(args, snapshot, catalog, options)
@@ -50,7 +53,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         with StderrProgress() as progress:
             result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
     cost = cost_path(result, catalog, consolidated=args.consolidate)
-    doc = simulation_json(result, explain=args.explain, cost=cost, extra=extra)
+    doc = simulation_json(result, explain=args.explain, cost=cost, extra=extra, catalog=catalog)
     namespace = getattr(args, "namespace", None)
     if namespace:
         only_namespace(doc, namespace)
@@ -118,7 +121,7 @@ def _print_table(doc: dict, console: Console, cost: str = "") -> None:
         then = (f" -> {replacement['instance_type']} {replacement['capacity_type']} {_price(replacement)}"
                 if replacement else "")
         console.print(f"consolidation {d['action']} ({d['reason']}): {', '.join(d['nodes'])}{then}, "
-                      f"saves ${d['savings_per_hour']:.4f}/h")
+                      f"saves {_saves(d)}")
     for b in doc.get("blocked", []):
         console.print(Text.assemble(("blocked:", "yellow"), f" {b['node']}: {b['reason']}"))
     for b in doc.get("unconsolidatable", []):
@@ -128,10 +131,17 @@ def _print_table(doc: dict, console: Console, cost: str = "") -> None:
 
 
 def _price(launch: dict) -> str:
-    """``$0.1504/h``, marked as every estimated figure is (``~``)."""
+    """``$0.1504/h``, marked as every estimated (``~``) or discounted (``*``) figure is."""
     if launch.get("price") is None:
         return "(unpriced)"
-    return f"{ESTIMATED_MARK if launch.get('price_estimated') else ''}${launch['price']:.4f}/h"
+    after = launch.get("price_after_discount")
+    return Cost(launch["price"] if after is None else after, estimated_prices=int(bool(launch.get("price_estimated"))),
+                discounted=after is not None).rate_text()
+
+
+def _saves(disruption: dict) -> str:
+    after = disruption.get("savings_per_hour_after_discount")
+    return Cost(disruption["savings_per_hour"] if after is None else after, discounted=after is not None).rate_text()
 
 
 def _print_verdicts(pods: list[dict], console: Console) -> None:
@@ -143,6 +153,10 @@ def _print_verdicts(pods: list[dict], console: Console) -> None:
         for key, label in (("kube_scheduler", "kube-scheduler"), ("why", "in short"), ("karpenter", "Karpenter")):
             if verdict.get(key):
                 console.print(Text.assemble("  ", (f"{label}:", "cyan"), f" {verdict[key]}"))
+        if "nodepools" in pod:
+            console.print(Text.assemble("  ", ("NodePools, in the order Karpenter tries them:", "cyan")))
+            for line in nodepool_lines(pod["nodepools"]):
+                console.print(Text(f"    {line}"))
 
 
 def _print_diff(whatif: dict, console: Console) -> None:

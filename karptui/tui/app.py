@@ -86,7 +86,8 @@ class KarptuiApp(App):
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
                  simulate_on_start: bool = True, follow_logs: str | None = None,
                  follow_from: int | None = None, live=None, logs_since: float | None = 600.0,
-                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None) -> None:
+                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None, discounts=None) -> None:
+        """``discounts`` (karptui.catalog.discounts.Discounts, ``--discounts``): taken off every price shown."""
         super().__init__()
         self.namespace = namespace  # -n NS on a snapshot: the panes show its pods (live: only its pods are read)
         self.live = live                # a karptui.cluster.live.LiveCluster, or None for a saved snapshot
@@ -94,7 +95,8 @@ class KarptuiApp(App):
         self.live_interval = live_interval
         self.fixed_now = now
         self.cost_path: CostPath | None = None  # the header's cost, once a simulation is back
-        self.catalog = catalog if catalog is not None else catalog_from_snapshot_region(snapshot)
+        self.catalog = (catalog if catalog is not None else catalog_from_snapshot_region(snapshot)).with_discounts(
+            discounts)
         self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
         self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
                        if snapshot.meta.logs_text else [])
@@ -310,7 +312,7 @@ class KarptuiApp(App):
             pod = self.pod_by_key.get(name)
             if pod is not None:
                 self.push_screen(DetailScreen(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name),
-                                                                        self.events)))
+                                                                        self.events, self.catalog)))
 
     # ---- actions -------------------------------------------------------------------------
     def action_help(self) -> None:
