@@ -50,7 +50,8 @@ def test_the_conflicting_requirement_shows_both_sides():
     assert rows[0]["reason"].startswith("incompatible requirements, key kubernetes.io/arch")
     assert rows[0]["details"] == ["kubernetes.io/arch: the pod needs In [amd64], the NodePool allows In [arm64]"]
     rows, _ = table(nodepool("plain"), pod("p", cpu="1", nodeSelector={"team": "a"}))
-    assert rows[0]["details"] == ["team: the pod needs In [a], the NodePool allows no value (it does not set this label)"]
+    assert rows[0]["details"] == ["team: the pod needs In [a], the NodePool allows no value (it does not set this "
+                                  "label)"]
 
 
 def karpenter_node(name, pool, cpu):
@@ -145,3 +146,24 @@ def _catalog_file(tmp_path):
                     "- name: m5.large\n  cpu: 2\n  memory: 8Gi\n"
                     "  offerings: [{zone: us-east-1a, capacityType: on-demand, price: 0.096}]\n")
     return path
+
+
+async def test_the_pod_drill_in_shows_the_nodepool_table():
+    from textual.widgets import Static
+
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from karptui.tui.app import KarptuiApp
+    from karptui.tui.screens.detail import DetailScreen
+
+    app = KarptuiApp(load_snapshot(bundled_snapshot("multi-nodepool")))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("2", "j", "enter")  # the Pending pane, down from the Deployment to its first pod, enter
+        assert isinstance(app.screen, DetailScreen) and app.screen.heading.startswith("pod default/inflate-")
+        shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
+        assert "nodepools, in the order Karpenter tries them" in shown
+        assert "1. team1 (weight 0) — first to fit: would launch" in shown
+        assert ('2. default (weight 0) — requirements conflict: incompatible requirements, label "team" does not '
+                "have known values") in shown
+        assert "team: the pod needs In [team1], the NodePool allows no value" in shown

@@ -25,7 +25,7 @@ from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
 from ..views.info import warnings_with_catalog
 from ..views.clock import snapshot_clock
-from ..views.cost import CostPath, cost_path
+from ..views.cost import CostPath, cost_path, discount_of
 from ..views.overview import Overview, header_cost, overview, shown_pending
 from .plain import notify_plain
 from .screens.detail import DetailScreen
@@ -294,7 +294,7 @@ class KarptuiApp(App):
         whatif = self.active_whatif()
         notes = f" · ⚠ {'; '.join(self.live.status())}" if self.live is not None and self.live.status() else ""
         path = self.cost_path if self.cost_path is not None and self.cost_path.now == self.overview.cost else None
-        cost = f" · {header_cost(path or CostPath(self.overview.cost))}"
+        cost = f" · {header_cost(path or CostPath(self.overview.cost, discount=discount_of(self.catalog)))}"
         return self.totals + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
 
     def missing(self, kind: str) -> str:
