@@ -14,7 +14,7 @@ from typing import Any
 from ..model.snapshot import NO_ZONE
 from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
-from .cost import cost_after
+from .cost import DISCOUNT_MARK, cost_after, discount_note, discount_of
 
 
 def summary(run: RunResult, catalog: Any) -> dict:
@@ -55,6 +55,7 @@ def summary(run: RunResult, catalog: Any) -> dict:
         out["cost_before"] = cost_after(baseline, catalog)
         out["cost_after"] = cost_after(result, catalog)
         out["cost_change"] = round(out["cost_after"] - out["cost_before"], 6)
+        out["cost_discount"] = discount_of(catalog)  # the figures are after it ("": none)
     else:
         out["cost_before"] = out["cost_after"] = out["cost_change"] = None
     return out
@@ -95,7 +96,10 @@ def summary_lines(s: Mapping) -> list[str]:
              f"on new NodeClaims {s['on_new_nodes_before']} → {s['on_new_nodes_after']}",
              f"{s['newly_scheduled']} newly scheduled · {s['newly_pending']} newly pending · {s['moved']} moved"]
     if s["cost_before"] is not None:
-        lines.append(f"hourly cost ${s['cost_before']:.4f} → ${s['cost_after']:.4f} ({s['cost_change']:+.4f})")
+        after = DISCOUNT_MARK if s.get("cost_discount") else ""
+        lines.append(f"hourly cost ${s['cost_before']:.4f}{after} → ${s['cost_after']:.4f}{after} "
+                     f"({s['cost_change']:+.4f}{after})"
+                     + (f" ({DISCOUNT_MARK}: {discount_note(s['cost_discount'])})" if after else ""))
     lines += [f"+ launch {x}" for x in s["nodeclaims_added"]] + [f"- launch {x}" for x in s["nodeclaims_removed"]]
     lines += [f"pending {p['pod']}: {p['reason']}" for p in s["pending"][:5]]
     return lines + [f"note: {n}" for n in s["notes"]]
