@@ -113,3 +113,33 @@ async def test_the_tui_header_and_nodes_pane_mark_discounted_prices():
         prices = [table.row(k)[column] for k in table.keys if k.startswith("node:")]
         assert any(p != "-" for p in prices) and all(p.endswith("*") for p in prices if p != "-")
         assert "(*: after discount (25% overall))" in header
+
+
+def test_header_simulate_and_whatif_agree_after_discount_and_consolidation_is_unchanged():
+    from datetime import datetime, timezone
+
+    from karptui.catalog import catalog_from_snapshot_region
+    from karptui.sim import simulate
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from karptui.views.cost import cost_now, cost_path
+    from karptui.views.overview import overview
+    from karptui.views.whatif_form import run_whatif
+    from karptui.views.whatif_summary import summary_lines
+    from karptui.whatif import WhatIf
+
+    snapshot = load_snapshot(bundled_snapshot("consolidation"))
+    plain = catalog_from_snapshot_region(snapshot)
+    catalog = plain.with_discounts(Discounts(0.2))
+    before = simulate(snapshot, catalog=plain, consolidate=True)
+    result = simulate(snapshot, catalog=catalog, consolidate=True)
+    assert [(d.action, d.nodes, d.savings) for d in result.disruptions] == \
+        [(d.action, d.nodes, d.savings) for d in before.disruptions] and result.disruptions
+    path, list_path = cost_path(result, catalog, consolidated=True), cost_path(before, plain, consolidated=True)
+    for (_, after), (_, listed) in zip(path.steps(), list_path.steps()):
+        assert after.discounted and after.hourly == pytest.approx(listed.hourly * 0.8)
+    header = overview(snapshot, catalog, [], datetime(2024, 1, 1, tzinfo=timezone.utc))
+    assert header.cost == path.now == cost_now(snapshot.nodes, catalog)
+    panel = run_whatif(snapshot, catalog, WhatIf("nothing", ()))
+    assert panel["cost_after"] == pytest.approx(path.final.hourly)
+    (line,) = [x for x in summary_lines(panel) if x.startswith("hourly cost")]
+    assert line.endswith("(*: after discount (20% overall))") and line.count("*") == 4
