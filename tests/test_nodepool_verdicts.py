@@ -4,8 +4,6 @@ pod drill-in show it."""
 
 import json
 
-import pytest
-
 from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.views.nodepool_table import nodepool_lines, nodepools_json

@@ -11,11 +11,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..catalog import catalog_from_snapshot_region, load_catalog_file
+from ..catalog.discounts import find_discounts
 from ..errors import InputError
 from ..sim import simulate
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
-from ..catalog.discounts import find_discounts
 from ..views.cost import Cost, cost_path, whatif_cost
 from ..views.nodepool_table import nodepool_lines
 from ..views.simulation import only_namespace, simulation_json

@@ -37,6 +37,7 @@ from .daemons import daemon_pods
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .instancetypes import TypeSet, type_set
 from .nodeclaim import LIMITS, NodeClaim, SchedulingError, Template, build_template
+from .nodepool_verdicts import decide
 from .preferences import PodData, relax
 from .requirements import Reqs
 from .topology import Topology, domain_groups
@@ -225,8 +226,6 @@ class Scheduler:
     def _add(self, pod: Pod) -> str | None:
         data = self.data(pod)
         if self.deciding:
-            from .nodepool_verdicts import decide
-
             self.decisions[pod.key] = decide(self, pod, data)
         if self._to_existing(pod, data):
             return None
