@@ -67,7 +67,7 @@ def karpenter_order(pools: list[NodePool]) -> list[NodePool]:
     return sorted(pools, key=lambda p: (p.weight, p.name), reverse=True)
 
 
-def decide(scheduler: Scheduler, pod: Pod, data: PodData) -> tuple[PoolVerdict, ...]:
+def pool_verdicts(scheduler: Scheduler, pod: Pod, data: PodData) -> tuple[PoolVerdict, ...]:
     """Every NodePool of the snapshot, in Karpenter's order, with its verdict for ``pod`` as the
     scheduler stands now (earlier pods of the batch have taken limits and domains)."""
     templates = {t.name: t for t in scheduler.templates}

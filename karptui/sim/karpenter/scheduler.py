@@ -37,7 +37,7 @@ from .daemons import daemon_pods
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .instancetypes import TypeSet, type_set
 from .nodeclaim import LIMITS, NodeClaim, SchedulingError, Template, build_template
-from .nodepool_verdicts import decide
+from .nodepool_verdicts import pool_verdicts
 from .preferences import PodData, relax
 from .requirements import Reqs
 from .topology import Topology, domain_groups
@@ -226,7 +226,7 @@ class Scheduler:
     def _add(self, pod: Pod) -> str | None:
         data = self.data(pod)
         if self.deciding:
-            self.decisions[pod.key] = decide(self, pod, data)
+            self.decisions[pod.key] = pool_verdicts(self, pod, data)
         if self._to_existing(pod, data):
             return None
         claims = sorted(self.results.claims, key=lambda c: len(c.pods))
