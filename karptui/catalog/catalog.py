@@ -16,16 +16,22 @@ class Catalog:
     """Immutable instance types in name order; ``source`` names where they came from.
 
     ``region`` is the region the offerings were built for, ``""`` when a file
-    mixes regions or never says.
+    mixes regions or never says. ``discounts`` (``--discounts``, :mod:`.discounts`): what the cost
+    model takes off the prices it shows; the simulated Karpenter never reads it.
     """
 
     types: tuple[InstanceType, ...] = ()
     region: str = ""
     source: str = ""
+    discounts: object = field(default=None, compare=False)  # discounts.Discounts | None
     _by_name: dict[str, InstanceType] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {t.name: t for t in self.types})
+
+    def with_discounts(self, discounts) -> Catalog:
+        """The same types and prices, with ``discounts`` for the cost model (None: none)."""
+        return self if discounts is None else replace(self, discounts=discounts)
 
     def __len__(self) -> int:
         return len(self.types)

@@ -77,6 +77,9 @@ def run_live(args: argparse.Namespace) -> int:
     if args.theme:
         check_theme_name(args.theme)
     since = logs_since(getattr(args, "logs_since", None), 600.0)
+    from ..catalog.discounts import find_discounts
+
+    discounts = find_discounts(getattr(args, "discounts", None))  # a bad file: one line before connecting
     connection = _connect(args, args.namespace)
     with _slow_reads():  # API discovery
         live = LiveCluster(connection).start()
@@ -85,7 +88,7 @@ def run_live(args: argparse.Namespace) -> int:
     from ..tui.app import KarptuiApp
 
     try:
-        KarptuiApp(live.snapshot(), theme=args.theme, live=live, logs_since=since).run()
+        KarptuiApp(live.snapshot(), theme=args.theme, live=live, logs_since=since, discounts=discounts).run()
     finally:
         live.stop()
         connection.close()

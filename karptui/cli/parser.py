@@ -17,6 +17,15 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {visible(message)} (see --help)\n")  # it quotes argv
 
 
+DISCOUNTS_HELP = ("discounts on the prices shown (Savings Plans, EDP), overall and per instance family: a YAML "
+                  "file (docs/catalog-files.md); default: discounts.yaml in karptui's config dir if it exists")
+
+
+def _discounts(command: argparse.ArgumentParser) -> None:
+    """``--discounts FILE`` after the command too; SUPPRESS: given before it, it must not be reset."""
+    command.add_argument("--discounts", metavar="FILE", default=argparse.SUPPRESS, help=DISCOUNTS_HELP)
+
+
 NAMESPACE_HELP = ("only show pods of this namespace (live: only its pods are read; a snapshot: the panes and "
                   "`simulate` show its pods, while the simulation still runs on the whole cluster)")
 
@@ -52,6 +61,7 @@ def build_parser() -> OneLineParser:
                         "karptui-high-contrast, karptui-colorblind, or one in your config dir)")
     parser.add_argument("--logs-since", metavar="DURATION", default=None,
                         help="live: how far back to start the Karpenter log (default 10m; 0: no logs)")
+    parser.add_argument("--discounts", metavar="FILE", help=DISCOUNTS_HELP)
     parser.set_defaults(run=_lazy(".live", "run_live"))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
 
@@ -59,10 +69,12 @@ def build_parser() -> OneLineParser:
     open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
     open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach (a plain file is followed as it grows)")
     _namespace(open_cmd)
+    _discounts(open_cmd)
     open_cmd.set_defaults(run=_lazy(".tui", "run_open"))
 
     demo = commands.add_parser("demo", help="explore the bundled example snapshot")
     _namespace(demo)
+    _discounts(demo)
     demo.set_defaults(run=_lazy(".tui", "run_demo"))
 
     snapshot = commands.add_parser("snapshot", help="inspect snapshot files")
@@ -91,6 +103,7 @@ def build_parser() -> OneLineParser:
     sim.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
     _namespace(sim)
+    _discounts(sim)
     sim.set_defaults(run=_lazy(".simulate", "run_simulate"))
     budgets = commands.add_parser("budgets", help="disruption budgets per NodePool and reason, now and hour by hour")
     budgets.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")

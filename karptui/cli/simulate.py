@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..catalog import catalog_from_snapshot_region, load_catalog_file
+from ..catalog.discounts import find_discounts
 from ..errors import InputError
 from ..sim import simulate
 from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
@@ -19,6 +20,7 @@ from ..views.info import warnings_with_catalog
 from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
 from ..views.drift import drift_json, drift_lines
 from ..views.disruption import verdict_lines
+from ..views.nodepool_table import nodepool_lines
 from ..views.simulation import only_namespace, simulation_json
 from .output import emit, say
 from .progress import StderrProgress
@@ -36,6 +38,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     gates = feature_gates(args.feature_gates)
     options = {"catalog": None, "consolidate": args.consolidate, "gates": gates}
     catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
+    catalog = catalog.with_discounts(find_discounts(getattr(args, "discounts", None)))
     extra = {}
     if args.whatif:
         result, snapshot, extra["whatif"] = _run_whatif(args, snapshot, catalog, options)
@@ -43,7 +46,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         with StderrProgress() as progress:
             result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
     cost = cost_path(result, catalog, consolidated=args.consolidate)
-    doc = simulation_json(result, explain=args.explain, cost=cost, extra=extra)
+    doc = simulation_json(result, explain=args.explain, cost=cost, extra=extra, catalog=catalog)
     if snapshot.nodepools:  # the gates this run used: the flag's, then a what-if's featureGates
         doc["feature_gates"] = gates.with_(snapshot.feature_gates).to_dict()
     namespace = getattr(args, "namespace", None)
@@ -114,7 +117,7 @@ def _print_table(doc: dict, console: Console, cost: str = "", explain: bool = Fa
         then = (f" -> {replacement['instance_type']} {replacement['capacity_type']} {_price(replacement)}"
                 if replacement else "")
         console.print(f"consolidation {d['action']} ({d['reason']}): {', '.join(d['nodes'])}{then}, "
-                      f"saves ${d['savings_per_hour']:.4f}/h")
+                      f"saves {_saves(d)}")
     for b in doc.get("blocked", []):
         console.print(Text.assemble(("blocked:", "yellow"), f" {b['node']}: {b['reason']}"))
     for b in doc.get("unconsolidatable", []):
@@ -126,10 +129,17 @@ def _print_table(doc: dict, console: Console, cost: str = "", explain: bool = Fa
 
 
 def _price(launch: dict) -> str:
-    """``$0.1504/h``, marked as every estimated figure is (``~``)."""
+    """``$0.1504/h``, marked as every estimated (``~``) or discounted (``*``) figure is."""
     if launch.get("price") is None:
         return "(unpriced)"
-    return f"{ESTIMATED_MARK if launch.get('price_estimated') else ''}${launch['price']:.4f}/h"
+    after = launch.get("price_after_discount")
+    return Cost(launch["price"] if after is None else after, estimated_prices=int(bool(launch.get("price_estimated"))),
+                discounted=after is not None).rate_text()
+
+
+def _saves(disruption: dict) -> str:
+    after = disruption.get("savings_per_hour_after_discount")
+    return Cost(disruption["savings_per_hour"] if after is None else after, discounted=after is not None).rate_text()
 
 
 def _print_verdicts(pods: list[dict], console: Console) -> None:
@@ -141,6 +151,10 @@ def _print_verdicts(pods: list[dict], console: Console) -> None:
         for key, label in (("kube_scheduler", "kube-scheduler"), ("why", "in short"), ("karpenter", "Karpenter")):
             if verdict.get(key):
                 console.print(Text.assemble("  ", (f"{label}:", "cyan"), f" {verdict[key]}"))
+        if "nodepools" in pod:
+            console.print(Text.assemble("  ", ("NodePools, in the order Karpenter tries them:", "cyan")))
+            for line in nodepool_lines(pod["nodepools"]):
+                console.print(Text(f"    {line}"))
 
 
 def _print_node_verdicts(nodes: list[dict], console: Console) -> None:

@@ -11,14 +11,16 @@ from ..sources.logs import attach_logs
 
 
 def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
-         follow_from: int | None = None, namespace: str | None = None) -> int:
+         follow_from: int | None = None, namespace: str | None = None, discounts: str | None = None) -> int:
+    from ..catalog.discounts import find_discounts
     from ..tui.app import KarptuiApp  # bad input has failed by now, before the screen is taken
     from ..tui.themes import check_theme_name
 
     if theme:
         check_theme_name(theme)
-
-    KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from, namespace=namespace).run()
+    found = find_discounts(discounts)
+    KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from, namespace=namespace,
+               discounts=found).run()
     return 0
 
 
@@ -31,8 +33,10 @@ def run_open(args: argparse.Namespace) -> int:
         # Compressed files and stdin do not grow.
         if args.logs != "-" and not str(args.logs).endswith(".gz"):
             follow, offset = str(args.logs), Path(args.logs).stat().st_size
-    return _run(snapshot, args.theme, follow, offset, getattr(args, "namespace", None))
+    return _run(snapshot, args.theme, follow, offset, getattr(args, "namespace", None),
+                getattr(args, "discounts", None))
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    return _run(load_snapshot(bundled_snapshot()), args.theme, namespace=getattr(args, "namespace", None))
+    return _run(load_snapshot(bundled_snapshot()), args.theme, namespace=getattr(args, "namespace", None),
+                discounts=getattr(args, "discounts", None))

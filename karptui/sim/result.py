@@ -16,6 +16,8 @@ class Attempt:
     ``filters`` (explain only) maps every node to its reasons, empty if it fit.
     ``scheduler_reason`` is kube-scheduler's FitError for a pod it left to Karpenter, kept
     when Karpenter places the pod (``reason`` is then None) and ``summary`` with it.
+    ``nodepools`` (explain only, pods Karpenter tried): every NodePool's verdict, in Karpenter's
+    order (karpenter.nodepool_verdicts.PoolVerdict).
     """
 
     pod: Pod
@@ -28,6 +30,7 @@ class Attempt:
     summary: str = ""
     karpenter_reason: str | None = None
     scheduler_reason: str | None = None
+    nodepools: tuple | None = None
 
     @property
     def scheduled(self) -> bool:

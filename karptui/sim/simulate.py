@@ -99,7 +99,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         gates = gates.with_(snapshot.feature_gates)
         catalog, told = karpenter_catalog(snapshot, catalog, gates)
         notes.extend(told)
-        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress)
+        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress, explain)
         placements.update({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
             from .karpenter.disruption import Disruptor

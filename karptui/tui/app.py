@@ -25,7 +25,7 @@ from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
 from ..views.info import warnings_with_catalog
 from ..views.clock import Clock, snapshot_clock
-from ..views.cost import CostPath, cost_path
+from ..views.cost import CostPath, cost_path, discount_of
 from ..views.overview import Overview, header_cost, overview, shown_pending
 from . import forked
 from .plain import notify_plain
@@ -103,7 +103,8 @@ class KarptuiApp(App):
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
                  simulate_on_start: bool = True, follow_logs: str | None = None,
                  follow_from: int | None = None, live=None, logs_since: float | None = 600.0,
-                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None) -> None:
+                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None, discounts=None) -> None:
+        """``discounts`` (karptui.catalog.discounts.Discounts, ``--discounts``): taken off every price shown."""
         super().__init__()
         self.namespace = namespace  # -n NS on a snapshot: the panes show its pods (live: only its pods are read)
         self.live = live                # a karptui.cluster.live.LiveCluster, or None for a saved snapshot
@@ -111,7 +112,8 @@ class KarptuiApp(App):
         self.live_interval = live_interval
         self.fixed_now = now
         self.cost_path: CostPath | None = None  # the header's cost, once a simulation is back
-        self.catalog = catalog if catalog is not None else catalog_from_snapshot_region(snapshot)
+        self.catalog = (catalog if catalog is not None else catalog_from_snapshot_region(snapshot)).with_discounts(
+            discounts)
         self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
         self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
                        if snapshot.meta.logs_text else [])
@@ -330,7 +332,7 @@ class KarptuiApp(App):
         whatif = self.active_whatif()
         notes = f" · ⚠ {'; '.join(self.live.status())}" if self.live is not None and self.live.status() else ""
         path = self.cost_path if self.cost_path is not None and self.cost_path.now == self.overview.cost else None
-        cost = f" · {header_cost(path or CostPath(self.overview.cost))}"
+        cost = f" · {header_cost(path or CostPath(self.overview.cost, discount=discount_of(self.catalog)))}"
         return self.totals + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
 
     def missing(self, kind: str) -> str:
@@ -359,7 +361,7 @@ class KarptuiApp(App):
             pod = self.pod_by_key.get(name)
             if pod is not None:
                 self.push_screen(DetailScreen(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name),
-                                                                        self.events)))
+                                                                        self.events, self.catalog)))
 
     # ---- actions -------------------------------------------------------------------------
     def action_help(self) -> None:

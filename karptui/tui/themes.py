@@ -8,18 +8,17 @@ warning instead of failing on start or when ``t`` reaches it.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from platformdirs import user_config_dir
 from textual.color import Color, ColorParseError
 from textual.css.stylesheet import Stylesheet, StylesheetError
 from textual.css.tokenize import tokenize_values
 from textual.css.tokenizer import TokenError
 from textual.theme import Theme
 
+from ..config import config_dir
 from ..errors import InputError
 from ..sources import yaml_load
 from ..sources.decode import read_text
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from textual.app import App
 
 DEFAULT_THEME = "karptui-dark"
-CONFIG_DIR_ENV = "KARPTUI_CONFIG_DIR"
 
 COLOURS = ("primary", "secondary", "accent", "warning", "error", "success",
            "foreground", "background", "surface", "panel", "boost")
@@ -139,8 +137,7 @@ def bundled_themes() -> list[Theme]:
 
 def user_theme_dir() -> Path:
     """``$KARPTUI_CONFIG_DIR/themes``, else the platform's user config dir for karptui + ``themes``."""
-    config = os.environ.get(CONFIG_DIR_ENV) or user_config_dir("karptui")
-    return Path(config) / "themes"
+    return config_dir() / "themes"
 
 
 def _user_themes() -> tuple[list[Theme], dict[str, InputError]]:

@@ -7,6 +7,7 @@ from collections import defaultdict
 from ..model import Node, Pod, Snapshot
 from ..model.events import Event
 from ..model.quantity import format_millis, human_bytes
+from .nodepool_table import nodepool_lines, nodepools_json
 
 
 DISRUPTION_SECTION = "disruption"
@@ -80,7 +81,9 @@ def verdicts_by_reason(filters: dict[str, tuple[str, ...]] | None) -> list[str]:
             for reason, nodes in sorted(grouped.items(), key=lambda kv: -len(kv[1]))]
 
 
-def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict]) -> dict[str, list[str]]:
+def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict], catalog=None) -> dict[str, list[str]]:
+    """The pod drill-in's sections; ``nodepools``: Karpenter's NodePool decision table, when the simulation
+    kept one (the pod went to Karpenter; ``catalog``: its discounts price the launches)."""
     related = [e for e in events if e.get("pod") == pod.key]
     owner = snapshot.top_owner(pod)
     sim = []
@@ -97,6 +100,8 @@ def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict]) -> dic
         "simulation": sim or ["(simulating…)"],
         "constraints": constraints(pod),
         "verdicts by reason": verdicts_by_reason(attempt.filters if attempt is not None else None),
+        **({"nodepools, in the order Karpenter tries them": nodepool_lines(nodepools_json(attempt.nodepools, catalog))}
+           if attempt is not None and attempt.nodepools is not None else {}),
         "karpenter log": [f"{e.get('time', '')} {e['kind']}: "
                           + "; ".join(f"{p['name']}: {p['reason']}" for p in e.get("nodepools", []))
                           for e in related] or ["(nothing in the logs)"],

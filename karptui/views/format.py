@@ -37,6 +37,7 @@ def bar(part: int, whole: int, width: int = 10) -> str:
     return ("█" * full + half).ljust(width, "░")
 
 
-def money(price: float | None, mark: str = "") -> str:
-    """``$0.384``; ``mark`` (the cost model's estimate mark) goes in front of an estimated price."""
-    return "-" if price is None else f"{mark}${price:.3f}"
+def money(price: float | None, mark: str = "", after: str = "") -> str:
+    """``$0.384``; ``mark`` (the cost model's estimate mark) goes in front of an estimated price, ``after``
+    (its discount mark) behind a discounted one."""
+    return "-" if price is None else f"{mark}${price:.3f}{after}"

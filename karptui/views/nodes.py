@@ -12,7 +12,7 @@ from ..model import Node, Snapshot
 from ..model.quantity import human_bytes
 from ..model.resources import CPU, MEMORY, PODS
 from ..model.snapshot import NO_ZONE
-from .cost import ESTIMATED_MARK
+from .cost import DISCOUNT_MARK, ESTIMATED_MARK
 from .format import age, bar, cpu, money
 
 
@@ -50,6 +50,7 @@ class NodeRow:
     labels: dict
     price: float | None = None
     price_estimated: bool = False  # the catalog estimates this node's price (shown with the cost model's mark)
+    price_discounted: bool = False  # the price is after a discount (--discounts; the cost model's * mark)
 
     @property
     def cpu_percent(self) -> int:
@@ -82,6 +83,7 @@ class ZoneGroup:
     price: float = 0.0
     nodepools: tuple[str, ...] = ()
     price_estimated: bool = False  # a node's price is estimated or unknown: the sum is an estimate
+    price_discounted: bool = False  # a node's price is after a discount
 
     @cached_property
     def cpu_requested(self) -> int:
@@ -116,7 +118,8 @@ SORTS = {
 
 
 def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None,
-             estimated: frozenset[str] | set[str] = frozenset()) -> NodeRow:
+             estimated: frozenset[str] | set[str] = frozenset(),
+             discounted: frozenset[str] | set[str] = frozenset()) -> NodeRow:
     pods = snapshot.pods_by_node.get(node.name, [])
     return NodeRow(
         name=node.name,
@@ -136,14 +139,16 @@ def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None,
         labels=dict(node.labels),
         price=(prices or {}).get(node.name),
         price_estimated=node.name in estimated,
+        price_discounted=node.name in discounted,
     )
 
 
 def node_rows(snapshot: Snapshot, prices: dict | None = None,
-              estimated: frozenset[str] | set[str] = frozenset()) -> list[NodeRow]:
+              estimated: frozenset[str] | set[str] = frozenset(),
+              discounted: frozenset[str] | set[str] = frozenset()) -> list[NodeRow]:
     """Every node's row, built once per snapshot: sorting and filtering only regroup them.
-    ``estimated``: the nodes whose price the catalog estimates."""
-    return [node_row(node, snapshot, prices, estimated) for node in snapshot.nodes]
+    ``estimated``: the nodes whose price the catalog estimates; ``discounted``: priced after a discount."""
+    return [node_row(node, snapshot, prices, estimated, discounted) for node in snapshot.nodes]
 
 
 def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
@@ -174,6 +179,7 @@ def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
             price=sum(r.price or 0.0 for r in rows),
             nodepools=launchable.get(zone, ()),
             price_estimated=any(r.price_estimated or r.price is None for r in rows),
+            price_discounted=any(r.price_discounted for r in rows),
         )
         for zone, rows in sorted(by_zone.items())
     ]
@@ -216,7 +222,8 @@ def node_cells(row: NodeRow, now: datetime) -> tuple[str, ...]:
             usage(row.cpu_requested, row.cpu_allocatable, cpu),
             usage(row.memory_requested, row.memory_allocatable, human_bytes),
             f"{row.pods}/{row.max_pods}", age(row.created, now),
-            money(row.price, ESTIMATED_MARK if row.price_estimated else ""))
+            money(row.price, ESTIMATED_MARK if row.price_estimated else "",
+                  DISCOUNT_MARK if row.price_discounted else ""))
 
 
 def capacity_split(counts: dict[str, int]) -> str:
@@ -238,4 +245,5 @@ def zone_cells(group: ZoneGroup, folded: bool = False) -> tuple[str, ...]:
             usage(group.cpu_requested, group.cpu_allocatable, cpu),
             usage(group.memory_requested, group.memory_allocatable, human_bytes),
             str(sum(n.pods for n in group.nodes)), "",
-            money(group.price, ESTIMATED_MARK if group.price_estimated else ""))
+            money(group.price, ESTIMATED_MARK if group.price_estimated else "",
+                  DISCOUNT_MARK if group.price_discounted else ""))

@@ -56,7 +56,8 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot)."""
     costs = {n.name: node_cost(n, catalog) for n in snapshot.nodes}  # each node's offering, looked up once
     prices = {name: None if c.unpriced else c.hourly for name, c in costs.items()}
-    rows = node_rows(snapshot, prices, {name for name, c in costs.items() if c.estimated_prices})
+    rows = node_rows(snapshot, prices, {name for name, c in costs.items() if c.estimated_prices},
+                     {name for name, c in costs.items() if c.discounted})
     karpenter_events = snapshot_events(snapshot)  # read once: the Activity pane and the pending stories share them
     pending = shown_pending(snapshot, events, karpenter_events, namespace)
     cost = node_costs_total(costs.values())

@@ -7,14 +7,15 @@ from collections.abc import Mapping
 from ..sim import Attempt, SimResult
 from ..sim.result import NodeClaimPlan
 from ..logs.timeline import snapshot_events
-from .cost import CostPath, cost_after  # noqa: F401 - cost_after lives in .cost; importable here as before
+from .cost import CostPath, cost_after, disruption_savings, launch_cost  # noqa: F401 - cost_after: importable here
 from .disruption import said_json
+from .nodepool_table import nodepools_json
 from .overview import in_namespace
 from .verdict import verdict
 
 
 def attempt_json(attempt: Attempt, explain: bool, claims: Mapping[str, NodeClaimPlan] | None = None,
-                 has_nodepools: bool = False) -> dict:
+                 has_nodepools: bool = False, catalog=None) -> dict:
     out = {
         "pod": attempt.pod.key,
         "node": attempt.node,
@@ -29,26 +30,31 @@ def attempt_json(attempt: Attempt, explain: bool, claims: Mapping[str, NodeClaim
         out["karpenter_reason"] = attempt.karpenter_reason
     if explain:
         out["filters"] = {node: list(reasons) for node, reasons in (attempt.filters or {}).items()}
-        out["verdict"] = verdict(attempt, claims or {}, has_nodepools)
+        out["verdict"] = verdict(attempt, claims or {}, has_nodepools, catalog)
+    if attempt.nodepools is not None:
+        out["nodepools"] = nodepools_json(attempt.nodepools, catalog)
     return out
 
 
-def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: dict | None = None) -> dict:
-    """The whole document; Karpenter keys appear when the snapshot has NodePools or Provisioners."""
+def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: dict | None = None,
+                    catalog=None) -> dict:
+    """The whole document; Karpenter keys appear when the snapshot has NodePools or Provisioners.
+    ``catalog``: the one simulated with; its discounts (if any) add the ``*_after_discount`` figures."""
     claims = {c.name: c for c in result.nodeclaims}
     has_nodepools = bool(result.snapshot.nodepools)
-    doc: dict = {"pods": [attempt_json(a, explain, claims, has_nodepools) for a in result.attempts]}
+    doc: dict = {"pods": [attempt_json(a, explain, claims, has_nodepools, catalog) for a in result.attempts]}
     if result.snapshot.nodepools:
         doc["nodeclaims"] = [
             {"name": c.name, "nodepool": c.nodepool, "requirements": {k: list(v) for k, v in c.requirements.items()},
-             "instance_types": list(c.instance_types), "launch": c.launch, "pods": list(c.pods)}
+             "instance_types": list(c.instance_types), "launch": _launch(c.launch, catalog), "pods": list(c.pods)}
             for c in result.nodeclaims
         ]
         doc["disruptions"] = [
             {"method": d.method, "action": d.action, "reason": d.reason, "nodes": list(d.nodes), "pods": d.pods,
              "replacement": d.replacement.to_dict() if d.replacement else None,
              "replacement_types": list(d.replacement_types[:60]), "savings_per_hour": d.savings,
-             "replacement_name": d.replacement_name or None, "moves": dict(d.moves)}
+             "replacement_name": d.replacement_name or None, "moves": dict(d.moves),
+             **_savings(d, result, catalog)}
             for d in result.disruptions
         ]
         doc["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
@@ -77,6 +83,19 @@ def nodes_json(result: SimResult) -> list[dict]:
     said = said_json(result.snapshot, snapshot_events(result.snapshot))
     return [{"node": node, "nodepool": v.nodepool, "command": v.command or None, "disruption": v.to_dict(),
              "karpenter_said": said.get(node)} for node, v in result.verdicts.items()]
+
+
+def _launch(launch, catalog):
+    """A launch as Karpenter prices it (list ``price``), plus ``price_after_discount`` when discounted."""
+    if launch is None:
+        return None
+    cost = launch_cost(launch, catalog)
+    return {**launch, "price_after_discount": cost.hourly} if cost.discounted else launch
+
+
+def _savings(disruption, result: SimResult, catalog) -> dict:
+    cost = disruption_savings(disruption, result.snapshot, catalog)
+    return {"savings_per_hour_after_discount": cost.hourly} if cost.discounted else {}
 
 
 def only_namespace(doc: dict, namespace: str) -> None:

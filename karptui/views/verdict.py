@@ -11,10 +11,11 @@ from collections.abc import Mapping
 
 from ..sim import Attempt
 from ..sim.result import NodeClaimPlan
-from .cost import ESTIMATED_MARK
+from .cost import launch_cost
 
 
-def verdict(attempt: Attempt, claims: Mapping[str, NodeClaimPlan], has_nodepools: bool) -> dict[str, str]:
+def verdict(attempt: Attempt, claims: Mapping[str, NodeClaimPlan], has_nodepools: bool,
+            catalog=None) -> dict[str, str]:
     """``kube_scheduler``: its own words (the FitError, or where it binds the pod); ``why``: karptui's
     one sentence on what would have to change (explain only, when there is one); ``karpenter``: what
     Karpenter would do, when the cluster has NodePools or Provisioners."""
@@ -30,11 +31,11 @@ def verdict(attempt: Attempt, claims: Mapping[str, NodeClaimPlan], has_nodepools
     if attempt.summary:
         out["why"] = attempt.summary
     if has_nodepools and attempt.scheduler_reason is not None:
-        out["karpenter"] = _karpenter(attempt, claims)
+        out["karpenter"] = _karpenter(attempt, claims, catalog)
     return out
 
 
-def _karpenter(attempt: Attempt, claims: Mapping[str, NodeClaimPlan]) -> str:
+def _karpenter(attempt: Attempt, claims: Mapping[str, NodeClaimPlan], catalog=None) -> str:
     if attempt.node is None:
         why = attempt.karpenter_reason
         return f"Failed to schedule pod, {why}" if why else "leaves it pending"
@@ -46,6 +47,5 @@ def _karpenter(attempt: Attempt, claims: Mapping[str, NodeClaimPlan]) -> str:
     launch = claim.launch or {}
     where = (f": {launch.get('instance_type')} {launch.get('capacity_type')} in {launch.get('zone')}"
              if launch else ": no offering left")
-    price = launch.get("price")
-    priced = "" if price is None else f", {ESTIMATED_MARK if launch.get('price_estimated') else ''}${price:.3f}/h"
+    priced = "" if launch.get("price") is None else f", {launch_cost(launch, catalog).rate_text(3)}"
     return f"launches NodeClaim {claim.name} from NodePool {claim.nodepool}{where}{priced} ({len(claim.pods)} pod(s))"

@@ -14,7 +14,7 @@ from typing import Any
 from ..model.snapshot import NO_ZONE
 from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
-from .cost import ESTIMATED_MARK, HOURS_PER_MONTH, Cost, CostPath, cost_path
+from .cost import DISCOUNT_MARK, ESTIMATED_MARK, HOURS_PER_MONTH, Cost, CostPath, cost_path, discount_of
 from .drift import drift_json, drift_lines
 
 
@@ -59,6 +59,7 @@ def summary(run: RunResult, catalog: Any) -> dict:
         out["cost_before"], out["cost_after"] = round(before.final.hourly, 6), round(after.final.hourly, 6)
         out["cost_change"] = round(out["cost_after"] - out["cost_before"], 6)
         out["cost"] = {"with_edits": after.to_dict(), "without_edits": before.final.to_dict()}
+        out["cost_discount"] = discount_of(catalog)  # the figures are after it ("": none)
     return out
 
 
@@ -106,15 +107,17 @@ def summary_lines(s: Mapping) -> list[str]:
 
 def _cost_lines(cost: Mapping) -> list[str]:
     """The cost model's path with the edits (``now … → after provisioning … → after consolidation …``), then
-    the end of the path without them and the change, each amount marked ``~`` when estimated."""
+    the end of the path without them and the change, each amount marked ``~`` when estimated and ``*``
+    after a discount (the legend is the path's)."""
     path = cost["with_edits"]
     steps = [Cost.from_dict(path[key]) if path.get(key) else None
              for key in ("now", "after_provisioning", "after_consolidation")]
-    with_edits = CostPath(*steps)
+    with_edits = CostPath(*steps, discount=path.get("discount", ""))
     without = Cost.from_dict(cost["without_edits"])
     change = with_edits.final.hourly - without.hourly
     mark = ESTIMATED_MARK if with_edits.final.estimated or without.estimated else ""
-    change_text = (f"change {mark}{_signed(change)}/h ({mark}{_signed(change * HOURS_PER_MONTH, 0)}/mo)"
+    after = DISCOUNT_MARK if with_edits.final.discounted or without.discounted else ""
+    change_text = (f"change {mark}{_signed(change)}/h{after} ({mark}{_signed(change * HOURS_PER_MONTH, 0)}/mo{after})"
                    if round(change, 3) else "no change")
     return [f"cost {with_edits.line(arrow='→', changes_only=True)}", f"without the edits {without.text()}: {change_text}"]
 

@@ -37,8 +37,21 @@ from .topology import Topology, TopologyError
 MAX_INSTANCE_TYPES = 600  # Karpenter hands at most this many types, cheapest first, to the cloud provider
 
 
+# What ruled a new NodeClaim out for a pod: the NodePool's limits (the scheduler checks them first), then
+# in the order NodeClaim.can_add checks; the NodePool decision table (nodepool_verdicts) names its verdict by it
+LIMITS, TAINTS, REQUIREMENTS, VOLUMES, TOPOLOGY, INSTANCE_TYPES, MIN_VALUES = (
+    "limits", "taints", "requirements", "volumes", "topology", "instance-types", "min-values")
+
+
 class SchedulingError(Exception):
-    """Why a pod cannot go on a NodeClaim or node; the text is Karpenter's."""
+    """Why a pod cannot go on a NodeClaim or node; the text is Karpenter's. ``kind`` says which check
+    refused it, ``key`` the requirement's label when requirements conflict, ``reqs`` and ``requests``
+    what the instance types were filtered with when none was left, ``claim`` the NodeClaim that refused."""
+
+    def __init__(self, text: str = "", kind: str = "", key: str | None = None, reqs=None, requests=None) -> None:
+        super().__init__(text)
+        self.kind, self.key, self.reqs, self.requests = kind, key, reqs, requests
+        self.claim: NodeClaim | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,11 +191,12 @@ class NodeClaim:
         """The NodeClaim's requirements and instance type rows with ``pod`` in; SchedulingError if not."""
         taints = self.template.taints
         if not tolerates_all(taints, pod.tolerations):
-            raise SchedulingError(_taint_error(taints, pod) if why else "")
+            raise SchedulingError(_taint_error(taints, pod) if why else "", TAINTS)
         allow = self.types.well_known
         error = self.reqs.compatible(data.reqs, allow, why)
         if error is not None:
-            raise SchedulingError(f"incompatible requirements, {error}" if why else "")
+            raise SchedulingError(f"incompatible requirements, {error}" if why else "", REQUIREMENTS,
+                                  self.reqs.compatible(data.reqs, allow, why=False) if why else None)
         base = self.reqs.plus(data.reqs.values())
         last: SchedulingError | None = None
         for volume in volume_reqs:
@@ -198,26 +212,27 @@ class NodeClaim:
         if volume is not None:
             error = reqs.compatible(volume, allow, why)
             if error is not None:
-                raise SchedulingError(f"incompatible volume requirements, {error}" if why else "")
+                raise SchedulingError(f"incompatible volume requirements, {error}" if why else "", VOLUMES)
             reqs = reqs.plus(volume.values())
         try:
             narrowed = self.topology.add_requirements(pod, self.template.taints, data.strict, reqs, allow)
         except TopologyError as exc:
-            raise SchedulingError(str(exc) if why else "") from None
+            raise SchedulingError(str(exc) if why else "", TOPOLOGY) from None
         error = reqs.compatible(narrowed, allow, why)
         if error is not None:
-            raise SchedulingError(error if why else "")
+            raise SchedulingError(error if why else "", TOPOLOGY)
         reqs = reqs.plus(narrowed.values())
         requests = self.requests + data.requests
         rows = self._remaining(pod, reqs, requests)
         if not rows.size:
-            raise SchedulingError(self._filter_error(pod, reqs, requests, data.requests) if why else "")
+            raise SchedulingError(self._filter_error(pod, reqs, requests, data.requests) if why else "",
+                                  INSTANCE_TYPES, reqs=reqs, requests=requests)
         if any(r.min_values is not None for r in reqs.values()):
             short = self.types.min_values_shortfall(self.template.rows[rows], reqs)
             if short and not relax_min_values:
                 raise SchedulingError(f"minValues requirement is not met for label(s) {sorted(short)}, "
                                       f"requirements={reqs}, resources={self._resources_text(pod, data.requests)}"
-                                      if why else "")
+                                      if why else "", MIN_VALUES, reqs=reqs, requests=requests)
             if short:
                 reqs = reqs.plus(replace(reqs[k], min_values=n) for k, n in short.items())
         return reqs, rows
@@ -242,6 +257,29 @@ class NodeClaim:
         if pod.host_ports:
             fits &= self._ports_ok(pod)[template.group_of[rows]]
         return compatible, fits, offered
+
+    def narrowing(self, pod: Pod, reqs: Reqs, requests: Resources) -> tuple[tuple[str, int], ...]:
+        """How many of the catalog's instance types each filter took away, in Karpenter's order: the
+        NodePool's requirements and offerings (its template), the limits (the rows this NodeClaim was
+        opened with), then the pod's requirements, resources, DaemonSet overhead (and host ports),
+        offerings under the merged requirements — the masks :meth:`can_add` decides with, counted
+        one after another (Karpenter tests the last three together; this shows which bit)."""
+        types, template = self.types, self.template
+        pool_compatible = int(types.compatible_mask(template.reqs).sum())
+        compatible, fits, offered = self._masks(pod, reqs, requests, self.rows)
+        type_rows = template.rows[self.rows]
+        need = types.vector(requests)
+        bare = np.zeros(len(self.rows), dtype=bool) if need.unknown is not None else \
+            (types.allocatable[type_rows] >= need.values).all(axis=1)
+        steps = [("nodepool requirements", len(types.types) - pool_compatible),
+                 ("nodepool offerings", pool_compatible - len(template.rows)),
+                 ("limits", len(template.rows) - len(self.rows))]
+        left = np.ones(len(self.rows), dtype=bool)
+        for name, mask in (("requirements", compatible), ("resources", bare), ("daemonset overhead", fits),
+                           ("offerings", offered)):
+            steps.append((name, int((left & ~mask).sum())))
+            left &= mask
+        return tuple(steps)
 
     def _remaining(self, pod: Pod, reqs: Reqs, requests: Resources) -> np.ndarray:
         compatible, fits, offered = self._masks(pod, reqs, requests, self.rows)
@@ -306,7 +344,12 @@ class NodeClaim:
     # ---- after scheduling ----------------------------------------------------------------------
     def type_rows(self) -> list[int]:
         """TypeSet rows left, cheapest first, at most MAX_INSTANCE_TYPES (the NodeClaim's options)."""
-        return self.types.by_price(self.template.rows[self.rows].tolist(), self.reqs)[:MAX_INSTANCE_TYPES]
+        return self.options(self.rows, self.reqs)
+
+    def options(self, rows: np.ndarray, reqs: Reqs) -> list[int]:
+        """The instance type options ``rows`` (positions in the template's rows) give under ``reqs``:
+        TypeSet rows, cheapest first, at most MAX_INSTANCE_TYPES."""
+        return self.types.by_price(self.template.rows[rows].tolist(), reqs)[:MAX_INSTANCE_TYPES]
 
     def final_requirements(self) -> Reqs:
         """What the NodeClaim object would say: no placeholder hostname, the instance types and

@@ -36,7 +36,8 @@ from ..state import ClusterState
 from .daemons import daemon_pods
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .instancetypes import TypeSet, type_set
-from .nodeclaim import NodeClaim, SchedulingError, Template, build_template
+from .nodeclaim import LIMITS, NodeClaim, SchedulingError, Template, build_template
+from .nodepool_verdicts import pool_verdicts
 from .preferences import PodData, relax
 from .requirements import Reqs
 from .topology import Topology, domain_groups
@@ -111,9 +112,11 @@ class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
                  respect_preferences: bool = True, min_values_best_effort: bool = False,
                  deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
-                 settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None) -> None:
+                 settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None,
+                 decide: bool = False) -> None:
         """``settling``: nodes still within their NodePool's consolidateAfter, which a consolidation
-        simulation may not move bound pods onto."""
+        simulation may not move bound pods onto. ``decide``: keep each pod's NodePool decision table
+        (:mod:`.nodepool_verdicts`) as of its last try, in ``decisions``."""
         self.snapshot, self.state = snapshot, state
         prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
         self.types = prepared.types
@@ -150,6 +153,8 @@ class Scheduler:
         self._volumes: dict[str, list] = {}
         self.changes = 0
         self._taken: set[str] | None = None
+        self.deciding = decide
+        self.decisions: dict[str, tuple] = {}   # pod key -> its NodePool verdicts
 
     # ---- the run ---------------------------------------------------------------------------------
     def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None) -> Results:
@@ -174,10 +179,12 @@ class Scheduler:
             earlier = refused.get(key) if key is not None else None
             if earlier is not None and earlier[0] == self.changes:
                 error = earlier[1]
+                if earlier[2] in self.decisions:
+                    self.decisions[pod.key] = self.decisions[earlier[2]]
             else:
                 error = self._try(pod)
                 if error is not None and key is not None:
-                    refused[key] = (self.changes, error)
+                    refused[key] = (self.changes, error, pod.key)
             if error is None:
                 results.errors.pop(pod.key, None)
             else:
@@ -218,6 +225,8 @@ class Scheduler:
 
     def _add(self, pod: Pod) -> str | None:
         data = self.data(pod)
+        if self.deciding:
+            self.decisions[pod.key] = pool_verdicts(self, pod, data)
         if self._to_existing(pod, data):
             return None
         claims = sorted(self.results.claims, key=lambda c: len(c.pods))
@@ -303,22 +312,12 @@ class Scheduler:
     def _to_new_claim(self, pod: Pod, data: PodData) -> str | None:
         errors = []
         for template in self.templates:
-            rows = np.arange(len(template.rows), dtype=np.intp)
-            remaining = self.remaining.get(template.name)
-            if remaining:
-                if "nodes" in remaining and remaining["nodes"] == 0:
-                    errors.append(f"node limits have been exhausted for nodepool (NodePool={template.name})")
-                    continue
-                rows = self._within_limits(template, remaining)
-                if not rows.size:
-                    errors.append(f"all available instance types exceed limits for nodepool (NodePool={template.name})")
-                    continue
-            claim = NodeClaim(template, self.topology, self.types, rows, self._name(template.name))
-            try:
-                reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values)
-            except SchedulingError as exc:
-                errors.append(str(exc))
+            opened = self.open_claim(template, pod, data, self._name)
+            if isinstance(opened, SchedulingError):
+                errors.append(str(opened))
                 continue
+            claim, reqs, kept = opened
+            remaining = self.remaining.get(template.name)
             claim.add(pod, data, reqs, kept)
             self.results.claims.append(claim)
             self._placed(pod, claim)
@@ -326,6 +325,30 @@ class Scheduler:
                 self.remaining[template.name] = self._less_largest(remaining, claim)
             return None
         return "; ".join(errors)
+
+    def open_claim(self, template: Template, pod: Pod, data: PodData, name=lambda pool: "") \
+            -> tuple[NodeClaim, Reqs, np.ndarray] | SchedulingError:
+        """A new NodeClaim of ``template`` that would take ``pod`` (not yet added: the claim, the
+        requirements and instance type rows it would have), or why not — the limits, then
+        :meth:`NodeClaim.can_add`. The scheduler opens NodeClaims with it; the NodePool decision
+        table (:mod:`.nodepool_verdicts`) asks it about every NodePool. ``name(pool)`` names the claim."""
+        rows = np.arange(len(template.rows), dtype=np.intp)
+        remaining = self.remaining.get(template.name)
+        if remaining:
+            if "nodes" in remaining and remaining["nodes"] == 0:
+                return SchedulingError(f"node limits have been exhausted for nodepool (NodePool={template.name})",
+                                       LIMITS, key="nodes")
+            rows = self._within_limits(template, remaining)
+            if not rows.size:
+                return SchedulingError(f"all available instance types exceed limits for nodepool "
+                                       f"(NodePool={template.name})", LIMITS)
+        claim = NodeClaim(template, self.topology, self.types, rows, name(template.name))
+        try:
+            reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values)
+        except SchedulingError as exc:
+            exc.claim = claim
+            return exc
+        return claim, reqs, kept
 
     def _name(self, pool: str) -> str:
         """A NodeClaim name no node or NodeClaim of the cluster has yet."""

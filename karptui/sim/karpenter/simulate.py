@@ -28,12 +28,13 @@ def provisionable(pod) -> bool:
 
 
 def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
-                      attempts: list[Attempt], batch: bool = True,
-                      progress=None) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
+                      attempts: list[Attempt], batch: bool = True, progress=None,
+                      explain: bool = False) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
+    """``explain``: each pod Karpenter tried also gets its NodePool decision table (``nodepools``)."""
     pending = [a.pod for a in attempts if not a.scheduled and provisionable(a.pod)]
     if not pending:
         return attempts, ()
-    scheduler = Scheduler(snapshot, state, catalog, pending)
+    scheduler = Scheduler(snapshot, state, catalog, pending, decide=explain)
     result = scheduler.solve(pending, batch, progress)
     by_key = {p.key: p for p in pending}
     for key, node in result.on_existing.items():
@@ -44,6 +45,8 @@ def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
         key = attempt.pod.key
         node = result.on_existing.get(key)
         claim = result.on_claim.get(key)
+        if key in scheduler.decisions:
+            attempt = replace(attempt, nodepools=scheduler.decisions[key])
         if attempt.scheduled:
             updated.append(attempt)
         elif node is not None:  # kube-scheduler's verdict stays: it is why Karpenter had to act
