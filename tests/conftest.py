@@ -58,6 +58,16 @@ def kube_list(*items: dict) -> dict:
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": list(items)}
 
 
+@pytest.fixture(scope="session")
+def seed():
+    """The bundled consolidation seed and its region's catalog (immutable: shared by every test)."""
+    from karptui.catalog import catalog_from_snapshot_region
+    from karptui.sources import bundled_snapshot, load_snapshot
+
+    snapshot = load_snapshot(bundled_snapshot("consolidation"))
+    return snapshot, catalog_from_snapshot_region(snapshot)
+
+
 @pytest.fixture
 def write(tmp_path):
     """Write text, bytes or an object (as JSON) to a file under tmp_path."""

@@ -8,14 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from karptui.catalog import catalog_from_snapshot_region
 from karptui.model.cron import parse_cron
 from karptui.model.errors import ModelError
 from karptui.model.nodepool import Budget, build_nodepool
 from karptui.sim import simulate
 from karptui.sim.karpenter.disruption.budgets import DRIFTED, EMPTY, UNDERUTILIZED, active, allowed, changes
-from karptui.sources import bundled_snapshot, load_snapshot
-from karptui.views.budgets import budgets_json, budgets_lines, budgets_view
+from karptui.views.budgets import budgets_lines, budgets_view
 from karptui.views.clock import Clock
 from karptui.whatif import apply_whatif, parse_whatif
 
@@ -120,10 +118,6 @@ def test_percentages_round_up_and_the_smallest_active_budget_for_the_reason_wins
 
 
 # ---- the seed: the simulator and the view honour the schedule at the snapshot's time --------------
-@pytest.fixture(scope="module")
-def seed():
-    snapshot = load_snapshot(bundled_snapshot("consolidation"))
-    return snapshot, catalog_from_snapshot_region(snapshot)
 
 
 def scheduled(seed, schedule, duration="3h", reasons=("Underutilized",)):

@@ -4,7 +4,7 @@ import pytest
 
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.sim import simulate
-from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.sources import load_snapshot
 from karptui.whatif import apply_whatif, parse_whatif
 from tests.conftest import FIXTURES
 
@@ -21,10 +21,6 @@ AS_SPOT = [{"target": f"Node/{name}", "patchType": "merge",
             "patch": {"metadata": {"labels": {"karpenter.sh/capacity-type": "spot"}}}} for name in (XLARGE, TWO_XLARGE)]
 
 
-@pytest.fixture(scope="module")
-def seed():
-    snapshot = load_snapshot(bundled_snapshot("consolidation"))
-    return snapshot, catalog_from_snapshot_region(snapshot)
 
 
 def consolidate(seed, *edits, spot_to_spot=False):

@@ -6,9 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from karptui.catalog import catalog_from_snapshot_region
 from karptui.sim import simulate
-from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.whatif import apply_whatif, parse_whatif
 
 XLARGE = "ip-192-168-118-56.ap-northeast-2.compute.internal"      # c5a.xlarge, on-demand, 3 inflate pods
@@ -36,10 +34,6 @@ def only_types(*types: str, capacity: str = "on-demand") -> dict:
         {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [capacity]}]}}})
 
 
-@pytest.fixture(scope="module")
-def seed():
-    snapshot = load_snapshot(bundled_snapshot("consolidation"))
-    return snapshot, catalog_from_snapshot_region(snapshot)
 
 
 def edited(seed, *edits):

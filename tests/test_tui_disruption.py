@@ -172,23 +172,60 @@ async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhil
         assert f"node:{XLARGE}" in table(app, "disruption").keys
 
 
-async def test_a_new_snapshot_cancels_the_run_under_way_and_only_its_answer_is_shown(where, monkeypatch, tmp_path):
+async def test_a_live_change_while_computing_is_queued_not_restarted(where, monkeypatch, tmp_path):
+    """A live cluster changes every few seconds and a big one takes minutes to simulate: restarting
+    on every change, the pane never answered. The run under way finishes and shows; only the newest
+    state queued meanwhile is computed next; the states in between are skipped."""
     gate = Gate(monkeypatch, tmp_path)
+    launched = []
+    real = DisruptionPane._launch
+    monkeypatch.setattr(DisruptionPane, "_launch", lambda self, key, *rest: (launched.append(key),
+                                                                              real(self, key, *rest)))
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
         await pilot.pause(0.1)
         pane = app.screen.query_one(DisruptionPane)
         (first,) = [w for w in app.workers if w.group == "disruption"]
-        old = gate.pid
-        pane.start("a newer snapshot", app.snapshot, app.catalog, [])
-        await pilot.pause(0.5)
-        assert first.is_cancelled
-        assert gate.ended(old)  # the old run stopped (its thread raised, or its child was killed)
+        shown = pane.running
+        pane.start("state 2", app.snapshot, app.catalog, [])
+        pane.start("state 3", app.snapshot, app.catalog, [])
+        await pilot.pause(0.2)
+        assert not first.is_cancelled and pane.running == shown
+        assert "its newest state is computed next" in status(app)
         gate.open()
+        for _ in range(200):  # the first run's answer, then the queued one's (the worker that posted
+            await pilot.pause(0.05)  # an answer may be cancelled on its way out by the next one: harmless)
+            if pane.key == "state 3":
+                break
+        assert launched == [shown, "state 3"]
+        assert pane.key == "state 3" and pane.running is None and pane.view is not None
+
+
+async def test_karpenters_new_log_lines_reach_the_pane_without_simulating_again(monkeypatch):
+    from karptui.tui.app import LogsAppended
+
+    runs = []
+    real = karptui.sim.simulate
+    monkeypatch.setattr(karptui.sim, "simulate", lambda *a, **k: (runs.append(1), real(*a, **k))[1])
+    monkeypatch.setattr(disruption, "IN_CHILD_PROCESS", False)  # count the runs in this process
+    app = seed_app()
+    async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert pane.key == "a newer snapshot" and pane.view is not None
+        await pilot.press("4")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        before = len(runs)
+        assert not any("line 7" in line for line in lines_under(table(app, "disruption"), TWO_XLARGE))
+        app.post_message(LogsAppended([{"kind": "disruption_blocked", "line": 7, "node": TWO_XLARGE,
+                                        "reason": 'node is annotated with "karpenter.sh/do-not-disrupt", blocked '
+                                                  'through the "karpenter.sh/do-not-disrupt" annotation'}]))
+        await pilot.pause()
+        said = lines_under(table(app, "disruption"), TWO_XLARGE)
+        assert "Karpenter said: blocked by the node's own karpenter.sh/do-not-disrupt annotation (log line 7)" \
+            in said
+        assert len(runs) == before
 
 
 async def test_quitting_cancels_the_worker(where, monkeypatch, tmp_path):

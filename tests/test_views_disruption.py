@@ -2,10 +2,8 @@
 
 import pytest
 
-from karptui.catalog import catalog_from_snapshot_region
 from karptui.logs.timeline import snapshot_events
 from karptui.sim import simulate
-from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.views.disruption import BLOCKED, DECISION, KEPT, blocker, disruption_view
 from karptui.whatif import apply_whatif, parse_whatif
 
@@ -18,10 +16,6 @@ PDB_ALLOWS_NONE = {"target": "PodDisruptionBudget/default/inflate-pdb", "patchTy
                    "patch": {"spec": {"minAvailable": 6}}}  # six healthy inflate pods: no disruption allowed
 
 
-@pytest.fixture(scope="module")
-def seed():
-    snapshot = load_snapshot(bundled_snapshot("consolidation"))
-    return snapshot, catalog_from_snapshot_region(snapshot)
 
 
 def view_of(seed, *edits):

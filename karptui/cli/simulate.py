@@ -17,7 +17,7 @@ from ..sim import simulate
 from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import warnings_with_catalog
-from ..views.cost import ESTIMATED_MARK, Cost, cost_path, whatif_cost
+from ..views.cost import Cost, cost_path, whatif_cost
 from ..views.drift import drift_json, drift_lines
 from ..views.disruption import verdict_lines
 from ..views.nodepool_table import nodepool_lines

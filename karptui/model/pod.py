@@ -73,8 +73,8 @@ class Pod(KubeObject):
         """Whether this pod's annotation stops Karpenter disrupting its node right now.
 
         ``karpenter.sh/do-not-disrupt: "true"``, or a duration ("5m") the pod has not yet run
-        for since its ``status.startTime`` (Karpenter v1.1+; a pod not started yet is kept); ``legacy`` reads v1alpha5's ``karpenter.sh/do-not-evict``
-        instead. Finished and terminating pods block nothing.
+        for since its ``status.startTime`` (Karpenter v1.1+; a pod not started yet is kept); ``legacy``
+        reads v1alpha5's ``karpenter.sh/do-not-evict`` instead. Finished and terminating pods block nothing.
         """
         if self.is_terminal or self.deleted is not None:
             return False

@@ -23,6 +23,7 @@ from ..catalog import catalog_from_snapshot_region
 from ..logs import LogParser
 from ..model import Snapshot
 from ..views.details import node_detail, pod_detail
+from ..views.disruption import SAID_KINDS
 from ..views.info import warnings_with_catalog
 from ..views.clock import Clock, snapshot_clock
 from ..views.cost import CostPath, cost_path, discount_of
@@ -277,6 +278,8 @@ class KarptuiApp(App):
             main.append_activity(events)
             if newer_reasons:
                 main.fill_pending()
+            if any(e["kind"] in SAID_KINDS for e in events):  # the Disruption pane's "Karpenter said"
+                main.fill_disruption()
             main.refresh_header()
 
     def _main_screen(self) -> MainScreen | None:

@@ -25,7 +25,7 @@ from textual.widgets import Static
 
 from ..views.budgets import budgets_lines, budgets_view
 from ..views.clock import Clock
-from ..views.disruption import BLOCKED, DECISION, KEPT, DisruptionView, disruption_view
+from ..views.disruption import BLOCKED, DECISION, KEPT, DisruptionView, simulated_view, with_karpenter_said
 from ..views.nodes import short_name
 from .forked import IN_CHILD_PROCESS, run_forked
 from .plain import plain, plain_lines
@@ -73,8 +73,13 @@ class DisruptionPane(Vertical):
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.key: object = None         # what the shown (or coming) answer was computed for
+        self.key: object = None         # what the shown answer was computed for
+        self.running: object = None     # what the worker computes now (None: idle)
+        self.queued: tuple | None = None  # (key, snapshot, catalog): the newest state, next after this run
+        self.simulated: DisruptionView | None = None  # the simulation's answer; ``view`` adds what Karpenter said
         self.view: DisruptionView | None = None
+        self._events: list[dict] = []
+        self._snapshot = None
         self.status = "not computed yet: it starts when this pane is first shown"
         self.filter = ""
         self.error = ""                 # why the last run gave no answer
@@ -134,21 +139,46 @@ class DisruptionPane(Vertical):
 
     @property
     def started(self) -> bool:
-        return self.key is not None
+        return self.key is not None or self.running is not None
 
     # ---- the worker --------------------------------------------------------------------------
     def start(self, key: object, snapshot, catalog, events: list[dict]) -> None:
-        """Compute for ``key`` (the snapshot shown) unless that answer is here or on its way."""
-        if key == self.key:
+        """Compute for ``key`` (the snapshot shown) unless that answer is here or on its way. A live
+        cluster changes every few seconds while a big one takes minutes to simulate: a run under way
+        is never restarted (it would never finish); the newest state is queued and computed next,
+        and the last answer stays on screen, said to be older, until then."""
+        self.said(snapshot, events)
+        if key in (self.key, self.running):
+            self.queued = None if key == self.running else self.queued
             return
-        self.key, self.view, self.error = key, None, ""
-        self.status = "computing… (consolidation is simulated in the background; keys keep working)"
+        if self.running is not None:
+            self.queued = (key, snapshot, catalog)
+            self.status = "computing… (the cluster changed meanwhile: its newest state is computed next)"
+            self.query_one("#disruption-status", Static).update(plain(self.status))
+            return
+        self._launch(key, snapshot, catalog)
+
+    def _launch(self, key: object, snapshot, catalog) -> None:
+        self.running, self.queued, self.error = key, None, ""
+        self.status = ("computing… (consolidation is simulated in the background; keys keep working)"
+                       if self.simulated is None else
+                       f"{self.simulated.summary} · for an earlier state of the cluster: recomputing…")
         self.fill()
-        self.compute(key, snapshot, catalog, events)
+        self.compute(key, snapshot, catalog)
+
+    def said(self, snapshot, events: list[dict]) -> None:
+        """What Karpenter's events and logs say of each node: added to the answer shown, without
+        simulating again, whenever more of them arrive."""
+        if snapshot is self._snapshot and len(events) == len(self._events):
+            return
+        self._snapshot, self._events = snapshot, events
+        if self.simulated is not None:
+            self.view = with_karpenter_said(self.simulated, snapshot, events)
+            self.fill()
 
     @work(thread=True, exclusive=True, group="disruption", exit_on_error=False,
           description="consolidation simulated for the Disruption pane")
-    def compute(self, key: object, snapshot, catalog, events: list[dict]) -> None:
+    def compute(self, key: object, snapshot, catalog) -> None:
         """Post the answer for ``key``, or nothing once cancelled. In a child process where the
         platform forks: a Python thread simulating for minutes would hold the GIL against the
         screen's event loop (keys took seconds on 2,000 nodes); the child shares the snapshot
@@ -169,27 +199,34 @@ class DisruptionPane(Vertical):
 
         try:
             if IN_CHILD_PROCESS:
-                run_forked(partial(_run, snapshot, catalog, events), tell, lambda: worker.is_cancelled,
+                run_forked(partial(_run, snapshot, catalog), tell, lambda: worker.is_cancelled,
                            "karptui-disruption")
             else:
-                _run(snapshot, catalog, events, tell)
+                _run(snapshot, catalog, tell)
         except _Stopped:
             return
 
     def on_disruption_pane_progress(self, message: Progress) -> None:
         message.stop()
-        if message.key == self.key and self.view is None:
-            self.status = message.text
+        if message.key == self.running and self.queued is None:
+            earlier = f"{self.simulated.summary} · for an earlier state of the cluster: " if self.simulated else ""
+            self.status = earlier + message.text
             self.query_one("#disruption-status", Static).update(plain(self.status))
 
     def on_disruption_pane_computed(self, message: Computed) -> None:
-        """Shown here; it bubbles on to the screen, whose Nodes pane shows the marks."""
-        if message.key != self.key:
-            message.stop()  # an answer for a snapshot no longer shown
+        """Shown here; it bubbles on to the screen, whose Nodes pane shows the marks. The state
+        queued meanwhile is computed next."""
+        if message.key != self.running:
+            message.stop()  # a late word from a run no longer wanted
             return
-        self.view, self.error = message.view, message.error
+        self.key, self.running, self.error = message.key, None, message.error
+        if message.view is not None:
+            self.simulated = message.view
+            self.view = with_karpenter_said(message.view, self._snapshot, self._events)
         self.status = message.error or f"{message.view.summary} · simulated on the snapshot as captured"
         self.fill()
+        if self.queued is not None:
+            self._launch(*self.queued)
 
     # ---- drawing ----------------------------------------------------------------------------
     def fill(self, text: str | None = None) -> None:
@@ -235,7 +272,7 @@ def _progress_text(phase: str, done: int, total: int) -> str:
     return f"computing… {phase}: {what}"
 
 
-def _run(snapshot, catalog, events: list[dict], tell: Callable[[str, object], None]) -> None:
+def _run(snapshot, catalog, tell: Callable[[str, object], None]) -> None:
     """simulate --consolidate and its view, telling ``tell`` the progress (a few times a second)
     and then ("done", view) or ("error", text). ``tell`` raising stops the simulation."""
     from ..sim import simulate
@@ -250,7 +287,7 @@ def _run(snapshot, catalog, events: list[dict], tell: Callable[[str, object], No
 
     try:
         result = simulate(snapshot, catalog=catalog, consolidate=True, progress=progress)
-        view = disruption_view(result, snapshot, events)
+        view = simulated_view(result, snapshot)
     except _Stopped:
         raise
     except Exception as error:  # a simulator bug must not leave "computing…" forever

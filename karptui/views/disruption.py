@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import Snapshot
 from ..model import labels as L
@@ -39,6 +39,7 @@ _BUDGET = re.compile(r"disruption reason (\w+) due to blocking budget", re.IGNOR
 _NEW_NODES = re.compile(r"without creating (\d+) ", re.IGNORECASE)
 
 DECISION, BLOCKED, KEPT = "decision", "blocked", "kept"
+SAID_KINDS = ("disruption_blocked", "unconsolidatable")  # the log events in which Karpenter says it leaves a node
 # what an operator put in the way (a PDB, an annotation, a budget); the rest is consolidation's own verdict
 BLOCKING = frozenset({"pdb", "pdbs", "do-not-disrupt", "do-not-evict", "node-annotation", "budget"})
 
@@ -67,6 +68,7 @@ class DisruptionRow:
     saves: str              # "$0.154/h" for a command (its whole saving), else ""
     karpenter: str          # what Karpenter's own events or logs said last about the node, or ""
     mark: str               # the short form for the Nodes pane
+    own: str = ""           # the simulation's short reason, when Karpenter saying the same adds nothing
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,7 @@ def karpenter_said(snapshot: Snapshot, events: Iterable[dict]) -> dict[str, tupl
     node_of = {claim.name: node for node, claim in snapshot.nodeclaim_by_node.items()}
     said: dict[str, tuple[str, str]] = {}
     for event in events:
-        if event.get("kind") not in ("disruption_blocked", "unconsolidatable") or not event.get("reason"):
+        if event.get("kind") not in SAID_KINDS or not event.get("reason"):
             continue
         node = event.get("node") or node_of.get(event.get("nodeclaim", ""), "")
         if not node:
@@ -225,17 +227,15 @@ def karpenter_said(snapshot: Snapshot, events: Iterable[dict]) -> dict[str, tupl
 def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> DisruptionView:
     """Every command of ``result`` (a consolidating SimResult) node by node, then the blocked nodes,
     then those consolidation left; each with what Karpenter's own events or logs said of it."""
-    said = karpenter_said(snapshot, events)
+    return with_karpenter_said(simulated_view(result, snapshot), snapshot, events)
+
+
+def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
+    """The simulation's part of :func:`disruption_view` (what Karpenter said is added by
+    :func:`with_karpenter_said`): the TUI computes this once in a worker and adds what the logs
+    say as they grow, without simulating again."""
     rows: list[DisruptionRow] = []
     seen: set[str] = set()
-
-    def told(node: str) -> tuple[str, str]:
-        if node not in said:
-            return "", ""
-        reason, where = said[node]
-        found = blocker(node, reason, snapshot)
-        return f"{found.words} ({where})", found.short
-
     # Balanced NodePools' scores by the nodes of the move they scored (the command's own, for a decision)
     scored = {score.nodes: score for score in getattr(result, "scores", ())}
     for number, d in enumerate(result.disruptions, 1):
@@ -262,34 +262,20 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
             score = scored.get(d.nodes)
             if score is not None:
                 because += f"; {score.text()}"
-            words, short = told(node)
-            if short:
-                mark += f" · Karpenter said {short}"
-            rows.append(DisruptionRow(node, DECISION, would, because, f"${d.savings:.4f}/h", words, mark))
+            rows.append(DisruptionRow(node, DECISION, would, because, f"${d.savings:.4f}/h", "", mark))
     for b in (*result.blocked, *result.unconsolidatable):
         if b.node in seen:
             continue
         seen.add(b.node)
         mine = blocker(b.node, b.reason, snapshot)
-        words, short = told(b.node)
-        mark = mine.short + (f" · Karpenter said {short}" if short and short != mine.short else "")
         group = BLOCKED if mine.kind in BLOCKING else KEPT
-        rows.append(DisruptionRow(b.node, group, group, mine.words, "", words, mark))
+        rows.append(DisruptionRow(b.node, group, group, mine.words, "", "", mine.short, own=mine.short))
     verdicts = {node: v.to_dict() for node, v in getattr(result, "verdicts", {}).items()}
     for node, entries in verdicts.items():
         if node in seen or node not in snapshot.node_by_name:
             continue
         seen.add(node)
-        words, short = told(node)
-        top = deciding(entries)
-        mark = f"Karpenter said {short}" if short else ""  # the Nodes pane marks what stands out only
-        rows.append(DisruptionRow(node, KEPT, "no change", top["reason"], "", words, mark))
-    for node in sorted(said):
-        if node in seen or node not in snapshot.node_by_name:
-            continue
-        words, short = told(node)
-        rows.append(DisruptionRow(node, KEPT, "no change", "the simulation finds nothing to do", "", words,
-                                  f"Karpenter said {short}"))
+        rows.append(DisruptionRow(node, KEPT, "no change", deciding(entries)["reason"], "", "", ""))
     methods = {node: tuple(verdict_lines(entries)) for node, entries in verdicts.items()}
     savings = round(sum(d.savings for d in result.disruptions), 6)
     blocked = sum(1 for r in rows if r.group == BLOCKED)
@@ -301,3 +287,37 @@ def disruption_view(result, snapshot: Snapshot, events: Iterable[dict] = ()) -> 
     if commands >= MAX_COMMANDS:  # the rest would come in later passes, on the cluster these leave
         summary += f" (the simulation stops after {MAX_COMMANDS} commands)"
     return DisruptionView(tuple(rows), commands, savings, summary, methods)
+
+
+def with_karpenter_said(view: DisruptionView, snapshot: Snapshot, events: Iterable[dict]) -> DisruptionView:
+    """``view`` with what Karpenter's own events and log lines said last of each node (the nodes it
+    spoke of that the simulation leaves alone get a row of their own); the marks name it when it
+    adds to the simulation's own reason."""
+    said = karpenter_said(snapshot, events)
+    rows = []
+    for r in view.rows:
+        words, short = _told(said, r.node, snapshot)
+        rows.append(replace(r, karpenter=words, mark=_with_said(r.mark, short, r.own)))
+    seen = {r.node for r in view.rows}
+    for node in sorted(said):
+        if node in seen or node not in snapshot.node_by_name:
+            continue
+        words, short = _told(said, node, snapshot)
+        rows.append(DisruptionRow(node, KEPT, "no change", "the simulation finds nothing to do", "", words,
+                                  f"Karpenter said {short}"))
+    return replace(view, rows=tuple(rows))
+
+
+def _told(said: dict[str, tuple[str, str]], node: str, snapshot: Snapshot) -> tuple[str, str]:
+    """What Karpenter said of ``node`` in plain words (and where), and its short mark."""
+    if node not in said:
+        return "", ""
+    reason, where = said[node]
+    found = blocker(node, reason, snapshot)
+    return f"{found.words} ({where})", found.short
+
+
+def _with_said(mark: str, short: str, own: str) -> str:
+    if not short or short == own:
+        return mark
+    return f"{mark} · Karpenter said {short}" if mark else f"Karpenter said {short}"

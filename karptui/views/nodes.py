@@ -241,7 +241,8 @@ def zone_cells(group: ZoneGroup, folded: bool = False) -> tuple[str, ...]:
         return (f"{mark} {group.zone}", "0 nodes", f"NodePool {pools} may launch here" if pools else "", "",
                 "", "", "", "", money(0.0))
     count = len(group.nodes)
-    return (f"{mark} {group.zone}", f"{count} node{'' if count == 1 else 's'}", capacity_split(group.capacity_types), "",
+    return (f"{mark} {group.zone}", f"{count} node{'' if count == 1 else 's'}",
+            capacity_split(group.capacity_types), "",
             usage(group.cpu_requested, group.cpu_allocatable, cpu),
             usage(group.memory_requested, group.memory_allocatable, human_bytes),
             str(sum(n.pods for n in group.nodes)), "",

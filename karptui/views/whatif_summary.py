@@ -119,7 +119,8 @@ def _cost_lines(cost: Mapping) -> list[str]:
     after = DISCOUNT_MARK if with_edits.final.discounted or without.discounted else ""
     change_text = (f"change {mark}{_signed(change)}/h{after} ({mark}{_signed(change * HOURS_PER_MONTH, 0)}/mo{after})"
                    if round(change, 3) else "no change")
-    return [f"cost {with_edits.line(arrow='→', changes_only=True)}", f"without the edits {without.text()}: {change_text}"]
+    return [f"cost {with_edits.line(arrow='→', changes_only=True)}",
+            f"without the edits {without.text()}: {change_text}"]
 
 
 def _signed(amount: float, places: int = 3) -> str:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ....model import NodePool
-from ....model.nodepool import Budget
 from ....model import labels as L
 from ....model.cron import parse_cron, utc
 from ....model.nodepool import Budget

@@ -128,7 +128,8 @@ class Disruptor:
         return Why(SKIPPED, "disabled", f'{owner} "{c.pool.name}" has consolidation disabled', missing)
 
     def budget_reason(self, c: Candidate, reason: str) -> Why:
-        """The NodePool's budgets for ``reason`` allow no more now: which budgets (those active now), and their schedules."""
+        """The NodePool's budgets for ``reason`` allow no more now: which budgets (those active now), and
+        their schedules."""
         budgets = applying(c.pool, reason, self.now)  # the ones in force now
         said = "; ".join(f'nodes "{b.nodes}"' + (f' on schedule "{b.schedule}" for {span(b.duration)}'
                                                   if b.schedule and b.duration is not None else "")
