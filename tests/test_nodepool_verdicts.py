@@ -155,9 +155,13 @@ async def test_the_pod_drill_in_shows_the_nodepool_table():
 
     app = KarptuiApp(load_snapshot(bundled_snapshot("multi-nodepool")))
     async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        await pilot.press("2", "j", "enter")  # the Pending pane, down from the Deployment to its first pod, enter
+        await pilot.press("2")  # the Pending pane: its strip has the table in short, for the first pod
+        strip = str(app.screen.query_one("#pending-detail", Static).render())
+        assert "NodePools: 1. team1 first to fit · 2. default requirements conflict (enter: why, in full)" in strip
+        await pilot.press("enter")  # on the Deployment's row: its first pod, the one the strip describes
         assert isinstance(app.screen, DetailScreen) and app.screen.heading.startswith("pod default/inflate-")
         shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
         assert "nodepools, in the order Karpenter tries them" in shown

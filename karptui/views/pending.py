@@ -11,6 +11,7 @@ from ..model import Pod, Snapshot
 from ..model import labels as L
 from ..model.resources import CPU, MEMORY
 from ..sim.result import Attempt
+from .nodepool_table import VERDICT_LABEL
 from .nodes import short_name, short_names_in
 
 
@@ -122,11 +123,12 @@ class PendingDetail:
     simulator: str
     karpenter: str
     disagreement: str = ""
+    nodepools: str = ""     # each NodePool's verdict in Karpenter's order, in short (enter: the full table)
 
     def lines(self) -> list[str]:
         out = [f"≠ {self.disagreement}"] if self.disagreement else []  # what to look at first
         return out + [f"kube-scheduler: {self.scheduler}", f"simulator: {self.simulator}",
-                      f"Karpenter: {self.karpenter}"]
+                      f"Karpenter: {self.karpenter}"] + ([f"NodePools: {self.nodepools}"] if self.nodepools else [])
 
 
 def node_called(name: str, snapshot: Snapshot) -> str:
@@ -196,7 +198,11 @@ def pending_detail(row: PendingRow, attempt: Attempt | None, snapshot: Snapshot,
                         f"simulator: {why.split('; no node today')[0]}")
     elif disagrees:
         disagreement = f"kube-scheduler: {_cut(row.reason, 90)}; simulator: {why}"
-    return PendingDetail(short_names_in(row.reason) or "(no reason recorded)", why, karpenter, disagreement)
+    pools = ""
+    if attempt is not None and attempt.nodepools:
+        pools = " · ".join(f"{i}. {v.nodepool} {VERDICT_LABEL.get(v.verdict, v.verdict)}"
+                           for i, v in enumerate(attempt.nodepools, 1)) + " (enter: why, in full)"
+    return PendingDetail(short_names_in(row.reason) or "(no reason recorded)", why, karpenter, disagreement, pools)
 
 
 def _cut(text: str, width: int) -> str:

@@ -338,14 +338,19 @@ class MainScreen(Screen):
             table.move_cursor(table.row_count - 1)
 
     # ---- the strips under the tables ------------------------------------------------------
-    def refresh_pending_detail(self) -> None:
-        """The selected pending pod's three voices in full, and what disagrees."""
-        strip = self.query_one("#pending-detail", Static)
-        key = self.query_one("#pending-table", VirtualTable).cursor_key or ""
+    def _pending_pod(self, key: str) -> str:
+        """The pod a Pending row stands for: its own, or a workload row's first pod (the one the strip
+        describes, and enter opens)."""
         kind, _, name = key.partition(":")
         if kind == "owner":
             first = next((r for r in self.app.pending if r.owner == name), None)
-            name = first.key if first else ""
+            return first.key if first else ""
+        return name if kind == "pod" else ""
+
+    def refresh_pending_detail(self) -> None:
+        """The selected pending pod's three voices in full, and what disagrees."""
+        strip = self.query_one("#pending-detail", Static)
+        name = self._pending_pod(self.query_one("#pending-table", VirtualTable).cursor_key or "")
         row = next((r for r in self.app.pending if r.key == name), None) if name else None
         if row is None:
             self._show(strip, ["select a pending pod to see kube-scheduler's, the simulator's and Karpenter's "
@@ -546,6 +551,8 @@ class MainScreen(Screen):
             self.fill_nodes()
         elif kind in ("node", "pod"):
             self.post_message(self.Open(kind, name))
+        elif kind == "owner" and self._pending_pod(key):
+            self.post_message(self.Open("pod", self._pending_pod(key)))
 
     def action_yaml(self) -> None:
         """``y``: the selected node's or pod's manifest as the snapshot holds it."""
