@@ -63,7 +63,7 @@ def test_a_do_not_disrupt_duration_says_how_long_it_still_holds_the_node(seed):
     pods = tuple(replace(p, annotations={**p.annotations, "karpenter.sh/do-not-disrupt": "48h"})
                  if p.key == DO_NOT_DISRUPT_POD else p for p in snapshot.pods)
     pod = next(p for p in pods if p.key == DO_NOT_DISRUPT_POD)
-    now = max(p.created for p in pods if p.created)  # the seed has no capture time: its newest pod
+    now = replace(snapshot, pods=pods).as_of  # the seed has no capture time: its newest timestamp (02:20:07)
     left = 48 * 3600 - (now - (pod.started or pod.created)).total_seconds()
     verdict, reason, details = verdicts(seed, snapshot=replace(snapshot, pods=pods))[TWO_XLARGE]["single"]
     assert verdict == "blocked" and details["duration_seconds"] == 48 * 3600

@@ -812,10 +812,13 @@ def test_deployment_without_replicaset_owns_its_pods(small):
         ("node.kubernetes.io/not-ready", 300), ("node.kubernetes.io/unreachable", 300)}
 
 
-def test_now_defaults_to_the_clock_without_a_capture_time(small):
-    start = datetime.now(timezone.utc).replace(microsecond=0)
+def test_without_a_capture_time_new_objects_are_made_at_the_snapshots_time_and_do_not_move_it(small):
+    """Made at the wall clock, a what-if's pods were years newer than a dump's objects: the dump's
+    "now" (its newest timestamp) jumped to today, and every age, budget and consolidateAfter with it."""
+    assert small.meta.captured_at is None and small.as_of is not None
     applied = apply_whatif(small, whatif(Scale(Target("Deployment", "solo", "default"), 1)))
-    assert pods_of(applied.snapshot, "Deployment", "solo")[0].created >= start
+    assert pods_of(applied.snapshot, "Deployment", "solo")[0].created == small.as_of
+    assert applied.snapshot.as_of == small.as_of
 
 
 # ==========================================================================

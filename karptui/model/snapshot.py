@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
+from .as_of import as_of as snapshot_as_of
 from .classes import PriorityClass, StorageClass
 from .disruption import PodDisruptionBudget
 from .events import Event
@@ -75,6 +76,11 @@ class Snapshot:
     meta: SnapshotMeta = field(default_factory=SnapshotMeta)
     warnings: tuple[str, ...] = ()
     ignored: Mapping[str, int] = field(default_factory=dict)
+
+    @cached_property
+    def as_of(self) -> datetime | None:
+        """When this snapshot shows the cluster (:mod:`.as_of`): the capture time, else its newest timestamp."""
+        return snapshot_as_of(self)
 
     @cached_property
     def node_by_name(self) -> dict[str, Node]:

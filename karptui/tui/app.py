@@ -181,7 +181,9 @@ class KarptuiApp(App):
             notify_plain(self, f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
         self._warn_about_snapshot()
         await self.push_screen(MainScreen())
-        if self.simulate_on_start:  # after the first paint: the simulation's thread would hold the GIL through it
+        if self.simulate_on_start and forked.IN_CHILD_PROCESS:  # at once: a forked child holds no lock we need
+            self.run_simulation()
+        elif self.simulate_on_start:  # in a thread: after the first paint, which its GIL would hold up
             self.call_after_refresh(self.run_simulation)
         if self.follow_logs:
             self.tail_logs(self.follow_logs)
@@ -283,7 +285,8 @@ class KarptuiApp(App):
             main.refresh_header()
 
     def _main_screen(self) -> MainScreen | None:
-        return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        """The main screen, while it is there to draw on (an answer arriving as the app quits finds none)."""
+        return next((s for s in self.screen_stack if isinstance(s, MainScreen) and s.is_attached), None)
 
     def run_simulation(self) -> None:
         """Simulate the snapshot shown (on start, on a live change that matters, from the palette)."""

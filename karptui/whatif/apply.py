@@ -121,7 +121,7 @@ def apply_whatif(snapshot: Snapshot, whatif: WhatIf, *, now: datetime | None = N
 
 
 def _timestamp(snapshot: Snapshot, now: datetime | None) -> str:
-    when = now or snapshot.meta.captured_at or datetime.now(timezone.utc)
+    when = now or snapshot.as_of or datetime.now(timezone.utc)
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -71,7 +71,7 @@ class Disruptor:
         self.prepared = Prepared(snapshot, catalog)
         self.types = self.prepared.types
         self.pools = {p.name: p for p in snapshot.nodepools}
-        self.now = snapshot.meta.captured_at or max((p.created for p in snapshot.pods if p.created), default=None)
+        self.now = snapshot.as_of  # the capture time, else the newest timestamp: the time ages count from
         self.launched: set[str] = set()
         self.finder = CandidateFinder(snapshot, catalog, self.now, self.launched)
         self.pending = list(pending or [])  # still pending after provisioning: scheduled alongside
