@@ -34,6 +34,7 @@ from .widgets import VirtualTable
 # A node on one line, why on the next (and what Karpenter said on a third): readable at 80 columns.
 COLUMNS = ("would", "saves", "node, and why")
 MAX_WIDTHS = {2: 120}
+SHRINK = ({2: 30},)  # a narrow terminal cuts the why (the drill-in has it whole): no sideways scroll
 PROGRESS_INTERVAL = 0.25  # seconds between progress messages from the worker
 GROUPS = ((DECISION, "consolidate"), (BLOCKED, "blocked"), (KEPT, "kept"))
 
@@ -89,7 +90,7 @@ class DisruptionPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="disruption-status")
-        yield VirtualTable(COLUMNS, max_widths=MAX_WIDTHS, id="disruption-table")
+        yield VirtualTable(COLUMNS, max_widths=MAX_WIDTHS, shrink=SHRINK, id="disruption-table")
         with VerticalScroll(id="budgets-scroll"):
             yield Static(id="budgets-view")
 
