@@ -311,3 +311,11 @@ async def test_whatif_round_trip_from_the_main_screen_keeps_edits_and_names_them
         assert "what-if tui-whatif (1 edit)" in str(app.screen.query_one("#source", Static).render())
         await pilot.press("w")
         assert app.screen is panel and len(panel.stack) == 1
+
+
+def test_no_animations_unless_asked_for(monkeypatch):
+    """Each frame of the tab underline's slide was a full redraw: a pane switch cost twice the CPU."""
+    monkeypatch.delenv("TEXTUAL_ANIMATIONS", raising=False)
+    assert demo_app().animation_level == "none"
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "full")
+    assert demo_app().animation_level == "full"

@@ -7,6 +7,7 @@ talks back with a message, so the screen never waits for it.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import replace
@@ -107,6 +108,10 @@ class KarptuiApp(App):
                  live_interval: float = LIVE_INTERVAL, namespace: str | None = None, discounts=None) -> None:
         """``discounts`` (karptui.catalog.discounts.Discounts, ``--discounts``): taken off every price shown."""
         super().__init__()
+        if "TEXTUAL_ANIMATIONS" not in os.environ:
+            # No animations unless asked for: each frame of the tab underline's slide is a full redraw,
+            # which doubled a pane switch's cost on 5,000 nodes and goes down an SSH link to the bastion.
+            self.animation_level = "none"
         self.namespace = namespace  # -n NS on a snapshot: the panes show its pods (live: only its pods are read)
         self.live = live                # a karptui.cluster.live.LiveCluster, or None for a saved snapshot
         self.logs_since = logs_since
