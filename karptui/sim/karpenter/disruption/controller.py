@@ -19,7 +19,7 @@ from ....catalog import Catalog, node_manifest
 from ....model import Pod, Snapshot
 from ....model.node import build_node
 from ...state import ClusterState
-from ..existingnode import BASE, ONE_POD, ExistingPool, base_vector, existing_nodes
+from ..existingnode import BASE, NODE_REQS, ONE_POD, ExistingPool, base_vector, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
 from . import drift, emptiness, multinode, singlenode
@@ -77,6 +77,7 @@ class Disruptor:
         self.simulations = {singlenode.NAME: SINGLE_NODE_SIMULATIONS, multinode.NAME: MULTI_NODE_SIMULATIONS,
                             **(simulations or {})}
         self.simulated = 0  # simulations run in the decision under way
+        self.simulations_run = 0  # and in the whole run (the benchmark prints it)
         self.timeouts: list[str] = []  # each bound met, said the way Karpenter logs its timeout
         # told ("consolidation", commands so far, nodes) before every pass and every simulation: a
         # caller's cancel raises from it, so a cancelled run stops between two simulations
@@ -109,6 +110,7 @@ class Disruptor:
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate]) -> Simulation:
         self.simulated += 1
+        self.simulations_run += 1
         if self.progress is not None:
             self.progress("consolidation", self.commands, len(self.state.nodes))
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
@@ -399,6 +401,18 @@ class Disruptor:
         self.snapshot = replace(self.snapshot, nodes=tuple(nodes), pods=tuple(pods))
         self.finder.snapshot = self.snapshot
         self.state = ClusterState(self.snapshot)
+        _keep_node_reqs(state, self.state)
+
+
+def _keep_node_reqs(old: ClusterState, new: ClusterState) -> None:
+    """The nodes a replace keeps carry their labels, so their requirements, into the cluster after
+    it: built again for every node, they cost more than the rest of the new cluster state."""
+    before = old.shared(NODE_REQS, dict)
+    after = new.shared(NODE_REQS, dict)
+    for i, node in enumerate(new.nodes):
+        j = old.index.get(node.name)
+        if j is not None and j in before and old.nodes[j] is node:
+            after[i] = before[j]
 
 
 def _worth_reporting(why: Why) -> bool:
