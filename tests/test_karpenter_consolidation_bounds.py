@@ -1,8 +1,11 @@
-"""Consolidation computed command by command, and bounded like Karpenter's own timeouts.
+"""Consolidation computed command by command, bounded like Karpenter's own timeouts, and each
+pass reusing what the command before left unchanged with the same answers as a fresh look.
 
 A cluster of half-empty m5.xlarge nodes: multi-node consolidation deletes most of
 them at once, single-node consolidation takes what is left one by one.
 """
+
+import pytest
 
 from karptui.catalog import bundled_catalog, node_manifest
 from karptui.model import build_snapshot
@@ -102,3 +105,67 @@ def test_a_bound_met_is_a_note_of_the_simulation():
         controller.SINGLE_NODE_SIMULATIONS, controller.MULTI_NODE_SIMULATIONS = saved
     assert result.disruptions == ()
     assert any(n.startswith("abandoning single-node consolidation due to timeout") for n in result.notes)
+
+
+def random_cluster(seed: int):
+    """Nodes of a few types and sizes, pods of random sizes (some guarded by a PDB, some with a
+    deletion cost), so that a plan deletes some nodes and replaces others."""
+    import random
+
+    rng = random.Random(seed)
+    catalog = bundled_catalog("us-east-1", ZONES)
+    items = [{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+              "spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
+                                      "budgets": [{"nodes": rng.choice(["100%", "50%", "2"])}]},
+                       "template": {"spec": {"requirements": [
+                           {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+                           {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}],
+                           "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                            "name": "default"}}}}},
+             {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "db", "namespace": "default"},
+              "spec": {"maxUnavailable": rng.choice([0, 1]), "selector": {"matchLabels": {"app": "db"}}}}]
+    for i in range(rng.randint(4, 9)):
+        name = f"node-{i}"
+        itype = rng.choice(["m5.large", "m5.xlarge", "c5.2xlarge", "r5.xlarge"])
+        items.append(node_manifest(catalog.get(itype), ZONES[i % 3], "on-demand", name, nodepool="default",
+                                   extra_labels={"karpenter.sh/initialized": "true"}, created=CREATED))
+        for k in range(rng.randint(0, 4)):
+            app = rng.choice(["web", "web", "api", "db"])
+            annotations = {"controller.kubernetes.io/pod-deletion-cost": str(rng.randint(-5, 5) * 2**26)}
+            items.append({"apiVersion": "v1", "kind": "Pod",
+                          "metadata": {"name": f"{app}-{i}-{k}", "namespace": "default", "labels": {"app": app},
+                                       "creationTimestamp": CREATED, "annotations": annotations},
+                          "spec": {"nodeName": name, "containers": [{"name": "c", "resources": {"requests": {
+                              "cpu": f"{rng.choice([100, 250, 500, 900])}m",
+                              "memory": f"{rng.choice([128, 512, 1024, 3072])}Mi"}}}]},
+                          "status": {"phase": "Running"}})
+    return build_snapshot(items), catalog
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_each_pass_finds_the_candidates_a_fresh_look_would(seed, monkeypatch):
+    """What a pass reuses from the one before (find's answers per node, the kept nodes' requirements
+    after a replace) equals what looking afresh at the cluster after each command gives."""
+    from karptui.sim.karpenter.disruption.candidates import CandidateFinder
+    from karptui.sim.karpenter.existingnode import NODE_REQS
+    from karptui.sim.karpenter.requirements import Reqs
+
+    snapshot, catalog = random_cluster(seed)
+    real = CandidateFinder.find
+    passes = []
+
+    def find(self, state, blocked):
+        fresh_blocked = dict(blocked)
+        fresh = CandidateFinder(self.snapshot, self.catalog, self.now, self.replacements)
+        expected = real(fresh, state, fresh_blocked)
+        found = real(self, state, blocked)
+        assert [vars(c) for c in found] == [vars(c) for c in expected]
+        assert blocked == fresh_blocked
+        for i, reqs in state.shared(NODE_REQS, dict).items():
+            assert reqs == Reqs.from_labels(state.nodes[i].labels)
+        passes.append(len(found))
+        return found
+
+    monkeypatch.setattr(CandidateFinder, "find", find)
+    result = simulate(snapshot, catalog=catalog, consolidate=True)
+    assert result.disruptions and len(passes) >= len(result.disruptions) + 1  # a pass per command, and the last
