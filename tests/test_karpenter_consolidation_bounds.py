@@ -122,7 +122,8 @@ def random_cluster(seed: int):
                            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}],
                            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
                                             "name": "default"}}}}},
-             {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "db", "namespace": "default"},
+             {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+              "metadata": {"name": "db", "namespace": "default"},
               "spec": {"maxUnavailable": rng.choice([0, 1]), "selector": {"matchLabels": {"app": "db"}}}}]
     for i in range(rng.randint(4, 9)):
         name = f"node-{i}"
