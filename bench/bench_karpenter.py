@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Karpenter simulation figures: provisioning throughput and consolidation time.
 
-    python bench/bench_karpenter.py [--pending 2000] [--nodes 1000]
+    python bench/bench_karpenter.py [--pending 2000] [--nodes 1000,2000,5000] [--max-commands 200]
 
 1. provisioning: N pending pods (mixed sizes, zone spread, anti-affinity) on an empty
    cluster with 3 NodePools against the full bundled catalog (1,363 instance types);
-2. consolidation: evaluate a synthetic 1,000-node cluster (about half utilised).
-Prints pods/s, seconds and peak RSS; asserts nothing.
+2. consolidation: the plan on synthetic 1,000/2,000/5,000-node clusters (pods x10, about half
+   utilised): the first decision's time (as the Disruption pane shows it) and the whole plan's.
+Prints pods/s, seconds (wall and CPU: the machine may be shared) and peak RSS; asserts nothing.
 """
 
 from __future__ import annotations
@@ -79,29 +80,43 @@ def provisioning(count: int) -> None:
           f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
 
 
-def consolidation(nodes: int) -> None:
-    """Karpenter's next decision (one disruption-loop evaluation), then the plan until nothing is left."""
-    doc = gen_cluster.generate(nodes, nodes * 8, seed=2, pending_fraction=0.0)
+def consolidation(nodes: int, max_commands: int = MAX_COMMANDS) -> None:
+    """Karpenter's plan on a generated cluster (pods x10, about half utilised), computed command by
+    command: when the first decision was told (Disruptor's ``found``), when the whole plan was."""
+    doc = gen_cluster.generate(nodes, nodes * 10, seed=2, pending_fraction=0.0)
     snapshot = build_snapshot([copy.deepcopy(i) for i in doc["items"]])
     catalog = bundled_catalog("us-east-1", ZONES)
+    told: list[tuple[float, float]] = []
+
+    def found(_command) -> None:
+        told.append((time.perf_counter() - start, time.process_time() - cpu))
+
+    disruptor = Disruptor(snapshot, catalog, max_commands=max_commands, found=found)
     state = ClusterState(snapshot)
-    for label, limit in (("next decision", 1), ("whole plan", MAX_COMMANDS)):
-        start = time.perf_counter()
-        commands, blocked = Disruptor(snapshot, catalog, max_commands=limit).run(ClusterState(snapshot))
-        elapsed = time.perf_counter() - start
-        print(f"consolidation over {nodes} nodes ({len(snapshot.pods)} pods), {label}: {elapsed:.2f} s, "
-              f"{len(commands)} command(s), {len(blocked)} blocked, "
-              f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
-    del state
+    start, cpu = time.perf_counter(), time.process_time()
+    commands, blocked = disruptor.run(state)
+    elapsed, used = time.perf_counter() - start, time.process_time() - cpu
+    first = f"{told[0][0]:.2f} s (cpu {told[0][1]:.2f} s)" if told else "none"
+    print(f"consolidation over {nodes} nodes ({len(snapshot.pods)} pods): first decision {first}, "
+          f"whole plan {elapsed:.2f} s (cpu {used:.2f} s), {len(commands)} command(s), {len(blocked)} blocked, "
+          f"{disruptor.simulations_run} simulations, "
+          f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+    for note in disruptor.timeouts:
+        print(f"  bound met: {note}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pending", type=int, default=2000)
-    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--nodes", default="1000,2000,5000",
+                        help="consolidation cluster sizes, comma-separated (pods x10 each)")
+    parser.add_argument("--max-commands", type=int, default=MAX_COMMANDS, help="stop each plan after this many")
+    parser.add_argument("--skip-provisioning", action="store_true")
     args = parser.parse_args()
-    provisioning(args.pending)
-    consolidation(args.nodes)
+    if not args.skip_provisioning:
+        provisioning(args.pending)
+    for nodes in (int(n) for n in args.nodes.split(",")):
+        consolidation(nodes, args.max_commands)
     return 0
 
 

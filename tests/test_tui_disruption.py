@@ -255,6 +255,42 @@ async def test_a_failing_simulation_is_said_not_left_computing(where, monkeypatc
         assert table(app, "disruption").rows == [("", "", "(no answer: see above)")]
 
 
+async def test_the_first_decision_shows_while_the_rest_of_the_plan_computes(where, monkeypatch, tmp_path):
+    """The simulation is held after telling its first command (a file opens it, which a forked
+    child sees too): the pane lists that command under "found so far", then the whole answer."""
+    flag = tmp_path / "open"
+    real = karptui.sim.simulate
+
+    def simulate(snapshot, **options):
+        tell = options["found"]
+
+        def found(command):
+            tell(command)
+            while not flag.exists():
+                time.sleep(0.01)
+
+        return real(snapshot, **{**options, "found": found})
+
+    monkeypatch.setattr(karptui.sim, "simulate", simulate)
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4")
+        pane = table(app, "disruption")
+        for _ in range(400):
+            await pilot.pause(0.05)
+            if "group:found" in pane.keys:
+                break
+        assert pane.rows[:2] == [("▼ found so far (1), the rest computing…",),
+                                 ("", "", f"delete #1 (underutilized): {XLARGE}, saves $0.1540/h")]
+        assert status(app).startswith("computing…")
+        flag.touch()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "group:found" not in pane.keys
+        assert lines_under(pane, XLARGE)[0].startswith("delete #1 $0.1540/h")
+        assert status(app).startswith("1 command (1 delete, 0 replace)")
+
+
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)

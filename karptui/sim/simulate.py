@@ -30,7 +30,8 @@ def queue_order(pods) -> list[Pod]:
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
              state: ClusterState | None = None,
-             progress: Callable[[str, int, int], None] | None = None, gates=None) -> SimResult:
+             progress: Callable[[str, int, int], None] | None = None, gates=None,
+             found: Callable | None = None) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
@@ -44,16 +45,20 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     exception it raises ends the run there (how the TUI's workers and the what-if panel cancel).
     ``gates`` are Karpenter's feature gates (v1.14 defaults when None; ``spot_to_spot`` turns on
     SpotToSpotConsolidation); a what-if's ``featureGates`` edit, kept on the snapshot, overrides them.
+    ``found(disruption)`` is told each consolidation command as soon as it is found, before the
+    next is looked for: a caller shows the first decision while the rest of the plan computes.
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
-                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates)
+                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates,
+                         found=found)
 
 
 def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
               catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
               state: ClusterState | None = None,
-              progress: Callable[[str, int, int], None] | None = None, gates=None) -> SimResult:
+              progress: Callable[[str, int, int], None] | None = None, gates=None,
+              found: Callable | None = None) -> SimResult:
     state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
@@ -106,9 +111,10 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
 
             still = [a.pod for a in attempts if not a.scheduled]
             disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=still,
-                                  progress=progress)
-            found, stuck = disruptor.run(state)
-            disruptions, blocked = tuple(found), tuple(stuck)
+                                  progress=progress, found=found)
+            commands, stuck = disruptor.run(state)
+            disruptions, blocked = tuple(commands), tuple(stuck)
+            notes.extend(disruptor.timeouts)
             unconsolidatable = tuple(disruptor.unconsolidatable_nodes())
             scores = tuple(disruptor.scores.values())
             verdicts = disruptor.verdicts()

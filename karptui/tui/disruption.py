@@ -25,7 +25,8 @@ from textual.widgets import Static
 
 from ..views.budgets import budgets_lines, budgets_view
 from ..views.clock import Clock
-from ..views.disruption import BLOCKED, DECISION, KEPT, DisruptionView, simulated_view, with_karpenter_said
+from ..views.disruption import (BLOCKED, DECISION, KEPT, DisruptionView, found_line, simulated_view,
+                                with_karpenter_said)
 from ..views.nodes import short_name
 from .forked import IN_CHILD_PROCESS, run_forked
 from .plain import plain, plain_lines
@@ -64,6 +65,13 @@ class DisruptionPane(Vertical):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, DisruptionPane.Computed)
 
+    class Partial(Message):
+        """A command the worker has found, before the whole plan is (its line, :func:`found_line`)."""
+
+        def __init__(self, key: object, line: str) -> None:
+            super().__init__()
+            self.key, self.line = key, line
+
     class Progress(Message):
         def __init__(self, key: object, text: str) -> None:
             super().__init__()
@@ -79,6 +87,7 @@ class DisruptionPane(Vertical):
         self.queued: tuple | None = None  # (key, snapshot, catalog): the newest state, next after this run
         self.simulated: DisruptionView | None = None  # the simulation's answer; ``view`` adds what Karpenter said
         self.view: DisruptionView | None = None
+        self.found: list[str] = []      # the commands the run under way has found so far
         self._events: list[dict] = []
         self._snapshot = None
         self.status = "not computed yet: it starts when this pane is first shown"
@@ -161,6 +170,7 @@ class DisruptionPane(Vertical):
 
     def _launch(self, key: object, snapshot, catalog) -> None:
         self.running, self.queued, self.error = key, None, ""
+        self.found = []
         self.status = ("computing… (consolidation is simulated in the background; keys keep working)"
                        if self.simulated is None else
                        f"{self.simulated.summary} · for an earlier state of the cluster: recomputing…")
@@ -193,6 +203,8 @@ class DisruptionPane(Vertical):
                 raise _Stopped
             if kind == "progress":
                 self.post_message(self.Progress(key, value))
+            elif kind == "partial":
+                self.post_message(self.Partial(key, value))
             elif kind == "done":
                 self.post_message(self.Computed(key, value))
             else:
@@ -213,6 +225,15 @@ class DisruptionPane(Vertical):
             earlier = f"{self.simulated.summary} · for an earlier state of the cluster: " if self.simulated else ""
             self.status = earlier + message.text
             self.query_one("#disruption-status", Static).update(plain(self.status))
+
+    def on_disruption_pane_partial(self, message: Partial) -> None:
+        """The first decisions show while the rest of the plan computes (an earlier answer on
+        screen stays until the whole new one is here)."""
+        message.stop()
+        if message.key == self.running:
+            self.found.append(message.line)
+            if self.view is None:
+                self.fill()
 
     def on_disruption_pane_computed(self, message: Computed) -> None:
         """Shown here; it bubbles on to the screen, whose Nodes pane shows the marks. The state
@@ -253,6 +274,11 @@ class DisruptionPane(Vertical):
                 for k, line in enumerate(view.methods.get(r.node, ())):  # each method's verdict
                     rows.append(("", "", f"    {line}"))
                     keys.append(f"method{k}:{r.node}")
+        if view is None and self.found:
+            rows.append((f"▼ found so far ({len(self.found)}), the rest computing…",))
+            keys.append("group:found")
+            rows += [("", "", line) for line in self.found]
+            keys += [f"found:{k}" for k in range(len(self.found))]
         if not rows:
             rows.append(("", "", self._empty_words(bool(wanted))))
             keys.append("empty")
@@ -286,8 +312,14 @@ def _run(snapshot, catalog, tell: Callable[[str, object], None]) -> None:
             last[0] = now
             tell("progress", _progress_text(phase, done, total))
 
+    found = [0]
+
+    def told(disruption) -> None:
+        found[0] += 1
+        tell("partial", found_line(found[0], disruption))
+
     try:
-        result = simulate(snapshot, catalog=catalog, consolidate=True, progress=progress)
+        result = simulate(snapshot, catalog=catalog, consolidate=True, progress=progress, found=told)
         view = simulated_view(result, snapshot)
     except _Stopped:
         raise

@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 IN_CHILD_PROCESS = "fork" in multiprocessing.get_all_start_methods()
 
-Tell = Callable[[str, object], None]  # (kind, value): "progress" messages, then one "done" or "error"
+# (kind, value): "progress" and "partial" messages, then one "done" or "error"
+Tell = Callable[[str, object], None]
 
 # While a child lives, the objects that existed at the fork stay out of the garbage collector's
 # passes (gc.freeze): a full pass writes to every object, and each page it writes to is copied from
@@ -57,7 +58,7 @@ def run_forked(work: Callable[[Tell], None], tell: Tell, cancelled: Callable[[],
                 tell("error", f"the simulation process ended without an answer (exit code {process.exitcode})")
                 return
             tell(kind, value)
-            if kind != "progress":
+            if kind not in ("progress", "partial"):
                 return
     finally:
         if process.is_alive():

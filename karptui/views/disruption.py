@@ -289,6 +289,16 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
     return DisruptionView(tuple(rows), commands, savings, summary, methods)
 
 
+def found_line(number: int, d) -> str:
+    """A command as soon as the simulation finds it, before the plan is whole (the Disruption pane
+    shows these while the rest computes): what it does, to which nodes, and what it saves."""
+    shown = ", ".join(d.nodes[:SHOWN_PODS]) + (f" and {len(d.nodes) - SHOWN_PODS} more" if len(d.nodes) > SHOWN_PODS
+                                                else "")
+    kind = "drifted" if d.method == "drift" else d.reason
+    by = f" by {d.replacement.instance_type}" if d.action == "replace" and d.replacement is not None else ""
+    return f"{d.action} #{number}{by} ({kind}): {shown}, saves ${d.savings:.4f}/h"
+
+
 def with_karpenter_said(view: DisruptionView, snapshot: Snapshot, events: Iterable[dict]) -> DisruptionView:
     """``view`` with what Karpenter's own events and log lines said last of each node (the nodes it
     spoke of that the simulation leaves alone get a row of their own); the marks name it when it

@@ -143,9 +143,12 @@ class Daemon:
         return tolerates_all(taints, self.tolerations) and reqs.compatible(self.reqs, why=False) is None
 
 
+NODE_REQS = "karpenter-node-reqs"  # ClusterState.shared key: node index -> its labels as Reqs
+
+
 def node_reqs(state, i: int) -> Reqs:
     """Node ``i``'s labels as requirements, built once per cluster state."""
-    cache = state.shared("karpenter-node-reqs", dict)
+    cache = state.shared(NODE_REQS, dict)
     found = cache.get(i)
     if found is None:
         found = cache[i] = Reqs.from_labels(state.nodes[i].labels)

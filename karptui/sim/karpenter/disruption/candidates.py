@@ -98,6 +98,9 @@ class CandidateFinder:
         self._guards: dict[str, list] = {}   # pod key -> the PDBs guarding it (labels do not change)
         self._pdbs: dict[str, list] = {}
         self.skipped: dict[str, Why] = {}
+        # node name -> (its Node, its pods, what find made of them): a pass after a command finds
+        # most nodes as they were (the same objects), and answers them again without looking
+        self._seen: dict[str, tuple[Node, NodeClaim | None, tuple[Pod, ...], Why | None, tuple]] = {}
         for pdb in snapshot.pdbs:
             self._pdbs.setdefault(pdb.namespace, []).append(pdb)
 
@@ -130,12 +133,18 @@ class CandidateFinder:
                 self.skipped[node.name] = Why(SKIPPED, "not-initialized", "",
                                               f"not initialized yet (no {L.NODE_INITIALIZED} label)")
                 continue
-            why = self._blocker(node, pool, state.pods[i], allowance)
+            pods = state.pods[i]
+            seen = self._seen.get(node.name)
+            if seen is None or seen[0] is not node or seen[1] is not claim or not _same(seen[2], pods):
+                why = self._blocker(node, pool, pods, allowance)
+                seen = self._seen[node.name] = (node, claim, tuple(pods), why,
+                                                () if why is not None else self._costs(node, claim, pool, pods))
+            why = seen[3]
             if why is not None:
                 blocked[node.name] = why
                 continue
             blocked.pop(node.name, None)
-            out.append(self._candidate(i, node, claim, pool, state.pods[i]))
+            out.append(Candidate(i, node, claim, pool, *seen[4]))
         return out
 
     def _blocker(self, node: Node, pool: NodePool, pods: list[Pod], allowance: dict[str, int]) -> Why | None:
@@ -209,15 +218,15 @@ class CandidateFinder:
                 detail += f": it holds the node {span(left)} more (until the pod has run that long)"
         return Why(BLOCKED, "do-not-disrupt", words, detail, tuple(facts))
 
-    def _candidate(self, i: int, node: Node, claim: NodeClaim | None, pool: NodePool, pods: list[Pod]) -> Candidate:
+    def _costs(self, node: Node, claim: NodeClaim | None, pool: NodePool, pods: list[Pod]) -> tuple:
+        """A candidate's instance type, price, reschedulable pods and the costs of moving them."""
         itype = self.catalog.get(node.instance_type) if node.instance_type else None
         price = node_price(node, self.catalog) if itype is not None else None
         moving = reschedulable(pods)
         reschedule = NODE_BASE_COST + sum(max(0.0, eviction_cost(p)) for p in moving)
         active = [p for p in pods if not p.is_terminal and p.deleted is None]
         cost = sum(eviction_cost(p) for p in active) * self._lifetime_left(node, claim, pool)
-        return Candidate(i, node, claim, pool, itype, price if price is not None and not math.isnan(price) else 0.0,
-                         moving, reschedule, cost)
+        return (itype, price if price is not None and not math.isnan(price) else 0.0, moving, reschedule, cost)
 
     def _lifetime_left(self, node: Node, claim: NodeClaim | None, pool: NodePool) -> float:
         expiry = claim.expire_after if claim is not None and claim.expire_after else pool.expire_after
@@ -256,6 +265,10 @@ class CandidateFinder:
                        (("consolidate_after_seconds", after), ("settled_seconds", settled),
                         ("remaining_seconds", round(after - settled, 3))))
         return None
+
+
+def _same(before: tuple[Pod, ...], now: list[Pod]) -> bool:
+    return len(before) == len(now) and all(a is b for a, b in zip(before, now))
 
 
 def _pods(keys: list[str], shown: int = 5) -> str:

@@ -19,7 +19,7 @@ from ....catalog import Catalog, node_manifest
 from ....model import Pod, Snapshot
 from ....model.node import build_node
 from ...state import ClusterState
-from ..existingnode import BASE, ONE_POD, ExistingPool, base_vector, existing_nodes
+from ..existingnode import BASE, NODE_REQS, ONE_POD, ExistingPool, base_vector, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
 from . import drift, emptiness, multinode, singlenode
@@ -32,6 +32,12 @@ from .verdicts import BLOCKED, DELETE, REPLACE as REPLACED, SKIPPED, Ledger, Nod
 
 METHODS = (emptiness, drift, multinode, singlenode)
 MAX_COMMANDS = 200
+# A bound on the work per decision, like Karpenter's timeouts (single-node consolidation abandons
+# after 3 minutes, multi-node returns its last valid command after 1 minute): counted here in
+# simulations, so that a plan is the same on any machine. The generated 1,000-node cluster of
+# bench/gen_cluster.py meets neither (its plan of 95 commands is the same with and without them).
+SINGLE_NODE_SIMULATIONS = 1000
+MULTI_NODE_SIMULATIONS = 100
 EXPLAINED = 10  # candidates left for want of room simulated once more to name the pod (see verdicts())
 
 
@@ -60,8 +66,19 @@ class Blocked:
 class Disruptor:
     def __init__(self, snapshot: Snapshot, catalog: Catalog, spot_to_spot: bool = False,
                  max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None,
-                 progress: Callable[[str, int, int], None] | None = None) -> None:
+                 progress: Callable[[str, int, int], None] | None = None,
+                 found: Callable[[Disruption], None] | None = None,
+                 simulations: dict[str, int] | None = None) -> None:
         self.snapshot, self.catalog = snapshot, catalog
+        # told each command as soon as a pass finds it, before the next pass starts: a caller shows
+        # the first decision while the rest of the plan computes
+        self.found = found
+        # method name -> the most simulations one decision of that method may run (see SINGLE_NODE_SIMULATIONS)
+        self.simulations = {singlenode.NAME: SINGLE_NODE_SIMULATIONS, multinode.NAME: MULTI_NODE_SIMULATIONS,
+                            **(simulations or {})}
+        self.simulated = 0  # simulations run in the decision under way
+        self.simulations_run = 0  # and in the whole run (the benchmark prints it)
+        self.timeouts: list[str] = []  # each bound met, said the way Karpenter logs its timeout
         # told ("consolidation", commands so far, nodes) before every pass and every simulation: a
         # caller's cancel raises from it, so a cancelled run stops between two simulations
         self.progress = progress
@@ -92,6 +109,8 @@ class Disruptor:
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate]) -> Simulation:
+        self.simulated += 1
+        self.simulations_run += 1
         if self.progress is not None:
             self.progress("consolidation", self.commands, len(self.state.nodes))
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
@@ -153,6 +172,18 @@ class Disruptor:
         self.unconsolidatable[c.name] = why
         self.note(c, singlenode.NAME, why)
 
+    def out_of_time(self, method: str) -> bool:
+        """True once the decision under way has run the simulations ``method`` may (its timeout)."""
+        return self.simulated >= self.simulations.get(method, self.simulated + 1)
+
+    def bound(self, method: str) -> str:
+        n = self.simulations[method]
+        return f"{n} simulation{'s' if n != 1 else ''}"
+
+    def timed_out(self, words: str) -> None:
+        if words not in self.timeouts:
+            self.timeouts.append(words)
+
     def scored(self, score) -> None:
         self.scores[score.nodes] = score
 
@@ -205,6 +236,8 @@ class Disruptor:
             if command is None:
                 break
             commands.append(self._report(command, len(commands) + 1))
+            if self.found is not None:
+                self.found(commands[-1])
             self._taken(command, commands[-1], len(commands))
             self._execute(command, len(commands))
             self.commands = len(commands)
@@ -272,6 +305,7 @@ class Disruptor:
             if not accepted:
                 continue
             budgets = budget_mapping(self.pools, self.state, method.REASON, self.now)
+            self.simulated = 0
             command = method.compute(self, accepted, budgets)
             if command is not None:
                 for c in command.candidates:
@@ -367,6 +401,18 @@ class Disruptor:
         self.snapshot = replace(self.snapshot, nodes=tuple(nodes), pods=tuple(pods))
         self.finder.snapshot = self.snapshot
         self.state = ClusterState(self.snapshot)
+        _keep_node_reqs(state, self.state)
+
+
+def _keep_node_reqs(old: ClusterState, new: ClusterState) -> None:
+    """The nodes a replace keeps carry their labels, so their requirements, into the cluster after
+    it: built again for every node, they cost more than the rest of the new cluster state."""
+    before = old.shared(NODE_REQS, dict)
+    after = new.shared(NODE_REQS, dict)
+    for i, node in enumerate(new.nodes):
+        j = old.index.get(node.name)
+        if j is not None and j in before and old.nodes[j] is node:
+            after[i] = before[j]
 
 
 def _worth_reporting(why: Why) -> bool:

@@ -37,6 +37,9 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         return None
     low, high, best = 1, len(chosen) - 1, None
     while low <= high:
+        if ctx.out_of_time(NAME):  # Karpenter's timeout: the last valid command, if any
+            timed_out(ctx, chosen, best)
+            break
         mid = (low + high) // 2
         prefix = chosen[: mid + 1]
         command = None if ctx.hopeless(prefix) else consolidate(ctx, NAME, prefix)[0]
@@ -63,3 +66,18 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
                 ctx.note(c, NAME, Why(KEPT, "not-in-prefix", "", f"the command takes the {len(taken)} candidates "
                                       "with better savings per disruption; adding this one would not consolidate"))
     return best
+
+
+def timed_out(ctx, chosen: list[Candidate], best: Command | None) -> None:
+    bound = ctx.bound(NAME)
+    last = f"returning the {len(best.candidates)}-node command found" if best else "no command found"
+    ctx.timed_out(f"stopping multi-node consolidation after timeout, {last}: karptui's bound is {bound} "
+                  "per decision, as Karpenter's is 1 minute")
+    taken = {c.name for c in best.candidates} if best else set()
+    why = Why(KEPT, "timeout", "stopping multi-node consolidation after timeout" if best
+              else "failed to find a multi-node consolidation after timeout",
+              f"its binary search stops after {bound} per decision (Karpenter after 1 minute)",
+              (("simulations", ctx.simulations[NAME]),))
+    for c in chosen:
+        if c.name not in taken:
+            ctx.note(c, NAME, why)

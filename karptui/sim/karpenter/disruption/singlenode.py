@@ -52,7 +52,9 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         by_pool.setdefault(c.pool.name, []).append(c)
     longest = max((len(v) for v in by_pool.values()), default=0)
     ordered = [by_pool[p][i] for i in range(longest) for p in by_pool if i < len(by_pool[p])]
-    for c in ordered:
+    for k, c in enumerate(ordered):
+        if ctx.out_of_time(NAME):
+            return abandoned(ctx, ordered[k:], k)
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
@@ -76,6 +78,21 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             continue
         if why:
             ctx.unconsolidatable_because(c, why)
+    return None
+
+
+def abandoned(ctx, left: list[Candidate], evaluated: int) -> None:
+    """Karpenter abandons single-node consolidation at its timeout, with no command, whatever the
+    candidates not yet evaluated would have given; the nodes left say so."""
+    bound = ctx.bound(NAME)
+    ctx.timed_out(f"abandoning single-node consolidation due to timeout (candidates_evaluated={evaluated}): "
+                  f"karptui's bound is {bound} per decision, as Karpenter's is 3 minutes")
+    why = Why(KEPT, "timeout", "abandoning single-node consolidation due to timeout",
+              f"it stops after {bound} per decision (Karpenter after 3 minutes), "
+              f"{evaluated} candidates evaluated before this one",
+              (("simulations", ctx.simulations[NAME]), ("evaluated", evaluated)))
+    for c in left:
+        ctx.note(c, NAME, why)
     return None
 
 
