@@ -166,6 +166,7 @@ class NodeClaim:
         self.pods: list[Pod] = []
         self.ports: list[list[HostPort]] = [list(g.ports) for g in template.groups]
         self._room: np.ndarray | None = None
+        self._used = types.vector(self.requests)   # self.requests as a row, kept with it
 
     @property
     def taints(self):
@@ -183,6 +184,10 @@ class NodeClaim:
                 if len(rows) else None
         if self._room is None:
             return False
+        need, used = self.types.vector(requests), self._used
+        if need.unknown is None and used.unknown is None and need.small and used.small:
+            # the rows add as the resource lists would: spares summing a list per pod per NodeClaim
+            return bool((used.values + need.values <= self._room).all())
         need = self.types.vector(self.requests + requests)
         return need.unknown is None and bool((need.values <= self._room).all())
 
@@ -246,7 +251,8 @@ class NodeClaim:
         """(compatible, fits, offered) over ``rows`` (positions in template.rows)."""
         types, template = self.types, self.template
         type_rows = template.rows[rows]
-        changed = [k for k in reqs if reqs[k] != self.reqs.get(k)]
+        mine = self.reqs
+        changed = [k for k, r in reqs.items() if r is not (old := mine.get(k)) and r != old]
         compatible = types.compatible_mask(reqs, changed)[type_rows] if changed else np.ones(len(rows), bool)
         offered = types.offered_mask(reqs)[type_rows]
         need = types.vector(requests)
@@ -334,6 +340,7 @@ class NodeClaim:
             self._room = None
         self.rows = rows
         self.requests = self.requests + data.requests
+        self._used = self.types.vector(self.requests)
         self.reqs = reqs
         self.topology.register(L.HOSTNAME, self.hostname)
         self.topology.record(pod, self.template.taints, reqs, self.types.well_known)
