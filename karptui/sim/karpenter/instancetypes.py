@@ -32,7 +32,7 @@ from .requirements import Req, Reqs
 
 CAPACITY_TYPE_ORDER = ("reserved", "spot", "on-demand")  # how Karpenter prices a launch: reserved, then spot
 NEVER = float("inf")
-SMALL = 2**62          # amounts within this add pairwise in int64 exactly (quantities saturate at 2**63-1)
+SMALL = 2**62 - 1      # amounts within ±this add pairwise in int64 exactly (quantities saturate at 2**63-1)
 VECTORS_KEPT = 4096    # resource lists remembered per TypeSet before starting over
 
 
@@ -43,7 +43,7 @@ class Vector:
 
     values: np.ndarray
     unknown: str | None = None
-    small: bool = True   # every amount within ±2**62: two such rows add without overflow or saturation
+    small: bool = True   # every amount within ±SMALL: two such rows add without overflow or saturation
 
 
 class TypeSet:
@@ -120,9 +120,10 @@ class TypeSet:
         return found
 
     # ---- resources ---------------------------------------------------------------------------
-    def vector(self, amounts: Mapping[str, int]) -> Vector:
-        """``amounts`` as a row (read-only: remembered per resource list, pods repeat a few sizes)."""
-        key = amounts if isinstance(amounts, Resources) else None
+    def vector(self, amounts: Mapping[str, int], remember: bool = False) -> Vector:
+        """``amounts`` as a row (read-only). ``remember``: keep it per resource list — pods repeat a
+        few sizes, and the same row object lets a NodeClaim keep its answer per size."""
+        key = amounts if remember and isinstance(amounts, Resources) else None
         found = self._vectors.get(key) if key is not None else None
         if found is not None:
             return found

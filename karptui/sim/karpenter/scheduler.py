@@ -243,8 +243,9 @@ class Scheduler:
         if self._to_existing(pod, data):
             return None
         claims = sorted(self.results.claims, key=lambda c: len(c.pods))
+        need = self.types.vector(data.requests, remember=True)
         for claim in claims:
-            if not claim.room_for(data.requests):
+            if not claim.room_for(data.requests, need):
                 continue
             try:
                 reqs, rows = claim.can_add(pod, data, self.volumes(pod), why=False,
