@@ -2,11 +2,12 @@
 
 The scheduler keeps work between pods: a NodeClaim remembers its used resources as a row and its
 allocatable-less-overhead matrix while its instance types stay the same, answers ``room_for`` once
-per pod size between two pods joining, and checks only the requirement keys a pod changed; the
-TypeSet remembers resource rows. On random small clusters the simulation with them must decide
-exactly as with the plain definitions (sum the resource lists, compare allocatable with requests
-plus overhead, filter on every key) — the NodeClaims, their types and pods, every reason text,
-and with ``explain`` every NodePool verdict and how many types each filter took away.
+per pod size between two pods joining (and skips it for that size once it has no room left), and
+checks only the requirement keys a pod changed; the TypeSet remembers resource rows. On random
+small clusters the simulation with them must decide exactly as with the plain definitions (sum
+the resource lists, compare allocatable with requests plus overhead, filter on every key, try
+every NodeClaim) — the NodeClaims, their types and pods, every reason text, and with ``explain``
+every NodePool verdict and how many types each filter took away.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.sim.karpenter import nodeclaim
 from karptui.sim.karpenter.instancetypes import TypeSet, Vector
+from karptui.sim.karpenter.scheduler import Scheduler
+from karptui.sim.state import ClusterState
 from tests.simkit import HOST, ZONE, node, pod, spread
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
@@ -140,6 +143,8 @@ def random_cluster(seed: int) -> list[dict]:
             container["resources"]["requests"]["ephemeral-storage"] = "100Ei"  # saturates: the plain sums decide
         elif extra < 0.22:
             container["ports"] = [{"containerPort": 9100, "hostPort": 9100}]
+        elif extra < 0.26:
+            container["resources"]["requests"]["memory"] = "-3Gi"  # a NodeClaim it joins gets room back
         objects.append(raw)
     return objects
 
@@ -192,3 +197,21 @@ def test_room_for_answers_each_question_as_the_plain_sum(monkeypatch):
         simulate(build_snapshot(random_cluster(seed)), catalog=CATALOG)
     assert True in asked and False in asked
     assert differ == []
+
+
+def test_a_pod_asking_for_less_than_nothing_gives_a_full_nodeclaim_room_back():
+    """The scheduler skips a NodeClaim for a pod size it had no room for; a request below zero is the
+    one way room comes back, and then the NodeClaim is asked again."""
+    snapshot = build_snapshot([nodepool("only", 1, [req("node.kubernetes.io/instance-type", "In", "m5.large")]),
+                               pod("big", cpu="1500m"), pod("more", cpu="1"), pod("less", cpu="-1")])
+    scheduler = Scheduler(snapshot, ClusterState(snapshot), CATALOG, snapshot.pods)
+    big, more, less = (next(p for p in snapshot.pods if p.name == n) for n in ("big", "more", "less"))
+    claim, reqs, rows = scheduler.open_claim(scheduler.templates[0], big, scheduler.data(big))
+    claim.add(big, scheduler.data(big), reqs, rows)
+    need = scheduler.types.vector(scheduler.data(more).requests, remember=True)
+    assert not claim.room_for(scheduler.data(more).requests, need)
+    assert id(need) in claim.no_room
+    reqs, rows = claim.can_add(less, scheduler.data(less))
+    claim.add(less, scheduler.data(less), reqs, rows)
+    assert claim.no_room == {}
+    assert claim.room_for(scheduler.data(more).requests, need)

@@ -242,8 +242,9 @@ class Scheduler:
             self.decisions[pod.key] = pool_verdicts(self, pod, data)
         if self._to_existing(pod, data):
             return None
-        claims = sorted(self.results.claims, key=lambda c: len(c.pods))
         need = self.types.vector(data.requests, remember=True)
+        row = id(need)  # NodeClaims full for a pod this size stay full: not even sorted
+        claims = sorted((c for c in self.results.claims if row not in c.no_room), key=lambda c: len(c.pods))
         for claim in claims:
             if not claim.room_for(data.requests, need):
                 continue
