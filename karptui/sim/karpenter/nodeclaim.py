@@ -191,7 +191,11 @@ class NodeClaim:
                 if len(rows) else None
         if self._room is None:
             return False
-        need = self.types.vector(requests) if need is None else need
+        if need is None:  # a row of the caller's own: nothing to remember it by
+            need = self.types.vector(requests)
+            keep = False
+        else:
+            keep = True
         said = self._said.get(id(need))
         if said is not None and said[0] is need:
             return said[1]
@@ -202,9 +206,10 @@ class NodeClaim:
         else:
             total = self.types.vector(self.requests + requests)
             answer = total.unknown is None and bool((total.values <= self._room).all())
-        self._said[id(need)] = (need, answer)
-        if not answer:
-            self.no_room[id(need)] = need
+        if keep:
+            self._said[id(need)] = (need, answer)
+            if not answer:
+                self.no_room[id(need)] = need
         return answer
 
     def can_add(self, pod: Pod, data, volume_reqs: Sequence[Reqs | None] = (None,), why: bool = True,
