@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Karpenter simulation figures: provisioning throughput and consolidation time.
 
-    python bench/bench_karpenter.py [--pending 2000] [--nodes 1000,2000,5000] [--max-commands 200]
+    python bench/bench_karpenter.py [--pending 2000] [--nodes 1000,2000,5000] [--max-commands 200] [--growth]
 
 1. provisioning: N pending pods (mixed sizes, zone spread, anti-affinity) on an empty
    cluster with 3 NodePools against the full bundled catalog (1,363 instance types);
 2. consolidation: the plan on synthetic 1,000/2,000/5,000-node clusters (pods x10, about half
    utilised): the first decision's time (as the Disruption pane shows it) and the whole plan's.
 Prints pods/s, seconds (wall and CPU: the machine may be shared) and peak RSS; asserts nothing.
+``--growth``: provisioning only, at 500 / 2,000 / 8,000 pending pods (the pending share of a 1k /
+5k / 20k-node cluster), the catalog's arrays built once first and timed apart, so how the cost
+per pod grows with the queue is visible.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))  # this checkout's karptui, not whichever one is installed
 
 import gen_cluster  # noqa: E402
 
@@ -28,6 +32,7 @@ from karptui.catalog import bundled_catalog  # noqa: E402
 from karptui.model import build_snapshot  # noqa: E402
 from karptui.sim import simulate  # noqa: E402
 from karptui.sim.karpenter.disruption import MAX_COMMANDS, Disruptor  # noqa: E402
+from karptui.sim.karpenter.instancetypes import type_set  # noqa: E402
 from karptui.sim.state import ClusterState  # noqa: E402
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
@@ -61,7 +66,7 @@ def pending(i: int) -> dict:
             "spec": spec, "status": {"phase": "Pending"}}
 
 
-def provisioning(count: int) -> None:
+def provisioning(count: int) -> float:
     pools = [
         nodepool("general", 10, [req("karpenter.sh/capacity-type", "In", "spot", "on-demand"),
                                  req("kubernetes.io/arch", "In", "amd64", "arm64")]),
@@ -72,12 +77,26 @@ def provisioning(count: int) -> None:
     ]
     snapshot = build_snapshot(pools + [pending(i) for i in range(count)])
     catalog = bundled_catalog("us-east-1", ZONES)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = simulate(snapshot, catalog=catalog)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(f"provisioning {count} pending pods, 3 NodePools, {len(catalog)} instance types: {elapsed:.2f} s = "
-          f"{count / elapsed:.0f} pods/s ({len(result.nodeclaims)} nodeclaims, {result.pending} pending), "
+          f"{count / elapsed:.0f} pods/s (CPU {cpu:.2f} s = {count / cpu:.0f} pods/s; "
+          f"{len(result.nodeclaims)} nodeclaims, {result.pending} pending), "
           f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB", flush=True)
+    return cpu
+
+
+def growth() -> None:
+    """Provisioning at three queue lengths, with the catalog's arrays (built once per catalog) apart."""
+    catalog = bundled_catalog("us-east-1", ZONES)
+    start = time.process_time()
+    type_set(catalog)
+    print(f"catalog arrays (once per catalog): CPU {time.process_time() - start:.2f} s", flush=True)
+    per_pod = []
+    for count in (500, 2000, 8000):
+        per_pod.append(provisioning(count) / count)
+    print("CPU per pod, relative to 500 pending: " + ", ".join(f"{p / per_pod[0]:.2f}x" for p in per_pod), flush=True)
 
 
 def consolidation(nodes: int, max_commands: int = MAX_COMMANDS) -> None:
@@ -112,7 +131,11 @@ def main() -> int:
                         help="consolidation cluster sizes, comma-separated (pods x10 each)")
     parser.add_argument("--max-commands", type=int, default=MAX_COMMANDS, help="stop each plan after this many")
     parser.add_argument("--skip-provisioning", action="store_true")
+    parser.add_argument("--growth", action="store_true", help="provisioning only, at 500, 2000 and 8000 pending")
     args = parser.parse_args()
+    if args.growth:
+        growth()
+        return 0
     if not args.skip_provisioning:
         provisioning(args.pending)
     for nodes in (int(n) for n in args.nodes.split(",")):

@@ -59,6 +59,12 @@ class Resources(Mapping[str, int]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._amounts)
 
+    def items(self):  # the Mapping mixin's view looks every name up again; sums run per pod per NodeClaim
+        return self._amounts.items()
+
+    def values(self):
+        return self._amounts.values()
+
     def __len__(self) -> int:
         return len(self._amounts)
 

@@ -32,6 +32,8 @@ from .requirements import Req, Reqs
 
 CAPACITY_TYPE_ORDER = ("reserved", "spot", "on-demand")  # how Karpenter prices a launch: reserved, then spot
 NEVER = float("inf")
+SMALL = 2**62 - 1      # amounts within ±this add pairwise in int64 exactly (quantities saturate at 2**63-1)
+VECTORS_KEPT = 4096    # resource lists remembered per TypeSet before starting over
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,7 @@ class Vector:
 
     values: np.ndarray
     unknown: str | None = None
+    small: bool = True   # every amount within ±SMALL: two such rows add without overflow or saturation
 
 
 class TypeSet:
@@ -51,7 +54,8 @@ class TypeSet:
         self.index = {t.name: i for i, t in enumerate(self.types)}
         self.label_keys = catalog.label_keys
         self.well_known = catalog.well_known
-        self.reqs = tuple(self._type_reqs(t) for t in self.types)
+        interned: dict = {}
+        self.reqs = tuple(self._type_reqs(t, interned) for t in self.types)
         self.keys = frozenset(k for r in self.reqs for k in r)
         columns = sorted({name for t in self.types for name in (*t.allocatable, *t.capacity)} | {PODS})
         self.columns = {name: i for i, name in enumerate(columns)}
@@ -61,11 +65,15 @@ class TypeSet:
                                  dtype=np.int64).reshape(len(self.types), len(columns))
         self._masks: dict[Req, np.ndarray] = {}
         self._offered: dict[tuple, np.ndarray] = {}
+        self._vectors: dict[Resources, Vector] = {}
 
-    def _type_reqs(self, t: InstanceType) -> Reqs:
+    def _type_reqs(self, t: InstanceType, interned: dict) -> Reqs:
+        """``interned``: one Req per (key, value) across the catalog — types share most label values
+        (and every absent label), and a frozen dataclass is slow to build 37,000 times."""
         labels = {k: v for k, v in t.labels.items() if k != L.HOSTNAME}
-        reqs = [Req.one(k, v) for k, v in labels.items() if k != L.OS]
-        reqs += [Req(k, False) for k in self.label_keys - labels.keys()]
+        reqs = [interned.get((k, v)) or interned.setdefault((k, v), Req.one(k, v))
+                for k, v in labels.items() if k != L.OS]
+        reqs += [interned.get(k) or interned.setdefault(k, Req(k, False)) for k in self.label_keys - labels.keys()]
         reqs.append(Req(L.OS, False, frozenset(t.os or (labels.get(L.OS, "linux"),))))
         reqs.append(Req.one(L.INSTANCE_TYPE, t.name))
         reqs.append(Req.one(L.ARCH, t.arch))
@@ -112,17 +120,32 @@ class TypeSet:
         return found
 
     # ---- resources ---------------------------------------------------------------------------
-    def vector(self, amounts: Mapping[str, int]) -> Vector:
+    def vector(self, amounts: Mapping[str, int], remember: bool = False) -> Vector:
+        """``amounts`` as a row (read-only). ``remember``: keep it per resource list — pods repeat a
+        few sizes, and the same row object lets a NodeClaim keep its answer per size."""
+        key = amounts if remember and isinstance(amounts, Resources) else None
+        found = self._vectors.get(key) if key is not None else None
+        if found is not None:
+            return found
         row = np.zeros(len(self.columns), dtype=np.int64)
         unknown = None
+        small = True
         for name, amount in amounts.items():
+            if not -SMALL <= amount <= SMALL:
+                small = False
             column = self.columns.get(name)
             if column is None:
                 if amount > 0:
                     unknown = name
                 continue
             row[column] = amount
-        return Vector(row, unknown)
+        row.setflags(write=False)
+        found = Vector(row, unknown, small)
+        if key is not None:
+            if len(self._vectors) >= VECTORS_KEPT:
+                self._vectors.clear()
+            self._vectors[key] = found
+        return found
 
     # ---- prices ------------------------------------------------------------------------------
     def cheapest_price(self, i: int, reqs: Reqs) -> float:

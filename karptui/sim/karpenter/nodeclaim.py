@@ -29,7 +29,7 @@ from ...model.pod import HostPort
 from ...model.resources import PODS, Resources
 from ...model.taints import EFFECTS, first_untolerated, tolerates_all
 from ..plugins.node_ports import conflicts
-from .instancetypes import TypeSet, resources_text
+from .instancetypes import SMALL, TypeSet, Vector, resources_text
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
@@ -166,16 +166,24 @@ class NodeClaim:
         self.pods: list[Pod] = []
         self.ports: list[list[HostPort]] = [list(g.ports) for g in template.groups]
         self._room: np.ndarray | None = None
+        self._used = types.vector(self.requests)   # self.requests as a row, kept with it
+        self._said: dict[int, tuple] = {}          # id(pod's row) -> (that row, room_for's answer) until a pod joins
+        # id(pod's row) -> that row, for rows room_for said no to for good: a NodeClaim's requests only
+        # grow and its instance types only narrow (while no pod with a negative request joins it)
+        self.no_room: dict[int, Vector] = {}
+        self._free_of: np.ndarray | None = None    # the rows _free was worked out for
+        self._free: tuple = ()                      # (TypeSet rows, allocatable less overhead or None)
 
     @property
     def taints(self):
         return self.template.taints
 
-    def room_for(self, requests: Resources) -> bool:
+    def room_for(self, requests: Resources, need: Vector | None = None) -> bool:
         """A quick necessary test: some remaining type has room, per resource, for these requests too.
 
         Most in-flight NodeClaims are full for most pods; this spares the requirement and
-        topology work for them.
+        topology work for them. ``need``: ``requests`` as a row, if the caller has it; pods of a
+        few sizes ask again and again between two pods joining, so the answer is kept per row.
         """
         if self._room is None:
             rows = self.template.rows[self.rows]
@@ -183,8 +191,26 @@ class NodeClaim:
                 if len(rows) else None
         if self._room is None:
             return False
-        need = self.types.vector(self.requests + requests)
-        return need.unknown is None and bool((need.values <= self._room).all())
+        if need is None:  # a row of the caller's own: nothing to remember it by
+            need = self.types.vector(requests)
+            keep = False
+        else:
+            keep = True
+        said = self._said.get(id(need))
+        if said is not None and said[0] is need:
+            return said[1]
+        used = self._used
+        if need.unknown is None and used.unknown is None and need.small and used.small:
+            # the rows add as the resource lists would: spares summing a list per pod per NodeClaim
+            answer = bool((used.values + need.values <= self._room).all())
+        else:
+            total = self.types.vector(self.requests + requests)
+            answer = total.unknown is None and bool((total.values <= self._room).all())
+        if keep:
+            self._said[id(need)] = (need, answer)
+            if not answer:
+                self.no_room[id(need)] = need
+        return answer
 
     def can_add(self, pod: Pod, data, volume_reqs: Sequence[Reqs | None] = (None,), why: bool = True,
                 relax_min_values: bool = False) -> tuple[Reqs, np.ndarray]:
@@ -245,13 +271,21 @@ class NodeClaim:
     def _masks(self, pod: Pod, reqs: Reqs, requests: Resources, rows: np.ndarray):
         """(compatible, fits, offered) over ``rows`` (positions in template.rows)."""
         types, template = self.types, self.template
-        type_rows = template.rows[rows]
-        changed = [k for k in reqs if reqs[k] != self.reqs.get(k)]
+        if self._free_of is not rows:
+            type_rows, overhead = template.rows[rows], template.overhead[rows]
+            small = bool(((overhead >= 0) & (overhead <= SMALL)).all())
+            self._free = (type_rows, types.allocatable[type_rows] - overhead if small else None)
+            self._free_of = rows
+        type_rows, free = self._free
+        mine = self.reqs
+        changed = [k for k, r in reqs.items() if r is not (old := mine.get(k)) and r != old]
         compatible = types.compatible_mask(reqs, changed)[type_rows] if changed else np.ones(len(rows), bool)
         offered = types.offered_mask(reqs)[type_rows]
         need = types.vector(requests)
         if need.unknown is not None:
             fits = np.zeros(len(rows), dtype=bool)
+        elif need.small and free is not None:  # both sides stay in int64: the same comparison, rearranged
+            fits = (free >= need.values).all(axis=1)
         else:
             fits = (types.allocatable[type_rows] >= need.values + template.overhead[rows]).all(axis=1)
         if pod.host_ports:
@@ -334,6 +368,10 @@ class NodeClaim:
             self._room = None
         self.rows = rows
         self.requests = self.requests + data.requests
+        self._used = self.types.vector(self.requests)
+        self._said = {}
+        if any(amount < 0 for amount in data.requests.values()):
+            self.no_room.clear()  # room may come back: forget, and check again
         self.reqs = reqs
         self.topology.register(L.HOSTNAME, self.hostname)
         self.topology.record(pod, self.template.taints, reqs, self.types.well_known)

@@ -232,6 +232,9 @@ class Reqs(Mapping[str, Req]):
     def values(self):
         return self._reqs.values()
 
+    def items(self):  # the Mapping mixin's view looks every key up again, on the scheduler's hot path
+        return self._reqs.items()
+
     def compatible(self, other: Reqs, allow_undefined: frozenset[str] | set[str] = frozenset(),
                    why: bool = True) -> str | None:
         """Karpenter's Compatible: None, or why ``other`` (a pod's) cannot hold here.

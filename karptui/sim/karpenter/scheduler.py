@@ -103,9 +103,22 @@ def launch_domains(pools: Sequence[NodePool], types: TypeSet, keys: frozenset[st
     """Key -> DomainGroup: the domains of ``keys`` that ``pools`` could launch new capacity into
     (their requirements and template labels, with the catalog's types laid over them). The
     scheduler's topology and the main screen's zone overview both ask this."""
-    sources = [(Reqs.from_model(p.requirements).plus(Reqs.from_labels(p.template_labels).values()),
-                list(types.reqs) if keys else [], p.taints) for p in pools]
+    cut = _types_on(types, keys)
+    sources = [(Reqs.from_model(p.requirements).plus(Reqs.from_labels(p.template_labels).values()), cut, p.taints)
+               for p in pools]
     return {k: g for k, g in domain_groups(_only(sources, keys)).items() if k in keys}
+
+
+def _types_on(types: TypeSet, keys: frozenset[str]) -> list[Reqs]:
+    """The catalog's type requirements cut down to ``keys``, each distinct cut once (in first-seen
+    order): 1,363 types differ in few zones and capacity types, and every pool lays the same ones
+    over its own requirements, so merging each type per pool repeats the same domains."""
+    if not keys:
+        return []
+    distinct: dict[Reqs, None] = {}
+    for reqs in types.reqs:
+        distinct.setdefault(Reqs(r for k, r in reqs.items() if k in keys))
+    return list(distinct)
 
 
 class Scheduler:
@@ -229,9 +242,11 @@ class Scheduler:
             self.decisions[pod.key] = pool_verdicts(self, pod, data)
         if self._to_existing(pod, data):
             return None
-        claims = sorted(self.results.claims, key=lambda c: len(c.pods))
+        need = self.types.vector(data.requests, remember=True)
+        row = id(need)  # NodeClaims full for a pod this size stay full: not even sorted
+        claims = sorted((c for c in self.results.claims if row not in c.no_room), key=lambda c: len(c.pods))
         for claim in claims:
-            if not claim.room_for(data.requests):
+            if not claim.room_for(data.requests, need):
                 continue
             try:
                 reqs, rows = claim.can_add(pod, data, self.volumes(pod), why=False,
@@ -400,7 +415,6 @@ def _topology_keys(pods: Sequence[Pod], state: ClusterState) -> frozenset[str]:
 
 
 def _only(sources, keys: frozenset[str]):
-    """The domain sources cut down to the keys that matter (merging 1,000 types per pool is not free)."""
+    """The pools' requirements cut down to the keys that matter (the types' are already cut)."""
     for pool_reqs, type_reqs, taints in sources:
-        kept = [Reqs(r for k, r in reqs.items() if k in keys) for reqs in type_reqs]
-        yield Reqs(r for k, r in pool_reqs.items() if k in keys), kept, taints
+        yield Reqs(r for k, r in pool_reqs.items() if k in keys), type_reqs, taints
