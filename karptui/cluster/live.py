@@ -80,8 +80,7 @@ class LiveCluster:
             return ""
         informer, (read, expected) = max(listing, key=lambda ip: ip[1][1] or ip[1][0])
         of = f"/{expected:,}" if expected is not None else ""
-        others = f" (and {len(listing) - 1} more kinds)" if len(listing) > 1 else ""
-        return f"synced {read:,}{of} {informer.resource.name}…{others}"
+        return f"synced {read:,}{of} {informer.resource.name}…"
 
     def unavailable(self) -> set[str]:
         """Kinds (``Pod``, ``NodePool``, ...) that are forbidden or absent: panes say so."""

@@ -4,7 +4,7 @@ orjson decodes an API server's list page faster than the stdlib and builds the s
 lists, strings and numbers, with two exceptions: it refuses a few documents the stdlib takes
 (NaN, an overflowing float, a lone surrogate escape), and it turns an integer past 64 bits
 into a float where the stdlib keeps the integer. The first are handed to the stdlib; so is
-any document with a run of 20 digits (where such an integer could be; a string holding one
+any document with a run of 19 digits (where such an integer could be; a string holding one
 only costs the slower decoder). What decodes, and what it decodes to, is what ``json.loads`` says.
 """
 
@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - a platform without an orjson wheel
     _fast_loads, _FastError = json.loads, ValueError
 
 
-_LONG_NUMBER = re.compile(rb"[0-9]{20}")
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
