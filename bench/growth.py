@@ -8,7 +8,7 @@
 For each size N (nodes; pods are 10 N) each bench runs once as ``python bench/bench_X.py``
 with the arguments in SIZED below, in its own interpreter (so one size's heap never colours
 the next). A bench names its figures through bench/figures.py; for one that only prints,
-each printed line's first number with a unit is taken, named by the words before it.
+every printed number with a unit is taken, named by its order and the words opening its line.
 Then one table: each figure at each size, the peak RSS of the bench's process tree, and the
 growth from the last size but one to the last (20k / 5k) beside what linear growth predicts
 (4.0). For a rate (pods/s, lines/s) the growth shown is of the cost, size / rate, so it reads
@@ -46,14 +46,16 @@ PRINTED = re.compile(r"(?P<value>[0-9][0-9,]*(?:\.[0-9]+)?)\s*(?P<unit>ms|s|MiB|
 
 
 def printed_figures(text: str) -> list[dict]:
-    """Figures from a bench that only prints: per line, its first number with a unit."""
+    """Figures from a bench that only prints: every number with a unit, named by its order in
+    the output (a bench prints the same lines at every size) and the words opening its line,
+    numbers written as N ("4 re-simulate one N-replica workload on N nodes")."""
     found = []
     for line in text.splitlines():
-        match = PRINTED.search(line)
-        if match is None:
-            continue
-        name = re.sub(r"[0-9][0-9,.]*", "N", line[:match.start()]).strip(" :=(") or "figure"
-        found.append({"name": name, "value": float(match["value"].replace(",", "")), "unit": match["unit"]})
+        matches = list(PRINTED.finditer(line))
+        opening = re.sub(r"[0-9][0-9,.]*", "N", line[:matches[0].start()]).strip(" :=(") if matches else ""
+        for match in matches:
+            found.append({"name": f"{len(found) + 1} {opening or 'figure'}",
+                          "value": float(match["value"].replace(",", "")), "unit": match["unit"]})
     return found
 
 
@@ -100,14 +102,14 @@ def table(bench: str, sizes: list[int], results: dict[int, list[dict]]) -> list[
     names: list[str] = []
     for size in sizes:
         names += [f["name"] for f in results.get(size, []) if f["name"] not in names]
-    head = f"{bench + ' figure':44s}" + "".join(f"{_k(s):>12s}" for s in sizes)
+    head = f"{bench + ' figure':56s}" + "".join(f"{_k(s):>12s}" for s in sizes)
     if len(sizes) > 1:
         head += f"{_k(sizes[-1]) + '/' + _k(sizes[-2]):>12s}{'linear':>8s}"
     rows = [head]
     for name in names:
         values = {s: next((f for f in results.get(s, []) if f["name"] == name), None) for s in sizes}
         unit = next(f["unit"] for f in values.values() if f)
-        row = f"{(name + ' (' + unit + ')')[:43]:44s}" + "".join(
+        row = f"{(name + ' (' + unit + ')')[:55]:56s}" + "".join(
             f"{values[s]['value']:12,.2f}" if values[s] else f"{'-':>12s}" for s in sizes)
         if len(sizes) > 1:
             last, before = values[sizes[-1]], values[sizes[-2]]
