@@ -150,7 +150,8 @@ def main() -> None:
               "(targets: at most 2 x each)")
         start = time.perf_counter()
         snapshot = live.snapshot()
-        print(f"snapshot assembly      {figure('snapshot assembly', (time.perf_counter() - start) * 1000, 'ms'):7.0f} ms ({len(snapshot.nodes)} nodes, "
+        assembly = figure("snapshot assembly", (time.perf_counter() - start) * 1000, "ms")
+        print(f"snapshot assembly      {assembly:7.0f} ms ({len(snapshot.nodes)} nodes, "
               f"{len(snapshot.pods)} pods)")
         from karptui.catalog import catalog_from_snapshot_region
         from karptui.views.overview import overview
