@@ -120,3 +120,31 @@ def test_fast_json_refuses_what_the_stdlib_refuses(text):
         json.loads(text)
     with pytest.raises(ValueError):
         fast_json.loads(text.encode())
+
+
+async def test_the_screen_fills_in_as_pages_arrive_and_its_header_says_how_far(api, kubeconfig):
+    from textual.widgets import Static
+
+    from karptui.tui.app import KarptuiApp
+
+    api.slow("pods", 0.5)
+    live = LiveCluster(connect(kubeconfig), page=5, read_timeout=5).start()
+    try:
+        while not any(i.listed for i in live.informers if i.resource.name == "pods"):
+            time.sleep(0.02)
+        app = KarptuiApp(live.snapshot(), live=live, logs_since=0, live_interval=0.1, simulate_on_start=False)
+        async with app.run_test(size=(160, 45)) as pilot:
+            headers: list[str] = []
+            for _ in range(200):
+                await pilot.pause(0.05)
+                header = str(app.screen.query_one("#source", Static).render())
+                if not headers or headers[-1] != header:
+                    headers.append(header)
+                if live.wait_synced(0) and "synced" not in header and "20 pods" in header:
+                    break
+            assert any(f"· {n} pods · 0 pending · 0 nodepools · synced {n}/20 pods… · now" in h
+                       for h in headers for n in (5, 10, 15)), headers
+            assert "synced" not in headers[-1] and len(app.snapshot.pods) == 20
+            await pilot.press("q")
+    finally:
+        live.stop()
