@@ -169,17 +169,17 @@ class Informer:
         metadata: dict = {}
         self.listing_since, self.listed, self.expected = time.monotonic(), 0, None
         try:
-            with collector_paused():
-                for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
-                                          f"listing {self.resource.name}"):
-                    metadata = listing.get("metadata") or {}
-                    if not isinstance(metadata, dict):
-                        metadata = {}
-                    page: dict[tuple[str, str], Any] = {}
+            for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
+                                      f"listing {self.resource.name}"):
+                metadata = listing.get("metadata") or {}
+                if not isinstance(metadata, dict):
+                    metadata = {}
+                page: dict[tuple[str, str], Any] = {}
+                with collector_paused():  # while the page is built, not while the next one is awaited
                     for item in listing.get("items") or ():
                         if isinstance(item, dict):
                             self._put(page, item)
-                    self._read(objects, page, len(listing.get("items") or ()), metadata, first)
+                self._read(objects, page, len(listing.get("items") or ()), metadata, first)
         except ApiException as exc:
             if exc.status == 410:  # the continue token expired mid-list
                 raise Gone from None

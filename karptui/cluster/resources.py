@@ -19,6 +19,7 @@ from kubernetes.client.rest import ApiException
 
 from .. import limits
 from ..sources import fast_json
+from ..sources.collector import collector_paused
 from .connect import TIMEOUT
 from .guard import ServerFault, bounded
 
@@ -89,7 +90,8 @@ def list_pages(lister: Callable[..., Any], page: int, timeout, what: str | None 
         with bounded(what, limits.REQUEST_DEADLINE, limits.MAX_LIST_PAGE_BYTES):
             body = lister(**kwargs).data
         try:
-            listing = fast_json.loads(body)
+            with collector_paused():  # a page decodes into thousands of objects and no cycles
+                listing = fast_json.loads(body)
         except ValueError:  # not JSON, or not UTF-8: a proxy's error page, say
             raise ServerFault(f"{what}: the API server answered with something that is not JSON text") from None
         if not isinstance(listing, dict):

@@ -1,8 +1,8 @@
 """The cyclic garbage collector paused while a big picture is decoded and built.
 
-A snapshot load or a live cluster's first list allocates millions of objects and
-makes no reference cycles; left on, the collector rescans the growing heap again
-and again (a 200 MB dump: json.loads 6.1 s with it, 1.6 s without; a list page of
+A snapshot load allocates millions of objects, a live cluster's list page thousands,
+and neither makes reference cycles; left on, the collector rescans the young objects
+again and again, and now and then the whole heap (a 200 MB dump: json.loads 6.1 s with it, 1.6 s without; a list page of
 500 pods decoded 3-4 times slower). Reference counting still frees everything that
 is dropped; cycles made meanwhile wait for the collector to come back on.
 
