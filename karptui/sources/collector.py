@@ -2,9 +2,10 @@
 
 A snapshot load allocates millions of objects, a live cluster's list page thousands,
 and neither makes reference cycles; left on, the collector rescans the young objects
-again and again, and now and then the whole heap (a 200 MB dump: json.loads 6.1 s with it, 1.6 s without; a list page of
-500 pods decoded 3-4 times slower). Reference counting still frees everything that
-is dropped; cycles made meanwhile wait for the collector to come back on.
+again and again, and now and then the whole heap (a 200 MB dump: json.loads 6.1 s with
+it, 1.6 s without; a list page of 500 pods decoded 3-4 times slower). Reference counting
+still frees everything that is dropped; cycles made meanwhile wait for the collector to
+come back on.
 
 Several threads may pause it at once (one informer per kind lists at the same time):
 the collector comes back on when the last of them is done, and only if it was on.
