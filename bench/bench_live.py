@@ -6,6 +6,9 @@
 A local API server (tests/fakeapi.py) holding a generated cluster runs in a
 child process (so its CPU and memory are not counted as ours); this process
 connects through the real client with a generated kubeconfig and prints:
+  - list and decode only (in a fresh process, so its memory is its own): every kind's pages
+    fetched and decoded as the informers fetch them, nothing built, the decoded items kept;
+    the yardstick for the initial sync (target: sync within 2x its time, 2x its memory);
   - initial sync: start until every kind is listed, and the peak RSS after it;
   - snapshot: the time to assemble one immutable Snapshot from the stores, as the
     TUI does at most every 2 s, and to build the screen's data from it (in the worker);
@@ -25,6 +28,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from figures import figure
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -66,6 +71,35 @@ def serve(nodes: int, pods: int) -> None:
     api.stop()
 
 
+def decode_only(kubeconfig: str) -> None:
+    """The child: every kind listed in pages and decoded, one thread per kind as the informers
+    do, and nothing built; prints seconds and the memory the decoded items hold."""
+    import gc
+
+    from karptui.cluster.connect import connect
+    from karptui.cluster.live import LiveCluster
+    from karptui.cluster.resources import list_pages
+
+    connection = connect(kubeconfig)
+    informers = LiveCluster(connection).informers  # not started: only their listers are used
+    kept: list = []
+    before = rss_mib()
+    gc.disable()  # as the informers list: the collector paused
+
+    def read(informer) -> None:
+        for listing in list_pages(informer.lister, informer.page, (5, 90)):
+            kept.extend(listing.get("items") or ())
+
+    start, cpu = time.perf_counter(), time.process_time()
+    threads = [threading.Thread(target=read, args=(i,)) for i in informers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    took, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(json.dumps({"seconds": took, "cpu": cpu, "objects": len(kept), "mib": rss_mib() - before}), flush=True)
+
+
 def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -77,9 +111,13 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=200)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--decode-only", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.nodes, args.pods)
+        return
+    if args.decode_only:
+        decode_only(args.decode_only)
         return
     child = subprocess.Popen([sys.executable, __file__, "--serve", "--nodes", str(args.nodes), "--pods",
                               str(args.pods)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -91,19 +129,32 @@ def main() -> None:
     from karptui.cluster.live import LiveCluster
 
     try:
+        done = subprocess.run([sys.executable, __file__, "--decode-only", ready[1]], capture_output=True, text=True,
+                              check=True)
+        base = json.loads(done.stdout)
+        print(f"list and decode only   {figure('list and decode only', base['seconds'], 's'):7.1f} s   "
+              f"({figure('list and decode only CPU', base['cpu'], 's'):.1f} s CPU; {base['objects']} objects; "
+              f"they hold {figure('decoded objects', base['mib'], 'MiB'):.0f} MiB)")
         baseline = rss_mib()
         connection = connect(ready[1])
         live = LiveCluster(connection)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         live.start()
         synced = live.wait_synced(600)
-        took = time.perf_counter() - start
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu
         objects = sum(len(i.objects) for i in live.informers)
-        print(f"initial sync           {took:7.1f} s   ({objects} objects{'' if synced else ', NOT complete'}; "
-              f"peak RSS {rss_mib():.0f} MiB, {baseline:.0f} MiB before connecting)")
+        held = rss_mib() - baseline
+        print(f"initial sync           {figure('initial sync', took, 's'):7.1f} s   "
+              f"({figure('initial sync CPU', cpu, 's'):.1f} s CPU; {objects} objects"
+              f"{'' if synced else ', NOT complete'}; peak RSS {rss_mib():.0f} MiB, {baseline:.0f} MiB before "
+              f"connecting: {figure('sync memory', held, 'MiB'):.0f} MiB for the sync)")
+        cpu_ratio = cpu / max(base["cpu"], 1e-9)
+        print(f"  sync / list+decode   {took / base['seconds']:7.2f} x time ({cpu_ratio:.2f} x CPU), "
+              f"{held / max(base['mib'], 1):.2f} x memory (targets: at most 2 x each)")
         start = time.perf_counter()
         snapshot = live.snapshot()
-        print(f"snapshot assembly      {(time.perf_counter() - start) * 1000:7.0f} ms ({len(snapshot.nodes)} nodes, "
+        assembly = figure("snapshot assembly", (time.perf_counter() - start) * 1000, "ms")
+        print(f"snapshot assembly      {assembly:7.0f} ms ({len(snapshot.nodes)} nodes, "
               f"{len(snapshot.pods)} pods)")
         from karptui.catalog import catalog_from_snapshot_region
         from karptui.views.overview import overview

@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 
+from figures import figure
+
 V1 = [
     {"level": "INFO", "logger": "controller", "message": "found provisionable pod(s)", "controller": "provisioner",
      "Pods": "default/web-6d4cf56db6-x2k9p, default/web-6d4cf56db6-8zq4n and 12 other(s)", "duration": "41.2ms"},
@@ -128,6 +130,9 @@ def main() -> int:
         done = subprocess.run([sys.executable, "-c", PROBE, path], capture_output=True, text=True, check=True)
         elapsed, total, events, skipped, peak = done.stdout.split()
         size = os.path.getsize(path) / 2**20
+        figure("parse", float(elapsed), "s")
+        figure("parse rate", size / float(elapsed), "MiB/s")
+        figure("parse peak RSS", float(peak), "MiB")
         print(f"parsed {size:.0f} MiB in {float(elapsed):.1f} s = {size / float(elapsed):.1f} MiB/s, "
               f"{int(total) / float(elapsed):,.0f} lines/s ({events} events, {skipped} skipped), "
               f"peak RSS {float(peak):.0f} MiB", flush=True)

@@ -341,6 +341,9 @@ class FakeLive:
     def status(self) -> list[str]:
         return [self.note]
 
+    def progress(self) -> str:  # the first list is done
+        return ""
+
 
 async def test_live_header_shows_api_server_error_text_literally(hostile):
     note = "nodes: 500 Internal" + CLICK + BAD_MARKUP + ESC + "; retrying"

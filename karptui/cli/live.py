@@ -19,6 +19,7 @@ from ..text import visible
 from .output import StatusLine, say
 
 SYNC_WAIT = 60.0  # seconds to wait for the first full picture before showing what there is
+PARTIAL_AFTER = 2.0  # a big cluster still listing, every kind's pages arriving: show it filling in after this
 
 
 def logs_since(text: str | None, default: float | None) -> float | None:
@@ -104,9 +105,15 @@ def _not_listed(live) -> str:
             "showing what there is")
 
 
+def _every_kind_under_way(live) -> bool:
+    """Every kind listed, or its first list reading pages (so the screen fills in as they arrive)."""
+    return all(i.synced.is_set() or (i.progress() or (0,))[0] > 0 for i in live.informers)
+
+
 def _wait_with_progress(live, context: str) -> bool:
     """Wait for the first full listing, saying how far it got and what is slow (on one line, when
-    stderr is a terminal)."""
+    stderr is a terminal); on a big cluster, once every kind's pages are arriving (after
+    PARTIAL_AFTER), the screen opens and fills in as they come, its header saying how far."""
     start, line = time.monotonic(), StatusLine()
     total = len(live.informers)
     while time.monotonic() - start < SYNC_WAIT:
@@ -117,6 +124,10 @@ def _wait_with_progress(live, context: str) -> bool:
         if done == total:
             line.clear()
             say(text)
+            return True
+        if time.monotonic() - start >= PARTIAL_AFTER and _every_kind_under_way(live):
+            line.clear()
+            say(text + f"; showing it as it arrives ({live.progress()})")
             return True
         line.show(text)
         live.wait_synced(0.5)

@@ -20,7 +20,6 @@ While a list takes long, ``slow`` says so ("listing pods: 12 s so far").
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import Counter
@@ -34,6 +33,8 @@ from .. import limits
 from ..errors import ClusterUnavailable
 from ..model.build import convert
 from ..model.errors import ModelError
+from ..sources import fast_json
+from ..sources.collector import collector_paused
 from .guard import ServerFault, TooLarge, bounded, lines, seconds_text
 from .resources import Resource, list_pages
 
@@ -73,6 +74,8 @@ class Informer:
         self._stop = threading.Event()
         self._response = None
         self.listing_since: float | None = None  # monotonic, while a list is under way
+        self.listed = 0                     # objects read so far by the list under way
+        self.expected: int | None = None    # of how many: listed + the server's remainingItemCount
         self._thread = threading.Thread(target=self._run, name=f"informer-{resource.name}", daemon=True)
 
     # ---- life ----------------------------------------------------------------------------
@@ -155,24 +158,34 @@ class Informer:
         return min(MAX_BACKOFF, backoff * 2)
 
     def _list(self) -> None:
+        """List every page. The first list puts each page in the store as it arrives (the screen
+        shows what there is, with ``progress``); a later one builds aside and swaps at the end,
+        so the picture never shrinks while a kind is listed again."""
+        first = not self.synced.is_set()
         objects: dict[tuple[str, str], Any] = {}
+        if first:  # a first list tried again starts afresh: nothing left over from the attempt that failed
+            with self.lock:
+                self.objects = objects
         metadata: dict = {}
-        self.listing_since = time.monotonic()
+        self.listing_since, self.listed, self.expected = time.monotonic(), 0, None
         try:
             for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
                                       f"listing {self.resource.name}"):
-                for item in listing.get("items") or ():
-                    if isinstance(item, dict):
-                        self._put(objects, item)
                 metadata = listing.get("metadata") or {}
+                if not isinstance(metadata, dict):
+                    metadata = {}
+                page: dict[tuple[str, str], Any] = {}
+                with collector_paused():  # while the page is built, not while the next one is awaited
+                    for item in listing.get("items") or ():
+                        if isinstance(item, dict):
+                            self._put(page, item)
+                self._read(objects, page, len(listing.get("items") or ()), metadata, first)
         except ApiException as exc:
             if exc.status == 410:  # the continue token expired mid-list
                 raise Gone from None
             raise
         finally:
             self.listing_since = None
-        if not isinstance(metadata, dict):
-            metadata = {}
         with self.lock:
             self.objects = objects
         self._listed_at = time.monotonic()
@@ -180,6 +193,22 @@ class Informer:
         self.state, self.note = SYNCED, ""
         self.synced.set()
         self.on_change()
+
+    def _read(self, objects: dict, page: dict, count: int, metadata: dict, first: bool) -> None:
+        """One page read: into the store at once on the first list (and said), else aside."""
+        with self.lock:
+            objects.update(page)
+        self.listed += count
+        remaining = metadata.get("remainingItemCount")
+        self.expected = self.listed + remaining if isinstance(remaining, int) and remaining >= 0 else None
+        if first and metadata.get("continue"):
+            self.on_change()
+
+    def progress(self) -> tuple[int, int | None] | None:
+        """(objects read, of how many if the server said) while the first list is under way, else None."""
+        if self.synced.is_set() or self.listing_since is None:
+            return None
+        return self.listed, self.expected
 
     def _watch(self) -> None:
         what = f"watching {self.resource.name}"
@@ -204,7 +233,7 @@ class Informer:
 
     def _event(self, line: str) -> None:
         try:
-            event = json.loads(line)
+            event = fast_json.loads(line)
             kind, obj = event["type"], event["object"]
             if not isinstance(obj, dict):
                 raise TypeError("object is not a map")

@@ -72,6 +72,16 @@ class LiveCluster:
         slow = [i for i in self.informers if i.slow()]
         return min(slow, key=lambda i: i.listing_since or 0.0).slow() if slow else ""
 
+    def progress(self) -> str:
+        """How far the first list has got, while it is under way: ``synced 12,000/50,000 pods…``
+        (the kind with most to read; its total as the server counts it, when it says), else ""."""
+        listing = [(i, p) for i in self.informers if (p := i.progress()) is not None]
+        if not listing:
+            return ""
+        informer, (read, expected) = max(listing, key=lambda ip: ip[1][1] or ip[1][0])
+        of = f"/{expected:,}" if expected is not None else ""
+        return f"synced {read:,}{of} {informer.resource.name}…"
+
     def unavailable(self) -> set[str]:
         """Kinds (``Pod``, ``NodePool``, ...) that are forbidden or absent: panes say so."""
         return {i.resource.kind for i in self.informers if i.state in (FORBIDDEN, ABSENT)}

@@ -342,9 +342,11 @@ class KarptuiApp(App):
             sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
         whatif = self.active_whatif()
         notes = f" · ⚠ {'; '.join(self.live.status())}" if self.live is not None and self.live.status() else ""
+        synced = self.live.progress() if self.live is not None else ""  # the first list, as pages arrive
+        synced = f" · {synced}" if synced else ""
         path = self.cost_path if self.cost_path is not None and self.cost_path.now == self.overview.cost else None
         cost = f" · {header_cost(path or CostPath(self.overview.cost, discount=discount_of(self.catalog)))}"
-        return self.totals + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
+        return self.totals + synced + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
 
     def missing(self, kind: str) -> str:
         """Why a live pane has nothing of ``kind`` (RBAC, or not served), or ""."""
