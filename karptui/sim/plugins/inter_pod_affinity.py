@@ -78,6 +78,8 @@ class TermIndex:
         self.size = len(state.nodes)
         self.anti: dict[tuple, np.ndarray] = {}    # (resolved pair, topology key) -> pods per node
         self.scored: dict[tuple, np.ndarray] = {}  # (resolved pair, topology key, weight) -> pods per node
+        self._groups = 0  # groups ever added: a pod's matching groups stay valid while this is unchanged
+        self._matching: dict[tuple, tuple[int, list]] = {}
         for i, pods in enumerate(state.pods):
             for pod in pods:
                 if pod.affinity is not NO_AFFINITY:  # most pods have none: skip the call
@@ -90,6 +92,7 @@ class TermIndex:
         new.size = self.size
         new.anti = {key: counts.copy() for key, counts in self.anti.items()}
         new.scored = {key: counts.copy() for key, counts in self.scored.items()}
+        new._groups, new._matching = self._groups, {}
         state.listeners.append(lambda pod, i, sign: new.update(pod, i, sign, state))
         return new
 
@@ -97,7 +100,23 @@ class TermIndex:
         counts = groups.get(key)
         if counts is None:
             counts = groups[key] = np.zeros(self.size, dtype=np.int64)
+            self._groups += 1
         counts[i] += sign
+
+    def matching(self, which: str, pod: Pod) -> list[tuple[tuple, np.ndarray]]:
+        """The ``anti`` or ``scored`` groups whose term selects ``pod``, with their counts.
+
+        Whether a term selects a pod depends only on the pod's namespace and labels, so a
+        workload's replicas share one answer, kept until a group is added; the cluster holds
+        hundreds of groups and a pending pod matches few, so a cycle tests none of them again.
+        """
+        key = (which, pod.namespace, frozenset(pod.labels.items()))
+        found = self._matching.get(key)
+        if found is None or found[0] != self._groups:
+            groups = self.anti if which == "anti" else self.scored
+            found = self._matching[key] = (
+                self._groups, [(group, per_node) for group, per_node in groups.items() if pair_matches(group[0], pod)])
+        return found[1]
 
     def update(self, pod: Pod, i: int, sign: int, state: ClusterState) -> None:
         affinity = pod.affinity
@@ -124,8 +143,8 @@ def _index(ctx: PodCycle) -> TermIndex:
 
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
     blocked = np.zeros(ctx.size, dtype=bool)
-    for (pair, key), per_node in _index(ctx).anti.items():
-        if pair_matches(pair, ctx.pod) and per_node.any():
+    for (_, key), per_node in _index(ctx).matching("anti", ctx.pod):
+        if per_node.any():
             blocked |= _domain_has_match(ctx, key, per_node)
     return blocked
 
@@ -187,8 +206,8 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
         by_domain = domains.per_domain(state.counts(resolved_terms((term,), pod, state)))
         ids = domains.ids
         raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
-    for (pair, key, weight), per_node in _index(ctx).scored.items():
-        if per_node.any() and pair_matches(pair, pod):
+    for (_, key, weight), per_node in _index(ctx).matching("scored", pod):
+        if per_node.any():
             domains = state.domains(key)
             by_domain = domains.per_domain(per_node)
             ids = domains.ids
