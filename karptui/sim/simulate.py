@@ -10,6 +10,7 @@ import numpy as np
 
 from ..model import Pod, Snapshot
 from .cycle import PodCycle
+from .equivalence import Equivalence, EquivalenceClass
 from .explain import summarize
 from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
@@ -30,7 +31,8 @@ def queue_order(pods) -> list[Pod]:
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
              state: ClusterState | None = None,
-             progress: Callable[[str, int, int], None] | None = None, gates=None) -> SimResult:
+             progress: Callable[[str, int, int], None] | None = None, gates=None,
+             equivalence: bool = True) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
@@ -44,17 +46,22 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     exception it raises ends the run there (how the TUI's workers and the what-if panel cancel).
     ``gates`` are Karpenter's feature gates (v1.14 defaults when None; ``spot_to_spot`` turns on
     SpotToSpotConsolidation); a what-if's ``featureGates`` edit, kept on the snapshot, overrides them.
+    ``equivalence`` lets pods of one signature share their cycles' work (see :mod:`.equivalence`;
+    the same answers); False runs every plugin afresh for every pod (tests compare).
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
-                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates)
+                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates,
+                         equivalence=equivalence)
 
 
 def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
               catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
               state: ClusterState | None = None,
-              progress: Callable[[str, int, int], None] | None = None, gates=None) -> SimResult:
+              progress: Callable[[str, int, int], None] | None = None, gates=None,
+              equivalence: bool = True) -> SimResult:
     state = state if state is not None else ClusterState(snapshot)
+    classes = Equivalence() if equivalence and not explain else None
     version = version or cluster_version(snapshot)
     cache: dict = {}
     mine = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
@@ -76,7 +83,8 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         if earlier is not None and earlier[0] == state.changes:
             attempts.append(replace(earlier[1], pod=pod))
         else:
-            attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain)
+            attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain,
+                                           classes.of(pod) if classes is not None else None)
             attempts.append(attempt)
             if key is not None and not attempt.scheduled:
                 failed[key] = (state.changes, attempt)
@@ -116,7 +124,8 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
                      unconsolidatable, scores=scores, verdicts=verdicts)
 
 
-def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:
+def schedule_one(ctx: PodCycle, explain: bool, kept: EquivalenceClass | None = None) -> tuple[Attempt, tuple[Pod, ...]]:
+    """One cycle; ``kept`` (not with ``explain``), the pod's equivalence class, saves repeating its work."""
     pod, state, size = ctx.pod, ctx.state, ctx.size
     if size == 0:
         return Attempt(pod, None, reason=NO_NODES), ()
@@ -127,11 +136,12 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
                            pre_filter=rejection.message)
         filters = {n.name: (rejection.message,) for n in state.nodes} if explain else None
         return Attempt(pod, None, reason=reason, counts=counts, filters=filters), ()
-    verdicts = run_filters(ctx, explain)
+    verdicts = kept.filters(ctx) if kept is not None else run_filters(ctx, explain)
     filters = _explained(ctx, verdicts.per_node) if explain else None
     feasible = np.flatnonzero(verdicts.feasible)
     if feasible.size:
-        i = select_host(feasible, run_scores(ctx, feasible))
+        known = (lambda plugin, nodes: kept.score(ctx, plugin, nodes)) if kept is not None else None
+        i = select_host(feasible, run_scores(ctx, feasible, known))
         state.place(pod, i)
         return Attempt(pod, state.nodes[i].name, counts=dict(verdicts.counts), filters=filters), ()
     candidate, post_filter = preempt(ctx, verdicts)

@@ -54,6 +54,7 @@ class ClusterState:
         self.listeners: list[Callable[[Pod, int, int], None]] = []
         self._shared: dict = {}
         self.changes = 0  # placements and evictions so far: equal counts mean an unchanged cluster
+        self.touched = np.zeros(n, dtype=np.int64)  # per node, ``changes`` when a pod last came or went there
         # per priority level, what its pods request on each node (base resources and pod
         # count): what preemption could free is the sum over the levels below a pod's
         self._by_priority: dict[int, dict[str, np.ndarray]] = {}
@@ -135,6 +136,7 @@ class ClusterState:
             if hasattr(value, "copy_for"):
                 new._shared[key] = value.copy_for(new)
         new.changes = 0
+        new.touched = np.zeros(len(new.nodes), dtype=np.int64)
         new._groups = None
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}
@@ -169,6 +171,7 @@ class ClusterState:
             if pod.node_name in self.index:
                 state.place(pod, self.index[pod.node_name])
         state.changes = 0
+        state.touched[:] = 0
         return state
 
     def shared(self, key, build):
@@ -194,8 +197,14 @@ class ClusterState:
                         self._by_priority[pod.priority][name][i] += amount
         return self.allocatable[name], self.requested[name]
 
+    def touched_since(self, changes: int) -> np.ndarray:
+        """The nodes a pod came to or left since the cluster stood at ``changes``: the only ones
+        whose own verdicts (resources, ports) can differ from what was computed then."""
+        return np.flatnonzero(self.touched > changes)
+
     def _account(self, pod: Pod, i: int, sign: int) -> None:
         self.changes += 1
+        self.touched[i] = self.changes
         level = self._level(pod.priority)
         for name, value in pod.requests.items():
             if name in self.requested:
