@@ -21,6 +21,7 @@ from .topology import Domains
 DEFAULT_MILLI_CPU = 100
 DEFAULT_MEMORY = 200 * 1024 * 1024
 BASE = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+_NONE = np.zeros(0, dtype=np.intp)
 
 
 def non_zero(pod: Pod) -> tuple[int, int]:
@@ -55,6 +56,7 @@ class ClusterState:
         self._shared: dict = {}
         self.changes = 0  # placements and evictions so far: equal counts mean an unchanged cluster
         self.touched = np.zeros(n, dtype=np.int64)  # per node, ``changes`` when a pod last came or went there
+        self._log: list[int] = []  # the nodes of the latest changes, in order (the last ``len(_log)`` of them)
         # per priority level, what its pods request on each node (base resources and pod
         # count): what preemption could free is the sum over the levels below a pod's
         self._by_priority: dict[int, dict[str, np.ndarray]] = {}
@@ -137,6 +139,7 @@ class ClusterState:
                 new._shared[key] = value.copy_for(new)
         new.changes = 0
         new.touched = np.zeros(len(new.nodes), dtype=np.int64)
+        new._log = []
         new._groups = None
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}
@@ -172,6 +175,7 @@ class ClusterState:
                 state.place(pod, self.index[pod.node_name])
         state.changes = 0
         state.touched[:] = 0
+        state._log = []
         return state
 
     def shared(self, key, build):
@@ -199,12 +203,23 @@ class ClusterState:
 
     def touched_since(self, changes: int) -> np.ndarray:
         """The nodes a pod came to or left since the cluster stood at ``changes``: the only ones
-        whose own verdicts (resources, ports) can differ from what was computed then."""
+        whose own verdicts (resources, ports) can differ from what was computed then.
+
+        A workload's replicas ask after one or two changes: those are read off the latest
+        changes' nodes rather than by comparing every node's stamp."""
+        back = self.changes - changes
+        if back <= 0:
+            return _NONE
+        if back <= len(self._log) and back <= 8:
+            return np.array(sorted(set(self._log[-back:])), dtype=np.intp)
         return np.flatnonzero(self.touched > changes)
 
     def _account(self, pod: Pod, i: int, sign: int) -> None:
         self.changes += 1
         self.touched[i] = self.changes
+        self._log.append(i)
+        if len(self._log) > 64:
+            del self._log[:32]
         level = self._level(pod.priority)
         for name, value in pod.requests.items():
             if name in self.requested:
