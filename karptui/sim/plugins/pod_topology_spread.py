@@ -139,7 +139,7 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
             counts = per_node[feasible]
         else:
             scored = np.zeros(domains.size, dtype=bool)
-            scored[np.unique(ids[~ignored & (ids != MISSING)])] = True
+            scored[ids[~ignored & (ids != MISSING)]] = True
             size = int(scored.sum())
             by_domain = domains.per_domain(per_node, _eligible(ctx, constraint, keys))
             counts = np.where(ids == MISSING, 0, by_domain[np.maximum(ids, 0)] if by_domain.size else 0)
