@@ -4,13 +4,16 @@ exactly where, and fail with exactly the words, every plugin run afresh for ever
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import numpy as np
 import pytest
 
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.model import build_snapshot
+from karptui.model.selectors import parse_label_selector
 from karptui.sim import simulate
+from karptui.sim.state import ClusterState
 from karptui.sources import bundled_snapshot, load_snapshot
-from tests.simkit import HOST, node, placed, pod
+from tests.simkit import HOST, ZONE, node, placed, pod
 from tests.test_sim_properties import nodes_strategy, objects, workload_strategy
 
 SEEDS = ["topology-spread", "consolidation", "multi-nodepool", "overprovisioning"]
@@ -91,3 +94,35 @@ def test_anti_affinity_replicas_each_take_a_node_then_name_the_rule():
     assert placed(result) == {"web-0": "n1", "web-1": "n2", "web-2": None}
     assert result.attempts[2].reason.startswith(
         "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.")
+
+
+@settings(max_examples=60, deadline=None)
+@given(nodes_strategy, st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["w0", "w1"]), st.booleans()),
+                                max_size=25))
+def test_kept_domain_totals_equal_a_fresh_sum(nodes, moves):
+    """ClusterState.domain_totals, kept up to date from the nodes touched, against summing afresh
+    after every placement or eviction (per zone and per node, over part of the nodes)."""
+    snapshot = build_snapshot(objects(nodes, []))
+    state = ClusterState(snapshot)
+    selector = parse_label_selector({"matchLabels": {"app": "w0"}}, "test")
+    counter = ((selector, frozenset(("default",))),)
+    per_node = state.counts(counter, skip_terminating=True)
+    mask = np.arange(len(state.nodes)) % 3 != 1
+    placed_pods = []
+    for n, (where, app, evict) in enumerate(moves):
+        if evict and placed_pods:
+            pod_, i = placed_pods.pop(where % len(placed_pods))
+            state.evict(pod_, i)
+        else:
+            i = where % len(state.nodes)
+            pod_ = snapshot_pod(f"p{n}", app)
+            state.place(pod_, i)
+            placed_pods.append((pod_, i))
+        for key in (ZONE, HOST):
+            domains = state.domains(key)
+            kept = state.domain_totals((counter, key, "some nodes"), per_node, domains, mask)
+            assert kept.tolist() == domains.per_domain(per_node, mask).tolist()
+
+
+def snapshot_pod(name, app):
+    return build_snapshot([pod(name, labels={"app": app})]).pods[0]

@@ -7,14 +7,14 @@ position in ``nodes`` (sorted by name, which is also the tie-break order).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
 
 from ..model import Node, Pod, Snapshot
 from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from ..model.selectors import LabelSelector
-from .topology import Domains
+from .topology import MISSING, Domains
 
 # kube-scheduler scores pods that request nothing as if they asked for this much
 # (pkg/scheduler/util: DefaultMilliCPURequest, DefaultMemoryRequest).
@@ -54,6 +54,7 @@ class ClusterState:
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
         self.listeners: list[Callable[[Pod, int, int], None]] = []
         self._shared: dict = {}
+        self._totals: dict = {}  # kept per-domain totals (domain_totals)
         self.changes = 0  # placements and evictions so far: equal counts mean an unchanged cluster
         self.touched = np.zeros(n, dtype=np.int64)  # per node, ``changes`` when a pod last came or went there
         self._log: list[int] = []  # the nodes of the latest changes, in order (the last ``len(_log)`` of them)
@@ -137,6 +138,7 @@ class ClusterState:
         for key, value in self._shared.items():
             if hasattr(value, "copy_for"):
                 new._shared[key] = value.copy_for(new)
+        new._totals = {}
         new.changes = 0
         new.touched = np.zeros(len(new.nodes), dtype=np.int64)
         new._log = []
@@ -176,6 +178,7 @@ class ClusterState:
         state.changes = 0
         state.touched[:] = 0
         state._log = []
+        state._totals = {}
         return state
 
     def shared(self, key, build):
@@ -213,6 +216,25 @@ class ClusterState:
         if back <= len(self._log) and back <= 8:
             return np.array(sorted(set(self._log[-back:])), dtype=np.intp)
         return np.flatnonzero(self.touched > changes)
+
+    def domain_totals(self, key: Hashable, per_node: np.ndarray, domains: Domains, mask: np.ndarray) -> np.ndarray:
+        """``domains.per_domain(per_node, mask)``, kept under ``key`` (which must name the counter,
+        the topology key and the mask) and brought up to date from the nodes touched since: a
+        counter only changes where a pod came or went, so a workload's replicas re-add one node's
+        count instead of summing every node's again. The caller must not change the result."""
+        found = self._totals.get(key)
+        if found is None:
+            found = self._totals[key] = [domains.per_domain(per_node, mask), per_node.copy(), self.changes]
+            return found[0]
+        totals, seen, changes = found
+        if changes != self.changes:
+            touched = self.touched_since(changes)
+            touched = touched[mask[touched] & (domains.ids[touched] != MISSING)]
+            if touched.size:
+                np.add.at(totals, domains.ids[touched], per_node[touched] - seen[touched])
+                seen[touched] = per_node[touched]
+            found[2] = self.changes
+        return totals
 
     def _account(self, pod: Pod, i: int, sign: int) -> None:
         self.changes += 1

@@ -47,31 +47,48 @@ def effective_selector(constraint: TopologySpreadConstraint, labels) -> LabelSel
     return LabelSelector(selector.match_labels, selector.match_expressions + extra)
 
 
-def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]) -> np.ndarray:
-    """Nodes whose pods count toward the constraint's domains."""
+def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]) -> tuple[tuple, np.ndarray]:
+    """Nodes whose pods count toward the constraint's domains, and a key naming them: the same
+    for every pod of a template while no node is taken out, so computed once per template."""
+    pod, state = ctx.pod, ctx.state
+    affinity = constraint.node_affinity_policy == HONOR
+    taints = constraint.node_taints_policy == HONOR
+    key = (NAME, "eligible", keys, state.excluded.tobytes(),
+           (tuple(sorted(pod.node_selector.items())), pod.affinity.node_required) if affinity else None,
+           pod.tolerations if taints else None)
+
+    def compute() -> np.ndarray:
+        mask = ~state.excluded
+        for topology_key in keys:
+            mask &= state.domains(topology_key).ids != MISSING
+        if affinity:
+            mask &= node_affinity.required_mask(ctx)
+        if taints:
+            for failure in taint_toleration.filter(ctx):
+                mask &= ~failure.nodes
+        return mask
+
+    return key, ctx.static(key, compute)
+
+
+def _per_domain(ctx: PodCycle, constraint: TopologySpreadConstraint, selector: LabelSelector | None,
+                keys: tuple[str, ...]):
+    """Matching pods per domain of the constraint's key over its eligible nodes (kept up to date
+    between pods by ClusterState.domain_totals), and which domains have an eligible node."""
     state = ctx.state
-    kept = ctx.cycle.get("spread-keys")
-    if kept is None or kept[0] is not keys:  # the same for every constraint of a call: once, not per constraint
-        has_keys = ~state.excluded
-        for key in keys:
-            has_keys &= state.domains(key).ids != MISSING
-        kept = ctx.cycle["spread-keys"] = (keys, has_keys)
-    mask = kept[1].copy()
-    if constraint.node_affinity_policy == HONOR:
-        mask &= node_affinity.required_mask(ctx)
-    if constraint.node_taints_policy == HONOR:
-        for failure in taint_toleration.filter(ctx):
-            mask &= ~failure.nodes
-    return mask
+    counter = ((selector, frozenset((ctx.pod.namespace,))),)
+    per_node = state.counts(counter, skip_terminating=True)
+    eligible_key, eligible = _eligible(ctx, constraint, keys)
+    domains = state.domains(constraint.topology_key)
+    counts = state.domain_totals((counter, constraint.topology_key, eligible_key), per_node, domains, eligible)
+    present = ctx.static((NAME, "present", constraint.topology_key, eligible_key), lambda: domains.present(eligible))
+    return domains, counts, present
 
 
 def domain_counts(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]):
-    pod = ctx.pod
-    selector = effective_selector(constraint, pod.labels)
-    per_node = ctx.state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
-    eligible = _eligible(ctx, constraint, keys)
-    domains = ctx.state.domains(constraint.topology_key)
-    return domains, domains.per_domain(per_node, eligible), domains.present(eligible), selector
+    selector = effective_selector(constraint, ctx.pod.labels)
+    domains, counts, present = _per_domain(ctx, constraint, selector, keys)
+    return domains, counts, present, selector
 
 
 def filter(ctx: PodCycle) -> list[Failure]:
@@ -141,7 +158,7 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
             scored = np.zeros(domains.size, dtype=bool)
             scored[ids[~ignored & (ids != MISSING)]] = True
             size = int(scored.sum())
-            by_domain = domains.per_domain(per_node, _eligible(ctx, constraint, keys))
+            by_domain = _per_domain(ctx, constraint, selector, keys)[1]
             counts = np.where(ids == MISSING, 0, by_domain[np.maximum(ids, 0)] if by_domain.size else 0)
         weight = math.log(size + 2)
         total += np.where(ids == MISSING, 0.0, counts * weight + (constraint.max_skew - 1))
