@@ -18,7 +18,7 @@ MISSING = -1
 class Domains:
     """Node index -> domain id for one topology key (``MISSING`` where the label is absent)."""
 
-    __slots__ = ("key", "ids", "values", "size", "one_per_node")
+    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing")
 
     def __init__(self, key: str, nodes: Sequence[Node]) -> None:
         index: dict[str, int] = {}
@@ -33,6 +33,7 @@ class Domains:
         self.size = len(index)
         # every node its own domain (kubernetes.io/hostname): domain id i is node i, nothing to sum
         self.one_per_node = self.size == len(nodes)
+        self.missing = ids == MISSING  # the nodes without the label
 
     def value_of(self, node_index: int) -> str | None:
         domain = self.ids[node_index]

@@ -103,10 +103,11 @@ def filter(ctx: PodCycle) -> list[Failure]:
         domains, counts, present, selector = domain_counts(ctx, constraint, keys)
         floor = global_minimum(counts[present], constraint.min_domains)
         self_match = 1 if selector is not None and selector.matches(ctx.pod.labels) else 0
-        ids = domains.ids
-        lacks = undecided & (ids == MISSING)
-        node_counts = np.where(ids == MISSING, 0, counts[np.maximum(ids, 0)] if counts.size else 0)
-        too_skewed = undecided & ~lacks & ~allows(node_counts, self_match, floor, constraint.max_skew)
+        # decided per domain, then read off per node; the extra last entry answers for the
+        # nodes without the key (id MISSING, -1), which the skew does not rule out
+        allowed = np.append(allows(counts, self_match, floor, constraint.max_skew), True)
+        lacks = undecided & domains.missing
+        too_skewed = undecided & ~allowed[domains.ids]
         missing |= lacks
         skewed |= too_skewed
         undecided &= ~(lacks | too_skewed)
@@ -142,10 +143,14 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
         return np.zeros(int(feasible.size), dtype=np.int64)
     state, pod = ctx.state, ctx.pod
     keys = tuple(dict.fromkeys(c.topology_key for c, _ in soft))
-    has_keys = np.ones(ctx.size, dtype=bool)
-    for key in keys:
-        has_keys &= state.domains(key).ids != MISSING
-    ignored = ~has_keys[feasible]
+
+    def lacks_keys() -> np.ndarray:
+        lacking = np.zeros(ctx.size, dtype=bool)
+        for key in keys:
+            lacking |= state.domains(key).missing
+        return lacking
+
+    ignored = ctx.static((NAME, "lacks keys", keys), lacks_keys)[feasible]
     total = np.zeros(int(feasible.size), dtype=np.float64)
     for constraint, selector in soft:
         per_node = state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
@@ -159,7 +164,10 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
             scored[ids[~ignored & (ids != MISSING)]] = True
             size = int(scored.sum())
             by_domain = _per_domain(ctx, constraint, selector, keys)[1]
-            counts = np.where(ids == MISSING, 0, by_domain[np.maximum(ids, 0)] if by_domain.size else 0)
+            weight = math.log(size + 2)
+            # per domain, then read off per node (the extra last entry: nodes without the key, id -1)
+            total += np.append(by_domain * weight + (constraint.max_skew - 1), 0.0)[ids]
+            continue
         weight = math.log(size + 2)
         total += np.where(ids == MISSING, 0.0, counts * weight + (constraint.max_skew - 1))
     raw = np.where(ignored, -1, np.round(total).astype(np.int64))
