@@ -198,20 +198,19 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     domain; scores are normalised with 0 included in the range, as upstream.
     """
     pod, state = ctx.pod, ctx.state
-    raw = np.zeros(ctx.size, dtype=np.int64)
     weighted = [(w.weight, w.term) for w in pod.affinity.pod_preferred]
     weighted += [(-w.weight, w.term) for w in pod.affinity.anti_preferred]
-    for weight, term in weighted:
-        domains = state.domains(term.topology_key)
-        by_domain = domains.per_domain(state.counts(resolved_terms((term,), pod, state)))
-        ids = domains.ids
-        raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
-    for (_, key, weight), per_node in _index(ctx).matching("scored", pod):
-        if per_node.any():
-            domains = state.domains(key)
-            by_domain = domains.per_domain(per_node)
-            ids = domains.ids
-            raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
+    parts = [(weight, term.topology_key, state.counts(resolved_terms((term,), pod, state)))
+             for weight, term in weighted]
+    parts += [(weight, key, per_node) for (_, key, weight), per_node in _index(ctx).matching("scored", pod)
+              if per_node.any()]
+    if not parts:  # nothing to prefer: every node scores 0
+        return np.zeros(int(feasible.size), dtype=np.int64)
+    raw = np.zeros(ctx.size, dtype=np.int64)
+    for weight, key, per_node in parts:
+        domains = state.domains(key)
+        # each domain's weight x matching pods, read off per node (the extra last entry: nodes without the key)
+        raw += np.append(weight * domains.per_domain(per_node), 0)[domains.ids]
     values = raw[feasible]
     if not values.size:
         return values
