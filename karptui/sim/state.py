@@ -52,6 +52,7 @@ class ClusterState:
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
+        self._matching: dict[tuple, tuple[int, list[np.ndarray]]] = {}  # _counters_matching's answers
         self.listeners: list[Callable[[Pod, int, int], None]] = []
         self._shared: dict = {}
         self._totals: dict = {}  # kept per-domain totals (domain_totals)
@@ -133,6 +134,7 @@ class ClusterState:
         new._counters = {key: copied[id(counts)] for key, (_, counts) in self._counters.items()}
         new._by_namespace = {scope: [copied[id(counts)] for _, counts in found]
                              for scope, found in self._by_namespace.items()}
+        new._matching = {}
         new.listeners = []
         new._shared = {}
         for key, value in self._shared.items():
@@ -265,12 +267,22 @@ class ClusterState:
             self.min_priority[i] = min((p.priority for p in self.pods[i]), default=np.iinfo(np.int64).max)
         if self._groups is not None:
             self._group_add(pod, i, sign)
-        for scope in (pod.namespace, None):
-            for matches, counts in self._by_namespace.get(scope, ()):
-                if matches(pod):
-                    counts[i] += sign
+        for counts in self._counters_matching(pod):
+            counts[i] += sign
         for listener in self.listeners:
             listener(pod, i, sign)
+
+    def _counters_matching(self, pod: Pod) -> list[np.ndarray]:
+        """The counters a pod counts toward. A counter's test reads only what _group_key holds, so
+        a workload's replicas share one answer, kept until a counter is added (a placement then
+        tests none of the workload's counters again)."""
+        key = _group_key(pod)
+        found = self._matching.get(key)
+        if found is None or found[0] != len(self._counters):
+            found = self._matching[key] = (len(self._counters), [
+                counts for scope in (pod.namespace, None)
+                for matches, counts in self._by_namespace.get(scope, ()) if matches(pod)])
+        return found[1]
 
     def place(self, pod: Pod, i: int) -> None:
         """Bind (assume) ``pod`` on node ``i``."""

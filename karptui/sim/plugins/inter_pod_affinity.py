@@ -151,9 +151,8 @@ def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
 
 def _domain_has_match(ctx: PodCycle, key: str, per_node: np.ndarray) -> np.ndarray:
     domains = ctx.state.domains(key)
-    by_domain = domains.per_domain(per_node)
-    ids = domains.ids
-    return (ids != MISSING) & (by_domain[np.maximum(ids, 0)] > 0 if by_domain.size else False)
+    # per domain, then read off per node (the extra last entry: nodes without the key, never a match)
+    return np.append(domains.per_domain(per_node) > 0, False)[domains.ids]
 
 
 def _affinity_fails(ctx: PodCycle) -> np.ndarray:
