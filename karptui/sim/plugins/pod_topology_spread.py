@@ -150,7 +150,10 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
             lacking |= state.domains(key).missing
         return lacking
 
-    ignored = ctx.static((NAME, "lacks keys", keys), lacks_keys)[feasible]
+    lacking = ctx.static((NAME, "lacks keys", keys), lacks_keys)
+    if not ctx.static((NAME, "any lacks keys", keys), lambda: bool(lacking.any())):
+        return _scores(ctx, feasible, soft, keys)  # the usual cluster: every node has every key
+    ignored = lacking[feasible]
     total = np.zeros(int(feasible.size), dtype=np.float64)
     for constraint, selector in soft:
         per_node = state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
@@ -178,3 +181,39 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     if high == 0:
         return np.where(ignored, 0, 100).astype(np.int64)
     return np.where(ignored, 0, 100 * (high + low - raw) // high).astype(np.int64)
+
+
+def _scores(ctx: PodCycle, feasible: np.ndarray, soft, keys: tuple[str, ...]) -> np.ndarray:
+    """score() when no node lacks a key: nothing ignored, so nothing to mask out. A single
+    constraint over zones or the like is scored per domain and read off per node at the end."""
+    state, pod = ctx.state, ctx.pod
+    tables = []
+    for constraint, selector in soft:
+        domains = state.domains(constraint.topology_key)
+        ids = domains.ids[feasible]
+        if constraint.topology_key == HOSTNAME:
+            per_node = state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
+            tables.append((per_node[feasible] * math.log(int(feasible.size) + 2) + (constraint.max_skew - 1), None))
+        else:
+            scored = np.zeros(domains.size, dtype=bool)
+            scored[ids] = True
+            by_domain = _per_domain(ctx, constraint, selector, keys)[1]
+            tables.append((by_domain * math.log(int(scored.sum()) + 2) + (constraint.max_skew - 1), ids))
+    if len(tables) == 1 and tables[0][1] is not None:
+        table, ids = tables[0]
+        if not ids.size:
+            return np.zeros(0, dtype=np.int64)
+        raw = np.round(table).astype(np.int64)
+        on_nodes = raw[ids]
+        low, high = int(on_nodes.min()), int(on_nodes.max())
+        return np.full(int(ids.size), 100, dtype=np.int64) if high == 0 else (100 * (high + low - raw) // high)[ids]
+    total = np.zeros(int(feasible.size), dtype=np.float64)
+    for table, ids in tables:
+        total += table if ids is None else table[ids]
+    raw = np.round(total).astype(np.int64)
+    if raw.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    low, high = int(raw.min()), int(raw.max())
+    if high == 0:
+        return np.full(int(raw.size), 100, dtype=np.int64)
+    return (100 * (high + low - raw) // high).astype(np.int64)
