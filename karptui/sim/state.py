@@ -48,7 +48,7 @@ class ClusterState:
         self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
-        self._groups: dict[tuple, tuple[Pod, np.ndarray]] | None = None  # label groups, once asked for
+        self._groups: dict[tuple, tuple[Pod, dict[int, int]]] | None = None  # label groups, once asked for
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
@@ -298,9 +298,10 @@ class ClusterState:
             found = self._domains[key] = Domains(key, self.nodes)
         return found
 
-    def _label_groups(self) -> list[tuple[Pod, np.ndarray]]:
+    def _label_groups(self) -> list[tuple[Pod, dict[int, int]]]:
         """Bound pods grouped by what a selector can tell apart (namespace, labels, terminating):
-        one representative and its per-node count each. Replicas share their labels, so a new
+        one representative and its count per node it is on (sparse: a large cluster holds thousands
+        of groups, most on few nodes; a vector per group cost ~40 KB each). Replicas share their labels, so a new
         counter tests a few hundred groups instead of every pod."""
         if self._groups is None:
             self._groups = {}
@@ -313,8 +314,9 @@ class ClusterState:
         key = _group_key(pod)
         found = self._groups.get(key)
         if found is None:
-            found = self._groups[key] = (pod, np.zeros(len(self.nodes), dtype=np.int64))
-        found[1][i] += sign
+            found = self._groups[key] = (pod, {})
+        per_node = found[1]
+        per_node[i] = per_node.get(i, 0) + sign
 
     def counts(self, selectors: tuple[tuple[LabelSelector | None, frozenset[str] | None], ...],
                skip_terminating: bool = False) -> np.ndarray:
@@ -337,7 +339,8 @@ class ClusterState:
             counts = np.zeros(len(self.nodes), dtype=np.int64)
             for representative, per_node in self._label_groups():
                 if matches(representative):
-                    counts += per_node
+                    for i, count in per_node.items():
+                        counts[i] += count
             found = self._counters[key] = (matches, counts)
             spaces = set()
             for _, namespaces in selectors:
