@@ -10,7 +10,7 @@ import numpy as np
 
 from ..model import Pod, Snapshot
 from .cycle import PodCycle
-from .equivalence import Equivalence, EquivalenceClass
+from .equivalence import Equivalence
 from .explain import summarize
 from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
@@ -61,9 +61,10 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
               progress: Callable[[str, int, int], None] | None = None, gates=None,
               equivalence: bool = True) -> SimResult:
     state = state if state is not None else ClusterState(snapshot)
-    classes = Equivalence() if equivalence and not explain else None
     version = version or cluster_version(snapshot)
     cache: dict = {}
+    if equivalence and not explain:
+        cache[Equivalence] = Equivalence()  # what pods of one signature share (schedule_one reads it)
     mine = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
     # kube-scheduler skips a pod being deleted, and Karpenter provisions for none
     pending = [p for p in mine if p.deleted is None]
@@ -83,8 +84,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         if earlier is not None and earlier[0] == state.changes:
             attempts.append(replace(earlier[1], pod=pod))
         else:
-            attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain,
-                                           classes.of(pod) if classes is not None else None)
+            attempt, victims = schedule_one(PodCycle(pod, state, version, cache), explain)
             attempts.append(attempt)
             if key is not None and not attempt.scheduled:
                 failed[key] = (state.changes, attempt)
@@ -124,8 +124,9 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
                      unconsolidatable, scores=scores, verdicts=verdicts)
 
 
-def schedule_one(ctx: PodCycle, explain: bool, kept: EquivalenceClass | None = None) -> tuple[Attempt, tuple[Pod, ...]]:
-    """One cycle; ``kept`` (not with ``explain``), the pod's equivalence class, saves repeating its work."""
+def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:
+    """One cycle; the pod's equivalence class, when the simulation keeps them (never with
+    ``explain``), saves repeating what pods of its signature did before."""
     pod, state, size = ctx.pod, ctx.state, ctx.size
     if size == 0:
         return Attempt(pod, None, reason=NO_NODES), ()
@@ -136,6 +137,8 @@ def schedule_one(ctx: PodCycle, explain: bool, kept: EquivalenceClass | None = N
                            pre_filter=rejection.message)
         filters = {n.name: (rejection.message,) for n in state.nodes} if explain else None
         return Attempt(pod, None, reason=reason, counts=counts, filters=filters), ()
+    classes = ctx.cache.get(Equivalence)
+    kept = classes.of(pod) if classes is not None and not explain else None
     verdicts = kept.filters(ctx) if kept is not None else run_filters(ctx, explain)
     filters = _explained(ctx, verdicts.per_node) if explain else None
     feasible = np.flatnonzero(verdicts.feasible)
