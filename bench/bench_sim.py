@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Simulator throughput: the figures interactive what-if depends on.
 
-    python bench/bench_sim.py [--nodes 5000] [--existing 30000] [--pending 10000]
+    python bench/bench_sim.py [--nodes 5000] [--existing 40000] [--pending 5000] [--plain]
+    python bench/bench_sim.py --growth [--plain]
 
-Scenarios (each printed as pods/s, wall time and peak RSS; nothing asserted):
-  1. schedule N pending pods (zone + hostname spread, anti-affinity, plain mix) onto the cluster;
+Scenarios (each printed as pods/s, wall and CPU time and peak RSS; nothing asserted):
+  1. schedule N pending pods (zone + hostname spread, anti-affinity, plain mix) onto the cluster,
+     the snapshot already open (the issue's target: 5,000 nodes / 40,000 running / 5,000 pending);
   2. re-simulate one 20- and one 100-replica workload from scratch on a 1,000-node cluster,
      as a what-if does.
+``--plain`` also runs scenario 1 with equivalence classes off (every plugin afresh for every pod),
+for comparison. ``--growth`` runs scenario 1 at 1k, 5k and 20k nodes (pods x10 each step down the
+same ratios), each in a process of its own so its peak RSS is its own, to show how cost grows.
+CPU time (time.process_time) is printed beside wall time: the machine may be shared.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import argparse
 import copy
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -64,23 +71,44 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(label: str, snapshot) -> None:
-    start = time.perf_counter()
-    result = simulate(snapshot)
-    elapsed = time.perf_counter() - start
+def measure(label: str, snapshot, **options) -> None:
+    start, cpu = time.perf_counter(), time.process_time()
+    result = simulate(snapshot, **options)
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     attempts = len(result.attempts)
-    print(f"{label:58s} {attempts:6d} pods in {elapsed:7.3f} s = {attempts / elapsed:8.0f} pods/s  "
+    print(f"{label:58s} {attempts:6d} pods in {elapsed:7.3f} s = {attempts / elapsed:8.0f} pods/s "
+          f"(CPU {cpu:7.3f} s = {attempts / cpu:6.0f} pods/s)  "
           f"({result.scheduled} scheduled, {result.pending} pending)  peak RSS {peak_mib():.0f} MiB", flush=True)
+
+
+def growth(plain: bool) -> int:
+    """Scenario 1 at 1k, 5k and 20k nodes (8 running and 1 pending pod per node), a process each."""
+    for nodes in (1000, 5000, 20000):
+        command = [sys.executable, __file__, "--nodes", str(nodes), "--existing", str(8 * nodes),
+                   "--pending", str(nodes), "--only-big"] + (["--plain"] if plain else [])
+        if subprocess.run(command, check=False).returncode:
+            return 1
+    return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--existing", type=int, default=30000)
-    parser.add_argument("--pending", type=int, default=10000)
+    parser.add_argument("--existing", type=int, default=40000)
+    parser.add_argument("--pending", type=int, default=5000)
+    parser.add_argument("--plain", action="store_true", help="also run with equivalence classes off")
+    parser.add_argument("--growth", action="store_true", help="scenario 1 at 1k, 5k and 20k nodes")
+    parser.add_argument("--only-big", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.growth:
+        return growth(args.plain)
     big = build_snapshot(cluster(args.nodes, args.existing, args.pending, apps=40))
-    measure(f"{args.pending} pending onto {args.nodes} nodes (mixed constraints)", big)
+    label = f"{args.pending} pending onto {args.nodes} nodes, {args.existing} running"
+    measure(label, big)
+    if args.plain:
+        measure(label + " (plain)", big, equivalence=False)
+    if args.only_big:
+        return 0
     for replicas in (20, 100):
         small = build_snapshot(cluster(1000, 6000, replicas, apps=1))
         measure(f"re-simulate one {replicas}-replica workload on 1000 nodes", small)

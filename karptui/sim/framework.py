@@ -40,6 +40,14 @@ FILTERS = (
     node_unschedulable, node_name, taint_toleration, node_affinity, node_ports, node_resources_fit,
     volume_binding, volume_zone, pod_topology_spread, inter_pod_affinity,
 )
+# Topology spread and inter-pod affinity look at whole domains; every other filter's verdict on a
+# node depends on that node alone (and the pod). The domain ones run last, so the node-local
+# phase can be kept per equivalence class. Of the node-local ones, CHANGING_FILTERS change as
+# pods come and go; the others only with the nodes themselves.
+DOMAIN_FILTERS = (pod_topology_spread, inter_pod_affinity)
+NODE_LOCAL_FILTERS = FILTERS[:-len(DOMAIN_FILTERS)]
+assert FILTERS[-len(DOMAIN_FILTERS):] == DOMAIN_FILTERS
+CHANGING_FILTERS = (node_ports, node_resources_fit)
 SCORES = (
     (taint_toleration, 3), (node_affinity, 2), (node_resources_fit, 1),
     (pod_topology_spread, 2), (inter_pod_affinity, 2), (balanced_allocation, 1),
@@ -61,13 +69,21 @@ class Verdicts:
 
 def run_filters(ctx: PodCycle, explain: bool = False, focus: int | None = None) -> Verdicts:
     """Every filter over every node; ``explain`` keeps each node's reasons (``focus``: one node's)."""
-    size = ctx.size
     explain = explain or focus is not None
-    still = ~ctx.state.excluded
-    unresolvable = np.zeros(size, dtype=bool)
-    verdicts = Verdicts(still, unresolvable, per_node={} if explain else None)
-    for plugin in FILTERS:
-        failures = plugin.filter(ctx)
+    verdicts = Verdicts(~ctx.state.excluded, np.zeros(ctx.size, dtype=bool), per_node={} if explain else None)
+    apply_filters(ctx, FILTERS, verdicts, explain, focus)
+    return verdicts
+
+
+def apply_filters(ctx: PodCycle, plugins, verdicts: Verdicts, explain: bool = False, focus: int | None = None,
+                  known: dict | None = None) -> None:
+    """``plugins`` in order over the nodes ``verdicts`` still finds feasible, adding their reasons.
+
+    ``known`` maps a plugin to failures already computed for this pod (the equivalence cache's)."""
+    size = ctx.size
+    still, unresolvable = verdicts.feasible, verdicts.unresolvable
+    for plugin in plugins:
+        failures = known[plugin] if known is not None and plugin in known else plugin.filter(ctx)
         if not failures:
             continue
         failed_here = np.zeros(size, dtype=bool)
@@ -90,7 +106,6 @@ def run_filters(ctx: PodCycle, explain: bool = False, focus: int | None = None) 
                 for i in np.flatnonzero(hit):
                     verdicts.per_node.setdefault(int(i), []).append(failure.reason)
         still &= ~failed_here
-    return verdicts
 
 
 def run_prefilters(ctx: PodCycle) -> Rejection | None:
@@ -101,13 +116,24 @@ def run_prefilters(ctx: PodCycle) -> Rejection | None:
     return None
 
 
-def run_scores(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
-    """Weighted sum of normalised scores for the feasible node indices."""
+# Scores that are not normalised over the feasible nodes: a node's score depends on that node
+# alone, so it can be kept per node and recomputed only where pods came or went.
+NODE_LOCAL_SCORES = (node_resources_fit, balanced_allocation)
+
+
+def run_scores(ctx: PodCycle, feasible: np.ndarray, known=None) -> np.ndarray:
+    """Weighted sum of normalised scores for the feasible node indices.
+
+    ``known(plugin, feasible)``, when given, answers for the NODE_LOCAL_SCORES plugins (the
+    equivalence cache keeps their per-node scores)."""
     total = np.zeros(int(feasible.size), dtype=np.int64)
     if feasible.size == 1:
         return total
     for plugin, weight in SCORES:
-        total += weight * plugin.score(ctx, feasible)
+        if known is not None and plugin in NODE_LOCAL_SCORES:
+            total += weight * known(plugin, feasible)
+        else:
+            total += weight * plugin.score(ctx, feasible)
     return total
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..model import Pod, Snapshot
 from .cycle import PodCycle
+from .equivalence import Equivalence
 from .explain import summarize
 from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
@@ -31,7 +32,7 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
              state: ClusterState | None = None,
              progress: Callable[[str, int, int], None] | None = None, gates=None,
-             found: Callable | None = None) -> SimResult:
+             found: Callable | None = None, equivalence: bool = True) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
@@ -47,21 +48,25 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     SpotToSpotConsolidation); a what-if's ``featureGates`` edit, kept on the snapshot, overrides them.
     ``found(disruption)`` is told each consolidation command as soon as it is found, before the
     next is looked for: a caller shows the first decision while the rest of the plan computes.
+    ``equivalence`` lets pods of one signature share their cycles' work (see :mod:`.equivalence`;
+    the same answers); False runs every plugin afresh for every pod (tests compare).
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
                          spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates,
-                         found=found)
+                         found=found, equivalence=equivalence)
 
 
 def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
               catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
               state: ClusterState | None = None,
               progress: Callable[[str, int, int], None] | None = None, gates=None,
-              found: Callable | None = None) -> SimResult:
+              found: Callable | None = None, equivalence: bool = True) -> SimResult:
     state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
+    if equivalence and not explain:
+        cache[Equivalence] = Equivalence()  # what pods of one signature share (schedule_one reads it)
     mine = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
     # kube-scheduler skips a pod being deleted, and Karpenter provisions for none
     pending = [p for p in mine if p.deleted is None]
@@ -123,6 +128,8 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:
+    """One cycle; the pod's equivalence class, when the simulation keeps them (never with
+    ``explain``), saves repeating what pods of its signature did before."""
     pod, state, size = ctx.pod, ctx.state, ctx.size
     if size == 0:
         return Attempt(pod, None, reason=NO_NODES), ()
@@ -133,11 +140,14 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
                            pre_filter=rejection.message)
         filters = {n.name: (rejection.message,) for n in state.nodes} if explain else None
         return Attempt(pod, None, reason=reason, counts=counts, filters=filters), ()
-    verdicts = run_filters(ctx, explain)
+    classes = ctx.cache.get(Equivalence)
+    kept = classes.of(pod) if classes is not None and not explain else None
+    verdicts = kept.filters(ctx) if kept is not None else run_filters(ctx, explain)
     filters = _explained(ctx, verdicts.per_node) if explain else None
     feasible = np.flatnonzero(verdicts.feasible)
     if feasible.size:
-        i = select_host(feasible, run_scores(ctx, feasible))
+        known = (lambda plugin, nodes: kept.score(ctx, plugin, nodes)) if kept is not None else None
+        i = select_host(feasible, run_scores(ctx, feasible, known))
         state.place(pod, i)
         return Attempt(pod, state.nodes[i].name, counts=dict(verdicts.counts), filters=filters), ()
     candidate, post_filter = preempt(ctx, verdicts)

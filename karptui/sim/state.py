@@ -7,20 +7,21 @@ position in ``nodes`` (sorted by name, which is also the tie-break order).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
 
 from ..model import Node, Pod, Snapshot
 from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from ..model.selectors import LabelSelector
-from .topology import Domains
+from .topology import MISSING, Domains
 
 # kube-scheduler scores pods that request nothing as if they asked for this much
 # (pkg/scheduler/util: DefaultMilliCPURequest, DefaultMemoryRequest).
 DEFAULT_MILLI_CPU = 100
 DEFAULT_MEMORY = 200 * 1024 * 1024
 BASE = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+_NONE = np.zeros(0, dtype=np.intp)
 
 
 def non_zero(pod: Pod) -> tuple[int, int]:
@@ -47,13 +48,17 @@ class ClusterState:
         self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
-        self._groups: dict[tuple, tuple[Pod, np.ndarray]] | None = None  # label groups, once asked for
+        self._groups: dict[tuple, tuple[Pod, dict[int, int]]] | None = None  # label groups, once asked for
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
+        self._matching: dict[tuple, tuple[int, list[np.ndarray]]] = {}  # _counters_matching's answers
         self.listeners: list[Callable[[Pod, int, int], None]] = []
         self._shared: dict = {}
+        self._totals: dict = {}  # kept per-domain totals (domain_totals)
         self.changes = 0  # placements and evictions so far: equal counts mean an unchanged cluster
+        self.touched = np.zeros(n, dtype=np.int64)  # per node, ``changes`` when a pod last came or went there
+        self._log: list[int] = []  # the nodes of the latest changes, in order (the last ``len(_log)`` of them)
         # per priority level, what its pods request on each node (base resources and pod
         # count): what preemption could free is the sum over the levels below a pod's
         self._by_priority: dict[int, dict[str, np.ndarray]] = {}
@@ -129,12 +134,16 @@ class ClusterState:
         new._counters = {key: copied[id(counts)] for key, (_, counts) in self._counters.items()}
         new._by_namespace = {scope: [copied[id(counts)] for _, counts in found]
                              for scope, found in self._by_namespace.items()}
+        new._matching = {}
         new.listeners = []
         new._shared = {}
         for key, value in self._shared.items():
             if hasattr(value, "copy_for"):
                 new._shared[key] = value.copy_for(new)
+        new._totals = {}
         new.changes = 0
+        new.touched = np.zeros(len(new.nodes), dtype=np.int64)
+        new._log = []
         new._groups = None
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}
@@ -169,6 +178,9 @@ class ClusterState:
             if pod.node_name in self.index:
                 state.place(pod, self.index[pod.node_name])
         state.changes = 0
+        state.touched[:] = 0
+        state._log = []
+        state._totals = {}
         return state
 
     def shared(self, key, build):
@@ -194,8 +206,44 @@ class ClusterState:
                         self._by_priority[pod.priority][name][i] += amount
         return self.allocatable[name], self.requested[name]
 
+    def touched_since(self, changes: int) -> np.ndarray:
+        """The nodes a pod came to or left since the cluster stood at ``changes``: the only ones
+        whose own verdicts (resources, ports) can differ from what was computed then.
+
+        A workload's replicas ask after one or two changes: those are read off the latest
+        changes' nodes rather than by comparing every node's stamp."""
+        back = self.changes - changes
+        if back <= 0:
+            return _NONE
+        if back <= len(self._log) and back <= 8:
+            return np.array(sorted(set(self._log[-back:])), dtype=np.intp)
+        return np.flatnonzero(self.touched > changes)
+
+    def domain_totals(self, key: Hashable, per_node: np.ndarray, domains: Domains, mask: np.ndarray) -> np.ndarray:
+        """``domains.per_domain(per_node, mask)``, kept under ``key`` (which must name the counter,
+        the topology key and the mask) and brought up to date from the nodes touched since: a
+        counter only changes where a pod came or went, so a workload's replicas re-add one node's
+        count instead of summing every node's again. The caller must not change the result."""
+        found = self._totals.get(key)
+        if found is None:
+            found = self._totals[key] = [domains.per_domain(per_node, mask), per_node.copy(), self.changes]
+            return found[0]
+        totals, seen, changes = found
+        if changes != self.changes:
+            touched = self.touched_since(changes)
+            touched = touched[mask[touched] & (domains.ids[touched] != MISSING)]
+            if touched.size:
+                np.add.at(totals, domains.ids[touched], per_node[touched] - seen[touched])
+                seen[touched] = per_node[touched]
+            found[2] = self.changes
+        return totals
+
     def _account(self, pod: Pod, i: int, sign: int) -> None:
         self.changes += 1
+        self.touched[i] = self.changes
+        self._log.append(i)
+        if len(self._log) > 64:
+            del self._log[:32]
         level = self._level(pod.priority)
         for name, value in pod.requests.items():
             if name in self.requested:
@@ -219,12 +267,22 @@ class ClusterState:
             self.min_priority[i] = min((p.priority for p in self.pods[i]), default=np.iinfo(np.int64).max)
         if self._groups is not None:
             self._group_add(pod, i, sign)
-        for scope in (pod.namespace, None):
-            for matches, counts in self._by_namespace.get(scope, ()):
-                if matches(pod):
-                    counts[i] += sign
+        for counts in self._counters_matching(pod):
+            counts[i] += sign
         for listener in self.listeners:
             listener(pod, i, sign)
+
+    def _counters_matching(self, pod: Pod) -> list[np.ndarray]:
+        """The counters a pod counts toward. A counter's test reads only what _group_key holds, so
+        a workload's replicas share one answer, kept until a counter is added (a placement then
+        tests none of the workload's counters again)."""
+        key = _group_key(pod)
+        found = self._matching.get(key)
+        if found is None or found[0] != len(self._counters):
+            found = self._matching[key] = (len(self._counters), [
+                counts for scope in (pod.namespace, None)
+                for matches, counts in self._by_namespace.get(scope, ()) if matches(pod)])
+        return found[1]
 
     def place(self, pod: Pod, i: int) -> None:
         """Bind (assume) ``pod`` on node ``i``."""
@@ -240,9 +298,10 @@ class ClusterState:
             found = self._domains[key] = Domains(key, self.nodes)
         return found
 
-    def _label_groups(self) -> list[tuple[Pod, np.ndarray]]:
+    def _label_groups(self) -> list[tuple[Pod, dict[int, int]]]:
         """Bound pods grouped by what a selector can tell apart (namespace, labels, terminating):
-        one representative and its per-node count each. Replicas share their labels, so a new
+        one representative and its count per node it is on (sparse: a large cluster holds thousands
+        of groups, most on few nodes; a vector per group cost ~40 KB each). Replicas share their labels, so a new
         counter tests a few hundred groups instead of every pod."""
         if self._groups is None:
             self._groups = {}
@@ -255,8 +314,9 @@ class ClusterState:
         key = _group_key(pod)
         found = self._groups.get(key)
         if found is None:
-            found = self._groups[key] = (pod, np.zeros(len(self.nodes), dtype=np.int64))
-        found[1][i] += sign
+            found = self._groups[key] = (pod, {})
+        per_node = found[1]
+        per_node[i] = per_node.get(i, 0) + sign
 
     def counts(self, selectors: tuple[tuple[LabelSelector | None, frozenset[str] | None], ...],
                skip_terminating: bool = False) -> np.ndarray:
@@ -279,7 +339,8 @@ class ClusterState:
             counts = np.zeros(len(self.nodes), dtype=np.int64)
             for representative, per_node in self._label_groups():
                 if matches(representative):
-                    counts += per_node
+                    for i, count in per_node.items():
+                        counts[i] += count
             found = self._counters[key] = (matches, counts)
             spaces = set()
             for _, namespaces in selectors:

@@ -18,7 +18,7 @@ MISSING = -1
 class Domains:
     """Node index -> domain id for one topology key (``MISSING`` where the label is absent)."""
 
-    __slots__ = ("key", "ids", "values", "size")
+    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing")
 
     def __init__(self, key: str, nodes: Sequence[Node]) -> None:
         index: dict[str, int] = {}
@@ -31,6 +31,9 @@ class Domains:
         self.ids = ids
         self.values = list(index)
         self.size = len(index)
+        # every node its own domain (kubernetes.io/hostname): domain id i is node i, nothing to sum
+        self.one_per_node = self.size == len(nodes)
+        self.missing = ids == MISSING  # the nodes without the label
 
     def value_of(self, node_index: int) -> str | None:
         domain = self.ids[node_index]
@@ -38,10 +41,14 @@ class Domains:
 
     def per_domain(self, per_node: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Sum a per-node vector into per-domain totals (optionally over ``mask``ed nodes only)."""
+        if self.one_per_node:
+            return per_node.astype(np.int64) if mask is None else np.where(mask, per_node, 0).astype(np.int64)
         keep = self.ids != MISSING if mask is None else mask & (self.ids != MISSING)
         return np.bincount(self.ids[keep], weights=per_node[keep], minlength=self.size).astype(np.int64)
 
     def present(self, mask: np.ndarray) -> np.ndarray:
         """Per-domain flags: does any ``mask``ed node lie in the domain."""
+        if self.one_per_node:
+            return mask.copy()
         keep = mask & (self.ids != MISSING)
         return np.bincount(self.ids[keep], minlength=self.size) > 0

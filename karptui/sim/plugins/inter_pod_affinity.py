@@ -78,6 +78,8 @@ class TermIndex:
         self.size = len(state.nodes)
         self.anti: dict[tuple, np.ndarray] = {}    # (resolved pair, topology key) -> pods per node
         self.scored: dict[tuple, np.ndarray] = {}  # (resolved pair, topology key, weight) -> pods per node
+        self._groups = 0  # groups ever added: a pod's matching groups stay valid while this is unchanged
+        self._matching: dict[tuple, tuple[int, list]] = {}
         for i, pods in enumerate(state.pods):
             for pod in pods:
                 if pod.affinity is not NO_AFFINITY:  # most pods have none: skip the call
@@ -90,6 +92,7 @@ class TermIndex:
         new.size = self.size
         new.anti = {key: counts.copy() for key, counts in self.anti.items()}
         new.scored = {key: counts.copy() for key, counts in self.scored.items()}
+        new._groups, new._matching = self._groups, {}
         state.listeners.append(lambda pod, i, sign: new.update(pod, i, sign, state))
         return new
 
@@ -97,7 +100,23 @@ class TermIndex:
         counts = groups.get(key)
         if counts is None:
             counts = groups[key] = np.zeros(self.size, dtype=np.int64)
+            self._groups += 1
         counts[i] += sign
+
+    def matching(self, which: str, pod: Pod) -> list[tuple[tuple, np.ndarray]]:
+        """The ``anti`` or ``scored`` groups whose term selects ``pod``, with their counts.
+
+        Whether a term selects a pod depends only on the pod's namespace and labels, so a
+        workload's replicas share one answer, kept until a group is added; the cluster holds
+        hundreds of groups and a pending pod matches few, so a cycle tests none of them again.
+        """
+        key = (which, pod.namespace, frozenset(pod.labels.items()))
+        found = self._matching.get(key)
+        if found is None or found[0] != self._groups:
+            groups = self.anti if which == "anti" else self.scored
+            found = self._matching[key] = (
+                self._groups, [(group, per_node) for group, per_node in groups.items() if pair_matches(group[0], pod)])
+        return found[1]
 
     def update(self, pod: Pod, i: int, sign: int, state: ClusterState) -> None:
         affinity = pod.affinity
@@ -124,17 +143,16 @@ def _index(ctx: PodCycle) -> TermIndex:
 
 def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
     blocked = np.zeros(ctx.size, dtype=bool)
-    for (pair, key), per_node in _index(ctx).anti.items():
-        if pair_matches(pair, ctx.pod) and per_node.any():
+    for (_, key), per_node in _index(ctx).matching("anti", ctx.pod):
+        if per_node.any():
             blocked |= _domain_has_match(ctx, key, per_node)
     return blocked
 
 
 def _domain_has_match(ctx: PodCycle, key: str, per_node: np.ndarray) -> np.ndarray:
     domains = ctx.state.domains(key)
-    by_domain = domains.per_domain(per_node)
-    ids = domains.ids
-    return (ids != MISSING) & (by_domain[np.maximum(ids, 0)] > 0 if by_domain.size else False)
+    # per domain, then read off per node (the extra last entry: nodes without the key, never a match)
+    return np.append(domains.per_domain(per_node) > 0, False)[domains.ids]
 
 
 def _affinity_fails(ctx: PodCycle) -> np.ndarray:
@@ -179,20 +197,19 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     domain; scores are normalised with 0 included in the range, as upstream.
     """
     pod, state = ctx.pod, ctx.state
-    raw = np.zeros(ctx.size, dtype=np.int64)
     weighted = [(w.weight, w.term) for w in pod.affinity.pod_preferred]
     weighted += [(-w.weight, w.term) for w in pod.affinity.anti_preferred]
-    for weight, term in weighted:
-        domains = state.domains(term.topology_key)
-        by_domain = domains.per_domain(state.counts(resolved_terms((term,), pod, state)))
-        ids = domains.ids
-        raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
-    for (pair, key, weight), per_node in _index(ctx).scored.items():
-        if per_node.any() and pair_matches(pair, pod):
-            domains = state.domains(key)
-            by_domain = domains.per_domain(per_node)
-            ids = domains.ids
-            raw += np.where(ids == MISSING, 0, weight * (by_domain[np.maximum(ids, 0)] if by_domain.size else 0))
+    parts = [(weight, term.topology_key, state.counts(resolved_terms((term,), pod, state)))
+             for weight, term in weighted]
+    parts += [(weight, key, per_node) for (_, key, weight), per_node in _index(ctx).matching("scored", pod)
+              if per_node.any()]
+    if not parts:  # nothing to prefer: every node scores 0
+        return np.zeros(int(feasible.size), dtype=np.int64)
+    raw = np.zeros(ctx.size, dtype=np.int64)
+    for weight, key, per_node in parts:
+        domains = state.domains(key)
+        # each domain's weight x matching pods, read off per node (the extra last entry: nodes without the key)
+        raw += np.append(weight * domains.per_domain(per_node), 0)[domains.ids]
     values = raw[feasible]
     if not values.size:
         return values

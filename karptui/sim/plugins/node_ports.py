@@ -19,11 +19,14 @@ def conflicts(wanted: HostPort, used: HostPort) -> bool:
     return wanted.host_ip == used.host_ip or _ANY in (wanted.host_ip, used.host_ip)
 
 
-def filter(ctx: PodCycle) -> list[Failure]:
+def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
+    """``nodes`` (indices) asks about those nodes only, the mask then being over them."""
     if not ctx.pod.host_ports:
         return []
-    mask = np.zeros(ctx.size, dtype=bool)
+    position = None if nodes is None else {int(i): k for k, i in enumerate(nodes)}
+    mask = np.zeros(ctx.size if nodes is None else len(nodes), dtype=bool)
     for i, used in ctx.state.host_ports.items():
-        if any(conflicts(w, u) for w in ctx.pod.host_ports for u in used):
-            mask[i] = True
+        k = i if position is None else position.get(i)
+        if k is not None and any(conflicts(w, u) for w in ctx.pod.host_ports for u in used):
+            mask[k] = True
     return [Failure(mask, REASON, UNSCHEDULABLE)] if mask.any() else []

@@ -24,13 +24,18 @@ def insufficient(resource: str) -> str:
     return f"Insufficient {resource}"
 
 
-def filter(ctx: PodCycle) -> list[Failure]:
-    """Since 1.34 a node too small even when empty is unresolvable (preemption cannot help)."""
+def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
+    """Since 1.34 a node too small even when empty is unresolvable (preemption cannot help).
+
+    ``nodes`` (indices) asks about those nodes only, the masks then being over them: a node's
+    verdict depends on that node alone, so a pod like an earlier one re-checks just the nodes
+    touched since (see :mod:`..equivalence`)."""
     state, requests = ctx.state, ctx.pod.requests
+    at = slice(None) if nodes is None else nodes
     failures = [
-        Failure(state.requested[PODS] + 1 > state.allocatable[PODS], TOO_MANY_PODS, UNSCHEDULABLE)
+        Failure(state.requested[PODS][at] + 1 > state.allocatable[PODS][at], TOO_MANY_PODS, UNSCHEDULABLE)
     ]
-    hopeless = unresolvable(ctx) if ctx.version >= (1, 34) else None
+    hopeless = unresolvable(ctx)[at] if ctx.version >= (1, 34) else None
     for resource, amount in requests.items():
         if amount <= 0 or resource == PODS:
             continue
@@ -38,7 +43,7 @@ def filter(ctx: PodCycle) -> list[Failure]:
             allocatable, requested = state.allocatable[resource], state.requested[resource]
         else:
             allocatable, requested = state.extended(resource)
-        short = amount > allocatable - requested
+        short = amount > allocatable[at] - requested[at]
         if short.any():
             if hopeless is not None and (short & hopeless).any():
                 failures.append(Failure(short & hopeless, insufficient(resource), UNRESOLVABLE))

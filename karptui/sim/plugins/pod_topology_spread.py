@@ -47,31 +47,48 @@ def effective_selector(constraint: TopologySpreadConstraint, labels) -> LabelSel
     return LabelSelector(selector.match_labels, selector.match_expressions + extra)
 
 
-def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]) -> np.ndarray:
-    """Nodes whose pods count toward the constraint's domains."""
+def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]) -> tuple[tuple, np.ndarray]:
+    """Nodes whose pods count toward the constraint's domains, and a key naming them: the same
+    for every pod of a template while no node is taken out, so computed once per template."""
+    pod, state = ctx.pod, ctx.state
+    affinity = constraint.node_affinity_policy == HONOR
+    taints = constraint.node_taints_policy == HONOR
+    key = (NAME, "eligible", keys, state.excluded.tobytes(),
+           (tuple(sorted(pod.node_selector.items())), pod.affinity.node_required) if affinity else None,
+           pod.tolerations if taints else None)
+
+    def compute() -> np.ndarray:
+        mask = ~state.excluded
+        for topology_key in keys:
+            mask &= state.domains(topology_key).ids != MISSING
+        if affinity:
+            mask &= node_affinity.required_mask(ctx)
+        if taints:
+            for failure in taint_toleration.filter(ctx):
+                mask &= ~failure.nodes
+        return mask
+
+    return key, ctx.static(key, compute)
+
+
+def _per_domain(ctx: PodCycle, constraint: TopologySpreadConstraint, selector: LabelSelector | None,
+                keys: tuple[str, ...]):
+    """Matching pods per domain of the constraint's key over its eligible nodes (kept up to date
+    between pods by ClusterState.domain_totals), and which domains have an eligible node."""
     state = ctx.state
-    kept = ctx.cycle.get("spread-keys")
-    if kept is None or kept[0] is not keys:  # the same for every constraint of a call: once, not per constraint
-        has_keys = ~state.excluded
-        for key in keys:
-            has_keys &= state.domains(key).ids != MISSING
-        kept = ctx.cycle["spread-keys"] = (keys, has_keys)
-    mask = kept[1].copy()
-    if constraint.node_affinity_policy == HONOR:
-        mask &= node_affinity.required_mask(ctx)
-    if constraint.node_taints_policy == HONOR:
-        for failure in taint_toleration.filter(ctx):
-            mask &= ~failure.nodes
-    return mask
+    counter = ((selector, frozenset((ctx.pod.namespace,))),)
+    per_node = state.counts(counter, skip_terminating=True)
+    eligible_key, eligible = _eligible(ctx, constraint, keys)
+    domains = state.domains(constraint.topology_key)
+    counts = state.domain_totals((counter, constraint.topology_key, eligible_key), per_node, domains, eligible)
+    present = ctx.static((NAME, "present", constraint.topology_key, eligible_key), lambda: domains.present(eligible))
+    return domains, counts, present
 
 
 def domain_counts(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]):
-    pod = ctx.pod
-    selector = effective_selector(constraint, pod.labels)
-    per_node = ctx.state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
-    eligible = _eligible(ctx, constraint, keys)
-    domains = ctx.state.domains(constraint.topology_key)
-    return domains, domains.per_domain(per_node, eligible), domains.present(eligible), selector
+    selector = effective_selector(constraint, ctx.pod.labels)
+    domains, counts, present = _per_domain(ctx, constraint, selector, keys)
+    return domains, counts, present, selector
 
 
 def filter(ctx: PodCycle) -> list[Failure]:
@@ -86,10 +103,11 @@ def filter(ctx: PodCycle) -> list[Failure]:
         domains, counts, present, selector = domain_counts(ctx, constraint, keys)
         floor = global_minimum(counts[present], constraint.min_domains)
         self_match = 1 if selector is not None and selector.matches(ctx.pod.labels) else 0
-        ids = domains.ids
-        lacks = undecided & (ids == MISSING)
-        node_counts = np.where(ids == MISSING, 0, counts[np.maximum(ids, 0)] if counts.size else 0)
-        too_skewed = undecided & ~lacks & ~allows(node_counts, self_match, floor, constraint.max_skew)
+        # decided per domain, then read off per node; the extra last entry answers for the
+        # nodes without the key (id MISSING, -1), which the skew does not rule out
+        allowed = np.append(allows(counts, self_match, floor, constraint.max_skew), True)
+        lacks = undecided & domains.missing
+        too_skewed = undecided & ~allowed[domains.ids]
         missing |= lacks
         skewed |= too_skewed
         undecided &= ~(lacks | too_skewed)
@@ -125,10 +143,17 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
         return np.zeros(int(feasible.size), dtype=np.int64)
     state, pod = ctx.state, ctx.pod
     keys = tuple(dict.fromkeys(c.topology_key for c, _ in soft))
-    has_keys = np.ones(ctx.size, dtype=bool)
-    for key in keys:
-        has_keys &= state.domains(key).ids != MISSING
-    ignored = ~has_keys[feasible]
+
+    def lacks_keys() -> np.ndarray:
+        lacking = np.zeros(ctx.size, dtype=bool)
+        for key in keys:
+            lacking |= state.domains(key).missing
+        return lacking
+
+    lacking = ctx.static((NAME, "lacks keys", keys), lacks_keys)
+    if not ctx.static((NAME, "any lacks keys", keys), lambda: bool(lacking.any())):
+        return _scores(ctx, feasible, soft, keys)  # the usual cluster: every node has every key
+    ignored = lacking[feasible]
     total = np.zeros(int(feasible.size), dtype=np.float64)
     for constraint, selector in soft:
         per_node = state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
@@ -139,10 +164,13 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
             counts = per_node[feasible]
         else:
             scored = np.zeros(domains.size, dtype=bool)
-            scored[np.unique(ids[~ignored & (ids != MISSING)])] = True
+            scored[ids[~ignored & (ids != MISSING)]] = True
             size = int(scored.sum())
-            by_domain = domains.per_domain(per_node, _eligible(ctx, constraint, keys))
-            counts = np.where(ids == MISSING, 0, by_domain[np.maximum(ids, 0)] if by_domain.size else 0)
+            by_domain = _per_domain(ctx, constraint, selector, keys)[1]
+            weight = math.log(size + 2)
+            # per domain, then read off per node (the extra last entry: nodes without the key, id -1)
+            total += np.append(by_domain * weight + (constraint.max_skew - 1), 0.0)[ids]
+            continue
         weight = math.log(size + 2)
         total += np.where(ids == MISSING, 0.0, counts * weight + (constraint.max_skew - 1))
     raw = np.where(ignored, -1, np.round(total).astype(np.int64))
@@ -153,3 +181,39 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     if high == 0:
         return np.where(ignored, 0, 100).astype(np.int64)
     return np.where(ignored, 0, 100 * (high + low - raw) // high).astype(np.int64)
+
+
+def _scores(ctx: PodCycle, feasible: np.ndarray, soft, keys: tuple[str, ...]) -> np.ndarray:
+    """score() when no node lacks a key: nothing ignored, so nothing to mask out. A single
+    constraint over zones or the like is scored per domain and read off per node at the end."""
+    state, pod = ctx.state, ctx.pod
+    tables = []
+    for constraint, selector in soft:
+        domains = state.domains(constraint.topology_key)
+        ids = domains.ids[feasible]
+        if constraint.topology_key == HOSTNAME:
+            per_node = state.counts(((selector, frozenset((pod.namespace,))),), skip_terminating=True)
+            tables.append((per_node[feasible] * math.log(int(feasible.size) + 2) + (constraint.max_skew - 1), None))
+        else:
+            scored = np.zeros(domains.size, dtype=bool)
+            scored[ids] = True
+            by_domain = _per_domain(ctx, constraint, selector, keys)[1]
+            tables.append((by_domain * math.log(int(scored.sum()) + 2) + (constraint.max_skew - 1), ids))
+    if len(tables) == 1 and tables[0][1] is not None:
+        table, ids = tables[0]
+        if not ids.size:
+            return np.zeros(0, dtype=np.int64)
+        raw = np.round(table).astype(np.int64)
+        on_nodes = raw[ids]
+        low, high = int(on_nodes.min()), int(on_nodes.max())
+        return np.full(int(ids.size), 100, dtype=np.int64) if high == 0 else (100 * (high + low - raw) // high)[ids]
+    total = np.zeros(int(feasible.size), dtype=np.float64)
+    for table, ids in tables:
+        total += table if ids is None else table[ids]
+    raw = np.round(total).astype(np.int64)
+    if raw.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    low, high = int(raw.min()), int(raw.max())
+    if high == 0:
+        return np.full(int(raw.size), 100, dtype=np.int64)
+    return (100 * (high + low - raw) // high).astype(np.int64)
