@@ -26,5 +26,11 @@ async def _ran(pilot) -> None:
     await pilot.press("w")
     await pilot.pause()
     await pilot.press("enter", "x", "ctrl+r")
-    await pilot.app.workers.wait_for_complete()
+    screen = pilot.app.screen
+    for _ in range(400):  # the run's worker, then its answer drawn (a bare wait_for_complete could come first)
+        await pilot.pause(0.05)
+        if screen.worker is not None and screen.worker.is_finished and "Results — what-if" in str(
+                screen.query_one("#results-title").render()):
+            break
+    await pilot.pause()
     await pilot.pause()
