@@ -280,7 +280,7 @@ async def test_the_first_decision_shows_while_the_rest_of_the_plan_computes(wher
             await pilot.pause(0.05)
             if "group:found" in pane.keys:
                 break
-        assert pane.rows[:2] == [("▼ found so far (1), the rest computing…",),
+        assert pane.rows[:2] == [("▼ found (1)",),
                                  ("", "", f"delete #1 (underutilized): {XLARGE}, saves $0.1540/h")]
         assert status(app).startswith("computing…")
         flag.touch()

@@ -275,7 +275,7 @@ class DisruptionPane(Vertical):
                     rows.append(("", "", f"    {line}"))
                     keys.append(f"method{k}:{r.node}")
         if view is None and self.found:
-            rows.append((f"▼ found so far ({len(self.found)}), the rest computing…",))
+            rows.append((f"▼ found ({len(self.found)})",))  # short: it sets the column's width (the status says more)
             keys.append("group:found")
             rows += [("", "", line) for line in self.found]
             keys += [f"found:{k}" for k in range(len(self.found))]
