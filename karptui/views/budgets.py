@@ -100,10 +100,10 @@ def budgets_view(snapshot: Snapshot, catalog, clock: Clock, hours: int = 24, ste
         pool, count = pools[name], counts[name]
         rows, holding = [], {i: [] for i in range(len(pool.budgets))}
         for reason in B.REASONS:
-            limits = {i: B.limit(b, count.nodes) for i, b in enumerate(pool.budgets)
-                      if B.applies(b, reason) and B.active(b, at)}
-            least = min(limits.values(), default=None)
-            binding = tuple(i for i, v in limits.items() if v == least)
+            # the budgets in force whose limit is the allowance (the budgets module's own rule)
+            least, applying = B.allowed(pool, count.nodes, reason, at), {id(b) for b in B.applying(pool, reason, at)}
+            binding = tuple(i for i, b in enumerate(pool.budgets)
+                            if id(b) in applying and B.limit(b, count.nodes) == least)
             now = _after(pool, count, reason, at)
             mine = tuple(candidates.get((name, reason), ()))
             held = mine[now:] if now is not None else ()

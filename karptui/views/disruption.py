@@ -237,7 +237,7 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
     rows: list[DisruptionRow] = []
     seen: set[str] = set()
     # Balanced NodePools' scores by the nodes of the move they scored (the command's own, for a decision)
-    scored = {score.nodes: score for score in getattr(result, "scores", ())}
+    scored = {score.nodes: score for score in result.scores}
     for number, d in enumerate(result.disruptions, 1):
         then = ""
         if d.replacement is not None:
@@ -270,7 +270,7 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
         mine = blocker(b.node, b.reason, snapshot)
         group = BLOCKED if mine.kind in BLOCKING else KEPT
         rows.append(DisruptionRow(b.node, group, group, mine.words, "", "", mine.short, own=mine.short))
-    verdicts = {node: v.to_dict() for node, v in getattr(result, "verdicts", {}).items()}
+    verdicts = {node: v.to_dict() for node, v in result.verdicts.items()}
     for node, entries in verdicts.items():
         if node in seen or node not in snapshot.node_by_name:
             continue
