@@ -131,11 +131,22 @@ class DisruptionPane(Vertical):
     @work(thread=True, exclusive=True, group="budgets", exit_on_error=False,
           description="disruption budgets over time")
     def compute_budgets(self, key: object, snapshot, catalog, clock: Clock) -> None:
-        try:
-            lines = budgets_lines(budgets_view(snapshot, catalog, clock))
-        except Exception as error:  # a bug must not leave "computing" forever
-            lines = [f"the budgets could not be computed: {type(error).__name__}: {error}"]
-        self.post_message(self.BudgetsComputed(key, lines))
+        """The budgets view's lines, in a forked child where the platform forks: finding the
+        candidates each budget holds back took 0.9 s of CPU on 5,000 nodes, which a thread would
+        hold against the screen's keys."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        answer: list = []
+        work = partial(_budget_lines, snapshot, catalog, clock)
+        if IN_CHILD_PROCESS:
+            run_forked(work, lambda kind, value: answer.append(value), lambda: worker.is_cancelled,
+                       "karptui-budgets")
+        else:
+            work(lambda kind, value: answer.append(value))
+        if answer and not worker.is_cancelled:
+            lines = answer[-1]
+            self.post_message(self.BudgetsComputed(key, lines if isinstance(lines, list) else [str(lines)]))
 
     def on_disruption_pane_budgets_computed(self, message: BudgetsComputed) -> None:
         message.stop()
@@ -297,6 +308,13 @@ class DisruptionPane(Vertical):
 def _progress_text(phase: str, done: int, total: int) -> str:
     what = f"{done:,} command(s) found" if phase == "consolidation" else f"{done:,}/{total:,} pods"
     return f"computing… {phase}: {what}"
+
+
+def _budget_lines(snapshot, catalog, clock: Clock, tell: Callable[[str, object], None]) -> None:
+    try:
+        tell("done", budgets_lines(budgets_view(snapshot, catalog, clock)))
+    except Exception as error:  # a bug must not leave "computing" forever
+        tell("error", f"the budgets could not be computed: {type(error).__name__}: {error}")
 
 
 def _run(snapshot, catalog, tell: Callable[[str, object], None]) -> None:
