@@ -206,17 +206,10 @@ def disruption_savings(disruption, snapshot, catalog) -> Cost:
     with discounts the removed nodes' discounted prices less the replacement's."""
     if discount_of(catalog) == "":
         return Cost(disruption.savings)
-    by_name = {n.name: n for n in snapshot.nodes}
-    removed = node_costs_total(node_cost(by_name[name], catalog) for name in disruption.nodes if name in by_name)
+    nodes = snapshot.node_by_name
+    removed = node_costs_total(node_cost(nodes[name], catalog) for name in disruption.nodes if name in nodes)
     added = launch_cost(disruption.replacement, catalog) if disruption.replacement is not None else Cost(0.0)
     return Cost(round(removed.hourly - added.hourly, 6), discounted=removed.discounted or added.discounted)
-
-
-def cost_after(result, catalog, nodes_cost: float | None = None) -> float:
-    """The hourly figure at the end of the path (the ``hourly_cost_after`` of ``simulate``'s JSON, the what-if's
-    ``cost_after``); ``nodes_cost``: the nodes' hourly cost, when the caller already knows it."""
-    now = None if nodes_cost is None else Cost(nodes_cost)
-    return round(cost_path(result, catalog, now).final.hourly, 6)
 
 
 def whatif_cost(baseline, result, catalog, consolidated: bool | None = None) -> dict:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..sim import Attempt, SimResult
 from ..sim.result import NodeClaimPlan
 from ..logs.timeline import snapshot_events
-from .cost import CostPath, cost_after, disruption_savings, launch_cost  # noqa: F401 - cost_after: importable here
+from .cost import CostPath, disruption_savings, launch_cost
 from .disruption import said_json
 from .nodepool_table import nodepools_json
 from .overview import in_namespace
