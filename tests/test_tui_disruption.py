@@ -10,7 +10,7 @@ from textual.widgets import Static, TabbedContent
 
 import karptui.sim
 from karptui.sources import bundled_snapshot, load_snapshot
-from karptui.tui import disruption
+from karptui.tui import forked
 from karptui.tui.app import KarptuiApp
 from karptui.tui.disruption import DisruptionPane
 from karptui.tui.widgets import VirtualTable
@@ -90,9 +90,9 @@ class Gate:
 @pytest.fixture(params=[True, False], ids=["in a child process", "in the worker thread"])
 def where(request, monkeypatch):
     """Both ways the pane computes: a forked child (where the platform forks) and the thread."""
-    if request.param and not disruption.IN_CHILD_PROCESS:
+    if request.param and not forked.IN_CHILD_PROCESS:
         pytest.skip("this platform does not fork")
-    monkeypatch.setattr(disruption, "IN_CHILD_PROCESS", request.param)
+    monkeypatch.setattr(forked, "IN_CHILD_PROCESS", request.param)
     return request.param
 
 
@@ -208,7 +208,7 @@ async def test_karpenters_new_log_lines_reach_the_pane_without_simulating_again(
     runs = []
     real = karptui.sim.simulate
     monkeypatch.setattr(karptui.sim, "simulate", lambda *a, **k: (runs.append(1), real(*a, **k))[1])
-    monkeypatch.setattr(disruption, "IN_CHILD_PROCESS", False)  # count the runs in this process
+    monkeypatch.setattr(forked, "IN_CHILD_PROCESS", False)  # count the runs in this process
     app = seed_app()
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()

@@ -3,7 +3,7 @@
 from textual.widgets import Static
 
 from karptui.sources import bundled_snapshot, load_snapshot
-from karptui.tui import disruption
+from karptui.tui import forked
 from karptui.tui.app import KarptuiApp
 from karptui.tui.screens.detail import DetailScreen
 from karptui.tui.widgets import VirtualTable
@@ -52,7 +52,7 @@ async def test_the_drill_in_names_the_do_not_disrupt_pod_for_every_method():
 async def test_the_drill_in_fills_in_when_the_simulation_lands_and_tells_karpenters_pdb_event(monkeypatch, tmp_path):
     """Without a simulation on start, `1` `enter` starts it: the section says computing, then each
     method's verdict; the node Karpenter's event said the PDB blocked names the PDB and its pods."""
-    monkeypatch.setattr(disruption, "IN_CHILD_PROCESS", False)
+    monkeypatch.setattr(forked, "IN_CHILD_PROCESS", False)
     gate = Gate(monkeypatch, tmp_path)  # the simulation waits until the test has looked
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -308,16 +308,11 @@ class KarptuiApp(App):
 
         worker = get_current_worker()
         explain = len(snapshot.nodes) * max(1, len(snapshot.pending_pods)) <= EXPLAIN_LIMIT
-        work = partial(_simulate, snapshot, self.catalog, explain)
-        answer: list = []
-        if forked.IN_CHILD_PROCESS:
-            forked.run_forked(work, lambda kind, value: answer.append((kind, value)), lambda: worker.is_cancelled,
-                              "karptui-simulate")
-        else:
-            work(lambda kind, value: answer.append((kind, value)))
-        if worker.is_cancelled or not answer:
+        told = forked.answer(partial(_simulate, snapshot, self.catalog, explain), lambda: worker.is_cancelled,
+                             "karptui-simulate")
+        if told is None:
             return
-        kind, value = answer[-1]
+        kind, value = told
         if kind == "done":
             self.post_message(SimulationFinished(value.attached(snapshot), key))
         else:

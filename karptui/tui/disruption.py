@@ -28,7 +28,7 @@ from ..views.clock import Clock
 from ..views.disruption import (BLOCKED, DECISION, KEPT, DisruptionView, found_line, simulated_view,
                                 with_karpenter_said)
 from ..views.nodes import short_name
-from .forked import IN_CHILD_PROCESS, run_forked
+from . import forked
 from .plain import plain, plain_lines
 from .widgets import VirtualTable
 
@@ -137,15 +137,10 @@ class DisruptionPane(Vertical):
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
-        answer: list = []
-        work = partial(_budget_lines, snapshot, catalog, clock)
-        if IN_CHILD_PROCESS:
-            run_forked(work, lambda kind, value: answer.append(value), lambda: worker.is_cancelled,
-                       "karptui-budgets")
-        else:
-            work(lambda kind, value: answer.append(value))
-        if answer and not worker.is_cancelled:
-            lines = answer[-1]
+        told = forked.answer(partial(_budget_lines, snapshot, catalog, clock), lambda: worker.is_cancelled,
+                             "karptui-budgets")
+        if told is not None:
+            lines = told[1]
             self.post_message(self.BudgetsComputed(key, lines if isinstance(lines, list) else [str(lines)]))
 
     def on_disruption_pane_budgets_computed(self, message: BudgetsComputed) -> None:
@@ -222,11 +217,7 @@ class DisruptionPane(Vertical):
                 self.post_message(self.Computed(key, None, f"the simulation failed: {value}"))
 
         try:
-            if IN_CHILD_PROCESS:
-                run_forked(partial(_run, snapshot, catalog), tell, lambda: worker.is_cancelled,
-                           "karptui-disruption")
-            else:
-                _run(snapshot, catalog, tell)
+            forked.run(partial(_run, snapshot, catalog), tell, lambda: worker.is_cancelled, "karptui-disruption")
         except _Stopped:
             return
 

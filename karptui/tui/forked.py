@@ -30,6 +30,22 @@ _children = 0
 _children_lock = threading.Lock()
 
 
+def run(work: Callable[[Tell], None], tell: Tell, cancelled: Callable[[], bool], name: str) -> None:
+    """``work(tell)`` in a forked child where the platform forks (:func:`run_forked`), else in the
+    calling thread (where a cancel only stops it if ``tell`` raises)."""
+    if IN_CHILD_PROCESS:
+        run_forked(work, tell, cancelled, name)
+    else:
+        work(tell)
+
+
+def answer(work: Callable[[Tell], None], cancelled: Callable[[], bool], name: str) -> tuple[str, object] | None:
+    """What ``work`` told last (its ``done`` or ``error``) by :func:`run`; None when cancelled or silent."""
+    told: list[tuple[str, object]] = []
+    run(work, lambda kind, value: told.append((kind, value)), cancelled, name)
+    return None if cancelled() or not told else told[-1]
+
+
 def run_forked(work: Callable[[Tell], None], tell: Tell, cancelled: Callable[[], bool], name: str) -> None:
     """Run ``work(tell)`` in a forked child and pass on what it tells, until it tells something
     other than progress, ends without a word (an "error" is told) or ``cancelled()`` (the child
