@@ -7,7 +7,7 @@ import argparse
 import sys
 from datetime import datetime, timezone
 
-from ..catalog import catalog_from_snapshot_region, load_catalog_file
+from ..catalog import snapshot_catalog
 from ..errors import InputError
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..text import visible
@@ -32,7 +32,7 @@ def run_budgets(args: argparse.Namespace) -> int:
         raise InputError("--hours", f"{args.hours} is not between 0 and {MAX_HOURS}")
     at = parse_at(args.at) if args.at else None
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
-    catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
+    catalog = snapshot_catalog(snapshot, args.instance_types)
     if args.whatif:
         from ..whatif import apply_whatif, load_whatif
 

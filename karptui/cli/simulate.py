@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..catalog import catalog_from_snapshot_region, load_catalog_file
+from ..catalog import snapshot_catalog
 from ..catalog.discounts import find_discounts
 from ..errors import InputError
 from ..sim import simulate
@@ -37,7 +37,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
     gates = feature_gates(args.feature_gates)
     options = {"catalog": None, "consolidate": args.consolidate, "gates": gates}
-    catalog = load_catalog_file(args.instance_types) if args.instance_types else catalog_from_snapshot_region(snapshot)
+    catalog = snapshot_catalog(snapshot, args.instance_types)
     catalog = catalog.with_discounts(find_discounts(getattr(args, "discounts", None)))
     extra = {}
     if args.whatif:
