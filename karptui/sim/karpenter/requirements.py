@@ -79,12 +79,21 @@ class Req:
             mins = other.min_values if self.min_values is None else \
                 self.min_values if other.min_values is None else max(self.min_values, other.min_values)
             if self.complement and other.complement:
-                return Req(self.key, True, self.values | other.values, min_values=mins)
-            if self.complement:
-                return Req(self.key, False, other.values - self.values, min_values=mins)
-            if other.complement:
-                return Req(self.key, False, self.values - other.values, min_values=mins)
-            return Req(self.key, False, self.values & other.values, min_values=mins)
+                values = self.values | other.values
+                complement = True
+            elif self.complement:
+                values, complement = other.values - self.values, False
+            elif other.complement:
+                values, complement = self.values - other.values, False
+            else:
+                values, complement = self.values & other.values, False
+            # a side the other leaves as it was is the answer (a node's label against a pod's wider
+            # requirement, nearly always): no new requirement to build on the scheduler's hot path
+            if complement == self.complement and mins == self.min_values and len(values) == len(self.values):
+                return self
+            if complement == other.complement and mins == other.min_values and len(values) == len(other.values):
+                return other
+            return Req(self.key, complement, values, min_values=mins)
         gte = _max(self.gte, other.gte)
         lte = _min(self.lte, other.lte)
         mins = _max(self.min_values, other.min_values)

@@ -210,11 +210,12 @@ class Topology:
         if group.selector is None:
             return
         per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
-        for i in np.flatnonzero(per_node * counted):
-            domain = self._domain(int(i), group.key)
-            if domain is not None:
-                for _ in range(int(per_node[i])):
-                    group.record(domain)
+        totals = domains.per_domain(per_node, counted)
+        for d in np.flatnonzero(totals):
+            group.add(domains.values[d], int(totals[d]))
+        if group.key == L.HOSTNAME:  # a node without its hostname label counts under its name
+            for i in np.flatnonzero(per_node * (counted & domains.missing)):
+                group.add(self._domain(int(i), group.key), int(per_node[i]))
 
     # ---- scheduling ---------------------------------------------------------------------------------
     def register(self, key: str, domain: str) -> None:

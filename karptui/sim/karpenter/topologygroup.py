@@ -130,6 +130,11 @@ class TopologyGroup:
             self.domains[domain] = self.domains.get(domain, 0) + 1
             self.empty.discard(domain)
 
+    def add(self, domain: str, count: int) -> None:
+        """``count`` selected pods more in ``domain`` (the cluster's, counted once per group)."""
+        self.domains[domain] = self.domains.get(domain, 0) + count
+        self.empty.discard(domain)
+
     def register(self, *domains: str) -> None:
         for domain in domains:
             if domain not in self.domains:
