@@ -22,6 +22,7 @@ DEFAULT_MILLI_CPU = 100
 DEFAULT_MEMORY = 200 * 1024 * 1024
 BASE = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
 _NONE = np.zeros(0, dtype=np.intp)
+_NO_PRIORITY = int(np.iinfo(np.int64).max)  # a node without pods: nothing to preempt
 
 
 def non_zero(pod: Pod) -> tuple[int, int]:
@@ -45,7 +46,7 @@ class ClusterState:
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.host_ports: dict[int, list] = {}  # node -> HostPorts in use (only nodes that have any)
         self.excluded = np.zeros(n, dtype=bool)  # nodes taken out of the cluster (consolidation candidates)
-        self.min_priority = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        self.min_priority = np.full(n, _NO_PRIORITY, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
         self._groups: dict[tuple, tuple[Pod, dict[int, int]]] | None = None  # label groups, once asked for
@@ -264,7 +265,7 @@ class ClusterState:
             self.min_priority[i] = min(self.min_priority[i], pod.priority)
         else:
             self.pods[i].remove(pod)
-            self.min_priority[i] = min((p.priority for p in self.pods[i]), default=np.iinfo(np.int64).max)
+            self.min_priority[i] = min((p.priority for p in self.pods[i]), default=_NO_PRIORITY)
         if self._groups is not None:
             self._group_add(pod, i, sign)
         for counts in self._counters_matching(pod):

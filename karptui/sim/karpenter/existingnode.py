@@ -257,6 +257,7 @@ class ExistingPool:
         self.indices = np.array([-1 if n.index is None else n.index for n in nodes], dtype=np.int64)
         self._taints: dict[tuple, np.ndarray] = {}
         self._labels: dict[Reqs, np.ndarray] = {}
+        self._domains: dict[str, tuple[np.ndarray, dict[str, int]]] = {}   # key -> (label ids, id of each value)
 
     def tolerated(self, tolerations: tuple) -> np.ndarray:
         found = self._taints.get(tolerations)
@@ -273,6 +274,19 @@ class ExistingPool:
             found = self._labels[reqs] = np.array([n.reqs.compatible(reqs, why=False) is None for n in self.nodes],
                                                   dtype=bool)
         return found
+
+    def within(self, key: str, domains) -> np.ndarray:
+        """Nodes whose ``key`` label is one of ``domains`` (a node without the label is in none)."""
+        found = self._domains.get(key)
+        if found is None:
+            index: dict[str, int] = {}
+            ids = np.array([index.setdefault(n.labels[key], len(index)) if key in n.labels else -1
+                            for n in self.nodes], dtype=np.int64)
+            found = self._domains[key] = (ids, index)
+        ids, index = found
+        table = np.zeros(len(index) + 1, dtype=bool)  # the last entry answers for -1, no label
+        table[[index[d] for d in domains if d in index]] = True
+        return table[ids]
 
     def settle(self, moved) -> None:
         """Pods moved onto these nodes for good (a delete carried out): less room, more ports taken.

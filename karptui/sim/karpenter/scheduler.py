@@ -161,6 +161,8 @@ class Scheduler:
         self.existing = list(self.existing)
         self._copied: set[int] = set()
         self._existing_free = existing.free.copy()
+        self._fits: dict[bytes, list] = {}   # pod size -> [the nodes with room, len(_joined) then]; see _room
+        self._joined: list[int] = []          # the nodes pods joined, in order
         self.results = Results()
         self._data: dict[str, PodData] = {}
         self._volumes: dict[str, list] = {}
@@ -272,13 +274,12 @@ class Scheduler:
         if not self.existing:
             return False
         need = base_vector(data.requests)
-        mask = self._alive & (self._existing_free >= need).all(axis=1) & self.pool.tolerated(pod.tolerations) & \
-            self.pool.labelled(data.reqs)
+        mask = self._room(need) & self.pool.tolerated(pod.tolerations) & self.pool.labelled(data.reqs)
         if not mask.any():
             return False
         # what the topology will answer for each node, from its labels alone: spares building
         # requirements for the nodes it rules out
-        hosts, zones = [], []
+        hosts = []
         deciding = self.topology.deciding(pod)
         volumes = self.volumes(pod)
         if not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= set(BASE):
@@ -293,16 +294,14 @@ class Scheduler:
         for group in deciding:
             if group.key == L.HOSTNAME:
                 hosts.append(group)
-            else:
-                zones.append((group.key, group.allowed(pod, data.strict.get_or_exists(group.key))))
+            else:  # the domains the group leaves this pod, as a mask over the nodes' labels
+                mask &= self.pool.within(group.key, group.allowed(pod, data.strict.get_or_exists(group.key)))
         pod_hosts = data.strict.get_or_exists(L.HOSTNAME)
         for i in np.flatnonzero(mask):
             i = int(i)
             node = self.existing[i]
             if pod.node_name and node.name in self.settling:
                 continue  # a pod being moved by consolidation does not go to a node still settling
-            if zones and not all(node.labels.get(key) in allowed for key, allowed in zones):
-                continue
             if hosts and not all(g.allows_host(pod, node.hostname, pod_hosts) for g in hosts):
                 continue
             try:
@@ -313,6 +312,20 @@ class Scheduler:
             return True
         return False
 
+    def _room(self, need: np.ndarray) -> np.ndarray:
+        """The live nodes with room for ``need`` (a copy to narrow). Kept per pod size and mended
+        row by row as pods join: a workload's replicas ask with the same few sizes."""
+        key = need.tobytes()
+        found = self._fits.get(key)
+        joined = self._joined
+        if found is None:
+            found = self._fits[key] = [self._alive & (self._existing_free >= need).all(axis=1), len(joined)]
+        elif found[1] < len(joined):
+            rows = np.unique(np.array(joined[found[1]:], dtype=np.intp))
+            found[0][rows] &= (self._existing_free[rows] >= need).all(axis=1)
+            found[1] = len(joined)
+        return found[0].copy()
+
     def _join(self, i: int, pod: Pod, data: PodData, reqs: Reqs, need: np.ndarray) -> None:
         node = self.existing[i]
         if i not in self._copied:
@@ -320,6 +333,7 @@ class Scheduler:
             self._copied.add(i)
         node.add(pod, data, reqs, self.topology)
         self._existing_free[i] -= need
+        self._joined.append(i)
         self.results.on_existing[pod.key] = node
         self.changes += 1
 

@@ -84,6 +84,9 @@ class Topology:
         self._by_key: dict[str, list[TopologyGroup]] = {}      # topology key -> groups (both kinds)
         self._by_namespace: dict[str | None, list[TopologyGroup]] = {}  # namespace (None: any) -> groups
         self._inverse_scope: dict[str | None, list[TopologyGroup]] = {}  # the same for inverse groups
+        self._inverse_owned: dict[str, list[TopologyGroup]] = {}  # pod key -> the inverse groups it owns
+        self._groups_made = 0   # groups indexed so far: a cached selection older than this is stale
+        self._selected: dict[tuple, tuple[int, list[TopologyGroup]]] = {}
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -91,6 +94,20 @@ class Topology:
     # ---- building --------------------------------------------------------------------------------
     def _index(self, group: TopologyGroup) -> None:
         self._by_key.setdefault(group.key, []).append(group)
+        self._groups_made += 1
+
+    def _selecting(self, pod: Pod, inverse: bool) -> list[TopologyGroup]:
+        """The groups (inverse ones, or the pending pods' own) whose selector picks ``pod``.
+
+        A selector reads only a pod's namespace and labels, which a workload's replicas share:
+        each placement asks, and the answer is kept until another group is added."""
+        key = (inverse, pod.namespace, frozenset(pod.labels.items()))
+        found = self._selected.get(key)
+        if found is None or found[0] != self._groups_made:
+            scoped = self._inverse_scope if inverse else self._by_namespace
+            found = self._selected[key] = (self._groups_made, [
+                g for scope in (pod.namespace, None) for g in scoped.get(scope, ()) if g.selects(pod)])
+        return found[1]
 
     def _inverse_from_cluster(self) -> None:
         """Inverse groups for the bound pods' required anti-affinity, from the index kube-scheduler's
@@ -126,7 +143,9 @@ class Topology:
                 self._inverse_scope.setdefault(_scope(group), []).append(group)
             if labels is not None and term.topology_key in labels:
                 found.record(labels[term.topology_key])
-            found.owners.add(pod.key)
+            if pod.key not in found.owners:
+                found.owners.add(pod.key)
+                self._inverse_owned.setdefault(pod.key, []).append(found)
 
     def update(self, pod: Pod) -> None:
         """(Re)build the groups ``pod`` owns, after it was relaxed or first seen."""
@@ -228,34 +247,28 @@ class Topology:
 
     def record(self, pod: Pod, taints: tuple[Taint, ...], reqs: Reqs, allow: frozenset[str] = frozenset()) -> None:
         """``pod`` lands on a node with these taints and requirements: count it where it is known to be."""
-        for scope in (pod.namespace, None):
-            for group in self._by_namespace.get(scope, ()):
-                if not group.counts(pod, taints, reqs, allow):
-                    continue
+        for group in self._selecting(pod, inverse=False):
+            if group.node_filter is None or group.node_filter.matches(taints, reqs, allow):
                 domains = reqs.get_or_exists(group.key)
                 if group.kind == ANTI_AFFINITY:
                     group.record(*domains.values)  # every domain the pod might still land in
                 elif not domains.complement and len(domains.values) == 1:
                     group.record(next(iter(domains.values)))
-        for group in self.inverse.values():
-            if pod.key in group.owners:
-                group.record(*reqs.get_or_exists(group.key).values)
+        for group in self._inverse_owned.get(pod.key, ()):
+            group.record(*reqs.get_or_exists(group.key).values)
 
     def deciding(self, pod: Pod) -> list[TopologyGroup]:
         """The groups that decide where ``pod`` may go among existing nodes: its own, and existing
         pods' anti-affinity terms that select it (those count every node)."""
-        found = list(self._owned.get(pod.key, ()))
-        for scope in (pod.namespace, None):
-            found += [g for g in self._inverse_scope.get(scope, ()) if g.selects(pod)]
-        return found
+        return list(self._owned.get(pod.key, ())) + self._selecting(pod, inverse=True)
 
     def add_requirements(self, pod: Pod, taints: tuple[Taint, ...], pod_reqs: Reqs, node_reqs: Reqs,
                          allow: frozenset[str] = frozenset()) -> Reqs:
         """``node_reqs`` narrowed to the domains every group of the pod allows; TopologyError if one allows none."""
         reqs = node_reqs
         groups = list(self._owned.get(pod.key, ()))
-        for scope in (pod.namespace, None):
-            groups += [g for g in self._inverse_scope.get(scope, ()) if g.counts(pod, taints, node_reqs, allow)]
+        groups += [g for g in self._selecting(pod, inverse=True)
+                   if g.node_filter is None or g.node_filter.matches(taints, node_reqs, allow)]
         for group in groups:
             pod_domains = pod_reqs.get_or_exists(group.key)
             node_domains = node_reqs.get_or_exists(group.key)
