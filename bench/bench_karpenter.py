@@ -34,6 +34,7 @@ from karptui.sim import simulate  # noqa: E402
 from karptui.sim.karpenter.disruption import MAX_COMMANDS, Disruptor  # noqa: E402
 from karptui.sim.karpenter.instancetypes import type_set  # noqa: E402
 from karptui.sim.state import ClusterState  # noqa: E402
+from karptui.sources.collector import settle_for_simulation  # noqa: E402
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 
@@ -77,6 +78,7 @@ def provisioning(count: int) -> float:
     ]
     snapshot = build_snapshot(pools + [pending(i) for i in range(count)])
     catalog = bundled_catalog("us-east-1", ZONES)
+    settle_for_simulation()  # as `karptui simulate` does once its snapshot is open
     start, cpu = time.perf_counter(), time.process_time()
     result = simulate(snapshot, catalog=catalog)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -112,6 +114,8 @@ def consolidation(nodes: int, max_commands: int = MAX_COMMANDS) -> None:
 
     disruptor = Disruptor(snapshot, catalog, max_commands=max_commands, found=found)
     state = ClusterState(snapshot)
+    del doc
+    settle_for_simulation()  # as `karptui simulate` and the screen's forked child do before simulating
     start, cpu = time.perf_counter(), time.process_time()
     commands, blocked = disruptor.run(state)
     elapsed, used = time.perf_counter() - start, time.process_time() - cpu

@@ -5,6 +5,8 @@ A cluster of half-empty m5.xlarge nodes: multi-node consolidation deletes most o
 them at once, single-node consolidation takes what is left one by one.
 """
 
+import gc
+
 import pytest
 
 from karptui.catalog import bundled_catalog, node_manifest
@@ -17,7 +19,7 @@ ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 CREATED = "2025-02-01T12:00:00Z"
 
 
-def cluster(nodes: int = 6):
+def cluster(nodes: int = 6, extra=()):
     catalog = bundled_catalog("us-east-1", ZONES)
     pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
             "spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
@@ -36,7 +38,7 @@ def cluster(nodes: int = 6):
                       "spec": {"nodeName": name, "containers": [{"name": "c", "resources": {
                           "requests": {"cpu": f"{300 + 50 * i}m", "memory": "512Mi"}}}]},
                       "status": {"phase": "Running"}})
-    return build_snapshot(items), catalog
+    return build_snapshot(items + list(extra)), catalog
 
 
 def plan(simulations=None):
@@ -170,3 +172,38 @@ def test_each_pass_finds_the_candidates_a_fresh_look_would(seed, monkeypatch):
     monkeypatch.setattr(CandidateFinder, "find", find)
     result = simulate(snapshot, catalog=catalog, consolidate=True)
     assert result.disruptions and len(passes) >= len(result.disruptions) + 1  # a pass per command, and the last
+
+
+def test_a_plan_leaves_no_simulation_behind_for_the_cycle_collector():
+    """Every simulation's scheduler, topology and errors go when the simulation does (reference
+    counting), not at the collector's next pass: a 2,000-node plan otherwise left a million
+    objects to it. Refusals are what made the cycles (an exception kept beside the frames of its
+    own traceback), so this cluster has some: a NodePool the pods do not tolerate, and hostname
+    anti-affinity that existing nodes refuse."""
+    tainted = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "gpu"},
+               "spec": {"weight": 50, "template": {"spec": {
+                   "taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}],
+                   "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}}
+    lonely = [{"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": f"lonely-{i}", "namespace": "default", "creationTimestamp": CREATED,
+                            "labels": {"app": "lonely"}},
+               "spec": {"nodeName": f"node-{i}", "containers": [{"name": "c", "resources": {
+                   "requests": {"cpu": "100m", "memory": "128Mi"}}}],
+                        "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                            {"labelSelector": {"matchLabels": {"app": "lonely"}},
+                             "topologyKey": "kubernetes.io/hostname"}]}}},
+               "status": {"phase": "Running"}} for i in range(4)]
+    snapshot, catalog = cluster(extra=[tainted, *lonely])
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        commands, _ = Disruptor(snapshot, catalog).run(ClusterState(snapshot))
+        gc.collect()
+        left = {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert commands  # the plan did simulate, and moved pods
+    assert not left & {"Scheduler", "Topology", "TopologyGroup", "SchedulingError", "traceback", "frame"}

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..sim import simulate
 from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
 from ..sources import load_snapshot, resolve_snapshot_path
+from ..sources.collector import settle_for_simulation
 from ..views.info import warnings_with_catalog
 from ..views.cost import Cost, cost_path, whatif_cost
 from ..views.drift import drift_json, drift_lines
@@ -35,6 +36,7 @@ def feature_gates(text: str | None) -> FeatureGates:
 
 def run_simulate(args: argparse.Namespace) -> int:
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+    settle_for_simulation()  # the snapshot stays to the end of this command
     gates = feature_gates(args.feature_gates)
     options = {"catalog": None, "consolidate": args.consolidate, "gates": gates}
     catalog = snapshot_catalog(snapshot, args.instance_types)

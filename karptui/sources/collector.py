@@ -38,3 +38,20 @@ def collector_paused() -> Iterator[None]:
             _paused -= 1
             if _paused == 0 and _was_enabled:
                 gc.enable()
+
+
+# A consolidation plan makes millions of short-lived objects (requirement sets, pod data, arrays);
+# with the default threshold (700) the collector ran 2,000 times on a 2,000-node plan, 2.0 s of its
+# 11.8 s of CPU. Collecting the young every 20,000 objects instead took 0.2 s.
+YOUNG_THRESHOLD = 20_000
+
+
+def settle_for_simulation() -> None:
+    """Before a long simulation, in a process that keeps its cluster picture to the end (the command
+    line's ``simulate``, the screen's forked child): what exists now leaves the collector's passes
+    for good (``gc.freeze``: a full pass walks every pod and node of the picture again, nine times
+    in one 2,000-node plan), and the young generation is collected less often. Both only change
+    when cycles are found; reference counting frees everything else as before."""
+    gc.freeze()
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(max(YOUNG_THRESHOLD, young), middle, old)

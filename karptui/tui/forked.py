@@ -18,6 +18,8 @@ import os
 import threading
 from collections.abc import Callable
 
+from ..sources.collector import settle_for_simulation
+
 IN_CHILD_PROCESS = "fork" in multiprocessing.get_all_start_methods()
 
 # (kind, value): "progress" and "partial" messages, then one "done" or "error"
@@ -99,6 +101,7 @@ def _child(conn, work: Callable[[Tell], None]) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    settle_for_simulation()  # the child only simulates, over the picture it was forked with
     try:
         work(lambda kind, value: conn.send((kind, value)))
     except BaseException:  # noqa: BLE001  (the parent says "ended without an answer")

@@ -89,26 +89,27 @@ class ExistingNode:
         if error is not None:
             raise SchedulingError(error or "incompatible requirements")
         base = self.reqs.plus(data.reqs.values())
-        last = None
+        last = ""  # why the last option failed: a message (an exception kept in a local would tie this
+        # frame and its traceback in a reference cycle, and consolidation's garbage with them)
         for volume in volume_reqs:
             reqs = base
             if volume is not None:
                 error = reqs.compatible(volume, why=why)
                 if error is not None:
-                    last = SchedulingError(f"incompatible volume requirements, {error}")
+                    last = f"incompatible volume requirements, {error}"
                     continue
                 reqs = reqs.plus(volume.values())
             try:
                 narrowed = topology.add_requirements(pod, self.taints, data.strict, reqs)
             except TopologyError as exc:
-                last = SchedulingError(str(exc))
+                last = str(exc)
                 continue
             error = reqs.compatible(narrowed, why=why)
             if error is not None:
-                last = SchedulingError(error or "topology")
+                last = error or "topology"
                 continue
             return reqs.plus(narrowed.values())
-        raise last
+        raise SchedulingError(last)
 
     def fresh(self) -> ExistingNode:
         """A copy to schedule onto, this one kept as it was (the pool serves many simulations)."""

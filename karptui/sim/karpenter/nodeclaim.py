@@ -224,13 +224,13 @@ class NodeClaim:
             raise SchedulingError(f"incompatible requirements, {error}" if why else "", REQUIREMENTS,
                                   self.reqs.compatible(data.reqs, allow, why=False) if why else None)
         base = self.reqs.plus(data.reqs.values())
-        last: SchedulingError | None = None
-        for volume in volume_reqs:
+        for n, volume in enumerate(volume_reqs, 1):
             try:
                 return self._try(pod, data, base, volume, why, relax_min_values)
-            except SchedulingError as exc:
-                last = exc
-        raise last
+            except SchedulingError:
+                if n == len(volume_reqs):
+                    raise  # the last option's error (not kept in a local: that would make a reference cycle)
+        raise SchedulingError("no volume requirements to try")
 
     def _try(self, pod: Pod, data, base: Reqs, volume: Reqs | None, why: bool, relax_min_values: bool):
         allow = self.types.well_known

@@ -376,7 +376,9 @@ class Scheduler:
             reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values)
         except SchedulingError as exc:
             exc.claim = claim
-            return exc
+            # returned, not raised: without its traceback (whose frames lead back to the caller
+            # holding it, a reference cycle only the collector would free)
+            return exc.with_traceback(None)
         return claim, reqs, kept
 
     def _name(self, pool: str) -> str:
