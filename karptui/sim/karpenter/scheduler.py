@@ -91,6 +91,15 @@ class Prepared:
         self.skipped = {p.name: t for p, t in built if isinstance(t, str)}
         self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         self._groups: dict[frozenset, dict] = {}
+        self._pod_data: dict[int, tuple[Pod, PodData]] = {}
+
+    def pod_data(self, pod: Pod) -> PodData:
+        """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
+        simulation after simulation; a relaxed copy is worked out by its run alone)."""
+        found = self._pod_data.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = self._pod_data[id(pod)] = (pod, PodData.of(pod))
+        return found[1]
 
     def domain_groups(self, keys: frozenset[str]) -> dict:
         found = self._groups.get(keys)
@@ -131,7 +140,7 @@ class Scheduler:
         simulation may not move bound pods onto. ``decide``: keep each pod's NodePool decision table
         (:mod:`.nodepool_verdicts`) as of its last try, in ``decisions``."""
         self.snapshot, self.state = snapshot, state
-        prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
+        self.prepared = prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
         self.types = prepared.types
         self.respect = respect_preferences
         self.relax_min_values = min_values_best_effort
@@ -205,7 +214,7 @@ class Scheduler:
             else:
                 results.errors[pod.key] = error
                 self.topology.update(pod)
-                self._data[pod.key] = PodData.of(pod)
+                self._data[pod.key] = self.prepared.pod_data(pod)
                 queue.append(pod)
                 last_len[pod.key] = len(queue)
             if progress is not None:
@@ -229,7 +238,7 @@ class Scheduler:
     def data(self, pod: Pod) -> PodData:
         found = self._data.get(pod.key)
         if found is None:
-            found = self._data[pod.key] = PodData.of(pod)
+            found = self._data[pod.key] = self.prepared.pod_data(pod)
         return found
 
     def volumes(self, pod: Pod) -> list:
