@@ -5,10 +5,9 @@ is its first failing plugin's, as RunFilterPlugins stops there) -> PostFilter
 (DefaultPreemption) -> Score (weighted, normalised plugins) -> Reserve (the
 pod is assumed on the node and the cluster state updated).
 
-Deviations from kube-scheduler, on purpose: every feasible node is scored
-(upstream scores a sample of at least 100 nodes starting at a rotating
-offset), and ties go to the first node by name (upstream picks at random), so
-a simulation is repeatable.
+On a cluster of 100 nodes or more, only the feasible nodes kube-scheduler's search finds
+before it stops are scored (see :mod:`.sampling`). One deviation, on purpose: ties go to the
+first node by name (upstream picks at random), so a simulation is repeatable.
 """
 
 from __future__ import annotations

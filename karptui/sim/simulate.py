@@ -16,6 +16,7 @@ from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
 from .plugins.default_preemption import NOT_HELPFUL, preempt
 from .result import Attempt, SimResult
+from .sampling import NodeSearch
 from .signature import signature
 from .state import ClusterState
 from .version import cluster_version
@@ -67,6 +68,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     cache: dict = {}
     if equivalence and not explain:
         cache[Equivalence] = Equivalence()  # what pods of one signature share (schedule_one reads it)
+    cache[NodeSearch] = NodeSearch()  # where the next pod's search for feasible nodes starts
     mine = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
     # kube-scheduler skips a pod being deleted, and Karpenter provisions for none
     pending = [p for p in mine if p.deleted is None]
@@ -144,7 +146,8 @@ def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]
     kept = classes.of(pod) if classes is not None and not explain else None
     verdicts = kept.filters(ctx) if kept is not None else run_filters(ctx, explain)
     filters = _explained(ctx, verdicts.per_node) if explain else None
-    feasible = np.flatnonzero(verdicts.feasible)
+    search = ctx.cache.get(NodeSearch)
+    feasible = search.found(state, verdicts.feasible) if search is not None else np.flatnonzero(verdicts.feasible)
     if feasible.size:
         known = (lambda plugin, nodes: kept.score(ctx, plugin, nodes)) if kept is not None else None
         i = select_host(feasible, run_scores(ctx, feasible, known))

@@ -151,6 +151,8 @@ def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
 
 def _domain_has_match(ctx: PodCycle, key: str, per_node: np.ndarray) -> np.ndarray:
     domains = ctx.state.domains(key)
+    if domains.one_per_node:  # every node its own domain (hostname): its own count decides
+        return per_node > 0
     # per domain, then read off per node (the extra last entry: nodes without the key, never a match)
     return np.append(domains.per_domain(per_node) > 0, False)[domains.ids]
 
@@ -208,6 +210,9 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     raw = np.zeros(ctx.size, dtype=np.int64)
     for weight, key, per_node in parts:
         domains = state.domains(key)
+        if domains.one_per_node:  # every node its own domain (hostname)
+            raw += weight * per_node
+            continue
         # each domain's weight x matching pods, read off per node (the extra last entry: nodes without the key)
         raw += np.append(weight * domains.per_domain(per_node), 0)[domains.ids]
     values = raw[feasible]
