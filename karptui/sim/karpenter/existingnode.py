@@ -259,6 +259,7 @@ class ExistingPool:
         self._taints: dict[tuple, np.ndarray] = {}
         self._labels: dict[Reqs, np.ndarray] = {}
         self._domains: dict[str, tuple[np.ndarray, dict[str, int]]] = {}   # key -> (label ids, id of each value)
+        self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
 
     def tolerated(self, tolerations: tuple) -> np.ndarray:
         found = self._taints.get(tolerations)
@@ -275,6 +276,16 @@ class ExistingPool:
             found = self._labels[reqs] = np.array([n.reqs.compatible(reqs, why=False) is None for n in self.nodes],
                                                   dtype=bool)
         return found
+
+    def capacity(self, nodepool: str, resource: str, alive: np.ndarray) -> int:
+        """What the ``alive`` nodes of ``nodepool`` hold of ``resource`` in all (its limits count it)."""
+        found = self._capacity.get((nodepool, resource))
+        if found is None:
+            rows = np.array([k for k, n in enumerate(self.nodes) if n.nodepool == nodepool], dtype=np.intp)
+            values = np.array([self.nodes[k].capacity.get(resource, 0) for k in rows], dtype=np.int64)
+            found = self._capacity[(nodepool, resource)] = (rows, values)
+        rows, values = found
+        return int(values[alive[rows]].sum())
 
     def within(self, key: str, domains) -> np.ndarray:
         """Nodes whose ``key`` label is one of ``domains`` (a node without the label is in none)."""

@@ -154,20 +154,17 @@ class Scheduler:
             existing = ExistingPool(existing_nodes(state, snapshot, prepared.daemon_checks, catalog, set(deleting)))
         self.pool = existing
         indices = existing.indices
-        self._alive = np.array([i < 0 or not state.excluded[i] for i in indices], dtype=bool)
-        self.existing = existing.nodes           # entries are replaced by copies as pods join them
+        known = indices >= 0   # a NodeClaim without its Node yet is never taken out
+        self._alive = np.ones(len(indices), dtype=bool)
+        self._alive[known] = ~state.excluded[indices[known]]
+        self.existing = list(existing.nodes)     # entries are replaced by copies as pods join them
         self.settling = settling
-        for node, alive in zip(self.existing, self._alive):
-            if alive:
-                self.topology.register(L.HOSTNAME, node.hostname)
+        # (the nodes' hostnames need no registering with the topology: see Topology.register)
         self.remaining: dict[str, Resources] = {}
         for pool in pools:
-            left = Resources(pool.limits)
-            for node, alive in zip(self.existing, self._alive):
-                if alive and node.nodepool == pool.name:
-                    left = Resources({k: v - node.capacity.get(k, 0) for k, v in left.items()})
-            self.remaining[pool.name] = left
-        self.existing = list(self.existing)
+            limits = Resources(pool.limits)
+            self.remaining[pool.name] = Resources(
+                {k: v - existing.capacity(pool.name, k, self._alive) for k, v in limits.items()})
         self._copied: set[int] = set()
         self._existing_free = existing.free.copy()
         self._fits: dict[bytes, list] = {}   # pod size -> [the nodes with room, len(_joined) then]; see _room
