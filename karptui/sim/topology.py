@@ -18,7 +18,7 @@ MISSING = -1
 class Domains:
     """Node index -> domain id for one topology key (``MISSING`` where the label is absent)."""
 
-    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing")
+    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing", "some_missing")
 
     def __init__(self, key: str, nodes: Sequence[Node]) -> None:
         index: dict[str, int] = {}
@@ -34,6 +34,7 @@ class Domains:
         # every node its own domain (kubernetes.io/hostname): domain id i is node i, nothing to sum
         self.one_per_node = self.size == len(nodes)
         self.missing = ids == MISSING  # the nodes without the label
+        self.some_missing = bool(self.missing.any())
 
     def value_of(self, node_index: int) -> str | None:
         domain = self.ids[node_index]

@@ -103,14 +103,21 @@ def filter(ctx: PodCycle) -> list[Failure]:
         domains, counts, present, selector = domain_counts(ctx, constraint, keys)
         floor = global_minimum(counts[present], constraint.min_domains)
         self_match = 1 if selector is not None and selector.matches(ctx.pod.labels) else 0
-        # decided per domain, then read off per node; the extra last entry answers for the
-        # nodes without the key (id MISSING, -1), which the skew does not rule out
-        allowed = np.append(allows(counts, self_match, floor, constraint.max_skew), True)
-        lacks = undecided & domains.missing
-        too_skewed = undecided & ~allowed[domains.ids]
-        missing |= lacks
+        # decided per domain, then read off per node (where some domain is refused: a pod of a
+        # spread workload usually finds every domain allowed, and a lookup per node is the cost
+        # that grows with the cluster); the extra last entry answers for the nodes without the
+        # key (id MISSING, -1), which the skew does not rule out
+        allowed = allows(counts, self_match, floor, constraint.max_skew)
+        if domains.some_missing:
+            lacks = undecided & domains.missing
+            missing |= lacks
+            undecided &= ~lacks
+        if allowed.all():
+            continue
+        refused = ~allowed if domains.one_per_node else ~np.append(allowed, True)[domains.ids]
+        too_skewed = undecided & refused
         skewed |= too_skewed
-        undecided &= ~(lacks | too_skewed)
+        undecided &= ~too_skewed
     failures = []
     if missing.any():
         failures.append(Failure(missing, REASON_MISSING_LABEL, UNRESOLVABLE))
