@@ -39,7 +39,7 @@ def _walk(order, feasible, start, wanted):
                 break          # one more than needed: cancelled, not counted
             found.append(node)
         looked += 1
-    return sorted(found), (start + looked) % len(order)
+    return found, (start + looked) % len(order)
 
 
 def _state(zones: list[str], excluded=()):
@@ -71,7 +71,7 @@ def test_the_search_finds_what_a_node_by_node_walk_finds(data):
     for _ in range(3):  # three pods in a row, each starting where the last stopped
         start = search.start
         expected, next_start = _walk(order, feasible, start, wanted)
-        assert search.found(state, feasible).tolist() == expected
+        assert sorted(search.found(state, feasible).tolist()) == sorted(expected)
         assert search.start == next_start
 
 

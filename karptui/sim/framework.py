@@ -137,8 +137,9 @@ def run_scores(ctx: PodCycle, feasible: np.ndarray, known=None) -> np.ndarray:
 
 
 def select_host(feasible: np.ndarray, scores: np.ndarray) -> int:
-    """The highest score; among equals the first node by name (upstream: random)."""
-    return int(feasible[int(np.argmax(scores))])
+    """The highest score; among equals the first node by name (upstream: random). ``feasible``
+    may be in any order (the node search gives its nodes in the order it found them)."""
+    return int(feasible[scores == scores.max()].min())
 
 
 def fits_on(ctx: PodCycle, i: int) -> bool:

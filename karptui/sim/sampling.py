@@ -72,7 +72,7 @@ class NodeSearch:
         return self._order[1]
 
     def found(self, state: ClusterState, feasible: np.ndarray) -> np.ndarray:
-        """The feasible nodes (indices, by name order) the search finds for one pod, given every
+        """The feasible nodes (indices, in the order found) the search finds for one pod, given every
         node's Filter verdict; moves the next search's start past the nodes it looked at.
 
         The list is read a stretch at a time, doubling, from the start: on a large cluster where
@@ -103,4 +103,4 @@ class NodeSearch:
             at = stop % total
             stretch *= 2
         self.start = (self.start + looked) % total
-        return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.intp)
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
