@@ -29,6 +29,7 @@ from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFil
 
 
 _NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse groups register every domain
+_TERMS = "karpenter-topology-terms"  # ClusterState.shared: each pod's group terms (Topology._terms)
 
 
 def _scope(group: TopologyGroup) -> str | None:
@@ -155,40 +156,47 @@ class Topology:
         if affinity.anti_required or (self.respect and affinity.anti_preferred):
             self._inverse_for(pod, None)
         owned = []
-        for group in self._spread_groups(pod) + self._affinity_groups(pod):
-            found = self.groups.get(group.identity)
+        for kind, key, namespaces, selector, max_skew, min_domains, node_filter in self._terms(pod):
+            identity = (kind, key, namespaces, max_skew, node_filter, selector)  # as TopologyGroup.identity
+            found = self.groups.get(identity)
             if found is None:
-                self._count(group)
-                found = self.groups[group.identity] = group
-                self._index(group)
-                self._by_namespace.setdefault(_scope(group), []).append(group)
+                found = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter,
+                                      self.domain_groups.get(key, EMPTY_DOMAINS))
+                self._count(found)
+                self.groups[identity] = found
+                self._index(found)
+                self._by_namespace.setdefault(_scope(found), []).append(found)
             found.owners.add(pod.key)
             owned.append(found)
         self._owned[pod.key] = owned
 
-    def _spread_groups(self, pod: Pod) -> list[TopologyGroup]:
-        out = []
+    def _terms(self, pod: Pod) -> list[tuple]:
+        """What each group ``pod`` owns is made of: its spread constraints, then its affinity and
+        anti-affinity terms (preferred ones while preferences are respected). Kept per pod for
+        the cluster state: consolidation's simulations ask again for the same pods, hundreds of
+        times, and selectors and node filters cost more to build than to look up."""
+        cache = self.state.shared(_TERMS, dict)
+        found = cache.get((id(pod), self.respect))
+        if found is not None and found[0] is pod:
+            return found[1]
+        terms = []
         for c in pod.spread_constraints:
             if not self.respect and c.when_unsatisfiable != DO_NOT_SCHEDULE:
                 continue
-            out.append(TopologyGroup(SPREAD, c.topology_key, pod, frozenset((pod.namespace,)),
-                                     effective_selector(c, pod.labels), c.max_skew, c.min_domains,
-                                     NodeFilter.for_pod(pod, c.node_taints_policy, c.node_affinity_policy),
-                                     self.domain_groups.get(c.topology_key, EMPTY_DOMAINS)))
-        return out
-
-    def _affinity_groups(self, pod: Pod) -> list[TopologyGroup]:
+            terms.append((SPREAD, c.topology_key, frozenset((pod.namespace,)), effective_selector(c, pod.labels),
+                          c.max_skew, c.min_domains,
+                          NodeFilter.for_pod(pod, c.node_taints_policy, c.node_affinity_policy)))
         affinity = pod.affinity
-        terms = [(AFFINITY, t) for t in affinity.pod_required]
+        kinds = [(AFFINITY, t) for t in affinity.pod_required]
         if self.respect:
-            terms += [(AFFINITY, w.term) for w in affinity.pod_preferred]
-        terms += [(ANTI_AFFINITY, t) for t in affinity.anti_required]
+            kinds += [(AFFINITY, w.term) for w in affinity.pod_preferred]
+        kinds += [(ANTI_AFFINITY, t) for t in affinity.anti_required]
         if self.respect:
-            terms += [(ANTI_AFFINITY, w.term) for w in affinity.anti_preferred]
-        return [TopologyGroup(kind, t.topology_key, pod, term_namespaces(t, pod.namespace, self.state),
-                              term_selector(t, pod.labels), UNBOUNDED,
-                              domain_group=self.domain_groups.get(t.topology_key, EMPTY_DOMAINS))
-                for kind, t in terms]
+            kinds += [(ANTI_AFFINITY, w.term) for w in affinity.anti_preferred]
+        terms += [(kind, t.topology_key, term_namespaces(t, pod.namespace, self.state), term_selector(t, pod.labels),
+                   UNBOUNDED, None, None) for kind, t in kinds]
+        cache[(id(pod), self.respect)] = (pod, terms)
+        return terms
 
     def _labels(self, i: int) -> Reqs:
         from .existingnode import node_reqs
