@@ -43,7 +43,16 @@ class PodDisruptionBudget(KubeObject):
         Every bound pod the PDB selects that is not finished counts as healthy: a simulation binds
         what it places, and a snapshot says nothing more about readiness than the phase.
         """
-        healthy = sum(1 for p in pods if p.node_name and not p.is_terminal and self.selects(p))
+        return self.allowed_with(sum(1 for p in pods if self.healthy(p) and self.selects(p)))
+
+    @staticmethod
+    def healthy(pod) -> bool:
+        """Whether a pod the PDB selects counts as healthy (bound and not finished)."""
+        return bool(pod.node_name) and not pod.is_terminal
+
+    def allowed_with(self, healthy: int) -> int:
+        """disruptionsAllowed when ``healthy`` of the pods it selects are healthy (see :meth:`allowed`:
+        a cluster-wide count can group pods by their labels and ask each PDB once per group)."""
 
         def scaled(value: str, up: bool) -> int:
             if value.endswith("%"):

@@ -25,6 +25,7 @@ from datetime import datetime
 from ....catalog import Catalog, InstanceType
 from ....catalog.pricing import node_price
 from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
+from ....model.disruption import PodDisruptionBudget
 from ....model import labels as L
 from ....model.fields import parse_duration
 from ...state import ClusterState
@@ -86,6 +87,11 @@ class Candidate:
         return self.pool.kind == "Provisioner"
 
 
+def _labels(pod: Pod) -> tuple:
+    """What a PDB's selection reads of a pod."""
+    return pod.namespace, frozenset(pod.labels.items())
+
+
 class CandidateFinder:
     """Builds candidates from the cluster as it now stands, noting why other nodes are blocked."""
 
@@ -95,7 +101,7 @@ class CandidateFinder:
         self.pools = {p.name: p for p in snapshot.nodepools}
         self.replacements = replacements  # nodes launched by earlier commands: not candidates until they settle
         self._allowance: dict[str, int] | None = None
-        self._guards: dict[str, list] = {}   # pod key -> the PDBs guarding it (labels do not change)
+        self._guards: dict[tuple, list] = {}   # (namespace, labels) -> the PDBs guarding such pods
         self._pdbs: dict[str, list] = {}
         self.skipped: dict[str, Why] = {}
         # node name -> (its Node, its pods, what find made of them): a pass after a command finds
@@ -111,12 +117,19 @@ class CandidateFinder:
         self.skipped = {}
         if self._allowance is None:
             # what each PDB allows: carrying out a command rebinds every pod it moves, so the
-            # healthy counts, and with them the allowances, stay as they are
-            by_namespace: dict[str, list[Pod]] = {}
+            # healthy counts, and with them the allowances, stay as they are. Pods are counted by
+            # label set (a workload's replicas share one) and each set asks its PDBs once: a PDB
+            # per workload over every pod was quadratic in the cluster (12 s at 20,000 nodes)
+            healthy_by_labels: dict[tuple, list] = {}
             for pods in state.pods:
                 for pod in pods:
-                    by_namespace.setdefault(pod.namespace, []).append(pod)
-            self._allowance = {pdb.key: pdb.allowed(by_namespace.get(pdb.namespace, ())) for pdb in self.snapshot.pdbs}
+                    found = healthy_by_labels.setdefault(_labels(pod), [pod, 0])
+                    found[1] += PodDisruptionBudget.healthy(pod)
+            healthy: dict[str, int] = {}
+            for pod, count in healthy_by_labels.values():
+                for pdb in self._guarding(pod) if count else ():
+                    healthy[pdb.key] = healthy.get(pdb.key, 0) + count
+            self._allowance = {pdb.key: pdb.allowed_with(healthy.get(pdb.key, 0)) for pdb in self.snapshot.pdbs}
         allowance = self._allowance
         out = []
         for i, node in enumerate(state.nodes):
@@ -196,9 +209,12 @@ class CandidateFinder:
         return [(key, (self._allowance or {}).get(key, 0), keys) for key, keys in sorted(found.items())]
 
     def _guarding(self, pod: Pod) -> list:
-        guards = self._guards.get(pod.key)
+        """The PDBs that select ``pod``: what they read (namespace and labels) is a workload's
+        replicas' alike, so asked once per label set."""
+        key = _labels(pod)
+        guards = self._guards.get(key)
         if guards is None:
-            guards = self._guards[pod.key] = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
+            guards = self._guards[key] = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
         return guards
 
     def _do_not_disrupt(self, pod: Pod) -> Why:
