@@ -23,6 +23,7 @@ from ...model.taints import Taint
 from ..plugins.inter_pod_affinity import term_index, term_namespaces, term_selector
 from ..plugins.pod_topology_spread import effective_selector
 from ..state import ClusterState
+from ..topology import MISSING
 from .requirements import Req, Reqs
 from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFilter, TopologyGroup, UNBOUNDED, \
     EMPTY_DOMAINS
@@ -88,6 +89,7 @@ class Topology:
         self._inverse_owned: dict[str, list[TopologyGroup]] = {}  # pod key -> the inverse groups it owns
         self._groups_made = 0   # groups indexed so far: a cached selection older than this is stale
         self._selected: dict[tuple, tuple[int, list[TopologyGroup]]] = {}
+        self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -210,39 +212,55 @@ class Topology:
             return node.name  # the kubelet's label may lag; Karpenter counts the node by name
         return value
 
-    def _counted_nodes(self, node_filter: NodeFilter | None) -> np.ndarray:
-        """Nodes a group with this filter counts: not taken out, and passing the filter (worked out
-        once per cluster state: consolidation asks again for every candidate set)."""
+    def _filter_mask(self, node_filter: NodeFilter | None) -> np.ndarray:
+        """Nodes a group with this filter counts, taken out or not (worked out once per cluster
+        state: consolidation asks again for every candidate set)."""
         state = self.state
-        if node_filter is None or node_filter.trivial:
-            return ~state.excluded
+        key = node_filter if node_filter is not None and not node_filter.trivial else None
         cache = state.shared("karpenter-filter-masks", dict)
-        found = cache.get(node_filter)
+        found = cache.get(key)
         if found is None:
-            found = cache[node_filter] = np.array(
+            found = cache[key] = np.ones(len(state.nodes), dtype=bool) if key is None else np.array(
                 [node_filter.matches(node.taints, self._labels(i)) for i, node in enumerate(state.nodes)], dtype=bool)
-        return found & ~state.excluded
+        return found
 
     def _count(self, group: TopologyGroup) -> None:
-        """Register the domains of existing nodes the group may use, and count its pods there."""
+        """Register the domains of existing nodes the group may use, and count its pods there.
+
+        Per domain from totals the cluster state keeps up to date over the filter's nodes
+        (ClusterState.domain_totals), less what the nodes taken out hold: a simulation takes out
+        a few candidates, so a group costs what its domains and those nodes do, not a pass over
+        every node (consolidation builds a topology per simulation, hundreds of groups each)."""
         state = self.state
-        counted = self._counted_nodes(group.node_filter)
+        mask = self._filter_mask(group.node_filter)
+        out = self._out[mask[self._out]]   # the nodes taken out that the filter counts
         domains = state.domains(group.key)
-        if group.key == L.HOSTNAME:
-            pass  # an empty hostname domain changes no answer (a new node is always another one)
-        elif counted.all():
-            group.register(*domains.values)
-        else:
-            group.register(*(domains.values[d] for d in np.flatnonzero(domains.present(counted))))
+        if group.key != L.HOSTNAME:  # an empty hostname domain changes no answer (a new node is another)
+            nodes = state.shared(("karpenter-filter-domains", group.key, group.node_filter),
+                                 lambda: domains.per_domain(np.ones(len(state.nodes), dtype=np.int64), mask))
+            if out.size:
+                nodes = nodes.copy()
+                ids = domains.ids[out]
+                np.subtract.at(nodes, ids[ids != MISSING], 1)
+            group.register(*(domains.values[d] for d in np.flatnonzero(nodes > 0)))
         if group.selector is None:
             return
         per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
-        totals = domains.per_domain(per_node, counted)
+        if group.key == L.HOSTNAME:  # a node is its own domain (by name where the label is missing)
+            for i in np.flatnonzero(per_node):
+                i = int(i)
+                if mask[i] and not state.excluded[i]:
+                    group.add(self._domain(i, group.key), int(per_node[i]))
+            return
+        key = ("karpenter-group", "skip terminating", group.selector, group.namespaces, group.key, group.node_filter)
+        totals = state.domain_totals(key, per_node, domains, mask)
+        if out.size:
+            totals = totals.copy()
+            ids = domains.ids[out]
+            keep = ids != MISSING
+            np.subtract.at(totals, ids[keep], per_node[out][keep])
         for d in np.flatnonzero(totals):
             group.add(domains.values[d], int(totals[d]))
-        if group.key == L.HOSTNAME:  # a node without its hostname label counts under its name
-            for i in np.flatnonzero(per_node * (counted & domains.missing)):
-                group.add(self._domain(int(i), group.key), int(per_node[i]))
 
     # ---- scheduling ---------------------------------------------------------------------------------
     def register(self, key: str, domain: str) -> None:
