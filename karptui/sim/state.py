@@ -50,6 +50,7 @@ class ClusterState:
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
         self._groups: dict[tuple, tuple[Pod, dict[int, int]]] | None = None  # label groups, once asked for
+        self._groups_in: dict[str, list[tuple[Pod, dict[int, int]]]] = {}   # the same by namespace
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
@@ -146,6 +147,7 @@ class ClusterState:
         new.touched = np.zeros(len(new.nodes), dtype=np.int64)
         new._log = []
         new._groups = None
+        new._groups_in = {}
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}
         return new
@@ -306,16 +308,24 @@ class ClusterState:
         counter tests a few hundred groups instead of every pod."""
         if self._groups is None:
             self._groups = {}
+            self._groups_in = {}
             for i, pods in enumerate(self.pods):
                 for pod in pods:
                     self._group_add(pod, i, 1)
         return list(self._groups.values())
+
+    def _label_groups_in(self, namespaces) -> list[tuple[Pod, dict[int, int]]]:
+        """:meth:`_label_groups` of these namespaces only (a selector looks at its own: a cluster of
+        many namespaces then tests its counters against a share of the groups)."""
+        self._label_groups()
+        return [group for namespace in namespaces for group in self._groups_in.get(namespace, ())]
 
     def _group_add(self, pod: Pod, i: int, sign: int) -> None:
         key = _group_key(pod)
         found = self._groups.get(key)
         if found is None:
             found = self._groups[key] = (pod, {})
+            self._groups_in.setdefault(pod.namespace, []).append(found)
         per_node = found[1]
         per_node[i] = per_node.get(i, 0) + sign
 
@@ -337,15 +347,16 @@ class ClusterState:
                 def matches(pod: Pod) -> bool:
                     return (not skip_terminating or pod.deleted is None) and all(m(pod) for m in parts)
 
+            spaces = set()
+            for _, namespaces in selectors:
+                spaces |= {None} if namespaces is None else set(namespaces)
             counts = np.zeros(len(self.nodes), dtype=np.int64)
-            for representative, per_node in self._label_groups():
+            groups = self._label_groups() if None in spaces else self._label_groups_in(sorted(spaces))
+            for representative, per_node in groups:
                 if matches(representative):
                     for i, count in per_node.items():
                         counts[i] += count
             found = self._counters[key] = (matches, counts)
-            spaces = set()
-            for _, namespaces in selectors:
-                spaces |= {None} if namespaces is None else set(namespaces)
             scope = next(iter(spaces)) if len(spaces) == 1 else None
             self._by_namespace.setdefault(scope, []).append(found)
         return found[1]
