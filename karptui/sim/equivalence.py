@@ -50,9 +50,12 @@ class EquivalenceClass:
             apply_filters(ctx, NODE_LOCAL_FILTERS, self.local, known=self.changing)
         self.seen = state.changes
         local = self.local
+        failures = {plugin: plugin.filter(ctx) for plugin in DOMAIN_FILTERS}
+        if not any(failures.values()):
+            return local  # the domain filters rule nothing out: the kept outcome itself (read, never changed)
         verdicts = Verdicts(local.feasible.copy(), local.unresolvable.copy(), Counter(local.counts),
                             plugin_of=dict(local.plugin_of), masks=dict(local.masks))
-        apply_filters(ctx, DOMAIN_FILTERS, verdicts)
+        apply_filters(ctx, DOMAIN_FILTERS, verdicts, known=failures)
         return verdicts
 
     def _unchanged(self, ctx: PodCycle) -> bool:

@@ -177,6 +177,9 @@ def _affinity_fails(ctx: PodCycle) -> np.ndarray:
 
 def filter(ctx: PodCycle) -> list[Failure]:
     pod = ctx.pod
+    if not pod.affinity.pod_required and not pod.affinity.anti_required and \
+            not any(per_node.any() for _, per_node in _index(ctx).matching("anti", pod)):
+        return []  # nothing of its own, and no bound pod's term keeps it away: no node to refuse
     failures = []
     undecided = np.ones(ctx.size, dtype=bool)
     if pod.affinity.pod_required:
