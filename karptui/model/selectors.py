@@ -123,6 +123,13 @@ class LabelSelector:
         return ",".join(parts) or "<all>"
 
 
+def selected_as(pod) -> tuple:
+    """All a pod selector (a PDB's, an affinity term's, a spread constraint's, with its namespaces)
+    reads of a pod: its namespace and labels. A workload's replicas share it, so an answer about
+    one holds for all: callers keep answers under this key."""
+    return pod.namespace, frozenset(pod.labels.items())
+
+
 def parse_label_selector(raw: object, where: str) -> LabelSelector | None:
     """``None`` for an absent selector (matches nothing), else the selector."""
     if raw is None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..model import Node, Pod, Snapshot
 from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
-from ..model.selectors import LabelSelector
+from ..model.selectors import LabelSelector, selected_as
 from .topology import MISSING, Domains
 
 # kube-scheduler scores pods that request nothing as if they asked for this much
@@ -363,7 +363,7 @@ class ClusterState:
 
 
 def _group_key(pod: Pod) -> tuple:
-    return (pod.namespace, frozenset(pod.labels.items()), pod.deleted is None)
+    return (*selected_as(pod), pod.deleted is None)
 
 
 def pod_matcher(selector: LabelSelector | None, namespaces: frozenset[str] | None) -> Callable[[Pod], bool]:

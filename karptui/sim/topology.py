@@ -18,7 +18,7 @@ MISSING = -1
 class Domains:
     """Node index -> domain id for one topology key (``MISSING`` where the label is absent)."""
 
-    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing", "some_missing")
+    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing", "some_missing", "_index")
 
     def __init__(self, key: str, nodes: Sequence[Node]) -> None:
         index: dict[str, int] = {}
@@ -35,6 +35,13 @@ class Domains:
         self.one_per_node = self.size == len(nodes)
         self.missing = ids == MISSING  # the nodes without the label
         self.some_missing = bool(self.missing.any())
+        self._index = index
+
+    def holding(self, values) -> np.ndarray:
+        """Per node: is its domain one of ``values`` (a node without the key is in none)."""
+        table = np.zeros(self.size + 1, dtype=bool)  # the last entry answers for MISSING (-1)
+        table[[self._index[v] for v in values if v in self._index]] = True
+        return table[self.ids]
 
     def value_of(self, node_index: int) -> str | None:
         domain = self.ids[node_index]

@@ -24,6 +24,7 @@ from ...model.pod import HostPort
 from ...model.resources import CPU, MEMORY, PODS, Resources
 from ...model.taints import NO_EXECUTE, NO_SCHEDULE, Taint, tolerates_all
 from ..plugins.node_ports import conflicts
+from ..topology import Domains
 from .nodeclaim import SchedulingError
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .requirements import Req, Reqs
@@ -258,7 +259,7 @@ class ExistingPool:
         self.indices = np.array([-1 if n.index is None else n.index for n in nodes], dtype=np.int64)
         self._taints: dict[tuple, np.ndarray] = {}
         self._labels: dict[Reqs, np.ndarray] = {}
-        self._domains: dict[str, tuple[np.ndarray, dict[str, int]]] = {}   # key -> (label ids, id of each value)
+        self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
 
     def tolerated(self, tolerations: tuple) -> np.ndarray:
@@ -291,14 +292,8 @@ class ExistingPool:
         """Nodes whose ``key`` label is one of ``domains`` (a node without the label is in none)."""
         found = self._domains.get(key)
         if found is None:
-            index: dict[str, int] = {}
-            ids = np.array([index.setdefault(n.labels[key], len(index)) if key in n.labels else -1
-                            for n in self.nodes], dtype=np.int64)
-            found = self._domains[key] = (ids, index)
-        ids, index = found
-        table = np.zeros(len(index) + 1, dtype=bool)  # the last entry answers for -1, no label
-        table[[index[d] for d in domains if d in index]] = True
-        return table[ids]
+            found = self._domains[key] = Domains(key, self.nodes)
+        return found.holding(domains)
 
     def settle(self, moved) -> None:
         """Pods moved onto these nodes for good (a delete carried out): less room, more ports taken.

@@ -19,6 +19,7 @@ import numpy as np
 from ...model import Pod
 from ...model import labels as L
 from ...model.affinity import DO_NOT_SCHEDULE
+from ...model.selectors import selected_as
 from ...model.taints import Taint
 from ..plugins.inter_pod_affinity import term_index, term_namespaces, term_selector
 from ..plugins.pod_topology_spread import effective_selector
@@ -104,7 +105,7 @@ class Topology:
 
         A selector reads only a pod's namespace and labels, which a workload's replicas share:
         each placement asks, and the answer is kept until another group is added."""
-        key = (inverse, pod.namespace, frozenset(pod.labels.items()))
+        key = (inverse, *selected_as(pod))
         found = self._selected.get(key)
         if found is None or found[0] != self._groups_made:
             scoped = self._inverse_scope if inverse else self._by_namespace

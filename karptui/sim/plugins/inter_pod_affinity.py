@@ -17,7 +17,7 @@ import numpy as np
 
 from ...model import Pod
 from ...model.affinity import NO_AFFINITY, PodAffinityTerm
-from ...model.selectors import IN, NOT_IN, LabelSelector, Requirement
+from ...model.selectors import IN, NOT_IN, LabelSelector, Requirement, selected_as
 from ..cycle import Failure, PodCycle
 from ..state import ClusterState
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
@@ -113,7 +113,7 @@ class TermIndex:
         workload's replicas share one answer, kept until a group is added; the cluster holds
         hundreds of groups and a pending pod matches few, so a cycle tests none of them again.
         """
-        key = (which, pod.namespace, frozenset(pod.labels.items()))
+        key = (which, *selected_as(pod))
         found = self._matching.get(key)
         if found is None or found[0] != self._groups:
             groups = self.anti if which == "anti" else self.scored
@@ -144,11 +144,12 @@ def _index(ctx: PodCycle) -> TermIndex:
     return term_index(ctx.state)
 
 
-def _existing_anti_affinity(ctx: PodCycle) -> np.ndarray:
+def _existing_anti_affinity(ctx: PodCycle, holding: list) -> np.ndarray:
+    """Nodes whose domain holds a bound pod whose required anti-affinity selects this pod
+    (``holding``: the index's groups that select it and hold a pod)."""
     blocked = np.zeros(ctx.size, dtype=bool)
-    for (_, key), per_node in _index(ctx).matching("anti", ctx.pod):
-        if per_node.any():
-            blocked |= _domain_has_match(ctx, key, per_node)
+    for (_, key), per_node in holding:
+        blocked |= _domain_has_match(ctx, key, per_node)
     return blocked
 
 
@@ -177,8 +178,8 @@ def _affinity_fails(ctx: PodCycle) -> np.ndarray:
 
 def filter(ctx: PodCycle) -> list[Failure]:
     pod = ctx.pod
-    if not pod.affinity.pod_required and not pod.affinity.anti_required and \
-            not any(per_node.any() for _, per_node in _index(ctx).matching("anti", pod)):
+    holding = [(group, per_node) for group, per_node in _index(ctx).matching("anti", pod) if per_node.any()]
+    if not pod.affinity.pod_required and not pod.affinity.anti_required and not holding:
         return []  # nothing of its own, and no bound pod's term keeps it away: no node to refuse
     failures = []
     undecided = np.ones(ctx.size, dtype=bool)
@@ -193,7 +194,7 @@ def filter(ctx: PodCycle) -> list[Failure]:
         fails &= undecided
         failures.append(Failure(fails, REASON_ANTI_AFFINITY, UNSCHEDULABLE))
         undecided &= ~fails
-    existing = _existing_anti_affinity(ctx) & undecided
+    existing = _existing_anti_affinity(ctx, holding) & undecided
     failures.append(Failure(existing, REASON_EXISTING_ANTI_AFFINITY, UNSCHEDULABLE))
     return [f for f in failures if f.nodes.any()]
 

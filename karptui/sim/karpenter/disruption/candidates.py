@@ -26,6 +26,7 @@ from ....catalog import Catalog, InstanceType
 from ....catalog.pricing import node_price
 from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
 from ....model.disruption import PodDisruptionBudget
+from ....model.selectors import selected_as
 from ....model import labels as L
 from ....model.fields import parse_duration
 from ...state import ClusterState
@@ -87,11 +88,6 @@ class Candidate:
         return self.pool.kind == "Provisioner"
 
 
-def _labels(pod: Pod) -> tuple:
-    """What a PDB's selection reads of a pod."""
-    return pod.namespace, frozenset(pod.labels.items())
-
-
 class CandidateFinder:
     """Builds candidates from the cluster as it now stands, noting why other nodes are blocked."""
 
@@ -123,7 +119,7 @@ class CandidateFinder:
             healthy_by_labels: dict[tuple, list] = {}
             for pods in state.pods:
                 for pod in pods:
-                    found = healthy_by_labels.setdefault(_labels(pod), [pod, 0])
+                    found = healthy_by_labels.setdefault(selected_as(pod), [pod, 0])
                     found[1] += PodDisruptionBudget.healthy(pod)
             healthy: dict[str, int] = {}
             for pod, count in healthy_by_labels.values():
@@ -211,7 +207,7 @@ class CandidateFinder:
     def _guarding(self, pod: Pod) -> list:
         """The PDBs that select ``pod``: what they read (namespace and labels) is a workload's
         replicas' alike, so asked once per label set."""
-        key = _labels(pod)
+        key = selected_as(pod)
         guards = self._guards.get(key)
         if guards is None:
             guards = self._guards[key] = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
