@@ -51,6 +51,17 @@ class TopologyError(Exception):
                 f"nodeDomains = {self.node_domains}")  # sic: upstream's text lacks the closing parenthesis
 
 
+def _less(per_domain: np.ndarray, domains, nodes: np.ndarray, amounts: np.ndarray) -> np.ndarray:
+    """``per_domain`` less ``amounts`` where ``nodes`` are (a copy; nodes without the key count nowhere)."""
+    if not nodes.size:
+        return per_domain
+    ids = domains.ids[nodes]
+    keep = ids != MISSING
+    out = per_domain.copy()
+    np.subtract.at(out, ids[keep], amounts[keep])
+    return out
+
+
 def domain_groups(sources: Iterable[tuple[Reqs, Iterable[Reqs], tuple[Taint, ...]]]) -> dict[str, DomainGroup]:
     """The domains each key can take in new capacity: per NodePool (its requirements and template
     labels, each of its instance types' requirements laid over them), with the pool's taints.
@@ -160,7 +171,7 @@ class Topology:
             self._inverse_for(pod, None)
         owned = []
         for kind, key, namespaces, selector, max_skew, min_domains, node_filter in self._terms(pod):
-            identity = (kind, key, namespaces, max_skew, node_filter, selector)  # as TopologyGroup.identity
+            identity = TopologyGroup.identity_of(kind, key, namespaces, max_skew, node_filter, selector)
             found = self.groups.get(identity)
             if found is None:
                 found = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter,
@@ -239,10 +250,7 @@ class Topology:
         if group.key != L.HOSTNAME:  # an empty hostname domain changes no answer (a new node is another)
             nodes = state.shared(("karpenter-filter-domains", group.key, group.node_filter),
                                  lambda: domains.per_domain(np.ones(len(state.nodes), dtype=np.int64), mask))
-            if out.size:
-                nodes = nodes.copy()
-                ids = domains.ids[out]
-                np.subtract.at(nodes, ids[ids != MISSING], 1)
+            nodes = _less(nodes, domains, out, np.ones(len(out), dtype=np.int64))
             group.register(*(domains.values[d] for d in np.flatnonzero(nodes > 0)))
         if group.selector is None:
             return
@@ -254,12 +262,7 @@ class Topology:
                     group.add(self._domain(i, group.key), int(per_node[i]))
             return
         key = ("karpenter-group", "skip terminating", group.selector, group.namespaces, group.key, group.node_filter)
-        totals = state.domain_totals(key, per_node, domains, mask)
-        if out.size:
-            totals = totals.copy()
-            ids = domains.ids[out]
-            keep = ids != MISSING
-            np.subtract.at(totals, ids[keep], per_node[out][keep])
+        totals = _less(state.domain_totals(key, per_node, domains, mask), domains, out, per_node[out])
         for d in np.flatnonzero(totals):
             group.add(domains.values[d], int(totals[d]))
 
@@ -275,7 +278,7 @@ class Topology:
     def record(self, pod: Pod, taints: tuple[Taint, ...], reqs: Reqs, allow: frozenset[str] = frozenset()) -> None:
         """``pod`` lands on a node with these taints and requirements: count it where it is known to be."""
         for group in self._selecting(pod, inverse=False):
-            if group.node_filter is None or group.node_filter.matches(taints, reqs, allow):
+            if group.counts_on(taints, reqs, allow):
                 domains = reqs.get_or_exists(group.key)
                 if group.kind == ANTI_AFFINITY:
                     group.record(*domains.values)  # every domain the pod might still land in
@@ -295,7 +298,7 @@ class Topology:
         reqs = node_reqs
         groups = list(self._owned.get(pod.key, ()))
         groups += [g for g in self._selecting(pod, inverse=True)
-                   if g.node_filter is None or g.node_filter.matches(taints, node_reqs, allow)]
+                   if g.counts_on(taints, node_reqs, allow)]
         for group in groups:
             pod_domains = pod_reqs.get_or_exists(group.key)
             node_domains = node_reqs.get_or_exists(group.key)

@@ -113,17 +113,22 @@ class TopologyGroup:
         for domain in domain_group.domains(pod, policy):
             self.domains[domain] = 0
             self.empty.add(domain)
-        # what makes two constraints one group (minDomains is not part of it, as upstream)
-        self.identity = (kind, key, namespaces, max_skew, node_filter, selector)
+        self.identity = self.identity_of(kind, key, namespaces, max_skew, node_filter, selector)
+
+    @staticmethod
+    def identity_of(kind: str, key: str, namespaces, max_skew: int, node_filter, selector) -> tuple:
+        """What makes two constraints one group (minDomains is not part of it, as upstream)."""
+        return kind, key, namespaces, max_skew, node_filter, selector
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def selects(self, pod: Pod) -> bool:
         return self.selector is not None and (self.namespaces is None or pod.namespace in self.namespaces) \
             and self.selector.matches(pod.labels)
 
-    def counts(self, pod: Pod, taints: Iterable[Taint], reqs: Reqs, allow: frozenset[str] = frozenset()) -> bool:
-        """Whether ``pod`` counts here once on a node with these taints and requirements."""
-        return self.selects(pod) and (self.node_filter is None or self.node_filter.matches(taints, reqs, allow))
+    def counts_on(self, taints: Iterable[Taint], reqs: Reqs, allow: frozenset[str] = frozenset()) -> bool:
+        """Whether a pod it selects counts here once on a node with these taints and requirements
+        (the callers know which groups select the pod: Topology keeps that per label set)."""
+        return self.node_filter is None or self.node_filter.matches(taints, reqs, allow)
 
     def record(self, *domains: str) -> None:
         for domain in domains:
