@@ -16,7 +16,7 @@ from ..model.resources import CPU, MEMORY
 from .cycle import PodCycle
 from .framework import Verdicts
 from .plugins import pod_topology_spread as pts
-from .skew import allows, global_minimum, skew
+from .skew import allows, skew
 from .topology import MISSING
 
 
@@ -34,10 +34,9 @@ def _spread(ctx: PodCycle, verdicts: Verdicts) -> str:
             continue
         keys = tuple(dict.fromkeys(c.topology_key for c in ctx.pod.spread_constraints
                                    if c.when_unsatisfiable == DO_NOT_SCHEDULE))
-        domains, counts, present, selector = pts.domain_counts(ctx, constraint, keys)
+        domains, counts, present, selector, floor = pts.domain_counts(ctx, constraint, keys)
         if not present.any():
             continue
-        floor = global_minimum(counts[present], constraint.min_domains)
         own = 1 if selector is not None and selector.matches(ctx.pod.labels) else 0
         blocked = [d for d in range(domains.size)
                    if present[d] and not allows(int(counts[d]), own, floor, constraint.max_skew)]

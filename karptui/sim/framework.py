@@ -79,24 +79,25 @@ def apply_filters(ctx: PodCycle, plugins, verdicts: Verdicts, explain: bool = Fa
     """``plugins`` in order over the nodes ``verdicts`` still finds feasible, adding their reasons.
 
     ``known`` maps a plugin to failures already computed for this pod (the equivalence cache's)."""
-    size = ctx.size
     still, unresolvable = verdicts.feasible, verdicts.unresolvable
     for plugin in plugins:
         failures = known[plugin] if known is not None and plugin in known else plugin.filter(ctx)
         if not failures:
             continue
-        failed_here = np.zeros(size, dtype=bool)
+        failed_here = None
         for failure in failures:
             hit = still & failure.nodes
-            if not hit.any():
+            hits = np.count_nonzero(hit)
+            if not hits:
                 continue
-            failed_here |= hit
+            failed_here = hit if failed_here is None else failed_here | hit
             if failure.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 unresolvable |= hit
             if not failure.reason:  # left out of every message, as upstream does for some PreFilter cuts
                 continue
-            verdicts.counts[failure.reason] += int(hit.sum())
-            verdicts.masks[failure.reason] = verdicts.masks.get(failure.reason, False) | hit
+            verdicts.counts[failure.reason] += hits
+            earlier = verdicts.masks.get(failure.reason)
+            verdicts.masks[failure.reason] = hit if earlier is None else earlier | hit
             verdicts.plugin_of[failure.reason] = plugin.NAME
             if focus is not None:
                 if hit[focus]:
@@ -104,7 +105,8 @@ def apply_filters(ctx: PodCycle, plugins, verdicts: Verdicts, explain: bool = Fa
             elif explain:
                 for i in np.flatnonzero(hit):
                     verdicts.per_node.setdefault(int(i), []).append(failure.reason)
-        still &= ~failed_here
+        if failed_here is not None:
+            np.greater(still, failed_here, out=still)  # still and not failed here
 
 
 def run_prefilters(ctx: PodCycle) -> Rejection | None:

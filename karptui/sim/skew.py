@@ -34,7 +34,13 @@ def skew(count: Count, self_match: int, floor: int) -> Count:
     return count + self_match - floor
 
 
+def ceiling(self_match: int, floor: int, max_skew: int) -> int:
+    """The most matching pods a domain may hold and still take the pod: ``allows`` as one bound,
+    so a vector of counts is compared once (a filter over 20,000 hostnames, pod after pod)."""
+    return max_skew + floor - self_match
+
+
 def allows(count: Count, self_match: int, floor: int, max_skew: int) -> Count:
     """Whether the domain may take the pod (elementwise for vectors)."""
-    return skew(count, self_match, floor) <= max_skew
+    return count <= ceiling(self_match, floor, max_skew)
 

@@ -18,7 +18,10 @@ MISSING = -1
 class Domains:
     """Node index -> domain id for one topology key (``MISSING`` where the label is absent)."""
 
-    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing", "some_missing", "_index")
+    __slots__ = ("key", "ids", "values", "size", "one_per_node", "missing", "some_missing", "_index", "_read_off")
+
+    # up to this many domains (zones, capacity types, pools), read-offs are kept per pattern of flags
+    FEW = 64
 
     def __init__(self, key: str, nodes: Sequence[Node]) -> None:
         index: dict[str, int] = {}
@@ -36,12 +39,29 @@ class Domains:
         self.missing = ids == MISSING  # the nodes without the label
         self.some_missing = bool(self.missing.any())
         self._index = index
+        self._read_off: dict[bytes, np.ndarray] = {}
 
     def holding(self, values) -> np.ndarray:
         """Per node: is its domain one of ``values`` (a node without the key is in none)."""
         table = np.zeros(self.size + 1, dtype=bool)  # the last entry answers for MISSING (-1)
         table[[self._index[v] for v in values if v in self._index]] = True
         return table[self.ids]
+
+    def on_nodes(self, flags: np.ndarray) -> np.ndarray:
+        """Per node, its domain's flag (False for a node without the key); read only.
+
+        Reading a flag off per node is O(nodes) (a gather, the dearest vector step of a filter
+        on a large cluster), and a workload's pods ask about the same few zones' flags pod
+        after pod: with few domains each pattern is read off once."""
+        if self.one_per_node:
+            return flags
+        if self.size > self.FEW:
+            return np.append(flags, False)[self.ids]  # the extra last entry: nodes without the key (-1)
+        key = flags.tobytes()
+        found = self._read_off.get(key)
+        if found is None:
+            found = self._read_off[key] = np.append(flags, False)[self.ids]
+        return found
 
     def value_of(self, node_index: int) -> str | None:
         domain = self.ids[node_index]

@@ -129,7 +129,7 @@ class Topology:
         InterPodAffinity keeps of them (one count per node and term, maintained as pods move):
         a scan of every pod per run is what this saves, consolidation runs hundreds."""
         state = self.state
-        for (pair, key), per_node in term_index(state).anti.items():
+        for (pair, key), counts in term_index(state).anti.items():
             selector, namespaces = pair
             group = TopologyGroup(ANTI_AFFINITY, key, _NOBODY, namespaces, selector,
                                   domain_group=self.domain_groups.get(key, EMPTY_DOMAINS))
@@ -138,12 +138,11 @@ class Topology:
                 found = self.inverse[group.identity] = group
                 self._index(group)
                 self._inverse_scope.setdefault(_scope(group), []).append(group)
-            for i in np.flatnonzero(per_node):
-                i = int(i)
+            for i, count in sorted(counts.on.items()):
                 if not state.excluded[i]:
                     domain = state.nodes[i].labels.get(key)
                     if domain is not None:
-                        for _ in range(int(per_node[i])):
+                        for _ in range(count):
                             found.record(domain)
 
     def _inverse_for(self, pod: Pod, labels: Mapping[str, str] | None) -> None:

@@ -16,15 +16,16 @@ StatefulSet): fewer matching pods in the node's domains scores higher.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from ...model.affinity import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, TopologySpreadConstraint
 from ...model.selectors import IN, LabelSelector, Requirement
 from ..cycle import Failure, PodCycle
-from ..skew import allows, global_minimum
+from ..skew import ceiling, global_minimum
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
-from ..topology import MISSING
+from ..topology import MISSING, Domains
 from . import node_affinity, taint_toleration
 
 NAME = "PodTopologySpread"
@@ -74,7 +75,8 @@ def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[s
 def _per_domain(ctx: PodCycle, constraint: TopologySpreadConstraint, selector: LabelSelector | None,
                 keys: tuple[str, ...]):
     """Matching pods per domain of the constraint's key over its eligible nodes (kept up to date
-    between pods by ClusterState.domain_totals), and which domains have an eligible node."""
+    between pods by ClusterState.domain_totals), which domains have an eligible node, and
+    whether every domain does (the key naming the eligible nodes is in the last two's)."""
     state = ctx.state
     counter = ((selector, frozenset((ctx.pod.namespace,))),)
     per_node = state.counts(counter, skip_terminating=True)
@@ -82,13 +84,28 @@ def _per_domain(ctx: PodCycle, constraint: TopologySpreadConstraint, selector: L
     domains = state.domains(constraint.topology_key)
     counts = state.domain_totals((counter, constraint.topology_key, eligible_key), per_node, domains, eligible)
     present = ctx.static((NAME, "present", constraint.topology_key, eligible_key), lambda: domains.present(eligible))
-    return domains, counts, present
+    everywhere = ctx.static((NAME, "present everywhere", constraint.topology_key, eligible_key),
+                            lambda: bool(present.all()))
+    return domains, counts, present, everywhere
 
 
-def domain_counts(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]):
+class DomainCounts(NamedTuple):
+    """What the filter (and ``--explain``) reads of one hard constraint for one pod."""
+
+    domains: Domains
+    counts: np.ndarray    # matching pods per domain, over the eligible nodes
+    present: np.ndarray   # per domain: has an eligible node
+    selector: LabelSelector | None
+    floor: int            # the global minimum over the present domains (see ..skew)
+
+
+def domain_counts(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[str, ...]) -> DomainCounts:
     selector = effective_selector(constraint, ctx.pod.labels)
-    domains, counts, present = _per_domain(ctx, constraint, selector, keys)
-    return domains, counts, present, selector
+    domains, counts, present, everywhere = _per_domain(ctx, constraint, selector, keys)
+    # where every domain is present (the usual case) the counts are read whole: picking the
+    # present ones out is a copy per pod of a vector as long as the cluster (per hostname)
+    floor = global_minimum(counts if everywhere else counts[present], constraint.min_domains)
+    return DomainCounts(domains, counts, present, selector, floor)
 
 
 def filter(ctx: PodCycle) -> list[Failure]:
@@ -96,32 +113,31 @@ def filter(ctx: PodCycle) -> list[Failure]:
     if not hard:
         return []
     keys = tuple(dict.fromkeys(c.topology_key for c in hard))
-    undecided = np.ones(ctx.size, dtype=bool)
-    missing = np.zeros(ctx.size, dtype=bool)
-    skewed = np.zeros(ctx.size, dtype=bool)
+    # Each constraint rules out the nodes the ones before it left undecided. The node vectors
+    # are made only once a constraint rules some node out: a pod of a spread workload usually
+    # finds every domain allowed, and each vector is a pass over the cluster.
+    undecided = missing = skewed = None
     for constraint in hard:
-        domains, counts, present, selector = domain_counts(ctx, constraint, keys)
-        floor = global_minimum(counts[present], constraint.min_domains)
-        self_match = 1 if selector is not None and selector.matches(ctx.pod.labels) else 0
-        # decided per domain, then read off per node (where some domain is refused: a pod of a
-        # spread workload usually finds every domain allowed, and a lookup per node is the cost
-        # that grows with the cluster); the extra last entry answers for the nodes without the
-        # key (id MISSING, -1), which the skew does not rule out
-        allowed = allows(counts, self_match, floor, constraint.max_skew)
+        found = domain_counts(ctx, constraint, keys)
+        domains = found.domains
         if domains.some_missing:
-            lacks = undecided & domains.missing
-            missing |= lacks
-            undecided &= ~lacks
-        if allowed.all():
+            lacks = domains.missing if undecided is None else undecided & domains.missing
+            missing = lacks if missing is None else missing | lacks
+            undecided = ~lacks if undecided is None else undecided & ~lacks
+        self_match = 1 if found.selector is not None and found.selector.matches(ctx.pod.labels) else 0
+        # decided per domain, then read off per node; nodes without the key are not refused for skew
+        refused = found.counts > ceiling(self_match, found.floor, constraint.max_skew)
+        if not refused.any():
             continue
-        refused = ~allowed if domains.one_per_node else ~np.append(allowed, True)[domains.ids]
-        too_skewed = undecided & refused
-        skewed |= too_skewed
-        undecided &= ~too_skewed
+        too_skewed = domains.on_nodes(refused)
+        if undecided is not None:
+            too_skewed = undecided & too_skewed
+        skewed = too_skewed if skewed is None else skewed | too_skewed
+        undecided = ~too_skewed if undecided is None else undecided & ~too_skewed
     failures = []
-    if missing.any():
+    if missing is not None and missing.any():
         failures.append(Failure(missing, REASON_MISSING_LABEL, UNRESOLVABLE))
-    if skewed.any():
+    if skewed is not None and skewed.any():
         failures.append(Failure(skewed, REASON, UNSCHEDULABLE))
     return failures
 
