@@ -31,21 +31,22 @@ from .signature import signature
 class EquivalenceClass:
     """What one signature's cycles keep between pods, against one cluster state."""
 
-    __slots__ = ("local", "changing", "excluded", "seen", "scores")
+    __slots__ = ("local", "changing", "taken_out", "seen", "scores")
 
     def __init__(self) -> None:
         self.local: Verdicts | None = None     # the node-local Filter phase's outcome
         self.changing: dict = {}                # CHANGING_FILTERS plugin -> its failures over every node
-        self.excluded: np.ndarray | None = None
+        self.taken_out: tuple | None = None     # (state, its taken_out()) when ``local`` was computed
         self.seen = 0                           # state.changes when ``local`` was last known right
         self.scores: dict = {}                  # NODE_LOCAL_SCORES plugin -> (score per node, state.changes then)
 
     def filters(self, ctx: PodCycle) -> Verdicts:
         """The Filter phase's outcome, as run_filters gives it (without explain)."""
         state = ctx.state
-        if self.local is None or not np.array_equal(self.excluded, state.excluded) or not self._unchanged(ctx):
+        taken_out = (state, state.taken_out())
+        if self.local is None or self.taken_out != taken_out or not self._unchanged(ctx):
             self.changing = {plugin: plugin.filter(ctx) for plugin in CHANGING_FILTERS}
-            self.excluded = state.excluded.copy()
+            self.taken_out = taken_out
             self.local = Verdicts(~state.excluded, np.zeros(ctx.size, dtype=bool))
             apply_filters(ctx, NODE_LOCAL_FILTERS, self.local, known=self.changing)
         self.seen = state.changes

@@ -63,13 +63,13 @@ class NodeSearch:
     def __init__(self, percentage: int = 0) -> None:
         self.percentage = percentage
         self.start = 0                      # nextStartNodeIndex
-        self._order: tuple[bytes, np.ndarray] | None = None
+        self._order: tuple[ClusterState, int, np.ndarray] | None = None
 
     def _list(self, state: ClusterState) -> np.ndarray:
-        excluded = state.excluded.tobytes()
-        if self._order is None or self._order[0] != excluded:
-            self._order = (excluded, node_tree_order(state))
-        return self._order[1]
+        taken_out = state.taken_out()
+        if self._order is None or self._order[0] is not state or self._order[1] != taken_out:
+            self._order = (state, taken_out, node_tree_order(state))
+        return self._order[2]
 
     def found(self, state: ClusterState, feasible: np.ndarray) -> np.ndarray:
         """The feasible nodes (indices, in the order found) the search finds for one pod, given every

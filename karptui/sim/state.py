@@ -46,6 +46,8 @@ class ClusterState:
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.host_ports: dict[int, list] = {}  # node -> HostPorts in use (only nodes that have any)
         self.excluded = np.zeros(n, dtype=bool)  # nodes taken out of the cluster (consolidation candidates)
+        self._taken_out: tuple[bytes, int] = (self.excluded.tobytes(), 0)  # see taken_out()
+        self._taken_out_numbers: dict[bytes, int] = {self._taken_out[0]: 0}
         self.min_priority = np.full(n, _NO_PRIORITY, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
@@ -131,6 +133,7 @@ class ClusterState:
         new.pods = [list(pods) for pods in self.pods]
         new.host_ports = {i: list(ports) for i, ports in self.host_ports.items()}
         new.excluded, new.min_priority = self.excluded.copy(), self.min_priority.copy()
+        new._taken_out, new._taken_out_numbers = self._taken_out, dict(self._taken_out_numbers)
         new._domains = dict(self._domains)  # by node labels only
         copied = {id(counts): (matches, counts.copy()) for matches, counts in self._counters.values()}
         new._counters = {key: copied[id(counts)] for key, (_, counts) in self._counters.items()}
@@ -185,6 +188,16 @@ class ClusterState:
         state._log = []
         state._totals = {}
         return state
+
+    def taken_out(self) -> int:
+        """A number naming the set of nodes taken out now (``excluded``, which callers set
+        directly): the same number, the same nodes, in this state. What plugins keep per set of
+        nodes is keyed on it; comparing or hashing the vector itself, pod after pod, was a pass
+        over the cluster each time."""
+        now = self.excluded.tobytes()
+        if now != self._taken_out[0]:
+            self._taken_out = (now, self._taken_out_numbers.setdefault(now, len(self._taken_out_numbers)))
+        return self._taken_out[1]
 
     def shared(self, key, build):
         """An index built once for this state (plugins that follow placements keep theirs here)."""

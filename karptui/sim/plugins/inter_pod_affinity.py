@@ -188,10 +188,11 @@ def _index(ctx: PodCycle) -> TermIndex:
 def _existing_anti_affinity(ctx: PodCycle, holding: list) -> np.ndarray:
     """Nodes whose domain holds a bound pod whose required anti-affinity selects this pod
     (``holding``: the index's groups that select it and hold a pod)."""
-    blocked = np.zeros(ctx.size, dtype=bool)
+    blocked = None
     for (_, key), per_node in holding:
-        blocked |= _domain_has_match(ctx, key, per_node)
-    return blocked
+        match = _domain_has_match(ctx, key, per_node)
+        blocked = match if blocked is None else blocked | match
+    return blocked if blocked is not None else np.zeros(ctx.size, dtype=bool)
 
 
 def _domain_has_match(ctx: PodCycle, key: str, per_node: np.ndarray) -> np.ndarray:
@@ -221,21 +222,26 @@ def filter(ctx: PodCycle) -> list[Failure]:
     holding = [(group, counts.vector) for group, counts in _index(ctx).matching("anti", pod) if counts.any()]
     if not pod.affinity.pod_required and not pod.affinity.anti_required and not holding:
         return []  # nothing of its own, and no bound pod's term keeps it away: no node to refuse
+    # each step rules out only nodes the ones before left undecided (None: every node so far)
     failures = []
-    undecided = np.ones(ctx.size, dtype=bool)
+    undecided = None
     if pod.affinity.pod_required:
         fails = _affinity_fails(ctx)
         failures.append(Failure(fails, REASON_AFFINITY, UNRESOLVABLE))
-        undecided &= ~fails
+        undecided = ~fails
     if pod.affinity.anti_required:
-        fails = np.zeros(ctx.size, dtype=bool)
+        fails = None
         for term, pair in zip(pod.affinity.anti_required, resolved_terms(pod.affinity.anti_required, pod, ctx.state)):
-            fails |= _domain_has_match(ctx, term.topology_key, ctx.state.counts((pair,)))
-        fails &= undecided
+            match = _domain_has_match(ctx, term.topology_key, ctx.state.counts((pair,)))
+            fails = match if fails is None else fails | match
+        if undecided is not None:
+            fails = fails & undecided
         failures.append(Failure(fails, REASON_ANTI_AFFINITY, UNSCHEDULABLE))
-        undecided &= ~fails
-    existing = _existing_anti_affinity(ctx, holding) & undecided
-    failures.append(Failure(existing, REASON_EXISTING_ANTI_AFFINITY, UNSCHEDULABLE))
+        undecided = ~fails if undecided is None else undecided & ~fails
+    if holding:
+        existing = _existing_anti_affinity(ctx, holding)
+        failures.append(Failure(existing if undecided is None else existing & undecided,
+                                REASON_EXISTING_ANTI_AFFINITY, UNSCHEDULABLE))
     return [f for f in failures if f.nodes.any()]
 
 

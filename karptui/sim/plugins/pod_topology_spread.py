@@ -54,7 +54,7 @@ def _eligible(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tuple[s
     pod, state = ctx.pod, ctx.state
     affinity = constraint.node_affinity_policy == HONOR
     taints = constraint.node_taints_policy == HONOR
-    key = (NAME, "eligible", keys, state.excluded.tobytes(),
+    key = (NAME, "eligible", keys, state.taken_out(),
            (tuple(sorted(pod.node_selector.items())), pod.affinity.node_required) if affinity else None,
            pod.tolerations if taints else None)
 
