@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Simulator throughput: the figures interactive what-if depends on.
 
-    python bench/bench_sim.py [--nodes 5000] [--existing 40000] [--pending 5000] [--plain]
-    python bench/bench_sim.py --growth [--plain]
+    python bench/bench_sim.py [--nodes 5000] [--existing 40000] [--pending 5000] [--plain] [--repeat N]
+    python bench/bench_sim.py --growth [--plain] [--repeat 3]
 
 Scenarios (each printed as pods/s, wall and CPU time and peak RSS; nothing asserted):
   1. schedule N pending pods (zone + hostname spread, anti-affinity, plain mix) onto the cluster,
@@ -73,22 +73,28 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(label: str, snapshot, **options) -> None:
+def measure(label: str, snapshot, repeat: int = 1, **options) -> None:
+    """``repeat`` runs (each from the snapshot, as a fresh simulation), the fastest one printed with
+    the slowest beside it: on a shared machine one run's time moves by a fifth either way."""
     settle_for_simulation()  # as `karptui simulate` does once its snapshot is open
-    start, cpu = time.perf_counter(), time.process_time()
-    result = simulate(snapshot, **options)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    runs = []
+    for _ in range(repeat):
+        start, cpu = time.perf_counter(), time.process_time()
+        result = simulate(snapshot, **options)
+        runs.append((time.perf_counter() - start, time.process_time() - cpu))
+    (elapsed, cpu), slowest = min(runs), max(runs)[0]
     attempts = len(result.attempts)
+    spread = f", slowest of {repeat} {slowest:.3f} s" if repeat > 1 else ""
     print(f"{label:58s} {attempts:6d} pods in {elapsed:7.3f} s = {attempts / elapsed:8.0f} pods/s "
-          f"(CPU {cpu:7.3f} s = {attempts / cpu:6.0f} pods/s)  "
+          f"(CPU {cpu:7.3f} s = {attempts / cpu:6.0f} pods/s{spread})  "
           f"({result.scheduled} scheduled, {result.pending} pending)  peak RSS {peak_mib():.0f} MiB", flush=True)
 
 
-def growth(plain: bool) -> int:
+def growth(plain: bool, repeat: int) -> int:
     """Scenario 1 at 1k, 5k and 20k nodes (8 running and 1 pending pod per node), a process each."""
     for nodes in (1000, 5000, 20000):
         command = [sys.executable, __file__, "--nodes", str(nodes), "--existing", str(8 * nodes),
-                   "--pending", str(nodes), "--only-big"] + (["--plain"] if plain else [])
+                   "--pending", str(nodes), "--only-big", "--repeat", str(repeat)] + (["--plain"] if plain else [])
         if subprocess.run(command, check=False).returncode:
             return 1
     return 0
@@ -101,15 +107,17 @@ def main() -> int:
     parser.add_argument("--pending", type=int, default=5000)
     parser.add_argument("--plain", action="store_true", help="also run with equivalence classes off")
     parser.add_argument("--growth", action="store_true", help="scenario 1 at 1k, 5k and 20k nodes")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs of scenario 1, the fastest printed (default 1; 3 with --growth)")
     parser.add_argument("--only-big", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.growth:
-        return growth(args.plain)
+        return growth(args.plain, args.repeat or 3)
     big = build_snapshot(cluster(args.nodes, args.existing, args.pending, apps=40))
     label = f"{args.pending} pending onto {args.nodes} nodes, {args.existing} running"
-    measure(label, big)
+    measure(label, big, args.repeat or 1)
     if args.plain:
-        measure(label + " (plain)", big, equivalence=False)
+        measure(label + " (plain)", big, args.repeat or 1, equivalence=False)
     if args.only_big:
         return 0
     for replicas in (20, 100):

@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 SIZED = {
     "load": lambda n: ["--nodes", n, "--pods", 10 * n, "--repeat", 1, "--formats", "json"],
     "live": lambda n: ["--nodes", n, "--pods", 10 * n, "--seconds", 5],
-    "sim": lambda n: ["--nodes", n, "--existing", 9 * n, "--pending", n],
+    "sim": lambda n: ["--nodes", n, "--existing", 9 * n, "--pending", n, "--repeat", 3],
     "karpenter": lambda n: ["--nodes", n, "--pending", n],
     "disruption": lambda n: ["--nodes", n, "--pods", 10 * n],
     "tui": lambda n: ["--nodes", n, "--pods", 10 * n],

@@ -1,0 +1,155 @@
+"""The indexes a simulation keeps between pods, against counting afresh.
+
+Each is a shortcut the simulator takes so that a pod on a large cluster costs what its
+workload changed, not a pass over every node: the term groups' sparse per-node counts,
+a zone's flags read off per node, the number naming which nodes are taken out. Each
+must answer what the plain computation answers, whatever was placed or evicted.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from karptui.model import build_snapshot
+from karptui.sim.plugins.inter_pod_affinity import term_index
+from karptui.sim.skew import allows
+from karptui.sim.state import ClusterState
+from karptui.sim.topology import Domains
+from tests.simkit import HOST, ZONE, node, pod
+
+ZONES = ("zone-a", "zone-b", "zone-c")
+
+
+def anti_pod(name, app, on=None):
+    """A pod that keeps its own app off its node (required anti-affinity on hostname)."""
+    return pod(name, node=on, labels={"app": app}, affinity={"podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": HOST}]}})
+
+
+def cluster(nodes: int, bound: list[tuple[str, int]]):
+    items = [node(f"n{i}", ZONES[i % 3]) for i in range(nodes)]
+    items += [anti_pod(f"b{k}", app, on=f"n{i % nodes}") for k, (app, i) in enumerate(bound)]
+    return build_snapshot(items)
+
+
+def brute_counts(state: ClusterState, app: str) -> list[int]:
+    """Pods per node whose own anti-affinity term selects ``app`` (what a term group counts)."""
+    return [sum(1 for p in pods if p.labels.get("app") == app and p.affinity.anti_required) for pods in state.pods]
+
+
+apps = st.sampled_from(["web", "db"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.lists(st.tuples(apps, st.integers(0, 5)), max_size=8),
+       st.lists(st.tuples(apps, st.integers(0, 5), st.booleans()), max_size=20), st.integers(0, 20))
+def test_term_group_counts_follow_placements_whenever_their_vector_is_first_read(nodes, bound, moves, read_at):
+    """A group's counts are kept sparse until a pod first asks for its vector: the vector, made
+    before, during or after the moves, and the sparse map always agree with a fresh count."""
+    snapshot = cluster(nodes, bound)
+    state = ClusterState(snapshot)
+    index = term_index(state)
+    probe = {app: build_snapshot([pod(f"probe-{app}", labels={"app": app})]).pods[0] for app in ("web", "db")}
+    placed = []
+
+    def check(read: bool) -> None:
+        for app in ("web", "db"):
+            groups = index.matching("anti", probe[app])
+            want = brute_counts(state, app)
+            assert sum(len(counts.on) for _, counts in groups) == sum(1 for c in want if c)
+            for _, counts in groups:
+                assert counts.any() == any(want)
+                assert dict(counts.on) == {i: c for i, c in enumerate(want) if c}
+                if read:
+                    assert counts.vector.tolist() == want
+
+    for step, (app, where, evict) in enumerate(moves):
+        if evict and placed:
+            p, i = placed.pop(where % len(placed))
+            state.evict(p, i)
+        else:
+            p = build_snapshot([anti_pod(f"m{step}", app)]).pods[0]
+            state.place(p, where % nodes)
+            placed.append((p, where % nodes))
+        check(read=step >= read_at)
+    check(read=True)
+
+
+def test_a_copied_state_counts_its_term_groups_apart_from_the_original():
+    snapshot = cluster(3, [("web", 0)])
+    state = ClusterState(snapshot)
+    probe = build_snapshot([pod("probe", labels={"app": "web"})]).pods[0]
+    (_, original), = term_index(state).matching("anti", probe)
+    assert original.vector.tolist() == [1, 0, 0]
+    copy = state.copy()
+    copy.place(build_snapshot([anti_pod("new", "web")]).pods[0], 2)
+    (_, copied), = term_index(copy).matching("anti", probe)
+    assert copied.vector.tolist() == [1, 0, 1]
+    assert original.vector.tolist() == [1, 0, 0] and dict(original.on) == {0: 1}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", None]), min_size=1, max_size=12), st.data())
+def test_domain_flags_read_off_per_node_as_each_node_has_its_label(values, data):
+    """Domains.on_nodes (kept per pattern for a few domains) against reading each node's own
+    domain: a node without the key never gets a flag."""
+    items = [node(f"n{i:02d}", labels={"rack": v} if v else {}) for i, v in enumerate(values)]
+    nodes = build_snapshot(items).nodes
+    nodes = sorted(nodes, key=lambda n: n.name)
+    domains = Domains("rack", nodes)
+    for _ in range(3):  # the same pattern again comes from what was kept
+        flags = np.array(data.draw(st.lists(st.booleans(), min_size=domains.size, max_size=domains.size)), dtype=bool)
+        want = [bool(flags[domains.values.index(n.labels["rack"])]) if "rack" in n.labels else False for n in nodes]
+        assert domains.on_nodes(flags).tolist() == want
+        assert domains.on_nodes(flags.copy()).tolist() == want
+
+
+def test_domain_flags_read_off_when_there_are_many_domains():
+    """Past Domains.FEW domains nothing is kept per pattern, and the answer is the same kind."""
+    count = Domains.FEW + 6
+    items = [node(f"n{i:03d}", labels={"rack": f"r{i // 2}"}) for i in range(2 * count)]
+    nodes = sorted(build_snapshot(items).nodes, key=lambda n: n.name)
+    domains = Domains("rack", nodes)
+    assert domains.size == count
+    flags = np.arange(count) % 5 == 0
+    assert domains.on_nodes(flags).tolist() == [int(n.labels["rack"][1:]) % 5 == 0 for n in nodes]
+    hostnames = Domains(HOST, nodes)
+    per_node = np.arange(len(nodes)) % 3 == 0
+    assert hostnames.one_per_node
+    assert hostnames.on_nodes(per_node).tolist() == per_node.tolist()  # each node its own domain
+
+
+def test_taken_out_names_each_set_of_nodes_by_one_number():
+    state = ClusterState(cluster(4, []))
+    empty = state.taken_out()
+    state.excluded[[1, 2]] = True
+    some = state.taken_out()
+    assert some != empty
+    state.excluded[2] = False
+    one = state.taken_out()
+    assert one not in (empty, some)
+    state.excluded[2] = True
+    assert state.taken_out() == some  # the same nodes again: the same number
+    state.excluded[:] = False
+    assert state.taken_out() == empty
+    copy = state.copy()
+    copy.excluded[[1, 2]] = True
+    assert copy.taken_out() == some  # a copy keeps the numbering it started from
+    assert state.taken_out() == empty
+
+
+@given(st.integers(0, 50), st.integers(0, 1), st.integers(0, 50), st.integers(1, 5))
+def test_a_domain_allows_the_pod_as_the_skew_rule_says(count, self_match, floor, max_skew):
+    """kube-scheduler's rule, written out: count + (1 if the pod matches itself) - global minimum
+    must not exceed maxSkew; the vector form answers each entry the same."""
+    rule = count + self_match - floor <= max_skew
+    assert bool(allows(count, self_match, floor, max_skew)) == rule
+    assert allows(np.array([count, count]), self_match, floor, max_skew).tolist() == [rule, rule]
+
+
+def test_zone_flags_come_from_the_zone_label():
+    nodes = sorted(build_snapshot([node(f"n{i}", ZONES[i % 3]) for i in range(6)]).nodes, key=lambda n: n.name)
+    zones = Domains(ZONE, nodes)
+    refused = np.array([value == "zone-b" for value in zones.values])
+    assert [n.name for n, flag in zip(nodes, zones.on_nodes(refused)) if flag] == ["n1", "n4"]
