@@ -153,3 +153,18 @@ def test_zone_flags_come_from_the_zone_label():
     zones = Domains(ZONE, nodes)
     refused = np.array([value == "zone-b" for value in zones.values])
     assert [n.name for n, flag in zip(nodes, zones.on_nodes(refused)) if flag] == ["n1", "n4"]
+
+
+def test_an_index_of_terms_made_after_pods_moved_counts_where_they_are_now():
+    """The bound pods with affinity are noted while the snapshot is bound; an index made after
+    a placement and an eviction must count the cluster as it is then, not as it was bound."""
+    snapshot = cluster(3, [("web", 0), ("web", 1)])
+    state = ClusterState(snapshot)
+    state.evict(state.pods[1][0], 1)
+    state.place(build_snapshot([anti_pod("new", "web")]).pods[0], 2)
+    probe = build_snapshot([pod("probe", labels={"app": "web"})]).pods[0]
+    (_, counts), = term_index(state).matching("anti", probe)
+    assert counts.vector.tolist() == [1, 0, 1]
+    fresh = ClusterState(snapshot)
+    (_, counts), = term_index(fresh).matching("anti", probe)
+    assert counts.vector.tolist() == [1, 1, 0]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable, Iterable
 import numpy as np
 
 from ..model import Node, Pod, Snapshot
+from ..model.affinity import NO_AFFINITY
 from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from ..model.selectors import LabelSelector, selected_as
 from .topology import MISSING, Domains
@@ -53,6 +54,7 @@ class ClusterState:
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
         self._groups: dict[tuple, tuple[Pod, dict[int, int]]] | None = None  # label groups, once asked for
         self._groups_in: dict[str, list[tuple[Pod, dict[int, int]]]] = {}   # the same by namespace
+        self._with_affinity: list[tuple[Pod, int]] | None = None  # see bound_with_affinity()
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
@@ -69,24 +71,44 @@ class ClusterState:
         self._bind_all(snapshot)
 
     def _bind_all(self, snapshot: Snapshot) -> None:
-        """The snapshot's bound pods, accounted in bulk (as _account would, one by one)."""
+        """The snapshot's bound pods, accounted in bulk (as _account would, one by one), and their
+        label groups (:meth:`_label_groups`) made in the same walk.
+
+        One walk reads each pod once: on a large cluster the pods lie scattered over gigabytes,
+        and each separate pass over them (requests, priorities, labels) paid its cache misses
+        again - three passes over 180,000 pods cost 7x what they cost over 45,000."""
         at: list[int] = []
         bound: list[Pod] = []
-        for name, pods in snapshot.pods_by_node.items():
-            i = self.index.get(name)
-            if i is None:
+        priorities: list[int] = []
+        requested: list[list[int]] = [[], [], []]
+        names = [r for r in BASE if r != PODS]  # cpu, memory, ephemeral-storage
+        self._groups, self._groups_in = {}, {}
+        with_affinity: list[tuple[Pod, int]] = []
+        by_node = snapshot.pods_by_node
+        for i, node in enumerate(self.nodes):  # in node order, as every later walk over self.pods goes
+            pods = by_node.get(node.name)
+            if not pods:
                 continue
+            mine = self.pods[i]
             for pod in pods:
                 at.append(i)
                 bound.append(pod)
-                self.pods[i].append(pod)
+                mine.append(pod)
+                priorities.append(pod.priority)
+                requests = pod.requests
+                for k, resource in enumerate(names):
+                    requested[k].append(requests.get(resource, 0))
+                self._group_add(pod, i, 1)
+                if pod.affinity is not NO_AFFINITY:
+                    with_affinity.append((pod, i))
                 if pod.host_ports:
                     self.host_ports.setdefault(i, []).extend(pod.host_ports)
+        self._with_affinity = with_affinity
         if not bound:
             return
         where = np.array(at, dtype=np.intp)
-        priority = np.array([p.priority for p in bound], dtype=np.int64)
-        amounts = {r: np.array([p.requests.get(r, 0) for p in bound], dtype=np.int64) for r in BASE if r != PODS}
+        priority = np.array(priorities, dtype=np.int64)
+        amounts = {r: np.array(requested[k], dtype=np.int64) for k, r in enumerate(names)}
         amounts[PODS] = np.ones(len(bound), dtype=np.int64)
         for r, values in amounts.items():
             np.add.at(self.requested[r], where, values)
@@ -151,6 +173,7 @@ class ClusterState:
         new._log = []
         new._groups = None
         new._groups_in = {}
+        new._with_affinity = None
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}
         return new
@@ -188,6 +211,14 @@ class ClusterState:
         state._log = []
         state._totals = {}
         return state
+
+    def bound_with_affinity(self) -> list[tuple[Pod, int]]:
+        """(pod, node) for every bound pod that has an affinity of any kind: the pods an index of
+        affinity terms starts from. Noted while the snapshot's pods were bound, as long as nothing
+        has moved since (a walk over every pod of a large cluster is what that saves); else found."""
+        if self._with_affinity is not None:
+            return self._with_affinity
+        return [(pod, i) for i, pods in enumerate(self.pods) for pod in pods if pod.affinity is not NO_AFFINITY]
 
     def taken_out(self) -> int:
         """A number naming the set of nodes taken out now (``excluded``, which callers set
@@ -283,6 +314,7 @@ class ClusterState:
             self.min_priority[i] = min((p.priority for p in self.pods[i]), default=_NO_PRIORITY)
         if self._groups is not None:
             self._group_add(pod, i, sign)
+        self._with_affinity = None
         for counts in self._counters_matching(pod):
             counts[i] += sign
         for listener in self.listeners:

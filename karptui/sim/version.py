@@ -24,5 +24,6 @@ def cluster_version(snapshot: Snapshot) -> tuple[int, int]:
     recorded = parse(snapshot.meta.kubernetes_version)
     if recorded:
         return recorded
-    seen = [v for v in (parse(n.kubelet_version) for n in snapshot.nodes) if v]
+    # a cluster runs a handful of kubelet versions: each distinct one is parsed once
+    seen = [v for v in map(parse, {n.kubelet_version for n in snapshot.nodes}) if v]
     return max(seen) if seen else NEWEST

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Pod
-from ...model.affinity import NO_AFFINITY, PodAffinityTerm
+from ...model.affinity import PodAffinityTerm
 from ...model.selectors import IN, NOT_IN, LabelSelector, Requirement, selected_as
 from ..cycle import Failure, PodCycle
 from ..state import ClusterState
@@ -124,10 +124,8 @@ class TermIndex:
         self.scored: dict[tuple, GroupCounts] = {}  # (resolved pair, topology key, weight) -> pods per node
         self._groups = 0  # groups ever added: a pod's matching groups stay valid while this is unchanged
         self._matching: dict[tuple, tuple[int, list]] = {}
-        for i, pods in enumerate(state.pods):
-            for pod in pods:
-                if pod.affinity is not NO_AFFINITY:  # most pods have none: skip the call
-                    self.update(pod, i, +1, state)
+        for pod, i in state.bound_with_affinity():  # most pods have none
+            self.update(pod, i, +1, state)
         state.listeners.append(lambda pod, i, sign: self.update(pod, i, sign, state))
 
     def copy_for(self, state: ClusterState) -> TermIndex:
