@@ -49,15 +49,19 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
         scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
                               existing=existing)
         results = scheduler.solve(pending + moving)
-        errors = {p.key: results.errors[p.key] for p in moving if p.key in results.errors}
-        for p in moving:
-            node = results.on_existing.get(p.key)
-            if node is not None and not node.initialized:
-                errors[p.key] = f"would schedule against uninitialized node/{node.name}"
-        moved = [(p, results.on_existing[p.key].index) for p in moving
-                 if p.key in results.on_existing and results.on_existing[p.key].index is not None]
+        keyed = [(p, p.key) for p in moving]  # a pod's key is made afresh each time it is read
+        errors = {key: results.errors[key] for _, key in keyed if key in results.errors}
+        moved = []
+        for p, key in keyed:
+            node = results.on_existing.get(key)
+            if node is None:
+                continue
+            if not node.initialized:
+                errors[key] = f"would schedule against uninitialized node/{node.name}"
+            if node.index is not None:
+                moved.append((p, node.index))
         fits = {}
-        first = next((p for p in moving if p.key in errors), None)
+        first = next((p for p, key in keyed if key in errors), None)
         if first is not None:  # what it meets on each node left, while the candidates are gone
             with _evicted(state, candidates):
                 fits[first.key] = filter_error(first, state, cluster_version(snapshot))
