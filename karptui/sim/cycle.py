@@ -25,6 +25,28 @@ class Failure(NamedTuple):
     code: Code
 
 
+class Undecided:
+    """The nodes a filter has not ruled out yet, as it tries its checks in turn (each check
+    rules out only among these). No vector is made until a check rules some node out: most
+    pods pass most checks everywhere, and each vector is a pass over the cluster."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self) -> None:
+        self.nodes: np.ndarray | None = None   # None: every node
+
+    def rule_out(self, nodes: np.ndarray) -> np.ndarray:
+        """Rules out ``nodes`` where still undecided; returns the nodes this check decided."""
+        hit = nodes if self.nodes is None else self.nodes & nodes
+        self.nodes = ~hit if self.nodes is None else self.nodes & ~hit
+        return hit
+
+
+def either(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
+    """``a | b``, where ``a`` None means no node yet."""
+    return b if a is None else a | b
+
+
 @dataclass(frozen=True)
 class Rejection:
     """A PreFilter verdict that rules the pod out before any node is tried."""

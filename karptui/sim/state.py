@@ -52,7 +52,7 @@ class ClusterState:
         self.min_priority = np.full(n, _NO_PRIORITY, dtype=np.int64)
         self._domains: dict[str, Domains] = {}
         self._counters: dict[tuple, tuple[Callable[[Pod], bool], np.ndarray]] = {}
-        self._groups: dict[tuple, tuple[Pod, dict[int, int]]] | None = None  # label groups, once asked for
+        self._groups: dict[tuple, tuple[Pod, dict[int, int]]] | None = None  # label groups (None: made when asked)
         self._groups_in: dict[str, list[tuple[Pod, dict[int, int]]]] = {}   # the same by namespace
         self._with_affinity: list[tuple[Pod, int]] | None = None  # see bound_with_affinity()
         # the same counters by the one namespace they look at (None: several or all), so a
@@ -78,7 +78,6 @@ class ClusterState:
         and each separate pass over them (requests, priorities, labels) paid its cache misses
         again - three passes over 180,000 pods cost 7x what they cost over 45,000."""
         at: list[int] = []
-        bound: list[Pod] = []
         priorities: list[int] = []
         requested: list[list[int]] = [[], [], []]
         names = [r for r in BASE if r != PODS]  # cpu, memory, ephemeral-storage
@@ -92,7 +91,6 @@ class ClusterState:
             mine = self.pods[i]
             for pod in pods:
                 at.append(i)
-                bound.append(pod)
                 mine.append(pod)
                 priorities.append(pod.priority)
                 requests = pod.requests
@@ -104,12 +102,12 @@ class ClusterState:
                 if pod.host_ports:
                     self.host_ports.setdefault(i, []).extend(pod.host_ports)
         self._with_affinity = with_affinity
-        if not bound:
+        if not at:
             return
         where = np.array(at, dtype=np.intp)
         priority = np.array(priorities, dtype=np.int64)
         amounts = {r: np.array(requested[k], dtype=np.int64) for k, r in enumerate(names)}
-        amounts[PODS] = np.ones(len(bound), dtype=np.int64)
+        amounts[PODS] = np.ones(len(at), dtype=np.int64)
         for r, values in amounts.items():
             np.add.at(self.requested[r], where, values)
         cpu, memory = amounts[CPU], amounts[MEMORY]

@@ -42,10 +42,16 @@ class Domains:
         self._read_off: dict[bytes, np.ndarray] = {}
 
     def holding(self, values) -> np.ndarray:
-        """Per node: is its domain one of ``values`` (a node without the key is in none)."""
-        table = np.zeros(self.size + 1, dtype=bool)  # the last entry answers for MISSING (-1)
-        table[[self._index[v] for v in values if v in self._index]] = True
-        return table[self.ids]
+        """Per node: is its domain one of ``values`` (a node without the key is in none); read only."""
+        flags = np.zeros(self.size, dtype=bool)
+        flags[[self._index[v] for v in values if v in self._index]] = True
+        return self.on_nodes(flags)
+
+    def read_off(self, per_domain: np.ndarray, missing=0) -> np.ndarray:
+        """A per-domain vector read off per node; ``missing`` for the nodes without the key."""
+        if self.one_per_node:  # domain id i is node i
+            return per_domain
+        return np.append(per_domain, np.array(missing, dtype=per_domain.dtype))[self.ids]  # id -1: the last entry
 
     def on_nodes(self, flags: np.ndarray) -> np.ndarray:
         """Per node, its domain's flag (False for a node without the key); read only.
@@ -53,14 +59,12 @@ class Domains:
         Reading a flag off per node is O(nodes) (a gather, the dearest vector step of a filter
         on a large cluster), and a workload's pods ask about the same few zones' flags pod
         after pod: with few domains each pattern is read off once."""
-        if self.one_per_node:
-            return flags
-        if self.size > self.FEW:
-            return np.append(flags, False)[self.ids]  # the extra last entry: nodes without the key (-1)
+        if self.one_per_node or self.size > self.FEW:
+            return self.read_off(flags, False)
         key = flags.tobytes()
         found = self._read_off.get(key)
         if found is None:
-            found = self._read_off[key] = np.append(flags, False)[self.ids]
+            found = self._read_off[key] = self.read_off(flags, False)
         return found
 
     def value_of(self, node_index: int) -> str | None:

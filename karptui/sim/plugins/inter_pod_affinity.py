@@ -18,7 +18,7 @@ import numpy as np
 from ...model import Pod
 from ...model.affinity import PodAffinityTerm
 from ...model.selectors import IN, NOT_IN, LabelSelector, Requirement, selected_as
-from ..cycle import Failure, PodCycle
+from ..cycle import Failure, PodCycle, Undecided, either
 from ..state import ClusterState
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
 from ..topology import MISSING
@@ -185,12 +185,11 @@ def _index(ctx: PodCycle) -> TermIndex:
 
 def _existing_anti_affinity(ctx: PodCycle, holding: list) -> np.ndarray:
     """Nodes whose domain holds a bound pod whose required anti-affinity selects this pod
-    (``holding``: the index's groups that select it and hold a pod)."""
+    (``holding``, never empty: the index's groups that select it and hold a pod)."""
     blocked = None
     for (_, key), per_node in holding:
-        match = _domain_has_match(ctx, key, per_node)
-        blocked = match if blocked is None else blocked | match
-    return blocked if blocked is not None else np.zeros(ctx.size, dtype=bool)
+        blocked = either(blocked, _domain_has_match(ctx, key, per_node))
+    return blocked
 
 
 def _domain_has_match(ctx: PodCycle, key: str, per_node: np.ndarray) -> np.ndarray:
@@ -220,25 +219,18 @@ def filter(ctx: PodCycle) -> list[Failure]:
     holding = [(group, counts.vector) for group, counts in _index(ctx).matching("anti", pod) if counts.any()]
     if not pod.affinity.pod_required and not pod.affinity.anti_required and not holding:
         return []  # nothing of its own, and no bound pod's term keeps it away: no node to refuse
-    # each step rules out only nodes the ones before left undecided (None: every node so far)
+    # each step rules out only the nodes the ones before left undecided
     failures = []
-    undecided = None
+    undecided = Undecided()
     if pod.affinity.pod_required:
-        fails = _affinity_fails(ctx)
-        failures.append(Failure(fails, REASON_AFFINITY, UNRESOLVABLE))
-        undecided = ~fails
+        failures.append(Failure(undecided.rule_out(_affinity_fails(ctx)), REASON_AFFINITY, UNRESOLVABLE))
     if pod.affinity.anti_required:
         fails = None
         for term, pair in zip(pod.affinity.anti_required, resolved_terms(pod.affinity.anti_required, pod, ctx.state)):
-            match = _domain_has_match(ctx, term.topology_key, ctx.state.counts((pair,)))
-            fails = match if fails is None else fails | match
-        if undecided is not None:
-            fails = fails & undecided
-        failures.append(Failure(fails, REASON_ANTI_AFFINITY, UNSCHEDULABLE))
-        undecided = ~fails if undecided is None else undecided & ~fails
+            fails = either(fails, _domain_has_match(ctx, term.topology_key, ctx.state.counts((pair,))))
+        failures.append(Failure(undecided.rule_out(fails), REASON_ANTI_AFFINITY, UNSCHEDULABLE))
     if holding:
-        existing = _existing_anti_affinity(ctx, holding)
-        failures.append(Failure(existing if undecided is None else existing & undecided,
+        failures.append(Failure(undecided.rule_out(_existing_anti_affinity(ctx, holding)),
                                 REASON_EXISTING_ANTI_AFFINITY, UNSCHEDULABLE))
     return [f for f in failures if f.nodes.any()]
 
@@ -261,11 +253,10 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     raw = np.zeros(ctx.size, dtype=np.int64)
     for weight, key, per_node in parts:
         domains = state.domains(key)
-        if domains.one_per_node:  # every node its own domain (hostname)
+        if domains.one_per_node:  # every node its own domain (hostname): no per-domain sum to make
             raw += weight * per_node
-            continue
-        # each domain's weight x matching pods, read off per node (the extra last entry: nodes without the key)
-        raw += np.append(weight * domains.per_domain(per_node), 0)[domains.ids]
+        else:  # each domain's weight x matching pods, read off per node (0 without the key)
+            raw += domains.read_off(weight * domains.per_domain(per_node))
     values = raw[feasible]
     if not values.size:
         return values

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...model.affinity import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, TopologySpreadConstraint
 from ...model.selectors import IN, LabelSelector, Requirement
-from ..cycle import Failure, PodCycle
+from ..cycle import Failure, PodCycle, Undecided, either
 from ..skew import ceiling, global_minimum
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
 from ..topology import MISSING, Domains
@@ -113,27 +113,19 @@ def filter(ctx: PodCycle) -> list[Failure]:
     if not hard:
         return []
     keys = tuple(dict.fromkeys(c.topology_key for c in hard))
-    # Each constraint rules out the nodes the ones before it left undecided. The node vectors
-    # are made only once a constraint rules some node out: a pod of a spread workload usually
-    # finds every domain allowed, and each vector is a pass over the cluster.
-    undecided = missing = skewed = None
+    # each constraint rules out only the nodes the ones before it left undecided
+    undecided = Undecided()
+    missing = skewed = None
     for constraint in hard:
         found = domain_counts(ctx, constraint, keys)
         domains = found.domains
         if domains.some_missing:
-            lacks = domains.missing if undecided is None else undecided & domains.missing
-            missing = lacks if missing is None else missing | lacks
-            undecided = ~lacks if undecided is None else undecided & ~lacks
+            missing = either(missing, undecided.rule_out(domains.missing))
         self_match = 1 if found.selector is not None and found.selector.matches(ctx.pod.labels) else 0
         # decided per domain, then read off per node; nodes without the key are not refused for skew
         refused = found.counts > ceiling(self_match, found.floor, constraint.max_skew)
-        if not refused.any():
-            continue
-        too_skewed = domains.on_nodes(refused)
-        if undecided is not None:
-            too_skewed = undecided & too_skewed
-        skewed = too_skewed if skewed is None else skewed | too_skewed
-        undecided = ~too_skewed if undecided is None else undecided & ~too_skewed
+        if refused.any():
+            skewed = either(skewed, undecided.rule_out(domains.on_nodes(refused)))
     failures = []
     if missing is not None and missing.any():
         failures.append(Failure(missing, REASON_MISSING_LABEL, UNRESOLVABLE))
