@@ -168,3 +168,47 @@ def test_an_index_of_terms_made_after_pods_moved_counts_where_they_are_now():
     fresh = ClusterState(snapshot)
     (_, counts), = term_index(fresh).matching("anti", probe)
     assert counts.vector.tolist() == [1, 1, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.lists(st.tuples(apps, st.integers(0, 5)), max_size=10),
+       st.lists(st.lists(st.integers(0, 5), max_size=3), min_size=1, max_size=4),
+       st.lists(st.tuples(apps, st.integers(0, 5), st.booleans()), max_size=6))
+def test_karpenter_hostname_groups_count_the_pods_on_nodes_not_taken_out(nodes, bound, runs, moves):
+    """Karpenter's hostname groups take their counts per node from an index kept while the cluster
+    stands still, less the nodes a run takes out: run after run (as consolidation's simulations
+    take out different candidates), and after pods come and go, they count what is there."""
+    from karptui.sim.karpenter.topology import Topology
+
+    items = [node(f"n{i}", ZONES[i % 3], labels={HOST: f"host-{i}"}) for i in range(nodes)]
+    items += [anti_pod(f"b{k}", app, on=f"n{i % nodes}") for k, (app, i) in enumerate(bound)]
+    items += [pod("spread-web", labels={"app": "web"}, topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "web"}}, "nodeTaintsPolicy": "Honor"}])]
+    snapshot = build_snapshot(items)
+    state = ClusterState(snapshot)
+    pending = [anti_pod("p-web", "web"), anti_pod("p-db", "db")]
+    pending = list(build_snapshot(pending).pods) + [p for p in snapshot.pods if p.name == "spread-web"]
+    extra = iter(build_snapshot([anti_pod(f"m{k}", app) for k, (app, _, _) in enumerate(moves)]).pods)
+    for k, taken_out in enumerate(runs):
+        if k and k - 1 < len(moves):  # the cluster changes between some runs
+            app, i, evict = moves[k - 1]
+            i %= nodes
+            present = [p for p in state.pods[i] if p.labels.get("app") == app]
+            if evict and present:
+                state.evict(present[0], i)
+            else:
+                state.place(next(extra), i)
+        out = sorted({i % nodes for i in taken_out})
+        state.excluded[out] = True
+        try:
+            topology = Topology(state, {}, pending)
+            for group in topology.groups.values():
+                if group.key != HOST:
+                    continue
+                app = group.selector.match_labels[0][1]
+                want = {f"host-{i}": n for i in range(nodes) if i not in out
+                        for n in [sum(1 for p in state.pods[i] if p.labels.get("app") == app)] if n}
+                assert {h: c for h, c in group.domains.items() if c} == want
+        finally:
+            state.excluded[out] = False

@@ -327,7 +327,7 @@ class Scheduler:
         if found is None:
             found = self._fits[key] = [self._alive & (self._existing_free >= need).all(axis=1), len(joined)]
         elif found[1] < len(joined):
-            rows = np.unique(np.array(joined[found[1]:], dtype=np.intp))
+            rows = np.array(joined[found[1]:], dtype=np.intp)  # a row twice is written twice, alike
             found[0][rows] &= (self._existing_free[rows] >= need).all(axis=1)
             found[1] = len(joined)
         return found[0].copy()

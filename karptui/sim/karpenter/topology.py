@@ -255,15 +255,45 @@ class Topology:
             return
         per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
         if group.key == L.HOSTNAME:  # a node is its own domain (by name where the label is missing)
-            for i in np.flatnonzero(per_node):
-                i = int(i)
-                if mask[i] and not state.excluded[i]:
-                    group.add(self._domain(i, group.key), int(per_node[i]))
+            for host, count in self._host_counts(group, mask, per_node).items():
+                group.add(host, count)
             return
         key = ("karpenter-group", "skip terminating", group.selector, group.namespaces, group.key, group.node_filter)
         totals = _less(state.domain_totals(key, per_node, domains, mask), domains, out, per_node[out])
         for d in np.flatnonzero(totals):
             group.add(domains.values[d], int(totals[d]))
+
+    def _host_counts(self, group: TopologyGroup, mask: np.ndarray, per_node: np.ndarray) -> dict[str, int]:
+        """Per hostname, the group's pods on the nodes its filter counts and this run has not taken out.
+
+        Over every node, kept while the cluster stands as it was (``changes``), then the nodes taken
+        out subtracted: consolidation's simulations over one cluster take out different candidates
+        and ask for the same groups, each holding pods on a few dozen nodes."""
+        state = self.state
+        cache = state.shared("karpenter-host-counts", dict)
+        key = (group.selector, group.namespaces, group.node_filter)
+        found = cache.get(key)
+        if found is None or found[0] != state.changes:
+            hosts: dict[str, int] = {}
+            for i in np.flatnonzero(per_node):
+                i = int(i)
+                if mask[i]:
+                    host = self._domain(i, L.HOSTNAME)
+                    hosts[host] = hosts.get(host, 0) + int(per_node[i])
+            found = cache[key] = (state.changes, hosts)
+        hosts = found[1]
+        out = self._out[mask[self._out] & (per_node[self._out] > 0)]
+        if not out.size:
+            return hosts
+        hosts = dict(hosts)
+        for i in out.tolist():
+            host = self._domain(i, L.HOSTNAME)
+            left = hosts[host] - int(per_node[i])
+            if left:
+                hosts[host] = left
+            else:
+                del hosts[host]
+        return hosts
 
     # ---- scheduling ---------------------------------------------------------------------------------
     def register(self, key: str, domain: str) -> None:
