@@ -21,6 +21,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
+
+import numpy as np
 
 from ....catalog import Catalog, InstanceType
 from ....catalog.pricing import node_price
@@ -28,6 +31,8 @@ from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
 from ....model.disruption import PodDisruptionBudget
 from ....model.selectors import selected_as
 from ....model import labels as L
+from ....model.resources import PODS
+from ..existingnode import BASE, base_vector
 from ....model.fields import parse_duration
 from ...state import ClusterState
 from .verdicts import BLOCKED, SKIPPED, WAITING, Why, span
@@ -86,6 +91,17 @@ class Candidate:
     @property
     def legacy(self) -> bool:
         return self.pool.kind == "Provisioner"
+
+    @cached_property
+    def need(self) -> np.ndarray:
+        """The cpu, memory and pod slots its reschedulable pods take (ExistingPool.free's columns),
+        added up once: multi-node consolidation's arithmetic check asks it of the same candidates
+        for every prefix it probes."""
+        total = np.zeros(len(BASE), dtype=np.int64)
+        for pod in self.pods:
+            total += base_vector(pod.requests)
+        total[BASE.index(PODS)] += len(self.pods)
+        return total
 
 
 class CandidateFinder:

@@ -19,7 +19,7 @@ from ....catalog import Catalog, node_manifest
 from ....model import Pod, Snapshot
 from ....model.node import build_node
 from ...state import ClusterState
-from ..existingnode import BASE, NODE_REQS, ONE_POD, ExistingPool, base_vector, existing_nodes
+from ..existingnode import BASE, NODE_REQS, ExistingPool, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
 from . import drift, emptiness, multinode, singlenode
@@ -203,8 +203,7 @@ class Disruptor:
         room, rows, free = self._room
         need = np.zeros(len(BASE), dtype=np.int64)
         for c in candidates:
-            for pod in c.pods:
-                need += base_vector(pod.requests + ONE_POD)
+            need += c.need
             if c.index in rows:
                 room = room - free[rows[c.index]]
         prices, largest = self._by_price()
