@@ -259,24 +259,33 @@ class ExistingPool:
         self.indices = np.array([-1 if n.index is None else n.index for n in nodes], dtype=np.int64)
         self._taints: dict[tuple, np.ndarray] = {}
         self._labels: dict[Reqs, np.ndarray] = {}
+        self._by_id: dict[int, tuple[object, np.ndarray]] = {}   # see _mask
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
 
     def tolerated(self, tolerations: tuple) -> np.ndarray:
-        found = self._taints.get(tolerations)
-        if found is None:
-            found = self._taints[tolerations] = np.array([tolerates_all(n.taints, tolerations) for n in self.nodes],
-                                                         dtype=bool)
-        return found
+        """Nodes whose taints ``tolerations`` tolerate."""
+        return self._mask(self._taints, tolerations,
+                          lambda: np.array([tolerates_all(n.taints, tolerations) for n in self.nodes], dtype=bool))
 
     def labelled(self, reqs: Reqs) -> np.ndarray:
         """Nodes whose labels a pod's requirements admit (narrowing only ever removes values, so
         what the labels rule out stays out)."""
-        found = self._labels.get(reqs)
-        if found is None:
-            found = self._labels[reqs] = np.array([n.reqs.compatible(reqs, why=False) is None for n in self.nodes],
-                                                  dtype=bool)
-        return found
+        return self._mask(self._labels, reqs,
+                          lambda: np.array([n.reqs.compatible(reqs, why=False) is None for n in self.nodes], dtype=bool))
+
+    def _mask(self, masks: dict, key, build) -> np.ndarray:
+        """``masks[key]``, built once per distinct key; looked up by the key object first. Replicas
+        share their parsed tolerations, and a pod keeps its requirements from simulation to
+        simulation: hashing and comparing them again, pod after pod, cost more than the masks."""
+        found = self._by_id.get(id(key))
+        if found is not None and found[0] is key:
+            return found[1]
+        mask = masks.get(key)
+        if mask is None:
+            mask = masks[key] = build()
+        self._by_id[id(key)] = (key, mask)  # the key kept alive with it: its id is not reused
+        return mask
 
     def capacity(self, nodepool: str, resource: str, alive: np.ndarray) -> int:
         """What the ``alive`` nodes of ``nodepool`` hold of ``resource`` in all (its limits count it)."""
