@@ -2,8 +2,10 @@
 
 Each is a shortcut the simulator takes so that a pod on a large cluster costs what its
 workload changed, not a pass over every node: the term groups' sparse per-node counts,
-a zone's flags read off per node, the number naming which nodes are taken out. Each
-must answer what the plain computation answers, whatever was placed or evicted.
+a zone's flags read off per node, the number naming which nodes are taken out, and on
+Karpenter's side the hostname groups' counts, a spread filter's nodes and the room per
+pod size, kept across consolidation's simulations. Each must answer what the plain
+computation answers, whatever was placed or evicted.
 """
 
 import numpy as np
@@ -212,3 +214,59 @@ def test_karpenter_hostname_groups_count_the_pods_on_nodes_not_taken_out(nodes, 
                 assert {h: c for h, c in group.domains.items() if c} == want
         finally:
             state.excluded[out] = False
+
+
+tiers = st.sampled_from(["gold", "silver"])
+taint_sets = st.lists(st.sampled_from(["dedicated", "gpu"]), unique=True, max_size=2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(ZONES), st.one_of(st.none(), tiers), taint_sets), min_size=1, max_size=6),
+       st.one_of(st.none(), tiers), st.lists(st.sampled_from(ZONES), unique=True, max_size=2),
+       st.lists(st.sampled_from(["dedicated", "gpu"]), unique=True, max_size=2),
+       st.sampled_from(["Honor", "Ignore"]), st.sampled_from(["Honor", "Ignore"]))
+def test_a_spread_node_filter_over_every_node_answers_as_it_does_node_by_node(
+        nodes, selector, zones, tolerated, taint_policy, affinity_policy):
+    """Karpenter's topology counts a spread constraint's pods on the nodes its filter admits; the
+    filter worked out over every node at once (from masks kept per toleration set and per
+    requirement set) must admit exactly the nodes it admits one by one."""
+    from karptui.sim.karpenter.requirements import Reqs
+    from karptui.model.taints import tolerates_all
+    from karptui.sim.karpenter.topologygroup import NodeFilter
+
+    items = [node(f"n{i}", zone, labels={"tier": tier} if tier else {},
+                  taints=[{"key": t, "value": "true", "effect": "NoSchedule"} for t in taints])
+             for i, (zone, tier, taints) in enumerate(nodes)]
+    spec: dict = {"tolerations": [{"key": t, "operator": "Exists"} for t in tolerated]}
+    if selector:
+        spec["nodeSelector"] = {"tier": selector}
+    if zones:
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": ZONE, "operator": "In", "values": zones}]},
+            {"matchExpressions": [{"key": "tier", "operator": "Exists"}]}]}}}
+    snapshot = build_snapshot([*items, pod("p", **spec)])
+    node_filter = NodeFilter.for_pod(snapshot.pods[0], taint_policy, affinity_policy)
+    reqs = [Reqs.from_labels(n.labels) for n in snapshot.nodes]
+    one_by_one = [node_filter.matches(n.taints, reqs[i]) for i, n in enumerate(snapshot.nodes)]
+    at_once = node_filter.over(
+        len(reqs), lambda r: np.array([mine.compatible(r, why=False) is None for mine in reqs]),
+        lambda t: np.array([tolerates_all(n.taints, t) for n in snapshot.nodes]))
+    assert at_once.tolist() == one_by_one
+
+
+def test_karpenter_existing_nodes_have_less_room_once_moved_pods_settle():
+    """After a delete is carried out, the pods it moved take room on the nodes that got them:
+    the room kept per pod size must shrink with it, or the next simulation overfills them."""
+    from karptui.catalog import bundled_catalog
+    from karptui.sim.karpenter.existingnode import ExistingPool, base_vector, existing_nodes
+
+    snapshot = build_snapshot([node("n0", ZONES[0], cpu="2", pods="10"), node("n1", ZONES[1], cpu="2", pods="10"),
+                               pod("a", node="n0", cpu="1500m")])
+    state = ClusterState(snapshot)
+    pool = ExistingPool(existing_nodes(state, snapshot, [], bundled_catalog("us-east-1", ZONES), set()))
+    moving = snapshot.pods[0]
+    need = base_vector(moving.requests)
+    need[2] = 1
+    assert pool.fitting(need).tolist() == [False, True]
+    pool.settle([(moving, state.index["n1"])])
+    assert pool.fitting(need).tolist() == [False, False]

@@ -260,8 +260,18 @@ class ExistingPool:
         self._taints: dict[tuple, np.ndarray] = {}
         self._labels: dict[Reqs, np.ndarray] = {}
         self._by_id: dict[int, tuple[object, np.ndarray]] = {}   # see _mask
+        self._fitting: dict[bytes, np.ndarray] = {}   # see fitting
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
+
+    def fitting(self, need: np.ndarray) -> np.ndarray:
+        """Nodes with room for ``need`` (``free``'s columns) as the pool stands: kept per pod size
+        until pods settle, as every simulation over the pool starts from the same room."""
+        key = need.tobytes()
+        found = self._fitting.get(key)
+        if found is None:
+            found = self._fitting[key] = (self.free >= need).all(axis=1)
+        return found
 
     def tolerated(self, tolerations: tuple) -> np.ndarray:
         """Nodes whose taints ``tolerations`` tolerate."""
@@ -316,4 +326,5 @@ class ExistingPool:
             node.available = node.available - pod.requests - Resources({PODS: 1})
             node.ports.extend(pod.host_ports)
             self.free[k] -= base_vector(pod.requests + ONE_POD)
+        self._fitting.clear()
 

@@ -325,7 +325,7 @@ class Scheduler:
         found = self._fits.get(key)
         joined = self._joined
         if found is None:
-            found = self._fits[key] = [self._alive & (self._existing_free >= need).all(axis=1), len(joined)]
+            found = self._fits[key] = [self._alive & self.pool.fitting(need), len(joined)]
         elif found[1] < len(joined):
             rows = np.array(joined[found[1]:], dtype=np.intp)  # a row twice is written twice, alike
             found[0][rows] &= (self._existing_free[rows] >= need).all(axis=1)

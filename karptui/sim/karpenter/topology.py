@@ -20,7 +20,7 @@ from ...model import Pod
 from ...model import labels as L
 from ...model.affinity import DO_NOT_SCHEDULE
 from ...model.selectors import selected_as
-from ...model.taints import Taint
+from ...model.taints import Taint, Toleration, tolerates_all
 from ..plugins.inter_pod_affinity import term_index, term_namespaces, term_selector
 from ..plugins.pod_topology_spread import effective_selector
 from ..state import ClusterState
@@ -231,8 +231,26 @@ class Topology:
         cache = state.shared("karpenter-filter-masks", dict)
         found = cache.get(key)
         if found is None:
-            found = cache[key] = np.ones(len(state.nodes), dtype=bool) if key is None else np.array(
-                [node_filter.matches(node.taints, self._labels(i)) for i, node in enumerate(state.nodes)], dtype=bool)
+            found = cache[key] = np.ones(len(state.nodes), dtype=bool) if key is None else \
+                node_filter.over(len(state.nodes), self._admitted, self._tolerated)
+        return found
+
+    def _admitted(self, reqs: Reqs) -> np.ndarray:
+        """Nodes whose labels are compatible with ``reqs`` (once per cluster state)."""
+        cache = self.state.shared("karpenter-filter-admitted", dict)
+        found = cache.get(reqs)
+        if found is None:
+            found = cache[reqs] = np.array([self._labels(i).compatible(reqs, why=False) is None
+                                            for i in range(len(self.state.nodes))], dtype=bool)
+        return found
+
+    def _tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
+        """Nodes whose taints ``tolerations`` tolerate (once per cluster state)."""
+        cache = self.state.shared("karpenter-filter-tolerated", dict)
+        found = cache.get(tolerations)
+        if found is None:
+            found = cache[tolerations] = np.array([tolerates_all(node.taints, tolerations)
+                                                   for node in self.state.nodes], dtype=bool)
         return found
 
     def _count(self, group: TopologyGroup) -> None:

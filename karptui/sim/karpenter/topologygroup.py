@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...model import Pod
 from ...model import labels as L
 from ...model.affinity import HONOR, IGNORE
@@ -68,6 +70,19 @@ class NodeFilter:
                 not any(reqs.compatible(r, allow_undefined, why=False) is None for r in self.requirements):
             return False
         return self.taint_policy != HONOR or tolerates_all(taints, self.tolerations)
+
+    def over(self, size: int, admitted: Callable[[Reqs], np.ndarray],
+             tolerated: Callable[[tuple[Toleration, ...]], np.ndarray]) -> np.ndarray:
+        """:meth:`matches` for ``size`` nodes at once, from per-node answers to its two questions:
+        ``admitted(reqs)``, whose labels are compatible with ``reqs``, and ``tolerated(tolerations)``,
+        whose taints those tolerate. Workloads share the parts (their tolerations, a pool's node
+        selector) far more often than whole filters, so callers keep the answers per part."""
+        mask = np.ones(size, dtype=bool)
+        if self.affinity_policy == HONOR and self.requirements:
+            mask = np.logical_or.reduce([admitted(r) for r in self.requirements])
+        if self.taint_policy == HONOR:
+            mask = mask & tolerated(self.tolerations)
+        return mask
 
 
 class DomainGroup:
