@@ -215,3 +215,15 @@ def test_a_pod_asking_for_less_than_nothing_gives_a_full_nodeclaim_room_back():
     claim.add(less, scheduler.data(less), reqs, rows)
     assert claim.no_room == {}
     assert claim.room_for(scheduler.data(more).requests, need)
+
+
+def test_room_on_existing_nodes_counts_pods_that_joined_before_a_size_was_first_asked():
+    """The room per pod size on existing nodes starts from the pool's and is mended where pods
+    joined: a size first asked after others joined must see those pods too, or a pod nothing
+    else refuses lands on a node already full."""
+    snapshot = build_snapshot([node("n0", ZONES[0], cpu="2", memory="8Gi"), node("n1", ZONES[1], cpu="2", memory="8Gi"),
+                               pod("first", cpu="1500m"), pod("second", cpu="1")])
+    scheduler = Scheduler(snapshot, ClusterState(snapshot), CATALOG, snapshot.pods)
+    results = scheduler.solve(snapshot.pods)
+    placed = {key.split("/")[1]: node.name for key, node in results.on_existing.items()}
+    assert placed == {"first": "n0", "second": "n1"}

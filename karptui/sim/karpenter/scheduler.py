@@ -324,9 +324,9 @@ class Scheduler:
         key = need.tobytes()
         found = self._fits.get(key)
         joined = self._joined
-        if found is None:
-            found = self._fits[key] = [self._alive & self.pool.fitting(need), len(joined)]
-        elif found[1] < len(joined):
+        if found is None:  # the pool's room before this run, then the nodes pods joined since
+            found = self._fits[key] = [self._alive & self.pool.fitting(need), 0]
+        if found[1] < len(joined):
             rows = np.array(joined[found[1]:], dtype=np.intp)  # a row twice is written twice, alike
             found[0][rows] &= (self._existing_free[rows] >= need).all(axis=1)
             found[1] = len(joined)
