@@ -178,6 +178,9 @@ def _parse_scheduling(spec: Mapping) -> _Scheduling:
 
 _shared_scheduling = shared(_parse_scheduling, key=_scheduling_key)
 _shared_affinity = shared(parse_affinity)
+# A workload's replicas carry the same labels: one mapping for all of them (a large cluster's
+# pods share a few hundred label sets), which selectors then meet again and again.
+_shared_labels = shared(lambda labels: labels, key=lambda labels: tuple(labels.items()))
 
 
 def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
@@ -227,7 +230,11 @@ def _scheduled_condition(status: Mapping) -> tuple[str, str]:
 
 def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     """A Pod from its JSON; ``meta`` overrides metadata (pods made from templates)."""
-    fields = meta if meta is not None else meta_fields(obj, keep_raw=False)
+    if meta is None:
+        fields = meta_fields(obj, keep_raw=False)
+        fields["labels"] = _shared_labels(fields["labels"])
+    else:
+        fields = meta
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     node_name = as_str(spec.get("nodeName"), "spec.nodeName")

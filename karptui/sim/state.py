@@ -14,7 +14,7 @@ import numpy as np
 from ..model import Node, Pod, Snapshot
 from ..model.affinity import NO_AFFINITY
 from ..model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
-from ..model.selectors import LabelSelector, selected_as
+from ..model.selectors import LabelSelector
 from .topology import MISSING, Domains
 
 # kube-scheduler scores pods that request nothing as if they asked for this much
@@ -79,8 +79,9 @@ class ClusterState:
         again - three passes over 180,000 pods cost 7x what they cost over 45,000."""
         at: list[int] = []
         priorities: list[int] = []
-        requested: list[list[int]] = [[], [], []]
+        requested: list[tuple[int, ...]] = []
         names = [r for r in BASE if r != PODS]  # cpu, memory, ephemeral-storage
+        rows: dict[int, tuple[int, ...]] = {}   # per requests object (replicas share theirs): its amounts
         self._groups, self._groups_in = {}, {}
         with_affinity: list[tuple[Pod, int]] = []
         by_node = snapshot.pods_by_node
@@ -94,8 +95,10 @@ class ClusterState:
                 mine.append(pod)
                 priorities.append(pod.priority)
                 requests = pod.requests
-                for k, resource in enumerate(names):
-                    requested[k].append(requests.get(resource, 0))
+                row = rows.get(id(requests))  # every pod holds its requests: no id is reused in the walk
+                if row is None:
+                    row = rows[id(requests)] = tuple(requests.get(r, 0) for r in names)
+                requested.append(row)
                 self._group_add(pod, i, 1)
                 if pod.affinity is not NO_AFFINITY:
                     with_affinity.append((pod, i))
@@ -106,7 +109,8 @@ class ClusterState:
             return
         where = np.array(at, dtype=np.intp)
         priority = np.array(priorities, dtype=np.int64)
-        amounts = {r: np.array(requested[k], dtype=np.int64) for k, r in enumerate(names)}
+        table = np.array(requested, dtype=np.int64).reshape(len(requested), len(names))
+        amounts = {r: table[:, k] for k, r in enumerate(names)}
         amounts[PODS] = np.ones(len(at), dtype=np.int64)
         for r, values in amounts.items():
             np.add.at(self.requested[r], where, values)
@@ -324,10 +328,11 @@ class ClusterState:
         tests none of the workload's counters again)."""
         key = _group_key(pod)
         found = self._matching.get(key)
-        if found is None or found[0] != len(self._counters):
+        if found is None or found[0] != len(self._counters) or found[2] is not pod.labels:
             found = self._matching[key] = (len(self._counters), [
                 counts for scope in (pod.namespace, None)
-                for matches, counts in self._by_namespace.get(scope, ()) if matches(pod)])
+                for matches, counts in self._by_namespace.get(scope, ()) if matches(pod)],
+                pod.labels)  # kept alive with the answer: its id is in the key
         return found[1]
 
     def place(self, pod: Pod, i: int) -> None:
@@ -406,7 +411,12 @@ class ClusterState:
 
 
 def _group_key(pod: Pod) -> tuple:
-    return (*selected_as(pod), pod.deleted is None)
+    """Pods every selector answers alike (``model.selectors.selected_as``) and alike in being
+    terminating or not. By the labels mapping itself rather than its contents: the model gives a
+    workload's replicas one mapping, and reading every label of every bound pod, simulation after
+    simulation, was the costliest part of binding them. Equal labels in two mappings make two
+    groups, which count the same as one."""
+    return pod.namespace, id(pod.labels), pod.deleted is None
 
 
 def pod_matcher(selector: LabelSelector | None, namespaces: frozenset[str] | None) -> Callable[[Pod], bool]:
