@@ -49,6 +49,21 @@ def test_preemption_evicts_lower_priority_pods_and_requeues_them():
     assert "No preemption victims found for incoming pod" in second.reason
 
 
+def test_placements_are_every_pod_bound_at_the_end_and_cross_processes_as_a_plain_map():
+    """The bound pods that stayed, the pods placed, not the victim; pickled (a result goes from
+    the simulating process to the screen's) it is a plain dict with the same items."""
+    import pickle
+
+    result = run(node("n1", cpu="1"), node("n2", cpu="1"), pod("stays", node="n2", cpu="300m"),
+                 pod("victim", node="n1", cpu="800m", priority=0), pod("urgent", cpu="800m", priority=1000),
+                 pod("small", cpu="100m"))
+    want = {"default/stays": "n2", "default/urgent": "n1", "default/small": "n2"}
+    assert dict(result.placements.items()) == want and len(result.placements) == 3
+    assert "default/victim" not in result.placements and result.placements.get("default/victim") is None
+    again = pickle.loads(pickle.dumps(result.placements))
+    assert type(again) is dict and again == want
+
+
 def test_preemption_keeps_the_victims_it_does_not_need():
     keep = pod("keep", node="n1", cpu="200m", priority=500)
     evict = pod("evict", node="n1", cpu="600m", priority=0)

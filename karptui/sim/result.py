@@ -49,6 +49,65 @@ class NodeClaimPlan:
     pods: tuple[str, ...]
 
 
+class Placements(Mapping[str, str]):
+    """Pod key -> node (or NodeClaim) for every pod bound at the end, read off each node's pods as
+    the run left them and made into a map when first read.
+
+    The command line never reads it (the what-if diff does); on 20,000 nodes the map, 180,000
+    keys made afresh from names, was one more walk over every pod per simulation. Pickled, it is
+    the plain map (a result crossing processes carries no pods)."""
+
+    __slots__ = ("_nodes", "_pods", "_more", "_map")
+
+    def __init__(self, nodes: list[str], pods: list[tuple[Pod, ...]]) -> None:
+        self._nodes, self._pods = nodes, pods   # node names, and each node's pods then (copies)
+        self._more: list[Mapping[str, str]] = []
+        self._map: dict[str, str] | None = None
+
+    def including(self, more: Mapping[str, str]) -> None:
+        """These placements too (later ones win), as ``dict.update`` would."""
+        if self._map is not None:
+            self._map.update(more)
+        else:
+            self._more.append(more)
+
+    def _built(self) -> dict[str, str]:
+        if self._map is None:
+            self._map = {p.key: name for name, pods in zip(self._nodes, self._pods) for p in pods}
+            for more in self._more:
+                self._map.update(more)
+            self._nodes, self._pods, self._more = [], [], []
+        return self._map
+
+    def __getitem__(self, key: str) -> str:
+        return self._built()[key]
+
+    def __iter__(self):
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._built()
+
+    def get(self, key: str, default=None):
+        return self._built().get(key, default)
+
+    # the map's own views: the what-if diff takes set differences of 180,000 items
+    def keys(self):
+        return self._built().keys()
+
+    def items(self):
+        return self._built().items()
+
+    def values(self):
+        return self._built().values()
+
+    def __reduce__(self):
+        return dict, (self._built(),)
+
+
 @dataclass(frozen=True, eq=False)
 class SimResult:
     snapshot: Snapshot

@@ -15,7 +15,7 @@ from .explain import summarize
 from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
 from .plugins.default_preemption import NOT_HELPFUL, preempt
-from .result import Attempt, SimResult
+from .result import Attempt, Placements, SimResult
 from .sampling import NodeSearch
 from .signature import signature
 from .state import ClusterState
@@ -95,7 +95,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
         if progress is not None:
             progress("kube-scheduler", len(attempts), len(attempts) + len(queue))
-    placements = {p.key: state.nodes[i].name for i, pods in enumerate(state.pods) for p in pods}
+    placements = Placements([n.name for n in state.nodes], [tuple(pods) for pods in state.pods])
     plans: tuple = ()
     disruptions: tuple = ()
     blocked: tuple = ()
@@ -112,7 +112,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         catalog, told = karpenter_catalog(snapshot, catalog, gates)
         notes.extend(told)
         attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress, explain)
-        placements.update({key: plan.name for plan in plans for key in plan.pods})
+        placements.including({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
             from .karpenter.disruption import Disruptor
 
