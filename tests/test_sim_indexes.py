@@ -270,3 +270,28 @@ def test_karpenter_existing_nodes_have_less_room_once_moved_pods_settle():
     assert pool.fitting(need).tolist() == [False, True]
     pool.settle([(moving, state.index["n1"])])
     assert pool.fitting(need).tolist() == [False, False]
+
+
+def test_karpenter_node_masks_answer_as_each_node_does_whichever_equal_key_asks():
+    """The masks kept per toleration set and per requirement set (looked up by the set object
+    first) give each node's own answer, and an equal set made apart gets the same answer."""
+    from karptui.model.taints import tolerates_all
+    from karptui.sim.karpenter.nodemasks import NodeMasks
+    from karptui.sim.karpenter.requirements import Reqs
+
+    snapshot = build_snapshot([
+        node("n0", ZONES[0], labels={"tier": "gold"}, taints=[{"key": "gpu", "value": "true", "effect": "NoSchedule"}]),
+        node("n1", ZONES[1], labels={"tier": "silver"}),
+        pod("p", tolerations=[{"key": "gpu", "operator": "Exists"}], nodeSelector={"tier": "gold"}),
+        pod("q", nodeSelector={"tier": "gold"})])
+    nodes = snapshot.nodes
+    reqs = [Reqs.from_labels(n.labels) for n in nodes]
+    masks = NodeMasks([n.taints for n in nodes], reqs.__getitem__)
+    for p in snapshot.pods:
+        want = [tolerates_all(n.taints, p.tolerations) for n in nodes]
+        assert masks.tolerated(p.tolerations).tolist() == want
+        assert masks.tolerated(tuple(p.tolerations)).tolist() == want
+        selector = Reqs.from_labels(p.node_selector)
+        assert masks.admitted(selector).tolist() == [r.compatible(selector, why=False) is None for r in reqs]
+        assert masks.admitted(Reqs.from_labels(dict(p.node_selector))).tolist() == [True, False]
+    assert masks.tolerated(()).tolist() == [False, True]

@@ -27,6 +27,7 @@ from ..plugins.node_ports import conflicts
 from ..topology import Domains
 from .nodeclaim import SchedulingError
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
+from .nodemasks import NodeMasks
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
 
@@ -257,9 +258,9 @@ class ExistingPool:
         self.free = np.array([[n.available.get(r, 0) for r in BASE] for n in nodes],
                              dtype=np.int64).reshape(len(nodes), len(BASE))
         self.indices = np.array([-1 if n.index is None else n.index for n in nodes], dtype=np.int64)
-        self._taints: dict[tuple, np.ndarray] = {}
-        self._labels: dict[Reqs, np.ndarray] = {}
-        self._by_id: dict[int, tuple[object, np.ndarray]] = {}   # see _mask
+        # which nodes a pod's tolerations tolerate, and whose labels its requirements admit
+        # (narrowing only ever removes values, so what the labels rule out stays out)
+        self.masks = NodeMasks([n.taints for n in nodes], [n.reqs for n in nodes].__getitem__)
         self._fitting: dict[bytes, np.ndarray] = {}   # see fitting
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
@@ -272,30 +273,6 @@ class ExistingPool:
         if found is None:
             found = self._fitting[key] = (self.free >= need).all(axis=1)
         return found
-
-    def tolerated(self, tolerations: tuple) -> np.ndarray:
-        """Nodes whose taints ``tolerations`` tolerate."""
-        return self._mask(self._taints, tolerations,
-                          lambda: np.array([tolerates_all(n.taints, tolerations) for n in self.nodes], dtype=bool))
-
-    def labelled(self, reqs: Reqs) -> np.ndarray:
-        """Nodes whose labels a pod's requirements admit (narrowing only ever removes values, so
-        what the labels rule out stays out)."""
-        return self._mask(self._labels, reqs,
-                          lambda: np.array([n.reqs.compatible(reqs, why=False) is None for n in self.nodes], dtype=bool))
-
-    def _mask(self, masks: dict, key, build) -> np.ndarray:
-        """``masks[key]``, built once per distinct key; looked up by the key object first. Replicas
-        share their parsed tolerations, and a pod keeps its requirements from simulation to
-        simulation: hashing and comparing them again, pod after pod, cost more than the masks."""
-        found = self._by_id.get(id(key))
-        if found is not None and found[0] is key:
-            return found[1]
-        mask = masks.get(key)
-        if mask is None:
-            mask = masks[key] = build()
-        self._by_id[id(key)] = (key, mask)  # the key kept alive with it: its id is not reused
-        return mask
 
     def capacity(self, nodepool: str, resource: str, alive: np.ndarray) -> int:
         """What the ``alive`` nodes of ``nodepool`` hold of ``resource`` in all (its limits count it)."""

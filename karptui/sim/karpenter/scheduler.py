@@ -280,7 +280,8 @@ class Scheduler:
         if not self.existing:
             return False
         need = base_vector(data.requests)
-        mask = self._room(need) & self.pool.tolerated(pod.tolerations) & self.pool.labelled(data.reqs)
+        masks = self.pool.masks
+        mask = self._room(need) & masks.tolerated(pod.tolerations) & masks.admitted(data.reqs)
         if not mask.any():
             return False
         # what the topology will answer for each node, from its labels alone: spares building

@@ -20,11 +20,12 @@ from ...model import Pod
 from ...model import labels as L
 from ...model.affinity import DO_NOT_SCHEDULE
 from ...model.selectors import selected_as
-from ...model.taints import Taint, Toleration, tolerates_all
+from ...model.taints import Taint
 from ..plugins.inter_pod_affinity import term_index, term_namespaces, term_selector
 from ..plugins.pod_topology_spread import effective_selector
 from ..state import ClusterState
 from ..topology import MISSING
+from .nodemasks import NodeMasks
 from .requirements import Req, Reqs
 from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFilter, TopologyGroup, UNBOUNDED, \
     EMPTY_DOMAINS
@@ -211,11 +212,6 @@ class Topology:
         cache[(id(pod), self.respect)] = (pod, terms)
         return terms
 
-    def _labels(self, i: int) -> Reqs:
-        from .existingnode import node_reqs
-
-        return node_reqs(self.state, i)
-
     def _domain(self, i: int, key: str) -> str | None:
         node = self.state.nodes[i]
         value = node.labels.get(key)
@@ -231,27 +227,21 @@ class Topology:
         cache = state.shared("karpenter-filter-masks", dict)
         found = cache.get(key)
         if found is None:
-            found = cache[key] = np.ones(len(state.nodes), dtype=bool) if key is None else \
-                node_filter.over(len(state.nodes), self._admitted, self._tolerated)
+            if key is None:
+                found = np.ones(len(state.nodes), dtype=bool)
+            else:
+                masks = self._masks()
+                found = node_filter.over(len(state.nodes), masks.admitted, masks.tolerated)
+            cache[key] = found
         return found
 
-    def _admitted(self, reqs: Reqs) -> np.ndarray:
-        """Nodes whose labels are compatible with ``reqs`` (once per cluster state)."""
-        cache = self.state.shared("karpenter-filter-admitted", dict)
-        found = cache.get(reqs)
-        if found is None:
-            found = cache[reqs] = np.array([self._labels(i).compatible(reqs, why=False) is None
-                                            for i in range(len(self.state.nodes))], dtype=bool)
-        return found
+    def _masks(self) -> NodeMasks:
+        """The cluster's nodes' answers per toleration set and requirement set (once per cluster state)."""
+        from .existingnode import node_reqs
 
-    def _tolerated(self, tolerations: tuple[Toleration, ...]) -> np.ndarray:
-        """Nodes whose taints ``tolerations`` tolerate (once per cluster state)."""
-        cache = self.state.shared("karpenter-filter-tolerated", dict)
-        found = cache.get(tolerations)
-        if found is None:
-            found = cache[tolerations] = np.array([tolerates_all(node.taints, tolerations)
-                                                   for node in self.state.nodes], dtype=bool)
-        return found
+        state = self.state
+        return state.shared("karpenter-node-masks",
+                            lambda: NodeMasks([n.taints for n in state.nodes], lambda i: node_reqs(state, i)))
 
     def _count(self, group: TopologyGroup) -> None:
         """Register the domains of existing nodes the group may use, and count its pods there.
