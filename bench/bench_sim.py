@@ -13,15 +13,20 @@ Scenarios (each printed as pods/s, wall and CPU time and peak RSS; nothing asser
 for comparison. ``--growth`` runs scenario 1 at 1k, 5k and 20k nodes (pods x10 each step down the
 same ratios), each in a process of its own so its peak RSS is its own, to show how cost grows.
 CPU time (time.process_time) is printed beside wall time: the machine may be shared.
+``--growth`` ends with how the simulation's CPU time grew from 5k to 20k nodes, beside the 4.0
+that linear growth predicts.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,12 +35,14 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # this checkout's karptui, not whichever one is installed
 
 import gen_cluster  # noqa: E402  (a script beside this one)
+from figures import figure  # noqa: E402
 
 from karptui.model import build_snapshot  # noqa: E402
 from karptui.sim import simulate  # noqa: E402
 from karptui.sources.collector import settle_for_simulation  # noqa: E402
 
 KINDS = ("zone-spread", "host-spread", "anti-affinity", "plain")
+SCENARIO_1 = "schedule pending pods"  # its figures' name (see measure)
 
 
 def pending_pod(i: int, kind: str, app: str) -> dict:
@@ -73,9 +80,10 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(label: str, snapshot, repeat: int = 1, **options) -> None:
+def measure(label: str, name: str, snapshot, repeat: int = 1, **options) -> None:
     """``repeat`` runs (each from the snapshot, as a fresh simulation), the fastest one printed with
-    the slowest beside it: on a shared machine one run's time moves by a fifth either way."""
+    the slowest beside it: on a shared machine one run's time moves by a fifth either way. ``name``
+    names its figures for bench/growth.py: the same at every size, where ``label`` gives the sizes."""
     settle_for_simulation()  # as `karptui simulate` does once its snapshot is open
     runs = []
     for _ in range(repeat):
@@ -84,6 +92,8 @@ def measure(label: str, snapshot, repeat: int = 1, **options) -> None:
         runs.append((time.perf_counter() - start, time.process_time() - cpu))
     (elapsed, cpu), slowest = min(runs), max(runs)[0]
     attempts = len(result.attempts)
+    figure(f"{name} pods/s", attempts / elapsed, "pods/s")
+    figure(f"{name} CPU", cpu, "s")
     spread = f", slowest of {repeat} {slowest:.3f} s" if repeat > 1 else ""
     print(f"{label:58s} {attempts:6d} pods in {elapsed:7.3f} s = {attempts / elapsed:8.0f} pods/s "
           f"(CPU {cpu:7.3f} s = {attempts / cpu:6.0f} pods/s{spread})  "
@@ -91,12 +101,21 @@ def measure(label: str, snapshot, repeat: int = 1, **options) -> None:
 
 
 def growth(plain: bool, repeat: int) -> int:
-    """Scenario 1 at 1k, 5k and 20k nodes (8 running and 1 pending pod per node), a process each."""
-    for nodes in (1000, 5000, 20000):
-        command = [sys.executable, __file__, "--nodes", str(nodes), "--existing", str(8 * nodes),
-                   "--pending", str(nodes), "--only-big", "--repeat", str(repeat)] + (["--plain"] if plain else [])
-        if subprocess.run(command, check=False).returncode:
-            return 1
+    """Scenario 1 at 1k, 5k and 20k nodes (8 running and 1 pending pod per node), a process each;
+    then how the simulation's CPU time grew from 5k to 20k nodes."""
+    sizes, kept = (1000, 5000, 20000), {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for nodes in sizes:
+            figures = Path(tmp) / f"{nodes}.jsonl"
+            command = [sys.executable, __file__, "--nodes", str(nodes), "--existing", str(8 * nodes),
+                       "--pending", str(nodes), "--only-big", "--repeat", str(repeat)] + (["--plain"] if plain else [])
+            if subprocess.run(command, check=False, env={**os.environ, "KARPTUI_BENCH_FIGURES": str(figures)}).returncode:
+                return 1
+            lines = [json.loads(line) for line in figures.read_text().splitlines() if line]
+            kept[nodes] = next(f["value"] for f in lines if f["name"] == f"{SCENARIO_1} CPU")
+    small, large = sizes[-2], sizes[-1]
+    print(f"simulation CPU grew {kept[large] / kept[small]:.2f}x from {small} to {large} nodes "
+          f"(linear: {large / small:.2f}x)")
     return 0
 
 
@@ -115,14 +134,14 @@ def main() -> int:
         return growth(args.plain, args.repeat or 3)
     big = build_snapshot(cluster(args.nodes, args.existing, args.pending, apps=40))
     label = f"{args.pending} pending onto {args.nodes} nodes, {args.existing} running"
-    measure(label, big, args.repeat or 1)
+    measure(label, SCENARIO_1, big, args.repeat or 1)
     if args.plain:
-        measure(label + " (plain)", big, args.repeat or 1, equivalence=False)
+        measure(label + " (plain)", SCENARIO_1 + " (plain)", big, args.repeat or 1, equivalence=False)
     if args.only_big:
         return 0
     for replicas in (20, 100):
         small = build_snapshot(cluster(1000, 6000, replicas, apps=1))
-        measure(f"re-simulate one {replicas}-replica workload on 1000 nodes", small)
+        measure(f"re-simulate one {replicas}-replica workload on 1000 nodes", f"re-simulate {replicas} replicas", small)
     return 0
 
 

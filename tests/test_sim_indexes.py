@@ -295,3 +295,33 @@ def test_karpenter_node_masks_answer_as_each_node_does_whichever_equal_key_asks(
         assert masks.admitted(selector).tolist() == [r.compatible(selector, why=False) is None for r in reqs]
         assert masks.admitted(Reqs.from_labels(dict(p.node_selector))).tolist() == [True, False]
     assert masks.tolerated(()).tolist() == [False, True]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["n0", "n1", "n2", "gone", None]),
+                          st.sampled_from(["Running", "Pending", "Succeeded", "Failed"]),
+                          st.integers(1, 4)), max_size=14),
+       st.booleans())
+def test_binding_walks_the_snapshots_pods_in_order_and_accounts_each_bound_one_on_its_node(pods, some_nodes):
+    """The state binds the snapshot's bound pods in the snapshot's order (Snapshot.bound_pods),
+    not node by node: each node still holds its pods in that order, as pods_by_node gives
+    them, and what they request adds up per node; finished pods, pending pods and pods bound to a
+    node the state leaves out (or that is gone) are not on any node."""
+    items = [node(f"n{i}", ZONES[i]) for i in range(3)]
+    for k, (on, phase, cpu) in enumerate(pods):
+        raw = pod(f"p{k}", node=on, cpu=f"{cpu}00m")
+        raw["status"]["phase"] = phase
+        items.append(raw)
+    snap = build_snapshot(items)
+    kept = [n for n in snap.nodes if n.name != "n1"] if some_nodes else None
+    state = ClusterState(snap, kept)
+    wanted = {n.name: [p.name for p in snap.pods
+                       if p.node_name == n.name and p.phase not in ("Succeeded", "Failed")]
+              for n in state.nodes}
+    assert [p.name for p in snap.bound_pods] == [p.name for p in snap.pods
+                                                 if p.node_name and p.phase not in ("Succeeded", "Failed")]
+    assert {n.name: [p.name for p in state.pods[i]] for i, n in enumerate(state.nodes)} == wanted
+    assert {n.name: [p.name for p in snap.pods_by_node[n.name]] for n in state.nodes} == wanted
+    cpu = {f"p{k}": c * 100 for k, (_, _, c) in enumerate(pods)}
+    assert [int(v) for v in state.requested["cpu"]] == [sum(cpu[name] for name in wanted[n.name]) for n in state.nodes]
+    assert [int(v) for v in state.requested["pods"]] == [len(wanted[n.name]) for n in state.nodes]

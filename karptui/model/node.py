@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -107,8 +108,10 @@ def build_node(obj: Mapping) -> Node:
     node_info = as_map(status.get("nodeInfo"), "status.nodeInfo")
     capacity = Resources.parse(status.get("capacity"), "status.capacity")
     allocatable = status.get("allocatable")
+    fields = meta_fields(obj)
+    fields["name"] = sys.intern(fields["name"])  # the same string as its pods' spec.nodeName (build_pod)
     return Node(
-        **meta_fields(obj),
+        **fields,
         taints=parse_taints(spec.get("taints"), "spec.taints"),
         allocatable=Resources.parse(allocatable, "status.allocatable") if allocatable else capacity,
         capacity=capacity,

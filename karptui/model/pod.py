@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -237,7 +238,9 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         fields = meta
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
-    node_name = as_str(spec.get("nodeName"), "spec.nodeName")
+    # one string per node name, the node's own (build_node interns it too): the simulator finds
+    # each bound pod's node by it, and equal names that are one object compare without a read
+    node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
     # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
     reason, message = ("", "") if node_name else _scheduled_condition(status)
     scheduling = _shared_scheduling(spec)
