@@ -235,11 +235,12 @@ def filter(ctx: PodCycle) -> list[Failure]:
     return [f for f in failures if f.nodes.any()]
 
 
-def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
+def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray | int:
     """Preferred terms of the pod and, symmetrically, of the pods already bound; 0..100.
 
     Each matching pod adds its term's weight to every node in its topology
-    domain; scores are normalised with 0 included in the range, as upstream.
+    domain; scores are normalised with 0 included in the range, as upstream. A plain 0 when
+    nothing is preferred (see framework.run_scores).
     """
     pod, state = ctx.pod, ctx.state
     weighted = [(w.weight, w.term) for w in pod.affinity.pod_preferred]
@@ -249,7 +250,7 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
     parts += [(weight, key, counts.vector) for (_, key, weight), counts in _index(ctx).matching("scored", pod)
               if counts.any()]
     if not parts:  # nothing to prefer: every node scores 0
-        return np.zeros(int(feasible.size), dtype=np.int64)
+        return 0
     raw = np.zeros(ctx.size, dtype=np.int64)
     for weight, key, per_node in parts:
         domains = state.domains(key)

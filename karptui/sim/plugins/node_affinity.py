@@ -72,11 +72,12 @@ def filter(ctx: PodCycle) -> list[Failure]:
             Failure(mismatch & ~outside, REASON, UNRESOLVABLE)]
 
 
-def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
-    """Sum of the weights of matching preferred terms, normalised to 0..100."""
+def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray | int:
+    """Sum of the weights of matching preferred terms, normalised to 0..100; a plain 0 for a pod
+    with none (see framework.run_scores)."""
     preferred = ctx.pod.affinity.node_preferred
     if not preferred:
-        return np.zeros(int(feasible.size), dtype=np.int64)
+        return 0
 
     def compute() -> np.ndarray:
         return np.array(

@@ -151,11 +151,12 @@ def default_selector(ctx: PodCycle) -> LabelSelector | None:
     return None if owner.selector.is_empty else owner.selector
 
 
-def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
-    """Sum over soft constraints of count x log(domains + 2) + (maxSkew - 1), reversed to 0..100."""
+def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray | int:
+    """Sum over soft constraints of count x log(domains + 2) + (maxSkew - 1), reversed to 0..100;
+    a plain 0 for a pod with none (see framework.run_scores)."""
     soft = _soft_constraints(ctx)
     if not soft:
-        return np.zeros(int(feasible.size), dtype=np.int64)
+        return 0
     state, pod = ctx.state, ctx.pod
     keys = tuple(dict.fromkeys(c.topology_key for c, _ in soft))
 

@@ -45,13 +45,14 @@ def _intolerable_counts(ctx: PodCycle) -> np.ndarray:
     )
 
 
-def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:
-    """Fewer untolerated PreferNoSchedule taints score higher (reverse-normalised)."""
+def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray | int:
+    """Fewer untolerated PreferNoSchedule taints score higher (reverse-normalised); a plain 100
+    when no feasible node has one (see framework.run_scores)."""
     every = ctx.static((NAME, "score", ctx.pod.tolerations), lambda: _intolerable_counts(ctx))
     if not ctx.static((NAME, "any", ctx.pod.tolerations), lambda: bool(every.any())):
-        return np.full(int(feasible.size), 100, dtype=np.int64)  # no node has a taint it minds
+        return 100  # no node has a taint it minds
     counts = every[feasible]
     top = counts.max() if counts.size else 0
     if top == 0:
-        return np.full(counts.size, 100, dtype=np.int64)
+        return 100
     return 100 - counts * 100 // top
