@@ -129,7 +129,7 @@ def run_scores(ctx: PodCycle, feasible: np.ndarray, known=None) -> np.ndarray:
     equivalence cache keeps their per-node scores). A plugin that gives every feasible node one
     score (most pods have nothing a plugin weighs) may return it as a plain int, added to every
     node alike: on a large cluster a pod is scored over a thousand nodes, and a vector of equal
-    scores made, weighted and added for nothing was a third of its scoring."""
+    scores, made, weighted and added, changes which node wins no more than the plain int does."""
     total = np.zeros(int(feasible.size), dtype=np.int64)
     if feasible.size == 1:
         return total
