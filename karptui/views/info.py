@@ -60,9 +60,8 @@ def _totals(snapshot: Snapshot) -> dict:
     alloc_cpu = sum(n.allocatable.get(CPU, 0) for n in snapshot.nodes)
     alloc_mem = sum(n.allocatable.get(MEMORY, 0) for n in snapshot.nodes)
     req_cpu = req_mem = 0
-    for pods in snapshot.pods_by_node.values():
-        for pod in pods:
-            req_cpu += pod.requests.get(CPU, 0)
-            req_mem += pod.requests.get(MEMORY, 0)
+    for pod in snapshot.bound_pods:
+        req_cpu += pod.requests.get(CPU, 0)
+        req_mem += pod.requests.get(MEMORY, 0)
     return {"cpu_millis": alloc_cpu, "memory_bytes": alloc_mem,
             "requested_cpu_millis": req_cpu, "requested_memory_bytes": req_mem}

@@ -300,7 +300,7 @@ class ExistingPool:
             if k is None:
                 continue
             node = self.nodes[k] = self.nodes[k].fresh()
-            node.available = node.available - pod.requests - Resources({PODS: 1})
+            node.available = node.available - pod.requests - ONE_POD
             node.ports.extend(pod.host_ports)
             self.free[k] -= base_vector(pod.requests + ONE_POD)
         self._fitting.clear()

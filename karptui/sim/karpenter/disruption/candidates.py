@@ -31,8 +31,7 @@ from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
 from ....model.disruption import PodDisruptionBudget
 from ....model.selectors import selected_as
 from ....model import labels as L
-from ....model.resources import PODS
-from ..existingnode import BASE, base_vector
+from ..existingnode import BASE, ONE_POD, base_vector
 from ....model.fields import parse_duration
 from ...state import ClusterState
 from .verdicts import BLOCKED, SKIPPED, WAITING, Why, span
@@ -94,13 +93,12 @@ class Candidate:
 
     @cached_property
     def need(self) -> np.ndarray:
-        """The cpu, memory and pod slots its reschedulable pods take (ExistingPool.free's columns),
-        added up once: multi-node consolidation's arithmetic check asks it of the same candidates
-        for every prefix it probes."""
+        """The cpu, memory and pod slots its reschedulable pods take (ExistingPool.free's columns, as
+        ExistingPool.settle takes them), added up once: multi-node consolidation's arithmetic check
+        asks it of the same candidates for every prefix it probes."""
         total = np.zeros(len(BASE), dtype=np.int64)
         for pod in self.pods:
-            total += base_vector(pod.requests)
-        total[BASE.index(PODS)] += len(self.pods)
+            total += base_vector(pod.requests + ONE_POD)
         return total
 
 
