@@ -95,12 +95,13 @@ def test_pods_after_all_edits_are_bounded(cli, write, monkeypatch):
 
 
 def test_pods_made_across_all_edits_are_bounded(cli, write, monkeypatch):
-    """A thousand ``scale: 200000`` edits of one workload keep 200,000 pods but make 200 million."""
+    """A thousand ``scale: 200000`` / ``scale: 0`` pairs of one workload keep 200,000 pods but make
+    100 million: scaling from 6 to 10 makes 4, each 0 -> 10 after it 10 more."""
     monkeypatch.setattr(limits, "MAX_WHATIF_PODS", 40)
-    path = whatif(write, *({"target": INFLATE, "scale": n} for n in (10, 11, 12, 13)))
+    path = whatif(write, *({"target": INFLATE, "scale": n} for n in (10, 0, 10, 0, 10, 0, 10, 0, 10)))
     one_line_error(*simulate(cli, path),
-                   f"karptui: {path}: edit 4: the edits so far make 46 pods and nodes, over karptui's cap of 40 "
-                   "made by one what-if (13 for Deployment/default/inflate)")
+                   f"karptui: {path}: edit 9: the edits so far make 44 pods and nodes, over karptui's cap of 40 "
+                   "made by one what-if (10 for Deployment/default/inflate)")
 
 
 def test_daemon_pods_of_added_nodes_count_towards_the_pods(cli, write, monkeypatch):
@@ -143,7 +144,7 @@ def test_simulate_reports_progress_per_pod():
     from karptui.whatif import Scale, Target, WhatIf, apply_whatif
 
     snapshot = load_snapshot(bundled_snapshot("consolidation"))
-    applied = apply_whatif(snapshot, WhatIf("x", (Scale(Target.parse(INFLATE), 12),))).snapshot
+    applied = apply_whatif(snapshot, WhatIf("x", (Scale(Target.parse(INFLATE), 18),))).snapshot  # 12 new
     seen: list[tuple[str, int, int]] = []
     run(applied, catalog=catalog_from_snapshot_region(applied), consolidate=True,
         progress=lambda *a: seen.append(a))
@@ -157,7 +158,7 @@ def test_cli_progress_goes_to_stderr_and_stdout_stays_json(cli, write, monkeypat
 
     monkeypatch.setattr(progress, "DELAY", 0.0)  # as if the run had already taken a while
     monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)  # and every pod's word is shown
-    path = whatif(write, {"target": INFLATE, "scale": 12})
+    path = whatif(write, {"target": INFLATE, "scale": 18})  # 6 running, 12 new
     code, out, err = simulate(cli, path, "--output", "json")
     assert code == 0, err
     assert json.loads(out)["whatif"]["name"] == "hostile"
@@ -195,7 +196,7 @@ async def test_whatif_panel_shows_progress_while_running(monkeypatch):
     monkeypatch.setattr(sim, "schedule_one", slow)
     monkeypatch.setattr(WhatIfScreen, "PROGRESS_INTERVAL", 0.0)
     screen = WhatIfScreen(snapshot, catalog_from_snapshot_region(snapshot))
-    screen.stack.push(Scale(Target.parse(INFLATE), 12))
+    screen.stack.push(Scale(Target.parse(INFLATE), 18))  # 6 running, 12 new
 
     async with hosting(screen).run_test() as pilot:
         await pilot.pause()
@@ -237,7 +238,7 @@ async def test_escape_stops_a_long_run_between_two_pods(monkeypatch):
 
     monkeypatch.setattr(sim, "schedule_one", slow)
     screen = WhatIfScreen(snapshot, None)
-    screen.stack.push(Scale(Target.parse(INFLATE), 12))
+    screen.stack.push(Scale(Target.parse(INFLATE), 18))  # 6 running, 12 new
 
     async with hosting(screen).run_test() as pilot:
         await pilot.pause()

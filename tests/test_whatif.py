@@ -38,7 +38,7 @@ from karptui.whatif import (
     save_whatif,
     strategic_merge_patch,
 )
-from karptui.whatif.apply import _pinned_node
+from karptui.whatif.controllers.daemon import pinned_node as _pinned_node
 
 WHATIFS = FIXTURES / "whatif"
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=timezone.utc)
@@ -489,16 +489,26 @@ def test_drop_hostname_spread(spread, fixture):
     applied = apply_whatif(spread, load_whatif(WHATIFS / fixture))
     new = pods_of(applied.snapshot, "Deployment", "host-spread")
     assert len(new) == 20 and all(p.is_pending for p in new)
-    assert [p.name for p in new] == [p.name for p in old]  # like with like
+    # a template change is a rollout: a new ReplicaSet with its own pod-template-hash owns new pods
+    rs = new[0].owners[0].name
+    assert rs.startswith("host-spread-") and rs != "host-spread-fbbf7c9d9"
+    template_hash = rs.removeprefix("host-spread-")
+    assert not {p.name for p in new} & {p.name for p in old}
     for pod in new:
         assert [(c.topology_key, c.max_skew) for c in pod.spread_constraints] == [(ZONE, 5)]
-        assert pod.owners[0].kind == "ReplicaSet" and pod.owners[0].name == "host-spread-fbbf7c9d9"
-        assert pod.labels == {"app": "host-spread", "pod-template-hash": "fbbf7c9d9"}
+        assert pod.owners[0].kind == "ReplicaSet" and pod.owners[0].name == rs
+        assert pod.labels == {"app": "host-spread", "pod-template-hash": template_hash}
         assert pod.requests == old[0].requests and pod.tolerations == old[0].tolerations
         assert pod.created == spread.meta.captured_at
         assert applied.snapshot.top_owner(pod).ref == "Deployment/default/host-spread"
+    sets = {w.name: w.replicas for w in applied.snapshot.workloads if w.kind == "ReplicaSet"
+            and w.name.startswith("host-spread-")}
+    assert sets == {"host-spread-fbbf7c9d9": 0, rs: 20}
     assert applied.resimulated == ("Deployment/default/host-spread",)
-    assert "20 pod(s) replaced by 20 pending pod(s)" in applied.notes[0]
+    assert "rollout (RollingUpdate): 20 pod(s) replaced by 20 pending pod(s)" in applied.notes[0]
+    assert applied.deleted == {p.key for p in old} and applied.added == {p.key for p in new}
+    (rollout,) = applied.rollouts
+    assert (rollout.max_surge, rollout.max_unavailable) == (5, 5)   # 25% of 20, up and down
     # every other pod is the very same object
     others = [p for p in spread.pods if p not in old]
     assert all(any(p is q for q in applied.snapshot.pods) for p in others)
@@ -517,28 +527,36 @@ def test_soften_hostname_spread(spread):
 
 
 def test_scale_inflate_up_in_consolidation(consolidation):
+    """Scaling up adds pods from the template; every running pod stays, the very same object
+    (ReplicaSet controller, manageReplicas: diff < 0 creates, touching no existing pod)."""
     before = fingerprint(consolidation)
     old = pods_of(consolidation, "Deployment", "inflate")
     assert len(old) == 6
     applied = apply_whatif(consolidation, load_whatif(WHATIFS / "scale-inflate.yaml"), now=NOW)
     new = pods_of(applied.snapshot, "Deployment", "inflate")
-    assert len(new) == 10 and all(p.is_pending for p in new)
-    names = {p.name for p in new}
-    assert {p.name for p in old} <= names
-    assert names - {p.name for p in old} == {f"inflate-whatif-{n}" for n in range(1, 5)}
-    assert all(p.created == NOW for p in new)
+    assert len(new) == 10
+    assert all(any(p is q for q in new) for p in old)          # kept, untouched
+    added = [p for p in new if all(p is not q for q in old)]
+    assert [p.name for p in added] == [f"inflate-wjq4g8lgtc-whatif-{n}" for n in range(1, 5)]
+    assert all(p.is_pending and p.created == NOW for p in added)
+    assert all(p.labels["pod-template-hash"] == "wjq4g8lgtc" for p in added)
     refs = {w.ref: w.replicas for w in applied.snapshot.workloads if w.name.startswith("inflate")}
     assert refs == {"Deployment/default/inflate": 10, "ReplicaSet/default/inflate-wjq4g8lgtc": 10}
     assert applied.snapshot.pdbs is consolidation.pdbs
     assert len(applied.snapshot.pods) == len(consolidation.pods) + 4
+    assert applied.added == {p.key for p in added} and applied.deleted == frozenset()
+    assert applied.rollouts == ()
     assert fingerprint(consolidation) == before
 
 
-def test_scale_down_keeps_the_first_names(consolidation):
+def test_scale_down_deletes_what_the_controller_ranks_first(consolidation):
+    """Scaling down deletes pods and moves none (getPodsToDelete); to 0 deletes them all."""
     target = Target("Deployment", "inflate", "default")
-    old = sorted(p.name for p in pods_of(consolidation, "Deployment", "inflate"))
-    two = apply(consolidation, Scale(target, 2)).snapshot
-    assert [p.name for p in pods_of(two, "Deployment", "inflate")] == old[:2]
+    old = pods_of(consolidation, "Deployment", "inflate")
+    two = apply(consolidation, Scale(target, 2))
+    kept = pods_of(two.snapshot, "Deployment", "inflate")
+    assert len(kept) == 2 and all(any(p is q for q in old) for p in kept)
+    assert len(two.deleted) == 4 and not two.added
     zero = apply(consolidation, Scale(target, 0)).snapshot
     assert pods_of(zero, "Deployment", "inflate") == []
 
@@ -554,6 +572,7 @@ def test_edits_apply_in_order(consolidation):
     assert len(applied.notes) == 3
 
 
+RESTARTED = "kubectl.kubernetes.io/restartedAt"
 BUNDLED = ["topology-spread", "consolidation", "multi-nodepool", "overprovisioning"]
 SCHEDULING = ("priority", "priority_class_name", "scheduler_name", "requests", "node_selector", "spread_constraints",
               "host_ports", "pvc_names", "labels", "annotations", "owners")
@@ -561,23 +580,34 @@ SCHEDULING = ("priority", "priority_class_name", "scheduler_name", "requests", "
 
 @pytest.mark.parametrize("name", BUNDLED)
 def test_an_empty_patch_recreates_the_real_pods(name):
-    """Admission is emulated well enough that an unchanged template gives the pods the cluster has."""
+    """Admission is emulated well enough that a restart (``kubectl rollout restart``: a template
+    annotation, so every controller rolls its pods out) gives pods like the cluster's; an empty
+    patch changes nothing at all."""
     snapshot = load_snapshot(bundled_snapshot(name))
-    for workload in (w for w in snapshot.workloads if w.raw is not None):
-        applied = apply(snapshot, Patch(Target(workload.kind, workload.name, workload.namespace), {}))
-        old = {p.name: p for p in pods_of(snapshot, workload.kind, workload.name, workload.namespace)}
-        new = {p.name: p for p in pods_of(applied.snapshot, workload.kind, workload.name, workload.namespace)}
-        assert set(new) == set(old), workload.ref
-        for pod_name, pod in new.items():
-            real = old[pod_name]
+    restart = {"spec": {"template": {"metadata": {"annotations": {RESTARTED: "2024-09-10T03:00:00Z"}}}}}
+    for workload in (w for w in snapshot.workloads if w.raw is not None and w.kind != "Job"):
+        target = Target(workload.kind, workload.name, workload.namespace)
+        old = pods_of(snapshot, workload.kind, workload.name, workload.namespace)
+        same = pods_of(apply(snapshot, Patch(target, {})).snapshot, workload.kind, workload.name, workload.namespace)
+        assert len(same) == len(old) and all(any(p is q for q in old) for p in same), workload.ref
+        applied = apply(snapshot, Patch(target, restart))
+        new = pods_of(applied.snapshot, workload.kind, workload.name, workload.namespace)
+        assert len(new) == len([p for p in old if not p.is_terminal]), workload.ref
+        real = next(p for p in old if not p.is_terminal)
+        for pod in new:
             for field in SCHEDULING:
-                assert getattr(pod, field) == getattr(real, field), (pod_name, field)
-            assert set(pod.tolerations) == set(real.tolerations), pod_name
+                if field in ("labels", "annotations", "owners"):
+                    continue
+                assert getattr(pod, field) == getattr(real, field), (pod.name, field)
+            assert set(pod.tolerations) == set(real.tolerations), pod.name
+            assert {k: v for k, v in pod.labels.items() if k != "pod-template-hash"} == \
+                {k: v for k, v in real.labels.items() if k != "pod-template-hash"}
+            assert pod.annotations[RESTARTED] == "2024-09-10T03:00:00Z"
             assert pod.is_pending and not pod.node_name
-            if workload.kind == "DaemonSet":
-                assert _pinned_node(pod) == real.node_name
-            else:
+            if workload.kind != "DaemonSet":
                 assert pod.affinity == real.affinity
+        if workload.kind == "DaemonSet":   # re-created on their own nodes, keeping their names
+            assert sorted((_pinned_node(p), p.name) for p in new) == sorted((p.node_name, p.name) for p in old)
 
 
 def test_fargate_pods_stay_on_fargate(spread):
@@ -624,12 +654,16 @@ def test_priority_admission(overprov):
     applied = apply(overprov, Patch(inflate, {"spec": {"template": {"spec": {"priorityClassName": "nope"}}}}))
     assert {p.priority for p in pods_of(applied.snapshot, "Deployment", "inflate")} == {0}
     assert any("PriorityClass nope is not in the snapshot" in n for n in applied.notes)
-    # edits apply in order: make the class the global default, then roll team1-api out
+    # edits apply in order: make the class the global default, then scale team1-api up: the new
+    # pods get the default class at admission, the running ones keep what they were admitted with
+    running = pods_of(overprov, "Deployment", "team1-api", "team1")
     applied = apply(overprov, Patch(Target("PriorityClass", "overprovisioning"), {"globalDefault": True}),
-                    Scale(api, 2))
+                    Scale(api, len(running) + 2))
     assert applied.snapshot.priority_classes[0].global_default
     pods = pods_of(applied.snapshot, "Deployment", "team1-api", "team1")
-    assert {(p.priority, p.priority_class_name) for p in pods} == {(-10, "overprovisioning")}
+    added = [p for p in pods if p.key in applied.added]
+    assert len(added) == 2 and {(p.priority, p.priority_class_name) for p in added} == {(-10, "overprovisioning")}
+    assert [p for p in pods if p.key not in applied.added] == running
 
 
 def test_nodes_fixture(spread):
@@ -665,7 +699,8 @@ def test_nodes_fixture(spread):
     assert all(p.is_pending for p in daemon)
     assert len(snap.nodes) == len(spread.nodes) + 1
     assert applied.resimulated == ()
-    assert [n.split(":")[0] for n in applied.notes][:2] == [f"Node/{NODE_2A} cordoned", f"Node/{NODE_2B} removed"]
+    assert [n.split(":")[0] for n in applied.notes][:2] == [f"Node/{NODE_2A} cordoned",
+                                                             f"Node/{NODE_2B} drained and removed"]
     assert fingerprint(spread) == before
 
 
@@ -787,9 +822,12 @@ def test_statefulset_pods_are_ordinals_with_their_claims(small):
     applied = apply(small, Scale(Target("StatefulSet", "db", "default"), 3))
     pods = pods_of(applied.snapshot, "StatefulSet", "db")
     assert [p.name for p in pods] == ["db-0", "db-1", "db-2"]
-    assert [p.pvc_names for p in pods] == [("data-db-0",), ("data-db-1",), ("data-db-2",)]
+    # db-0 and db-1 run on; the controller creates the missing ordinal with its claim
+    assert [p.node_name for p in pods] == ["n1", "n2", ""]
+    assert pods[2].pvc_names == ("data-db-2",)
     assert pods[2].labels == {"app": "db", "statefulset.kubernetes.io/pod-name": "db-2"}
-    assert all(p.is_pending for p in pods)
+    one = pods_of(apply(small, Scale(Target("StatefulSet", "db", "default"), 1)).snapshot, "StatefulSet", "db")
+    assert [p.name for p in one] == ["db-0"]   # the highest ordinal goes first
 
 
 def test_job_parallelism_capped_by_completions(small):

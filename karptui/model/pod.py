@@ -44,6 +44,12 @@ class Pod(KubeObject):
     scheduled_message: str = ""
     nominated_node: str = ""
     started: datetime | None = None  # status.startTime: when the kubelet started it
+    # The Ready condition and the restarts, which decide which pod a controller deletes first
+    # when it scales down (controller_utils.go ActivePodsWithRanks): ``ready_since`` is the
+    # condition's lastTransitionTime while it is True (None: not ready, or no time given).
+    ready: bool = False
+    ready_since: datetime | None = None
+    restarts: int = 0
 
     KIND = "Pod"
 
@@ -221,12 +227,34 @@ def _pvc_names(spec: Mapping, pod_name: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _scheduled_condition(status: Mapping) -> tuple[str, str]:
+def _conditions(status: Mapping, bound: bool) -> tuple[str, str, bool, datetime | None]:
+    """PodScheduled's reason and message (unbound pods only: a bound pod's is True), and whether
+    the pod is Ready and since when, in one pass over ``status.conditions``."""
+    reason = message = ""
+    ready, since = False, None
     for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
         cond = as_map(raw, f"status.conditions[{i}]")
-        if cond.get("type") == "PodScheduled" and cond.get("status") != "True":
-            return as_str(cond.get("reason"), "reason"), as_str(cond.get("message"), "message")
-    return "", ""
+        kind = cond.get("type")
+        if kind == "Ready":
+            ready = cond.get("status") == "True"
+            if ready:
+                since = parse_time(cond.get("lastTransitionTime"), f"status.conditions[{i}].lastTransitionTime")
+        elif kind == "PodScheduled" and not bound and cond.get("status") != "True":
+            reason, message = as_str(cond.get("reason"), "reason"), as_str(cond.get("message"), "message")
+    return reason, message, ready, since
+
+
+def _restarts(status: Mapping) -> int:
+    """The most restarts of any container (what the ReplicaSet controller compares)."""
+    statuses = status.get("containerStatuses")
+    if not statuses:
+        return 0
+    most = 0
+    for i, raw in enumerate(as_list(statuses, "status.containerStatuses")):
+        count = as_map(raw, f"status.containerStatuses[{i}]").get("restartCount")
+        if type(count) is int and count > most:
+            most = count
+    return most
 
 
 def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
@@ -242,7 +270,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     # each bound pod's node by it, and equal names that are one object compare without a read
     node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
     # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
-    reason, message = ("", "") if node_name else _scheduled_condition(status)
+    reason, message, ready, ready_since = _conditions(status, bool(node_name))
     scheduling = _shared_scheduling(spec)
     return Pod(
         **fields,
@@ -263,4 +291,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         scheduled_message=message,
         nominated_node=as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
         started=parse_time(status.get("startTime"), "status.startTime"),
+        ready=ready,
+        ready_since=ready_since,
+        restarts=_restarts(status),
     )

@@ -106,7 +106,7 @@ class Patch:
 
 @dataclass(frozen=True)
 class Scale:
-    """Set replicas (a Job's parallelism); the workload's pods are re-created."""
+    """Set replicas (a Job's parallelism): pods are added from the template or deleted, none moved."""
 
     target: Target
     replicas: int
