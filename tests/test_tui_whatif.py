@@ -232,7 +232,8 @@ def test_run_whatif_with_karpenter(snapshot, catalog):
     assert (summary["on_new_nodes_before"], summary["on_new_nodes_after"]) == (6, 2)
     [host] = summary["workloads"]
     assert host["workload"] == HOST
-    assert host["existing_after"] == dict(zip(ZONES, (7, 7, 2)))
+    # 16 placed by kube-scheduler, 2 more on existing nodes by Karpenter's scheduler, 2 on a NodeClaim
+    assert host["existing_after"] == dict(zip(ZONES, (8, 8, 2)))
     assert host["launched_after"] == {"ap-northeast-2c": 2}
     assert [(c["instance_type"], c["zone"], c["pods"]) for c in summary["nodeclaims"]] == [
         ("t3a.xlarge", "ap-northeast-2c", 2)]
@@ -260,8 +261,16 @@ def test_run_whatif_reports_bad_edits_and_cancellation(snapshot, catalog):
 def test_summary_text_and_table_rows(snapshot, catalog):
     summary = wf.run_whatif(snapshot, catalog, WhatIf("drop", drop_hostname(snapshot)))
     lines = wf.summary_lines(summary)
+    # a template change is a rollout: 20 pods go, 20 new ones come; nothing moves
+    # (6 of the 20 old pods are pending, not available: the first sync deletes 5 of them, and the
+    # second surges to 10 new pods while 15 old ones still hold their room)
     assert lines[:3] == ["scheduled 6 → 20 · pending 0 → 0", "on existing nodes 0 → 18 · on new NodeClaims 6 → 2",
-                         "0 newly scheduled · 0 newly pending · 16 moved"]
+                         "20 added (20 placed, 0 pending) · 20 removed · 0 newly scheduled · 0 newly pending · "
+                         "0 moved"]
+    assert lines[5] == ("rollout Deployment/default/host-spread (RollingUpdate, maxSurge 5, maxUnavailable 5): "
+                        "5 step(s); peak 25 pods (15 old + 10 new): 1 NodeClaim(s) launched; old and new overlap "
+                        "in 4 step(s)")
+    del lines[5]
     assert lines[3] == ("cost now ~$2.320/h (~$1,694/mo) → after provisioning ~$2.470/h (~$1,803/mo) → after "
                         "consolidation ~$1.053/h (~$769/mo) (~: 2 unpriced, 12 prices estimated)")
     assert lines[4] == "without the edits ~$1.504/h (~$1,098/mo): change ~-$0.451/h (~-$329/mo)"
@@ -352,8 +361,8 @@ async def test_dropping_the_hostname_constraint(snapshot, catalog):
         assert "scheduled 6 → 20 · pending 0 → 0" in summary
         assert "on existing nodes 0 → 18 · on new NodeClaims 6 → 2" in summary
         assert "→ after consolidation ~$1.053/h (~$769/mo)" in summary   # the cost model's words, as the header's
-        assert rows(screen, "#zones") == [(HOST, "", ""), ("· ap-northeast-2a", "6 +2 new", "7"),
-                                          ("· ap-northeast-2b", "6", "7"),
+        assert rows(screen, "#zones") == [(HOST, "", ""), ("· ap-northeast-2a", "6 +2 new", "8"),
+                                          ("· ap-northeast-2b", "6", "8"),
                                           ("· ap-northeast-2c", "2 +4 new", "2 +2 new")]
         [claim] = rows(screen, "#claims")
         assert claim[:4] == ("default", "t3a.xlarge", "ap-northeast-2c", "on-demand") and claim[5] == "2"

@@ -123,8 +123,9 @@ async def test_simulate_whatif_and_the_panel_give_the_same_answer(cli, snapshot,
         shown = text(screen, "#summary").splitlines()
     assert shown[0] == (f"scheduled {c['scheduled_before']} → {c['scheduled_after']} · "
                         f"pending {c['pending_before']} → {c['pending_after']}")
-    assert shown[2] == (f"{c['newly_scheduled']} newly scheduled · {c['newly_pending']} newly pending · "
-                        f"{c['moved']} moved")
+    assert shown[2] == (f"{c['added']} added ({c['added_scheduled']} placed, {c['added_pending']} pending) · "
+                        f"{c['removed']} removed · {c['newly_scheduled']} newly scheduled · "
+                        f"{c['newly_pending']} newly pending · {c['moved']} moved")
     before, after = (Cost.from_dict(cost[key]) for key in ("cost_before", "cost_after"))
     assert shown[3].startswith("cost now ") and after.text() in shown[3]  # the end of the cost model's path
     assert shown[4].startswith(f"without the edits {before.text()}: ")

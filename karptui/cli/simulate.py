@@ -84,6 +84,8 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
     changes["hourly_cost"] = whatif_cost(run.baseline, run.result, catalog, args.consolidate)
     return run.result, run.applied.snapshot, {"name": whatif.name, "file": str(args.whatif),
                                               "notes": list(run.applied.notes), "diff": changes,
+                                              "rollouts": run.rollouts_json(),
+                                              "drains": [d.to_dict() for d in run.applied.drains],
                                               "drift": drift_json(run.drifting, run.result, catalog, run.consolidated)}
 
 

@@ -112,6 +112,9 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         catalog, told = karpenter_catalog(snapshot, catalog, gates)
         notes.extend(told)
         attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress, explain)
+        # Karpenter's placements: on the NodeClaims it launches, and on existing nodes its scheduler
+        # found room on after kube-scheduler had given up on the pod
+        placements.including({a.pod.key: a.node for a in attempts if a.scheduled and not a.new_node})
         placements.including({key: plan.name for plan in plans for key in plan.pods})
         if consolidate:
             from .karpenter.disruption import Disruptor

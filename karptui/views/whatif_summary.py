@@ -29,7 +29,9 @@ def summary(run: RunResult, catalog: Any) -> dict:
     baseline, result, applied, changes = run.baseline, run.result, run.applied, run.diff
     counts = changes.counts
     out.update({key: counts[key] for key in ("scheduled_before", "pending_before", "scheduled_after",
-                                             "pending_after", "newly_scheduled", "newly_pending", "moved")})
+                                             "pending_after", "newly_scheduled", "newly_pending", "moved",
+                                             "added", "added_scheduled", "added_pending", "removed",
+                                             "still_pending")})
     for when, sim in (("before", baseline), ("after", result)):  # where the scheduled ones went
         out[f"on_new_nodes_{when}"] = sum(1 for a in sim.attempts if a.scheduled and a.new_node)
         out[f"on_existing_{when}"] = out[f"scheduled_{when}"] - out[f"on_new_nodes_{when}"]
@@ -51,7 +53,12 @@ def summary(run: RunResult, catalog: Any) -> dict:
         for d in result.disruptions
     ]
     out["blocked"] = [{"node": b.node, "reason": b.reason} for b in result.blocked]
-    out["pending"] = [{"pod": a.pod.key, "reason": a.reason or ""} for a in result.attempts if not a.scheduled]
+    # only the pods the edits touched: pending pods whose lot did not change are a count (still_pending)
+    touched = {c.pod for c in (*changes.newly_pending, *changes.reason_changed, *changes.added) if c.after is None}
+    out["pending"] = [{"pod": a.pod.key, "reason": a.reason or ""} for a in result.attempts
+                      if not a.scheduled and a.pod.key in touched]
+    out["rollouts"] = run.rollouts_json()
+    out["drains"] = [d.to_dict() for d in applied.drains]
     out["drift"] = drift_json(run.drifting, result, catalog, run.consolidated)
     out["cost_before"] = out["cost_after"] = out["cost_change"] = out["cost"] = None
     if catalog is not None:  # the cost model's path, with and without the edits
@@ -96,13 +103,49 @@ def summary_lines(s: Mapping) -> list[str]:
              f"pending {s['pending_before']} → {s['pending_after']}",
              f"on existing nodes {s['on_existing_before']} → {s['on_existing_after']} · "
              f"on new NodeClaims {s['on_new_nodes_before']} → {s['on_new_nodes_after']}",
-             f"{s['newly_scheduled']} newly scheduled · {s['newly_pending']} newly pending · {s['moved']} moved"]
+             f"{s['added']} added ({s['added_scheduled']} placed, {s['added_pending']} pending) · "
+             f"{s['removed']} removed · {s['newly_scheduled']} newly scheduled · {s['newly_pending']} newly pending · "
+             f"{s['moved']} moved"]
     if s.get("cost"):
         lines += _cost_lines(s["cost"])
+    lines += [_rollout_line(r) for r in s.get("rollouts", [])]
+    lines += [line for d in s.get("drains", []) for line in _drain_lines(d)]
     lines += [f"+ launch {x}" for x in s["nodeclaims_added"]] + [f"- launch {x}" for x in s["nodeclaims_removed"]]
     lines += [f"pending {p['pod']}: {p['reason']}" for p in s["pending"][:5]]
+    if len(s["pending"]) > 5:
+        lines.append(f"… and {len(s['pending']) - 5} more pending pod(s) the edits touched")
+    if s.get("still_pending"):
+        lines.append(f"{s['still_pending']} pod(s) pending before and after, for reasons the edits did not touch")
     lines += drift_lines(s.get("drift") or {})
     return lines + [f"note: {n}" for n in s["notes"]]
+
+
+def _rollout_line(r: Mapping) -> str:
+    """``rollout Deployment/default/web (RollingUpdate, maxSurge 5, maxUnavailable 5): 4 steps; peak 25 pods
+    (20 old + 5 new): 2 NodeClaim(s) launched, 1 more than the end state needs; old and new overlap in 3 steps``."""
+    peak = r["peak"]
+    head = f"rollout {r['workload']} ({r['strategy']}"
+    if r["strategy"] == "RollingUpdate":
+        head += f", maxSurge {r['max_surge']}, maxUnavailable {r['max_unavailable']}"
+    head += f"): {len(r['steps'])} step(s); peak {peak['pods']} pods ({peak['old_pods']} old + {peak['new_pods']} new)"
+    if "nodeclaims" in peak:
+        head += f": {len(peak['nodeclaims'])} NodeClaim(s) launched"
+        if peak["nodeclaims_beyond_end"]:
+            head += f", {peak['nodeclaims_beyond_end']} more than the end state needs"
+        if peak["pending"]:
+            head += f", {peak['pending']} pod(s) pending"
+    head += f"; old and new overlap in {r['overlap_steps']} step(s)"
+    if r.get("min_ready_seconds"):
+        head += f", each at least minReadySeconds {r['min_ready_seconds']}s"
+    return head
+
+
+def _drain_lines(d: Mapping) -> list[str]:
+    """A drain's outcome: removed, or which evictions block it and why."""
+    if d["removed"]:
+        return [f"drain {d['node']}: {len(d['evicted'])} pod(s) evicted; the node goes"]
+    return ([f"drain {d['node']}: blocked, the node stays (cordoned); {len(d['evicted'])} pod(s) evicted"]
+            + [f"  blocked {b['pod']}: {b['why']}" for b in d["blocked"]])
 
 
 def _cost_lines(cost: Mapping) -> list[str]:

@@ -55,8 +55,9 @@ class Applied:
     """The edited snapshot and what the edits did.
 
     ``resimulated``: the workloads whose pods the edits changed; ``added`` / ``deleted``: the
-    keys of the pods the controllers created and deleted (an evicted pod is neither: it is the
-    same pod, pending again); ``rollouts`` and ``drains``: each template change's rollout and each
+    keys of the pods the controllers created and deleted (a key in both: deleted and made again
+    under its name, as a StatefulSet's ordinal; an evicted pod is in neither: it is the same pod,
+    pending again); ``rollouts`` and ``drains``: each template change's rollout and each
     node's drain, with what an operator asks of them (the peak, the blocked evictions).
     """
 
@@ -85,9 +86,8 @@ def apply_whatif(snapshot: Snapshot, whatif: WhatIf, *, now: datetime | None = N
             run.check_totals(len(run.snapshot.pods), len(run.snapshot.nodes))
         except (EditError, PatchError) as exc:
             raise InputError(source, f"edit {number}: {exc}") from None
-    added = frozenset(run.added - run.deleted)
-    return Applied(run.snapshot, tuple(dict.fromkeys(run.resimulated)), tuple(run.notes), added,
-                   frozenset(run.deleted - run.added), tuple(run.rollouts), tuple(run.drains))
+    return Applied(run.snapshot, tuple(dict.fromkeys(run.resimulated)), tuple(run.notes), frozenset(run.added),
+                   frozenset(run.deleted), tuple(run.rollouts), tuple(run.drains))
 
 
 class Run:

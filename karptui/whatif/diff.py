@@ -1,8 +1,13 @@
 """A what-if's result against the baseline: what an operator looks for first.
 
-Pods are compared by key; pods a what-if re-created keep their names where it
-could, and per-workload counts (by zone and by node) compare whatever the
-names. A workload is the pod's top owner (Deployment, StatefulSet, ...).
+Pods are compared by key. A pod only the what-if has was **added** by an edit (a scale up, a
+rollout's new ReplicaSet, a DaemonSet's pod for a new node); one only the baseline has was
+**removed** (a scale down, a rollout's old pods). Of the pods both have, **moved** ones are on
+another node -- only a pod its controller deleted and re-created under the same name (a
+StatefulSet's ordinal, an evicted pod) can be: a scale never moves a running pod. Pods pending
+in both runs for the same reason are only counted (``still_pending``): the edit did not touch
+them. Per-workload counts (by zone and by node) compare whatever the names. A workload is the
+pod's top owner (Deployment, StatefulSet, ...).
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class WhatIfDiff:
     newly_pending: tuple[PodChange, ...] = ()
     moved: tuple[PodChange, ...] = ()
     reason_changed: tuple[PodChange, ...] = ()
+    added: tuple[PodChange, ...] = ()       # pods the edits created: before "", after a node or None
+    removed: tuple[PodChange, ...] = ()     # pods the edits deleted: after ""
     workloads: tuple[WorkloadSpread, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
     nodeclaims: dict = field(default_factory=dict)    # launches added / removed by the what-if
@@ -60,6 +67,8 @@ class WhatIfDiff:
             "newly_pending": [change(c) for c in self.newly_pending],
             "moved": [change(c) for c in self.moved],
             "reason_changed": [change(c) for c in self.reason_changed],
+            "added": [change(c) for c in self.added],
+            "removed": [change(c) for c in self.removed],
             "nodeclaims": self.nodeclaims,
             "disruptions": self.disruptions,
             "workloads": [
@@ -155,19 +164,28 @@ def prepare_baseline(baseline: SimResult) -> None:
 
 def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
     before, after = _kept(_OUTCOMES, baseline, _outcomes), _outcomes(whatif)
-    scheduled, pending, moved, reasons = [], [], [], []
+    scheduled, pending, moved, reasons, added, removed = [], [], [], [], [], []
     differing = {key for key, _ in before.items() ^ after.items()}  # only these can change
     for key in sorted(differing):
-        (node_b, why_b), (node_a, why_a) = before.get(key, ("", None)), after.get(key, ("", None))
+        if key not in before:
+            node_a, why_a = after[key]
+            added.append(PodChange(key, "", node_a, None, why_a))
+            continue
+        if key not in after:
+            node_b, why_b = before[key]
+            removed.append(PodChange(key, node_b, "", why_b, None))
+            continue
+        (node_b, why_b), (node_a, why_a) = before[key], after[key]
         change = PodChange(key, node_b, node_a, why_b, why_a)
         if node_a and not node_b:
             scheduled.append(change)
-        elif node_a is None and node_b is not None:  # was bound, or is a pod the what-if created
+        elif node_a is None and node_b:
             pending.append(change)
         elif node_a and node_b and node_a != node_b:
             moved.append(change)
         elif node_a is None and node_b is None and why_a != why_b:
             reasons.append(change)
+    still = sum(1 for key, (node, why) in after.items() if node is None and before.get(key) == (None, why))
     spread_b = _kept(_SPREADS, baseline, _spread)
     spread_a, touched = _spread_after(baseline, whatif)
     empty = (Counter(), Counter())
@@ -180,9 +198,13 @@ def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
         "scheduled_before": baseline.scheduled, "pending_before": baseline.pending,
         "scheduled_after": whatif.scheduled, "pending_after": whatif.pending,
         "newly_scheduled": len(scheduled), "newly_pending": len(pending), "moved": len(moved),
+        "added": len(added), "added_scheduled": sum(1 for c in added if c.after),
+        "added_pending": sum(1 for c in added if c.after is None), "removed": len(removed),
+        "reason_changed": len(reasons), "still_pending": still,
     }
-    return WhatIfDiff(tuple(scheduled), tuple(pending), tuple(moved), tuple(reasons), workloads, counts,
-                      _changes([_launch(c) for c in baseline.nodeclaims], [_launch(c) for c in whatif.nodeclaims]),
+    return WhatIfDiff(tuple(scheduled), tuple(pending), tuple(moved), tuple(reasons), tuple(added), tuple(removed),
+                      workloads, counts,
+                      _changes([launch_words(c) for c in baseline.nodeclaims], [launch_words(c) for c in whatif.nodeclaims]),
                       _changes([_action(d) for d in baseline.disruptions], [_action(d) for d in whatif.disruptions]))
 
 
@@ -196,7 +218,7 @@ def _unchanged(workload: str, counts: tuple[Counter, Counter]) -> WorkloadSpread
     return WorkloadSpread(workload, zones, zones, nodes, nodes)
 
 
-def _launch(claim) -> str:
+def launch_words(claim) -> str:
     """A NodeClaim as an operator compares them (its name is made up per run)."""
     launch = claim.launch or {}
     return (f"{claim.nodepool}: {launch.get('instance_type')} {launch.get('capacity_type')} "

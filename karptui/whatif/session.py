@@ -33,7 +33,8 @@ from ..sim import SimResult, simulate
 from ..sim.karpenter.disruption.drift import drift_preview, mark_drifted
 from ..sim.state import ClusterState
 from .apply import Applied, apply_whatif
-from .diff import WhatIfDiff, diff, prepare_baseline
+from .controllers.deployment import Rollout
+from .diff import WhatIfDiff, diff, launch_words, prepare_baseline
 from .edits import WhatIf
 from .stack import DEFAULT_NAME, EditStack
 
@@ -60,6 +61,20 @@ class Baseline:
 
 
 @dataclass(frozen=True)
+class RolloutPeak:
+    """A rollout's peak simulated: the NodeClaims Karpenter launches while old and new pods both
+    hold room, how many of them the end state does not need, and the pods left pending then."""
+
+    rollout: Rollout
+    nodeclaims: tuple[str, ...]
+    beyond_end: int
+    pending: int
+
+    def to_dict(self) -> dict:
+        return {"nodeclaims": list(self.nodeclaims), "nodeclaims_beyond_end": self.beyond_end,
+                "pending": self.pending}
+
+@dataclass(frozen=True)
 class RunResult:
     """What one run gave: ``status`` is ``done``, ``error`` (a bad edit, said in ``error``) or
     ``cancelled``; a done run has the applied edits, both simulations and their diff."""
@@ -74,6 +89,20 @@ class RunResult:
     consolidated: bool = False
     edits: int = 0
     drifting: tuple = ()   # the NodeClaims the edits drift (sim.karpenter.disruption.drift.Drifting)
+    peaks: tuple[RolloutPeak, ...] = ()   # each rollout's peak, simulated
+
+    def rollouts_json(self) -> list[dict]:
+        """``whatif.rollouts`` (docs/simulate-json.md): each rollout's steps and its peak as simulated."""
+        peaks = {id(p.rollout): p for p in self.peaks}
+        out = []
+        for rollout in self.applied.rollouts if self.applied else ():
+            doc = rollout.to_dict()
+            found = peaks.get(id(rollout))
+            if found is not None:
+                doc["peak"].update(found.to_dict())
+            out.append(doc)
+        return out
+
 
     @property
     def done(self) -> bool:
@@ -153,10 +182,22 @@ class WhatIfSession:
                               state=kept.start.rebound(applied.snapshot),
                               progress=_watched("what-if", progress, cancelled))
             _check(cancelled)
+            peaks = tuple(self._peak(r, kept, result, progress, cancelled) for r in applied.rollouts if r.peak)
         except Cancelled:
             return RunResult(whatif.name, CANCELLED, edits=len(whatif.edits))
         return RunResult(whatif.name, DONE, "", applied, kept.result, result, diff(kept.result, result),
-                         consolidate, len(whatif.edits), drifting)
+                         consolidate, len(whatif.edits), drifting, peaks)
+
+    def _peak(self, rollout: Rollout, kept: Baseline, end: SimResult, progress: Progress | None,
+              cancelled: Callable[[], bool] | None) -> RolloutPeak:
+        """The rollout's peak cluster scheduled and provisioned for (no consolidation: it lasts until
+        the rollout moves on), against the end state's launches."""
+        assert rollout.peak is not None
+        result = simulate(rollout.peak, catalog=self.catalog, spot_to_spot=self.spot_to_spot, gates=self.gates,
+                          state=kept.start.rebound(rollout.peak),
+                          progress=_watched(f"{rollout.workload} peak", progress, cancelled))
+        claims = tuple(launch_words(c) for c in result.nodeclaims)
+        return RolloutPeak(rollout, claims, max(0, len(result.nodeclaims) - len(end.nodeclaims)), result.pending)
 
 
 def _check(cancelled: Callable[[], bool] | None) -> None:

@@ -53,7 +53,9 @@ class Rollout:
     ``steps``: (old pods, new pods) after each controller sync, assuming every new pod becomes
     available as soon as it exists (the simulation of ``peak`` says whether it can be placed).
     ``peak``: the cluster at the step with the most pods (then the most old ones), old pods
-    still bound and that step's new pods pending; None when old and new never overlap.
+    still bound and that step's new pods pending, all placed at once; None when old and new never
+    overlap. Old pods cut in a sync are taken as gone by then (their graceful termination is not
+    modelled), so ``most_pods`` can exceed the pods in ``peak``.
     """
 
     workload: str
@@ -65,6 +67,7 @@ class Rollout:
     peak_step: int = 0          # index into steps
     peak: Snapshot | None = None
     min_ready_seconds: int = 0
+    most_pods: int = 0          # the most pods at once, inside a sync before old ones are cut
 
     @property
     def overlap_steps(self) -> int:
@@ -80,7 +83,7 @@ class Rollout:
         return {"workload": self.workload, "strategy": self.strategy, "replicas": self.replicas,
                 "max_surge": self.max_surge, "max_unavailable": self.max_unavailable,
                 "steps": [list(s) for s in self.steps], "overlap_steps": self.overlap_steps,
-                "min_ready_seconds": self.min_ready_seconds,
+                "min_ready_seconds": self.min_ready_seconds, "most_pods": self.most_pods or old + new,
                 "peak": {"step": self.peak_step + 1, "old_pods": old, "new_pods": new, "pods": old + new}}
 
 
@@ -93,29 +96,61 @@ def fenceposts(max_surge: object, max_unavailable: object, replicas: int) -> tup
     return surge, unavailable
 
 
-def rolling_steps(replicas: int, surge: int, unavailable: int, old: int) -> tuple[tuple[int, int], ...]:
-    """(old, new) after each sync of a RollingUpdate from ``old`` pods to ``replicas`` new ones.
+@dataclass(frozen=True)
+class Steps:
+    """A RollingUpdate's course: (old, new) after each sync, the most pods that exist at once
+    (inside a sync, after the new side grows and before the old side is cut), and whether it
+    stalls (new pods that never become available hold it at the last step)."""
 
-    Each sync scales the new ReplicaSet up to ``replicas + surge`` pods in all, then the old
-    ones down as far as ``replicas - unavailable`` available pods allow, the pods created in this
-    sync not being available yet; by the next sync they are.
+    steps: tuple[tuple[int, int], ...]
+    peak_total: int
+    stalled: bool = False
+
+
+def rolling_steps(replicas: int, surge: int, unavailable: int, old: int, old_available: int | None = None,
+                  new_available: bool = True) -> Steps:
+    """The syncs of a RollingUpdate from ``old`` pods (``old_available`` of them available; default
+    all) to ``replicas`` new ones, as ``rolloutRolling`` runs them.
+
+    The first sync creates the new ReplicaSet at ``NewRSNewReplicas`` (its pods not available yet)
+    and may cut the old ones in the same pass. Every later sync either scales the new ReplicaSet
+    up towards ``replicas + surge`` pods in all, and ends there, or else cuts old ReplicaSets:
+    unavailable old pods first, as far as ``old + new - (replicas - unavailable) - new pods not
+    yet available`` allows (``cleanupUnhealthyReplicas``), then available ones while more than
+    ``replicas - unavailable`` pods are available. A pod created in a sync is available from the
+    next one (``new_available``; False: never, and the rollout stalls).
     """
     steps: list[tuple[int, int]] = []
-    new = available_new = 0
+    healthy = old if old_available is None else min(old_available, old)
     min_available = replicas - unavailable
-    while (old, new) != (0, replicas) and len(steps) < 4 * replicas + 4:
-        total = old + new
-        if total < replicas + surge:
-            new += min(replicas + surge - total, replicas - new)
-        unready_new = new - available_new
-        can_delete = min(old + new - min_available - unready_new, old + available_new - min_available, old)
-        if can_delete > 0:
-            old -= can_delete
-        available_new = new
-        if steps and steps[-1] == (old, new):
-            break  # no progress: cannot happen while new pods become available
+    new = min(max(replicas + surge - old, 0), replicas)
+    peak, ready_new, first = old + new, 0, True
+    while len(steps) < 4 * replicas + 4:
+        if not first:
+            target = min(max(replicas + surge - old - new, 0) + new, replicas)
+            if target > new:
+                new = target
+                peak = max(peak, old + new)
+                steps.append((old, new))
+                ready_new = new if new_available else 0
+                continue
+        room = old + new - min_available - (new - ready_new)
+        cut = 0
+        if room > 0:
+            cut = min(room, old - healthy)
+            old -= cut
+            available = healthy + ready_new
+            if available > min_available:
+                down = min(available - min_available, healthy)
+                old, healthy, cut = old - down, healthy - down, cut + down
+        if not first and not cut:
+            return Steps(tuple(steps), peak, (old, new) != (0, replicas))
+        first = False
         steps.append((old, new))
-    return tuple(steps)
+        ready_new = new if new_available else 0
+        if (old, new) == (0, replicas):
+            break
+    return Steps(tuple(steps), peak)
 
 
 def reconcile(run: Run, old: Workload, new: Workload, raw: Mapping, count: int, target: Target,
@@ -187,14 +222,17 @@ def _rollout(run: Run, old: Workload, new: Workload, raw: Mapping, count: int, t
     else:
         params = strategy.get("rollingUpdate") if isinstance(strategy.get("rollingUpdate"), Mapping) else {}
         surge, unavailable = fenceposts(params.get("maxSurge"), params.get("maxUnavailable"), count)
-        steps = rolling_steps(count, surge, unavailable, len(active))
+        course = rolling_steps(count, surge, unavailable, len(active),
+                               sum(1 for p in active if p.node_name and p.ready))
+        steps = course.steps
         peak_step = max(range(len(steps)), key=lambda i: (sum(steps[i]), steps[i][0], -i)) if steps else 0
         old_left, new_made = steps[peak_step] if steps else (0, 0)
         peak = None
         if old_left and new_made:
             doomed = deletion_order(active, family, run.now)[:len(active) - old_left]
             peak = _with_pods(before, doomed, made[:new_made], workloads)
-        rollout = Rollout(new.ref, ROLLING, count, surge, unavailable, steps, peak_step, peak, min_ready)
+        rollout = Rollout(new.ref, ROLLING, count, surge, unavailable, steps, peak_step, peak, min_ready,
+                          course.peak_total)
     run.rollouts.append(rollout)
     run.notes.append(f"{new.ref}: rollout ({rollout.strategy}): {len(active)} pod(s) replaced by {count} pending "
                      f"pod(s) of ReplicaSet {rs_name}; {_steps_words(rollout)}")

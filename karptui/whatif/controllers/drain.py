@@ -35,7 +35,7 @@ class Drain:
 
     node: str
     removed: bool
-    evicted: tuple[str, ...] = ()
+    evicted: tuple[str, ...] = ()               # finished pods too: the drain deletes them
     blocked: tuple[tuple[str, str], ...] = ()   # (pod key, why)
     lost: tuple[str, ...] = ()                  # no controller: deleted, nothing re-creates them
     later: tuple[tuple[str, int, int], ...] = field(default=())  # (PDB, allowed now, pods it guards here)
@@ -53,6 +53,7 @@ def drain(run: Run, edit: RemoveNode) -> None:
     evictable = [p for p in on_node if not (p.is_daemonset_pod or p.is_terminal or p.is_mirror)
                  and p.controller is not None and p.deleted is None]
     lost = [p for p in on_node if not (p.is_daemonset_pod or p.is_terminal or p.is_mirror) and p.controller is None]
+    finished = [p for p in on_node if p.is_terminal and not p.is_mirror]   # deleted by the drain, nothing to re-make
     allowed: dict[str, int] = {}
     guarded: dict[str, int] = {}
     blocked: list[tuple[Pod, str]] = []
@@ -73,11 +74,12 @@ def drain(run: Run, edit: RemoveNode) -> None:
                 continue
         evicted.append(pod)
     later = tuple((key, allowed[key], guarded[key]) for key in sorted(guarded) if 0 < allowed[key] < guarded[key])
-    outcome = Drain(node.name, not blocked, tuple(p.key for p in evicted), tuple((p.key, why) for p, why in blocked),
+    outcome = Drain(node.name, not blocked, tuple(p.key for p in evicted + finished),
+                    tuple((p.key, why) for p, why in blocked),
                     tuple(p.key for p in lost), later)
     run.drains.append(outcome)
     moving = {id(p) for p in evicted}
-    gone = moving | {id(p) for p in lost}
+    gone = moving | {id(p) for p in lost} | {id(p) for p in finished}
     if outcome.removed:  # its DaemonSet and mirror pods go with it, and pending daemon pods pinned to it
         gone |= {id(p) for p in on_node}
         gone |= {id(p) for p in snap.pods if not p.node_name and p.is_daemonset_pod and pinned_node(p) == node.name}
@@ -101,7 +103,7 @@ def drain(run: Run, edit: RemoveNode) -> None:
 
 def _words(edit: RemoveNode, drain: Drain, daemons: int) -> str:
     if drain.removed:
-        note = (f"{edit.target} drained and removed: {len(drain.evicted)} pod(s) evicted, pending again; "
+        note = (f"{edit.target} drained and removed: {len(drain.evicted)} pod(s) evicted; "
                 f"{daemons} DaemonSet pod(s) gone with it")
     else:
         whys = sorted({why for _, why in drain.blocked})
