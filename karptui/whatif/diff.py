@@ -165,6 +165,7 @@ def prepare_baseline(baseline: SimResult) -> None:
 def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
     before, after = _kept(_OUTCOMES, baseline, _outcomes), _outcomes(whatif)
     scheduled, pending, moved, reasons, added, removed = [], [], [], [], [], []
+    claims_b, claims_a = {c.name for c in baseline.nodeclaims}, {c.name for c in whatif.nodeclaims}
     differing = {key for key, _ in before.items() ^ after.items()}  # only these can change
     for key in sorted(differing):
         if key not in before:
@@ -181,8 +182,8 @@ def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
             scheduled.append(change)
         elif node_a is None and node_b:
             pending.append(change)
-        elif node_a and node_b and node_a != node_b:
-            moved.append(change)
+        elif node_a and node_b and node_a != node_b and not (node_b in claims_b and node_a in claims_a):
+            moved.append(change)   # (NodeClaim names are made up per run: new capacity in both is no move)
         elif node_a is None and node_b is None and why_a != why_b:
             reasons.append(change)
     still = sum(1 for key, (node, why) in after.items() if node is None and before.get(key) == (None, why))
