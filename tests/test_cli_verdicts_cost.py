@@ -26,7 +26,7 @@ def test_explain_prints_each_pods_verdict_with_its_brackets(cli, monkeypatch):
     assert "  in short: needs 1 cpu; the 1 node(s) short of it have at most 740m free; 4 node(s) lack team In [team1]" \
         in block
     assert "  Karpenter: launches NodeClaim team1-kn74d from NodePool team1: a1.xlarge on-demand in ap-northeast-2a, " \
-           "~$0.102/h (2 pod(s))" in block
+           "~$0.1020/h (2 pod(s))" in block
 
 
 def test_explain_json_carries_the_same_verdict(cli):

@@ -7,6 +7,7 @@ import json
 from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.views.nodepool_table import nodepool_lines, nodepools_json
+from karptui.views.prediction import predict
 from tests.simkit import node, pod
 from tests.test_karpenter_provisioning import CATALOG, nodepool, req
 
@@ -14,10 +15,11 @@ GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 
 
 def table(*objects, name="p"):
-    """The pod's NodePool rows (as JSON) and the lines shown for them."""
+    """The pod's NodePool rows (as JSON) and the lines shown for them, with the batch's answer (as every
+    surface shows them)."""
     result = simulate(build_snapshot(objects), catalog=CATALOG, explain=True)
     attempt = next(a for a in result.attempts if a.pod.name == name)
-    rows = nodepools_json(attempt.nodepools, CATALOG)
+    rows = nodepools_json(attempt.nodepools, CATALOG, predict(attempt, result.nodeclaims, CATALOG))
     return rows, nodepool_lines(rows)
 
 
@@ -28,10 +30,17 @@ def verdicts(rows):
 def test_every_nodepool_in_karpenters_order_weight_then_name_descending():
     rows, lines = table(nodepool("alpha"), nodepool("beta"), nodepool("heavy", weight=10), pod("p", cpu="1"))
     assert verdicts(rows) == [("heavy", "launch"), ("beta", "also-fits"), ("alpha", "also-fits")]
-    launch = rows[0]["launch"]
-    assert lines[0] == (f"1. heavy (weight 10) — first to fit: would launch {launch['instance_type']} in zone "
-                        f"{launch['zone']} (on-demand) at ${launch['price']:.4f}/h")
-    assert 'too, but NodePool "heavy" comes first' in lines[2]
+    launch, claim = rows[0]["launch"], rows[0]["batch"]["nodeclaim"]
+    # the batch (this one pod) launches from heavy: its row says so, then what the pod alone would get
+    assert lines[0] == (f"1. heavy (weight 10) — chosen: would launch {launch['instance_type']} on-demand in "
+                        f"{launch['zone']}, ${launch['price']:.4f}/h (NodeClaim {claim}, NodePool heavy; "
+                        "1 pod(s) on it)")
+    assert lines[1] == (f"     this pod alone: would launch {launch['instance_type']} in zone {launch['zone']} "
+                        f"(on-demand) at ${launch['price']:.4f}/h")
+    (beta,) = [line for line in lines if line.startswith("2. beta")]
+    assert beta.startswith("2. beta (weight 0) — fits, not first; this pod alone: could launch ")
+    assert beta.endswith('too, but NodePool "heavy" comes first' + f" at ${launch['price']:.4f}/h")
+    assert [r["batch"] is not None for r in rows] == [True, False, False]
 
 
 def test_a_taint_not_tolerated_is_named():
@@ -136,6 +145,13 @@ def test_simulate_explain_prints_the_table_and_json_has_it(tmp_path, cli):
     (pod_doc,) = json.loads(out)["pods"]
     assert [(r["nodepool"], r["verdict"]) for r in pod_doc["nodepools"]] == [("gpu", "taints"), ("general", "launch")]
     assert pod_doc["nodepools"][1]["launch"]["instance_type"] == "m5.large"
+    # the batch's launch rides on the row of the NodePool it came from, apart from the pod alone's
+    assert [r["batch"] and r["batch"]["nodeclaim"] for r in pod_doc["nodepools"]] == [None, pod_doc["node"]]
+    batch = pod_doc["nodepools"][1]["batch"]
+    assert batch["launch"] == {"instance_type": "m5.large", "zone": "us-east-1a", "capacity_type": "on-demand",
+                               "price": 0.096}
+    assert batch["text"] == (f"would launch m5.large on-demand in us-east-1a, $0.0960/h (NodeClaim {pod_doc['node']}, "
+                             "NodePool general; 1 pod(s) on it)")
 
 
 def _catalog_file(tmp_path):
@@ -160,12 +176,13 @@ async def test_the_pod_drill_in_shows_the_nodepool_table():
         await pilot.pause()
         await pilot.press("2")  # the Pending pane: its strip has the table in short, for the first pod
         strip = str(app.screen.query_one("#pending-detail", Static).render())
-        assert "NodePools: 1. team1 first to fit · 2. default requirements conflict (enter: why, in full)" in strip
+        assert "NodePools: 1. team1 chosen · 2. default requirements conflict (enter: why, in full)" in strip
         await pilot.press("enter")  # on the Deployment's row: its first pod, the one the strip describes
         assert isinstance(app.screen, DetailScreen) and app.screen.heading.startswith("pod default/inflate-")
         shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
         assert "nodepools, in the order Karpenter tries them" in shown
-        assert "1. team1 (weight 0) — first to fit: would launch" in shown
+        assert "1. team1 (weight 0) — chosen: would launch a1.xlarge on-demand in ap-northeast-2a" in shown
+        assert "this pod alone: would launch t4g.micro in zone ap-northeast-2a" in shown
         assert ('2. default (weight 0) — requirements conflict: incompatible requirements, label "team" does not '
                 "have known values") in shown
         assert "team: the pod needs In [team1], the NodePool allows no value" in shown

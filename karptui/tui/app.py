@@ -368,8 +368,9 @@ class KarptuiApp(App):
         elif kind == "pod":
             pod = self.pod_by_key.get(name)
             if pod is not None:
+                claims = self.result.nodeclaims if self.result is not None else ()
                 self.push_screen(DetailScreen(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name),
-                                                                        self.events, self.catalog)))
+                                                                        self.events, self.catalog, claims)))
 
     # ---- actions -------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -8,6 +8,8 @@ from ..model import Node, Pod, Snapshot
 from ..model.events import Event
 from ..model.quantity import format_millis, human_bytes
 from .nodepool_table import nodepool_lines, nodepools_json
+from .pending import simulator_answer
+from .prediction import predict
 
 
 DISRUPTION_SECTION = "disruption"
@@ -81,14 +83,18 @@ def verdicts_by_reason(filters: dict[str, tuple[str, ...]] | None) -> list[str]:
             for reason, nodes in sorted(grouped.items(), key=lambda kv: -len(kv[1]))]
 
 
-def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict], catalog=None) -> dict[str, list[str]]:
+def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict], catalog=None,
+               nodeclaims=()) -> dict[str, list[str]]:
     """The pod drill-in's sections; ``nodepools``: Karpenter's NodePool decision table, when the simulation
-    kept one (the pod went to Karpenter; ``catalog``: its discounts price the launches)."""
+    kept one (the pod went to Karpenter; ``catalog``: its discounts price the launches). ``simulation``
+    opens with the batch's answer in the Pending strip's words (``nodeclaims``: the simulation's plans),
+    so the drill-in and the strip cannot name different launches."""
     related = [e for e in events if e.get("pod") == pod.key]
     owner = snapshot.top_owner(pod)
     sim = []
+    prediction = predict(attempt, nodeclaims, catalog)
     if attempt is not None:
-        sim.append(f"simulated: {attempt.node or 'pending'}" + (" (new node)" if attempt.new_node else ""))
+        sim.append(f"simulated: {simulator_answer(attempt, snapshot, prediction)}")
         if attempt.reason:
             sim.append(attempt.reason)
         if attempt.summary:
@@ -100,7 +106,8 @@ def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict], catalo
         "simulation": sim or ["(simulating…)"],
         "constraints": constraints(pod),
         "verdicts by reason": verdicts_by_reason(attempt.filters if attempt is not None else None),
-        **({"nodepools, in the order Karpenter tries them": nodepool_lines(nodepools_json(attempt.nodepools, catalog))}
+        **({"nodepools, in the order Karpenter tries them":
+            nodepool_lines(nodepools_json(attempt.nodepools, catalog, prediction))}
            if attempt is not None and attempt.nodepools is not None else {}),
         "karpenter log": [f"{e.get('time', '')} {e['kind']}: "
                           + "; ".join(f"{p['name']}: {p['reason']}" for p in e.get("nodepools", []))

@@ -11,7 +11,8 @@ from ..model import Pod, Snapshot
 from ..model import labels as L
 from ..model.resources import CPU, MEMORY
 from ..sim.result import Attempt
-from .nodepool_table import VERDICT_LABEL
+from .nodepool_table import row_label
+from .prediction import COMING_UP, FITS, LAUNCH, PENDING, SIMULATING, Prediction, predict
 from .nodes import short_name, short_names_in
 
 
@@ -140,29 +141,33 @@ def node_called(name: str, snapshot: Snapshot) -> str:
                                           node.instance_type else "")
 
 
-def simulator_why(attempt: Attempt | None, snapshot: Snapshot, nodeclaims=()) -> str:
-    """The simulator's answer in one line: which node the pod would go to, the instance Karpenter
-    would launch for it (type, capacity type, zone, NodeClaim, NodePool), or why it stays pending."""
-    if attempt is None:
+def simulator_why(attempt: Attempt | None, snapshot: Snapshot, nodeclaims=(), catalog=None,
+                  prediction: Prediction | None = None) -> str:
+    """The simulator's answer in one line, the batch's (:func:`karptui.views.prediction.predict`): which
+    node the pod would go to, the instance Karpenter would launch for it (type, capacity type, zone,
+    price, NodeClaim, NodePool) and why no node today takes it, or why it stays pending."""
+    if prediction is None:
+        prediction = predict(attempt, nodeclaims, catalog)
+    answer = simulator_answer(attempt, snapshot, prediction)
+    if prediction.kind == LAUNCH and attempt is not None and attempt.counts:
+        return f"{answer}; no node today: {existing_refusals(attempt.counts)}"
+    if prediction.kind == PENDING and attempt is not None:
+        return f"{answer}: {short_names_in(attempt.summary or prediction.reason)}"
+    return answer
+
+
+def simulator_answer(attempt: Attempt | None, snapshot: Snapshot, prediction: Prediction) -> str:
+    """The batch's answer alone, as the strip and the drill-in open with it: ``would launch …``, ``would
+    fit on node …``, ``Karpenter counts on node …, a node still coming up``, ``stays pending``."""
+    if attempt is None or prediction.kind == SIMULATING:
         return "simulating…"
-    if attempt.new_node:
-        plan = next((c for c in nodeclaims if c.name == attempt.node or attempt.pod.key in c.pods), None)
-        refused = f"; no node today: {existing_refusals(attempt.counts)}" if attempt.counts else ""
-        if plan is None:
-            return f"Karpenter would launch a new node ({attempt.node}){refused}"
-        launch = plan.launch or {}
-        if launch.get("instance_type"):
-            price = launch.get("price")
-            cost = f", ${price:.4f}/h" if isinstance(price, (int, float)) else ""
-            return (f"would launch {launch['instance_type']} {launch.get('capacity_type') or ''} in "
-                    f"{launch.get('zone') or '?'}{cost} (NodeClaim {plan.name}, NodePool {plan.nodepool})"
-                    ).replace("  ", " ") + refused
-        return (f"would launch a node from NodePool {plan.nodepool} (NodeClaim {plan.name}; no offering priced)"
-                + refused)
-    if attempt.node:
-        return f"would fit on {node_called(attempt.node, snapshot)} as the cluster is now"
-    why = attempt.summary or attempt.karpenter_reason or attempt.reason or "unschedulable"
-    return f"stays pending: {short_names_in(why)}"
+    if prediction.kind == LAUNCH:
+        return prediction.launch_text
+    if prediction.kind == COMING_UP:
+        return f"Karpenter counts on {node_called(prediction.node, snapshot)}, a node still coming up"
+    if prediction.kind == FITS:
+        return f"would fit on {node_called(prediction.node, snapshot)} as the cluster is now"
+    return "stays pending"
 
 
 FARGATE_TAINT = f"{{{L.EKS_COMPUTE_TYPE}: fargate}}"  # kube-scheduler's rendering of Fargate's taint
@@ -180,9 +185,12 @@ def existing_refusals(counts) -> str:
     return ", ".join(parts)
 
 
-def pending_detail(row: PendingRow, attempt: Attempt | None, snapshot: Snapshot, nodeclaims=()) -> PendingDetail:
-    """The detail strip for one pending pod; ``nodeclaims``: the simulation's NodeClaim plans."""
-    why = simulator_why(attempt, snapshot, nodeclaims)
+def pending_detail(row: PendingRow, attempt: Attempt | None, snapshot: Snapshot, nodeclaims=(),
+                   catalog=None) -> PendingDetail:
+    """The detail strip for one pending pod; ``nodeclaims``: the simulation's NodeClaim plans,
+    ``catalog``: the one simulated with (its discounts price the launch, as everywhere)."""
+    prediction = predict(attempt, nodeclaims, catalog)
+    why = simulator_why(attempt, snapshot, prediction=prediction)
     clock = row.karpenter_time[11:16] if len(row.karpenter_time) >= 16 else row.karpenter_time
     if row.karpenter:
         karpenter = f"(log {row.karpenter_time[11:19] or row.karpenter_time}) {row.karpenter}"
@@ -195,12 +203,12 @@ def pending_detail(row: PendingRow, attempt: Attempt | None, snapshot: Snapshot,
     if disagrees and attempt is not None and attempt.new_node:
         text = row.karpenter.replace('incompatible with nodepool "', "NodePool ").replace('", ', ": ", 1)
         disagreement = (f"log {clock}: Karpenter could not launch ({_cut(text, 90)}); "
-                        f"simulator: {why.split('; no node today')[0]}")
+                        f"simulator: {simulator_answer(attempt, snapshot, prediction)}")
     elif disagrees:
         disagreement = f"kube-scheduler: {_cut(row.reason, 90)}; simulator: {why}"
     pools = ""
     if attempt is not None and attempt.nodepools:
-        pools = " · ".join(f"{i}. {v.nodepool} {VERDICT_LABEL.get(v.verdict, v.verdict)}"
+        pools = " · ".join(f"{i}. {v.nodepool} {row_label(v.verdict, v.nodepool, prediction)}"
                            for i, v in enumerate(attempt.nodepools, 1)) + " (enter: why, in full)"
     return PendingDetail(short_names_in(row.reason) or "(no reason recorded)", why, karpenter, disagreement, pools)
 

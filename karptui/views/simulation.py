@@ -11,6 +11,7 @@ from .cost import CostPath, disruption_savings, launch_cost
 from .disruption import said_json
 from .nodepool_table import nodepools_json
 from .overview import in_namespace
+from .prediction import predict
 from .verdict import verdict
 
 
@@ -28,11 +29,13 @@ def attempt_json(attempt: Attempt, explain: bool, claims: Mapping[str, NodeClaim
         out["summary"] = attempt.summary
     if attempt.karpenter_reason:
         out["karpenter_reason"] = attempt.karpenter_reason
+    # the batch's answer, made once: the verdict and the NodePool table both say it
+    prediction = predict(attempt, claims or {}, catalog) if explain or attempt.nodepools is not None else None
     if explain:
         out["filters"] = {node: list(reasons) for node, reasons in (attempt.filters or {}).items()}
-        out["verdict"] = verdict(attempt, claims or {}, has_nodepools, catalog)
+        out["verdict"] = verdict(attempt, claims or {}, has_nodepools, catalog, prediction)
     if attempt.nodepools is not None:
-        out["nodepools"] = nodepools_json(attempt.nodepools, catalog)
+        out["nodepools"] = nodepools_json(attempt.nodepools, catalog, prediction)
     return out
 
 

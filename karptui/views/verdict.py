@@ -11,14 +11,15 @@ from collections.abc import Mapping
 
 from ..sim import Attempt
 from ..sim.result import NodeClaimPlan
-from .cost import launch_cost
+from .prediction import LAUNCH, PENDING, Prediction, predict
 
 
 def verdict(attempt: Attempt, claims: Mapping[str, NodeClaimPlan], has_nodepools: bool,
-            catalog=None) -> dict[str, str]:
+            catalog=None, prediction: Prediction | None = None) -> dict[str, str]:
     """``kube_scheduler``: its own words (the FitError, or where it binds the pod); ``why``: karptui's
     one sentence on what would have to change (explain only, when there is one); ``karpenter``: what
-    Karpenter would do, when the cluster has NodePools or Provisioners."""
+    Karpenter would do, when the cluster has NodePools or Provisioners: the batch's answer
+    (``prediction``, :func:`karptui.views.prediction.predict`, made here when not given)."""
     out: dict[str, str] = {}
     scheduler = attempt.scheduler_reason or (attempt.reason if not attempt.karpenter_reason else None)
     if scheduler:
@@ -31,21 +32,17 @@ def verdict(attempt: Attempt, claims: Mapping[str, NodeClaimPlan], has_nodepools
     if attempt.summary:
         out["why"] = attempt.summary
     if has_nodepools and attempt.scheduler_reason is not None:
-        out["karpenter"] = _karpenter(attempt, claims, catalog)
+        out["karpenter"] = _karpenter(attempt, prediction or predict(attempt, claims, catalog))
     return out
 
 
-def _karpenter(attempt: Attempt, claims: Mapping[str, NodeClaimPlan], catalog=None) -> str:
-    if attempt.node is None:
+def _karpenter(attempt: Attempt, prediction: Prediction) -> str:
+    if prediction.kind == PENDING:
         why = attempt.karpenter_reason
         return f"Failed to schedule pod, {why}" if why else "leaves it pending"
-    if not attempt.new_node:
-        return f"counts on {attempt.node}, a node still coming up"
-    claim = claims.get(attempt.node)
-    if claim is None:
-        return f"launches NodeClaim {attempt.node}"
-    launch = claim.launch or {}
-    where = (f": {launch.get('instance_type')} {launch.get('capacity_type')} in {launch.get('zone')}"
-             if launch else ": no offering left")
-    priced = "" if launch.get("price") is None else f", {launch_cost(launch, catalog).rate_text(3)}"
-    return f"launches NodeClaim {claim.name} from NodePool {claim.nodepool}{where}{priced} ({len(claim.pods)} pod(s))"
+    if prediction.kind != LAUNCH:
+        return f"counts on {prediction.node}, a node still coming up"
+    if prediction.nodepool is None:
+        return f"launches NodeClaim {prediction.node}"
+    return (f"launches NodeClaim {prediction.node} from NodePool {prediction.nodepool}: {prediction.launch_words} "
+            f"({prediction.pods} pod(s))")

@@ -358,7 +358,7 @@ class MainScreen(Screen):
             return
         result = self.app.result
         detail = pending_detail(row, self.app.attempts.get(row.key), self.app.snapshot,
-                                result.nodeclaims if result is not None else ())
+                                result.nodeclaims if result is not None else (), self.app.catalog)
         strip.set_class(bool(detail.disagreement), "disagrees")
         # the ≠ line first, in bold: what the operator should check
         self._show(strip, detail.lines(), bold_first=bool(detail.disagreement))
