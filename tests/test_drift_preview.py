@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from karptui.catalog import catalog_from_snapshot_region
+from karptui.sim import simulate
 from karptui.sim.karpenter.disruption.drift import drift_preview
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.views.whatif_summary import summary, summary_lines
@@ -110,9 +111,10 @@ def test_simulate_whatif_json_prices_the_drifted_nodes_and_their_replacements(cl
     assert drift["hourly_cost_of_replacements"]["hourly"] == pytest.approx(
         replaced[0]["disruption"]["replacement"]["price"], abs=1e-4)
     code, out, err = cli("simulate", "multi-nodepool", "--whatif", path, "-o", "json")  # not consolidated
-    drift = json.loads(out)["whatif"]["drift"]
-    assert len(drift["nodeclaims"]) == 2 and drift["hourly_cost_of_replacements"] is None
-    assert all(i["disruption"] is None for i in drift["nodeclaims"])
+    alone = json.loads(out)["whatif"]["drift"]
+    # drift is no consolidation: Karpenter's drift method alone takes them, here as the full plan does
+    assert [i["disruption"] for i in alone["nodeclaims"]] == [i["disruption"] for i in drift["nodeclaims"]]
+    assert alone["hourly_cost_of_replacements"] == drift["hourly_cost_of_replacements"]
 
 
 def test_the_whatif_panel_lines_name_each_nodeclaim_and_reason(multi, write):
@@ -120,7 +122,115 @@ def test_the_whatif_panel_lines_name_each_nodeclaim_and_reason(multi, write):
     run = WhatIfSession(multi, catalog).run(load_whatif(whatif_file(write, TAINTED)), consolidate=False)
     lines = summary_lines(summary(run, catalog))
     start = lines.index("drift: 2 NodeClaims would drift")
-    assert f"  default-ghl6z on {SPOT_A}" in lines[start + 1:]
+    assert any(line.startswith(f"  default-ghl6z on {SPOT_A} → #") for line in lines[start + 1:])
     assert "    NodePoolDrifted: the NodePool's hashed fields changed: spec.template.spec.taints" in lines
-    assert ("  drifted nodes cost ~$0.127/h (~$93/mo); consolidate the what-if to price their replacements "
-            "(~: estimated)") in lines
+    assert ("  drifted nodes cost ~$0.127/h (~$93/mo); Karpenter takes 2 (1 replaced, 1 deleted): replacements "
+            "~$0.017/h (~$12/mo), change ~-$0.110/h (~-$80/mo) (~: estimated)") in lines
+
+
+# ---- issue 26: drift replaces whatever the consolidation setting, and a blocked node says what blocks it ----
+DND, GUARDED = "ip-192-168-40-236.ap-northeast-2.compute.internal", "ip-192-168-118-56.ap-northeast-2.compute.internal"
+REPORT_POD = "default/report-generator-q7smww69c-qqgq9"  # karpenter.sh/do-not-disrupt: "true", on DND
+TIGHT_PDB = {"target": "PodDisruptionBudget/default/inflate-pdb", "patchType": "merge",  # 6 inflate pods: none may go
+             "patch": {"spec": {"minAvailable": 6}}}
+NO_DRIFT_BUDGET = {"target": "NodePool/default", "patchType": "merge",
+                   "patch": {"spec": {"disruption": {"budgets": [{"nodes": "0", "reasons": ["Drifted"]}]}}}}
+
+
+@pytest.fixture(scope="module")
+def consolidation():
+    return load_snapshot(bundled_snapshot("consolidation"))
+
+
+def run_summary(snapshot, path, consolidate=False):
+    catalog = catalog_from_snapshot_region(snapshot)
+    return summary(WhatIfSession(snapshot, catalog).run(load_whatif(path), consolidate=consolidate), catalog)
+
+
+def test_with_consolidation_off_each_drifted_nodeclaim_says_what_replaces_it_and_the_price(multi, write):
+    """Karpenter's drift method replaces Drifted NodeClaims whatever the consolidation setting: the
+    panel's default run (consolidation off) prices the replacements and the change."""
+    path = whatif_file(write, ON_DEMAND_ONLY)
+    s = run_summary(multi, path)
+    assert s["consolidated"] is False and s["consolidation"] == []  # no consolidation ran
+    drift = s["drift"]
+    items = {i["node"]: i for i in drift["nodeclaims"]}
+    replace_, delete = items[SPOT_A]["disruption"], items[SPOT_B]["disruption"]
+    assert (replace_["command"], replace_["method"], replace_["action"]) == (2, "drift", "replace")
+    assert (delete["command"], delete["method"], delete["action"], delete["replacements"]) == (1, "drift", "delete", [])
+    (launch,) = replace_["replacements"]  # the spot node's pods go on-demand: the edit allows no spot
+    assert launch == {"nodepool": "team1", "instance_type": "t4g.small", "zone": "ap-northeast-2a",
+                      "capacity_type": "on-demand", "price": 0.0168, "price_estimated": True,
+                      "price_text": "~$0.0168/h"}
+    assert items[SPOT_A]["blocked"] is None and items[SPOT_B]["blocked"] is None
+    assert drift["hourly_cost_of_replacements"]["hourly"] == pytest.approx(0.0168)
+    nodes = drift["hourly_cost_of_drifted_nodes"]["hourly"]
+    assert drift["hourly_cost_change"]["hourly"] == pytest.approx(0.0168 - nodes, abs=1e-6)
+    lines = summary_lines(s)
+    assert (f"  default-ghl6z on {SPOT_A} → #2 replace by t4g.small on-demand in ap-northeast-2a (NodePool team1) "
+            "at ~$0.0168/h") in lines
+    assert f"  default-qh5xq on {SPOT_B} → #1 delete" in lines
+    assert ("  drifted nodes cost ~$0.127/h (~$93/mo); Karpenter takes 2 (1 replaced, 1 deleted): replacements "
+            "~$0.017/h (~$12/mo), change ~-$0.110/h (~-$80/mo) (~: estimated)") in lines
+    # the replacement is what Karpenter's provisioning launches for those nodes' pods under the edited
+    # NodePool: the edited cluster without the drifted nodes, their pods pending, launches the same
+    edited = apply_whatif(multi, load_whatif(path)).snapshot
+    gone = {SPOT_A, SPOT_B}
+    pods = tuple(replace(p, node_name="", phase="Pending") if p.node_name in gone else p for p in edited.pods
+                 if p.node_name and not (p.node_name in gone and p.is_daemonset_pod))
+    provisioned = simulate(replace(edited, nodes=tuple(n for n in edited.nodes if n.name not in gone), pods=pods),
+                           catalog=catalog_from_snapshot_region(multi))
+    assert [(c.nodepool, c.launch["instance_type"], c.launch["zone"], c.launch["capacity_type"], c.launch["price"])
+            for c in provisioned.nodeclaims] == [("team1", "t4g.small", "ap-northeast-2a", "on-demand", 0.0168)]
+
+
+@pytest.mark.parametrize("consolidate", [False, True])
+def test_a_do_not_disrupt_pod_blocking_drift_is_named(consolidation, write, consolidate):
+    s = run_summary(consolidation, whatif_file(write, TAINTED), consolidate)
+    items = {i["node"]: i for i in s["drift"]["nodeclaims"]}
+    blocked = items[DND]["blocked"]
+    assert items[DND]["disruption"] is None
+    assert (blocked["verdict"], blocked["kind"], blocked["details"]["pod"]) == ("blocked", "do-not-disrupt", REPORT_POD)
+    assert blocked["details"]["annotation"] == "karpenter.sh/do-not-disrupt"
+    lines = summary_lines(s)
+    assert f"  default-xgblv on {DND} → stays" in lines
+    assert (f'    blocked: pod has "karpenter.sh/do-not-disrupt" annotation (Pod={REPORT_POD}): set to "true": it '
+            "holds the node until the annotation goes") in lines
+
+
+@pytest.mark.parametrize("consolidate", [False, True])
+def test_a_pdb_allowing_no_disruption_blocking_drift_is_named(consolidation, write, consolidate):
+    s = run_summary(consolidation, whatif_file(write, TAINTED, TIGHT_PDB), consolidate)
+    items = {i["node"]: i for i in s["drift"]["nodeclaims"]}
+    blocked = items[GUARDED]["blocked"]
+    assert items[GUARDED]["disruption"] is None
+    assert (blocked["kind"], blocked["details"]["pdb"], blocked["details"]["disruptions_allowed"]) == (
+        "pdb", "default/inflate-pdb", 0)
+    assert blocked["details"]["pods"] == ["default/inflate-wjq4g8lgtc-n7hj5", "default/inflate-wjq4g8lgtc-n92md",
+                                          "default/inflate-wjq4g8lgtc-smtdw"]
+    assert items[DND]["blocked"]["kind"] == "do-not-disrupt"  # the pod comes first on that node, as in Karpenter
+    lines = summary_lines(s)
+    assert f"  default-hp9st on {GUARDED} → stays" in lines
+    assert ("    blocked: pdb prevents pod evictions (PodDisruptionBudget=default/inflate-pdb): it allows 0 "
+            "disruptions now and guards pods default/inflate-wjq4g8lgtc-n7hj5, default/inflate-wjq4g8lgtc-n92md, "
+            "default/inflate-wjq4g8lgtc-smtdw on this node") in lines
+    assert "  drifted nodes cost ~$0.462/h (~$337/mo); Karpenter takes none of them (~: estimated)" in lines
+
+
+def test_a_disruption_budget_for_drifted_blocking_drift_is_named(consolidation, write):
+    s = run_summary(consolidation, whatif_file(write, TAINTED, NO_DRIFT_BUDGET))
+    items = {i["node"]: i for i in s["drift"]["nodeclaims"]}
+    blocked = items[GUARDED]["blocked"]
+    assert (blocked["kind"], blocked["details"]["nodepool"], blocked["details"]["reason"]) == ("budget", "default",
+                                                                                              "Drifted")
+    assert blocked["details"]["budgets"] == [{"nodes": "0", "schedule": None, "duration_seconds": None,
+                                              "reasons": ["Drifted"]}]
+    assert ("    blocked: No allowed disruptions for disruption reason Drifted due to blocking budget: NodePool "
+            '"default" allows no more Drifted disruptions now (its budgets: nodes "0", for Drifted)'
+            ) in summary_lines(s)
+    # a budget for Drifted leaves consolidation free: consolidated, the node goes as underutilized
+    s = run_summary(consolidation, whatif_file(write, TAINTED, NO_DRIFT_BUDGET, name="c"), consolidate=True)
+    taken = {i["node"]: i for i in s["drift"]["nodeclaims"]}[GUARDED]
+    assert taken["blocked"] is None and (taken["disruption"]["method"], taken["disruption"]["reason"]) == (
+        "consolidation", "underutilized")
+    assert f"  default-hp9st on {GUARDED} → #1 delete (consolidation: underutilized)" in summary_lines(s)

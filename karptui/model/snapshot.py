@@ -73,6 +73,9 @@ class Snapshot:
     nodeoverlays: tuple[NodeOverlay, ...] = ()
     # Karpenter feature gates a what-if set (``featureGates:``); they override the caller's
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    # NodeClaims a what-if's edits drift (marked Drifted): a simulation then runs Karpenter's drift
+    # method even without consolidation, as Karpenter does, so the what-if says what replaces them
+    whatif_drifted: frozenset[str] = frozenset()
     meta: SnapshotMeta = field(default_factory=SnapshotMeta)
     warnings: tuple[str, ...] = ()
     ignored: Mapping[str, int] = field(default_factory=dict)

@@ -122,6 +122,9 @@ class SimResult:
     # node -> karpenter.disruption.verdicts.NodeVerdicts: each disruption method's verdict on every
     # Karpenter node, with its reason (with consolidation only)
     verdicts: Mapping = field(default_factory=dict)
+    # karpenter.disruption.DriftRun: without consolidation, what Karpenter's drift method alone does
+    # to the NodeClaims a what-if drifted (with consolidation, its commands are among ``disruptions``)
+    drift: object = None
 
     @property
     def scheduled(self) -> int:

@@ -102,6 +102,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     unconsolidatable: tuple = ()
     scores: tuple = ()
     verdicts: dict = {}
+    drift = None
     if catalog is not None and snapshot.nodepools:
         from .karpenter.featuregates import DEFAULT_GATES
         from .karpenter.overlays import karpenter_catalog
@@ -128,8 +129,15 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             unconsolidatable = tuple(disruptor.unconsolidatable_nodes())
             scores = tuple(disruptor.scores.values())
             verdicts = disruptor.verdicts()
+        elif snapshot.whatif_drifted:
+            # drift is no consolidation: Karpenter replaces drifted NodeClaims whatever the setting
+            from .karpenter.disruption import drift_alone
+
+            drift = drift_alone(snapshot, catalog, state, spot_to_spot=gates.SpotToSpotConsolidation,
+                                pending=[a.pod for a in attempts if not a.scheduled], progress=progress)
+            notes.extend(drift.notes)
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
-                     unconsolidatable, scores=scores, verdicts=verdicts)
+                     unconsolidatable, scores=scores, verdicts=verdicts, drift=drift)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:

@@ -125,6 +125,11 @@ class CostPath:
                 "after_consolidation": self.consolidated.to_dict() if self.consolidated else None}
 
 
+def signed(amount: float, places: int = 3) -> str:
+    """``+$0.451``, ``-$1,200``: a change in dollars with its sign first."""
+    return f"{'-' if amount < 0 else '+'}${abs(amount):,.{places}f}"
+
+
 def discount_note(discount: str) -> str:
     """What the ``*`` mark means, for a legend: ``after discount (10% overall, m5 28%)``."""
     return f"after discount ({discount})" if discount else "after discount"

@@ -588,7 +588,7 @@ class WhatIfScreen(Screen):
     def _progress(self, message: Progress) -> None:
         if self.worker is None or not self.worker.is_running or self.worker.is_cancelled:
             return  # a late word from a run that was cancelled
-        if message.phase.endswith("consolidation"):
+        if message.phase.endswith(("consolidation", "drift")):  # the disruption controller counts commands
             done = f"{message.done:,} command(s) so far, {message.total:,} nodes"
         else:
             done = f"{message.done:,}/{message.total:,} pods"

@@ -7,6 +7,6 @@ pods, :mod:`.consolidation` decides delete or replace from what the simulation
 left, and :mod:`.controller` runs the methods one command at a time.
 """
 
-from .controller import MAX_COMMANDS, Blocked, Disruption, Disruptor
+from .controller import MAX_COMMANDS, Blocked, Disruption, Disruptor, DriftRun, drift_alone
 
-__all__ = ["MAX_COMMANDS", "Blocked", "Disruption", "Disruptor"]
+__all__ = ["MAX_COMMANDS", "Blocked", "Disruption", "Disruptor", "DriftRun", "drift_alone"]

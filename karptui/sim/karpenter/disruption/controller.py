@@ -10,8 +10,8 @@ and the search starts again. Budgets are counted afresh every pass.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -55,6 +55,9 @@ class Disruption:
     method: str = "consolidation"     # "consolidation" or "drift"
     moves: tuple[tuple[str, str], ...] = ()   # (pod, node it moves to: an existing one or the replacement)
     replacement_name: str = ""        # the name the simulation gives the replacement node
+    # every NodeClaim the command launches, as (its NodePool, its offering: None when none fits):
+    # drift launches as many as its pods need, ``replacement`` is the first
+    launches: tuple[tuple[str, Launch | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,8 +71,11 @@ class Disruptor:
                  max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None,
                  progress: Callable[[str, int, int], None] | None = None,
                  found: Callable[[Disruption], None] | None = None,
-                 simulations: dict[str, int] | None = None) -> None:
+                 simulations: dict[str, int] | None = None, methods: tuple = METHODS,
+                 phase: str = "consolidation") -> None:
         self.snapshot, self.catalog = snapshot, catalog
+        # the methods asked, in Karpenter's order: all of them, or drift alone (:func:`drift_alone`)
+        self.methods = methods
         # told each command as soon as a pass finds it, before the next pass starts: a caller shows
         # the first decision while the rest of the plan computes
         self.found = found
@@ -82,6 +88,7 @@ class Disruptor:
         # told ("consolidation", commands so far, nodes) before every pass and every simulation: a
         # caller's cancel raises from it, so a cancelled run stops between two simulations
         self.progress = progress
+        self.phase = phase
         self.commands = 0
         self.spot_to_spot = spot_to_spot
         self.max_commands = max_commands
@@ -112,7 +119,7 @@ class Disruptor:
         self.simulated += 1
         self.simulations_run += 1
         if self.progress is not None:
-            self.progress("consolidation", self.commands, len(self.state.nodes))
+            self.progress(self.phase, self.commands, len(self.state.nodes))
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
                         self._settling(), self._existing())
 
@@ -230,7 +237,7 @@ class Disruptor:
         commands: list[Disruption] = []
         for _ in range(self.max_commands):
             if self.progress is not None:
-                self.progress("consolidation", self.commands, len(state.nodes))
+                self.progress(self.phase, self.commands, len(state.nodes))
             command = self._next()
             if command is None:
                 break
@@ -291,7 +298,7 @@ class Disruptor:
             why = self.blocked.get(node.name) or self.finder.skipped.get(node.name)
             if why is not None and not self.state.excluded[i] and node.name not in self.launched:
                 self.ledger.note_all(node.name, node.nodepool, why)
-        for method in METHODS:
+        for method in self.methods:
             accepted = []
             for c in candidates:
                 why = method.should_disrupt(self, c)
@@ -356,7 +363,8 @@ class Disruptor:
         return Disruption(command.decision, command.reason.lower(), tuple(c.name for c in command.candidates),
                           sum(len(c.pods) for c in command.candidates), launch, names, round(price - launched, 6),
                           "drift" if command.method == drift.NAME else "consolidation", tuple(sorted(moves)),
-                          self._replacement_name(command, number, 0) if command.replacements else "")
+                          self._replacement_name(command, number, 0) if command.replacements else "",
+                          tuple((r.claim.template.name, r.launch) for r in command.replacements))
 
     def _execute(self, command: Command, number: int) -> None:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
@@ -401,6 +409,34 @@ class Disruptor:
         self.finder.snapshot = self.snapshot
         self.state = ClusterState(self.snapshot)
         _keep_node_reqs(state, self.state)
+
+
+@dataclass(frozen=True)
+class DriftRun:
+    """What Karpenter's drift method alone does to the drifted NodeClaims: its commands, one at a time
+    as :class:`Disruptor` carries them out, and its verdict on every Karpenter node (why a drifted one
+    stays: the pod, the PDB or the budget that blocks it, pods with no place), by node name."""
+
+    commands: tuple[Disruption, ...] = ()
+    verdicts: Mapping[str, Why] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+def drift_alone(snapshot: Snapshot, catalog: Catalog, state: ClusterState, *, spot_to_spot: bool = False,
+                pending: list[Pod] | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> DriftRun:
+    """Karpenter's drift method without consolidation: drift is a disruption method of its own, run
+    whatever the NodePool's ``consolidationPolicy`` (Karpenter's ``drift.go`` replaces every Drifted
+    NodeClaim its candidate filter and budgets let go). The same controller, asked only for drift, so
+    the candidates, blockers, budgets and replacements are the ones a consolidated run finds;
+    ``state`` (the cluster after provisioning) is changed as the commands are carried out."""
+    disruptor = Disruptor(snapshot, catalog, spot_to_spot, pending=pending, progress=progress,
+                          methods=(drift,), phase=drift.NAME)
+    commands, _ = disruptor.run(state)
+    verdicts = {node: why for node, seen in disruptor.verdicts().items() if (why := seen.of(drift.NAME)) is not None}
+    stopped = ([f"drift alone stops after {disruptor.max_commands} commands"]
+               if disruptor.commands >= disruptor.max_commands else [])
+    return DriftRun(tuple(commands), verdicts, tuple(disruptor.timeouts) + tuple(stopped))
 
 
 def _keep_node_reqs(old: ClusterState, new: ClusterState) -> None:

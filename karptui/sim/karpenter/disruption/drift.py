@@ -211,10 +211,12 @@ def drift_preview(before: Snapshot, after: Snapshot) -> list[Drifting]:
 
 def mark_drifted(snapshot: Snapshot, drifting: list[Drifting]) -> Snapshot:
     """The snapshot with each certainly drifting NodeClaim's Drifted condition set, as Karpenter's
-    NodeClaim disruption controller would: the drift method then replaces them."""
+    NodeClaim disruption controller would: the drift method then replaces them. They are named in
+    ``whatif_drifted`` too, so that a simulation without consolidation still runs the drift method
+    (:func:`karptui.sim.karpenter.disruption.drift_alone`): Karpenter's drift does not wait for it."""
     names = {d.claim for d in drifting if any(r.certain for r in d.reasons)}
     if not names:
         return snapshot
     claims = tuple(replace(c, conditions={**c.conditions, "Drifted": "True"}) if c.name in names else c
                    for c in snapshot.nodeclaims)
-    return replace(snapshot, nodeclaims=claims)
+    return replace(snapshot, nodeclaims=claims, whatif_drifted=snapshot.whatif_drifted | frozenset(names))

@@ -61,6 +61,10 @@ class NodeVerdicts:
     methods: tuple[MethodVerdict, ...]
     command: int = 0         # the number of the command that takes it (1-based), 0 when none does
 
+    def of(self, method: str) -> Why | None:
+        """The verdict of ``method`` (METHOD_ORDER) on the node."""
+        return next((m.why for m in self.methods if m.method == method), None)
+
     def to_dict(self) -> list[dict]:
         return [{"method": m.method, "verdict": m.why.verdict, "kind": m.why.kind, "reason": m.why.text,
                  "karpenter": m.why.karpenter or None, "details": dict(m.why.facts)} for m in self.methods]
