@@ -1,81 +1,154 @@
 #!/usr/bin/env python3
-"""The what-if panel's run on a big cluster, through the session the panel and ``simulate --whatif`` use.
+"""The what-if panel as an operator drives it, on a big cluster: each step timed as they wait for it.
 
-    python bench/gen_cluster.py --nodes 2000 --pods 20000 --format json --out /tmp/big.json
-    python bench/bench_whatif.py /tmp/big.json
+    python bench/bench_whatif.py --nodes 5000 --pods 50000
+    python bench/bench_whatif.py SNAPSHOT                 # a snapshot file instead of a generated cluster
 
-Prints, without asserting anything:
-  - the first run (the baseline simulated, then the what-if: the largest Deployment +5
-    replicas) and a second run (the baseline kept), both without consolidation, the default;
-  - how long a cancelled run goes on working: a run with consolidation is cancelled
-    --cancel-after seconds into the baseline's consolidation, and the time from the cancel to
-    the run's return is measured.
+Runs the TUI headless (Textual's test driver, 160x45) and prints, without asserting anything:
+
+  - yardstick: ``simulate()`` of the unedited cluster with the catalog, once, in this process: the
+    work the panel's first run cannot avoid, so the figures below can be read against it on any
+    machine;
+  - panel open: ``w`` until the target list is on screen;
+  - form: ``enter`` on the largest Deployment until its form is on screen;
+  - first run: ``ctrl+r`` with no edit (the baseline simulated and kept);
+  - +1 replica: ``+`` then ``ctrl+r``, until the results are drawn;
+  - template change: the largest Deployment's CPU request changed in the form (a rollout of all
+    its replicas), ``enter`` and ``ctrl+r``, until the results are drawn; with the first progress
+    word's delay;
+  - cancel: ``escape`` 1 s into a run with consolidation; the time until the panel says cancelled.
+
+Each figure is wall time from the key to the screen showing the answer (what the user waits for).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import gc
 import sys
-import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's karptui, not an installed one
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))  # this checkout's karptui, not whichever one is installed
+
+import gen_cluster  # noqa: E402  (a script beside this one)
 
 from karptui.catalog import catalog_from_snapshot_region  # noqa: E402
+from karptui.model import build_snapshot  # noqa: E402
+from karptui.sim import simulate  # noqa: E402
 from karptui.sources import load_snapshot  # noqa: E402
-from karptui.whatif.session import WhatIfSession  # noqa: E402
-from karptui.whatif.stack import EditStack  # noqa: E402
-from karptui.views.whatif_builders import scale_edit  # noqa: E402
+from karptui.tui.app import KarptuiApp  # noqa: E402
+
+
+async def until(pilot, done, limit: float = 600.0) -> float:
+    """Seconds until ``done()`` holds, checked every 10 ms of the app's loop."""
+    start = time.perf_counter()
+    while not done():
+        if time.perf_counter() - start > limit:
+            raise TimeoutError("gave up waiting")
+        await pilot.pause(0.01)
+    return time.perf_counter() - start
+
+
+def title(screen) -> str:
+    return str(screen.query_one("#results-title").render())
+
+
+async def drive(snapshot, catalog) -> None:
+    app = KarptuiApp(snapshot, catalog=catalog, simulate_on_start=False)
+    deployments = [w for w in snapshot.workloads if w.kind == "Deployment" and w.raw is not None]
+    target = max(deployments, key=lambda w: (w.replicas or 0, w.name))
+    ref = f"Deployment/{target.namespace}/{target.name}"
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        start = time.perf_counter()
+        await pilot.press("w")
+        await until(pilot, lambda: type(app.screen).__name__ == "WhatIfScreen" and app.screen.query("#targets"))
+        screen = app.screen
+        await pilot.pause()
+        show("panel open (w)", time.perf_counter() - start)
+
+        targets = screen.query_one("#targets")
+        targets.highlighted = [r.ref for r in screen.rows].index(ref)
+        targets.focus()
+        await pilot.pause()
+        start = time.perf_counter()
+        await pilot.press("enter")
+        await until(pilot, lambda: ref in str(screen.query_one("#form-title").render())
+                    and screen.query("#apply"))
+        show("form (enter)", time.perf_counter() - start, f"{ref}, {target.replicas} replicas")
+
+        async def run(label: str, *keys: str, note: str = "") -> None:
+            before = screen.worker
+            start = time.perf_counter()
+            await pilot.press(*keys)
+            progress: list[float] = []
+
+            def finished() -> bool:
+                if not progress and "running… " in title(screen):   # a phase named, not just "running…"
+                    progress.append(time.perf_counter() - start)
+                worker = screen.worker
+                return worker is not None and worker is not before and worker.is_finished \
+                    and "Results — what-if" in title(screen)
+
+            await until(pilot, finished)
+            took = time.perf_counter() - start   # the key's own handling included
+            lines = str(screen.query_one("#summary").render()).splitlines()
+            first = f"; first progress word after {progress[0]:.2f} s" if progress else ""
+            show(label, took, f"{note}{first}; {lines[2] if len(lines) > 2 else ''}")
+
+        await run("first run (ctrl+r)", "ctrl+r", note="no edit: the baseline simulated and kept")
+        await run("+1 replica (+, r)", "plus", "r", note=f"{target.replicas} -> {(target.replicas or 0) + 1}")
+        await pilot.press("u")   # undo the +1
+        await pilot.pause()
+        cpu = next((w for w in screen.query("Input") if w.id == "cpu-0"), None)
+        if cpu is not None:
+            cpu.value = "333m"
+            cpu.focus()
+            await pilot.pause()
+            await run("template change (enter, ctrl+r)", "enter", "ctrl+r", note=f"cpu request of all {target.replicas} pods")
+            await pilot.press("u")
+            await pilot.pause()
+
+        screen.query_one("#targets").focus()
+        await pilot.pause()
+        await pilot.press("c")   # consolidation on, then cancel a second into the run
+        await pilot.press("plus", "r")
+        await pilot.pause(1.0)
+        start = time.perf_counter()
+        await pilot.press("escape")
+        await until(pilot, lambda: screen.worker is not None and screen.worker.is_finished)
+        took = time.perf_counter() - start
+        show("cancel (escape)", took, f"then: {title(screen)}")
+        await pilot.press("escape", "q")
+
+
+def show(label: str, seconds: float, note: str = "") -> None:
+    print(f"{label:28} {seconds:7.2f} s  {note}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("snapshot")
-    parser.add_argument("--skip-cancel", action="store_true", help="only the first and second runs")
-    parser.add_argument("--cancel-after", type=float, default=5.0,
-                        help="seconds into consolidation to cancel (default 5)")
+    parser.add_argument("snapshot", nargs="?", help="a snapshot file (default: a generated cluster)")
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods", type=int, default=50000)
     args = parser.parse_args()
     start = time.perf_counter()
-    snapshot = load_snapshot(args.snapshot)
+    if args.snapshot:
+        snapshot = load_snapshot(args.snapshot)
+    else:
+        snapshot = build_snapshot(gen_cluster.generate(args.nodes, args.pods, seed=1)["items"])
     catalog = catalog_from_snapshot_region(snapshot)
+    gc.freeze()   # as karptui open does before the TUI starts
     print(f"cluster: {len(snapshot.nodes)} nodes, {len(snapshot.pods)} pods, {len(snapshot.pending_pods)} pending "
-          f"(loaded in {time.perf_counter() - start:.1f} s)", flush=True)
-    target = max((w for w in snapshot.workloads if w.kind == "Deployment" and w.raw is not None),
-                 key=lambda w: w.replicas or 0)
-    whatif = EditStack([scale_edit(target, (target.replicas or 0) + 5)]).as_whatif("bench")
-    session = WhatIfSession(snapshot, catalog)
-    for label in ("first run (baseline + what-if)", "second run (baseline kept)"):
-        start = time.perf_counter()
-        run = session.run(whatif)
-        print(f"{label:32} {time.perf_counter() - start:7.1f} s  ({run.status}; "
-              f"{run.diff.counts['pending_before']} -> {run.diff.counts['pending_after']} pending)", flush=True)
-    if args.skip_cancel:
-        return
-    fresh = WhatIfSession(snapshot, catalog)
-    cancel, consolidating = threading.Event(), threading.Event()
-
-    def progress(phase: str, done: int, total: int) -> None:
-        if phase.endswith("consolidation"):
-            consolidating.set()
-
-    returned: dict = {}
-
-    def work() -> None:
-        returned["run"] = fresh.run(whatif, consolidate=True, cancelled=cancel.is_set, progress=progress)
-        returned["at"] = time.perf_counter()
-
-    thread = threading.Thread(target=work)
+          f"(built in {time.perf_counter() - start:.1f} s)", flush=True)
     start = time.perf_counter()
-    thread.start()
-    consolidating.wait()
-    time.sleep(args.cancel_after)
-    cancel.set()
-    cancelled_at = time.perf_counter()
-    thread.join()
-    print(f"cancel during consolidation     {returned['at'] - cancelled_at:7.2f} s from the cancel to the run's "
-          f"return ({returned['run'].status}; cancelled {cancelled_at - start:.1f} s into the run, "
-          f"{args.cancel_after:g} s into consolidation)")
+    simulate(snapshot, catalog=catalog)
+    show("yardstick: simulate()", time.perf_counter() - start, "the unedited cluster, kube-scheduler and Karpenter")
+    asyncio.run(drive(snapshot, catalog))
 
 
 if __name__ == "__main__":

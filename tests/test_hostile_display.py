@@ -278,14 +278,14 @@ async def test_tui_whatif_form_shows_hostile_names_literally(hostile, write):
         screen = app.screen
         refs = [r.ref for r in screen.rows]
         for ref in (f"Deployment/{NS}/{DEPLOYMENT}", f"Node/{NODE}"):
-            screen.query_one("#targets").index = refs.index(ref)
+            screen.query_one("#targets").highlighted = refs.index(ref)
             screen.query_one("#targets").focus()
             await pilot.press("enter")
             await pilot.pause()
             assert_screen_safe(app)
         # "/" in the node's name makes it no edit target: said in the form, nothing raised
         assert "cluster-scoped" in str(screen.query_one("#error", Static).visual)
-        screen.query_one("#targets").index = refs.index(f"Node/{NODE2}")
+        screen.query_one("#targets").highlighted = refs.index(f"Node/{NODE2}")
         screen.query_one("#targets").focus()
         await pilot.press("enter")
         await pilot.pause()
@@ -294,7 +294,7 @@ async def test_tui_whatif_form_shows_hostile_names_literally(hostile, write):
         await pilot.press("a")  # add nodes: the zone Select offers the snapshot's zones
         await pilot.pause()
         assert visible(ZONE2)[:20] in assert_screen_safe(app)  # (the field is narrower than the zone)
-        screen.query_one("#targets").index = refs.index(f"Deployment/{NS}/{DEPLOYMENT}")
+        screen.query_one("#targets").highlighted = refs.index(f"Deployment/{NS}/{DEPLOYMENT}")
         screen.query_one("#targets").focus()
         await pilot.press("enter")
         await pilot.pause()

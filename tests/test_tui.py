@@ -1,6 +1,6 @@
 """The TUI on the bundled demo snapshot, driven as a user would: k9s keys, panes, drill-ins."""
 
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent
 
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.app import KarptuiApp
@@ -292,8 +292,8 @@ async def test_whatif_round_trip_from_the_main_screen_keeps_edits_and_names_them
         await app.workers.wait_for_complete()
         await pilot.press("w")
         panel = app.screen
-        targets = panel.query_one("#targets", ListView)
-        assert [r.ref for r in panel.rows][targets.index] == "Deployment/default/host-spread"
+        targets = panel.query_one("#targets", OptionList)
+        assert [r.ref for r in panel.rows][targets.highlighted] == "Deployment/default/host-spread"
         await pilot.press("enter")
         await pilot.pause()
         panel.query_one("#c0-maxSkew", Input).value = "3"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App
-from textual.widgets import DataTable, Input, ListView, Select, Static, Switch
+from textual.widgets import DataTable, Input, ListView, OptionList, Select, Static, Switch
 
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.sources import bundled_snapshot, load_snapshot
@@ -319,11 +319,11 @@ def rows(screen, selector: str) -> list[tuple]:
 async def select(pilot, ref: str) -> WhatIfScreen:
     """Move the target list's cursor with j/k and press enter."""
     screen = pilot.app.screen
-    targets = screen.query_one("#targets", ListView)
+    targets = screen.query_one("#targets", OptionList)
     targets.focus()
     wanted = [r.ref for r in screen.rows].index(ref)
-    step = "j" if wanted >= targets.index else "k"
-    await pilot.press(*[step] * abs(wanted - targets.index))
+    step = "j" if wanted >= targets.highlighted else "k"
+    await pilot.press(*[step] * abs(wanted - targets.highlighted))
     await pilot.press("enter")
     await pilot.pause()
     return screen

@@ -56,7 +56,7 @@ class StderrProgress:
             text = f"karptui: simulating{' ' + self.label if self.label else ''}"
             if self.state is not None:
                 phase, done, total = self.state
-                text += f": {phase}, {done:,}/{total:,} pods"
+                text += f": {phase}, {done:,}/{total:,} pods" if total else f": {phase}"
             text += f" ({now - self.started:.0f} s)"
             if self.tty:
                 self.line.show(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 from pathlib import Path
 
 from ..model import Snapshot
@@ -19,6 +20,10 @@ def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None =
     if theme:
         check_theme_name(theme)
     found = find_discounts(discounts)
+    # The snapshot lives as long as the session: out of the collector's sight, a full collection
+    # no longer walks its objects every few what-if runs (measured at 5,000 nodes: a +1 replica
+    # run 1.3-2.3 s with, 1.1-1.5 s without). A live session's snapshots come and go: not there.
+    gc.freeze()
     KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from, namespace=namespace,
                discounts=found).run()
     return 0

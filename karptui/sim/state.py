@@ -191,7 +191,9 @@ class ClusterState:
         for selectors, skip_terminating in list(other._counters):
             self.counts(selectors, skip_terminating)
         for key, value in other._shared.items():
-            if hasattr(value, "copy_for") and key not in self._shared:
+            if getattr(value, "shared_across_copies", False):
+                self._shared[key] = value   # about the nodes alone, which copies share
+            elif hasattr(value, "copy_for") and key not in self._shared:
                 self._shared[key] = type(value)(self)
 
     def rebound(self, snapshot: Snapshot) -> ClusterState | None:

@@ -14,7 +14,7 @@ from typing import Any
 from ..model.snapshot import NO_ZONE
 from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
-from .cost import DISCOUNT_MARK, ESTIMATED_MARK, HOURS_PER_MONTH, Cost, CostPath, cost_path, discount_of
+from .cost import DISCOUNT_MARK, ESTIMATED_MARK, HOURS_PER_MONTH, Cost, CostPath, cost_path, discount_of, signed
 from .drift import drift_json, drift_lines
 
 
@@ -160,15 +160,10 @@ def _cost_lines(cost: Mapping) -> list[str]:
     change = with_edits.final.hourly - without.hourly
     mark = ESTIMATED_MARK if with_edits.final.estimated or without.estimated else ""
     after = DISCOUNT_MARK if with_edits.final.discounted or without.discounted else ""
-    change_text = (f"change {mark}{_signed(change)}/h{after} ({mark}{_signed(change * HOURS_PER_MONTH, 0)}/mo{after})"
+    change_text = (f"change {mark}{signed(change)}/h{after} ({mark}{signed(change * HOURS_PER_MONTH, 0)}/mo{after})"
                    if round(change, 3) else "no change")
     return [f"cost {with_edits.line(arrow='→', changes_only=True)}",
             f"without the edits {without.text()}: {change_text}"]
-
-
-def _signed(amount: float, places: int = 3) -> str:
-    """``+$0.451``, ``-$1,200``: a change in dollars with its sign first."""
-    return f"{'-' if amount < 0 else '+'}${abs(amount):,.{places}f}"
 
 
 def _zone_count(w: Mapping, when: str, zone: str) -> str:

@@ -165,13 +165,19 @@ class WhatIfSession:
         """
         whatif = whatif if whatif is not None else self.whatif()
         consolidate = consolidate and self.can_consolidate
+        if progress is not None:  # a word at once: the first pod is placed only after the edits and the state
+            progress(f"what-if, applying {len(whatif.edits)} edit(s)", 0, 0)
         try:
             applied = apply_whatif(self.snapshot, whatif, catalog=self.edits_catalog)
         except (InputError, ValueError) as exc:
             return RunResult(whatif.name, ERROR, str(exc), edits=len(whatif.edits))
         # an edited NodePool or NodeClass drifts NodeClaims: Karpenter marks them Drifted, and its
-        # drift method (when consolidating) replaces them
-        drifting = tuple(drift_preview(self.snapshot, applied.snapshot))
+        # drift method replaces them, consolidating or not (drift is its own disruption method)
+        drifting = ()
+        if (applied.snapshot.nodepools, applied.snapshot.nodeclasses) != (self.snapshot.nodepools,
+                                                                            self.snapshot.nodeclasses):
+            # nothing drifts unless a NodePool or node class changed (a walk over every NodeClaim)
+            drifting = tuple(drift_preview(self.snapshot, applied.snapshot))
         applied = replace(applied, snapshot=mark_drifted(applied.snapshot, list(drifting)))
         try:
             _check(cancelled)

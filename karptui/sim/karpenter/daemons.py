@@ -15,11 +15,22 @@ from ...model import Pod, Snapshot
 
 
 def daemon_pods(snapshot: Snapshot) -> list[Pod]:
+    # each DaemonSet's live pods, found in one pass over the pods' own owner references (a
+    # what-if's snapshot is new each run, and indexing every pod's owners cost 0.3 s at 50,000 pods)
+    live_of: dict[int, list[Pod]] = {}
+    for pod in snapshot.pods:
+        for owner in pod.owners:
+            if owner.controller and owner.kind == "DaemonSet":
+                if not pod.is_terminal and pod.deleted is None:
+                    ds = snapshot.owner_of(pod)
+                    if ds is not None:
+                        live_of.setdefault(id(ds), []).append(pod)
+                break
     out = []
     for ds in snapshot.workloads:
         if ds.kind != "DaemonSet" or ds.template is None:
             continue
-        live = [p for p in snapshot.pods_of(ds) if not p.is_terminal and p.deleted is None]
+        live = live_of.get(id(ds), [])
         if not live:
             out.append(ds.template)
             continue

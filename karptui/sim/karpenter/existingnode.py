@@ -149,9 +149,24 @@ class Daemon:
 NODE_REQS = "karpenter-node-reqs"  # ClusterState.shared key: node index -> its labels as Reqs
 
 
+class NodeReqs(dict):
+    """Node index -> its labels as requirements. Copies of a cluster state keep the very same
+    nodes, so they share one of these (``copy_for`` gives itself, and a state warmed like one
+    that simulated takes its filled one): a what-if run no longer parses 5,000 nodes' labels
+    again (1.9 s of a +1 replica run at 5,000 nodes)."""
+
+    shared_across_copies = True
+
+    def __init__(self, state=None) -> None:
+        super().__init__()
+
+    def copy_for(self, state) -> NodeReqs:
+        return self
+
+
 def node_reqs(state, i: int) -> Reqs:
-    """Node ``i``'s labels as requirements, built once per cluster state."""
-    cache = state.shared(NODE_REQS, dict)
+    """Node ``i``'s labels as requirements, built once for a cluster's nodes."""
+    cache = state.shared(NODE_REQS, NodeReqs)
     found = cache.get(i)
     if found is None:
         found = cache[i] = Reqs.from_labels(state.nodes[i].labels)
@@ -203,7 +218,7 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     wanted = memo.get(key)
     if wanted is None:
         wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
-    daemon_left = _daemon_overhead(wanted, on_node)
+    daemon_left = _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {}))
     available = allocatable - _requested(state, i) - daemon_left
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
                         initialized, node.nodepool, node.capacity + Resources({"nodes": 1}), reqs)
@@ -225,13 +240,25 @@ def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
                         capacity + Resources({"nodes": 1}))
 
 
-def _daemon_overhead(wanted: Sequence[Pod], on_node: list[Pod]) -> Resources:
+def _daemon_overhead(wanted: Sequence[Pod], on_node: list[Pod], totals: dict | None = None) -> Resources:
     """What the DaemonSets that run here still need: their requests less those of the DaemonSet
-    pods already running (never below zero)."""
+    pods already running (never below zero).
+
+    ``totals`` keeps each ``wanted`` list's sum by the list's identity (nodes alike share one list,
+    kept alive by the caller's memo): 5,000 nodes summed the same few requests 5,000 times."""
     if not wanted:
         return Resources()
-    total = sum((d.requests for d in wanted), Resources()) + Resources({PODS: len(wanted)})
-    running = sum((p.requests for p in on_node), Resources()) + Resources({PODS: len(on_node)})
+    total = totals.get(id(wanted)) if totals is not None else None
+    if total is None:
+        total = sum((d.requests for d in wanted), Resources()) + Resources({PODS: len(wanted)})
+        if totals is not None:
+            totals[id(wanted)] = total
+    if not on_node:
+        return total
+    running: dict[str, int] = {PODS: len(on_node)}
+    for pod in on_node:
+        for name, amount in pod.requests.items():
+            running[name] = running.get(name, 0) + amount
     return Resources({k: max(0, v - running.get(k, 0)) for k, v in total.items()})
 
 
