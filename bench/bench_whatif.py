@@ -72,7 +72,11 @@ async def drive(snapshot, catalog) -> None:
         show("panel open (w)", time.perf_counter() - start)
 
         targets = screen.query_one("#targets")
-        targets.highlighted = [r.ref for r in screen.rows].index(ref)
+        at = [r.ref for r in screen.rows].index(ref)
+        if hasattr(targets, "highlighted"):
+            targets.highlighted = at
+        else:   # the list before it was an OptionList (to time an older commit)
+            targets.index = at
         targets.focus()
         await pilot.pause()
         start = time.perf_counter()
