@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import sys
 import time
 from pathlib import Path
@@ -40,6 +39,7 @@ from karptui.catalog import catalog_from_snapshot_region  # noqa: E402
 from karptui.model import build_snapshot  # noqa: E402
 from karptui.sim import simulate  # noqa: E402
 from karptui.sources import load_snapshot  # noqa: E402
+from karptui.sources.collector import settle_for_simulation  # noqa: E402
 from karptui.tui.app import KarptuiApp  # noqa: E402
 
 
@@ -114,6 +114,8 @@ async def drive(snapshot, catalog) -> None:
             cpu.focus()
             await pilot.pause()
             await run("template change (enter, ctrl+r)", "enter", "ctrl+r", note=f"cpu request of all {target.replicas} pods")
+            screen.query_one("#targets").focus()   # u in a text field is a letter
+            await pilot.pause()
             await pilot.press("u")
             await pilot.pause()
 
@@ -146,7 +148,7 @@ def main() -> None:
     else:
         snapshot = build_snapshot(gen_cluster.generate(args.nodes, args.pods, seed=1)["items"])
     catalog = catalog_from_snapshot_region(snapshot)
-    gc.freeze()   # as karptui open does before the TUI starts
+    settle_for_simulation()   # as karptui open does before the TUI starts
     print(f"cluster: {len(snapshot.nodes)} nodes, {len(snapshot.pods)} pods, {len(snapshot.pending_pods)} pending "
           f"(built in {time.perf_counter() - start:.1f} s)", flush=True)
     start = time.perf_counter()

@@ -416,8 +416,34 @@ class WhatIfScreen(Screen):
         except ValueError as exc:
             self.notify(str(exc))
             return
-        await self._render_form()
+        if not self._values_in_place():
+            await self._render_form()
         await self._apply()
+
+    def _values_in_place(self) -> bool:
+        """Show the draft's values in the fields already on screen, when the draft has exactly those
+        fields (``+`` / ``-`` change one number): building the form afresh is a few hundred ms on a
+        big cluster's screen. False when the fields differ (a constraint dropped): render it then."""
+        if self.rendering:
+            return False
+        form = self.query_one("#form")
+        fields = {w.id: w for w in form.query("Input, Select, Switch") if w.id}
+        d, wanted = self.draft, {}
+        for key, value in d.items():
+            if isinstance(value, (str, bool)) and key in FIELDS:
+                wanted[key] = value
+        for i, c in enumerate(d.get("constraints", [])):
+            wanted.update({f"c{i}-{f}": c[f] for f in SPREAD_FIELDS})
+        for j, c in enumerate(d.get("containers", [])):
+            wanted.update({f"{what}-{j}": c[what] for what in ("cpu", "memory")})
+        if set(wanted) != set(fields):
+            return False
+        for key, value in wanted.items():
+            widget = fields[key]
+            shown = visible(value) if isinstance(widget, Input) else value
+            if widget.value != shown:
+                widget.value = shown
+        return True
 
     async def action_replicas(self, step: int) -> None:
         await self._quick(lambda form: wf.step_replicas(form, step))
