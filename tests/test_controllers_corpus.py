@@ -19,6 +19,7 @@ import yaml
 from conftest import node_obj
 from karptui.model import build_snapshot
 from karptui.whatif import Patch, RemoveNode, Scale, Target, WhatIf, apply_whatif
+from karptui.whatif.controllers.daemon import pinned_node
 from karptui.whatif.controllers.deployment import fenceposts, rolling_steps
 
 CORPUS = Path(__file__).parent / "fixtures" / "controllers"
@@ -280,3 +281,66 @@ def _top_kind(case: dict, owner: dict) -> str:
         if owner and owner["name"].startswith(w["name"]):
             return w["kind"]
     return owner["kind"]
+
+
+# ------------------------------------------------------------------ DaemonSet: which nodes end with which pod
+
+@pytest.mark.parametrize("case", scenarios("daemonset.yaml"))
+def test_daemonset_end_state(case):
+    """The end state only: which nodes get a new pod, which lose theirs, which keep the old one.
+    The corpus's rounds and the resolved maxUnavailable / maxSurge are the course of the update,
+    which a what-if does not step through (docs/whatif-controllers.md)."""
+    name, expect = case["daemonset"], case["expect"]
+    change = case.get("change", "")
+    strategy = dict(case.get("strategy") or {})
+    update = {"type": strategy.get("type", "RollingUpdate")}
+    knobs = {k: strategy[k] for k in ("maxUnavailable", "maxSurge") if strategy.get(k) is not None}
+    if knobs:
+        update["rollingUpdate"] = knobs
+    nodes = list(case["nodes"])
+    gpu = nodes[:case.get("nodes_that_should_run", len(nodes))] if case.get("node_selector") else nodes
+    objects = []
+    for n in nodes:
+        labels = {"nvidia.com/gpu.present": "true"} if n in gpu and case.get("node_selector") else {}
+        if "labelled workload-tier=batch" in change:
+            labels["workload-tier"] = "batch" if n == "ip-10-0-3-112.ec2.internal" else "general"
+        node = node_obj(n, labels=labels)
+        if "is cordoned" in change and n == "ip-10-0-2-47.ec2.internal":
+            node["spec"]["unschedulable"] = True
+            node["spec"]["taints"] = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+        objects.append(node)
+    ds = _workload("DaemonSet", name, "logging", updateStrategy=update)
+    if case.get("node_selector"):
+        ds["spec"]["template"]["spec"]["nodeSelector"] = {"nvidia.com/gpu.present": "true"}
+    objects.append(ds)
+    without = set()
+    if "joins the cluster" in change:
+        without.add("ip-10-0-4-9.ec2.internal")
+    if "deleted by hand" in change:
+        without.add("ip-10-0-2-47.ec2.internal")
+    running = [n for n in gpu if n not in without]
+    objects += [_pod({"name": f"{name}-{i:05d}", "node": n}, "logging", _owner("DaemonSet", name), {"app": name})
+                for i, n in enumerate(running)]
+    patch: dict = {}
+    if change.startswith("template changed"):
+        template: dict = {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": "now"}}}
+        if "nodeSelector workload-tier=general" in change:
+            template["spec"] = {"nodeSelector": {"workload-tier": "general"}}
+        patch = {"spec": {"template": template}}
+    applied = apply_whatif(build_snapshot(objects), WhatIf("t", (Patch(Target("DaemonSet", name, "logging"), patch),)))
+    pods = [p for p in applied.snapshot.pods if p.is_daemonset_pod]
+    on: dict[str, list] = {}
+    for p in pods:
+        on.setdefault(pinned_node(p), []).append(p)
+    new_on = {n for n, ps in on.items() if any(p.key in applied.added for p in ps)}
+    gone = {n for n in running if n not in on}
+    assert all(len(ps) == 1 for ps in on.values())                          # one pod per node at the end
+    assert gone == set(expect.get("nodes_without_pod_after") or expect.get("pod_deleted_without_replacement_on") or ())
+    if "pods_replaced" in expect:                                            # OnDelete
+        assert new_on == set(expect["pods_replaced"]) and not applied.deleted
+    elif "pods_created_on" in expect:
+        assert new_on == set(expect["pods_created_on"]) and not applied.deleted
+    elif "nodes_updated" in expect:
+        assert new_on == set(expect["nodes_updated"])
+    else:                                                                    # every admitted node updated
+        assert new_on == set(expect.get("nodes_touched") or running)

@@ -162,3 +162,39 @@ def test_unapplied_changes_are_counted(snapshot):
         1, "replicas must be a whole number >= 0, got 'x'")
     add = wf.add_nodes_form(snapshot)
     assert wf.unapplied("add", "add-nodes", add, add) == (0, "")
+
+
+@pytest.mark.parametrize("replicas, added, removed", [(21, 1, 0), (25, 5, 0), (19, 0, 1), (14, 0, 6)])
+def test_simulate_whatif_json_a_scale_moves_no_pod(cli, tmp_path, snapshot, replicas, added, removed):
+    """A scale adds or deletes pods and moves none (ReplicaSet controller, manageReplicas); the
+    JSON says so, and the NodeClaims Karpenter launches for the new pods are named."""
+    path = tmp_path / "scale.yaml"
+    path.write_text(f"edits:\n- target: {HOST}\n  scale: {replicas}\n")
+    code, out, err = cli("simulate", "topology-spread", "--whatif", path, "-o", "json")
+    assert code == 0, err
+    whatif = json.loads(out)["whatif"]
+    counts = whatif["diff"]["counts"]
+    assert (counts["moved"], counts["added"], counts["removed"]) == (0, added, removed)
+    assert whatif["diff"]["moved"] == [] and whatif["rollouts"] == [] and whatif["drains"] == []
+    # host-spread's 20 pods: 14 bound, 6 pending; scale-down deletes the unassigned ones first
+    unassigned = {p.key for p in snapshot.pending_pods}
+    assert {c["pod"] for c in whatif["diff"]["removed"]} <= unassigned
+    if added:
+        assert whatif["diff"]["nodeclaims"]["after"] >= whatif["diff"]["nodeclaims"]["before"]
+
+
+def test_simulate_whatif_json_a_rollout_has_its_steps_and_a_simulated_peak(cli):
+    """A template change rolls out (deployment/rolling.go): the JSON gives the steps and the peak,
+    with the NodeClaims Karpenter launches while old and new pods both hold room."""
+    code, out, err = cli("simulate", "topology-spread", "--whatif", WHATIF / "drop-hostname-spread.yaml", "-o", "json")
+    assert code == 0, err
+    whatif = json.loads(out)["whatif"]
+    (rollout,) = whatif["rollouts"]
+    assert rollout["workload"] == HOST and rollout["strategy"] == "RollingUpdate"
+    assert (rollout["max_surge"], rollout["max_unavailable"]) == (5, 5)
+    assert rollout["steps"][-1] == [0, 20] and rollout["most_pods"] == 25
+    peak = rollout["peak"]
+    assert peak["old_pods"] + peak["new_pods"] == peak["pods"] == 25
+    assert len(peak["nodeclaims"]) >= 1 and all(c.startswith("default: ") for c in peak["nodeclaims"])
+    counts = whatif["diff"]["counts"]
+    assert (counts["added"], counts["removed"], counts["moved"]) == (20, 20, 0)
