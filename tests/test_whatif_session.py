@@ -198,3 +198,24 @@ def test_simulate_whatif_json_a_rollout_has_its_steps_and_a_simulated_peak(cli):
     assert len(peak["nodeclaims"]) >= 1 and all(c.startswith("default: ") for c in peak["nodeclaims"])
     counts = whatif["diff"]["counts"]
     assert (counts["added"], counts["removed"], counts["moved"]) == (20, 20, 0)
+
+
+def test_a_reason_that_differs_only_in_its_counts_is_the_same_reason(snapshot):
+    """Removing a node turns every pending pod's "0/13 nodes are available: ..." into "0/12 ...":
+    no news about those pods, so they are counted as still pending, not listed as changed."""
+    from karptui.whatif import RemoveNode
+    from karptui.whatif.diff import same_reason
+
+    assert same_reason("0/13 nodes are available: 3 node(s) had taint", "0/12 nodes are available: 2 node(s) had taint")
+    assert not same_reason("0/13 nodes are available: 3 node(s) had taint",
+                           "0/13 nodes are available: 3 node(s) didn't match pod topology spread constraints")
+    session = WhatIfSession(snapshot, None)   # kube-scheduler only: host-spread's pods stay pending
+    fargate = next(n.name for n in snapshot.nodes if n.name.startswith("fargate-"))
+    run = session.run(WhatIf("drain", (RemoveNode(fargate),)))
+    assert run.done, run.error
+    before = {a.pod.key: a.reason for a in run.baseline.attempts if not a.scheduled}
+    after = {a.pod.key: a.reason for a in run.result.attempts if not a.scheduled}
+    both = before.keys() & after.keys()
+    assert both and any(before[k] != after[k] for k in both)          # the counts did change
+    assert run.diff.reason_changed == ()
+    assert run.diff.counts["still_pending"] == len(both)

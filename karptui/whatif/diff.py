@@ -12,6 +12,7 @@ pod's top owner (Deployment, StatefulSet, ...).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
@@ -112,9 +113,23 @@ class _Outcomes:
         return keys
 
     def still_pending(self, before: _Outcomes) -> int:
-        """Pods pending in both runs for the same reason."""
-        missing = object()
-        return sum(1 for key, why in self.pending.items() if before.pending.get(key, missing) == why)
+        """Pods pending in both runs for the same reason (:func:`same_reason`)."""
+        return sum(1 for key, why in self.pending.items()
+                   if key in before.pending and same_reason(before.pending[key], why))
+
+
+_COUNT = re.compile(r"\d+")
+
+
+def same_reason(before: str | None, after: str | None) -> bool:
+    """Two reasons that differ only in their counts are the same reason: a node removed or added
+    turns every pending pod's "0/5000 nodes are available: 4825 node(s) didn't match ..." into
+    "0/4999 ...", which is not news about that pod."""
+    if before == after:
+        return True
+    if before is None or after is None:
+        return False
+    return _COUNT.sub("#", before) == _COUNT.sub("#", after)
 
 
 def _kept(cache: WeakKeyDictionary, result: SimResult, build):
@@ -206,7 +221,7 @@ def diff(baseline: SimResult, whatif: SimResult) -> WhatIfDiff:
             pending.append(change)
         elif node_a and node_b and node_a != node_b and not (node_b in claims_b and node_a in claims_a):
             moved.append(change)   # (NodeClaim names are made up per run: new capacity in both is no move)
-        elif node_a is None and node_b is None and why_a != why_b:
+        elif node_a is None and node_b is None and not same_reason(why_b, why_a):
             reasons.append(change)
     still = after.still_pending(before)
     spread_b = _kept(_SPREADS, baseline, _spread)
