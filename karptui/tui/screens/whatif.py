@@ -173,6 +173,7 @@ class WhatIfScreen(Screen):
         self.worker: Worker | None = None
         self.consolidate = False  # Karpenter's consolidation in runs: minutes on big clusters, so asked for
         self.rendering = False    # the form's widgets are being replaced: they hold nothing typed yet
+        self._pending_queued = False  # a look at what is typed but not applied is due after this refresh
 
     @property
     def stack(self) -> wf.EditStack:
@@ -343,6 +344,15 @@ class WhatIfScreen(Screen):
     @on(Switch.Changed)
     def _form_changed(self, event: Input.Changed | Select.Changed | Switch.Changed) -> None:
         if self.selected is not None and event.control.id != "path" and self._in_form(event.control):
+            # one look after the burst: a form being mounted sends a Changed per field, and each
+            # look reads every field
+            if not self._pending_queued:
+                self._pending_queued = True
+                self.call_after_refresh(self._pending_look)
+
+    def _pending_look(self) -> None:
+        self._pending_queued = False
+        if self.is_mounted:
             self._show_pending()
 
     async def _apply(self, quiet: bool = False) -> bool:

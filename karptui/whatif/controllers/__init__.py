@@ -23,7 +23,7 @@ from ...model.fields import as_int
 from ...model.workloads import Workload
 from ..edits import SCALABLE, Target
 from . import daemon, deployment, job, statefulset
-from .common import BUILD_ERRORS, EditError, build
+from .common import BUILD_ERRORS, EditError, build, owner_ref
 from .replicaset import scale, scale_words
 from .templates import PodTemplate, fresh_names
 
@@ -66,7 +66,6 @@ def _replicaset(run: Run, old: Workload, new: Workload, raw: Mapping, count: int
                 changed: bool) -> None:
     """A ReplicaSet no Deployment owns: scale; a template change touches no running pod (the
     ReplicaSet controller makes new pods from the new template only as it replaces old ones)."""
-    from .common import owner_ref
     snap = run.snapshot
     pods = snap.pods_of(old)
     template = PodTemplate(run, new, raw, target, old=old, running=pods)
