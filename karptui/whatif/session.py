@@ -74,6 +74,7 @@ class RolloutPeak:
         return {"nodeclaims": list(self.nodeclaims), "nodeclaims_beyond_end": self.beyond_end,
                 "pending": self.pending}
 
+
 @dataclass(frozen=True)
 class RunResult:
     """What one run gave: ``status`` is ``done``, ``error`` (a bad edit, said in ``error``) or
@@ -102,7 +103,6 @@ class RunResult:
                 doc["peak"].update(found.to_dict())
             out.append(doc)
         return out
-
 
     @property
     def done(self) -> bool:
@@ -173,11 +173,7 @@ class WhatIfSession:
             return RunResult(whatif.name, ERROR, str(exc), edits=len(whatif.edits))
         # an edited NodePool or NodeClass drifts NodeClaims: Karpenter marks them Drifted, and its
         # drift method replaces them, consolidating or not (drift is its own disruption method)
-        drifting = ()
-        if (applied.snapshot.nodepools, applied.snapshot.nodeclasses) != (self.snapshot.nodepools,
-                                                                            self.snapshot.nodeclasses):
-            # nothing drifts unless a NodePool or node class changed (a walk over every NodeClaim)
-            drifting = tuple(drift_preview(self.snapshot, applied.snapshot))
+        drifting = tuple(drift_preview(self.snapshot, applied.snapshot))
         applied = replace(applied, snapshot=mark_drifted(applied.snapshot, list(drifting)))
         try:
             _check(cancelled)

@@ -67,6 +67,20 @@ WIDE = 130  # columns from which the panes sit side by side; below, they stack
 FIELD_WIDGETS = "Input, Select, Switch, Button"
 
 
+def _slots(draft: dict):
+    """(widget id, the dict holding the value, its key) for every field the form shows of a
+    draft, in one place for reading the form and for showing values in it."""
+    for key, value in draft.items():
+        if key in FIELDS and isinstance(value, (str, bool)):
+            yield key, draft, key
+    for i, c in enumerate(draft.get("constraints", [])):
+        for f in SPREAD_FIELDS:
+            yield f"c{i}-{f}", c, f
+    for j, c in enumerate(draft.get("containers", [])):
+        for what in ("cpu", "memory"):
+            yield f"{what}-{j}", c, what
+
+
 def _field(label: str, widget: Widget) -> Horizontal:
     return Horizontal(Label(plain(label), classes="field-label"), widget, classes="field")  # a container's name
 
@@ -308,18 +322,10 @@ class WhatIfScreen(Screen):
         if self.rendering:
             return d
         fields = {w.id: w for w in self.query_one("#form").query(FIELD_WIDGETS) if w.id}
-
-        def value(key: str, shown: Any) -> Any:  # shown while the field is not mounted
-            found = fields.get(key)
-            return _typed(found.value, shown) if found is not None and hasattr(found, "value") else shown
-
-        for key, shown in d.items():
-            if isinstance(shown, (str, bool)):
-                d[key] = value(key, shown)
-        for i, c in enumerate(d.get("constraints", [])):
-            c.update({f: value(f"c{i}-{f}", c[f]) for f in SPREAD_FIELDS})
-        for j, c in enumerate(d.get("containers", [])):
-            c.update({what: value(f"{what}-{j}", c[what]) for what in ("cpu", "memory")})
+        for widget_id, holder, key in _slots(d):
+            found = fields.get(widget_id)   # not mounted yet: the draft's value stands
+            if found is not None and hasattr(found, "value"):
+                holder[key] = _typed(found.value, holder[key])
         return d
 
     def _unapplied(self) -> tuple[int, str]:
@@ -436,16 +442,8 @@ class WhatIfScreen(Screen):
         big cluster's screen. False when the fields differ (a constraint dropped): render it then."""
         if self.rendering:
             return False
-        form = self.query_one("#form")
-        fields = {w.id: w for w in form.query("Input, Select, Switch") if w.id}
-        d, wanted = self.draft, {}
-        for key, value in d.items():
-            if isinstance(value, (str, bool)) and key in FIELDS:
-                wanted[key] = value
-        for i, c in enumerate(d.get("constraints", [])):
-            wanted.update({f"c{i}-{f}": c[f] for f in SPREAD_FIELDS})
-        for j, c in enumerate(d.get("containers", [])):
-            wanted.update({f"{what}-{j}": c[what] for what in ("cpu", "memory")})
+        fields = {w.id: w for w in self.query_one("#form").query("Input, Select, Switch") if w.id}
+        wanted = {widget_id: holder[key] for widget_id, holder, key in _slots(self.draft)}
         if set(wanted) != set(fields):
             return False
         for key, value in wanted.items():

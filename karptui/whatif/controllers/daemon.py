@@ -26,7 +26,7 @@ from .templates import PodTemplate, fresh_names
 if TYPE_CHECKING:
     from ..apply import Run
 
-ROLLING, ON_DELETE = "RollingUpdate", "OnDelete"
+ROLLING = "RollingUpdate"   # the default; OnDelete (or any other) replaces no running pod
 
 
 def reconcile(run: Run, old: Workload, new: Workload, raw: Mapping, target: Target,

@@ -27,7 +27,7 @@ from .templates import STS_POD_NAME, PodTemplate
 if TYPE_CHECKING:
     from ..apply import Run
 
-ROLLING, ON_DELETE = "RollingUpdate", "OnDelete"
+ROLLING = "RollingUpdate"   # the default; OnDelete (or any other) replaces no running pod
 
 
 def reconcile(run: Run, old: Workload, new: Workload, raw: Mapping, count: int, target: Target,

@@ -19,7 +19,7 @@ from ...model.pod import PENDING, Pod, build_pod
 from ...model.taints import parse_tolerations
 from ...model.workloads import Workload
 from ..edits import Target
-from .common import EditError
+from .common import BUILD_ERRORS, EditError
 
 if TYPE_CHECKING:
     from ..apply import Run
@@ -88,9 +88,7 @@ class PodTemplate:
         try:
             return build_pod({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
                               "spec": spec if spec is not None else self.spec, "status": {"phase": PENDING}})
-        except EditError:
-            raise
-        except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+        except BUILD_ERRORS as exc:
             raise EditError(f"{self.target}: its pods cannot be made from the template: {exc}") from None
 
     def probe(self) -> Pod:
