@@ -609,7 +609,7 @@ class FakeAPI:
         with self._lock:
             return len(self._watchers) + len(self._followers)
 
-    def wait_for_streams(self, count: int = 1, timeout: float = 5.0) -> None:
+    def wait_for_streams(self, count: int = 1, timeout: float = 60.0) -> None:
         """Block until ``count`` streams are open, so a test can act knowing the client listens."""
         deadline = time.monotonic() + timeout
         while self.open_streams < count:

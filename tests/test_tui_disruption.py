@@ -229,16 +229,25 @@ async def test_karpenters_new_log_lines_reach_the_pane_without_simulating_again(
 
 
 async def test_quitting_cancels_the_worker(where, monkeypatch, tmp_path):
+    """Quitting stops the run, in a child process or the thread. On a busy machine the child may
+    start, and be killed, seconds later: the test waits for each event, not for a fixed time."""
     gate = Gate(monkeypatch, tmp_path)
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
-        await pilot.pause(0.1)
         (worker,) = [w for w in app.workers if w.group == "disruption"]
+        await _until(lambda: gate.pid, pilot.pause)  # the simulation is under way
         await pilot.press("q")
     assert worker.is_cancelled
-    await asyncio.sleep(0.5)
-    assert gate.ended()
+    assert await _until(gate.ended, asyncio.sleep)
+
+
+async def _until(condition, pause, seconds: float = 60.0):
+    """``condition()`` once it holds, polling; its last value when ``seconds`` run out."""
+    deadline = time.monotonic() + seconds
+    while not (held := condition()) and time.monotonic() < deadline:
+        await pause(0.05)
+    return held
 
 
 async def test_a_failing_simulation_is_said_not_left_computing(where, monkeypatch):
