@@ -47,7 +47,10 @@ class KubeObject:
 
     @property
     def controller(self) -> OwnerReference | None:
-        return next((o for o in self.owners if o.controller), None)
+        for owner in self.owners:  # a loop, not next(generator): asked of every pod, many times a run
+            if owner.controller:
+                return owner
+        return None
 
 
 def _owner(raw: object, where: str) -> OwnerReference:

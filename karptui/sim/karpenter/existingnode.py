@@ -173,17 +173,57 @@ def node_reqs(state, i: int) -> Reqs:
     return found
 
 
+EXISTING = "karpenter-existing-nodes"  # ClusterState.shared key: node index -> its ExistingNode, as last built
+
+
+class BuiltNodes(dict):
+    """Node index -> (the node, its NodeClaim, its pods, the DaemonSets' fingerprint, the
+    ExistingNode made from them). Copies of a cluster state keep the very same nodes and share
+    this: a what-if run whose edit left a node's pods alone takes a fresh copy of the node as the
+    baseline saw it instead of working out its room again (1.7 s of a +1 replica what-if at 5,000
+    nodes on a busy machine). Any difference in those inputs builds the node afresh."""
+
+    shared_across_copies = True
+
+    def __init__(self, state=None) -> None:
+        super().__init__()
+
+    def copy_for(self, state) -> BuiltNodes:
+        return self
+
+
+def _daemons_fingerprint(daemons: Sequence[Daemon]) -> tuple:
+    """What about the DaemonSet pods decides a node's room: who they are, what they ask, where they go."""
+    return tuple((d.pod.key, d.pod.uid, tuple(sorted(d.pod.requests.items())), d.reqs, d.tolerations)
+                 for d in daemons)
+
+
+def _same_pods(kept: tuple, now: list) -> bool:
+    return len(kept) == len(now) and all(a is b for a, b in zip(kept, now))
+
+
 def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting: set[str],
                    memo: dict | None = None) -> list[ExistingNode]:
     """Every node Karpenter could still use, initialized first then by name (nodes the state has
     taken out included: a simulation leaves those out itself)."""
     claims_by_node = snapshot.nodeclaim_by_node
+    built = state.shared(EXISTING, BuiltNodes)
+    fingerprint = _daemons_fingerprint(daemons)
+    memo = memo if memo is not None else {}
     out: list[ExistingNode] = []
     for i, node in enumerate(state.nodes):
         if node.name in deleting or node.deleted is not None:
             continue
         claim = claims_by_node.get(node.name)
-        out.append(_from_node(state, i, node, claim, daemons, memo if memo is not None else {}))
+        pods = state.pods[i]
+        kept = built.get(i)
+        if kept is not None and kept[0] is node and kept[1] is claim and kept[3] == fingerprint \
+                and _same_pods(kept[2], pods):
+            out.append(kept[4].fresh())
+            continue
+        made = _from_node(state, i, node, claim, daemons, memo)
+        built[i] = (node, claim, tuple(pods), fingerprint, made.fresh())
+        out.append(made)
     known = {c.name for c in claims_by_node.values()}
     for claim in snapshot.nodeclaims:
         if claim.name in known or claim.node_name or claim.deleted is not None or not claim.launched:
