@@ -21,6 +21,7 @@ from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.screens import whatif as whatif_screen
 from karptui.tui.screens.whatif import WhatIfScreen
 from karptui.views import whatif_form as wf
+from karptui.whatif.io import parse_edit
 from karptui.whatif import AddNodes, Cordon, Patch, RemoveNode, Scale, Target, WhatIf, apply_whatif, load_whatif
 from karptui.whatif.session import CANCELLED, ERROR, RunResult
 
@@ -292,6 +293,19 @@ def test_edits_are_described_briefly():
         "host-spread: topologySpreadConstraints[1]", "host-spread: topologySpreadConstraints removed",
         "host-spread: replicas=3", "default: weight=4", "default: limits", "cordon ip-192-168-13-78",
         "remove ip-192-168-13-78"]
+
+
+def test_a_request_edit_says_the_new_amounts():
+    """The edits list is 34 columns wide: 'containers[1]' said nothing, a container's name twice too much."""
+    one = {"spec": {"template": {"spec": {"containers": [{"name": "web", "resources": {"requests": {"cpu": "1500m"}}}]}}}}
+    two = {"spec": {"template": {"spec": {"containers": [
+        {"name": "web", "resources": {"requests": {"cpu": "1", "memory": None}}},
+        {"name": "sidecar", "resources": {"limits": {"memory": "64Mi"}}}]}}}}
+    image = {"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "web:2"}]}}}}
+    described = [wf.describe_edit(parse_edit({"target": "Deployment/default/web", "patch": p})) for p in (one, two, image)]
+    assert described == ["web: requests cpu=1500m",
+                         "web: web requests cpu=1, memory=removed, sidecar limits memory=64Mi",
+                         "web: containers[1]"]
 
 
 # ---------------------------------------------------------------- the screen

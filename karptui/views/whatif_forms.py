@@ -239,6 +239,8 @@ def describe_edit(edit: Edit) -> str:
     for key, value in body.items():
         if value is None:
             fields.append(f"{key} removed")
+        elif key in ("containers", "initContainers") and isinstance(value, list) and _resource_changes(value):
+            fields.extend(_resource_changes(value))
         elif isinstance(value, list):
             fields.append(f"{key}[{sum(1 for v in value if not (isinstance(v, Mapping) and '$patch' in v))}]")
         elif isinstance(value, Mapping):
@@ -246,6 +248,22 @@ def describe_edit(edit: Edit) -> str:
         else:
             fields.append(f"{key}={value}")
     return f"{edit.target.name}: {', '.join(fields)}"
+
+
+def _resource_changes(containers: list) -> list[str]:
+    """``requests cpu=500m`` (``web requests cpu=500m`` when it names several containers) for each
+    container a patch sets requests or limits of, as the form's cpu and memory fields make them;
+    empty when the patch is about anything else."""
+    out = []
+    for c in containers:
+        if not isinstance(c, Mapping) or set(c) - {"name", "resources"} or not isinstance(c.get("resources"), Mapping):
+            return []
+        for kind, amounts in c["resources"].items():
+            if not isinstance(amounts, Mapping):
+                return []
+            said = ", ".join(f"{k}={'removed' if v is None else v}" for k, v in amounts.items())
+            out.append(f"{c.get('name', '?')} {kind} {said}" if len(containers) > 1 else f"{kind} {said}")
+    return out
 
 
 # ------------------------------------------------------------------ one-key actions and what is not applied yet

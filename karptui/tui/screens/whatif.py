@@ -228,7 +228,7 @@ class WhatIfScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#zones", DataTable).add_columns("workload / zone", "before", "after")
-        self.query_one("#claims", DataTable).add_columns("launch (nodepool)", "type", "zone", "capacity", "$/h", "pods")
+        self.query_one("#claims", DataTable).add_columns("launches in", "type", "zone", "capacity", "$/h", "pods")
         self.query_one("#actions", DataTable).add_columns("consolidation", "nodes", "replacement", "saves $/h")
         self.query_one("#error").display = False
         self.query_one("#pending").display = False
