@@ -76,6 +76,9 @@ class Snapshot:
     # NodeClaims a what-if's edits drift (marked Drifted): a simulation then runs Karpenter's drift
     # method even without consolidation, as Karpenter does, so the what-if says what replaces them
     whatif_drifted: frozenset[str] = frozenset()
+    # the Karpenter version the simulation models, when set (``--karpenter-version``, a what-if's
+    # ``karpenterVersion:``); empty: found in the snapshot (karptui.sim.karpenter.versions)
+    karpenter_version: str = ""
     meta: SnapshotMeta = field(default_factory=SnapshotMeta)
     warnings: tuple[str, ...] = ()
     ignored: Mapping[str, int] = field(default_factory=dict)
