@@ -1,19 +1,54 @@
 # The two commands in README.md: `make demo` and `make test`.
-PYTHON ?= python3
+#
+# Both need a Python >= 3.11. Amazon Linux 2023, the usual EKS bastion, ships 3.9 as python3, so
+# the first of python3.13, python3.12, python3.11, python3 that is new enough is used (or
+# PYTHON=/path/to/python). A .venv made by another Python is made again. pip runs only when
+# pyproject.toml changed since the last install (a stamp in the venv), not on every command.
 VENV ?= .venv
 BIN := $(VENV)/bin
+NEWEST_FIRST := python3.13 python3.12 python3.11 python3
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(firstword $(foreach p,$(NEWEST_FIRST),$(shell command -v $(p) >/dev/null 2>&1 && \
+	$(p) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo $(p))))
+export PYTHON
+endif
+STAMP := $(VENV)/.installed
 
-.PHONY: demo test install install-test clean
+.PHONY: demo test install install-test dist clean venv
 
-$(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+# One line saying what to install, instead of pip's "requires a different Python" 50 s later.
+define NO_PYTHON
+karptui needs Python 3.11 or newer, and this machine has none on PATH (python3 is $(shell python3 -V 2>&1 | cut -d' ' -f2)). \
+Install one -- Amazon Linux 2023: sudo dnf install -y python3.11; Debian/Ubuntu: sudo apt install python3.11 python3.11-venv -- \
+then run make again (or give one: make demo PYTHON=/path/to/python3.11)
+endef
 
-install: $(BIN)/python
+venv:
+	@test -n "$(PYTHON)" || { echo "$(NO_PYTHON)" >&2; exit 2; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
+		{ echo "karptui needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1)" >&2; exit 2; }
+	@want=$$($(PYTHON) -c 'import sys; print(sys.version.split()[0])'); \
+	have=$$($(BIN)/python -c 'import sys; print(sys.version.split()[0])' 2>/dev/null || true); \
+	if [ "$$want" != "$$have" ]; then \
+		if [ -n "$$have" ] || [ -e $(VENV) ]; then echo "$(VENV) was made by Python $${have:-?}: making it again with $$want"; fi; \
+		rm -rf $(VENV); \
+		$(PYTHON) -m venv $(VENV) || { echo "$(PYTHON) cannot make a venv: on Debian/Ubuntu, sudo apt install python3.11-venv (for your Python's version)" >&2; exit 2; }; \
+		$(BIN)/python -m pip install --quiet --upgrade pip; \
+	fi
+
+$(STAMP)-run: pyproject.toml | venv
 	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
 
-install-test: $(BIN)/python
+$(STAMP)-test: pyproject.toml | venv
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@ $(STAMP)-run
+
+install: venv
+	@$(MAKE) --no-print-directory $(STAMP)-run
+
+install-test: venv
+	@$(MAKE) --no-print-directory $(STAMP)-test
 
 demo: install
 	$(BIN)/karptui demo
