@@ -62,6 +62,15 @@ def test_info_bad_files(cli, write, content, fragment):
     one_line_error(*cli("snapshot", "info", path), str(path), fragment)
 
 
+@pytest.mark.parametrize("content", ["foo: bar\n", "[]", "{}", "apiVersion: v1\nkind: List\nitems: []\n",
+                                     "- 1\n- two\n"])
+@pytest.mark.parametrize("command", [("snapshot", "info"), ("simulate",), ("budgets",)])
+def test_a_file_that_is_no_cluster_dump_is_bad_input_not_an_empty_cluster(cli, write, content, command):
+    """An empty answer with exit 0 looked like 'nothing pending' (issue 29)."""
+    path = write("notes.yaml", content)
+    one_line_error(*cli(*command, path), str(path), "no Kubernetes objects in it")
+
+
 def test_info_missing_file(cli, tmp_path):
     one_line_error(*cli("snapshot", "info", tmp_path / "missing.yaml"), "missing.yaml", "no such file")
 

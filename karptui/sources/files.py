@@ -51,13 +51,22 @@ def load_snapshot(path: str | Path) -> Snapshot:
         return _load(path)
 
 
+NOT_A_DUMP = ("no Kubernetes objects in it (expected the output of kubectl get ... -o yaml or -o json, "
+              "or a snapshot karptui saved)")
+
+
 def _load(path: str | Path) -> Snapshot:
     builder = SnapshotBuilder()
     meta_docs = []
+    kinds = 0
     for obj, origin in read_objects(path):
         if isinstance(obj, Mapping) and obj.get("kind") == META_KIND:
             meta_docs.append((obj, origin))
         else:
+            kinds += isinstance(obj, Mapping) and isinstance(obj.get("kind"), str)
             builder.add(obj, origin)
+    if not kinds:
+        # `foo: bar`, `[]` or an empty List: an empty cluster on screen would look like an answer
+        raise InputError(path, NOT_A_DUMP)
     meta, notes = snapshot_meta(meta_docs, str(path))
     return builder.build(meta, notes)
