@@ -86,6 +86,14 @@ class LiveCluster:
         """Kinds (``Pod``, ``NodePool``, ...) that are forbidden or absent: panes say so."""
         return {i.resource.kind for i in self.informers if i.state in (FORBIDDEN, ABSENT)}
 
+    def manifest(self, kind: str, namespace: str, name: str) -> dict | None:
+        """The object as the API server has it now (``y`` on a pod: the model keeps no pod
+        manifests); None when karptui does not read that kind. Raises the client's errors."""
+        resource = next((i.resource for i in self.informers if i.resource.kind == kind), None)
+        if resource is None:
+            return None
+        return resource.read(self.connection.api, namespace, name)
+
     def snapshot(self) -> Snapshot:
         fields: dict[str, list] = defaultdict(list)
         for informer in self.informers:

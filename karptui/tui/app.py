@@ -23,9 +23,11 @@ from textual.message import Message
 from ..catalog import catalog_from_snapshot_region
 from ..logs import LogParser
 from ..model import Snapshot
+from ..sources.manifests import manifest_in_files
 from ..views.details import node_detail, pod_detail
 from ..views.disruption import SAID_KINDS
 from ..views.info import warnings_with_catalog
+from ..views.manifest import manifest_lines, not_found_lines, reading_lines, yaml_lines
 from ..views.clock import Clock, snapshot_clock
 from ..views.cost import CostPath, cost_path, discount_of
 from ..views.overview import Overview, header_cost, overview, shown_pending
@@ -358,19 +360,50 @@ class KarptuiApp(App):
         elif message.what == "help":
             self.action_help()
 
+    def show_yaml(self, kind: str, name: str) -> bool:
+        """``y`` on a node or pod (in a pane or its drill-in): its manifest. Pods' manifests are
+        not kept in the model (memory at 50,000 pods), so a worker reads that one again from the
+        snapshot's file or, live, from the API server; the screen says so meanwhile. False when
+        there is no such node or pod."""
+        obj = self.snapshot.node_by_name.get(name) if kind == "node" else \
+            self.pod_by_key.get(name) if kind == "pod" else None
+        if obj is None:
+            return False
+        if obj.raw is not None:
+            self.push_screen(DetailScreen(f"{kind} {name} (YAML)", {"YAML": manifest_lines(obj)}))
+            return True
+        where = f"the cluster ({self.live.connection.context})" if self.live is not None else self.snapshot.meta.source
+        screen = DetailScreen(f"{kind} {name} (YAML)", {"YAML": reading_lines(obj, where)})
+        self.push_screen(screen)
+        self._read_manifest(screen, obj, where)
+        return True
+
+    @work(thread=True, group="manifest", exit_on_error=False, description="reading a manifest")
+    def _read_manifest(self, screen: DetailScreen, obj, where: str) -> None:
+        try:
+            if self.live is not None:
+                raw = self.live.manifest(obj.KIND, obj.namespace, obj.name)
+            else:
+                raw = manifest_in_files(where, obj.KIND, obj.namespace, obj.name)
+            lines = yaml_lines(raw) if raw is not None else not_found_lines(obj, where)
+        except Exception as exc:  # noqa: BLE001 -- a file gone or an API error is said on the screen
+            lines = not_found_lines(obj, where, f"{type(exc).__name__}: {exc}")
+        self.call_from_thread(screen.set_section, "YAML", lines)
+
     def drill(self, kind: str, name: str) -> None:
         snapshot = self.snapshot
         if kind == "node" and name in snapshot.node_by_name:
             node, main = snapshot.node_by_name[name], self._main_screen()
             disruption = main.disruption_lines(name) if main is not None and node.nodepool else None
             self.push_screen(DetailScreen(f"node {name}", node_detail(node, snapshot, self.events, disruption),
-                                          node=name))
+                                          node=name, ref=("node", name)))
         elif kind == "pod":
             pod = self.pod_by_key.get(name)
             if pod is not None:
                 claims = self.result.nodeclaims if self.result is not None else ()
                 self.push_screen(DetailScreen(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name),
-                                                                        self.events, self.catalog, claims)))
+                                                                        self.events, self.catalog, claims),
+                                              ref=("pod", name)))
 
     # ---- actions -------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -11,8 +11,22 @@ def manifest_lines(obj: KubeObject) -> list[str]:
     """The object's raw manifest as YAML lines; a note when the snapshot kept none."""
     if obj.raw is None:
         return [f"(the snapshot kept no manifest for {obj.KIND} {obj.name})"]
-    text = yaml.safe_dump(_plain(obj.raw), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
+    return yaml_lines(obj.raw)
+
+
+def yaml_lines(raw) -> list[str]:
+    """A manifest as YAML lines, in the order it came (kubectl get -o yaml's)."""
+    text = yaml.safe_dump(_plain(raw), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
     return text.rstrip("\n").split("\n")
+
+
+def reading_lines(obj: KubeObject, where: str) -> list[str]:
+    """What ``y`` shows while it reads a manifest the model did not keep."""
+    return [f"(reading {obj.KIND} {obj.key} from {where}…)"]
+
+
+def not_found_lines(obj: KubeObject, where: str, why: str = "") -> list[str]:
+    return [f"({obj.KIND} {obj.key} is not in {where}{': ' + why if why else ''})"]
 
 
 def _plain(value):

@@ -19,13 +19,16 @@ class DetailScreen(Screen):
         Binding("k", "scroll(-1)", "Up", show=False),
         Binding("g", "home", "Top", show=False),
         Binding("G", "end", "Bottom", show=False),
+        Binding("y", "yaml", "YAML"),
     ]
 
-    def __init__(self, title: str, sections: dict[str, list[str]], node: str = "") -> None:
+    def __init__(self, title: str, sections: dict[str, list[str]], node: str = "",
+                 ref: tuple[str, str] | None = None) -> None:
         super().__init__()
         self.heading = title
         self.sections = sections
         self.node = node            # the node drilled into, whose sections may fill in later
+        self.ref = ref              # ("pod", "ns/name") or ("node", name): what y shows the YAML of
         self._bodies: dict[str, Static] = {}
 
     def compose(self) -> ComposeResult:
@@ -43,6 +46,14 @@ class DetailScreen(Screen):
             self.sections[name] = lines
             if name in self._bodies:
                 self._bodies[name].update(plain_lines(lines))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.ref is not None if action == "yaml" else True
+
+    def action_yaml(self) -> None:
+        """``y`` in a node's or pod's drill-in: its manifest (a screen of its own; escape comes back)."""
+        if self.ref is not None:
+            self.app.show_yaml(*self.ref)
 
     def action_scroll(self, step: int) -> None:
         self.query_one(VerticalScroll).scroll_relative(y=step)

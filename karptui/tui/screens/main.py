@@ -24,7 +24,6 @@ from ...views.activity import activity_rows
 from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
 from ...views.format import age, cpu
-from ...views.manifest import manifest_lines
 from ...views.nodes import SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launch_key, launchable_zones, workload_spread
@@ -557,13 +556,8 @@ class MainScreen(Screen):
     def action_yaml(self) -> None:
         """``y``: the selected node's or pod's manifest as the snapshot holds it."""
         kind, _, name = (self.table().cursor_key or "").partition(":")
-        snapshot = self.app.snapshot
-        obj = snapshot.node_by_name.get(name) if kind == "node" else self.app.pod_by_key.get(name) \
-            if kind == "pod" else None
-        if obj is None:
+        if not self.app.show_yaml(kind, name):
             notify_plain(self, "y shows a node's or a pod's YAML: select one first", severity="warning")
-            return
-        self.app.push_screen(DetailScreen(f"{kind} {name} (YAML)", {"YAML": manifest_lines(obj)}))
 
 
 def _activity_cells(rows) -> tuple[list[tuple[str, ...]], list[str]]:
