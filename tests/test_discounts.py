@@ -37,6 +37,9 @@ def test_a_family_rate_overrides_the_overall_one(tmp_path):
     ("discounts: {families: {m5: lots}}\n", "discounts.families.m5: 'lots' is not a discount"),
     ("discounts: {families: {m5.large: 0.2}}\n", "'m5.large' is not an instance family"),
     ("discounts: {overal: 0.2}\n", "discounts: unknown field 'overal'"),
+    ('discounts: {families: {"m5\\e]52;c;SGVsbG8=\\a": 0.2}}\n', "'m5\\x1b]52;c;SGVsbG8=\\x07' is not an instance family"),
+    ('discounts: {families: {"c5\\e]0;pwned\\a": 0.2}}\n', "is not an instance family"),
+    ("discounts: {families: {M5: 0.2}}\n", "'M5' is not an instance family"),
     ("overall: 0.2\n", "expected a map with a discounts map"),
 ])
 def test_a_bad_discounts_file_is_one_line_naming_the_file(tmp_path, text, fragment):
@@ -44,6 +47,15 @@ def test_a_bad_discounts_file_is_one_line_naming_the_file(tmp_path, text, fragme
     with pytest.raises(InputError) as raised:
         load_discounts(path)
     assert str(raised.value).startswith(f"{path}: ") and fragment in str(raised.value)
+
+
+def test_a_table_line_the_document_does_not_hold_is_made_visible_too(capsys):
+    """The cost line reached stdout without the document's visible() pass (issue 29, item 14)."""
+    from karptui.cli.output import table_console
+
+    table_console().print("cost: m5\x1b]52;c;SGVsbG8=\x07 20%")
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "m5" in out
 
 
 def cluster(tmp_path):

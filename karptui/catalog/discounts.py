@@ -28,6 +28,7 @@ from ..sources.decode import read_text
 from ..sources.yaml_load import load
 
 DISCOUNTS_FILE = "discounts.yaml"
+_FAMILY = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # an EC2 family: the type's name before the dot
 _PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
 
 
@@ -93,8 +94,9 @@ def parse_discounts(document: object, source: str = "") -> Discounts:
         raise InputError(source or None, "discounts.families: expected a map of instance family to discount")
     rates = {}
     for family, value in families.items():
-        if not isinstance(family, str) or not family or "." in family:
-            raise InputError(source or None, f"discounts.families: {family!r} is not an instance family (like m5)")
+        if not isinstance(family, str) or not _FAMILY.fullmatch(family):
+            raise InputError(source or None, f"discounts.families: {family!r} is not an instance family "
+                                             "(lowercase letters, digits and '-', like m5, c6i or u-6tb1)")
         rates[family] = _rate(value, f"discounts.families.{family}", source)
     return Discounts(overall, rates, source)
 

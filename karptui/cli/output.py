@@ -19,10 +19,19 @@ from rich.console import Console
 from ..text import visible, visible_doc
 
 
+class _VisibleConsole(Console):
+    """Every plain string printed is made visible first: the document is (``emit``), but a
+    table's extra lines (the cost line, built from a discounts file's family names) were not,
+    and an OSC 52 sequence in a family name reached the terminal raw."""
+
+    def print(self, *objects, **kwargs) -> None:  # noqa: A003 -- Console's own name
+        super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
 def table_console() -> Console:
     """A console that never reads text as markup: what it prints comes from snapshots, logs and
     clusters, where ``[ap-northeast-2a]`` is data (styles are given as Text and style= instead)."""
-    return Console(markup=False, highlight=False)
+    return _VisibleConsole(markup=False, highlight=False)
 
 
 def emit(doc: dict, output: str, table: Callable[[dict, Console], None]) -> int:
