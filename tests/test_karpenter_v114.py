@@ -130,11 +130,27 @@ def test_price_adjustments_as_karpenter_reads_them(price, change, expected):
     ({"price": "-1"}, "'-1' is not a non-negative decimal price"),
     ({"capacity": {"cpu": "2"}}, "spec.capacity: cpu is restricted"),
     ({"weight": 20000}, "spec.weight: 20000 is outside 1..10000"),
+    ({"price": "1" + "0" * 400}, "spec.price: '1000000000000000000000000000000000000000'… is beyond any price"),
+    ({"priceAdjustment": "+" + "9" * 400}, "spec.priceAdjustment:"),
+    ({"priceAdjustment": "+" + "9" * 400 + "%"}, "is beyond any price"),
 ])
 def test_nodeoverlay_fields_the_api_would_refuse(spec, fragment):
     with pytest.raises(ModelError, match=None) as caught:
         build_nodeoverlay(overlay("o", **spec), "karpenter.sh/v1alpha1", "NodeOverlay")
     assert fragment in str(caught.value)
+
+
+def test_an_overlay_price_beyond_a_float_is_skipped_and_json_stays_json(cli, tmp_path):
+    """400 digits parsed as infinity and `simulate -o json` printed Infinity, which jq refuses (issue 29)."""
+    huge = overlay("huge", requirements=[req("node.kubernetes.io/instance-type", "In", "m5.large")],
+                   price="1" + "0" * 400)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": [nodepool(requirements=[ONLY_LARGE]), huge, pod("p", cpu="1")]}))
+    code, out, err = cli("simulate", path, "-o", "json", "--feature-gates", "NodeOverlay=true")
+    assert code == 0, err
+    doc = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
+    assert any("is beyond any price" in w for w in doc["warnings"])
 
 
 def test_overlays_heaviest_first_then_later_names_first():

@@ -22,6 +22,7 @@ from .resources import EMPTY, Resources
 from .selectors import Requirement, parse_requirements
 
 # the CRD's patterns, word for word in meaning
+MAX_PRICE = 1e9  # dollars an hour, or percent: far beyond any offering, well within a float
 _PRICE = re.compile(r"\d+(\.\d+)?")
 _ADJUSTMENT = re.compile(r"[+-]\d*\.?\d+|\+\d*\.?\d+%|-\d{1,2}(\.\d+)?%|-100%")
 STANDARD_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
@@ -63,6 +64,11 @@ def build_nodeoverlay(obj, api_version: str, kind: str) -> NodeOverlay:
         raise ModelError(f"spec.priceAdjustment: {adjustment!r} is not +x, -x, +x% or -x% (at most -100%)")
     if price and adjustment:
         raise ModelError("spec: cannot set both 'price' and 'priceAdjustment'")
+    for field, text in (("spec.price", price), ("spec.priceAdjustment", adjustment)):
+        # 400 digits parse as infinity, and simulate -o json then printed Infinity (not JSON)
+        if text and not abs(float(text.rstrip("%"))) < MAX_PRICE:
+            raise ModelError(f"{field}: {text[:40]!r}{'…' if len(text) > 40 else ''} is beyond any price "
+                             f"(at most {MAX_PRICE:g})")
     capacity = Resources.parse(spec.get("capacity"), "spec.capacity")
     standard = sorted(STANDARD_RESOURCES & set(capacity))
     if standard:
