@@ -150,3 +150,35 @@ def test_attached_logs_replace_the_snapshots_own(dump, write):
     snap = attach_logs(load_snapshot(dump), str(log))
     assert snap.meta.logs_text.startswith('{"level"') and snap.meta.logs_source == str(log)
     assert len(snap.nodes) == 3
+
+
+def nodepool_with(disruption: dict) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+            "spec": {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                            "name": "default"}, "requirements": []}},
+                     "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", **disruption}}}
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), -float("inf"), 10 ** 400])
+@pytest.mark.parametrize("field", ["consolidateAfter", "budgets"])
+def test_a_duration_given_as_an_endless_number_skips_the_nodepool_with_a_warning(cli, write, field, value):
+    """inf, NaN and 10^400 seconds stopped the program with an internal error (issue 29, item 16)."""
+    disruption = {"consolidateAfter": value} if field == "consolidateAfter" else \
+        {"consolidateAfter": "30s", "budgets": [{"nodes": "10%", "schedule": "0 9 * * *", "duration": value}]}
+    path = write("np.yaml", yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [nodepool_with(disruption)]}))
+    for command in (("budgets",), ("simulate",), ("budgets", "-o", "json")):
+        code, out, err = cli(*command, path)
+        assert code == 0, (command, err)
+        assert "skipped NodePool default" in err and "is not a duration" in err and "Traceback" not in err
+    assert "is not a duration" in json.loads(out)["warnings"][0]
+
+
+def test_objects_skipped_for_one_reason_are_one_warning(cli, write):
+    """47 pods with the same bad priority were 47 warning lines that buried the answer (issue 29, item 19)."""
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
+             "spec": {"containers": [{"name": "c"}], "priority": "high"}} for i in range(47)]
+    path = write("pods.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [node_obj("n1"), *pods]}))
+    code, out, err = cli("simulate", path)
+    lines = [line for line in err.splitlines() if "skipped" in line]
+    assert code == 0 and len(lines) == 1, err
+    assert "skipped 47 Pod objects (default/p0, default/p1, default/p2 and 44 more)" in lines[0]

@@ -13,7 +13,8 @@ from ..sources import load_snapshot, resolve_snapshot_path
 from ..text import visible
 from ..views.budgets import budgets_json, budgets_lines, budgets_view
 from ..views.clock import Clock, snapshot_clock
-from .output import emit
+from ..views.info import warnings_with_catalog
+from .output import emit, say
 
 MAX_HOURS = 24 * 31
 
@@ -43,8 +44,14 @@ def run_budgets(args: argparse.Namespace) -> int:
             raise InputError(args.whatif, str(exc)) from None
     clock = Clock(at, True) if at is not None else snapshot_clock(snapshot)
     view = budgets_view(snapshot, catalog, clock, hours=args.hours)
+    warnings = warnings_with_catalog(snapshot, catalog)
+    for warning in warnings:  # as simulate says them: a skipped NodePool is why it is not here
+        say(f"karptui: warning: {warning}")
     if args.output == "json":
-        return emit(budgets_json(view), "json", lambda doc, console: None)
+        doc = budgets_json(view)
+        if warnings:
+            doc["warnings"] = warnings
+        return emit(doc, "json", lambda doc, console: None)
     for line in budgets_lines(view):
         sys.stdout.write(visible(line) + "\n")
     return 0

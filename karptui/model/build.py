@@ -131,23 +131,45 @@ class SnapshotBuilder:
         bucket[identity] = built
 
     def _skip(self, origin: str, what: str, why: str) -> None:
-        where = f"{origin}: " if origin else ""
-        self._skipped.append(f"{where}skipped {what}: {why}")
+        self._skipped.append((origin, what, why))
 
     def build(self, meta: SnapshotMeta | None = None, warnings: Iterable[str] = ()) -> Snapshot:
         fields = {name: bucket.values() for name, bucket in self._objects.items()}
         return assemble(fields, meta, self._ignored, list(warnings) + self._summary())
 
     def _summary(self) -> list[str]:
-        notes = self._skipped[:MAX_LISTED_WARNINGS]
-        if len(self._skipped) > MAX_LISTED_WARNINGS:
-            notes.append(f"... and {len(self._skipped) - MAX_LISTED_WARNINGS} more objects skipped")
+        grouped = _grouped_skips(self._skipped)
+        notes = grouped[:MAX_LISTED_WARNINGS]
+        if len(grouped) > MAX_LISTED_WARNINGS:
+            notes.append(f"... and {len(grouped) - MAX_LISTED_WARNINGS} more warnings about skipped objects")
         for kind, count in sorted(self._duplicates.items()):
             notes.append(f"{count} duplicate {kind} object(s): kept the later copy of each")
         if self._ignored:
             kinds = ", ".join(f"{k} ({n})" for k, n in sorted(self._ignored.items()))
             notes.append(f"ignored {sum(self._ignored.values())} object(s) of kinds karptui does not use: {kinds}")
         return notes
+
+
+def _grouped_skips(skipped: list[tuple[str, str, str]]) -> list[str]:
+    """One line per file, kind and reason: 47 pods with the same bad priority were 47 lines that
+    buried the answer. A reason met once keeps its object's own line."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for origin, what, why in skipped:
+        kind, _, name = what.partition(" ")
+        if not name or name.startswith(("without ", "where ")):   # nothing to tell them apart by
+            kind, name = what, ""
+        groups.setdefault((origin, kind, why), []).append(name)
+    lines = []
+    for (origin, kind, why), names in groups.items():
+        where = f"{origin}: " if origin else ""
+        if len(names) == 1:
+            lines.append(f"{where}skipped {kind}{' ' + names[0] if names[0] else ''}: {why}")
+        elif not names[0]:
+            lines.append(f"{where}skipped {len(names)} x {kind}: {why}")
+        else:
+            more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+            lines.append(f"{where}skipped {len(names)} {kind} objects ({', '.join(names[:3])}{more}): {why}")
+    return lines
 
 
 def _consistency(snapshot: Snapshot) -> list[str]:

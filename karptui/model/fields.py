@@ -164,6 +164,10 @@ def parse_duration(value: object, where: str) -> float | None:
     if value is None or value == "Never":
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # seconds; inf, NaN and 400-digit numbers stopped the program where they were converted
+        if not -MAX_DURATION_SECONDS <= value <= MAX_DURATION_SECONDS:   # False for NaN too
+            shown = repr(value) if len(repr(value)) <= 24 else f"a {len(str(value))}-digit number"
+            raise ModelError(f"{where}: {shown} is not a duration (a number of seconds up to Go's 292 years)")
         return float(value)
     text = as_str(value, where)
     if text == "0":
