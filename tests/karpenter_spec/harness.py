@@ -37,7 +37,7 @@ TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "f
             "nodes", "pods", "objects", "rounds"}
 ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "notes"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
-               "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "onNode", "onNewNode", "sameNode",
+               "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "nodeTaintCount", "onNode", "onNewNode", "sameNode",
                "differentNodes", "newNodes", "nodes", "skew", "nodeClaim", "command", "noCommand", "notDisrupted"}
 POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
@@ -515,7 +515,10 @@ class Scenario:
                 continue
             pool = cluster.nodepools.get(claim["nodepool"], {})
             tspec = pool.get("spec", {}).get("template", {}).get("spec", {})
+            # the instance type's and offering's labels (single-valued requirements), then the
+            # NodeClaim's own, as the cloud provider and Karpenter write them on the NodeClaim
             labels = {k: v[0] for k, v in claim.get("requirements", {}).items() if len(v) == 1}
+            labels.update(claim.get("labels") or {})
             cluster.add_node({"name": name, "instanceType": itype["name"], "zone": launch.get("zone"),
                               "capacityType": launch.get("capacity_type"), "nodepool": claim["nodepool"],
                               "labels": labels, "taints": tspec.get("taints") or [], "created": "1s",
@@ -601,6 +604,11 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
         for taint in taints:
             if not any(all(t.get(k) == v for k, v in taint.items()) for t in have):
                 problems.append(f"{name}: node {node} lacks taint {taint} (has {have})")
+    for name, count in (expect.get("nodeTaintCount") or {}).items():
+        node = node_of(name)
+        have = (cluster.nodes.get(node) or {}).get("spec", {}).get("taints") or [] if node else []
+        if not node or len(have) != count:
+            problems.append(f"{name}: node {node} should carry {count} taint(s), has {have}")
     for name, node in (expect.get("onNode") or {}).items():
         if node_of(name) != node:
             problems.append(f"{name} should land on {node}, lands on {node_of(name)}")
@@ -715,6 +723,8 @@ def _check_options(what: str, wanted: dict, types: set[str]) -> list[str]:
     if missing:
         problems.append(f"{what} lacks instance types {sorted(missing)}")
     extra = set(wanted.get("instanceTypesExclude") or []) & types
+    if wanted.get("instanceTypesExclude") and not types:  # upstream asserts the requirement is there first
+        problems.append(f"{what} has no instance type options to check")
     if extra:
         problems.append(f"{what} should not offer {sorted(extra)}")
     if "instanceTypeCount" in wanted and len(types) != wanted["instanceTypeCount"]:

@@ -16,6 +16,7 @@ from ...model import Snapshot
 from ...model import labels as L
 from ..result import Attempt, NodeClaimPlan
 from ..state import ClusterState
+from .claimlabels import nodeclaim_labels
 from .launch import choose
 from .scheduler import Scheduler
 
@@ -75,4 +76,5 @@ def plan(claim, scheduler: Scheduler) -> NodeClaimPlan:
         instance_types=tuple(scheduler.types.types[i].name for i in rows),
         launch=launch.to_dict() if launch else None,
         pods=tuple(p.key for p in claim.pods),
+        labels=nodeclaim_labels(reqs, scheduler.types.well_known),
     )
