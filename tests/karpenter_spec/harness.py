@@ -35,15 +35,17 @@ GiB = 2**30
 
 TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "nodePools",
             "nodes", "pods", "objects", "rounds"}
-ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "notes"}
+ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
+              "notes"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
                "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "nodeTaintCount", "onNode", "onNewNode", "sameNode",
-               "differentNodes", "newNodes", "nodes", "skew", "nodeClaim", "command", "noCommand", "notDisrupted"}
+               "differentNodes", "newNodes", "nodes", "everyNodeLabels", "skew", "nodeClaim", "command", "noCommand",
+               "notDisrupted"}
 POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
             "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
-             "initialized", "unschedulable", "allocatable", "inflight", "created"}
+             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting"}
 
 
 class ScenarioError(Exception):
@@ -257,6 +259,8 @@ class Cluster:
             self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, claim_allocatable, provider_id,
                                                     created, initialized, registered=not raw.get("inflight"),
                                                     startup=tspec.get("startupTaints") or [])
+        if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
+            self.mark_for_deletion(name)
         if raw.get("inflight"):
             return
         if pool and not initialized:
@@ -271,7 +275,19 @@ class Cluster:
                          **({"unschedulable": True} if raw.get("unschedulable") else {})},
                 "status": {"capacity": capacity or {}, "allocatable": allocatable or {},
                            "conditions": [{"type": "Ready", "status": "True" if initialized or not pool else "False"}]}}
+        if raw.get("deleting") and not pool:
+            node["metadata"]["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
+            node["metadata"]["finalizers"] = ["karpenter.sh/termination"]
         self.nodes[name] = node
+
+    def mark_for_deletion(self, name: str, node: bool = False) -> None:
+        """cluster.MarkForDeletion as a user's cluster shows it: the NodeClaim is being deleted (its
+        finalizer holds it while the node drains); ``node``: a node without NodeClaim, the Node is."""
+        target = self.nodes.get(name) if node else self.nodeclaims.get(name)
+        if target is None:
+            raise ScenarioError(f"cannot mark {name} for deletion: no such {'node' if node else 'NodeClaim'}")
+        target["metadata"]["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
+        target["metadata"]["finalizers"] = ["karpenter.sh/termination"]
 
     def _nodeclaim(self, name, pool, labels, taints, capacity, allocatable, provider_id, created, initialized,
                    registered, startup=()) -> dict:
@@ -454,6 +470,17 @@ class Scenario:
             for name in rnd.get("deletePods") or []:
                 key = name if "/" in name else f"default/{name}"
                 cluster.pods.pop(key, None)
+            for name in rnd.get("markNodesOf") or []:  # the node this pod is on, marked for deletion
+                pod = cluster.pods.get(name if "/" in name else f"default/{name}")
+                node = pod and pod["spec"].get("nodeName")
+                if not node:
+                    raise ScenarioError(f"markNodesOf: pod {name} is on no node")
+                cluster.mark_for_deletion(node, node=node not in cluster.nodeclaims)
+            for name in rnd.get("evictPods") or []:  # evicted: deletionTimestamp set, the pod still there
+                pod = cluster.pods.get(name if "/" in name else f"default/{name}")
+                if pod is None:
+                    raise ScenarioError(f"evictPods: no pod {name}")
+                pod["metadata"]["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
             submitted = []
             for raw in rnd.get("pods") or []:
                 manifests = cluster.pod_manifests(raw, pending=True)
@@ -627,6 +654,10 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
         problems.append(f"{expect['newNodes']} new node(s) expected, {len(result.new_nodes)} launched")
     if "nodes" in expect and len(cluster.nodes) != expect["nodes"]:
         problems.append(f"{expect['nodes']} node(s) expected in the cluster, {len(cluster.nodes)} there")
+    for key, wanted in (expect.get("everyNodeLabels") or {}).items():
+        for node in cluster.nodes:
+            if cluster.node_labels(node).get(key) not in _values(wanted):
+                problems.append(f"node {node} has {key}={cluster.node_labels(node).get(key)}, expected {wanted}")
     for skew in expect.get("skew") or []:
         counts = _skew(cluster, skew)
         if "counts" in skew and sorted(counts) != sorted(skew["counts"]):
