@@ -40,6 +40,9 @@ class Pod(KubeObject):
     spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
     host_ports: tuple[HostPort, ...] = ()
     pvc_names: tuple[str, ...] = ()
+    # ResourceClaims (DRA) the pod or any of its containers asks for: Karpenter v1.14 does not provision
+    # for such a pod (its IGNORE_DRA_REQUESTS default), and karptui does not model device allocation
+    resource_claims: tuple[str, ...] = ()
     scheduled_reason: str = ""
     scheduled_message: str = ""
     nominated_node: str = ""
@@ -214,6 +217,18 @@ def _host_port(port: Mapping, where: str) -> HostPort:
     )
 
 
+def _resource_claims(spec: Mapping) -> tuple[str, ...]:
+    """The DRA claims named by the pod (spec.resourceClaims) and by its containers' resources.claims."""
+    names = [as_str(as_map(c, "spec.resourceClaims[]").get("name"), "spec.resourceClaims[].name")
+             for c in as_list(spec.get("resourceClaims"), "spec.resourceClaims")]
+    for section in ("initContainers", "containers"):
+        for i, raw in enumerate(as_list(spec.get(section), f"spec.{section}")):
+            resources = as_map(as_map(raw, f"spec.{section}[{i}]").get("resources") or {}, f"spec.{section}[{i}].resources")
+            for claim in as_list(resources.get("claims"), f"spec.{section}[{i}].resources.claims"):
+                names.append(as_str(as_map(claim, "claim").get("name"), f"spec.{section}[{i}].resources.claims[].name"))
+    return tuple(dict.fromkeys(names))
+
+
 def _pvc_names(spec: Mapping, pod_name: str) -> tuple[str, ...]:
     names = []
     for i, raw in enumerate(as_list(spec.get("volumes"), "spec.volumes")):
@@ -287,6 +302,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         spread_constraints=scheduling.spread_constraints,
         host_ports=_host_ports(spec),
         pvc_names=_pvc_names(spec, fields["name"]),
+        resource_claims=_resource_claims(spec),
         scheduled_reason=reason,
         scheduled_message=message,
         nominated_node=as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),

@@ -47,6 +47,7 @@ class NodeClaimPlan:
     instance_types: tuple[str, ...]
     launch: Mapping | None
     pods: tuple[str, ...]
+    labels: Mapping[str, str] = field(default_factory=dict)   # what Karpenter writes on it (claimlabels)
 
 
 class Placements(Mapping[str, str]):

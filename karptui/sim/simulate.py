@@ -78,6 +78,10 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         notes.append(f"{others} pending pod(s) name another scheduler and were not simulated")
     if len(mine) > len(pending):
         notes.append(f"{len(mine) - len(pending)} pending pod(s) are being deleted and were not simulated")
+    claiming = sum(1 for p in pending if p.resource_claims)
+    if claiming:
+        notes.append(f"{claiming} pending pod(s) ask for DRA ResourceClaims: not modelled (karptui does not simulate "
+                     "device allocation; Karpenter v1.14 by default does not provision for such pods)")
     queue = deque(queue_order(pending))
     attempts = []
     failed: dict = {}  # signature -> (state.changes when it failed, that attempt)

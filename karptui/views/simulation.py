@@ -49,7 +49,8 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
     if result.snapshot.nodepools:
         doc["nodeclaims"] = [
             {"name": c.name, "nodepool": c.nodepool, "requirements": {k: list(v) for k, v in c.requirements.items()},
-             "instance_types": list(c.instance_types), "launch": _launch(c.launch, catalog), "pods": list(c.pods)}
+             "labels": dict(c.labels), "instance_types": list(c.instance_types), "launch": _launch(c.launch, catalog),
+             "pods": list(c.pods)}
             for c in result.nodeclaims
         ]
         doc["disruptions"] = [

@@ -35,15 +35,17 @@ GiB = 2**30
 
 TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "nodePools",
             "nodes", "pods", "objects", "rounds"}
-ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "notes"}
+ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
+              "notes"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
-               "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "onNode", "onNewNode", "sameNode",
-               "differentNodes", "newNodes", "nodes", "skew", "nodeClaim", "command", "noCommand", "notDisrupted"}
+               "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "nodeTaintCount", "onNode", "onNewNode", "sameNode",
+               "differentNodes", "newNodes", "nodes", "everyNodeLabels", "skew", "nodeClaim", "command", "noCommand",
+               "notDisrupted"}
 POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
             "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
-             "initialized", "unschedulable", "allocatable", "inflight", "created"}
+             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting"}
 
 
 class ScenarioError(Exception):
@@ -257,6 +259,8 @@ class Cluster:
             self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, claim_allocatable, provider_id,
                                                     created, initialized, registered=not raw.get("inflight"),
                                                     startup=tspec.get("startupTaints") or [])
+        if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
+            self.mark_for_deletion(name)
         if raw.get("inflight"):
             return
         if pool and not initialized:
@@ -271,7 +275,19 @@ class Cluster:
                          **({"unschedulable": True} if raw.get("unschedulable") else {})},
                 "status": {"capacity": capacity or {}, "allocatable": allocatable or {},
                            "conditions": [{"type": "Ready", "status": "True" if initialized or not pool else "False"}]}}
+        if raw.get("deleting") and not pool:
+            node["metadata"]["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
+            node["metadata"]["finalizers"] = ["karpenter.sh/termination"]
         self.nodes[name] = node
+
+    def mark_for_deletion(self, name: str, node: bool = False) -> None:
+        """cluster.MarkForDeletion as a user's cluster shows it: the NodeClaim is being deleted (its
+        finalizer holds it while the node drains); ``node``: a node without NodeClaim, the Node is."""
+        target = self.nodes.get(name) if node else self.nodeclaims.get(name)
+        if target is None:
+            raise ScenarioError(f"cannot mark {name} for deletion: no such {'node' if node else 'NodeClaim'}")
+        target["metadata"]["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
+        target["metadata"]["finalizers"] = ["karpenter.sh/termination"]
 
     def _nodeclaim(self, name, pool, labels, taints, capacity, allocatable, provider_id, created, initialized,
                    registered, startup=()) -> dict:
@@ -454,6 +470,17 @@ class Scenario:
             for name in rnd.get("deletePods") or []:
                 key = name if "/" in name else f"default/{name}"
                 cluster.pods.pop(key, None)
+            for name in rnd.get("markNodesOf") or []:  # the node this pod is on, marked for deletion
+                pod = cluster.pods.get(name if "/" in name else f"default/{name}")
+                node = pod and pod["spec"].get("nodeName")
+                if not node:
+                    raise ScenarioError(f"markNodesOf: pod {name} is on no node")
+                cluster.mark_for_deletion(node, node=node not in cluster.nodeclaims)
+            for name in rnd.get("evictPods") or []:  # evicted: deletionTimestamp set, the pod still there
+                pod = cluster.pods.get(name if "/" in name else f"default/{name}")
+                if pod is None:
+                    raise ScenarioError(f"evictPods: no pod {name}")
+                pod["metadata"]["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
             submitted = []
             for raw in rnd.get("pods") or []:
                 manifests = cluster.pod_manifests(raw, pending=True)
@@ -515,7 +542,10 @@ class Scenario:
                 continue
             pool = cluster.nodepools.get(claim["nodepool"], {})
             tspec = pool.get("spec", {}).get("template", {}).get("spec", {})
+            # the instance type's and offering's labels (single-valued requirements), then the
+            # NodeClaim's own, as the cloud provider and Karpenter write them on the NodeClaim
             labels = {k: v[0] for k, v in claim.get("requirements", {}).items() if len(v) == 1}
+            labels.update(claim.get("labels") or {})
             cluster.add_node({"name": name, "instanceType": itype["name"], "zone": launch.get("zone"),
                               "capacityType": launch.get("capacity_type"), "nodepool": claim["nodepool"],
                               "labels": labels, "taints": tspec.get("taints") or [], "created": "1s",
@@ -601,6 +631,11 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
         for taint in taints:
             if not any(all(t.get(k) == v for k, v in taint.items()) for t in have):
                 problems.append(f"{name}: node {node} lacks taint {taint} (has {have})")
+    for name, count in (expect.get("nodeTaintCount") or {}).items():
+        node = node_of(name)
+        have = (cluster.nodes.get(node) or {}).get("spec", {}).get("taints") or [] if node else []
+        if not node or len(have) != count:
+            problems.append(f"{name}: node {node} should carry {count} taint(s), has {have}")
     for name, node in (expect.get("onNode") or {}).items():
         if node_of(name) != node:
             problems.append(f"{name} should land on {node}, lands on {node_of(name)}")
@@ -619,6 +654,10 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
         problems.append(f"{expect['newNodes']} new node(s) expected, {len(result.new_nodes)} launched")
     if "nodes" in expect and len(cluster.nodes) != expect["nodes"]:
         problems.append(f"{expect['nodes']} node(s) expected in the cluster, {len(cluster.nodes)} there")
+    for key, wanted in (expect.get("everyNodeLabels") or {}).items():
+        for node in cluster.nodes:
+            if cluster.node_labels(node).get(key) not in _values(wanted):
+                problems.append(f"node {node} has {key}={cluster.node_labels(node).get(key)}, expected {wanted}")
     for skew in expect.get("skew") or []:
         counts = _skew(cluster, skew)
         if "counts" in skew and sorted(counts) != sorted(skew["counts"]):
@@ -715,6 +754,8 @@ def _check_options(what: str, wanted: dict, types: set[str]) -> list[str]:
     if missing:
         problems.append(f"{what} lacks instance types {sorted(missing)}")
     extra = set(wanted.get("instanceTypesExclude") or []) & types
+    if wanted.get("instanceTypesExclude") and not types:  # upstream asserts the requirement is there first
+        problems.append(f"{what} has no instance type options to check")
     if extra:
         problems.append(f"{what} should not offer {sorted(extra)}")
     if "instanceTypeCount" in wanted and len(types) != wanted["instanceTypeCount"]:

@@ -28,6 +28,7 @@ from ..topology import Domains
 from .nodeclaim import SchedulingError
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .nodemasks import NodeMasks
+from .deleting import marked_for_deletion
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
 
@@ -212,9 +213,9 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
     memo = memo if memo is not None else {}
     out: list[ExistingNode] = []
     for i, node in enumerate(state.nodes):
-        if node.name in deleting or node.deleted is not None:
-            continue
         claim = claims_by_node.get(node.name)
+        if node.name in deleting or node.deleted is not None or marked_for_deletion(node, claim):
+            continue
         pods = state.pods[i]
         kept = built.get(i)
         if kept is not None and kept[0] is node and kept[1] is claim and kept[3] == fingerprint \

@@ -130,6 +130,10 @@ def _types_on(types: TypeSet, keys: frozenset[str]) -> list[Reqs]:
     return list(distinct)
 
 
+# Karpenter v1.14's answer to a pod with ResourceClaims (scheduler.go add, IGNORE_DRA_REQUESTS on by default)
+DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
+
+
 class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
                  respect_preferences: bool = True, min_values_best_effort: bool = False,
@@ -245,6 +249,8 @@ class Scheduler:
         return found
 
     def _add(self, pod: Pod) -> str | None:
+        if pod.resource_claims:  # Karpenter's DRAError: the pod is tried, and refused, every time
+            return DRA_NOT_SUPPORTED
         data = self.data(pod)
         if self.deciding:
             self.decisions[pod.key] = pool_verdicts(self, pod, data)

@@ -16,6 +16,8 @@ from ...model import Snapshot
 from ...model import labels as L
 from ..result import Attempt, NodeClaimPlan
 from ..state import ClusterState
+from .claimlabels import nodeclaim_labels
+from .deleting import pods_to_reschedule
 from .launch import choose
 from .scheduler import Scheduler
 
@@ -32,13 +34,16 @@ def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
                       explain: bool = False) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
     """``explain``: each pod Karpenter tried also gets its NodePool decision table (``nodepools``)."""
     pending = [a.pod for a in attempts if not a.scheduled and provisionable(a.pod)]
-    if not pending:
+    # the pods of nodes being deleted come after the pending ones, as Karpenter lists them; they are
+    # reported only on the NodeClaims launched for them (they are no pending pods of the snapshot)
+    moving = pods_to_reschedule(snapshot, state)
+    if not pending and not moving:
         return attempts, ()
-    scheduler = Scheduler(snapshot, state, catalog, pending, decide=explain)
-    result = scheduler.solve(pending, batch, progress)
+    scheduler = Scheduler(snapshot, state, catalog, pending + moving, decide=explain)
+    result = scheduler.solve(pending + moving, batch, progress)
     by_key = {p.key: p for p in pending}
     for key, node in result.on_existing.items():
-        if node.index is not None:  # kube-scheduler binds it once the node is ready: count it there
+        if node.index is not None and key in by_key:  # kube-scheduler binds it once the node is ready: count it there
             state.place(by_key[key], node.index)
     updated = []
     for attempt in attempts:
@@ -75,4 +80,5 @@ def plan(claim, scheduler: Scheduler) -> NodeClaimPlan:
         instance_types=tuple(scheduler.types.types[i].name for i in rows),
         launch=launch.to_dict() if launch else None,
         pods=tuple(p.key for p in claim.pods),
+        labels=nodeclaim_labels(reqs, scheduler.types.well_known),
     )

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...model import labels as L
 from ...model.node import Node
+from ...sim.karpenter.claimlabels import nodeclaim_labels
+from ...sim.karpenter.requirements import Reqs
 from ..edits import AddNodes, Cordon, Target
 from ..patch import merge_patch
 from .common import BUILD_ERRORS, EditError, build, swap
@@ -113,13 +115,13 @@ def add_nodes(run: Run, edit: AddNodes) -> None:
 
 
 def _pool_facts(pool: Any, catalog: Any) -> tuple[dict, list, str | None, str | None]:
-    """Labels, taints, nodepool and node class name a node of ``pool`` carries: its single-valued
-    requirements on keys no instance type decides, its template labels."""
+    """Labels, taints, nodepool and node class name a node of ``pool`` carries: the labels Karpenter
+    gives its NodeClaims (a value for every requirement on a key no instance type decides, its
+    template labels; sim.karpenter.claimlabels)."""
     if pool is None:
         return {}, [], None, None
-    labels = {r.key: r.values[0] for r in pool.requirements
-              if r.operator == "In" and len(r.values) == 1 and r.key not in catalog.well_known}
-    labels.update(pool.template_labels)
+    reqs = Reqs.from_model(pool.requirements).plus(Reqs.from_labels(pool.template_labels).values())
+    labels = nodeclaim_labels(reqs, catalog.well_known)
     taints = [t.to_dict() for t in pool.taints]
     if pool.kind == "Provisioner":
         labels.update({L.PROVISIONER_NAME: pool.name, L.NODE_INITIALIZED: "true"})
