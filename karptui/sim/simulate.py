@@ -121,7 +121,8 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             from .karpenter.disruption import Disruptor
 
             disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=disruption_pending(attempts),
-                                  progress=progress, found=found, nominated=nominated(attempts))
+                                  progress=progress, found=found, nominated=nominated(attempts),
+                                  planned=planned(attempts))
             commands, stuck = disruptor.run(state)
             disruptions, blocked = tuple(commands), tuple(stuck)
             notes.extend(disruptor.timeouts)
@@ -134,7 +135,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
 
             drift = drift_alone(snapshot, catalog, state, spot_to_spot=gates.SpotToSpotConsolidation,
                                 pending=disruption_pending(attempts), nominated=nominated(attempts),
-                                progress=progress)
+                                planned=planned(attempts), progress=progress)
             notes.extend(drift.notes)
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
                      unconsolidatable, scores=scores, verdicts=verdicts, drift=drift)
@@ -148,6 +149,11 @@ def disruption_pending(attempts) -> list[Pod]:
     from .karpenter.simulate import provisionable
 
     return [a.pod for a in attempts if (not a.scheduled or a.new_node) and provisionable(a.pod)]
+
+
+def planned(attempts) -> frozenset[str]:
+    """The pending pods the provisioning plan launches NodeClaims for (their keys)."""
+    return frozenset(a.pod.key for a in attempts if a.new_node)
 
 
 def nominated(attempts) -> frozenset[str]:

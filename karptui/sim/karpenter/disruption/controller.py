@@ -72,7 +72,8 @@ class Disruptor:
                  progress: Callable[[str, int, int], None] | None = None,
                  found: Callable[[Disruption], None] | None = None,
                  simulations: dict[str, int] | None = None, methods: tuple = METHODS,
-                 phase: str = "consolidation", nominated: frozenset[str] = frozenset()) -> None:
+                 phase: str = "consolidation", nominated: frozenset[str] = frozenset(),
+                 planned: frozenset[str] = frozenset()) -> None:
         self.snapshot, self.catalog = snapshot, catalog
         # the methods asked, in Karpenter's order: all of them, or drift alone (:func:`drift_alone`)
         self.methods = methods
@@ -101,6 +102,8 @@ class Disruptor:
         # the pods pending when disruption looks (those planned for new NodeClaims included): every
         # simulation schedules them alongside the candidates' pods (see simulation.py)
         self.pending = list(pending or [])
+        # those of them the provisioning plan launches NodeClaims for (pod keys): drift leaves them out
+        self.planned = planned
         self.state: ClusterState | None = None
         self.blocked: dict[str, Why] = {}
         # Candidates single-node consolidation tried and left, with why (Karpenter publishes these
@@ -117,12 +120,18 @@ class Disruptor:
         self._settled: frozenset[str] | None = None
 
     # ---- what the methods call ------------------------------------------------------------------
-    def simulate(self, candidates: list[Candidate]) -> Simulation:
+    def simulate(self, candidates: list[Candidate], planned: bool = True) -> Simulation:
+        """Karpenter's SimulateScheduling for ``candidates``. ``planned=False`` (drift) leaves out the
+        pending pods the provisioning plan already launches NodeClaims for: drift takes every new
+        NodeClaim its simulation needs, so with them in, the plan would launch their node twice
+        (karptui's divergence, said in docs/simulate-json.md)."""
         self.simulated += 1
         self.simulations_run += 1
         if self.progress is not None:
             self.progress(self.phase, self.commands, len(self.state.nodes))
-        return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
+        pending = self.pending if planned or not self.planned else \
+            [p for p in self.pending if p.key not in self.planned]
+        return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
                         self._settling(), self._existing())
 
     def _existing(self) -> ExistingPool:
@@ -411,7 +420,11 @@ class Disruptor:
                     pods.append(replace(pod, node_name=where[pod.key]))
                 elif state.nodes[i].name not in removed:
                     pods.append(replace(pod, node_name=state.nodes[i].name) if not pod.node_name else pod)
-        self.snapshot = replace(self.snapshot, nodes=tuple(nodes), pods=tuple(pods))
+        # the removed nodes' NodeClaims go with them (Karpenter deletes the NodeClaim, its Node follows)
+        claims = self.snapshot.nodeclaim_by_node
+        gone = {claims[name].name for name in removed if name in claims}
+        self.snapshot = replace(self.snapshot, nodes=tuple(nodes), pods=tuple(pods),
+                                nodeclaims=tuple(c for c in self.snapshot.nodeclaims if c.name not in gone))
         self.finder.snapshot = self.snapshot
         self.state = ClusterState(self.snapshot)
         _keep_node_reqs(state, self.state)
@@ -430,6 +443,7 @@ class DriftRun:
 
 def drift_alone(snapshot: Snapshot, catalog: Catalog, state: ClusterState, *, spot_to_spot: bool = False,
                 pending: list[Pod] | None = None, nominated: frozenset[str] = frozenset(),
+                planned: frozenset[str] = frozenset(),
                 progress: Callable[[str, int, int], None] | None = None) -> DriftRun:
     """Karpenter's drift method without consolidation: drift is a disruption method of its own, run
     whatever the NodePool's ``consolidationPolicy`` (Karpenter's ``drift.go`` replaces every Drifted
@@ -437,7 +451,7 @@ def drift_alone(snapshot: Snapshot, catalog: Catalog, state: ClusterState, *, sp
     the candidates, blockers, budgets and replacements are the ones a consolidated run finds;
     ``state`` (the cluster after provisioning) is changed as the commands are carried out."""
     disruptor = Disruptor(snapshot, catalog, spot_to_spot, pending=pending, progress=progress,
-                          methods=(drift,), phase=drift.NAME, nominated=nominated)
+                          methods=(drift,), phase=drift.NAME, nominated=nominated, planned=planned)
     commands, _ = disruptor.run(state)
     verdicts = {node: why for node, seen in disruptor.verdicts().items() if (why := seen.of(drift.NAME)) is not None}
     stopped = ([f"drift alone stops after {disruptor.max_commands} commands"]
