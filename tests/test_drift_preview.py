@@ -178,7 +178,10 @@ def test_with_consolidation_off_each_drifted_nodeclaim_says_what_replaces_it_and
     gone = {SPOT_A, SPOT_B}
     pods = tuple(replace(p, node_name="", phase="Pending") if p.node_name in gone else p for p in edited.pods
                  if p.node_name and not (p.node_name in gone and p.is_daemonset_pod))
-    provisioned = simulate(replace(edited, nodes=tuple(n for n in edited.nodes if n.name not in gone), pods=pods),
+    # their NodeClaims go too: a launched NodeClaim without its Node is a node on its way to Karpenter
+    claims = tuple(c for c in edited.nodeclaims if c.node_name not in gone)
+    provisioned = simulate(replace(edited, nodes=tuple(n for n in edited.nodes if n.name not in gone), pods=pods,
+                                   nodeclaims=claims),
                            catalog=catalog_from_snapshot_region(multi))
     assert [(c.nodepool, c.launch["instance_type"], c.launch["zone"], c.launch["capacity_type"], c.launch["price"])
             for c in provisioned.nodeclaims] == [("team1", "t4g.small", "ap-northeast-2a", "on-demand", 0.0168)]

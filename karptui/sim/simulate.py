@@ -124,9 +124,9 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         if consolidate:
             from .karpenter.disruption import Disruptor
 
-            still = [a.pod for a in attempts if not a.scheduled]
-            disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=still,
-                                  progress=progress, found=found)
+            disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=disruption_pending(attempts),
+                                  progress=progress, found=found, nominated=nominated(attempts),
+                                  planned=planned(attempts))
             commands, stuck = disruptor.run(state)
             disruptions, blocked = tuple(commands), tuple(stuck)
             notes.extend(disruptor.timeouts)
@@ -138,10 +138,32 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             from .karpenter.disruption import drift_alone
 
             drift = drift_alone(snapshot, catalog, state, spot_to_spot=gates.SpotToSpotConsolidation,
-                                pending=[a.pod for a in attempts if not a.scheduled], progress=progress)
+                                pending=disruption_pending(attempts), nominated=nominated(attempts),
+                                planned=planned(attempts), progress=progress)
             notes.extend(drift.notes)
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
                      unconsolidatable, scores=scores, verdicts=verdicts, drift=drift)
+
+
+def disruption_pending(attempts) -> list[Pod]:
+    """The pending pods Karpenter's disruption simulation schedules with a candidate's pods
+    (SimulateScheduling asks the provisioner for every pending pod it provisions for): those
+    kube-scheduler leaves pending and Karpenter does not bind to a node that exists, the pods its
+    NodeClaims are planned for included, as those NodeClaims are not created yet."""
+    from .karpenter.simulate import provisionable
+
+    return [a.pod for a in attempts if (not a.scheduled or a.new_node) and provisionable(a.pod)]
+
+
+def planned(attempts) -> frozenset[str]:
+    """The pending pods the provisioning plan launches NodeClaims for (their keys)."""
+    return frozenset(a.pod.key for a in attempts if a.new_node)
+
+
+def nominated(attempts) -> frozenset[str]:
+    """Nodes Karpenter's provisioning counted on for a pod kube-scheduler had left pending: it
+    nominates them, and disruption leaves a nominated node alone (``node is nominated for a pending pod``)."""
+    return frozenset(a.node for a in attempts if a.scheduled and not a.new_node and a.scheduler_reason)
 
 
 def schedule_one(ctx: PodCycle, explain: bool) -> tuple[Attempt, tuple[Pod, ...]]:

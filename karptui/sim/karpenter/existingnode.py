@@ -71,6 +71,7 @@ class ExistingNode:
     capacity: Resources
     reqs: Reqs = None              # its labels (and hostname) as requirements, narrowed as pods join
     pods: list = None
+    nodeclaim: str = ""            # its NodeClaim's name ("" for a node Karpenter does not manage)
 
     def __post_init__(self) -> None:
         hostname = self.labels.get(L.HOSTNAME) or self.name
@@ -225,9 +226,12 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
         made = _from_node(state, i, node, claim, daemons, memo)
         built[i] = (node, claim, tuple(pods), fingerprint, made.fresh())
         out.append(made)
-    known = {c.name for c in claims_by_node.values()}
+    # A NodeClaim is in Karpenter's cluster state once launched (it has a provider ID); without a
+    # Node in the snapshot (not registered yet, or its Node not captured) it stands for that node
+    present = {n.name for n in state.nodes}
+    known = {c.name for name, c in claims_by_node.items() if name in present}
     for claim in snapshot.nodeclaims:
-        if claim.name in known or claim.node_name or claim.deleted is not None or not claim.launched:
+        if claim.name in known or claim.deleted is not None or not (claim.launched or claim.provider_id):
             continue
         out.append(_from_claim(claim, daemons, catalog))
     out.sort(key=lambda n: (not n.initialized, n.name))
@@ -262,7 +266,24 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     daemon_left = _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {}))
     available = allocatable - _requested(state, i) - daemon_left
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
-                        initialized, node.nodepool, node.capacity + Resources({"nodes": 1}), reqs)
+                        initialized, node.nodepool, state_capacity(node, claim, initialized), reqs,
+                        nodeclaim=claim.name if claim is not None else "")
+
+
+def state_capacity(node: Node | None, claim: NodeClaimObject | None, initialized: bool) -> Resources:
+    """What a node counts against its NodePool's limits, and one ``nodes``: Karpenter's
+    StateNode.Capacity. An initialized node reports its own capacity; until then the NodeClaim's
+    ``status.capacity`` fills what the Node does not report yet (a resource it shows as zero or not
+    at all), and a NodeClaim with no Node counts its ``status.capacity`` alone. Karpenter sums this
+    over every node and launched NodeClaim of the pool, for provisioning and consolidation alike."""
+    if node is None:
+        capacity = claim.capacity if claim is not None else Resources()
+    elif initialized or claim is None:
+        capacity = node.capacity
+    else:
+        capacity = Resources({**{k: v for k, v in claim.capacity.items()},
+                              **{k: v for k, v in node.capacity.items() if v}})
+    return capacity + Resources({"nodes": 1})
 
 
 def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
@@ -271,14 +292,14 @@ def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
         if r.operator == "In" and len(r.values) == 1:
             labels.setdefault(r.key, r.values[0])
     taints = lasting(claim.taints, claim.startup_taints)
-    allocatable, capacity = claim.allocatable, claim.capacity
+    allocatable = claim.allocatable
     itype = catalog.get(labels.get(L.INSTANCE_TYPE, "")) if catalog is not None else None
-    if not allocatable and itype is not None:
-        allocatable, capacity = itype.allocatable, itype.capacity
+    if not allocatable and itype is not None:  # room to schedule onto: the type's, until it reports
+        allocatable = itype.allocatable
     reqs = Reqs.from_labels(labels)
     available = allocatable - _daemon_overhead([d.pod for d in daemons if d.fits(reqs, taints)], [])
     return ExistingNode(claim.name, None, labels, taints, available, [], False, claim.nodepool,
-                        capacity + Resources({"nodes": 1}))
+                        state_capacity(None, claim, False), nodeclaim=claim.name)
 
 
 def _daemon_overhead(wanted: Sequence[Pod], on_node: list[Pod], totals: dict | None = None) -> Resources:

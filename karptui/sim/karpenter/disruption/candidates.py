@@ -37,6 +37,7 @@ from ...state import ClusterState
 from .verdicts import BLOCKED, SKIPPED, WAITING, Why, span
 
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+NOT_INITIALIZED = "node isn't initialized"  # StateNode.ValidateNodeDisruptable's words
 NODE_BASE_COST = 1.0
 
 
@@ -106,8 +107,10 @@ class CandidateFinder:
     """Builds candidates from the cluster as it now stands, noting why other nodes are blocked."""
 
     def __init__(self, snapshot: Snapshot, catalog: Catalog, now: datetime | None,
-                 replacements: set[str]) -> None:
+                 replacements: set[str], nominated: frozenset[str] = frozenset()) -> None:
         self.snapshot, self.catalog, self.now = snapshot, catalog, now
+        # nodes Karpenter's provisioning just counted on for a pending pod (it nominates them)
+        self.nominated = nominated
         self.pools = {p.name: p for p in snapshot.nodepools}
         self.replacements = replacements  # nodes launched by earlier commands: not candidates until they settle
         self._allowance: dict[str, int] | None = None
@@ -153,8 +156,9 @@ class CandidateFinder:
                 continue
             claim = claims.get(node.name)
             if node.labels.get(L.NODE_INITIALIZED) != "true" and pool.kind != "Provisioner":
-                self.skipped[node.name] = Why(SKIPPED, "not-initialized", "",
-                                              f"not initialized yet (no {L.NODE_INITIALIZED} label)")
+                self.skipped[node.name] = Why(SKIPPED, "not-initialized", NOT_INITIALIZED,
+                                              f"no {L.NODE_INITIALIZED} label yet: Karpenter disrupts only "
+                                              "initialized nodes")
                 continue
             pods = state.pods[i]
             seen = self._seen.get(node.name)
@@ -176,6 +180,9 @@ class CandidateFinder:
         legacy = pool.kind == "Provisioner"
         if node.deleted is not None:
             return Why(BLOCKED, "deleting", "node is deleting or marked for deletion")
+        if node.name in self.nominated:
+            return Why(BLOCKED, "nominated", "node is nominated for a pending pod",
+                       "Karpenter's provisioning counts on it for a pod kube-scheduler left pending")
         keys = (L.DO_NOT_DISRUPT,) + ((L.DO_NOT_CONSOLIDATE,) if legacy else ())
         for key in keys:
             if node.annotations.get(key) == "true":

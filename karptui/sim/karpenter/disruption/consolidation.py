@@ -35,9 +35,7 @@ def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command 
     if not claims:
         return Command(method, "Underutilized", candidates, [], simulation), None
     if len(claims) > 1:
-        return None, Why(KEPT, "new-nodes", f"Can't remove without creating {len(claims)} candidates",
-                         "its pods would need more than one new node, and a replace launches one",
-                         (("new_nodeclaims", len(claims)),))
+        return None, new_nodes(claims)
     claim = claims[0]
     types = ctx.types
     reqs = claim.reqs.without(L.HOSTNAME)  # the scheduling result's requirements (minValues kept)
@@ -75,6 +73,23 @@ def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command 
             reqs = reqs.plus((Req.one(L.CAPACITY_TYPE, "spot"),))
     replacement = Replacement(claim, rows, reqs, choose(types, rows, reqs))
     return Command(method, "Underutilized", candidates, [replacement], simulation), None
+
+
+def new_nodes(claims) -> Why:
+    """More than one new NodeClaim: Karpenter's words, then whose pods need them. The cluster's
+    pending pods are scheduled with the candidates' (SimulateScheduling), so the NodeClaims they
+    need count too: consolidation waits while pending pods need more than one new node."""
+    pending = sorted(p.key for c in claims for p in c.pods if not p.node_name)
+    moved = sum(1 for c in claims for p in c.pods if p.node_name)
+    if pending and moved:
+        whose = f"its pods and {len(pending)} pending pod(s) would need {len(claims)} new nodes"
+    elif pending:
+        whose = f"{len(pending)} pending pod(s) would need {len(claims)} new nodes"
+    else:
+        whose = f"its pods would need {len(claims)} new nodes"
+    return Why(KEPT, "new-nodes", f"Can't remove without creating {len(claims)} candidates",
+               f"{whose}, and a command launches at most one",
+               (("new_nodeclaims", len(claims)), ("pending_pods", pending[:5]), ("pending_count", len(pending))))
 
 
 def no_room(simulation) -> Why:

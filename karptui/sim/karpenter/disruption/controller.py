@@ -72,7 +72,8 @@ class Disruptor:
                  progress: Callable[[str, int, int], None] | None = None,
                  found: Callable[[Disruption], None] | None = None,
                  simulations: dict[str, int] | None = None, methods: tuple = METHODS,
-                 phase: str = "consolidation") -> None:
+                 phase: str = "consolidation", nominated: frozenset[str] = frozenset(),
+                 planned: frozenset[str] = frozenset()) -> None:
         self.snapshot, self.catalog = snapshot, catalog
         # the methods asked, in Karpenter's order: all of them, or drift alone (:func:`drift_alone`)
         self.methods = methods
@@ -97,8 +98,12 @@ class Disruptor:
         self.pools = {p.name: p for p in snapshot.nodepools}
         self.now = snapshot.as_of  # the capture time, else the newest timestamp: the time ages count from
         self.launched: set[str] = set()
-        self.finder = CandidateFinder(snapshot, catalog, self.now, self.launched)
-        self.pending = list(pending or [])  # still pending after provisioning: scheduled alongside
+        self.finder = CandidateFinder(snapshot, catalog, self.now, self.launched, nominated)
+        # the pods pending when disruption looks (those planned for new NodeClaims included): every
+        # simulation schedules them alongside the candidates' pods (see simulation.py)
+        self.pending = list(pending or [])
+        # those of them the provisioning plan launches NodeClaims for (pod keys): drift leaves them out
+        self.planned = planned
         self.state: ClusterState | None = None
         self.blocked: dict[str, Why] = {}
         # Candidates single-node consolidation tried and left, with why (Karpenter publishes these
@@ -115,12 +120,18 @@ class Disruptor:
         self._settled: frozenset[str] | None = None
 
     # ---- what the methods call ------------------------------------------------------------------
-    def simulate(self, candidates: list[Candidate]) -> Simulation:
+    def simulate(self, candidates: list[Candidate], planned: bool = True) -> Simulation:
+        """Karpenter's SimulateScheduling for ``candidates``. ``planned=False`` (drift) leaves out the
+        pending pods the provisioning plan already launches NodeClaims for: drift takes every new
+        NodeClaim its simulation needs, so with them in, the plan would launch their node twice
+        (karptui's divergence, said in docs/simulate-json.md)."""
         self.simulated += 1
         self.simulations_run += 1
         if self.progress is not None:
             self.progress(self.phase, self.commands, len(self.state.nodes))
-        return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, self.pending,
+        pending = self.pending if planned or not self.planned else \
+            [p for p in self.pending if p.key not in self.planned]
+        return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
                         self._settling(), self._existing())
 
     def _existing(self) -> ExistingPool:
@@ -386,6 +397,7 @@ class Disruptor:
         self._pool = None
         removed = {c.name for c in command.candidates} | {n.name for i, n in enumerate(state.nodes) if state.excluded[i]}
         where = {pod.key: state.nodes[target].name for pod, target in command.simulation.moved}
+        landed: dict[str, str] = {}
         nodes = [n for n in state.nodes if n.name not in removed]
         for k, replacement in enumerate(command.replacements):
             launch = replacement.launch
@@ -398,14 +410,21 @@ class Disruptor:
             nodes.append(build_node(manifest))
             self.launched.add(name)
             where.update({pod.key: name for pod in replacement.claim.pods})
-        pods = []
+            landed.update({pod.key: name for pod in replacement.claim.pods if not pod.node_name})
+        pods = [replace(pod, node_name=landed[pod.key]) for pod in self.pending if pod.key in landed]
+        # pending pods the replacement was launched with run there: no longer pending
+        self.pending = [pod for pod in self.pending if pod.key not in landed]
         for i, bound in enumerate(state.pods):
             for pod in bound:
                 if pod.key in where:
                     pods.append(replace(pod, node_name=where[pod.key]))
                 elif state.nodes[i].name not in removed:
                     pods.append(replace(pod, node_name=state.nodes[i].name) if not pod.node_name else pod)
-        self.snapshot = replace(self.snapshot, nodes=tuple(nodes), pods=tuple(pods))
+        # the removed nodes' NodeClaims go with them (Karpenter deletes the NodeClaim, its Node follows)
+        claims = self.snapshot.nodeclaim_by_node
+        gone = {claims[name].name for name in removed if name in claims}
+        self.snapshot = replace(self.snapshot, nodes=tuple(nodes), pods=tuple(pods),
+                                nodeclaims=tuple(c for c in self.snapshot.nodeclaims if c.name not in gone))
         self.finder.snapshot = self.snapshot
         self.state = ClusterState(self.snapshot)
         _keep_node_reqs(state, self.state)
@@ -423,7 +442,8 @@ class DriftRun:
 
 
 def drift_alone(snapshot: Snapshot, catalog: Catalog, state: ClusterState, *, spot_to_spot: bool = False,
-                pending: list[Pod] | None = None,
+                pending: list[Pod] | None = None, nominated: frozenset[str] = frozenset(),
+                planned: frozenset[str] = frozenset(),
                 progress: Callable[[str, int, int], None] | None = None) -> DriftRun:
     """Karpenter's drift method without consolidation: drift is a disruption method of its own, run
     whatever the NodePool's ``consolidationPolicy`` (Karpenter's ``drift.go`` replaces every Drifted
@@ -431,7 +451,7 @@ def drift_alone(snapshot: Snapshot, catalog: Catalog, state: ClusterState, *, sp
     the candidates, blockers, budgets and replacements are the ones a consolidated run finds;
     ``state`` (the cluster after provisioning) is changed as the commands are carried out."""
     disruptor = Disruptor(snapshot, catalog, spot_to_spot, pending=pending, progress=progress,
-                          methods=(drift,), phase=drift.NAME)
+                          methods=(drift,), phase=drift.NAME, nominated=nominated, planned=planned)
     commands, _ = disruptor.run(state)
     verdicts = {node: why for node, seen in disruptor.verdicts().items() if (why := seen.of(drift.NAME)) is not None}
     stopped = ([f"drift alone stops after {disruptor.max_commands} commands"]

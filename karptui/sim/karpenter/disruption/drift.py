@@ -47,7 +47,7 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
-        simulation = ctx.simulate([c])
+        simulation = ctx.simulate([c], planned=False)
         if not simulation.all_scheduled:
             ctx.note(c, NAME, no_room(simulation))
             continue

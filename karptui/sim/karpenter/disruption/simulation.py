@@ -1,11 +1,15 @@
 """Where the candidates' pods would go if the candidates were gone (Karpenter's SimulateScheduling).
 
 The candidates leave the cluster; their reschedulable pods, together with the
-pods still pending, go through the provisioning scheduler against the rest of
-the cluster and new NodeClaims. A moved pod may not land on a node that is
-not initialized yet (it would wait there), nor on one still within its
-NodePool's consolidateAfter. Pods that were pending before do not count when
-they still fail: a pod nothing could place must not block consolidation.
+cluster's pending pods (every pod Karpenter provisions for, those whose
+NodeClaims are not created yet included), go through the provisioning
+scheduler against the rest of the cluster and new NodeClaims. A moved pod may
+not land on a node that is not initialized yet (it would wait there), nor on
+one still within its NodePool's consolidateAfter. Pods that were pending before
+do not count when they still fail: a pod nothing could place must not block
+consolidation. The NodeClaims the pending pods need do count: a command is
+only taken when all of them together are none (delete) or one (replace), as
+Karpenter's ``computeConsolidation`` counts ``NewNodeClaims``.
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
             if node is None:
                 continue
             if not node.initialized:
-                errors[key] = f"would schedule against uninitialized node/{node.name}"
+                errors[key] = uninitialized_error(node)
             if node.index is not None:
                 moved.append((p, node.index))
         fits = {}
@@ -68,6 +72,14 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
         return Simulation(results, moved, not errors, errors, fits)
     finally:
         state.excluded[indices] = False
+
+
+def uninitialized_error(node) -> str:
+    """Karpenter's UninitializedNodeError: a moved pod would land on a node (or a NodeClaim with no
+    Node yet) that is not initialized, so the decision would rest on a node that may never come up."""
+    names = ([f"nodeclaim/{node.nodeclaim}"] if node.nodeclaim else []) + \
+        ([f"node/{node.name}"] if node.index is not None else [])
+    return f"would schedule against uninitialized {', '.join(names)}"
 
 
 @contextmanager
