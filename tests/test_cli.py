@@ -182,3 +182,35 @@ def test_objects_skipped_for_one_reason_are_one_warning(cli, write):
     lines = [line for line in err.splitlines() if "skipped" in line]
     assert code == 0 and len(lines) == 1, err
     assert "skipped 47 Pod objects (default/p0, default/p1, default/p2 and 44 more)" in lines[0]
+
+
+def test_after_a_tui_session_the_process_ends_at_once_with_its_code_and_no_child_left(tmp_path):
+    """Quitting a 50,000-pod session waited for the interpreter to free it object by object (issue 29,
+    item 7): the console script now ends the process once the screen is given back, stopping a
+    forked simulation still running, as a normal exit would; code that calls cli.main in-process
+    (as these tests do) never ends the process."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    pidfile = tmp_path / "child"
+    script = (
+        "import multiprocessing, sys, time\n"
+        "from karptui.cli import tui\n"
+        "child = multiprocessing.get_context('fork').Process(target=time.sleep, args=(120,), daemon=True)\n"
+        "child.start()\n"
+        f"open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
+        "tui.leave_at_once(5)   # no session yet: nothing happens\n"
+        "tui._ENDED.append(True)\n"
+        "tui.leave_at_once(3)\n"
+        "sys.exit(9)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    pid = int(pidfile.read_text())
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return
+    os.kill(pid, signal.SIGKILL)
+    raise AssertionError("the forked child outlived the session")
