@@ -376,6 +376,26 @@ def test_filter_reads_regex_inverse_labels_and_falls_back_to_text():
     assert Filter("!x").crumb() == "/!x" and Filter("  ").crumb() == ""
 
 
+async def test_a_filter_that_is_not_a_usable_regex_says_so_and_never_freezes():
+    """Issue 29: an invalid regex said only "no nodes match"; `(.+)+#` froze the TUI for good (a
+    backtracking match never lets go of the interpreter, ctrl+c included)."""
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        await pilot.press("slash", *"(.+)+#", "enter")   # on names of 50 characters: 2^50 steps
+        await pilot.pause()
+        assert nodes.rows == [("(no nodes match: a repetition inside a repetition would take forever on some "
+                               "names: searched for as text)",)]
+        assert "searched for as text" in app.screen.query_one("#crumb").render().plain
+        await pilot.press("slash", "ctrl+u", *"ip-[", "enter")
+        await pilot.pause()
+        assert nodes.rows[0][0].startswith("(no nodes match: not a valid regular expression (unterminated")
+        await pilot.press("slash", "ctrl+u", *"ip-192-168-1[12]", "enter")
+        await pilot.pause()
+        assert sum(k.startswith("node:") for k in nodes.keys) == 8   # fargate-ip-... too
+        assert "searched for as text" not in app.screen.query_one("#crumb").render().plain
+
+
 async def test_activity_sorts_by_its_columns_and_line_numbers_as_numbers():
     app = demo_app(simulate_on_start=False)
     async with app.run_test(size=WIDE) as pilot:

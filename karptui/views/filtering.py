@@ -2,7 +2,11 @@
 
 ``key=value`` matches a label exactly (rows that have labels: nodes). Text that is not a
 valid regular expression is searched for as it is, so typing ``[`` on the way to ``[a-c]``
-narrows nothing away by surprise.
+narrows nothing away by surprise; the screen says so (:attr:`Filter.problem`).
+
+A repetition inside a repetition (``(.+)+#``) makes Python's backtracking engine take time
+exponential in the text's length: on a node name it froze the TUI for good, ctrl+c included,
+since a match never lets go of the interpreter. Such a pattern is searched for as text too.
 """
 
 from __future__ import annotations
@@ -32,6 +36,20 @@ class Filter:
         """How the screen shows the filter in force: ``/web`` or ``/!web``."""
         return f"/{'!' if self.inverse else ''}{self.pattern}" if self else ""
 
+    @property
+    def problem(self) -> str:
+        """Why the pattern is searched for as plain text ("" when it is used as a regex)."""
+        pattern = self.pattern
+        if not pattern:
+            return ""
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            return f"not a valid regular expression ({exc}): searched for as text"
+        if _nested_repetition(pattern):
+            return "a repetition inside a repetition would take forever on some names: searched for as text"
+        return ""
+
     def predicate(self, fields: Callable[[object], Iterable[str]],
                   labels: Callable[[object], Mapping[str, str]] | None = None) -> Callable[[object], bool]:
         """row -> shown? (``fields``: the texts a row is searched in; ``labels``: its labels, if any)."""
@@ -46,6 +64,8 @@ class Filter:
                 return labels(row).get(key) == value
         else:
             try:
+                if _nested_repetition(pattern):
+                    raise re.error("nested repetition")
                 search = re.compile(pattern, re.IGNORECASE).search
             except re.error:
                 lowered = pattern.lower()
@@ -56,3 +76,35 @@ class Filter:
             def test(row) -> bool:
                 return any(search(f) for f in fields(row) if f)
         return (lambda row: not test(row)) if inverse else test
+
+
+def _nested_repetition(pattern: str) -> bool:
+    """Whether a repeated part of the pattern holds a repetition of its own (``(a+)+``, ``(.*x)*``)."""
+    try:
+        from re import _constants as C, _parser
+        tree = _parser.parse(pattern)
+    except Exception:  # noqa: BLE001 -- not valid, or the parser's internals moved: compile decides
+        return False
+    repeats = (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT))
+
+    def walk(items, inside: bool) -> bool:
+        for op, av in items:
+            if op in repeats:
+                low, high, body = av
+                many = high is C.MAXREPEAT or high > 1
+                if many and inside:
+                    return True
+                if walk(body, inside or many):
+                    return True
+            elif op is C.SUBPATTERN:
+                if walk(av[-1], inside):
+                    return True
+            elif op is C.BRANCH:
+                if any(walk(alternative, inside) for alternative in av[1]):
+                    return True
+            elif op in (C.ASSERT, C.ASSERT_NOT):
+                if walk(av[1], inside):
+                    return True
+        return False
+
+    return walk(tree, False)

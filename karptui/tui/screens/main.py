@@ -242,7 +242,7 @@ class MainScreen(Screen):
                 rows.append(overview.cells(row) + (marks.get(row.name, ""),))
                 keys.append(f"node:{row.name}")
         if not groups:
-            rows.append(("(no nodes match)" if match else
+            rows.append((f"(no nodes match{': ' + match.problem if match.problem else ''})" if match else
                          f"({self.app.missing('Node') or 'the snapshot has no nodes'})",))
             keys.append("empty")
         table = self.query_one("#nodes-table", VirtualTable)
@@ -406,7 +406,8 @@ class MainScreen(Screen):
             self.query_one("#crumb", Crumb).show(pane)
             return
         name, reverse = self.sorts[pane]
-        crumb = Filter(self.filters[pane]).crumb()
+        shown = Filter(self.filters[pane])
+        crumb = shown.crumb() + (f" ({shown.problem})" if shown.problem else "")
         hidden = self.table().hidden_columns
         self.query_one("#crumb", Crumb).show(
             visible(f"{pane}{'  ' + crumb if crumb else ''}  · sort {name} {'▼' if reverse else '▲'}"
