@@ -200,8 +200,12 @@ def _images(spec: Mapping) -> tuple[str, ...]:
     """The images of the containers (init containers run before and are gone: not the pod's program).
 
     One tuple per distinct list: a large cluster's pods run a few hundred image lists."""
-    images = tuple(c["image"] for c in spec.get("containers") or ()
-                   if isinstance(c, Mapping) and type(c.get("image")) is str)
+    containers = spec.get("containers") or ()
+    if type(containers) is list and len(containers) == 1 and type(containers[0]) is dict:
+        image = containers[0].get("image")  # most pods: one container, no generator to run
+        images: tuple[str, ...] = (image,) if type(image) is str else ()
+    else:
+        images = tuple(c["image"] for c in containers if isinstance(c, Mapping) and type(c.get("image")) is str)
     found = _IMAGE_SETS.get(images)
     if found is None:
         if len(_IMAGE_SETS) >= 4096:
