@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..model.quantity import format_millis, human_bytes
 from ..sources import load_snapshot, resolve_snapshot_path
-from ..views.info import snapshot_info
+from ..views.info import karpenter_words, snapshot_info
 from .output import emit
 
 
@@ -44,6 +44,9 @@ def _summary_rows(info: dict) -> list[tuple[str, object]]:
     for key in ("captured_at", "context", "cluster", "kubernetes_version"):
         if info[key]:
             rows.append((key.replace("_", " "), info[key]))
+    rows.append(("karpenter", karpenter_words(info["karpenter_version"])))
+    if info["karpenter_version"]["detail"]:
+        rows.append(("", info["karpenter_version"]["detail"]))
     rows += [
         ("nodes", f"{info['nodes']}  ({_counts(info['capacity_types'])})"),
         ("pods", info["pods"]),

@@ -81,9 +81,12 @@ def run_live(args: argparse.Namespace) -> int:
     from ..catalog.discounts import find_discounts
 
     discounts = find_discounts(getattr(args, "discounts", None))  # a bad file: one line before connecting
+    from .karpenter_version import flag_text
+
+    version = flag_text(args)  # a bad one: one line before connecting
     connection = _connect(args, args.namespace)
     with _slow_reads():  # API discovery
-        live = LiveCluster(connection).start()
+        live = LiveCluster(connection, karpenter_version=version).start()
     if not _wait_with_progress(live, connection.context):
         say(f"karptui: {_not_listed(live)}")
     from ..tui.app import KarptuiApp

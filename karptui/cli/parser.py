@@ -8,6 +8,7 @@ from typing import NoReturn
 
 from .. import __version__
 from ..text import visible
+from .karpenter_version import add_flag as _karpenter_version
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -62,6 +63,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--logs-since", metavar="DURATION", default=None,
                         help="live: how far back to start the Karpenter log (default 10m; 0: no logs)")
     parser.add_argument("--discounts", metavar="FILE", help=DISCOUNTS_HELP)
+    _karpenter_version(parser)
     parser.set_defaults(run=_lazy(".live", "run_live"))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
 
@@ -70,11 +72,13 @@ def build_parser() -> OneLineParser:
     open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach (a plain file is followed as it grows)")
     _namespace(open_cmd)
     _discounts(open_cmd)
+    _karpenter_version(open_cmd, suppress=True)
     open_cmd.set_defaults(run=_lazy(".tui", "run_open"))
 
     demo = commands.add_parser("demo", help="explore the bundled example snapshot")
     _namespace(demo)
     _discounts(demo)
+    _karpenter_version(demo, suppress=True)
     demo.set_defaults(run=_lazy(".tui", "run_demo"))
 
     snapshot = commands.add_parser("snapshot", help="inspect snapshot files")
@@ -104,6 +108,7 @@ def build_parser() -> OneLineParser:
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
     _namespace(sim)
     _discounts(sim)
+    _karpenter_version(sim, suppress=True)
     sim.set_defaults(run=_lazy(".simulate", "run_simulate"))
     budgets = commands.add_parser("budgets", help="disruption budgets per NodePool and reason, now and hour by hour")
     budgets.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")

@@ -23,6 +23,7 @@ from ..views.drift import drift_json, drift_lines
 from ..views.disruption import verdict_lines
 from ..views.nodepool_table import nodepool_lines
 from ..views.simulation import only_namespace, simulation_json
+from .karpenter_version import flag_text, with_flag
 from .output import emit, say
 from .progress import StderrProgress
 
@@ -35,9 +36,10 @@ def feature_gates(text: str | None) -> FeatureGates:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
-    settle_for_simulation()  # the snapshot stays to the end of this command
+    version = flag_text(args)
     gates = feature_gates(args.feature_gates)
+    snapshot = with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version)
+    settle_for_simulation()  # the snapshot stays to the end of this command
     options = {"catalog": None, "consolidate": args.consolidate, "gates": gates}
     catalog = snapshot_catalog(snapshot, args.instance_types)
     catalog = catalog.with_discounts(find_discounts(getattr(args, "discounts", None)))

@@ -9,6 +9,7 @@ from ..model import Snapshot
 from ..sources import bundled_snapshot, load_snapshot, resolve_snapshot_path
 from ..sources.collector import settle_for_simulation
 from ..sources.logs import attach_logs
+from .karpenter_version import flag_text, with_flag
 
 
 def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
@@ -53,7 +54,8 @@ def leave_at_once(code: int) -> None:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+    version = flag_text(args)
+    snapshot = with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version)
     follow, offset = None, None
     if args.logs:
         snapshot = attach_logs(snapshot, args.logs)
@@ -66,5 +68,6 @@ def run_open(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    return _run(load_snapshot(bundled_snapshot()), args.theme, namespace=getattr(args, "namespace", None),
+    version = flag_text(args)
+    return _run(with_flag(load_snapshot(bundled_snapshot()), version), args.theme, namespace=getattr(args, "namespace", None),
                 discounts=getattr(args, "discounts", None))

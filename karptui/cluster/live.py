@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from ..model import Snapshot, SnapshotMeta
@@ -20,8 +21,11 @@ from .resources import BUILTIN, Resource, discover
 
 
 class LiveCluster:
-    def __init__(self, connection: Connection, resources: list[Resource] | None = None, **informer_options) -> None:
+    def __init__(self, connection: Connection, resources: list[Resource] | None = None,
+                 karpenter_version: str | None = None, **informer_options) -> None:
+        """``karpenter_version``: ``--karpenter-version``, set on every snapshot (checked already)."""
         self.connection = connection
+        self.karpenter_version = karpenter_version
         self.notes: list[str] = []
         if resources is None:
             karpenter, self.notes = discover(connection.api)
@@ -103,4 +107,8 @@ class LiveCluster:
         meta = SnapshotMeta(source=f"live {self.connection.context}", name=self.connection.context,
                             captured_at=datetime.now(timezone.utc), context=self.connection.context,
                             cluster=self.connection.server, kubernetes_version=self.connection.version)
-        return assemble(fields, meta, warnings=self.status())
+        snapshot = assemble(fields, meta, warnings=self.status())
+        if self.karpenter_version:
+            snapshot = replace(snapshot, karpenter_version=self.karpenter_version,
+                               karpenter_version_set_by="--karpenter-version")
+        return snapshot

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .classes import build_priority_class, build_storage_class
+from .crd import build_karpenter_crd
 from .disruption import build_pdb
 from .errors import ModelError
 from .events import build_event
@@ -63,6 +64,8 @@ KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
     ("karpenter.sh", "NodeOverlay"): ("nodeoverlays", build_nodeoverlay),
     ("karpenter.k8s.aws", "EC2NodeClass"): ("nodeclasses", build_node_class),
     ("karpenter.k8s.aws", "AWSNodeTemplate"): ("nodeclasses", build_node_class),
+    # Karpenter's own CRDs only (other CRDs count as ignored): they bound the Karpenter release
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): ("karpenter_crds", _plain(build_karpenter_crd)),
 }
 for _group in ("apps", "extensions"):
     for _kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
@@ -85,6 +88,8 @@ def convert(obj: Mapping) -> tuple[str, tuple[str, str, str], Any] | None:
         return None
     field_name, builder = entry
     built = builder(obj, api_version, kind)
+    if built is None:
+        return None
     return field_name, (kind, built.namespace, built.name), built
 
 

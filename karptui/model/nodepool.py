@@ -61,6 +61,9 @@ class NodePool(KubeObject):
     node_class_ref: NodeClassRef | None = None
     consolidation_policy: str | None = WHEN_EMPTY_OR_UNDERUTILIZED
     consolidate_after: float | None = 0.0
+    # spec.disruption.consolidateAfter left out: v1.15's CRD defaults it to 0s, which consolidate_after
+    # holds; before v1.15 the CRD required it (karptui.sim.karpenter.consolidate_after)
+    consolidate_after_missing: bool = False
     expire_after: float | None = DEFAULT_EXPIRY
     budgets: tuple[Budget, ...] = DEFAULT_BUDGETS
     kubelet: KubeletConfig | None = None
@@ -168,6 +171,7 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
         weight=as_int(spec.get("weight"), "spec.weight", 0),
         consolidation_policy=policy,
         consolidate_after=parse_duration(after, "spec.disruption.consolidateAfter"),
+        consolidate_after_missing=not beta and "consolidateAfter" not in disruption,
         expire_after=parse_duration(expire, "expireAfter"),
         budgets=_budgets(disruption.get("budgets"), "spec.disruption.budgets"),
         kubelet=parse_kubelet(tspec.get("kubelet"), "spec.template.spec.kubelet"),

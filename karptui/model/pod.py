@@ -53,6 +53,9 @@ class Pod(KubeObject):
     ready: bool = False
     ready_since: datetime | None = None
     restarts: int = 0
+    # the containers' images, as written: which Karpenter runs is read from its controller's image tag
+    # (karptui.sim.karpenter.versions); replicas share one tuple
+    images: tuple[str, ...] = ()
 
     KIND = "Pod"
 
@@ -193,6 +196,27 @@ _shared_affinity = shared(parse_affinity)
 _shared_labels = shared(lambda labels: labels, key=lambda labels: tuple(labels.items()))
 
 
+_IMAGE_SETS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _images(spec: Mapping) -> tuple[str, ...]:
+    """The images of the containers (init containers run before and are gone: not the pod's program).
+
+    One tuple per distinct list: a large cluster's pods run a few hundred image lists."""
+    containers = spec.get("containers") or ()
+    if type(containers) is list and len(containers) == 1 and type(containers[0]) is dict:
+        image = containers[0].get("image")  # most pods: one container, no generator to run
+        images: tuple[str, ...] = (image,) if type(image) is str else ()
+    else:
+        images = tuple(c["image"] for c in containers if isinstance(c, Mapping) and type(c.get("image")) is str)
+    found = _IMAGE_SETS.get(images)
+    if found is None:
+        if len(_IMAGE_SETS) >= 4096:
+            _IMAGE_SETS.clear()
+        found = _IMAGE_SETS[images] = images
+    return found
+
+
 def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
     """hostPorts of the containers and of restartable (sidecar) init containers."""
     ports = []
@@ -310,4 +334,5 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         ready=ready,
         ready_since=ready_since,
         restarts=_restarts(status),
+        images=_images(spec),
     )

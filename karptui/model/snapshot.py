@@ -15,6 +15,7 @@ from functools import cached_property
 
 from .as_of import as_of as snapshot_as_of
 from .classes import PriorityClass, StorageClass
+from .crd import KarpenterCRD
 from .disruption import PodDisruptionBudget
 from .events import Event
 from .meta import KubeObject
@@ -44,6 +45,8 @@ class SnapshotMeta:
     kubernetes_version: str = ""
     logs_source: str = ""
     logs_text: str = ""
+    # the Karpenter version the file says it shows (``karpenterVersion:`` in its KarptuiSnapshot document)
+    karpenter_version: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Snapshot:
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodeclasses: tuple[NodeClass, ...] = ()
     nodeoverlays: tuple[NodeOverlay, ...] = ()
+    karpenter_crds: tuple[KarpenterCRD, ...] = ()
     # Karpenter feature gates a what-if set (``featureGates:``); they override the caller's
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     # NodeClaims a what-if's edits drift (marked Drifted): a simulation then runs Karpenter's drift
@@ -79,6 +83,8 @@ class Snapshot:
     # the Karpenter version the simulation models, when set (``--karpenter-version``, a what-if's
     # ``karpenterVersion:``); empty: found in the snapshot (karptui.sim.karpenter.versions)
     karpenter_version: str = ""
+    # who set it: "--karpenter-version", "what-if <name>" (karptui.sim.karpenter.versions says it so)
+    karpenter_version_set_by: str = ""
     meta: SnapshotMeta = field(default_factory=SnapshotMeta)
     warnings: tuple[str, ...] = ()
     ignored: Mapping[str, int] = field(default_factory=dict)

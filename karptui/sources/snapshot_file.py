@@ -55,6 +55,7 @@ def snapshot_meta(docs: list[tuple[Mapping, str]], source: str) -> tuple[Snapsho
             kubernetes_version=as_str(doc.get("kubernetesVersion"), "kubernetesVersion"),
             logs_source=as_str(logs.get("source"), "logs.source"),
             logs_text=as_str(logs.get("text"), "logs.text"),
+            karpenter_version=as_str(doc.get("karpenterVersion"), "karpenterVersion"),
         )
     except ModelError as exc:
         return SnapshotMeta(source=source), notes + [f"{origin}: {META_KIND} document ignored: {exc}"]
@@ -70,6 +71,7 @@ def meta_document(meta: SnapshotMeta) -> dict:
         ("context", meta.context), ("cluster", meta.cluster),
         ("karptuiVersion", meta.karptui_version or __version__),
         ("kubernetesVersion", meta.kubernetes_version),
+        ("karpenterVersion", meta.karpenter_version),
     ):
         if value:
             doc[key] = value

@@ -7,6 +7,7 @@ from collections import Counter
 from ..catalog.catalog import zone_warnings
 from ..model import Snapshot
 from ..model.resources import CPU, MEMORY
+from ..sim.karpenter.versions import VersionFound, version_found
 
 
 def warnings_with_catalog(snapshot: Snapshot, catalog) -> list[str]:
@@ -35,6 +36,7 @@ def snapshot_info(snapshot: Snapshot) -> dict:
         "context": meta.context,
         "cluster": meta.cluster,
         "kubernetes_version": meta.kubernetes_version or _kubelet_version(snapshot),
+        "karpenter_version": version_found(snapshot).to_dict(),
         "nodeclaims": len(snapshot.nodeclaims),
         "nodeclasses": len(snapshot.nodeclasses),
         "nodeoverlays": len(snapshot.nodeoverlays),
@@ -48,6 +50,15 @@ def snapshot_info(snapshot: Snapshot) -> dict:
         "karpenter_logs": len(meta.logs_text.splitlines()) if meta.logs_text else 0,
         "ignored": dict(snapshot.ignored),
     }
+
+
+def karpenter_words(found: VersionFound | dict) -> str:
+    """``Karpenter v1.14.3 (controller image)``, ``... (set by --karpenter-version)``, ``Karpenter v1.0.1
+    (controller image; simulated by v1.9's rules)``: the header's and ``snapshot info``'s words."""
+    if isinstance(found, VersionFound):
+        found = found.to_dict()
+    older = "; simulated by v1.9's rules" if found["older_than_modelled"] else ""
+    return f"Karpenter {found['version']} ({found['source']}{older})"
 
 
 def _kubelet_version(snapshot: Snapshot) -> str:

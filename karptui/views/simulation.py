@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..sim import Attempt, SimResult
+from ..sim.karpenter.versions import version_found
 from ..sim.result import NodeClaimPlan
 from ..logs.timeline import snapshot_events
 from .cost import CostPath, disruption_savings, launch_cost
@@ -46,6 +47,8 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
     claims = {c.name: c for c in result.nodeclaims}
     has_nodepools = bool(result.snapshot.nodepools)
     doc: dict = {"pods": [attempt_json(a, explain, claims, has_nodepools, catalog) for a in result.attempts]}
+    # which Karpenter the run followed and where that came from (docs/simulate-json.md)
+    doc["karpenter_version"] = version_found(result.snapshot).to_dict()
     if result.snapshot.nodepools:
         doc["nodeclaims"] = [
             {"name": c.name, "nodepool": c.nodepool, "requirements": {k: list(v) for k, v in c.requirements.items()},

@@ -43,7 +43,8 @@ from .controllers.common import FIELD_OF_KIND, EditError, build, kind_of, swap
 from .controllers.deployment import Rollout
 from .controllers.drain import Drain, drain
 from .controllers.nodes import add_nodes, cordon
-from .edits import (AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, SCALABLE, SetFeatureGates, Target,
+from .edits import (AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, SCALABLE, SetFeatureGates,
+                    SetKarpenterVersion, Target,
                     WhatIf)
 from .patch import PatchError, apply_patch, merge_patch
 
@@ -147,7 +148,8 @@ class Run:
     def apply(self, edit: Edit) -> None:
         handlers = {Patch: self._patch, Scale: self._scale, Cordon: lambda e: cordon(self, e),
                     RemoveNode: lambda e: drain(self, e), Remove: self._remove,
-                    AddNodes: lambda e: add_nodes(self, e), SetFeatureGates: self._feature_gates}
+                    AddNodes: lambda e: add_nodes(self, e), SetFeatureGates: self._feature_gates,
+                    SetKarpenterVersion: self._karpenter_version}
         handler = handlers.get(type(edit))
         if handler is None:
             raise EditError(f"not an edit: {edit!r}")
@@ -213,6 +215,10 @@ class Run:
 
     def _feature_gates(self, edit: SetFeatureGates) -> None:
         self.snapshot = replace(self.snapshot, feature_gates={**self.snapshot.feature_gates, **edit.gates})
+        self.notes.append(edit.describe())
+
+    def _karpenter_version(self, edit: SetKarpenterVersion) -> None:
+        self.snapshot = replace(self.snapshot, karpenter_version=edit.version, karpenter_version_set_by="what-if")
         self.notes.append(edit.describe())
 
     def _remove(self, edit: Remove) -> None:

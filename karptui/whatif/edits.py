@@ -18,6 +18,7 @@ from ..model.build import KINDS
 from ..model.errors import ModelError
 from ..model.taints import parse_taints
 from ..sim.karpenter.featuregates import gate_values
+from ..sim.karpenter.versions import KarpenterVersion
 from .patch import JSON, PATCH_TYPES, STRATEGIC, PatchError, check_patch
 
 # Every kind the model reads, as a target names it.
@@ -285,7 +286,29 @@ class SetFeatureGates:
         return "feature gates " + ",".join(f"{k}={str(v).lower()}" for k, v in self.gates.items())
 
 
-Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes, SetFeatureGates]
+@dataclass(frozen=True)
+class SetKarpenterVersion:
+    """Which Karpenter release this what-if simulates (``karpenterVersion: v1.14``): "what if we
+    upgraded to v1.15", "what does our v1.9 LTS do". Like feature gates it is no cluster object: the
+    edit keeps it on the snapshot, and every version-gated rule reads it there
+    (karptui.sim.karpenter.versions; docs/karpenter-versions.md lists them)."""
+
+    version: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.version, str):  # YAML reads 1.10 as the number 1.1
+            raise ValueError(f"karpenterVersion must be text such as v1.14, got {self.version!r} "
+                             "(write it with a v, or quoted)")
+        object.__setattr__(self, "version", str(KarpenterVersion.parse(self.version)))
+
+    def to_dict(self) -> dict:
+        return {"karpenterVersion": self.version}
+
+    def describe(self) -> str:
+        return f"Karpenter {self.version}"
+
+
+Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes, SetFeatureGates, SetKarpenterVersion]
 
 
 @dataclass(frozen=True)

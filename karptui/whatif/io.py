@@ -26,13 +26,14 @@ from .edits import (
     RemoveNode,
     Scale,
     SetFeatureGates,
+    SetKarpenterVersion,
     Target,
     WhatIf,
 )
 from .patch import STRATEGIC
 
 TOP_KEYS = ("apiVersion", "kind", "name", "description", "edits")
-OPERATIONS = ("patch", "scale", "cordon", "remove", "addNodes", "featureGates")
+OPERATIONS = ("patch", "scale", "cordon", "remove", "addNodes", "featureGates", "karpenterVersion")
 EDIT_KEYS = ("target", "patchType", *OPERATIONS)
 ADD_NODES_KEYS = {
     "instanceType": "instance_type", "zone": "zone", "count": "count", "capacityType": "capacity_type",
@@ -120,6 +121,10 @@ def parse_edit(item: object) -> Edit:
         if "target" in item:
             raise ValueError("featureGates takes no target")
         return SetFeatureGates(item["featureGates"])
+    if op == "karpenterVersion":
+        if "target" in item:
+            raise ValueError("karpenterVersion takes no target")
+        return SetKarpenterVersion(item["karpenterVersion"])
     if "target" not in item:
         raise ValueError(f"{op}: target missing (Kind/namespace/name, or Node/<name>)")
     target = Target.parse(item["target"])

@@ -24,6 +24,7 @@ import yaml
 
 from karptui.cli import main
 from karptui.model.snapshot import SnapshotMeta
+from karptui.sim.karpenter.versions import KarpenterVersion
 from karptui.sources.snapshot_file import write_snapshot
 
 HERE = Path(__file__).resolve().parent
@@ -33,8 +34,10 @@ ZONE, CAPACITY_TYPE, INSTANCE_TYPE = "topology.kubernetes.io/zone", "karpenter.s
 HOSTNAME, NODEPOOL = "kubernetes.io/hostname", "karpenter.sh/nodepool"
 GiB = 2**30
 
-TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "nodePools",
-            "nodes", "pods", "objects", "rounds"}
+TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "karpenterVersion",
+            "nodePools", "nodes", "pods", "objects", "rounds"}
+# the release the corpus was ported from: a scenario runs as that Karpenter (``karpenterVersion:`` for others)
+UPSTREAM_VERSION = "v1.14.0"
 ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
               "notes"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
@@ -456,6 +459,11 @@ class Scenario:
             cluster.add_pods(cluster.pod_manifests(raw, pending=False))
         return cluster
 
+    @property
+    def karpenter_version(self) -> str:
+        """The Karpenter release the scenario's upstream test ran (``v1.14.0`` unless it says)."""
+        return str(KarpenterVersion.parse(str(self.data.get("karpenterVersion", UPSTREAM_VERSION))))
+
     def run(self, workdir: Path) -> list[str]:
         """Every round; the list of disagreements (empty: Karpenter and karptui agree)."""
         cluster = self.cluster()
@@ -494,10 +502,14 @@ class Scenario:
             gates = self.data.get("featureGates") or {}
             if gates:
                 args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())]
+            args += ["--karpenter-version", self.karpenter_version]
             code, out, err = run_cli(*args)
             if code != 0:
                 return problems + [f"round {number}: karptui simulate exited {code}: {err.strip()}"]
             doc = json.loads(out)
+            simulated = doc["karpenter_version"]["version"]
+            if simulated != self.karpenter_version:
+                problems.append(f"round {number}: simulated Karpenter {simulated}, not {self.karpenter_version}")
             result = self._advance(cluster, doc, submitted)
             if rnd.get("consolidate"):
                 self._disrupt(cluster, doc)

@@ -25,6 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..consolidate_after import pools_as_read
 from ....catalog import Catalog, InstanceType
 from ....catalog.pricing import node_price
 from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
@@ -111,7 +112,7 @@ class CandidateFinder:
         self.snapshot, self.catalog, self.now = snapshot, catalog, now
         # nodes Karpenter's provisioning just counted on for a pending pod (it nominates them)
         self.nominated = nominated
-        self.pools = {p.name: p for p in snapshot.nodepools}
+        self.pools = pools_as_read(snapshot)  # consolidateAfter as the version simulated reads it
         self.replacements = replacements  # nodes launched by earlier commands: not candidates until they settle
         self._allowance: dict[str, int] | None = None
         self._guards: dict[tuple, list] = {}   # (namespace, labels) -> the PDBs guarding such pods

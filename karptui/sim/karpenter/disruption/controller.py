@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..consolidate_after import missing_words, pools_as_read
 from ....catalog import Catalog, node_manifest
 from ....model import Pod, Snapshot
 from ....model.node import build_node
@@ -95,7 +96,7 @@ class Disruptor:
         self.max_commands = max_commands
         self.prepared = Prepared(snapshot, catalog)
         self.types = self.prepared.types
-        self.pools = {p.name: p for p in snapshot.nodepools}
+        self.pools = pools_as_read(snapshot)  # consolidateAfter as the version simulated reads it
         self.now = snapshot.as_of  # the capture time, else the newest timestamp: the time ages count from
         self.launched: set[str] = set()
         self.finder = CandidateFinder(snapshot, catalog, self.now, self.launched, nominated)
@@ -161,7 +162,7 @@ class Disruptor:
     def disabled(self, c: Candidate) -> Why:
         owner = "Provisioner" if c.legacy else "NodePool"
         missing = ("consolidationPolicy is not set" if c.pool.consolidation_policy is None
-                   else "consolidateAfter is Never")
+                   else missing_words(c.pool) if c.pool.consolidate_after_missing else "consolidateAfter is Never")
         return Why(SKIPPED, "disabled", f'{owner} "{c.pool.name}" has consolidation disabled', missing)
 
     def budget_reason(self, c: Candidate, reason: str) -> Why:
