@@ -69,7 +69,7 @@ def _info(cli, write, items: list[dict]) -> dict:
     ([_crd(["consolidateAfter"], ["WhenEmpty", "WhenEmptyOrUnderutilized"])], "v1.13.0", "CRDs"),
     ([_nodepool("karpenter.sh/v1beta1")], "v0.37.0", "NodePool API version"),
     ([_nodepool()], "v1.15.1", "NodePool API version"),
-    ([], "v1.15.1", "assumed: newest modelled"),
+    ([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}], "v1.15.1", "assumed: newest modelled"),
 ])
 def test_the_version_is_found_in_the_snapshot_and_says_where(cli, write, items, version, source):
     found = _info(cli, write, items)
