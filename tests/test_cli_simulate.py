@@ -84,7 +84,7 @@ def test_whatif_output_carries_the_diff(cli):
 
 def test_table_output(cli):
     code, out, _ = cli("simulate", "multi-nodepool")
-    assert code == 0 and "2 scheduled, 0 pending, 1 new nodes" in out
+    assert code == 0 and "2 scheduled, 0 pending, 1 new node" in out
 
 
 @pytest.mark.parametrize(

@@ -94,7 +94,7 @@ async def test_namespace_narrows_the_pending_pane_on_a_snapshot(namespace, pods)
         assert len([k for k in keys if k.startswith("pod:")]) == pods
         text = " ".join(header(app).split())
         assert f"pods of namespace {namespace} (simulated: whole cluster)" in text
-        assert "simulated: 6 schedule, 3 new nodes" in text  # the simulation is the whole cluster's
+        assert "simulated: 6 pods placed, 3 NodeClaims launched" in text  # the simulation is the whole cluster's
 
 
 def test_namespace_may_follow_open_and_demo():
@@ -206,7 +206,7 @@ async def test_the_start_up_simulation_runs_in_another_process_and_its_answer_co
         assert any(note.startswith("pid ") for note in app.result.notes)
         assert app.result.snapshot is app.snapshot                       # joined again to the snapshot shown
         assert all(a.pod is app.snapshot.pod_by_key[a.pod.key] for a in app.result.attempts)
-        assert "simulated: 6 schedule, 3 new nodes" in " ".join(header(app).split())
+        assert "simulated: 6 pods placed, 3 NodeClaims launched" in " ".join(header(app).split())
 
 
 async def test_starting_workers_never_prints_the_snapshot(monkeypatch):
@@ -224,3 +224,13 @@ async def test_starting_workers_never_prints_the_snapshot(monkeypatch):
         await app.workers.wait_for_complete()
         await pilot.pause()
     assert printed == []
+
+
+def test_counts_in_the_header_are_said_in_words():
+    """Issue 29: "6 schedule", "1 nodepools", "1 new nodes"."""
+    from karptui.views.format import counted
+    from karptui.views.overview import header_simulated
+
+    assert [counted(n, "nodepool") for n in (0, 1, 2, 5000)] == ["0 nodepools", "1 nodepool", "2 nodepools",
+                                                                  "5,000 nodepools"]
+    assert header_simulated(1, 1) == "simulated: 1 pod placed, 1 NodeClaim launched"

@@ -20,6 +20,7 @@ from ..sources.collector import settle_for_simulation
 from ..views.info import warnings_with_catalog
 from ..views.cost import Cost, cost_path, whatif_cost
 from ..views.drift import drift_json, drift_lines
+from ..views.format import counted
 from ..views.disruption import verdict_lines
 from ..views.nodepool_table import nodepool_lines
 from ..views.simulation import only_namespace, simulation_json
@@ -106,7 +107,7 @@ def _print_table(doc: dict, console: Console, cost: str = "", explain: bool = Fa
     shown = f" in namespace {doc['namespace']}" if doc.get("namespace") else ""
     console.print(Text.assemble(
         (str(s["scheduled"]), "bold"), " scheduled, ", (str(s["pending"]), "bold"),
-        f" pending{shown}, {s['new_nodes']} new nodes"))
+        f" pending{shown}, {counted(s['new_nodes'], 'new node')}"))
     if cost:
         console.print(f"cost: {cost}")
     if any("verdict" in pod for pod in doc["pods"]):

@@ -30,7 +30,7 @@ from ..views.info import warnings_with_catalog
 from ..views.manifest import manifest_lines, not_found_lines, reading_lines, yaml_lines
 from ..views.clock import Clock, snapshot_clock
 from ..views.cost import CostPath, cost_path, discount_of
-from ..views.overview import Overview, header_cost, overview, shown_pending
+from ..views.overview import Overview, header_cost, header_simulated, overview, shown_pending
 from . import forked
 from .plain import notify_plain
 from .screens.detail import DetailScreen
@@ -336,7 +336,7 @@ class KarptuiApp(App):
         logs = f" · {len(self.events)} Karpenter log events" if self.events else ""
         sim = ""
         if self.result is not None:
-            sim = f" · simulated: {self.result.scheduled} schedule, {len(self.result.nodeclaims)} new nodes"
+            sim = f" · {header_simulated(self.result.scheduled, len(self.result.nodeclaims))}"
         whatif = self.active_whatif()
         notes = f" · ⚠ {'; '.join(self.live.status())}" if self.live is not None and self.live.status() else ""
         synced = self.live.progress() if self.live is not None else ""  # the first list, as pages arrive

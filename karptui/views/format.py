@@ -41,3 +41,8 @@ def money(price: float | None, mark: str = "", after: str = "") -> str:
     """``$0.384``; ``mark`` (the cost model's estimate mark) goes in front of an estimated price, ``after``
     (its discount mark) behind a discounted one."""
     return "-" if price is None else f"{mark}${price:.3f}{after}"
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 nodepool``, ``3 nodepools``, ``0 pods``: the header said "1 nodepools" and "6 schedule"."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

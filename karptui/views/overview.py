@@ -15,6 +15,7 @@ from typing import Any
 from ..logs.timeline import snapshot_events
 from ..model import Pod, Snapshot
 from .cost import Cost, CostPath, node_cost, node_costs_total
+from .format import counted
 from .info import karpenter_words, snapshot_info
 from .nodes import NodeRow, node_cells, node_rows
 from .pending import PendingRow, pending_rows
@@ -94,8 +95,14 @@ def header_totals(snapshot: Snapshot, now: datetime, live: bool = False, time_no
     elif time_note:
         when = f" · {time_note} ({now:%Y-%m-%d %H:%M %Z})"
     shown = f" · pods of namespace {namespace} (simulated: whole cluster)" if namespace and not live else ""
-    return (f"{where}{when} · {karpenter_words(info['karpenter_version'])} · {info['nodes']} nodes · "
-            f"{info['pods']} pods · {info['pending']} pending · {info['nodepools']} nodepools{shown}")
+    return (f"{where}{when} · {karpenter_words(info['karpenter_version'])} · {counted(info['nodes'], 'node')} · "
+            f"{counted(info['pods'], 'pod')} · {info['pending']:,} pending · "
+            f"{counted(info['nodepools'], 'nodepool')}{shown}")
+
+
+def header_simulated(scheduled: int, launched: int) -> str:
+    """The header's word on the simulation: ``simulated: 6 pods placed, 3 NodeClaims launched``."""
+    return f"simulated: {counted(scheduled, 'pod')} placed, {counted(launched, 'NodeClaim')} launched"
 
 
 def header_cost(path: CostPath) -> str:
