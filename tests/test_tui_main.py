@@ -439,3 +439,19 @@ async def test_keys_typed_at_once_after_slash_and_colon_land_in_the_box():
         type_at_once(app, ":dis\r")
         await pilot.pause()
         assert app.screen.pane == "disruption"
+
+
+async def test_at_80_columns_pending_pods_keep_the_end_of_their_names():
+    """Issue 29: at 80 columns every pending pod read `default/host-sp…`; replicas differ at the end."""
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        table = app.screen.query_one("#pending-table", VirtualTable)
+        width = table.widths[0]
+        keys = [k for k in table.keys if k.startswith("pod:")]
+        names = [k.partition(":")[2] for k in keys]
+        shown = [table._line(table.keys.index(k))[0][:width].rstrip() for k in keys]  # the row as drawn
+        assert len(names) == 6 and width < max(map(len, names))  # cut, and still told apart
+        assert len(set(shown)) == len(names), shown
+        assert all(s.endswith(n[-5:]) for s, n in zip(shown, names))

@@ -69,6 +69,28 @@ def _fit_start(text: str, width: int) -> str:
     return mark + "…" + tail + " " * (room - _width(tail))
 
 
+def _fit_middle(text: str, width: int) -> str:
+    """Like :func:`_fit`, but a cut takes the middle and keeps both ends: a pod's namespace and the
+    end of its name, where replicas differ (``default/h…-2tn8f``; every pending pod read
+    ``default/host-sp…`` at 80 columns)."""
+    size = _width(text)
+    if size <= width:
+        return text + " " * (width - size)
+    if width < 8:
+        return _fit_start(text, width)
+    mark = text[:2] if len(text) > 2 and text[1] == " " else ""
+    room = width - _width(mark) - 1
+    head_room = room // 3
+    head = text[len(mark):len(mark) + head_room]
+    while _width(head) > head_room:
+        head = head[:-1]
+    tail_room = room - _width(head)
+    tail = text[len(text) - tail_room:]
+    while _width(tail) > tail_room:
+        tail = tail[1:]
+    return mark + head + "…" + tail + " " * (tail_room - _width(tail))
+
+
 class VirtualTable(ScrollView, can_focus=True):
     """Rows of text cells with a header line and a row cursor; ``enter`` posts RowSelected.
 
@@ -142,13 +164,14 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def __init__(self, columns: tuple[str, ...] = (), *, max_widths: dict[int, int] | None = None,
                  shrink: tuple[dict[int, int], ...] = (), drop: tuple[int, ...] = (),
-                 cut_start: frozenset = frozenset(),
+                 cut_start: frozenset = frozenset(), cut_middle: frozenset = frozenset(),
                  styler: Callable[[int, str], str | None] | None = None, id: str | None = None) -> None:
         """``shrink``: tiers of {column: the fewest cells it keeps}; when the row is wider than the
         table these columns are cut (with an ellipsis), a tier at a time, so every column stays on
         screen. ``drop``: columns hidden, in this order, when every tier is spent and the row is still
         wider (a narrow terminal: the table never scrolls sideways). ``cut_start``: columns whose cut
-        keeps the end of the text (node names share their start). ``styler`` (column, cell) -> a
+        keeps the end of the text (node names share their start); ``cut_middle``: columns whose cut
+        keeps both ends (``namespace/name``: replicas differ at the end). ``styler`` (column, cell) -> a
         component class suffix (``good``, ``warn``, ``bad``, ``spot``, ...) colours a cell by what it means."""
         super().__init__(id=id)
         self.columns = tuple(columns)
@@ -156,6 +179,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self.shrink = shrink
         self.drop = drop
         self.cut_start = cut_start
+        self.cut_middle = cut_middle
         self.styler = styler
         self.rows: list[tuple[str, ...]] = []
         self.keys: list[str] = []
@@ -311,7 +335,8 @@ class VirtualTable(ScrollView, can_focus=True):
         if found is None:
             cells = self._titles() if index < 0 else self.rows[index]
             gap = " " * GAP
-            parts = [(i, (_fit_start if i in self.cut_start else _fit)(cells[i] if i < len(cells) else "", w))
+            parts = [(i, (_fit_start if i in self.cut_start else _fit_middle if i in self.cut_middle else _fit)(
+                cells[i] if i < len(cells) else "", w))
                      for i, w in enumerate(self.widths) if w]
             text = gap.join(part for _, part in parts)
             single = _width(text) == len(text)

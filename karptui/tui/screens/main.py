@@ -135,7 +135,8 @@ class MainScreen(Screen):
                 # The reasons are long: capped so every column stays on screen (the strip below has them all).
                 yield VirtualTable(PENDING_COLUMNS,
                                    max_widths={4: SIMULATED_WIDTH, 5: REASON_WIDTH, 6: KARPENTER_WIDTH},
-                                   shrink=PENDING_SHRINK, styler=_pending_style, id="pending-table")
+                                   shrink=PENDING_SHRINK, cut_middle=frozenset({0}), styler=_pending_style,
+                                   id="pending-table")
                 yield Static(id="pending-detail", classes="strip")
             with TabPane("Activity", id="activity"):
                 yield VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style,
