@@ -7,8 +7,8 @@ first that takes the pod wins. A node takes a pod when the pod tolerates its
 taints (an uninitialized Karpenter node's startup taints and the kubelet's
 not-ready taints do not count: they will go), its host ports are free, the
 pod's requests fit what is left (less the DaemonSet pods still to arrive),
-its labels satisfy the pod's requirements, and the topology allows its domain
-(Karpenter's ``existingnode.go``).
+its labels satisfy the pod's requirements, its CSINode's volume limits have room for the pod's
+volumes (:mod:`.volumeusage`), and the topology allows its domain (Karpenter's ``existingnode.go``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .nodemasks import NodeMasks
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
+from .volumeusage import NONE, Volumes, exceeds, node_limits, pod_volumes, union, union_all
 
 # Taints a node carries while it comes up (KnownEphemeralTaints)
 EPHEMERAL_TAINTS = (
@@ -70,6 +71,8 @@ class ExistingNode:
     capacity: Resources
     reqs: Reqs = None              # its labels (and hostname) as requirements, narrowed as pods join
     pods: list = None
+    volume_limits: Mapping[str, int] = None   # driver -> volumes it attaches at most (its CSINode)
+    volumes: Volumes = None        # its pods' volumes by driver (only kept when it has limits)
 
     def __post_init__(self) -> None:
         hostname = self.labels.get(L.HOSTNAME) or self.name
@@ -77,11 +80,24 @@ class ExistingNode:
         base = self.reqs if self.reqs is not None else Reqs.from_labels(self.labels)
         self.reqs = base.plus((Req.one(L.HOSTNAME, hostname),))
         self.pods = []
+        if self.volume_limits is None:
+            self.volume_limits = {}
+        if self.volumes is None:
+            self.volumes = NONE
+
+    @property
+    def over_volume_limit(self) -> bool:
+        """Already over a limit: then it takes no pod at all, as upstream's check reads."""
+        return bool(self.volume_limits) and exceeds(self.volumes, self.volume_limits, NONE) is not None
 
     def can_add(self, pod: Pod, data, topology: Topology, volume_reqs: Sequence[Reqs | None] = (None,),
-                why: bool = False) -> Reqs:
+                why: bool = False, volumes: Volumes = NONE) -> Reqs:
         if not tolerates_all(self.taints, pod.tolerations):
             raise SchedulingError("did not tolerate taint")
+        if self.volume_limits:
+            error = exceeds(self.volumes, self.volume_limits, volumes)
+            if error is not None:
+                raise SchedulingError(f"checking volume usage, {error}")
         if pod.host_ports and any(conflicts(w, u) for w in pod.host_ports for u in self.ports):
             raise SchedulingError("checking host port usage, pod hostport conflicts with existing hostport configuration")
         if any(v < 0 for v in self.available.values()) or \
@@ -121,8 +137,10 @@ class ExistingNode:
         copy.ports = list(self.ports)
         return copy
 
-    def add(self, pod: Pod, data, reqs: Reqs, topology: Topology) -> None:
+    def add(self, pod: Pod, data, reqs: Reqs, topology: Topology, volumes: Volumes = NONE) -> None:
         self.pods.append(pod)
+        if self.volume_limits and volumes:
+            self.volumes = union(self.volumes, volumes)
         self.available = self.available - data.requests
         self.reqs = reqs
         topology.record(pod, self.taints, reqs)
@@ -260,8 +278,11 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
         wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
     daemon_left = _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {}))
     available = allocatable - _requested(state, i) - daemon_left
+    limits = node_limits(state.snapshot.csinode_by_name.get(node.name))
+    volumes = union_all(pod_volumes(p, state.snapshot) for p in state.pods[i] if p.pvc_names) if limits else NONE
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
-                        initialized, node.nodepool, node.capacity + Resources({"nodes": 1}), reqs)
+                        initialized, node.nodepool, node.capacity + Resources({"nodes": 1}), reqs,
+                        volume_limits=limits, volumes=volumes)
 
 
 def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
@@ -331,6 +352,9 @@ class ExistingPool:
         self._fitting: dict[bytes, np.ndarray] = {}   # see fitting
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
+        # some node counts volumes (a CSINode with limits): pods with volumes ask each node in turn
+        self.volume_limited = any(n.volume_limits for n in nodes)
+        self.over_volume_limit = any(n.over_volume_limit for n in nodes)
 
     def fitting(self, need: np.ndarray) -> np.ndarray:
         """Nodes with room for ``need`` (``free``'s columns) as the pool stands: kept per pod size
