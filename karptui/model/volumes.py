@@ -75,6 +75,8 @@ def build_pv(obj: Mapping) -> PersistentVolume:
             if found is not None:
                 in_tree = plugin
                 handle = as_str(as_map(found, f"spec.{source}").get(id_field), f"spec.{source}.{id_field}")
+                if source == "awsElasticBlockStore" and handle.startswith("aws://"):
+                    handle = handle.rpartition("/")[2]   # aws://<zone>/vol-...: the EBS volume ID, as its CSI PV has it
                 break
     return PersistentVolume(
         **meta_fields(obj),
