@@ -226,3 +226,16 @@ def test_karpenter_launches_a_node_rather_than_use_one_whose_csinode_slots_are_f
     assert [c.pods for c in result.nodeclaims] == [("default/db",)]
     roomy = [o for o in objects if o["kind"] != "CSINode"]
     assert simulate(build_snapshot([gp3(), pool, *roomy]), catalog=catalog).nodeclaims == ()
+
+
+def test_a_negative_volume_limit_in_a_catalog_is_one_line_and_exit_2(tmp_path):
+    catalog = tmp_path / "types.yaml"
+    catalog.write_text('instanceTypes:\n- name: a\n  cpu: "2"\n  memory: 4Gi\n  volumeLimits: {ebs.csi.aws.com: -1}\n'
+                       '  offerings: [{zone: us-east-1a, capacityType: on-demand, price: 0.1}]\n')
+    cluster = tmp_path / "cluster.json"
+    write_snapshot(cluster, [node("n1")], build_snapshot([]).meta)
+    out = subprocess.run([sys.executable, "-m", "karptui", "simulate", str(cluster), "--instance-types", str(catalog)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        f"karptui: {catalog}: instanceTypes[0] (a).volumeLimits.ebs.csi.aws.com: -1 is not a whole number of volumes"]
