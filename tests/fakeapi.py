@@ -99,6 +99,7 @@ _DEFAULT_RESOURCES = [
     ("batch", "v1", "jobs", "Job", True),
     ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
     ("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
+    ("storage.k8s.io", "v1", "csinodes", "CSINode", False),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
     ("coordination.k8s.io", "v1", "leases", "Lease", True),
 ]

@@ -122,6 +122,17 @@ def test_initial_sync_lists_in_pages_and_builds_a_snapshot(api, live):
     only_gets(api)
 
 
+def test_csinodes_are_listed_and_watched_like_the_other_kinds(api, live):
+    """Each node's CSINode (its volume attach limits) comes in by the same list and watch."""
+    api.add({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "node-0"},
+             "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "i-0", "allocatable": {"count": 25}}]}})
+    assert live.wait_synced(10)
+    eventually(lambda: "node-0" in live.snapshot().csinode_by_name)
+    assert live.snapshot().csinode_by_name["node-0"].limits == {"ebs.csi.aws.com": 25}
+    assert any(path == "/apis/storage.k8s.io/v1/csinodes" for _, path, _ in api.requests)
+    only_gets(api)
+
+
 def test_watch_events_reach_the_snapshot(api, live):
     assert live.wait_synced(10)
     api.wait_for_streams(watching(live))

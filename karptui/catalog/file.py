@@ -102,7 +102,18 @@ def _instance_type(raw: object, where: str) -> InstanceType:
         **as_str_map(data.get("labels"), f"{where}.labels"),
     }
     offerings = _offerings(data.get("offerings"), f"{where}.offerings")
-    return InstanceType(name, labels, capacity, capacity - overhead, offerings, labels[L.ARCH], systems)
+    return InstanceType(name, labels, capacity, capacity - overhead, offerings, labels[L.ARCH], systems,
+                        _volume_limits(data.get("volumeLimits"), f"{where}.volumeLimits"))
+
+
+def _volume_limits(raw: object, where: str) -> dict[str, int]:
+    """CSI driver -> volume count, each a whole number not below zero."""
+    limits = {}
+    for driver, value in as_map(raw, where).items():
+        if type(value) is not int or value < 0:
+            raise ModelError(f"{where}.{driver}: {value!r} is not a whole number of volumes")
+        limits[str(driver)] = value
+    return limits
 
 
 def _amounts(raw: object, where: str, names: Mapping[str, str] | None = None) -> Resources:

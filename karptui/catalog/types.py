@@ -9,7 +9,7 @@ Karpenter simulation's question (``karptui.sim.karpenter.instancetypes``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import labels as L
 from ..model.resources import Resources
@@ -53,6 +53,9 @@ class InstanceType:
     offerings: tuple[Offering, ...] = ()
     arch: str = "amd64"
     os: tuple[str, ...] = ("linux",)
+    # CSI driver -> the most volumes of it a node of this type attaches, where the catalog knows
+    # (Karpenter v1.15's InstanceType.VolumeLimits); a driver not listed has no known limit
+    volume_limits: Mapping[str, int] = field(default_factory=dict)
 
     def __hash__(self) -> int:  # labels is a plain dict; name and offerings identify a type
         return hash((self.name, self.offerings))

@@ -139,7 +139,7 @@ SINGULAR = {"nodes": "node", "pods": "pod", "events": "event", "namespaces": "na
             "persistentvolumes": "persistent_volume", "persistentvolumeclaims": "persistent_volume_claim",
             "deployments": "deployment", "replicasets": "replica_set", "statefulsets": "stateful_set",
             "daemonsets": "daemon_set", "jobs": "job", "poddisruptionbudgets": "pod_disruption_budget",
-            "storageclasses": "storage_class", "priorityclasses": "priority_class"}
+            "storageclasses": "storage_class", "priorityclasses": "priority_class", "csinodes": "csi_node"}
 
 BUILTIN = (
     Resource("", "v1", "nodes", "Node", False),
@@ -155,6 +155,7 @@ BUILTIN = (
     Resource("batch", "v1", "jobs", "Job", True),
     Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
     Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", False),
+    Resource("storage.k8s.io", "v1", "csinodes", "CSINode", False),
     Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
 )
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from .classes import build_priority_class, build_storage_class
 from .crd import build_karpenter_crd
+from .csi import build_csinode
 from .disruption import build_pdb
 from .errors import ModelError
 from .events import build_event
@@ -56,6 +57,7 @@ KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
     ("policy", "PodDisruptionBudget"): ("pdbs", _plain(build_pdb)),
     ("scheduling.k8s.io", "PriorityClass"): ("priority_classes", _plain(build_priority_class)),
     ("storage.k8s.io", "StorageClass"): ("storage_classes", _plain(build_storage_class)),
+    ("storage.k8s.io", "CSINode"): ("csinodes", _plain(build_csinode)),
     ("batch", "Job"): ("workloads", _workload),
     ("karpenter.sh", "NodePool"): ("nodepools", build_nodepool),
     ("karpenter.sh", "Provisioner"): ("nodepools", build_nodepool),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .fields import as_bool_field, as_int32, as_list, as_map, as_str, as_str_list
@@ -27,6 +27,26 @@ class StorageClass(KubeObject):
     allowed_topologies: tuple[tuple[Requirement, ...], ...] = ()
 
     KIND = "StorageClass"
+
+    @property
+    def is_default(self) -> bool:
+        """Marked the cluster's default class (the annotation, or its older beta spelling)."""
+        return any(self.annotations.get(key) == "true" for key in DEFAULT_CLASS_ANNOTATIONS)
+
+
+DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
+                             "storageclass.beta.kubernetes.io/is-default-class")
+
+
+def default_storage_class(classes: Iterable[StorageClass]) -> str:
+    """The class a claim that names none gets: of the classes marked default, the newest (then the
+    first by name), as the DefaultStorageClass admission and the PV controller's retroactive
+    assignment choose; "" when none is marked."""
+    marked = [c for c in classes if c.is_default]
+    if not marked:
+        return ""
+    newest = max(c.created.timestamp() if c.created else float("-inf") for c in marked)
+    return min(c.name for c in marked if (c.created.timestamp() if c.created else float("-inf")) == newest)
 
 
 def build_priority_class(obj: Mapping) -> PriorityClass:

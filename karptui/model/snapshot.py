@@ -14,8 +14,9 @@ from datetime import datetime
 from functools import cached_property
 
 from .as_of import as_of as snapshot_as_of
-from .classes import PriorityClass, StorageClass
+from .classes import PriorityClass, StorageClass, default_storage_class
 from .crd import KarpenterCRD
+from .csi import CSINode
 from .disruption import PodDisruptionBudget
 from .events import Event
 from .meta import KubeObject
@@ -51,11 +52,23 @@ class SnapshotMeta:
 
 @dataclass(frozen=True)
 class VolumeIndex:
-    """Claims by (namespace, name), volumes and storage classes by name."""
+    """Claims by (namespace, name), volumes and storage classes by name, and the default class."""
 
     claims: Mapping[tuple[str, str], PersistentVolumeClaim]
     volumes: Mapping[str, PersistentVolume]
     classes: Mapping[str, StorageClass]
+    default_class: str = ""   # what a claim naming no class gets (classes.default_storage_class)
+
+    def class_name(self, claim: PersistentVolumeClaim) -> str:
+        """The StorageClass a claim is of: the one it names, "" when it names "" (no class), the
+        cluster's default when it leaves the field out. The API server's admission writes the
+        default into a claim created without one, and the PV controller into an unbound claim
+        once a default appears; a snapshot may show the claim before either. Every reader of a
+        claim's class asks here."""
+        return self.default_class if claim.storage_class is None else claim.storage_class
+
+    def class_of(self, claim: PersistentVolumeClaim) -> StorageClass | None:
+        return self.classes.get(self.class_name(claim))
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,6 +83,7 @@ class Snapshot:
     namespaces: tuple[Namespace, ...] = ()
     priority_classes: tuple[PriorityClass, ...] = ()
     storage_classes: tuple[StorageClass, ...] = ()
+    csinodes: tuple[CSINode, ...] = ()
     nodepools: tuple[NodePool, ...] = ()
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodeclasses: tuple[NodeClass, ...] = ()
@@ -123,7 +137,12 @@ class Snapshot:
     @cached_property
     def volume_index(self) -> VolumeIndex:
         return VolumeIndex({(c.namespace, c.name): c for c in self.pvcs}, {v.name: v for v in self.pvs},
-                           {s.name: s for s in self.storage_classes})
+                           {s.name: s for s in self.storage_classes}, default_storage_class(self.storage_classes))
+
+    @cached_property
+    def csinode_by_name(self) -> dict[str, CSINode]:
+        """Each node's CSINode (named like the node)."""
+        return {c.name: c for c in self.csinodes}
 
     @cached_property
     def pending_pods(self) -> tuple[Pod, ...]:

@@ -1,4 +1,5 @@
-"""Persistent volumes and claims: a bound zonal volume pins its pod to a zone."""
+"""Persistent volumes and claims: a bound zonal volume pins its pod to a zone, and every
+attached volume takes one of its node's slots for its CSI driver (:mod:`.csi`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from . import labels as L
 from .fields import as_map, as_str, as_str_list
 from .meta import KubeObject, meta_fields
 from .resources import Resources
+from .csi import PV_SOURCES
 from .selectors import IN, NodeSelector, parse_node_selector
 
 ZONE_KEYS = (L.ZONE, L.ZONE_BETA, "topology.ebs.csi.aws.com/zone")
@@ -21,7 +23,9 @@ class PersistentVolume(KubeObject):
     node_affinity: NodeSelector | None = None
     claim: str = ""  # namespace/name of the bound claim
     phase: str = ""
-    driver: str = ""
+    driver: str = ""      # spec.csi.driver, for a CSI volume
+    handle: str = ""      # the volume's ID: spec.csi.volumeHandle, or the in-tree source's volume ID
+    in_tree: str = ""     # the in-tree plugin of a volume that is not CSI (kubernetes.io/aws-ebs), if known
 
     KIND = "PersistentVolume"
 
@@ -43,7 +47,9 @@ class PersistentVolume(KubeObject):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PersistentVolumeClaim(KubeObject):
     volume_name: str = ""
-    storage_class: str = ""
+    # spec.storageClassName as written; None when the field is absent, which is not "" (no class):
+    # the cluster's default class applies then (VolumeIndex.class_name, the one place that says so)
+    storage_class: str | None = None
     phase: str = ""
     access_modes: tuple[str, ...] = ()
     requests: Resources
@@ -61,6 +67,17 @@ def build_pv(obj: Mapping) -> PersistentVolume:
     claim = as_map(spec.get("claimRef"), "spec.claimRef")
     csi = as_map(spec.get("csi"), "spec.csi")
     affinity = as_map(spec.get("nodeAffinity"), "spec.nodeAffinity")
+    handle = as_str(csi.get("volumeHandle"), "spec.csi.volumeHandle")
+    in_tree = ""
+    if not csi:
+        for source, (plugin, id_field) in PV_SOURCES.items():
+            found = spec.get(source)
+            if found is not None:
+                in_tree = plugin
+                handle = as_str(as_map(found, f"spec.{source}").get(id_field), f"spec.{source}.{id_field}")
+                if source == "awsElasticBlockStore" and handle.startswith("aws://"):
+                    handle = handle.rpartition("/")[2]   # aws://<zone>/vol-...: the EBS volume ID, as its CSI PV has it
+                break
     return PersistentVolume(
         **meta_fields(obj),
         capacity=Resources.parse(spec.get("capacity"), "spec.capacity"),
@@ -69,6 +86,8 @@ def build_pv(obj: Mapping) -> PersistentVolume:
         claim=f"{as_str(claim.get('namespace'), 'ns')}/{as_str(claim.get('name'), 'name')}" if claim else "",
         phase=as_str(as_map(obj.get("status"), "status").get("phase"), "status.phase"),
         driver=as_str(csi.get("driver"), "spec.csi.driver"),
+        handle=handle,
+        in_tree=in_tree,
     )
 
 
@@ -78,7 +97,8 @@ def build_pvc(obj: Mapping) -> PersistentVolumeClaim:
     return PersistentVolumeClaim(
         **meta_fields(obj),
         volume_name=as_str(spec.get("volumeName"), "spec.volumeName"),
-        storage_class=as_str(spec.get("storageClassName"), "spec.storageClassName"),
+        storage_class=None if spec.get("storageClassName") is None else
+        as_str(spec.get("storageClassName"), "spec.storageClassName"),
         phase=as_str(as_map(obj.get("status"), "status").get("phase"), "status.phase"),
         access_modes=as_str_list(spec.get("accessModes"), "spec.accessModes"),
         requests=Resources.parse(resources.get("requests"), "spec.resources.requests"),

@@ -6,8 +6,8 @@ question, and after a placement the cluster differs only on the node that took t
 So, per signature (see :mod:`.signature`), the node-local Filter phase - every filter but
 topology spread and inter-pod affinity, which run last and look at whole domains - is kept
 with its outcome, and reused while the nodes touched since give the same verdicts as before
-(only NodeResourcesFit and NodePorts can change there, and they are asked about those nodes
-alone). The node-local scores (NodeResourcesFit, BalancedAllocation) are kept per node and
+(only NodeResourcesFit, NodePorts and NodeVolumeLimits can change there, and they are asked
+about those nodes alone). The node-local scores (NodeResourcesFit, BalancedAllocation) are kept per node and
 recomputed where pods came or went. Domain filters and normalised scores run every time.
 
 The answers are the plain path's, bit for bit: the kept outcome is what the plain path

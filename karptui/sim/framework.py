@@ -27,6 +27,7 @@ from .plugins import (
     node_ports,
     node_resources_fit,
     node_unschedulable,
+    node_volume_limits,
     pod_topology_spread,
     taint_toleration,
     volume_binding,
@@ -37,7 +38,7 @@ from .status import Code
 PRE_FILTERS = (volume_binding,)
 FILTERS = (
     node_unschedulable, node_name, taint_toleration, node_affinity, node_ports, node_resources_fit,
-    volume_binding, volume_zone, pod_topology_spread, inter_pod_affinity,
+    node_volume_limits, volume_binding, volume_zone, pod_topology_spread, inter_pod_affinity,
 )
 # Topology spread and inter-pod affinity look at whole domains; every other filter's verdict on a
 # node depends on that node alone (and the pod). The domain ones run last, so the node-local
@@ -46,7 +47,7 @@ FILTERS = (
 DOMAIN_FILTERS = (pod_topology_spread, inter_pod_affinity)
 NODE_LOCAL_FILTERS = FILTERS[:-len(DOMAIN_FILTERS)]
 assert FILTERS[-len(DOMAIN_FILTERS):] == DOMAIN_FILTERS
-CHANGING_FILTERS = (node_ports, node_resources_fit)
+CHANGING_FILTERS = (node_ports, node_resources_fit, node_volume_limits)
 SCORES = (
     (taint_toleration, 3), (node_affinity, 2), (node_resources_fit, 1),
     (pod_topology_spread, 2), (inter_pod_affinity, 2), (balanced_allocation, 1),

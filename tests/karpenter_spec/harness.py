@@ -87,7 +87,7 @@ def fake_price(resources: dict) -> float:
 
 def fake_type(spec: dict) -> dict:
     """One type as fake.NewInstanceType builds it, written as a catalog entry."""
-    unknown = set(spec) - {"name", "resources", "arch", "os", "offerings", "labels"}
+    unknown = set(spec) - {"name", "resources", "arch", "os", "offerings", "labels", "volumeLimits"}
     if unknown:
         raise ScenarioError(f"instanceTypes[{spec.get('name')}]: unknown keys {sorted(unknown)}")
     resources = {str(k): str(v) for k, v in (spec.get("resources") or {}).items()}
@@ -120,6 +120,8 @@ def fake_type(spec: dict) -> dict:
         entry["ephemeralStorage"] = extended.pop("ephemeral-storage")
     if extended:
         entry["extendedResources"] = extended
+    if spec.get("volumeLimits"):
+        entry["volumeLimits"] = dict(spec["volumeLimits"])
     return entry
 
 

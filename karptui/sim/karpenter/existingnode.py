@@ -7,8 +7,8 @@ first that takes the pod wins. A node takes a pod when the pod tolerates its
 taints (an uninitialized Karpenter node's startup taints and the kubelet's
 not-ready taints do not count: they will go), its host ports are free, the
 pod's requests fit what is left (less the DaemonSet pods still to arrive),
-its labels satisfy the pod's requirements, and the topology allows its domain
-(Karpenter's ``existingnode.go``).
+its labels satisfy the pod's requirements, its CSINode's volume limits have room for the pod's
+volumes (:mod:`.volumeusage`), and the topology allows its domain (Karpenter's ``existingnode.go``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from .nodemasks import NodeMasks
 from .deleting import marked_for_deletion
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
+from .volumeusage import NONE, Volumes, exceeds, node_limits, pod_volumes, union, union_all
 
 # Taints a node carries while it comes up (KnownEphemeralTaints)
 EPHEMERAL_TAINTS = (
@@ -72,6 +73,8 @@ class ExistingNode:
     reqs: Reqs = None              # its labels (and hostname) as requirements, narrowed as pods join
     pods: list = None
     nodeclaim: str = ""            # its NodeClaim's name ("" for a node Karpenter does not manage)
+    volume_limits: Mapping[str, int] = None   # driver -> volumes it attaches at most (its CSINode)
+    volumes: Volumes = None        # its pods' volumes by driver (only kept when it has limits)
 
     def __post_init__(self) -> None:
         hostname = self.labels.get(L.HOSTNAME) or self.name
@@ -79,11 +82,24 @@ class ExistingNode:
         base = self.reqs if self.reqs is not None else Reqs.from_labels(self.labels)
         self.reqs = base.plus((Req.one(L.HOSTNAME, hostname),))
         self.pods = []
+        if self.volume_limits is None:
+            self.volume_limits = {}
+        if self.volumes is None:
+            self.volumes = NONE
+
+    @property
+    def over_volume_limit(self) -> bool:
+        """Already over a limit: then it takes no pod at all, as upstream's check reads."""
+        return bool(self.volume_limits) and exceeds(self.volumes, self.volume_limits, NONE) is not None
 
     def can_add(self, pod: Pod, data, topology: Topology, volume_reqs: Sequence[Reqs | None] = (None,),
-                why: bool = False) -> Reqs:
+                why: bool = False, volumes: Volumes = NONE) -> Reqs:
         if not tolerates_all(self.taints, pod.tolerations):
             raise SchedulingError("did not tolerate taint")
+        if self.volume_limits:
+            error = exceeds(self.volumes, self.volume_limits, volumes)
+            if error is not None:
+                raise SchedulingError(f"checking volume usage, {error}")
         if pod.host_ports and any(conflicts(w, u) for w in pod.host_ports for u in self.ports):
             raise SchedulingError("checking host port usage, pod hostport conflicts with existing hostport configuration")
         if any(v < 0 for v in self.available.values()) or \
@@ -123,8 +139,10 @@ class ExistingNode:
         copy.ports = list(self.ports)
         return copy
 
-    def add(self, pod: Pod, data, reqs: Reqs, topology: Topology) -> None:
+    def add(self, pod: Pod, data, reqs: Reqs, topology: Topology, volumes: Volumes = NONE) -> None:
         self.pods.append(pod)
+        if self.volume_limits and volumes:
+            self.volumes = union(self.volumes, volumes)
         self.available = self.available - data.requests
         self.reqs = reqs
         topology.record(pod, self.taints, reqs)
@@ -180,7 +198,7 @@ EXISTING = "karpenter-existing-nodes"  # ClusterState.shared key: node index -> 
 
 class BuiltNodes(dict):
     """Node index -> (the node, its NodeClaim, its pods, the DaemonSets' fingerprint, the
-    ExistingNode made from them). Copies of a cluster state keep the very same nodes and share
+    ExistingNode made from them, its CSINode). Copies of a cluster state keep the very same nodes and share
     this: a what-if run whose edit left a node's pods alone takes a fresh copy of the node as the
     baseline saw it instead of working out its room again (1.7 s of a +1 replica what-if at 5,000
     nodes on a busy machine). Any difference in those inputs builds the node afresh."""
@@ -211,6 +229,7 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
     claims_by_node = snapshot.nodeclaim_by_node
     built = state.shared(EXISTING, BuiltNodes)
     fingerprint = _daemons_fingerprint(daemons)
+    csinodes = state.snapshot.csinode_by_name
     memo = memo if memo is not None else {}
     out: list[ExistingNode] = []
     for i, node in enumerate(state.nodes):
@@ -219,12 +238,13 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
             continue
         pods = state.pods[i]
         kept = built.get(i)
+        csinode = csinodes.get(node.name)   # its volume limits
         if kept is not None and kept[0] is node and kept[1] is claim and kept[3] == fingerprint \
-                and _same_pods(kept[2], pods):
+                and kept[5] is csinode and _same_pods(kept[2], pods):
             out.append(kept[4].fresh())
             continue
         made = _from_node(state, i, node, claim, daemons, memo)
-        built[i] = (node, claim, tuple(pods), fingerprint, made.fresh())
+        built[i] = (node, claim, tuple(pods), fingerprint, made.fresh(), csinode)
         out.append(made)
     # A NodeClaim is in Karpenter's cluster state once launched (it has a provider ID); without a
     # Node in the snapshot (not registered yet, or its Node not captured) it stands for that node
@@ -265,9 +285,11 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
         wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
     daemon_left = _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {}))
     available = allocatable - _requested(state, i) - daemon_left
+    limits = node_limits(state.snapshot.csinode_by_name.get(node.name))
+    volumes = union_all(pod_volumes(p, state.snapshot) for p in state.pods[i] if p.pvc_names) if limits else NONE
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
                         initialized, node.nodepool, state_capacity(node, claim, initialized), reqs,
-                        nodeclaim=claim.name if claim is not None else "")
+                        nodeclaim=claim.name if claim is not None else "", volume_limits=limits, volumes=volumes)
 
 
 def state_capacity(node: Node | None, claim: NodeClaimObject | None, initialized: bool) -> Resources:
@@ -353,6 +375,9 @@ class ExistingPool:
         self._fitting: dict[bytes, np.ndarray] = {}   # see fitting
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
+        # some node counts volumes (a CSINode with limits): pods with volumes ask each node in turn
+        self.volume_limited = any(n.volume_limits for n in nodes)
+        self.over_volume_limit = any(n.over_volume_limit for n in nodes)
 
     def fitting(self, need: np.ndarray) -> np.ndarray:
         """Nodes with room for ``need`` (``free``'s columns) as the pool stands: kept per pod size

@@ -29,6 +29,7 @@ from ...model import labels as L
 from ...model.resources import PODS, Resources
 from ...model.selectors import DOES_NOT_EXIST, NOT_IN
 from .requirements import Req, Reqs
+from .volumeusage import limit_error
 
 CAPACITY_TYPE_ORDER = ("reserved", "spot", "on-demand")  # how Karpenter prices a launch: reserved, then spot
 NEVER = float("inf")
@@ -63,6 +64,9 @@ class TypeSet:
                                     dtype=np.int64).reshape(len(self.types), len(columns))
         self.capacity = np.array([[t.capacity.get(c, 0) for c in columns] for t in self.types],
                                  dtype=np.int64).reshape(len(self.types), len(columns))
+        # the types' declared volume limits (v1.15 counts them on new NodeClaims: .volumeusage)
+        self.volume_limits = tuple(t.volume_limits for t in self.types)
+        self.has_volume_limits = any(self.volume_limits)
         self._masks: dict[Req, np.ndarray] = {}
         self._offered: dict[tuple, np.ndarray] = {}
         self._vectors: dict[Resources, Vector] = {}
@@ -85,6 +89,22 @@ class TypeSet:
         if regions and L.REGION not in labels:
             reqs.append(Req(L.REGION, False, frozenset(regions)))
         return Reqs(reqs)
+
+    def volumes_fit(self, rows: np.ndarray, volumes) -> np.ndarray:
+        """Over ``rows`` (TypeSet rows): the type can attach ``volumes`` (driver -> claims); a driver
+        a type declares no limit for is not limited (filterInstanceTypesByVolumeLimits)."""
+        limits = self.volume_limits
+        return np.array([all(len(keys) <= limits[r].get(driver, len(keys)) for driver, keys in volumes.items())
+                         for r in rows.tolist()], dtype=bool)
+
+    def volume_limit_error(self, rows: np.ndarray, volumes) -> str:
+        """Why no type of ``rows`` can take ``volumes``, naming a driver every type limits below them."""
+        text = "would exceed volume limit for all instance type options"
+        for driver, keys in sorted(volumes.items()):
+            found = [self.volume_limits[r].get(driver) for r in rows.tolist()]
+            if found and all(limit is not None and len(keys) > limit for limit in found):
+                return limit_error(text, driver, len(keys), max(found))
+        return text
 
     # ---- requirements ------------------------------------------------------------------
     def mask(self, req: Req) -> np.ndarray:

@@ -33,6 +33,7 @@ from .instancetypes import SMALL, TypeSet, Vector, resources_text
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .requirements import Req, Reqs
 from .topology import Topology, TopologyError
+from .volumeusage import NONE, Volumes, union
 
 MAX_INSTANCE_TYPES = 600  # Karpenter hands at most this many types, cheapest first, to the cloud provider
 
@@ -163,6 +164,7 @@ class NodeClaim:
         self.reqs = template.reqs.plus((Req.one(L.HOSTNAME, self.hostname),))
         self.rows = rows                      # positions in template.rows still possible
         self.requests = Resources()
+        self.volumes: Volumes = NONE              # its pods' volumes by driver (counted from v1.15)
         self.pods: list[Pod] = []
         self.ports: list[list[HostPort]] = [list(g.ports) for g in template.groups]
         self._room: np.ndarray | None = None
@@ -213,11 +215,21 @@ class NodeClaim:
         return answer
 
     def can_add(self, pod: Pod, data, volume_reqs: Sequence[Reqs | None] = (None,), why: bool = True,
-                relax_min_values: bool = False) -> tuple[Reqs, np.ndarray]:
-        """The NodeClaim's requirements and instance type rows with ``pod`` in; SchedulingError if not."""
+                relax_min_values: bool = False, volumes: Volumes | None = None) -> tuple[Reqs, np.ndarray]:
+        """The NodeClaim's requirements and instance type rows with ``pod`` in; SchedulingError if not.
+
+        ``volumes``: the pod's volumes, when the instance types' volume limits count (v1.15 on, the
+        scheduler decides): types that cannot attach the NodeClaim's volumes and the pod's drop."""
         taints = self.template.taints
         if not tolerates_all(taints, pod.tolerations):
             raise SchedulingError(_taint_error(taints, pod) if why else "", TAINTS)
+        rows = self.rows
+        if volumes and self.types.has_volume_limits:
+            prospective = union(self.volumes, volumes)
+            type_rows = self.template.rows[rows]
+            rows = rows[self.types.volumes_fit(type_rows, prospective)]
+            if not rows.size:
+                raise SchedulingError(self.types.volume_limit_error(type_rows, prospective), VOLUMES)
         allow = self.types.well_known
         error = self.reqs.compatible(data.reqs, allow, why)
         if error is not None:
@@ -226,13 +238,14 @@ class NodeClaim:
         base = self.reqs.plus(data.reqs.values())
         for n, volume in enumerate(volume_reqs, 1):
             try:
-                return self._try(pod, data, base, volume, why, relax_min_values)
+                return self._try(pod, data, base, volume, why, relax_min_values, rows)
             except SchedulingError:
                 if n == len(volume_reqs):
                     raise  # the last option's error (not kept in a local: that would make a reference cycle)
         raise SchedulingError("no volume requirements to try")
 
-    def _try(self, pod: Pod, data, base: Reqs, volume: Reqs | None, why: bool, relax_min_values: bool):
+    def _try(self, pod: Pod, data, base: Reqs, volume: Reqs | None, why: bool, relax_min_values: bool,
+             rows: np.ndarray):
         allow = self.types.well_known
         reqs = base
         if volume is not None:
@@ -249,9 +262,10 @@ class NodeClaim:
             raise SchedulingError(error if why else "", TOPOLOGY)
         reqs = reqs.plus(narrowed.values())
         requests = self.requests + data.requests
-        rows = self._remaining(pod, reqs, requests)
+        options = rows
+        rows = self._remaining(pod, reqs, requests, options)
         if not rows.size:
-            raise SchedulingError(self._filter_error(pod, reqs, requests, data.requests) if why else "",
+            raise SchedulingError(self._filter_error(pod, reqs, requests, data.requests, options) if why else "",
                                   INSTANCE_TYPES, reqs=reqs, requests=requests)
         if any(r.min_values is not None for r in reqs.values()):
             short = self.types.min_values_shortfall(self.template.rows[rows], reqs)
@@ -315,9 +329,9 @@ class NodeClaim:
             left &= mask
         return tuple(steps)
 
-    def _remaining(self, pod: Pod, reqs: Reqs, requests: Resources) -> np.ndarray:
-        compatible, fits, offered = self._masks(pod, reqs, requests, self.rows)
-        return self.rows[compatible & fits & offered]
+    def _remaining(self, pod: Pod, reqs: Reqs, requests: Resources, rows: np.ndarray) -> np.ndarray:
+        compatible, fits, offered = self._masks(pod, reqs, requests, rows)
+        return rows[compatible & fits & offered]
 
     def _resources_text(self, pod: Pod, requests: Resources) -> str:
         """The pod's requests with the DaemonSet overhead of the groups it could join: one figure,
@@ -332,10 +346,10 @@ class NodeClaim:
         low_text, high_text = resources_text(low + requests), resources_text(high + requests)
         return low_text if low_text == high_text else f"min={low_text}, max={high_text}"
 
-    def _filter_error(self, pod: Pod, reqs: Reqs, requests: Resources, data_requests: Resources) -> str:
+    def _filter_error(self, pod: Pod, reqs: Reqs, requests: Resources, data_requests: Resources,
+                      rows: np.ndarray) -> str:
         """Karpenter's InstanceTypeFilterError: which of requirements / resources / offering ruled
         every instance type out, alone or in pairs."""
-        rows = self.rows
         compatible, fits, offered = self._masks(pod, reqs, requests, rows)
         has_fit = fits & offered
         met, fit, offer = compatible.any(), has_fit.any(), offered.any()
@@ -362,8 +376,10 @@ class NodeClaim:
             return f"no instance type which met the scheduling requirements and the required offering had the required resources, {text}"
         return f"no instance type met the requirements/resources/offering tuple, {text}"
 
-    def add(self, pod: Pod, data, reqs: Reqs, rows: np.ndarray) -> None:
+    def add(self, pod: Pod, data, reqs: Reqs, rows: np.ndarray, volumes: Volumes | None = None) -> None:
         self.pods.append(pod)
+        if volumes:
+            self.volumes = union(self.volumes, volumes)
         if len(rows) != len(self.rows):
             self._room = None
         self.rows = rows

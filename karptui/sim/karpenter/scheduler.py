@@ -42,7 +42,9 @@ from .preferences import PodData, relax
 from .requirements import Reqs
 from .topology import Topology, domain_groups
 from .validation import pod_error
+from .versions import V1_15, karpenter_version
 from .volumes import volume_error, volume_requirements
+from .volumeusage import NONE, Volumes, pod_volumes
 
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 NO_NODEPOOLS = "no dynamic nodepools found"
@@ -176,6 +178,10 @@ class Scheduler:
         self.results = Results()
         self._data: dict[str, PodData] = {}
         self._volumes: dict[str, list] = {}
+        self._usage: dict[str, Volumes] = {}
+        # v1.15 (kubernetes-sigs/karpenter#3202): a new NodeClaim keeps only the instance types whose
+        # declared volume limits take its pods' volumes
+        self.type_volume_limits = karpenter_version(snapshot) >= V1_15 and self.types.has_volume_limits
         self.changes = 0
         self._taken: set[str] | None = None
         self.deciding = decide
@@ -248,6 +254,17 @@ class Scheduler:
             found = self._volumes[pod.key] = volume_requirements(pod, self.snapshot) or [None]
         return found
 
+    def usage(self, pod: Pod) -> Volumes:
+        """The pod's volumes by driver, as Karpenter counts them against volume limits."""
+        found = self._usage.get(pod.key)
+        if found is None:
+            found = self._usage[pod.key] = pod_volumes(pod, self.snapshot) if pod.pvc_names else NONE
+        return found
+
+    def claim_volumes(self, pod: Pod) -> Volumes | None:
+        """What a new NodeClaim's instance types must attach for ``pod`` (None: not counted)."""
+        return self.usage(pod) if self.type_volume_limits else None
+
     def _add(self, pod: Pod) -> str | None:
         if pod.resource_claims:  # Karpenter's DRAError: the pod is tried, and refused, every time
             return DRA_NOT_SUPPORTED
@@ -264,10 +281,10 @@ class Scheduler:
                 continue
             try:
                 reqs, rows = claim.can_add(pod, data, self.volumes(pod), why=False,
-                                           relax_min_values=self.relax_min_values)
+                                           relax_min_values=self.relax_min_values, volumes=self.claim_volumes(pod))
             except SchedulingError:
                 continue
-            claim.add(pod, data, reqs, rows)
+            claim.add(pod, data, reqs, rows, self.claim_volumes(pod))
             self._placed(pod, claim)
             return None
         if not self.templates:
@@ -295,13 +312,15 @@ class Scheduler:
         hosts = []
         deciding = self.topology.deciding(pod)
         volumes = self.volumes(pod)
-        if not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= set(BASE):
+        counted = self.usage(pod) if self.pool.volume_limited else NONE
+        if not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= set(BASE) \
+                and not counted and not self.pool.over_volume_limit:
             # nothing but the masks can refuse it: the first node they admit takes it
             for i in np.flatnonzero(mask):
                 i = int(i)
                 if pod.node_name and self.existing[i].name in self.settling:
                     continue
-                self._join(i, pod, data, self.existing[i].reqs.plus(data.reqs.values()), need)
+                self._join(i, pod, data, self.existing[i].reqs.plus(data.reqs.values()), need, counted)
                 return True
             return False
         for group in deciding:
@@ -318,10 +337,10 @@ class Scheduler:
             if hosts and not all(g.allows_host(pod, node.hostname, pod_hosts) for g in hosts):
                 continue
             try:
-                reqs = node.can_add(pod, data, self.topology, self.volumes(pod))
+                reqs = node.can_add(pod, data, self.topology, self.volumes(pod), volumes=counted)
             except SchedulingError:
                 continue
-            self._join(i, pod, data, reqs, need)
+            self._join(i, pod, data, reqs, need, counted)
             return True
         return False
 
@@ -339,12 +358,12 @@ class Scheduler:
             found[1] = len(joined)
         return found[0].copy()
 
-    def _join(self, i: int, pod: Pod, data: PodData, reqs: Reqs, need: np.ndarray) -> None:
+    def _join(self, i: int, pod: Pod, data: PodData, reqs: Reqs, need: np.ndarray, volumes: Volumes = NONE) -> None:
         node = self.existing[i]
         if i not in self._copied:
             node = self.existing[i] = node.fresh()
             self._copied.add(i)
-        node.add(pod, data, reqs, self.topology)
+        node.add(pod, data, reqs, self.topology, volumes)
         self._existing_free[i] -= need
         self._joined.append(i)
         self.results.on_existing[pod.key] = node
@@ -360,7 +379,7 @@ class Scheduler:
                 continue
             claim, reqs, kept = opened
             remaining = self.remaining.get(template.name)
-            claim.add(pod, data, reqs, kept)
+            claim.add(pod, data, reqs, kept, self.claim_volumes(pod))
             self.results.claims.append(claim)
             self._placed(pod, claim)
             if remaining:
@@ -386,7 +405,8 @@ class Scheduler:
                                        f"(NodePool={template.name})", LIMITS)
         claim = NodeClaim(template, self.topology, self.types, rows, name(template.name))
         try:
-            reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values)
+            reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values,
+                                       volumes=self.claim_volumes(pod))
         except SchedulingError as exc:
             exc.claim = claim
             # returned, not raised: without its traceback (whose frames lead back to the caller

@@ -32,7 +32,7 @@ def _volume_alternatives(pod: Pod, claim_name: str, snapshot: Snapshot) -> list[
             elif reqs:
                 out.append(Reqs(Req.of(r) for r in reqs))
         return out
-    storage_class = index.classes.get(claim.storage_class)
+    storage_class = index.class_of(claim)
     if storage_class is None:
         return []
     return [Reqs(Req.of(r) for r in term) for term in storage_class.allowed_topologies if term]
@@ -83,11 +83,12 @@ def volume_error(pod: Pod, snapshot: Snapshot) -> str | None:
             if BIND_COMPLETED not in claim.annotations:
                 return f"pvc is considered unbound because it does not contain annotation {BIND_COMPLETED} {where}"
             continue
-        if not claim.storage_class:
+        class_name = index.class_name(claim)
+        if not class_name:
             return f"unbound pvc must define a storage class {where}"
-        storage_class = index.classes.get(claim.storage_class)
+        storage_class = index.classes.get(class_name)
         if storage_class is None:
-            return f'failed to validate pvc, failed to get storage class "{claim.storage_class}" {where}'
+            return f'failed to validate pvc, failed to get storage class "{class_name}" {where}'
         if storage_class.volume_binding_mode == "Immediate":
             return f"failed to validate pvc, pvc with immediate volume binding mode must be bound {where}"
     return None

@@ -26,8 +26,9 @@ class Volumes:
 
     def __init__(self, state: ClusterState) -> None:
         snapshot = state.snapshot
-        self.claims = {(c.namespace, c.name): c for c in snapshot.pvcs}
-        self.volumes = {v.name: v for v in snapshot.pvs}
+        self.index = snapshot.volume_index
+        self.claims = self.index.claims
+        self.volumes = self.index.volumes
         self.wait_for_consumer = {s.name for s in snapshot.storage_classes if s.volume_binding_mode == "WaitForFirstConsumer"}
 
 
@@ -51,7 +52,7 @@ def prefilter(ctx: PodCycle) -> Rejection | None:
         claim: PersistentVolumeClaim | None = index.claims.get((ctx.pod.namespace, name))
         if claim is None:
             return Rejection(NAME, f'persistentvolumeclaim "{name}" not found')
-        if not claim.volume_name and claim.storage_class not in index.wait_for_consumer:
+        if not claim.volume_name and index.index.class_name(claim) not in index.wait_for_consumer:
             return Rejection(NAME, REASON_UNBOUND_IMMEDIATE)
     return None
 
