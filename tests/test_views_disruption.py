@@ -126,3 +126,22 @@ def test_the_summary_says_when_the_simulation_stopped_at_its_command_limit(seed,
     monkeypatch.setattr(disruption, "MAX_COMMANDS", 1)
     view, _ = view_of(seed)
     assert view.summary.endswith("(the simulation stops after 1 commands)")
+
+
+def test_a_command_over_several_nodes_shows_its_saving_once():
+    """Issue 29: the pane repeated a command's whole saving on each of its nodes, so the column
+    added up to N times what the command saves."""
+    from types import SimpleNamespace
+
+    from karptui.model import Snapshot
+    from karptui.views.disruption import simulated_view
+
+    command = SimpleNamespace(nodes=("node-a", "node-b", "node-c"), action="delete", method="emptiness",
+                              reason="empty", replacement=None, replacement_name="", moves=(), pods=0, savings=0.3)
+    result = SimpleNamespace(disruptions=(command,), scores=(), blocked=(), unconsolidatable=(), verdicts={})
+    view = simulated_view(result, Snapshot())
+    assert [(r.node, r.saves) for r in view.rows] == [("node-a", "$0.3000/h"), ("node-b", "in #1"),
+                                                      ("node-c", "in #1")]
+    assert view.rows[0].mark == "#1 delete, saves $0.300/h for 3 nodes"
+    assert view.rows[1].mark == "#1 delete with 2 other node(s), saving shown once"
+    assert view.savings == 0.3

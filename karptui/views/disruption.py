@@ -262,7 +262,13 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
             score = scored.get(d.nodes)
             if score is not None:
                 because += f"; {score.text()}"
-            rows.append(DisruptionRow(node, DECISION, would, because, f"${d.savings:.4f}/h", "", mark))
+            saves = f"${d.savings:.4f}/h"
+            if len(d.nodes) > 1:
+                # one saving for the whole command: on every node it added up to N times the truth
+                saves = saves if node == d.nodes[0] else f"in #{number}"
+                mark = f"{mark} for {len(d.nodes)} nodes" if node == d.nodes[0] else \
+                    f"#{number} {d.action} with {len(d.nodes) - 1} other node(s), saving shown once"
+            rows.append(DisruptionRow(node, DECISION, would, because, saves, "", mark))
     for b in (*result.blocked, *result.unconsolidatable):
         if b.node in seen:
             continue
