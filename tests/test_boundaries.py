@@ -40,7 +40,8 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("textual",
 
 def test_cli_info_does_not_import_the_tui(tmp_path):
     dump = tmp_path / "d.json"
-    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}]}))
     code = f"""
 import contextlib, io, sys
 from karptui.cli import main

@@ -246,7 +246,8 @@ def test_a_node_not_initialized_yet_is_said(seed):
     nodes = tuple(replace(n, labels={k: v for k, v in n.labels.items() if k != "karpenter.sh/initialized"})
                   if n.name == XLARGE else n for n in snapshot.nodes)
     v = verdicts(seed, snapshot=replace(snapshot, nodes=nodes))
-    assert v[XLARGE]["single"][:2] == ("skipped", "not initialized yet (no karpenter.sh/initialized label)")
+    assert v[XLARGE]["single"][:2] == ("skipped", "node isn't initialized: no karpenter.sh/initialized label yet: "
+                                                  "Karpenter disrupts only initialized nodes")
 
 
 def test_cli_explain_says_per_node_which_pod_blocks_and_what_karpenter_said(cli, monkeypatch):
