@@ -14,7 +14,7 @@ export PYTHON
 endif
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install install-test dist clean venv
+.PHONY: demo test install install-test dist dist-check clean venv
 
 # One line saying what to install, instead of pip's "requires a different Python" 50 s later.
 define NO_PYTHON
@@ -55,6 +55,26 @@ demo: install
 
 test: install-test
 	$(BIN)/python -m pytest
+
+# A wheel, and one self-contained executable (PyInstaller, one file) that runs where no Python
+# >= 3.11 is installed: built on the oldest glibc it should run on (it needs that glibc or newer).
+dist: install
+	$(BIN)/python -m pip install --quiet 'pyinstaller>=6.10,<7'
+	rm -rf build/dist dist
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+	$(BIN)/pyinstaller --noconfirm --clean --onefile --name karptui --log-level WARN \
+		--specpath build/dist --workpath build/dist --distpath dist \
+		--collect-data karptui --collect-submodules karptui \
+		--collect-submodules textual --collect-data textual --collect-submodules rich \
+		--add-data "$(CURDIR)/snapshots:karptui/_data/snapshots" --add-data "$(CURDIR)/themes:karptui/_data/themes" \
+		karptui/frozen.py
+	@ls -l dist
+
+# The executable run as a user would: from outside the checkout, with no venv or Python on PATH.
+dist-check: dist
+	cd / && env -i HOME=/tmp PATH=/usr/bin:/bin TERM=dumb $(CURDIR)/dist/karptui --version
+	cd / && env -i HOME=/tmp PATH=/usr/bin:/bin TERM=dumb $(CURDIR)/dist/karptui snapshot info topology-spread
+	cd / && env -i HOME=/tmp PATH=/usr/bin:/bin TERM=dumb $(CURDIR)/dist/karptui simulate consolidation --consolidate >/dev/null
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
