@@ -214,3 +214,21 @@ def test_after_a_tui_session_the_process_ends_at_once_with_its_code_and_no_child
         return
     os.kill(pid, signal.SIGKILL)
     raise AssertionError("the forked child outlived the session")
+
+
+def test_a_namespace_with_no_pods_is_said(cli):
+    """`-n nope` printed an empty table as if the namespace were quiet (issue 29, item 10)."""
+    code, out, err = cli("-n", "nope", "simulate", "topology-spread")
+    assert code == 0
+    assert ("karptui: warning: -n nope: no pods of that namespace in this snapshot "
+            "(namespaces with pods: default, karpenter, kube-system)") in err
+    code, out, err = cli("-n", "default", "simulate", "topology-spread")
+    assert code == 0 and "-n default" not in err
+
+
+def test_budgets_says_a_provisioner_has_no_budgets_rather_than_no_nodepools(cli):
+    """The header counted the v1alpha5 Provisioner as a nodepool and budgets said "no NodePools"."""
+    code, out, _ = cli("budgets", "topology-spread")
+    assert code == 0 and "no NodePools" not in out
+    assert "(1 v1alpha5 Provisioner (default): Provisioners, Karpenter v0.31 and earlier, have no disruption budgets)" \
+        in out

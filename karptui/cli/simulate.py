@@ -57,7 +57,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     namespace = getattr(args, "namespace", None)
     if namespace:
         only_namespace(doc, namespace)
-    warnings = warnings_with_catalog(snapshot, catalog)
+    warnings = warnings_with_catalog(snapshot, catalog, namespace)
     if warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
         doc["warnings"] = warnings
         for warning in warnings:

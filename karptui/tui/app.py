@@ -165,7 +165,7 @@ class KarptuiApp(App):
         """What the loader skipped or doubts (values the API would refuse, objects it could not
         read, zones the catalog offers nothing in) is said on start, as `simulate` says it on
         stderr: the screen must not simulate them silently."""
-        warnings = warnings_with_catalog(self.snapshot, self.catalog)
+        warnings = warnings_with_catalog(self.snapshot, self.catalog, None if self.live is not None else self.namespace)
         if not warnings:
             return
         shown = "; ".join(warnings[: self.SHOWN_WARNINGS])

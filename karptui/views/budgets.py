@@ -19,6 +19,7 @@ from ..model import Snapshot
 from ..sim.karpenter.disruption import budgets as B
 from ..sim.state import ClusterState
 from .clock import Clock
+from .format import counted
 
 STEP = timedelta(hours=1)
 
@@ -68,6 +69,7 @@ class BudgetsView:
     hours: int
     step: timedelta
     pools: tuple[PoolBudgets, ...]
+    provisioners: tuple[str, ...] = ()   # v1alpha5 Provisioners: counted in the header, with no budgets
 
 
 def _after(pool, count: B.PoolCount, reason: str, at: datetime) -> int | None:
@@ -127,7 +129,8 @@ def budgets_view(snapshot: Snapshot, catalog, clock: Clock, hours: int = 24, ste
                                     on, B.limit(b, count.nodes) if on else None, changed[0] if changed else None,
                                     tuple(holding[i])))
         out.append(PoolBudgets(name, count.nodes, count.disrupting, tuple(lines), tuple(rows)))
-    return BudgetsView(at, clock.known, hours, step, tuple(out))
+    provisioners = tuple(sorted(p.name for p in snapshot.nodepools if p.kind == "Provisioner"))
+    return BudgetsView(at, clock.known, hours, step, tuple(out), provisioners)
 
 
 def _stamp(moment: datetime | None) -> str | None:
@@ -172,7 +175,10 @@ def budgets_lines(view: BudgetsView) -> list[str]:
     when = view.at.strftime("%Y-%m-%d %H:%M UTC") + ("" if view.known else " (capture time unknown: newest timestamp)")
     lines = [f"Disruption budgets at {when}, and the next {view.hours}h "
              f"(one cell per {_duration(view.step.total_seconds())}; ∞ no limit, + 10 or more)"]
-    if not view.pools:
+    if view.provisioners:
+        lines.append(f"({counted(len(view.provisioners), 'v1alpha5 Provisioner')} ({', '.join(view.provisioners)}): "
+                     "Provisioners, Karpenter v0.31 and earlier, have no disruption budgets)")
+    elif not view.pools:
         lines.append("(no NodePools: nothing to budget)")
     width = max((len(r.timeline) for p in view.pools for r in p.reasons), default=0)
     ruler = "".join("|" if k % 6 == 0 else "·" for k in range(width))

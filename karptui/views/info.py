@@ -10,10 +10,21 @@ from ..model.resources import CPU, MEMORY
 from ..sim.karpenter.versions import VersionFound, version_found
 
 
-def warnings_with_catalog(snapshot: Snapshot, catalog) -> list[str]:
-    """What the loader skipped or doubts, plus the zones ``catalog`` offers nothing in: what
-    `simulate` prints on stderr and the TUI says on start, before answering from them."""
-    return list(snapshot.warnings) + zone_warnings(snapshot, catalog)
+def warnings_with_catalog(snapshot: Snapshot, catalog, namespace: str | None = None) -> list[str]:
+    """What the loader skipped or doubts, plus the zones ``catalog`` offers nothing in, and a
+    ``-n`` namespace with no pods: what `simulate` prints on stderr and the TUI says on start,
+    before answering from them."""
+    return list(snapshot.warnings) + zone_warnings(snapshot, catalog) + namespace_warnings(snapshot, namespace)
+
+
+def namespace_warnings(snapshot: Snapshot, namespace: str | None) -> list[str]:
+    """``-n nope`` showed empty panes and an empty table as if the namespace were quiet."""
+    if not namespace or any(p.namespace == namespace for p in snapshot.pods):
+        return []
+    having = sorted({p.namespace for p in snapshot.pods})
+    listed = ", ".join(having[:8]) + (f" and {len(having) - 8} more" if len(having) > 8 else "")
+    return [f"-n {namespace}: no pods of that namespace in this snapshot"
+            + (f" (namespaces with pods: {listed})" if having else "")]
 
 
 def snapshot_info(snapshot: Snapshot) -> dict:
