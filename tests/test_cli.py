@@ -232,3 +232,22 @@ def test_budgets_says_a_provisioner_has_no_budgets_rather_than_no_nodepools(cli)
     assert code == 0 and "no NodePools" not in out
     assert "(1 v1alpha5 Provisioner (default): Provisioners, Karpenter v0.31 and earlier, have no disruption budgets)" \
         in out
+
+
+def test_a_nodepool_copied_from_the_docs_with_a_placeholder_is_kept_and_its_fields_named(cli, write):
+    """`consolidationPolicy: WhenEmptyOrUnderutilized | WhenEmpty` dropped the whole NodePool (issue 29,
+    item 2): it is kept with the field's default, and each field is named with what the API does."""
+    pool = nodepool_with({"consolidationPolicy": "WhenEmptyOrUnderutilized | WhenEmpty",
+                          "consolidateAfter": "1m | Never"})
+    path = write("np.yaml", yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [pool]}))
+    code, out, err = cli("simulate", path, "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["warnings"] == [
+        "NodePool/default: spec.disruption.consolidationPolicy: 'WhenEmptyOrUnderutilized | WhenEmpty' is not "
+        "WhenEmpty, WhenEmptyOrUnderutilized or Balanced: Karpenter's API server would refuse this NodePool "
+        "(kubectl apply fails); karptui simulates it with WhenEmptyOrUnderutilized, the default",
+        "NodePool/default: spec.disruption.consolidateAfter: '1m | Never' is not a duration: Karpenter's API "
+        "server would refuse this NodePool (kubectl apply fails); karptui simulates it with 0s, the default"]
+    code, out, _ = cli("snapshot", "info", path, "--output", "json")
+    assert json.loads(out)["nodepools"] == 1

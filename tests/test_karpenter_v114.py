@@ -108,12 +108,14 @@ def test_the_same_cluster_under_whenemptyorunderutilized_replaces_the_busy_node_
     assert result.scores == ()  # only Balanced NodePools are scored
 
 
-def test_an_unknown_consolidation_policy_is_refused_by_name():
+def test_an_unknown_consolidation_policy_is_named_and_the_pool_kept_with_the_default():
+    """The API server would refuse it; karptui keeps the pool (issue 29: a docs placeholder dropped it)."""
     raw = nodepool()
     raw["spec"]["disruption"] = {"consolidationPolicy": "Frugal"}
     snapshot = build_snapshot([raw])
-    assert snapshot.nodepools == ()
-    assert "'Frugal' is not WhenEmpty, WhenEmptyOrUnderutilized or Balanced" in " ".join(snapshot.warnings)
+    assert [p.consolidation_policy for p in snapshot.nodepools] == ["WhenEmptyOrUnderutilized"]
+    assert "'Frugal' is not WhenEmpty, WhenEmptyOrUnderutilized or Balanced: Karpenter's API server would " \
+           "refuse this NodePool" in " ".join(snapshot.warnings)
 
 
 # ---- NodeOverlay --------------------------------------------------------------------------------

@@ -210,6 +210,10 @@ def _refused_by_the_api(snapshot: Snapshot) -> list[str]:
         [(f"Pod {p.namespace}/{p.name} requests", p.requests) for p in snapshot.pods]
         + [(f"Node {n.name} allocatable", n.allocatable) for n in snapshot.nodes] if _capped(amounts)],
         "capped there as the API caps them; sums of such amounts are not meaningful")
+    for pool in snapshot.nodepools:  # each its own line: the operator fixes the manifest field by field
+        for problem, instead in pool.refused:
+            notes.append(f"{pool.ref}: {problem}: Karpenter's API server would refuse this NodePool (kubectl "
+                         f"apply fails); karptui simulates it with {instead}")
     report("host ports out of range", [
         f"Pod {p.namespace}/{p.name} hostPort {port.port}" for p in snapshot.pods for port in p.host_ports
         if not 1 <= port.port <= 65535], "the API accepts 1-65535 only; simulated as written")

@@ -69,6 +69,9 @@ class NodePool(KubeObject):
     kubelet: KubeletConfig | None = None
     ready: bool = True                  # status Ready is not False/Unknown (absent status: assumed ready)
     replicas: int | None = None         # a static NodePool (spec.replicas): no dynamic provisioning
+    # fields Karpenter's API server would refuse, kept so the pool is still shown and simulated with
+    # the field's default (a NodePool copied from the docs with its "A | B" placeholder was dropped whole)
+    refused: tuple[tuple[str, str], ...] = ()   # (what is wrong, what karptui simulates instead)
 
     @property
     def ref(self) -> str:
@@ -147,13 +150,22 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
     tspec = as_map(template.get("spec"), "spec.template.spec")
     disruption = as_map(spec.get("disruption"), "spec.disruption")
     beta = api_version.endswith("v1beta1")
+    refused: list[tuple[str, str]] = []
     policy = as_str(disruption.get("consolidationPolicy"), "spec.disruption.consolidationPolicy")
     if policy in ("", "WhenUnderutilized"):
         policy = WHEN_EMPTY_OR_UNDERUTILIZED
     if policy not in (WHEN_EMPTY_OR_UNDERUTILIZED, WHEN_EMPTY, BALANCED):
-        raise ModelError(f"spec.disruption.consolidationPolicy: {policy!r} is not WhenEmpty, "
-                         "WhenEmptyOrUnderutilized or Balanced")
+        refused.append((f"spec.disruption.consolidationPolicy: {policy!r} is not WhenEmpty, WhenEmptyOrUnderutilized "
+                        "or Balanced", f"{WHEN_EMPTY_OR_UNDERUTILIZED}, the default"))
+        policy = WHEN_EMPTY_OR_UNDERUTILIZED
     after = disruption.get("consolidateAfter", "0s")
+    try:
+        consolidate_after = parse_duration(after, "spec.disruption.consolidateAfter")
+    except ModelError as exc:
+        if not isinstance(after, str):   # a number past any duration is no placeholder: the pool goes
+            raise
+        refused.append((str(exc), "0s, the default"))
+        consolidate_after = 0.0
     expire = (disruption if beta else tspec).get("expireAfter", "720h")
     limits = Resources.parse(spec.get("limits"), "spec.limits")
     replicas = as_int(spec.get("replicas"), "spec.replicas")
@@ -170,13 +182,14 @@ def _build_v1(obj: Mapping, api_version: str) -> NodePool:
         limits=limits,
         weight=as_int(spec.get("weight"), "spec.weight", 0),
         consolidation_policy=policy,
-        consolidate_after=parse_duration(after, "spec.disruption.consolidateAfter"),
+        consolidate_after=consolidate_after,
         consolidate_after_missing=not beta and "consolidateAfter" not in disruption,
         expire_after=parse_duration(expire, "expireAfter"),
         budgets=_budgets(disruption.get("budgets"), "spec.disruption.budgets"),
         kubelet=parse_kubelet(tspec.get("kubelet"), "spec.template.spec.kubelet"),
         ready=_ready(obj),
         replicas=replicas,
+        refused=tuple(refused),
     )
 
 
