@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import DataTable, Static, TabbedContent
 
 from karptui.model import build_snapshot
@@ -455,3 +456,28 @@ async def test_at_80_columns_pending_pods_keep_the_end_of_their_names():
         assert len(names) == 6 and width < max(map(len, names))  # cut, and still told apart
         assert len(set(shown)) == len(names), shown
         assert all(s.endswith(n[-5:]) for s, n in zip(shown, names))
+
+
+@pytest.mark.parametrize("key", ["enter", "y"])
+async def test_an_activity_row_opens_the_whole_line_and_what_was_read_from_it(key):
+    """Issue 29: Activity lines were cut at the screen's width and enter and y did nothing."""
+    from karptui.tui.screens.detail import DetailScreen
+
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("3")
+        await pilot.pause()
+        table = app.screen.query_one("#activity-table", VirtualTable)
+        row = table.keys.index("line:4")    # "launching node with 6 pods ... and 38 other(s)"
+        table.move_cursor(row)
+        await pilot.press(key)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DetailScreen) and screen.heading == "Karpenter log line 4"
+        (line,) = screen.sections["log line 4"]
+        assert line.startswith("2023-05-20T11:02:11.393Z\tINFO\tcontroller.provisioner\tlaunching node with 6 pods")
+        assert line.endswith('{"commit": "d7e22b1-dirty", "provisioner": "default"}')   # past 80 columns
+        assert "kind: nodeclaim_created" in screen.sections["read as"]
+        assert "more: 38" in screen.sections["read as"]
+        await pilot.press("escape")
+        assert app.screen.query_one(TabbedContent).active == "activity"

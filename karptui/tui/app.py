@@ -360,6 +360,24 @@ class KarptuiApp(App):
         elif message.what == "help":
             self.action_help()
 
+    def log_line(self, number: int) -> str | None:
+        """Line ``number`` of the Karpenter log as written: the snapshot's own, else (a line the
+        tail read later) the followed file's; None when neither has it."""
+        text = self.snapshot.meta.logs_text
+        if text:
+            lines = text.splitlines()
+            if 0 < number <= len(lines):
+                return lines[number - 1]
+        if self.follow_logs:
+            try:
+                with open(self.follow_logs, encoding="utf-8", errors="replace") as handle:
+                    for at, line in enumerate(handle, 1):
+                        if at == number:
+                            return line.rstrip("\n")
+            except OSError:
+                return None
+        return None
+
     def show_yaml(self, kind: str, name: str) -> bool:
         """``y`` on a node or pod (in a pane or its drill-in): its manifest. Pods' manifests are
         not kept in the model (memory at 50,000 pods), so a worker reads that one again from the

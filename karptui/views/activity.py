@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..logs.timeline import merged
 
@@ -24,6 +24,7 @@ class ActivityRow:
     level: str
     kind: str
     summary: str
+    event: dict = field(default_factory=dict, compare=False, repr=False)   # what the row was read from
 
     def matches(self, text: str) -> bool:
         lowered = text.strip().lower()
@@ -75,5 +76,15 @@ def activity_rows(events: list[dict], include_other: bool = False,
     """
     timeline = merged(events, snapshot_events) if snapshot_events else events
     return [ActivityRow(e["line"], e.get("time", ""), e.get("level", ""), KIND_LABELS.get(e["kind"], e["kind"]),
-                        summary(e))
+                        summary(e), e)
             for e in timeline if include_other or e["kind"] != "other"]
+
+
+def activity_detail(row: ActivityRow, raw: str | None) -> dict[str, list[str]]:
+    """``enter`` on an Activity row: the whole line as Karpenter wrote it (the table cuts it at the
+    screen's width), and every field karptui read from it -- the same fields `logs parse` prints."""
+    where = f"log line {row.line}" if row.line else "Kubernetes event"
+    read = [f"{key}: {', '.join(map(str, value)) if isinstance(value, list) else value}"
+            for key, value in row.event.items() if key not in ("line",)]
+    said = [raw] if raw else ["(the line itself is not at hand: only what was read from it)"]
+    return {where: said, "read as": read or [f"{row.kind}: {row.summary}"]}

@@ -20,7 +20,7 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from ...model.quantity import human_bytes
 from ...text import visible
-from ...views.activity import activity_rows
+from ...views.activity import activity_detail, activity_rows
 from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
 from ...views.format import age, cpu
@@ -113,6 +113,7 @@ class MainScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.folded: set[str] = set()
+        self._activity: dict[str, object] = {}   # Activity row key -> its ActivityRow (enter, y)
         self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
         self._strips: dict[str | None, tuple] = {}  # strip id -> what it shows
         self._launchable: tuple | None = None  # (launch_key, zone -> NodePools that may launch there)
@@ -292,6 +293,7 @@ class MainScreen(Screen):
 
             order = sorted(range(len(rows)), key=key, reverse=reverse)
             rows, keys = [rows[i] for i in order], [keys[i] for i in order]
+        self._activity = dict(zip(_activity_cells(shown)[1], shown))   # key -> its row, for enter and y
         if not shown:
             rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
         table = self.query_one("#activity-table", VirtualTable)
@@ -333,7 +335,9 @@ class MainScreen(Screen):
             return
         table.remove_key("empty")
         following = table.row_count == 0 or table.cursor_row >= table.row_count - 1
-        table.append_rows(*_activity_cells(shown))
+        rows, keys = _activity_cells(shown)
+        self._activity.update(zip(keys, shown))
+        table.append_rows(rows, keys)
         if following:
             table.move_cursor(table.row_count - 1)
 
@@ -554,10 +558,23 @@ class MainScreen(Screen):
             self.post_message(self.Open(kind, name))
         elif kind == "owner" and self._pending_pod(key):
             self.post_message(self.Open("pod", self._pending_pod(key)))
+        elif kind in ("line", "event") and key in self._activity:
+            self._show_activity(self._activity[key])
+
+    def _show_activity(self, row) -> None:
+        """An Activity row in full: the line as written and what karptui read from it."""
+        raw = self.app.log_line(row.line) if row.line else None
+        title = f"Karpenter log line {row.line}" if row.line else f"Kubernetes event {row.time}"
+        self.app.push_screen(DetailScreen(title, activity_detail(row, raw)))
 
     def action_yaml(self) -> None:
-        """``y``: the selected node's or pod's manifest as the snapshot holds it."""
-        kind, _, name = (self.table().cursor_key or "").partition(":")
+        """``y``: the selected node's or pod's manifest as the snapshot holds it (on an Activity
+        row: the line in full, as enter shows it)."""
+        key = self.table().cursor_key or ""
+        kind, _, name = key.partition(":")
+        if kind in ("line", "event") and key in self._activity:
+            self._show_activity(self._activity[key])
+            return
         if not self.app.show_yaml(kind, name):
             notify_plain(self, "y shows a node's or a pod's YAML: select one first", severity="warning")
 
