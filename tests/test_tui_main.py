@@ -481,3 +481,12 @@ async def test_an_activity_row_opens_the_whole_line_and_what_was_read_from_it(ke
         assert "more: 38" in screen.sections["read as"]
         await pilot.press("escape")
         assert app.screen.query_one(TabbedContent).active == "activity"
+
+
+def test_cpu_reads_in_cores_once_it_is_a_zones_sum():
+    """Issue 29: `6180500m/9882250m` in zone rows; a node's own amounts stay in millicores, as k9s has them."""
+    from karptui.views.format import cpu
+    from karptui.views.nodes import usage
+
+    assert [cpu(m) for m in (0, 7465, 99_999, 100_000, 6_180_500)] == ["0m", "7465m", "99999m", "100c", "6,181c"]
+    assert usage(6_180_500, 9_882_250, cpu) == " 63% █████░░░ 6,181c/9,882c"

@@ -22,8 +22,14 @@ def percent(part: int, whole: int) -> int:
     return round(100 * part / whole) if whole else 0
 
 
+CORES_FROM = 100_000   # millicores from which CPU reads in cores: a zone's 6180500m read as noise
+
+
 def cpu(millis: int) -> str:
-    """CPU always in millicores, as k9s shows it, so columns compare at a glance."""
+    """CPU in millicores as k9s shows it (``7465m``), so node columns compare at a glance; from
+    100 cores (a zone's or a big node group's sum) in cores, ``6,181c``, which a column can hold."""
+    if abs(millis) >= CORES_FROM:
+        return f"{millis / 1000:,.0f}c"
     return f"{millis}m"
 
 
