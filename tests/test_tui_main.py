@@ -488,5 +488,5 @@ def test_cpu_reads_in_cores_once_it_is_a_zones_sum():
     from karptui.views.format import cpu
     from karptui.views.nodes import usage
 
-    assert [cpu(m) for m in (0, 7465, 99_999, 100_000, 6_180_500)] == ["0m", "7465m", "99999m", "100c", "6,181c"]
-    assert usage(6_180_500, 9_882_250, cpu) == " 63% █████░░░ 6,181c/9,882c"
+    assert [cpu(m) for m in (0, 7465, 99_999, 100_000, 6_180_500)] == ["0m", "7465m", "99999m", "100c", "6,180c"]
+    assert usage(6_180_500, 9_882_250, cpu) == " 63% █████░░░ 6,180c/9,882c"
