@@ -618,6 +618,15 @@ class FakeAPI:
                 raise TimeoutError(f"only {self.open_streams} of {count} streams opened")
             time.sleep(0.01)
 
+    def wait_for_no_streams(self, timeout: float = 60.0) -> None:
+        """Block until every stream has closed: a stream cut a moment ago is still listed until its
+        handler thread ends, and on a busy machine a test's next wait_for_streams would count it."""
+        deadline = time.monotonic() + timeout
+        while self.open_streams:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.open_streams} stream(s) still open")
+            time.sleep(0.01)
+
     def _queue_bookmark(self, sub: _Sub) -> None:
         # Queued under the lock, so the bookmark's version never overtakes an event still queued.
         res = self._resource_by_path(sub.key)
