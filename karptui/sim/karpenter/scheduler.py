@@ -42,6 +42,7 @@ from .preferences import PodData, relax
 from .requirements import Reqs
 from .topology import Topology, domain_groups
 from .validation import pod_error
+from .settings import karpenter_settings
 from .versions import V1_15, karpenter_version
 from .volumes import volume_error, volume_requirements
 from .volumeusage import NONE, Volumes, pod_volumes
@@ -83,11 +84,12 @@ class Prepared:
 
     def __init__(self, snapshot: Snapshot, catalog: Catalog) -> None:
         self.catalog = catalog
+        self.settings = settings = karpenter_settings(snapshot)
         self.types = type_set(catalog)
         self.pools = eligible_pools(snapshot)
         self.daemons = daemon_pods(snapshot)
         self.daemon_checks = [Daemon.of(p) for p in self.daemons]
-        built = [(p, build_template(p, self.types, self.daemons)) for p in self.pools]
+        built = [(p, build_template(p, self.types, self.daemons, settings.relax_min_values)) for p in self.pools]
         self.templates: list[Template] = [t for _, t in built if isinstance(t, Template)]
         # NodePools whose requirements leave no instance type, and why (Karpenter logs it per pool)
         self.skipped = {p.name: t for p, t in built if isinstance(t, str)}
@@ -100,7 +102,7 @@ class Prepared:
         simulation after simulation; a relaxed copy is worked out by its run alone)."""
         found = self._pod_data.get(id(pod))
         if found is None or found[0] is not pod:
-            found = self._pod_data[id(pod)] = (pod, PodData.of(pod))
+            found = self._pod_data[id(pod)] = (pod, PodData.of(pod, self.settings.respect_preferences))
         return found[1]
 
     def domain_groups(self, keys: frozenset[str]) -> dict:
@@ -138,7 +140,6 @@ DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are n
 
 class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
-                 respect_preferences: bool = True, min_values_best_effort: bool = False,
                  deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
                  settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None,
                  decide: bool = False) -> None:
@@ -148,8 +149,9 @@ class Scheduler:
         self.snapshot, self.state = snapshot, state
         self.prepared = prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
         self.types = prepared.types
-        self.respect = respect_preferences
-        self.relax_min_values = min_values_best_effort
+        # PREFERENCE_POLICY and MIN_VALUES_POLICY, as the controller runs (.settings)
+        self.respect = respect_preferences = prepared.settings.respect_preferences
+        self.relax_min_values = prepared.settings.relax_min_values
         self.pools = pools = prepared.pools
         self.templates = prepared.templates
         self.tolerate_prefer_no_schedule = prepared.tolerate_prefer_no_schedule
@@ -240,7 +242,7 @@ class Scheduler:
                 return error
             current = relaxed
             self.topology.update(current)
-            self._data[current.key] = PodData.of(current)
+            self._data[current.key] = PodData.of(current, self.respect)
 
     def data(self, pod: Pod) -> PodData:
         found = self._data.get(pod.key)
