@@ -27,6 +27,7 @@ from .nodeclass import NodeClass
 from .nodeoverlay import NodeOverlay
 from .nodepool import NodePool
 from .pod import Pod
+from .service import Service
 from .volumes import PersistentVolume, PersistentVolumeClaim
 from .workloads import Workload
 
@@ -81,6 +82,7 @@ class Snapshot:
     pvcs: tuple[PersistentVolumeClaim, ...] = ()
     events: tuple[Event, ...] = ()
     namespaces: tuple[Namespace, ...] = ()
+    services: tuple[Service, ...] = ()
     priority_classes: tuple[PriorityClass, ...] = ()
     storage_classes: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()

@@ -42,6 +42,7 @@ from .preferences import PodData, relax
 from .requirements import Reqs
 from .topology import Topology, domain_groups
 from .validation import pod_error
+from .defaultconstraints import with_default_constraints
 from .settings import karpenter_settings
 from .versions import V1_15, karpenter_version
 from .volumes import volume_error, volume_requirements
@@ -96,6 +97,22 @@ class Prepared:
         self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         self._groups: dict[frozenset, dict] = {}
         self._pod_data: dict[int, tuple[Pod, PodData]] = {}
+        self.snapshot = snapshot
+        self._defaulted: dict[int, tuple[Pod, Pod]] = {}
+
+    def scheduled_as(self, pods: Sequence[Pod]) -> Sequence[Pod]:
+        """The pods as Karpenter schedules them: v1.15's default spread constraints given to those
+        with none (.defaultconstraints), the same copy each time a pod is asked for."""
+        defaults = self.settings.default_constraints
+        if not defaults:
+            return pods
+        out = []
+        for pod in pods:
+            found = self._defaulted.get(id(pod))
+            if found is None or found[0] is not pod:
+                found = self._defaulted[id(pod)] = (pod, with_default_constraints(self.snapshot, pod, defaults))
+            out.append(found[1])
+        return out
 
     def pod_data(self, pod: Pod) -> PodData:
         """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
@@ -156,6 +173,7 @@ class Scheduler:
         self.templates = prepared.templates
         self.tolerate_prefer_no_schedule = prepared.tolerate_prefer_no_schedule
         self.skipped = prepared.skipped
+        pods = prepared.scheduled_as(pods)
         groups = prepared.domain_groups(_topology_keys(pods, state))
         self.topology = Topology(state, groups, pods, respect_preferences)
         if existing is None:
@@ -195,7 +213,7 @@ class Scheduler:
         after each try, settled being the pods no longer waiting for another (see :func:`karptui.sim.simulate`)."""
         results = self.results
         queue: deque[Pod] = deque()
-        for pod in queue_order(pods):
+        for pod in queue_order(self.prepared.scheduled_as(pods)):
             error = pod_error(pod) or volume_error(pod, self.snapshot)
             if error is not None:
                 results.errors[pod.key] = f"ignoring pod, {error}"
