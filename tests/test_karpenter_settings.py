@@ -184,3 +184,54 @@ def test_saving_a_snapshot_keeps_karpenters_settings_and_redacts_other_env():
     env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
     assert env == [{"name": "PREFERENCE_POLICY", "value": "Ignore"}, {"name": "DB_PASSWORD", "value": REDACTED}]
     assert set(KEPT_ENV) == set(SETTINGS)   # what is kept is exactly what the simulator reads
+
+
+def _service(name: str, selector, namespace="default") -> dict:
+    spec = {} if selector is None else {"selector": selector}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def _selector(write, items, pod_name="web-0"):
+    """The selector kube-scheduler (and Karpenter v1.15) work out for the pod, as matchLabels and
+    matchExpressions dicts; None when the pod gets no default spread."""
+    from karptui.sim.default_selector import default_selector
+    from karptui.sources import load_snapshot
+
+    snapshot = load_snapshot(write("dump.json", {"apiVersion": "v1", "kind": "List", "items": items}))
+    pod = next(p for p in snapshot.pods if p.name == pod_name)
+    found = default_selector(snapshot, pod)
+    return None if found is None else found.to_dict()
+
+
+# After kubernetes-sigs/karpenter#3205's defaultconstraints_test.go (main): what each source adds.
+def test_a_replicasets_selector_not_the_pods_labels(write):
+    found = _selector(write, [_replicaset("web-rs", {"app": "web"}),
+                              _pending("web-0", labels={"app": "web", "pod-template-hash": "abc"}, owner="web-rs")])
+    assert found == {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}
+
+
+def test_every_matching_service_merges_and_others_add_nothing(write):
+    found = _selector(write, [
+        _service("web", {"app": "web"}), _service("front", {"tier": "frontend"}),
+        _service("other", {"app": "other"}), _service("headless", None), _service("everything", {}),
+        _service("elsewhere", {"app": "web", "zone": "x"}, namespace="other"),
+        _pending("web-0", labels={"app": "web", "tier": "frontend"})])
+    assert found == {"matchLabels": {"app": "web", "tier": "frontend"}}
+
+
+def test_a_service_and_the_owner_combine(write):
+    found = _selector(write, [_service("front", {"tier": "frontend"}), _replicaset("web-rs", {"app": "web"}),
+                              _pending("web-0", labels={"app": "web", "tier": "frontend"}, owner="web-rs")])
+    assert found == {"matchLabels": {"tier": "frontend"},
+                     "matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}
+
+
+def test_no_selector_without_a_supported_controller_or_a_matching_service(write):
+    job_pod = _pending("web-0", owner="batch")
+    job_pod["metadata"]["ownerReferences"][0]["kind"] = "Job"
+    assert _selector(write, [job_pod]) is None
+    missing_owner = _pending("web-0", owner="gone-rs")
+    assert _selector(write, [missing_owner]) is None
+    not_controller = _pending("web-0", owner="web-rs")
+    not_controller["metadata"]["ownerReferences"][0]["controller"] = False
+    assert _selector(write, [_replicaset("web-rs", {"app": "web"}), not_controller]) is None
