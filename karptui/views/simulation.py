@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..sim import Attempt, SimResult
-from ..sim.karpenter.versions import version_found
 from ..sim.karpenter.settings import karpenter_settings
+from ..sim.karpenter.versions import version_found
 from ..sim.result import NodeClaimPlan
 from ..logs.timeline import snapshot_events
 from .cost import CostPath, disruption_savings, launch_cost

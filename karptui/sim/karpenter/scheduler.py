@@ -34,16 +34,16 @@ from ..plugins.inter_pod_affinity import term_index
 from ..signature import signature
 from ..state import ClusterState
 from .daemons import daemon_pods
+from .defaultconstraints import with_default_constraints
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .instancetypes import TypeSet, type_set
 from .nodeclaim import LIMITS, NodeClaim, SchedulingError, Template, build_template
 from .nodepool_verdicts import pool_verdicts
 from .preferences import PodData, relax
 from .requirements import Reqs
+from .settings import karpenter_settings
 from .topology import Topology, domain_groups
 from .validation import pod_error
-from .defaultconstraints import with_default_constraints
-from .settings import karpenter_settings
 from .versions import V1_15, karpenter_version
 from .volumes import volume_error, volume_requirements
 from .volumeusage import NONE, Volumes, pod_volumes
