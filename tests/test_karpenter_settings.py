@@ -235,3 +235,25 @@ def test_no_selector_without_a_supported_controller_or_a_matching_service(write)
     not_controller = _pending("web-0", owner="web-rs")
     not_controller["metadata"]["ownerReferences"][0]["controller"] = False
     assert _selector(write, [_replicaset("web-rs", {"app": "web"}), not_controller]) is None
+
+
+def test_the_live_cluster_carries_the_settings_given_on_the_command_line(tmp_path):
+    from karptui.cli.karpenter_settings import set_by
+    from karptui.cluster.connect import connect
+    from karptui.cluster.live import LiveCluster
+    from karptui.sim.karpenter.settings import karpenter_settings
+    from tests.fakeapi import FakeAPI
+
+    given = {"PREFERENCE_POLICY": "Ignore"}
+    with FakeAPI(bookmark_interval=0.2) as api:
+        api.add(_controller(env=[("MIN_VALUES_POLICY", "BestEffort")]))
+        live = LiveCluster(connect(api.kubeconfig(tmp_path / "kubeconfig")), read_timeout=5,
+                           karpenter_settings=(given, set_by(given))).start()
+        try:
+            assert live.wait_synced(10)
+            settings = karpenter_settings(live.snapshot())
+        finally:
+            live.stop()
+    assert (settings.preference_policy, settings.min_values_policy) == ("Ignore", "BestEffort")
+    assert dict(settings.sources)["PREFERENCE_POLICY"] == "set by --preference-policy"
+    assert dict(settings.sources)["MIN_VALUES_POLICY"] == "Deployment kube-system/karpenter"

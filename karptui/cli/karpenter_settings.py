@@ -49,10 +49,14 @@ def flags_given(args: argparse.Namespace) -> dict[str, str]:
     return given
 
 
+def set_by(given: dict[str, str]) -> dict[str, str]:
+    """Setting -> the words saying which flag set it (``set by --preference-policy``)."""
+    return {name: f"set by {SETTINGS[name][0]}" for name in given}
+
+
 def with_flags(snapshot: Snapshot, given: dict[str, str]) -> Snapshot:
     """``snapshot`` simulated with these settings (from :func:`flags_given`); unchanged for none."""
     if not given:
         return snapshot
     return replace(snapshot, karpenter_settings={**snapshot.karpenter_settings, **given},
-                   karpenter_settings_set_by={**snapshot.karpenter_settings_set_by,
-                                              **{name: f"set by {SETTINGS[name][0]}" for name in given}})
+                   karpenter_settings_set_by={**snapshot.karpenter_settings_set_by, **set_by(given)})
