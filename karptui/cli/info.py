@@ -44,7 +44,9 @@ def _summary_rows(info: dict) -> list[tuple[str, object]]:
     for key in ("captured_at", "context", "cluster", "kubernetes_version"):
         if info[key]:
             rows.append((key.replace("_", " "), info[key]))
-    rows.append(("karpenter", karpenter_words(info["karpenter_version"])))
+    rows.append(("karpenter", karpenter_words(info["karpenter_version"], info["karpenter_settings"])))
+    for note in info["karpenter_settings"]["notes"]:
+        rows.append(("", note))
     if info["karpenter_version"]["detail"]:
         rows.append(("", info["karpenter_version"]["detail"]))
     rows += [

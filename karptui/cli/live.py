@@ -81,12 +81,14 @@ def run_live(args: argparse.Namespace) -> int:
     from ..catalog.discounts import find_discounts
 
     discounts = find_discounts(getattr(args, "discounts", None))  # a bad file: one line before connecting
+    from .karpenter_settings import flags_given, set_by
     from .karpenter_version import flag_text
 
     version = flag_text(args)  # a bad one: one line before connecting
+    settings = flags_given(args)
     connection = _connect(args, args.namespace)
     with _slow_reads():  # API discovery
-        live = LiveCluster(connection, karpenter_version=version).start()
+        live = LiveCluster(connection, karpenter_version=version, karpenter_settings=(settings, set_by(settings))).start()
     if not _wait_with_progress(live, connection.context):
         say(f"karptui: {_not_listed(live)}")
     from ..tui.app import KarptuiApp

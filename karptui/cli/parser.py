@@ -8,6 +8,7 @@ from typing import NoReturn
 
 from .. import __version__
 from ..text import visible
+from .karpenter_settings import add_flags as _karpenter_settings
 from .karpenter_version import add_flag as _karpenter_version
 
 
@@ -64,6 +65,7 @@ def build_parser() -> OneLineParser:
                         help="live: how far back to start the Karpenter log (default 10m; 0: no logs)")
     parser.add_argument("--discounts", metavar="FILE", help=DISCOUNTS_HELP)
     _karpenter_version(parser)
+    _karpenter_settings(parser)
     parser.set_defaults(run=_lazy(".live", "run_live"))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
 
@@ -73,12 +75,14 @@ def build_parser() -> OneLineParser:
     _namespace(open_cmd)
     _discounts(open_cmd)
     _karpenter_version(open_cmd, suppress=True)
+    _karpenter_settings(open_cmd, suppress=True)
     open_cmd.set_defaults(run=_lazy(".tui", "run_open"))
 
     demo = commands.add_parser("demo", help="explore the bundled example snapshot")
     _namespace(demo)
     _discounts(demo)
     _karpenter_version(demo, suppress=True)
+    _karpenter_settings(demo, suppress=True)
     demo.set_defaults(run=_lazy(".tui", "run_demo"))
 
     snapshot = commands.add_parser("snapshot", help="inspect snapshot files")
@@ -109,6 +113,7 @@ def build_parser() -> OneLineParser:
     _namespace(sim)
     _discounts(sim)
     _karpenter_version(sim, suppress=True)
+    _karpenter_settings(sim, suppress=True)
     sim.set_defaults(run=_lazy(".simulate", "run_simulate"))
     budgets = commands.add_parser("budgets", help="disruption budgets per NodePool and reason, now and hour by hour")
     budgets.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")

@@ -24,6 +24,7 @@ from ..views.format import counted
 from ..views.disruption import verdict_lines
 from ..views.nodepool_table import nodepool_lines
 from ..views.simulation import only_namespace, simulation_json
+from .karpenter_settings import flags_given, with_flags
 from .karpenter_version import flag_text, with_flag
 from .output import emit, say
 from .progress import StderrProgress
@@ -38,8 +39,9 @@ def feature_gates(text: str | None) -> FeatureGates:
 
 def run_simulate(args: argparse.Namespace) -> int:
     version = flag_text(args)
+    settings = flags_given(args)
     gates = feature_gates(args.feature_gates)
-    snapshot = with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version)
+    snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
     settle_for_simulation()  # the snapshot stays to the end of this command
     options = {"catalog": None, "consolidate": args.consolidate, "gates": gates}
     catalog = snapshot_catalog(snapshot, args.instance_types)

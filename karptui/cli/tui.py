@@ -9,6 +9,7 @@ from ..model import Snapshot
 from ..sources import bundled_snapshot, load_snapshot, resolve_snapshot_path
 from ..sources.collector import settle_for_simulation
 from ..sources.logs import attach_logs
+from .karpenter_settings import flags_given, with_flags
 from .karpenter_version import flag_text, with_flag
 
 
@@ -54,8 +55,8 @@ def leave_at_once(code: int) -> None:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    version = flag_text(args)
-    snapshot = with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version)
+    version, settings = flag_text(args), flags_given(args)
+    snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
     follow, offset = None, None
     if args.logs:
         snapshot = attach_logs(snapshot, args.logs)
@@ -68,6 +69,6 @@ def run_open(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    version = flag_text(args)
-    return _run(with_flag(load_snapshot(bundled_snapshot()), version), args.theme, namespace=getattr(args, "namespace", None),
+    version, settings = flag_text(args), flags_given(args)
+    return _run(with_flags(with_flag(load_snapshot(bundled_snapshot()), version), settings), args.theme, namespace=getattr(args, "namespace", None),
                 discounts=getattr(args, "discounts", None))

@@ -22,10 +22,15 @@ from .resources import BUILTIN, Resource, discover
 
 class LiveCluster:
     def __init__(self, connection: Connection, resources: list[Resource] | None = None,
-                 karpenter_version: str | None = None, **informer_options) -> None:
-        """``karpenter_version``: ``--karpenter-version``, set on every snapshot (checked already)."""
+                 karpenter_version: str | None = None,
+                 karpenter_settings: tuple[dict[str, str], dict[str, str]] | None = None,
+                 **informer_options) -> None:
+        """``karpenter_version``: ``--karpenter-version``, set on every snapshot (checked already);
+        ``karpenter_settings``: Karpenter's settings given as flags (``--preference-policy`` ...:
+        setting -> value, and setting -> which flag set it; checked already), likewise."""
         self.connection = connection
         self.karpenter_version = karpenter_version
+        self.karpenter_settings = karpenter_settings or ({}, {})
         self.notes: list[str] = []
         if resources is None:
             karpenter, self.notes = discover(connection.api)
@@ -111,4 +116,7 @@ class LiveCluster:
         if self.karpenter_version:
             snapshot = replace(snapshot, karpenter_version=self.karpenter_version,
                                karpenter_version_set_by="--karpenter-version")
+        if self.karpenter_settings[0]:
+            snapshot = replace(snapshot, karpenter_settings=dict(self.karpenter_settings[0]),
+                               karpenter_settings_set_by=dict(self.karpenter_settings[1]))
         return snapshot

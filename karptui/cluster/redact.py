@@ -24,12 +24,17 @@ Everything else is kept as the API server returned it, other annotations and
 labels included: the panes and the simulator need labels, taints, resources,
 affinities, volumes and status, and annotations such as Karpenter's own.
 ``valueFrom``/``envFrom`` references are kept: they name a Secret, they do not
-hold it.
+hold it. So are the values of the environment variables in :data:`KEPT_ENV`:
+Karpenter's controller settings that change where pods go, which the simulator
+reads from the controller's Deployment (they hold no secret; flags given to the
+controller in ``args`` are redacted with the rest and read as unknown).
 """
 
 from __future__ import annotations
 
 REDACTED = "<redacted by karptui>"
+#: Karpenter's scheduling settings (karptui.sim.karpenter.settings.SETTINGS): kept, not redacted.
+KEPT_ENV = ("PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG")
 
 #: Annotations that hold a full copy of the object as some tool last applied it.
 SPEC_COPIES = (
@@ -74,7 +79,7 @@ def _redact_pod_spec(spec: dict) -> None:
     for field in CONTAINER_LISTS:
         for container in _dicts(spec.get(field)):
             for env in _dicts(container.get("env")):
-                if "value" in env:
+                if "value" in env and env.get("name") not in KEPT_ENV:
                     env["value"] = REDACTED
             _redact_command(container, "command")
             _redact_command(container, "args")

@@ -27,6 +27,7 @@ from .nodepool import build_nodepool
 from .pod import build_pod
 from .quantity import MAX_AMOUNT
 from .resources import Resources, format_quantity
+from .service import build_service
 from .snapshot import Snapshot, SnapshotMeta
 from .volumes import build_pv, build_pvc
 from .workloads import build_workload
@@ -52,6 +53,7 @@ KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
     ("", "Event"): ("events", _plain(build_event)),
     ("events.k8s.io", "Event"): ("events", _plain(build_event)),
     ("", "Namespace"): ("namespaces", _plain(build_namespace)),
+    ("", "Service"): ("services", _plain(build_service)),
     ("", "PersistentVolume"): ("pvs", _plain(build_pv)),
     ("", "PersistentVolumeClaim"): ("pvcs", _plain(build_pvc)),
     ("policy", "PodDisruptionBudget"): ("pdbs", _plain(build_pdb)),

@@ -20,6 +20,8 @@ NODE_REGISTERED = "karpenter.sh/registered"
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 DO_NOT_EVICT = "karpenter.sh/do-not-evict"
 DO_NOT_CONSOLIDATE = "karpenter.sh/do-not-consolidate"
+# annotation on a NodeClaim Karpenter launched: "true" when MIN_VALUES_POLICY=BestEffort lowered a minValues
+NODECLAIM_MIN_VALUES_RELAXED = "karpenter.sh/nodeclaim-min-values-relaxed"
 INSTANCE_CATEGORY = "karpenter.k8s.aws/instance-category"
 INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
 

@@ -27,6 +27,7 @@ from .nodeclass import NodeClass
 from .nodeoverlay import NodeOverlay
 from .nodepool import NodePool
 from .pod import Pod
+from .service import Service
 from .volumes import PersistentVolume, PersistentVolumeClaim
 from .workloads import Workload
 
@@ -81,6 +82,7 @@ class Snapshot:
     pvcs: tuple[PersistentVolumeClaim, ...] = ()
     events: tuple[Event, ...] = ()
     namespaces: tuple[Namespace, ...] = ()
+    services: tuple[Service, ...] = ()
     priority_classes: tuple[PriorityClass, ...] = ()
     storage_classes: tuple[StorageClass, ...] = ()
     csinodes: tuple[CSINode, ...] = ()
@@ -99,6 +101,11 @@ class Snapshot:
     karpenter_version: str = ""
     # who set it: "--karpenter-version", "what-if <name>" (karptui.sim.karpenter.versions says it so)
     karpenter_version_set_by: str = ""
+    # Karpenter controller settings the user set (``--preference-policy`` ...), by Karpenter's variable
+    # name, and which flag set each; they override the controller's Deployment
+    # (karptui.sim.karpenter.settings)
+    karpenter_settings: Mapping[str, str] = field(default_factory=dict)
+    karpenter_settings_set_by: Mapping[str, str] = field(default_factory=dict)
     meta: SnapshotMeta = field(default_factory=SnapshotMeta)
     warnings: tuple[str, ...] = ()
     ignored: Mapping[str, int] = field(default_factory=dict)

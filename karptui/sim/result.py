@@ -48,6 +48,8 @@ class NodeClaimPlan:
     launch: Mapping | None
     pods: tuple[str, ...]
     labels: Mapping[str, str] = field(default_factory=dict)   # what Karpenter writes on it (claimlabels)
+    min_values: Mapping[str, int] = field(default_factory=dict)   # requirement key -> its minValues
+    annotations: Mapping[str, str] = field(default_factory=dict)  # what Karpenter writes on it
 
 
 class Placements(Mapping[str, str]):

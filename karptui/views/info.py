@@ -7,6 +7,7 @@ from collections import Counter
 from ..catalog.catalog import zone_warnings
 from ..model import Snapshot
 from ..model.resources import CPU, MEMORY
+from ..sim.karpenter.settings import karpenter_settings
 from ..sim.karpenter.versions import VersionFound, version_found
 
 
@@ -48,6 +49,7 @@ def snapshot_info(snapshot: Snapshot) -> dict:
         "cluster": meta.cluster,
         "kubernetes_version": meta.kubernetes_version or _kubelet_version(snapshot),
         "karpenter_version": version_found(snapshot).to_dict(),
+        "karpenter_settings": karpenter_settings(snapshot).to_dict(),
         "nodeclaims": len(snapshot.nodeclaims),
         "nodeclasses": len(snapshot.nodeclasses),
         "nodeoverlays": len(snapshot.nodeoverlays),
@@ -63,13 +65,30 @@ def snapshot_info(snapshot: Snapshot) -> dict:
     }
 
 
-def karpenter_words(found: VersionFound | dict) -> str:
+def karpenter_words(found: VersionFound | dict, settings: dict | None = None) -> str:
     """``Karpenter v1.14.3 (controller image)``, ``... (set by --karpenter-version)``, ``Karpenter v1.0.1
-    (controller image; simulated by v1.9's rules)``: the header's and ``snapshot info``'s words."""
+    (controller image; simulated by v1.9's rules)``: the header's and ``snapshot info``'s words. The
+    controller settings that are not Karpenter's defaults follow (``PREFERENCE_POLICY=Ignore``,
+    ``default spread: zone``): they change the answers as much as the version does."""
     if isinstance(found, VersionFound):
         found = found.to_dict()
     older = "; simulated by v1.9's rules" if found["older_than_modelled"] else ""
-    return f"Karpenter {found['version']} ({found['source']}{older})"
+    return f"Karpenter {found['version']} ({found['source']}{older}){settings_words(settings)}"
+
+
+def settings_words(settings: dict | None) -> str:
+    """`` PREFERENCE_POLICY=Ignore, default spread: zone, hostname``; "" with Karpenter's defaults."""
+    if not settings:
+        return ""
+    words = []
+    if settings["preference_policy"] != "Respect":
+        words.append(f"PREFERENCE_POLICY={settings['preference_policy']}")
+    if settings["min_values_policy"] != "Strict":
+        words.append(f"MIN_VALUES_POLICY={settings['min_values_policy']}")
+    if settings["default_constraints"]:
+        keys = dict.fromkeys(c["topologyKey"].rpartition("/")[2] for c in settings["default_constraints"])
+        words.append(f"default spread: {', '.join(keys)}")
+    return f" {', '.join(words)}" if words else ""
 
 
 def _kubelet_version(snapshot: Snapshot) -> str:

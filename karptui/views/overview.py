@@ -95,7 +95,7 @@ def header_totals(snapshot: Snapshot, now: datetime, live: bool = False, time_no
     elif time_note:
         when = f" · {time_note} ({now:%Y-%m-%d %H:%M %Z})"
     shown = f" · pods of namespace {namespace} (simulated: whole cluster)" if namespace and not live else ""
-    return (f"{where}{when} · {karpenter_words(info['karpenter_version'])} · {counted(info['nodes'], 'node')} · "
+    return (f"{where}{when} · {karpenter_words(info['karpenter_version'], info['karpenter_settings'])} · {counted(info['nodes'], 'node')} · "
             f"{counted(info['pods'], 'pod')} · {info['pending']:,} pending · "
             f"{counted(info['nodepools'], 'nodepool')}{shown}")
 

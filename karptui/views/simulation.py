@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..sim import Attempt, SimResult
+from ..sim.karpenter.settings import karpenter_settings
 from ..sim.karpenter.versions import version_found
 from ..sim.result import NodeClaimPlan
 from ..logs.timeline import snapshot_events
@@ -49,10 +50,13 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
     doc: dict = {"pods": [attempt_json(a, explain, claims, has_nodepools, catalog) for a in result.attempts]}
     # which Karpenter the run followed and where that came from (docs/simulate-json.md)
     doc["karpenter_version"] = version_found(result.snapshot).to_dict()
+    # the controller settings that change scheduling answers, and where each came from
+    doc["karpenter_settings"] = karpenter_settings(result.snapshot).to_dict()
     if result.snapshot.nodepools:
         doc["nodeclaims"] = [
             {"name": c.name, "nodepool": c.nodepool, "requirements": {k: list(v) for k, v in c.requirements.items()},
-             "labels": dict(c.labels), "instance_types": list(c.instance_types), "launch": _launch(c.launch, catalog),
+             "labels": dict(c.labels), "min_values": dict(c.min_values), "annotations": dict(c.annotations),
+             "instance_types": list(c.instance_types), "launch": _launch(c.launch, catalog),
              "pods": list(c.pods)}
             for c in result.nodeclaims
         ]

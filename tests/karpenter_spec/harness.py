@@ -34,8 +34,11 @@ ZONE, CAPACITY_TYPE, INSTANCE_TYPE = "topology.kubernetes.io/zone", "karpenter.s
 HOSTNAME, NODEPOOL = "kubernetes.io/hostname", "karpenter.sh/nodepool"
 GiB = 2**30
 
-TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "karpenterVersion",
+TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "karpenterVersion", "settings",
             "nodePools", "nodes", "pods", "objects", "rounds"}
+# ``settings:`` keys (test.OptionsFields' names) -> the karptui flag that sets Karpenter's option
+SETTING_FLAGS = {"preferencePolicy": "--preference-policy", "minValuesPolicy": "--min-values-policy",
+                 "schedulerConfig": "--scheduler-config"}
 # the release the corpus was ported from: a scenario runs as that Karpenter (``karpenterVersion:`` for others)
 UPSTREAM_VERSION = "v1.14.0"
 ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
@@ -505,6 +508,10 @@ class Scenario:
             if gates:
                 args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())]
             args += ["--karpenter-version", self.karpenter_version]
+            for key, value in (self.data.get("settings") or {}).items():  # Karpenter's options, as its flags
+                if key not in SETTING_FLAGS:
+                    raise ScenarioError(f"settings: unknown {key!r} (known: {', '.join(SETTING_FLAGS)})")
+                args += [SETTING_FLAGS[key], value if isinstance(value, str) else json.dumps(value)]
             code, out, err = run_cli(*args)
             if code != 0:
                 return problems + [f"round {number}: karptui simulate exited {code}: {err.strip()}"]
@@ -710,6 +717,14 @@ def _check_claim(name: str, claim: dict, wanted: dict) -> list[str]:
         if have != _values(values):
             problems.append(f"{name}: NodeClaim requirement {key} allows {sorted(have)}, expected "
                             f"{sorted(_values(values))}")
+    for key, count in (wanted.get("minValues") or {}).items():
+        have = (claim.get("min_values") or {}).get(key)
+        if have != count:
+            problems.append(f"{name}: NodeClaim requirement {key} has minValues {have}, expected {count}")
+    for key, value in (wanted.get("annotations") or {}).items():
+        have = (claim.get("annotations") or {}).get(key)
+        if have != value:
+            problems.append(f"{name}: NodeClaim annotation {key}={have}, expected {value}")
     if "instanceTypes" in wanted and types != set(wanted["instanceTypes"]):
         problems.append(f"{name}: NodeClaim instance types {sorted(types)}, expected {sorted(wanted['instanceTypes'])}")
     problems += _check_options(f"{name}: NodeClaim", wanted, types)

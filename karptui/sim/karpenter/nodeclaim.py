@@ -115,8 +115,11 @@ def daemon_compatible(pod: Pod, reqs: Reqs, taints, types: TypeSet, rows: np.nda
     return out
 
 
-def build_template(pool: NodePool, types: TypeSet, daemons: Sequence[Pod]) -> Template | str:
-    """The NodePool's template, or why its requirements leave no instance type."""
+def build_template(pool: NodePool, types: TypeSet, daemons: Sequence[Pod],
+                   relax_min_values: bool = False) -> Template | str:
+    """The NodePool's template, or why its requirements leave no instance type. ``relax_min_values``
+    (MIN_VALUES_POLICY=BestEffort): a pool whose minValues its types cannot meet is kept, and its
+    minValues are lowered when a NodeClaim is made from it."""
     reqs = template_requirements(pool)
     compatible, offered = types.compatible_mask(reqs), types.offered_mask(reqs)
     rows = np.flatnonzero(compatible & offered & (types.allocatable >= 0).all(axis=1))
@@ -125,7 +128,7 @@ def build_template(pool: NodePool, types: TypeSet, daemons: Sequence[Pod]) -> Te
             return f"no instance type met the requirements {reqs}"
         return f"no instance type meeting the requirements had an available offering, requirements={reqs}"
     short = types.min_values_shortfall(rows, reqs)
-    if short:
+    if short and not relax_min_values:
         return f"minValues requirement is not met for label(s) {sorted(short)}, requirements={reqs}"
     fits = [daemon_compatible(d, reqs, pool.taints, types, rows, types.well_known) for d in daemons]
     keys = [tuple(j for j in range(len(daemons)) if fits[j][r]) for r in range(len(rows))] if daemons else \
@@ -274,7 +277,8 @@ class NodeClaim:
                                       f"requirements={reqs}, resources={self._resources_text(pod, data.requests)}"
                                       if why else "", MIN_VALUES, reqs=reqs, requests=requests)
             if short:
-                reqs = reqs.plus(replace(reqs[k], min_values=n) for k, n in short.items())
+                # BestEffort: minValues becomes what is left (Karpenter sets it, not intersects it)
+                reqs = Reqs(replace(r, min_values=short[k]) if k in short else r for k, r in reqs.items())
         return reqs, rows
 
     def _ports_ok(self, pod: Pod) -> np.ndarray:
@@ -418,6 +422,13 @@ class NodeClaim:
         if kinds:
             extra.append(Req(L.CAPACITY_TYPE, False, kinds))
         return reqs.plus(extra)
+
+    def min_values_relaxed(self) -> bool:
+        """Karpenter's ``karpenter.sh/nodeclaim-min-values-relaxed``: some requirement's minValues is
+        lower than its NodePool asks (MIN_VALUES_POLICY=BestEffort lowered it)."""
+        asked = self.template.reqs
+        return any(r.min_values is not None and k in asked and asked[k].min_values is not None
+                   and r.min_values < asked[k].min_values for k, r in self.reqs.items())
 
     def daemon_requests(self) -> Resources:
         """The smallest DaemonSet overhead among the groups some remaining type belongs to."""

@@ -51,8 +51,10 @@ class PodData:
     strict: Reqs             # requirements alone: the domains the pod may use for topology
 
     @classmethod
-    def of(cls, pod: Pod) -> PodData:
-        reqs = pod_requirements(pod)
+    def of(cls, pod: Pod, respect_preferences: bool = True) -> PodData:
+        """``respect_preferences`` False: PREFERENCE_POLICY=Ignore, the preferred node-affinity term
+        is not a requirement (Karpenter's updateCachedPodData takes the strict requirements)."""
+        reqs = pod_requirements(pod, strict=not respect_preferences)
         strict = pod_requirements(pod, strict=True) if pod.affinity.node_preferred else reqs
         return cls(pod.requests + Resources({PODS: 1}), reqs, strict)
 

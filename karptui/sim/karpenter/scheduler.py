@@ -34,12 +34,14 @@ from ..plugins.inter_pod_affinity import term_index
 from ..signature import signature
 from ..state import ClusterState
 from .daemons import daemon_pods
+from .defaultconstraints import with_default_constraints
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .instancetypes import TypeSet, type_set
 from .nodeclaim import LIMITS, NodeClaim, SchedulingError, Template, build_template
 from .nodepool_verdicts import pool_verdicts
 from .preferences import PodData, relax
 from .requirements import Reqs
+from .settings import karpenter_settings
 from .topology import Topology, domain_groups
 from .validation import pod_error
 from .versions import V1_15, karpenter_version
@@ -83,24 +85,41 @@ class Prepared:
 
     def __init__(self, snapshot: Snapshot, catalog: Catalog) -> None:
         self.catalog = catalog
+        self.settings = settings = karpenter_settings(snapshot)
         self.types = type_set(catalog)
         self.pools = eligible_pools(snapshot)
         self.daemons = daemon_pods(snapshot)
         self.daemon_checks = [Daemon.of(p) for p in self.daemons]
-        built = [(p, build_template(p, self.types, self.daemons)) for p in self.pools]
+        built = [(p, build_template(p, self.types, self.daemons, settings.relax_min_values)) for p in self.pools]
         self.templates: list[Template] = [t for _, t in built if isinstance(t, Template)]
         # NodePools whose requirements leave no instance type, and why (Karpenter logs it per pool)
         self.skipped = {p.name: t for p, t in built if isinstance(t, str)}
         self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         self._groups: dict[frozenset, dict] = {}
         self._pod_data: dict[int, tuple[Pod, PodData]] = {}
+        self.snapshot = snapshot
+        self._defaulted: dict[int, tuple[Pod, Pod]] = {}
+
+    def scheduled_as(self, pods: Sequence[Pod]) -> Sequence[Pod]:
+        """The pods as Karpenter schedules them: v1.15's default spread constraints given to those
+        with none (.defaultconstraints), the same copy each time a pod is asked for."""
+        defaults = self.settings.default_constraints
+        if not defaults:
+            return pods
+        out = []
+        for pod in pods:
+            found = self._defaulted.get(id(pod))
+            if found is None or found[0] is not pod:
+                found = self._defaulted[id(pod)] = (pod, with_default_constraints(self.snapshot, pod, defaults))
+            out.append(found[1])
+        return out
 
     def pod_data(self, pod: Pod) -> PodData:
         """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
         simulation after simulation; a relaxed copy is worked out by its run alone)."""
         found = self._pod_data.get(id(pod))
         if found is None or found[0] is not pod:
-            found = self._pod_data[id(pod)] = (pod, PodData.of(pod))
+            found = self._pod_data[id(pod)] = (pod, PodData.of(pod, self.settings.respect_preferences))
         return found[1]
 
     def domain_groups(self, keys: frozenset[str]) -> dict:
@@ -138,7 +157,6 @@ DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are n
 
 class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
-                 respect_preferences: bool = True, min_values_best_effort: bool = False,
                  deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
                  settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None,
                  decide: bool = False) -> None:
@@ -148,12 +166,14 @@ class Scheduler:
         self.snapshot, self.state = snapshot, state
         self.prepared = prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
         self.types = prepared.types
-        self.respect = respect_preferences
-        self.relax_min_values = min_values_best_effort
+        # PREFERENCE_POLICY and MIN_VALUES_POLICY, as the controller runs (.settings)
+        self.respect = respect_preferences = prepared.settings.respect_preferences
+        self.relax_min_values = prepared.settings.relax_min_values
         self.pools = pools = prepared.pools
         self.templates = prepared.templates
         self.tolerate_prefer_no_schedule = prepared.tolerate_prefer_no_schedule
         self.skipped = prepared.skipped
+        pods = prepared.scheduled_as(pods)
         groups = prepared.domain_groups(_topology_keys(pods, state))
         self.topology = Topology(state, groups, pods, respect_preferences)
         if existing is None:
@@ -193,7 +213,7 @@ class Scheduler:
         after each try, settled being the pods no longer waiting for another (see :func:`karptui.sim.simulate`)."""
         results = self.results
         queue: deque[Pod] = deque()
-        for pod in queue_order(pods):
+        for pod in queue_order(self.prepared.scheduled_as(pods)):
             error = pod_error(pod) or volume_error(pod, self.snapshot)
             if error is not None:
                 results.errors[pod.key] = f"ignoring pod, {error}"
@@ -240,7 +260,7 @@ class Scheduler:
                 return error
             current = relaxed
             self.topology.update(current)
-            self._data[current.key] = PodData.of(current)
+            self._data[current.key] = PodData.of(current, self.respect)
 
     def data(self, pod: Pod) -> PodData:
         found = self._data.get(pod.key)

@@ -81,4 +81,6 @@ def plan(claim, scheduler: Scheduler) -> NodeClaimPlan:
         launch=launch.to_dict() if launch else None,
         pods=tuple(p.key for p in claim.pods),
         labels=nodeclaim_labels(reqs, scheduler.types.well_known),
+        min_values={k: r.min_values for k, r in reqs.items() if r.min_values is not None},
+        annotations={L.NODECLAIM_MIN_VALUES_RELAXED: "true" if claim.min_values_relaxed() else "false"},
     )

@@ -23,6 +23,7 @@ import numpy as np
 from ...model.affinity import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, TopologySpreadConstraint
 from ...model.selectors import IN, LabelSelector, Requirement
 from ..cycle import Failure, PodCycle, Undecided, either
+from ..default_selector import default_selector as deduce_default_selector
 from ..skew import ceiling, global_minimum
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
 from ..topology import MISSING, Domains
@@ -144,11 +145,8 @@ def _soft_constraints(ctx: PodCycle) -> tuple[tuple[TopologySpreadConstraint, La
 
 
 def default_selector(ctx: PodCycle) -> LabelSelector | None:
-    """The selector of the ReplicaSet or StatefulSet that owns the pod (Services are not in snapshots)."""
-    owner = ctx.state.snapshot.owner_of(ctx.pod)
-    if owner is None or owner.kind not in ("ReplicaSet", "StatefulSet") or owner.selector is None:
-        return None
-    return None if owner.selector.is_empty else owner.selector
+    """helper.DefaultSelector: the Services and the ReplicaSet or StatefulSet that select the pod."""
+    return deduce_default_selector(ctx.state.snapshot, ctx.pod)
 
 
 def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray | int:
