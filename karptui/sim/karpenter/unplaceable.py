@@ -19,9 +19,12 @@ scheduler tries it):
   and fills them);
 - a NodePool: its taints not tolerated; a key the NodePool itself restricts to
   values (``In``) none of which the pod accepts (``In``), as every NodeClaim
-  it opens only narrows them; or no instance type of the NodePool holds the
-  pod's requests with its DaemonSet overhead, as pods joining a NodeClaim only
-  add requests (so not when a pod in the run requests a negative amount);
+  it opens only narrows them; or no instance type of the NodePool that meets
+  the NodePool's and the pod's requirements, has an offering they allow and
+  holds the pod's requests with its DaemonSet overhead: a NodeClaim's
+  requirements only narrow (so do the types and offerings they allow) and pods
+  joining it only add requests (so not when a pod in the run requests a
+  negative amount);
 - a pod with DRA ResourceClaims, which Karpenter refuses every time.
 
 Anything else — requirements the topology or other pods could meet, limits,
@@ -31,6 +34,8 @@ minValues — leaves the pod in the queue.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from ...model import Pod
 from ...model.taints import tolerates_all
@@ -72,8 +77,12 @@ def never_placed(pod: Pod, prepared, pool: ExistingPool) -> bool:
 def _fails_everywhere(pod: Pod, data: PodData, prepared, pool: ExistingPool) -> bool:
     if pool.nodes:
         need = base_vector(data.requests)
-        if (pool.fitting(need) & pool.masks.tolerated(pod.tolerations) & pool.masks.admitted(data.reqs)).any():
-            return False
+        mask = pool.fitting(need) & pool.masks.tolerated(pod.tolerations) & pool.masks.admitted(data.reqs)
+        for k in np.flatnonzero(mask).tolist():
+            available = pool.nodes[k].available
+            if not any(v < 0 for v in available.values()) and \
+                    all(amount <= available.get(name, 0) for name, amount in data.requests.items()):
+                return False
     types = prepared.types
     vector = types.vector(data.requests)
     for template in prepared.templates:
@@ -83,8 +92,10 @@ def _fails_everywhere(pod: Pod, data: PodData, prepared, pool: ExistingPool) -> 
             continue
         if vector.unknown is not None:
             continue  # a resource no instance type has
-        fits = (types.allocatable[template.rows] >= vector.values + template.overhead).all(axis=1)
-        if not fits.any():
+        reqs = template.reqs.plus(data.reqs.values())
+        rows = template.rows
+        fits = (types.allocatable[rows] >= vector.values + template.overhead).all(axis=1)
+        if not (fits & types.compatible_mask(reqs)[rows] & types.offered_mask(reqs)[rows]).any():
             continue
         return False
     return True
