@@ -74,7 +74,7 @@ class Disruptor:
                  found: Callable[[Disruption], None] | None = None,
                  simulations: dict[str, int] | None = None, methods: tuple = METHODS,
                  phase: str = "consolidation", nominated: frozenset[str] = frozenset(),
-                 planned: frozenset[str] = frozenset()) -> None:
+                 planned: frozenset[str] = frozenset(), skip_unplaceable: bool = True) -> None:
         self.snapshot, self.catalog = snapshot, catalog
         # the methods asked, in Karpenter's order: all of them, or drift alone (:func:`drift_alone`)
         self.methods = methods
@@ -122,7 +122,7 @@ class Disruptor:
         self._never: frozenset[str] | None = None
         # leave the pending pods no simulation can place out of its queue (the same answers; False
         # runs every pending pod through every simulation, as tests compare)
-        self.skip_unplaceable = True
+        self.skip_unplaceable = skip_unplaceable
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True) -> Simulation:
