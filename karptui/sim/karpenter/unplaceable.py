@@ -24,8 +24,14 @@ scheduler tries it):
   holds the pod's requests with its DaemonSet overhead: a NodeClaim's
   requirements only narrow (so do the types and offerings they allow) and pods
   joining it only add requests (so not when a pod in the run requests a
-  negative amount);
-- a pod with DRA ResourceClaims, which Karpenter refuses every time.
+  negative amount).
+
+A pod with DRA ResourceClaims, though Karpenter refuses it every time, stays:
+the scheduler answers a later pod of the same signature from its failure.
+Every other field this reads is part of a pod's signature (requests,
+tolerations, affinity, node selector, spread constraints), so pods of one
+signature are all left out or all kept, and that answer from an earlier
+failure is given as before.
 
 Anything else — requirements the topology or other pods could meet, limits,
 minValues — leaves the pod in the queue.
@@ -62,7 +68,7 @@ def any_negative(pods: Iterable[Pod]) -> bool:
 def never_placed(pod: Pod, prepared, pool: ExistingPool) -> bool:
     """True when ``pod`` and each relaxation of it fail on every node of ``pool`` and every template."""
     if pod.resource_claims:
-        return True
+        return False
     current: Pod | None = pod
     data = prepared.pod_data(pod)
     while current is not None:
