@@ -33,7 +33,8 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
              state: ClusterState | None = None,
              progress: Callable[[str, int, int], None] | None = None, gates=None,
-             found: Callable | None = None, equivalence: bool = True) -> SimResult:
+             found: Callable | None = None, equivalence: bool = True,
+             skip_unplaceable: bool = True) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
@@ -51,18 +52,22 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     next is looked for: a caller shows the first decision while the rest of the plan computes.
     ``equivalence`` lets pods of one signature share their cycles' work (see :mod:`.equivalence`;
     the same answers); False runs every plugin afresh for every pod (tests compare).
+    ``skip_unplaceable`` leaves the pending pods no consolidation simulation can place out of
+    those simulations' queues (see :mod:`.karpenter.unplaceable`; the same answers); False
+    schedules every pending pod in every simulation (tests compare).
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
                          spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates,
-                         found=found, equivalence=equivalence)
+                         found=found, equivalence=equivalence, skip_unplaceable=skip_unplaceable)
 
 
 def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
               catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
               state: ClusterState | None = None,
               progress: Callable[[str, int, int], None] | None = None, gates=None,
-              found: Callable | None = None, equivalence: bool = True) -> SimResult:
+              found: Callable | None = None, equivalence: bool = True,
+              skip_unplaceable: bool = True) -> SimResult:
     state = state if state is not None else ClusterState(snapshot)
     version = version or cluster_version(snapshot)
     cache: dict = {}
@@ -126,7 +131,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
 
             disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=disruption_pending(attempts),
                                   progress=progress, found=found, nominated=nominated(attempts),
-                                  planned=planned(attempts))
+                                  planned=planned(attempts), skip_unplaceable=skip_unplaceable)
             commands, stuck = disruptor.run(state)
             disruptions, blocked = tuple(commands), tuple(stuck)
             notes.extend(disruptor.timeouts)

@@ -19,6 +19,7 @@ what is left, and takes off the largest capacity among the types it keeps.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,8 +54,10 @@ NO_NODEPOOLS = "no dynamic nodepools found"
 NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
 
 
+@lru_cache(maxsize=1 << 16)
 def claim_name(pool: str, index: int) -> str:
-    """A stable NodeClaim name like Karpenter's generated ones: the pool and five letters."""
+    """A stable NodeClaim name like Karpenter's generated ones: the pool and five letters (kept:
+    consolidation's simulations name the same NodeClaims again, hundreds of times)."""
     digest = hashlib.sha256(f"{pool}/{index}".encode()).digest()
     return f"{pool}-" + "".join(NAME_ALPHABET[b % len(NAME_ALPHABET)] for b in digest[:5])
 
@@ -99,6 +102,8 @@ class Prepared:
         self._pod_data: dict[int, tuple[Pod, PodData]] = {}
         self.snapshot = snapshot
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
+        # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
+        self.within_limits: dict[tuple, np.ndarray] = {}
 
     def scheduled_as(self, pods: Sequence[Pod]) -> Sequence[Pod]:
         """The pods as Karpenter schedules them: v1.15's default spread constraints given to those
@@ -446,7 +451,18 @@ class Scheduler:
         return name
 
     def _within_limits(self, template: Template, remaining: Resources) -> np.ndarray:
-        """Positions of template types whose whole capacity fits what the limits leave."""
+        """Positions of template types whose whole capacity fits what the limits leave (kept per
+        NodePool and remainder for every run over the same templates: consolidation's simulations
+        open the same NodeClaims under the same limits again and again)."""
+        cache = self.prepared.within_limits
+        key = (template.name, tuple(remaining.items()))  # a zero left is a limit, unlike no entry
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self._fit_limits(template, remaining)
+            found.setflags(write=False)  # shared by every NodeClaim opened under these limits
+        return found
+
+    def _fit_limits(self, template: Template, remaining: Resources) -> np.ndarray:
         types = self.types
         ok = np.ones(len(template.rows), dtype=bool)
         for name, left in remaining.items():

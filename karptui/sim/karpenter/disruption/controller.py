@@ -23,6 +23,7 @@ from ...state import ClusterState
 from ..existingnode import BASE, NODE_REQS, ExistingPool, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
+from ..unplaceable import unplaceable
 from . import drift, emptiness, multinode, singlenode
 from .budgets import applying, budget_mapping, blocked_by_budget
 from .candidates import Candidate, CandidateFinder
@@ -74,7 +75,7 @@ class Disruptor:
                  found: Callable[[Disruption], None] | None = None,
                  simulations: dict[str, int] | None = None, methods: tuple = METHODS,
                  phase: str = "consolidation", nominated: frozenset[str] = frozenset(),
-                 planned: frozenset[str] = frozenset()) -> None:
+                 planned: frozenset[str] = frozenset(), skip_unplaceable: bool = True) -> None:
         self.snapshot, self.catalog = snapshot, catalog
         # the methods asked, in Karpenter's order: all of them, or drift alone (:func:`drift_alone`)
         self.methods = methods
@@ -119,6 +120,10 @@ class Disruptor:
         self._price_index = None
         self._room = None
         self._settled: frozenset[str] | None = None
+        self._never: frozenset[str] | None = None
+        # leave the pending pods no simulation can place out of its queue (the same answers; False
+        # runs every pending pod through every simulation, as tests compare)
+        self.skip_unplaceable = skip_unplaceable
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True) -> Simulation:
@@ -133,7 +138,14 @@ class Disruptor:
         pending = self.pending if planned or not self.planned else \
             [p for p in self.pending if p.key not in self.planned]
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
-                        self._settling(), self._existing())
+                        self._settling(), self._existing(), self._unplaceable() if self.skip_unplaceable else frozenset())
+
+    def _unplaceable(self) -> frozenset[str]:
+        """The pending pods no simulation over this cluster state can place (see :mod:`..unplaceable`),
+        worked out once per cluster state and set of pending pods."""
+        if self._never is None:
+            self._never = unplaceable(self.pending, self.prepared, self._existing())
+        return self._never
 
     def _existing(self) -> ExistingPool:
         """The nodes as the scheduler sees them, built once per cluster state (every simulation
@@ -382,7 +394,7 @@ class Disruptor:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
         each replacement running as a new node."""
         state = self.state
-        self._settled = self._room = None
+        self._settled = self._room = self._never = None
         indices = [c.index for c in command.candidates]
         if command.decision != REPLACE:
             moved = command.simulation.moved if command.simulation is not None else []

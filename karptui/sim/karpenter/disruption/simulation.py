@@ -22,6 +22,7 @@ from ...simulate import filter_error
 from ...state import ClusterState
 from ...version import cluster_version
 from ..scheduler import Prepared, Results, Scheduler
+from ..unplaceable import any_negative
 from .candidates import Candidate
 
 
@@ -40,19 +41,28 @@ class Simulation:
 
 
 def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candidates: list[Candidate],
-             pending: list[Pod], settling: frozenset[str], existing=None) -> Simulation:
+             pending: list[Pod], settling: frozenset[str], existing=None,
+             unplaceable: frozenset[str] = frozenset()) -> Simulation:
     """The candidates are taken out of the cluster (``excluded``) for the run. Their pods stay
     bound to them meanwhile: Karpenter's scheduler and topology only count pods on nodes not
     taken out, so evicting and binding them again per simulation (a tenth of a 2,000-node plan)
     changed nothing. kube-scheduler's filters count pods wherever they run, so they are evicted
-    for the one question asked of those (why a moved pod found no place)."""
+    for the one question asked of those (why a moved pod found no place).
+
+    ``unplaceable``: keys of pending pods no run over ``existing`` can place
+    (:mod:`..unplaceable`); they stay out of the queue (still known to the topology, as the
+    scheduler is built with every pod), which changes no placement, only what the run costs."""
     indices = [c.index for c in candidates]
     state.excluded[indices] = True
     try:
         moving = [p for c in candidates for p in c.pods]
         scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
                               existing=existing)
-        results = scheduler.solve(pending + moving)
+        if unplaceable and not any_negative(moving):
+            queued = [p for p in pending if p.key not in unplaceable]
+        else:
+            queued = pending
+        results = scheduler.solve(queued + moving)
         keyed = [(p, p.key) for p in moving]  # a pod's key is made afresh each time it is read
         errors = {key: results.errors[key] for _, key in keyed if key in results.errors}
         moved = []

@@ -1,0 +1,64 @@
+"""Consolidation's simulations leave out the pending pods no run can place (karptui.sim.karpenter.unplaceable):
+every answer ``karptui simulate --consolidate --output json`` gives is the same as when every pending pod
+goes through every simulation, word for word (verdicts, "Can't remove without creating N candidates",
+commands, costs)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from karptui.catalog import catalog_from_snapshot_region
+from karptui.model import build_snapshot
+from karptui.sim import simulate
+from karptui.sim.karpenter.disruption import controller
+from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.views.cost import cost_path
+from karptui.views.simulation import simulation_json
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen_cluster  # noqa: E402  (the benchmark's generated clusters)
+
+SEEDS = ["topology-spread", "consolidation", "multi-nodepool", "overprovisioning"]
+
+
+def document(snapshot, catalog, skip: bool) -> dict:
+    result = simulate(snapshot, catalog=catalog, consolidate=True, skip_unplaceable=skip)
+    return simulation_json(result, explain=False, cost=cost_path(result, catalog, consolidated=True), catalog=catalog)
+
+
+def both(snapshot, monkeypatch) -> tuple[dict, list[int]]:
+    """The document both ways (asserted equal), and how many pending pods each cluster state left out."""
+    catalog = catalog_from_snapshot_region(snapshot)
+    left_out: list[int] = []
+    found = controller.unplaceable
+
+    def counted(pods, prepared, pool):
+        keys = found(pods, prepared, pool)
+        left_out.append(len(keys))
+        return keys
+
+    monkeypatch.setattr(controller, "unplaceable", counted)
+    fast = document(snapshot, catalog, True)
+    plain = document(snapshot, catalog, False)
+    assert fast == plain
+    return fast, left_out
+
+
+def test_generated_cluster_answers_the_same(monkeypatch):
+    """The benchmark's cluster, small: pending pods asking for GPUs four at a time, a zone no NodePool
+    offers, more than any instance type holds, beside pending pods that need new nodes."""
+    snapshot = build_snapshot(gen_cluster.generate(120, 1200, seed=1, pending_fraction=0.05)["items"])
+    doc, left_out = both(snapshot, monkeypatch)
+    assert max(left_out) > 0  # the shortcut was taken
+    pending = [p for p in doc["pods"] if p["node"] is None]
+    assert len(pending) >= max(left_out)  # pods it left out are still reported pending, with Karpenter's reason
+    said = [v for n in doc["nodes"] for v in n["disruption"] if v["method"] == "single"]
+    assert any(v["karpenter"] and v["karpenter"].startswith("Can't remove without creating") for v in said)
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_bundled_snapshots_answer_the_same(name, monkeypatch):
+    both(load_snapshot(bundled_snapshot(name)), monkeypatch)
