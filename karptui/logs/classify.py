@@ -22,8 +22,10 @@ _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 _COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+): (?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]")
 _TTL = re.compile(r"^triggering termination (?:for expired node after|after [\w.]+ for empty node)", re.I)
 _V1_REASONS = {"underutilized": "underutilized", "empty": "emptiness", "emptiness": "emptiness", "drifted": "drift",
-               "drift": "drift", "expired": "expiration", "expiration": "expiration", "consolidation": "consolidation"}
-_METHODS = {"consolidation", "drift", "expiration", "emptiness", "underutilized"}
+               "drift": "drift", "expired": "expiration", "expiration": "expiration", "consolidation": "consolidation",
+               # node repair as a voluntary disruption method, budgeted under the reason "Unhealthy" (v1.15, #3311)
+               "unhealthy": "repair"}
+_METHODS = {"consolidation", "drift", "expiration", "emptiness", "underutilized", "repair"}
 
 
 def _name(fields: dict, *keys: str) -> str | None:
@@ -282,6 +284,19 @@ def _disruption(f: dict, message: str, lowered: str, level: str, logger: str, li
     return _disruption_line(f, message, lowered, level, line, when)
 
 
+def _repair(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+            when: str) -> dict | None:
+    """``deleting unhealthy node`` (v1.1+, the node health controller with the NodeRepair gate): a node
+    whose unhealthy condition outlasted its repair policy's toleration, its NodeClaim deleted at once
+    (forcefully, outside the disruption budgets until repair became a disruption method)."""
+    if lowered != "deleting unhealthy node":
+        return None
+    node = _name(f, "Node", "node")
+    claim = _name(f, "NodeClaim", "nodeclaim")
+    return _present({"line": line, "time": when, "level": level, "kind": "disruption", "method": "repair",
+                     "action": "delete", "nodes": [n for n in (node or claim,) if n], "nodeclaim": claim})
+
+
 _DISRUPT = re.compile(r"(?:disrupting nodeclaim\(s\) via|deprovisioning via|disrupting via|consolidating via)\s+"
                       r"(?:(\w+)\s+)?(delete|replace)(?:\s+\([^,]*)?(?:,|$)")
 _CAPACITY_TYPES = ("spot", "on-demand", "reserved")
@@ -459,8 +474,33 @@ def consolidation_message(message: str) -> dict | None:
     return out
 
 
+def _number(value: object) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _score(f: dict, level: str, line: int, when: str) -> dict:
+    """Balanced consolidation's V(1) ``consolidation score`` (v1.14+), one line per NodePool a move
+    touches: the score against its threshold (savings share over disruption share, scaled by k)."""
+    out = {"line": line, "time": when, "level": level, "kind": "consolidation_score",
+           "nodepool": _name(f, "nodepool", "NodePool")}
+    for key in ("score", "threshold", "savings_fraction", "disruption_fraction", "savings", "disruption_cost"):
+        out[key] = _number(f.get(key))
+    out["k"] = f["k"] if type(f.get("k")) is int else None
+    out["approved"] = f["approved"] if type(f.get("approved")) is bool else None
+    decision = f.get("decision")
+    out["decision"] = decision.lower() if isinstance(decision, str) and decision else None
+    candidates = f.get("candidates")
+    if isinstance(candidates, list):
+        out["nodes"] = [c for c in candidates if isinstance(c, str) and c]
+    elif isinstance(candidates, str):  # a log store that flattened the list
+        out["nodes"] = [c.strip() for c in candidates.strip("[]").split(",") if c.strip()]
+    return _present(out)
+
+
 def _consolidation(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                    when: str) -> dict | None:
+    if lowered == "consolidation score":
+        return _score(f, level, line, when)
     found = consolidation_message(message)
     return None if found is None else {"line": line, "time": when, "level": level, **found}
 
@@ -487,6 +527,7 @@ BY_FIRST_WORD = {
     "consolidating": (_disruption,),
     "triggering": (_disruption,),
     "deleted": (_terminated, _interruption),
+    "deleting": (_repair,),
     "removing": (_interruption,),
     "initiating": (_interruption,),
     "node": (_limits,),

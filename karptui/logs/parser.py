@@ -18,7 +18,9 @@ KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "node
          "node_terminated", "launch_failed", "interruption", "other",
          # issue 13: Karpenter's events beside its logs, and NodePool limits
          "limits_exceeded", "pod_nominated", "disruption_blocked", "unconsolidatable",
-         "consolidation_candidate", "consolidation_rejected", "consolidation_approved")
+         "consolidation_candidate", "consolidation_rejected", "consolidation_approved",
+         # issue 27: balanced consolidation's per-NodePool score
+         "consolidation_score")
 
 
 @dataclass
