@@ -453,25 +453,43 @@ def _interruption(f: dict, message: str, lowered: str, level: str, logger: str, 
                      "message_kind": message_kind(f.get("messageKind") or f.get("message-kind")), "action": action})
 
 
-_CONSOLIDATION_EVENT = re.compile(r"^consolidation (candidate|rejected): (\w+): \[([^\]]*)\]"
-                                  r"(?:.*?, reason: ([^(]+?)(?= \(|$))?")
+# "Consolidation rejected: COMMAND, reason: WHY (savings: $X)". COMMAND is "delete: [a]" (v1.9), or from v1.10
+# "Underutilized/ID: replace: nodepools=[p]: [a] -> [1 replacement] (savings: $X)" (a single node's command in
+# full), or "delete: [a] (part of N-node consolidation)". WHY: the validation failure's class, budget,
+# scheduling, churn or unknown (pkg/controllers/disruption/validation.go, v1.9+).
+_CONSOLIDATION_EVENT = re.compile(r"^consolidation (candidate|rejected): (?:(\w+)/[^:\s]*: )?(\w+): "
+                                  r"(?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]"
+                                  r"(?:.*?, reason: ([^(]+?)(?= \(|$))?", re.I)
 
 
 def consolidation_message(message: str) -> dict | None:
     """The text of ConsolidationCandidate/ConsolidationRejected events (v1.9+):
     ``Consolidation rejected: delete: [node-a], reason: scheduling (savings: $0.11)``."""
-    match = _CONSOLIDATION_EVENT.match(message.lower())
+    match = _CONSOLIDATION_EVENT.match(message)
     if match is None:
         return None
-    which, _, names, reason = match.groups()
-    start = message.index("[") + 1
-    nodes = [n.strip() for n in message[start:start + len(names)].split(",") if n.strip()]
-    out = {"kind": f"consolidation_{which}", "nodes": nodes}
+    which, method, action, pools, names, reason = match.groups()
+    nodes = [n.strip() for n in names.split(",") if n.strip()]
+    out: dict = {"kind": f"consolidation_{which.lower()}", "nodes": nodes}
     if len(nodes) == 1:
         out["node"] = nodes[0]
     if reason:
-        out["reason"] = message[match.start(4):match.end(4)].strip()
+        out["reason"] = reason.strip()
+    if method:
+        out["method"] = _method(method)
+    if action.lower() in ("delete", "replace"):
+        out["action"] = action.lower()
+    if pools:
+        out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
     return out
+
+
+def _consolidation(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                   when: str) -> dict | None:
+    if lowered == "consolidation score":
+        return _score(f, level, line, when)
+    found = consolidation_message(message)
+    return None if found is None else {"line": line, "time": when, "level": level, **found}
 
 
 def _number(value: object) -> float | None:
@@ -495,14 +513,6 @@ def _score(f: dict, level: str, line: int, when: str) -> dict:
     elif isinstance(candidates, str):  # a log store that flattened the list
         out["nodes"] = [c.strip() for c in candidates.strip("[]").split(",") if c.strip()]
     return _present(out)
-
-
-def _consolidation(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
-                   when: str) -> dict | None:
-    if lowered == "consolidation score":
-        return _score(f, level, line, when)
-    found = consolidation_message(message)
-    return None if found is None else {"line": line, "time": when, "level": level, **found}
 
 
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
