@@ -282,3 +282,13 @@ def test_any_ice_pod_event_gives_back_its_nodeclaim_and_error(claim, error, comm
         "launch_failed", claim, error.strip(), "shop/cart-0")
     row = event_row(f"Warning  InsufficientCapacityError  3s  karpenter  {message}")
     assert row is None or row["kind"] in ("launch_failed", "other")
+
+
+def test_repair_held_back_by_the_unhealthy_share_is_a_blocked_node():
+    """v1.9.0 pkg/controllers/node/health/controller.go:153,262 and events.go: filed on the Node."""
+    found = event(1, "2m   Warning   NodeRepairBlocked   node/ip-10-40-2-17.eu-west-1.compute.internal   "
+                     "more than 20% nodes are unhealthy in the nodepool")
+    assert (found["kind"], found["node"], found["reason"]) == (
+        "disruption_blocked", "ip-10-40-2-17.eu-west-1.compute.internal",
+        "more than 20% nodes are unhealthy in the nodepool")
+    assert activity_rows([found])[0].kind == "blocked"

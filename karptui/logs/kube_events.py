@@ -38,7 +38,10 @@ _INTERRUPTIONS = {
     "InstanceStopping": ("instance_state_change", None), "InstanceTerminating": ("instance_state_change", None),
     "InstanceUnhealthy": ("unknown", None), "TerminatingOnInterruption": (None, "delete"),
 }
-_KINDS = {"DisruptionBlocked": "disruption_blocked", "Unconsolidatable": "unconsolidatable",
+# NodeRepairBlocked (v1.1+, the node health controller): repair held back because too many nodes of the
+# NodePool (or the cluster) are unhealthy -- a node Karpenter says it leaves, as DisruptionBlocked does
+_KINDS = {"DisruptionBlocked": "disruption_blocked", "NodeRepairBlocked": "disruption_blocked",
+          "Unconsolidatable": "unconsolidatable",
           "ConsolidationCandidate": "consolidation_candidate", "ConsolidationRejected": "consolidation_rejected",
           "ConsolidationApproved": "consolidation_approved"}
 _TYPES = ("Normal", "Warning")
