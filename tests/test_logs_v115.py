@@ -292,3 +292,11 @@ def test_repair_held_back_by_the_unhealthy_share_is_a_blocked_node():
         "disruption_blocked", "ip-10-40-2-17.eu-west-1.compute.internal",
         "more than 20% nodes are unhealthy in the nodepool")
     assert activity_rows([found])[0].kind == "blocked"
+
+
+def test_a_disruption_row_leaves_out_what_the_line_did_not_say():
+    """A cut-off ``disrupting node(s)`` line with its reason and nodes but no decision: no "None" in the row."""
+    found = event(1, v1("disrupting node(s)", reason="unhealthy",
+                        **{"disrupted-nodes": [{"Node": {"name": "ip-10-40-2-17.eu-west-1.compute.internal"}}]}))
+    assert "action" not in found
+    assert summary(found) == "repair ip-10-40-2-17.eu-west-1.compute.internal"

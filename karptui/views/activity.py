@@ -41,7 +41,8 @@ def summary(event: dict) -> str:
             more = f" +{event['more']}" if event.get("more") else ""
             then = (f" → {event.get('replacement_capacity_type') or ''} "
                     f"{', '.join(event['replacement_instance_types'][:3])}{more}")
-        return f"{event.get('method')} {event.get('action')} {', '.join(event.get('nodes', []))}{then}"
+        said = " ".join(filter(None, (event.get("method"), event.get("action"), ", ".join(event.get("nodes", [])))))
+        return f"{said}{then}"
     if kind == "nodeclaim_launched":
         return (f"{event.get('nodeclaim', '')} {event.get('instance_type', '')} {event.get('capacity_type', '')} "
                 f"in {event.get('zone', '')}")
