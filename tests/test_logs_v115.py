@@ -300,3 +300,17 @@ def test_a_disruption_row_leaves_out_what_the_line_did_not_say():
                         **{"disrupted-nodes": [{"Node": {"name": "ip-10-40-2-17.eu-west-1.compute.internal"}}]}))
     assert "action" not in found
     assert summary(found) == "repair ip-10-40-2-17.eu-west-1.compute.internal"
+
+
+@pytest.mark.parametrize("prefix", ["", "[pod/karpenter-7b9c6d5f4-q8wzt/controller] "])
+def test_the_new_lines_in_zaps_console_shape(prefix):
+    """The same records as a console encoder writes them (TIME, LEVEL, LOGGER, MESSAGE, {context}), as log
+    shippers re-render JSON lines and operators paste them."""
+    score = event(1, prefix + "2026-08-03T09:12:44.517Z\tDEBUG\tcontroller.disruption\tconsolidation score\t"
+                  + json.dumps(SCORE))
+    assert (score["kind"], score["nodepool"], score["approved"]) == ("consolidation_score", "general", False)
+    repair = event(2, prefix + "2026-08-03T09:12:45.002Z\tINFO\tcontroller.node.health\tdeleting unhealthy node\t"
+                   + json.dumps({"Node": {"name": "ip-10-40-2-17.eu-west-1.compute.internal"}}))
+    assert (repair["kind"], repair["method"], repair["nodes"]) == (
+        "disruption", "repair", ["ip-10-40-2-17.eu-west-1.compute.internal"])
+    assert repair.get("source", "") == prefix[1:-2]
