@@ -4,16 +4,16 @@ and full command text, balanced consolidation's score line, node repair.
 
 Every line here is written for these tests (names, IDs and numbers made up) in the shape the
 templates below print; the sources are kubernetes-sigs/karpenter unless said otherwise:
-- pod event: PR #3143 (in v1.15.0, not yet on the mirrored main), pkg/controllers/nodeclaim/lifecycle/events.go:43
+- pod event: PR #3143 (in v1.15.0; not on main as of 2026-08-20), pkg/controllers/nodeclaim/lifecycle/events.go:43
   and launch.go (publishNominatedPodEvents); the NodeClaim's own event: v1.0.0 same file :33
 - consolidation verdicts: v1.14.1 pkg/controllers/disruption/events/events.go:142,164; the command text
   types.go:306-351; the failure classes validation.go:359-378 and consolidation_logging_test.go:44-85
 - consolidation score: v1.14.0 pkg/controllers/disruption/balanced.go:162
 - node repair: v1.9.0 pkg/controllers/node/health/controller.go:173 (``deleting unhealthy node``);
   repair as a disruption method under the budget reason Unhealthy is PR #3311 (v1.15 release notes; not on
-  the mirrored main, so its ``disrupting node(s)`` line is the v1.14 template with that reason)
+  main as of 2026-08-20, so its ``disrupting node(s)`` line is the v1.14 template with that reason)
 - lines new on main since v1.14.0 that stay ``other``: pkg/controllers/node/termination/terminator/eviction.go
-  (``deleting pod``), pkg/controllers/state/informer/nodeclaim.go (``garbage collecting stale unlaunched
+  :320 (``deleting pod``), pkg/controllers/state/nodeclaimgc/controller.go:73 (``garbage collecting stale unlaunched
   nodeclaim from cluster state``), pkg/controllers/node/health/controller.go:187
 """
 
