@@ -314,3 +314,18 @@ def test_the_new_lines_in_zaps_console_shape(prefix):
     assert (repair["kind"], repair["method"], repair["nodes"]) == (
         "disruption", "repair", ["ip-10-40-2-17.eu-west-1.compute.internal"])
     assert repair.get("source", "") == prefix[1:-2]
+
+
+def test_a_pods_describe_table_names_the_pod_on_its_launch_failure():
+    """``kubectl describe pod`` pasted whole: its Events rows carry no object, the command above them does."""
+    pasted = ["$ kubectl describe pod -n payments ledger-7c6b5d9f8-k4j2n", "Events:",
+              "  Type     Reason                     Age   From       Message",
+              "  ----     ------                     ----  ----       -------",
+              "  Normal   Nominated                  41s   karpenter  Pod should schedule on: nodeclaim/memory-r5t2v",
+              f"  Warning  InsufficientCapacityError  38s   karpenter  NodeClaim memory-r5t2v nominated for this pod "
+              f"failed to launch: {ICE}"]
+    nominated, failed = LogParser().parse(pasted)
+    assert (nominated["kind"], nominated["pod"], nominated["nodeclaim"]) == (
+        "pod_nominated", "ledger-7c6b5d9f8-k4j2n", "memory-r5t2v")
+    assert (failed["kind"], failed["pod"], failed["nodeclaim"]) == (
+        "launch_failed", "ledger-7c6b5d9f8-k4j2n", "memory-r5t2v")
