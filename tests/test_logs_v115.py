@@ -126,8 +126,8 @@ def test_the_activity_pane_and_the_pods_drill_in_show_the_failed_launch():
     assert lines == [f"2026-08-03T09:12:45Z launch_failed: NodeClaim general-m4v8r: {ICE}"]
 
 
-def test_a_snapshots_ice_event_joins_the_pending_pods_story(tmp_path):
-    """The event filed on the pod in a dump: the pod's story lists it after its nomination."""
+def _dump_with_ice_event(tmp_path):
+    """The v1 dump with v1.15's event filed on its pending pod, 14 s after the pod's nomination."""
     dump = yaml.safe_load((FIXTURES / "dumps" / "eks-karpenter-v1.yaml").read_text())
     nominated = next(i for i in dump["items"] if i.get("kind") == "Event" and i.get("reason") == "Nominated")
     ice = json.loads(json.dumps(nominated))
@@ -139,7 +139,12 @@ def test_a_snapshots_ice_event_joins_the_pending_pods_story(tmp_path):
     dump["items"].append(ice)
     path = tmp_path / "dump.yaml"
     path.write_text(yaml.safe_dump(dump))
-    snapshot = load_snapshot(path)
+    return load_snapshot(path)
+
+
+def test_a_snapshots_ice_event_joins_the_pending_pods_story(tmp_path):
+    """The event filed on the pod in a dump: the pod's story lists it after its nomination."""
+    snapshot = _dump_with_ice_event(tmp_path)
     records = snapshot_events(snapshot)
     failed = [r for r in records if r["kind"] == "launch_failed"]
     assert failed == [{"line": 0, "time": "2024-11-05T14:31:52+00:00", "level": "warn",
@@ -149,6 +154,19 @@ def test_a_snapshots_ice_event_joins_the_pending_pods_story(tmp_path):
     assert [a["kind"] for a in story.actions] == ["pod_nominated", "launch_failed"]
     assert any(r.kind == "launch failed" and "default-t8wzk" in r.summary
                for r in activity_rows([], snapshot_events=records))
+
+
+async def test_the_activity_pane_lists_the_failed_launch_from_the_snapshot(tmp_path):
+    from karptui.tui.app import KarptuiApp
+    from karptui.tui.widgets import VirtualTable
+
+    app = KarptuiApp(_dump_with_ice_event(tmp_path), simulate_on_start=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.press("3")
+        table = app.screen.query_one("#activity-table", VirtualTable)
+        cells = [" ".join(row) for row in table.rows]
+        assert any("launch failed" in c and "default-t8wzk" in c and "insufficient capacity" in c for c in cells)
+        await pilot.press("q")
 
 
 # ---- 2. The consolidation verdicts: full command text and the validation failure classes ----
