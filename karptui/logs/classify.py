@@ -22,8 +22,10 @@ _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 _COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+): (?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]")
 _TTL = re.compile(r"^triggering termination (?:for expired node after|after [\w.]+ for empty node)", re.I)
 _V1_REASONS = {"underutilized": "underutilized", "empty": "emptiness", "emptiness": "emptiness", "drifted": "drift",
-               "drift": "drift", "expired": "expiration", "expiration": "expiration", "consolidation": "consolidation"}
-_METHODS = {"consolidation", "drift", "expiration", "emptiness", "underutilized"}
+               "drift": "drift", "expired": "expiration", "expiration": "expiration", "consolidation": "consolidation",
+               # node repair as a voluntary disruption method, budgeted under the reason "Unhealthy" (v1.15, #3311)
+               "unhealthy": "repair"}
+_METHODS = {"consolidation", "drift", "expiration", "emptiness", "underutilized", "repair"}
 
 
 def _name(fields: dict, *keys: str) -> str | None:
@@ -282,6 +284,19 @@ def _disruption(f: dict, message: str, lowered: str, level: str, logger: str, li
     return _disruption_line(f, message, lowered, level, line, when)
 
 
+def _repair(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+            when: str) -> dict | None:
+    """``deleting unhealthy node`` (v1.1+, the node health controller with the NodeRepair gate): a node
+    whose unhealthy condition outlasted its repair policy's toleration, its NodeClaim deleted at once
+    (forcefully, outside the disruption budgets until repair became a disruption method)."""
+    if lowered != "deleting unhealthy node":
+        return None
+    node = _name(f, "Node", "node")
+    claim = _name(f, "NodeClaim", "nodeclaim")
+    return _present({"line": line, "time": when, "level": level, "kind": "disruption", "method": "repair",
+                     "action": "delete", "nodes": [n for n in (node or claim,) if n], "nodeclaim": claim})
+
+
 _DISRUPT = re.compile(r"(?:disrupting nodeclaim\(s\) via|deprovisioning via|disrupting via|consolidating via)\s+"
                       r"(?:(\w+)\s+)?(delete|replace)(?:\s+\([^,]*)?(?:,|$)")
 _CAPACITY_TYPES = ("spot", "on-demand", "reserved")
@@ -438,31 +453,66 @@ def _interruption(f: dict, message: str, lowered: str, level: str, logger: str, 
                      "message_kind": message_kind(f.get("messageKind") or f.get("message-kind")), "action": action})
 
 
-_CONSOLIDATION_EVENT = re.compile(r"^consolidation (candidate|rejected): (\w+): \[([^\]]*)\]"
-                                  r"(?:.*?, reason: ([^(]+?)(?= \(|$))?")
+# "Consolidation rejected: COMMAND, reason: WHY (savings: $X)". COMMAND is "delete: [a]" (v1.9), or from v1.10
+# "Underutilized/ID: replace: nodepools=[p]: [a] -> [1 replacement] (savings: $X)" (a single node's command in
+# full), or "delete: [a] (part of N-node consolidation)". WHY: the validation failure's class, budget,
+# scheduling, churn or unknown (pkg/controllers/disruption/validation.go, v1.9+).
+_CONSOLIDATION_EVENT = re.compile(r"^consolidation (candidate|rejected): (?:(\w+)/[^:\s]*: )?(\w+): "
+                                  r"(?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]"
+                                  r"(?:.*?, reason: ([^(]+?)(?= \(|$))?", re.I)
 
 
 def consolidation_message(message: str) -> dict | None:
     """The text of ConsolidationCandidate/ConsolidationRejected events (v1.9+):
     ``Consolidation rejected: delete: [node-a], reason: scheduling (savings: $0.11)``."""
-    match = _CONSOLIDATION_EVENT.match(message.lower())
+    match = _CONSOLIDATION_EVENT.match(message)
     if match is None:
         return None
-    which, _, names, reason = match.groups()
-    start = message.index("[") + 1
-    nodes = [n.strip() for n in message[start:start + len(names)].split(",") if n.strip()]
-    out = {"kind": f"consolidation_{which}", "nodes": nodes}
+    which, method, action, pools, names, reason = match.groups()
+    nodes = [n.strip() for n in names.split(",") if n.strip()]
+    out: dict = {"kind": f"consolidation_{which.lower()}", "nodes": nodes}
     if len(nodes) == 1:
         out["node"] = nodes[0]
     if reason:
-        out["reason"] = message[match.start(4):match.end(4)].strip()
+        out["reason"] = reason.strip()
+    if method:
+        out["method"] = _method(method)
+    if action.lower() in ("delete", "replace"):
+        out["action"] = action.lower()
+    if pools:
+        out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
     return out
 
 
 def _consolidation(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                    when: str) -> dict | None:
+    if lowered == "consolidation score":
+        return _score(f, level, line, when)
     found = consolidation_message(message)
     return None if found is None else {"line": line, "time": when, "level": level, **found}
+
+
+def _number(value: object) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _score(f: dict, level: str, line: int, when: str) -> dict:
+    """Balanced consolidation's V(1) ``consolidation score`` (v1.14+), one line per NodePool a move
+    touches: the score against its threshold (savings share over disruption share, scaled by k)."""
+    out = {"line": line, "time": when, "level": level, "kind": "consolidation_score",
+           "nodepool": _name(f, "nodepool", "NodePool")}
+    for key in ("score", "threshold", "savings_fraction", "disruption_fraction", "savings", "disruption_cost"):
+        out[key] = _number(f.get(key))
+    out["k"] = f["k"] if type(f.get("k")) is int else None
+    out["approved"] = f["approved"] if type(f.get("approved")) is bool else None
+    decision = f.get("decision")
+    out["decision"] = decision.lower() if isinstance(decision, str) and decision else None
+    candidates = f.get("candidates")
+    if isinstance(candidates, list):
+        out["nodes"] = [c for c in candidates if isinstance(c, str) and c]
+    elif isinstance(candidates, str):  # a log store that flattened the list
+        out["nodes"] = [c.strip() for c in candidates.strip("[]").split(",") if c.strip()]
+    return _present(out)
 
 
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
@@ -487,6 +537,7 @@ BY_FIRST_WORD = {
     "consolidating": (_disruption,),
     "triggering": (_disruption,),
     "deleted": (_terminated, _interruption),
+    "deleting": (_repair,),
     "removing": (_interruption,),
     "initiating": (_interruption,),
     "node": (_limits,),

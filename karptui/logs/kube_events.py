@@ -38,7 +38,10 @@ _INTERRUPTIONS = {
     "InstanceStopping": ("instance_state_change", None), "InstanceTerminating": ("instance_state_change", None),
     "InstanceUnhealthy": ("unknown", None), "TerminatingOnInterruption": (None, "delete"),
 }
-_KINDS = {"DisruptionBlocked": "disruption_blocked", "Unconsolidatable": "unconsolidatable",
+# NodeRepairBlocked (v1.1+, the node health controller): repair held back because too many nodes of the
+# NodePool (or the cluster) are unhealthy -- a node Karpenter says it leaves, as DisruptionBlocked does
+_KINDS = {"DisruptionBlocked": "disruption_blocked", "NodeRepairBlocked": "disruption_blocked",
+          "Unconsolidatable": "unconsolidatable",
           "ConsolidationCandidate": "consolidation_candidate", "ConsolidationRejected": "consolidation_rejected",
           "ConsolidationApproved": "consolidation_approved"}
 _TYPES = ("Normal", "Warning")
@@ -52,6 +55,10 @@ _LEADING_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[
 _NODE_EVENT = re.compile(r"^Node (\S+) event: ")
 _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 _TRANSITION = "Status condition transitioned"
+# InsufficientCapacityError: "NodeClaim NAME event: ERROR" on the NodeClaim (v1.0+), and from v1.15 (#3143) on
+# each pod nominated to it, "NodeClaim NAME nominated for this pod failed to launch: ERROR" (a comma after
+# NAME accepted: the release notes wrote one)
+_ICE = re.compile(r"^NodeClaim ([\w.-]+)(,? nominated for this pod failed to launch| event): (.*)$", re.S)
 
 
 def event_row(text: str) -> dict | None:
@@ -170,6 +177,10 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
             told.pop("nodes", None)
             return {**out, **{k: v for k, v in told.items() if k not in out}}
         return {**out, "kind": _KINDS[reason], "reason": _CANNOT.sub("", message)}
+    if reason == "InsufficientCapacityError":
+        launch = _launch_failed(message, out, obj, pod_hint)
+        if launch is not None:
+            return launch
     if reason in _INTERRUPTIONS:
         kind, action = _INTERRUPTIONS[reason]
         out["kind"] = "interruption"
@@ -180,6 +191,25 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
         return out
     out.update(kind="other", message=message)
     return out
+
+
+def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | None:
+    """An InsufficientCapacityError event as the launch failure it reports (the kind a
+    ``failed launching nodeclaim`` log line reads as): the NodeClaim, its error, and (v1.15+)
+    the nominated pod the event was filed on. A log store's bare object name is the pod only
+    when the message says so: the older event is filed on the NodeClaim itself."""
+    match = _ICE.match(message)
+    if match is None:
+        return None
+    claim, which, error = match.groups()
+    found = {k: v for k, v in out.items() if k != "pod"}
+    on_pod = which != " event"
+    if on_pod and (out.get("pod") or pod_hint):
+        found["pod"] = out.get("pod") or pod_hint
+    elif not on_pod and obj.startswith("pod/") and out.get("pod"):
+        found["pod"] = out["pod"]
+    found.update(kind="launch_failed", nodeclaim=claim, error=error.strip())
+    return found
 
 
 __all__ = ["KARPENTER_REASONS", "event_row", "json_event", "karpenter_event"]

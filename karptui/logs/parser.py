@@ -18,7 +18,9 @@ KINDS = ("pod_unschedulable", "pods_provisionable", "nodeclaims_computed", "node
          "node_terminated", "launch_failed", "interruption", "other",
          # issue 13: Karpenter's events beside its logs, and NodePool limits
          "limits_exceeded", "pod_nominated", "disruption_blocked", "unconsolidatable",
-         "consolidation_candidate", "consolidation_rejected", "consolidation_approved")
+         "consolidation_candidate", "consolidation_rejected", "consolidation_approved",
+         # issue 27: balanced consolidation's per-NodePool score
+         "consolidation_score")
 
 
 @dataclass
@@ -144,8 +146,9 @@ class LogParser:
                         if match:
                             described = (_DESCRIBED.get(match.group(1), match.group(1)), match.group(2))
                     continue
-                if described and "event" in found and not ({"node", "nodeclaim", "pod"} & found.keys()):
-                    found[described[0]] = described[1]
+                if described and "event" in found and (not ({"node", "nodeclaim", "pod"} & found.keys()) or (
+                        described[0] == "pod" and "pod" not in found)):  # a pod's table: every row is about it,
+                    found[described[0]] = described[1]                   # also those naming its NodeClaim
                 events += 1
                 if found["kind"] == "other" and "acquired lease" in found.get("message", ""):
                     self._leader(found)

@@ -13,7 +13,7 @@ KIND_LABELS = {
     "launch_failed": "launch failed", "interruption": "interruption", "other": "other",
     "limits_exceeded": "limits", "pod_nominated": "nominated", "disruption_blocked": "blocked",
     "unconsolidatable": "unconsolidatable", "consolidation_candidate": "candidate",
-    "consolidation_rejected": "rejected", "consolidation_approved": "approved",
+    "consolidation_rejected": "rejected", "consolidation_approved": "approved", "consolidation_score": "score",
 }
 
 
@@ -42,7 +42,8 @@ def summary(event: dict) -> str:
             more = f" +{event['more']}" if event.get("more") else ""
             then = (f" → {event.get('replacement_capacity_type') or ''} "
                     f"{', '.join(event['replacement_instance_types'][:3])}{more}")
-        return f"{event.get('method')} {event.get('action')} {', '.join(event.get('nodes', []))}{then}"
+        said = " ".join(filter(None, (event.get("method"), event.get("action"), ", ".join(event.get("nodes", [])))))
+        return f"{said}{then}"
     if kind == "nodeclaim_launched":
         return (f"{event.get('nodeclaim', '')} {event.get('instance_type', '')} {event.get('capacity_type', '')} "
                 f"in {event.get('zone', '')}")
@@ -60,11 +61,24 @@ def summary(event: dict) -> str:
     if kind == "interruption":
         told = " ".join(str(event[k]) for k in ("message_kind", "action") if event.get(k))
         return f"{event.get('node') or event.get('nodeclaim') or ''} {told}".strip()
+    if kind == "consolidation_score":
+        return _score(event)
     if kind == "pod_nominated":
         target = event.get("nodeclaim") or event.get("node")
         return f"{event.get('pod', '')} → {target}" if target else event.get("pod", "")
     keys = ("nodeclaim", "node", "count", "pods", "nodeclaims")
     return " ".join(f"{k}={event[k]}" for k in keys if event.get(k) not in (None, "", []))
+
+
+def _score(event: dict) -> str:
+    """``default 0.42 < 1.00: rejected (replace ip-a, ip-b)``: balanced consolidation's verdict for one NodePool."""
+    score, threshold = event.get("score"), event.get("threshold")
+    compared = ""
+    if isinstance(score, (int, float)) and isinstance(threshold, (int, float)):
+        compared = f" {score:.2f} {'>=' if score >= threshold else '<'} {threshold:.2f}"
+    verdict = {True: ": approved", False: ": rejected"}.get(event.get("approved"), "")
+    what = " ".join(filter(None, (event.get("decision"), ", ".join(event.get("nodes", [])))))
+    return f"{event.get('nodepool', '')}{compared}{verdict}{f' ({what})' if what else ''}".strip()
 
 
 def activity_rows(events: list[dict], include_other: bool = False,

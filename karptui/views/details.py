@@ -83,6 +83,16 @@ def verdicts_by_reason(filters: dict[str, tuple[str, ...]] | None) -> list[str]:
             for reason, nodes in sorted(grouped.items(), key=lambda kv: -len(kv[1]))]
 
 
+def _pod_log_line(found: dict) -> str:
+    """One of the pod's log records in the drill-in: a scheduling failure by NodePool, a launch that
+    failed for it (v1.15's InsufficientCapacityError on each nominated pod) by NodeClaim and error."""
+    if found["kind"] == "launch_failed":
+        told = f"NodeClaim {found['nodeclaim']}: " if found.get("nodeclaim") else ""
+        return f"{found.get('time', '')} launch_failed: {told}{found.get('error', '')}"
+    return (f"{found.get('time', '')} {found['kind']}: "
+            + "; ".join(f"{p['name']}: {p['reason']}" for p in found.get("nodepools", [])))
+
+
 def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict], catalog=None,
                nodeclaims=()) -> dict[str, list[str]]:
     """The pod drill-in's sections; ``nodepools``: Karpenter's NodePool decision table, when the simulation
@@ -109,7 +119,5 @@ def pod_detail(pod: Pod, snapshot: Snapshot, attempt, events: list[dict], catalo
         **({"nodepools, in the order Karpenter tries them":
             nodepool_lines(nodepools_json(attempt.nodepools, catalog, prediction))}
            if attempt is not None and attempt.nodepools is not None else {}),
-        "karpenter log": [f"{e.get('time', '')} {e['kind']}: "
-                          + "; ".join(f"{p['name']}: {p['reason']}" for p in e.get("nodepools", []))
-                          for e in related] or ["(nothing in the logs)"],
+        "karpenter log": [_pod_log_line(e) for e in related] or ["(nothing in the logs)"],
     }
