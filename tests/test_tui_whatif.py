@@ -126,7 +126,9 @@ def test_text_fields_round_trip():
     assert wf.parse_requirement_text(wf.format_requirements(requirements)) == requirements
     assert wf.parse_labels(wf.format_labels({"a": "1", "b": ""})) == {"a": "1", "b": ""}
     for bad, message in (("a In", "values: In needs at least one value"), ("a Near b", "'Near' is not one of"),
-                         ("lonely", "is not 'key Operator")):
+                         ("lonely", "is not 'key Operator"),
+                         # issue 29: two requirements typed without ';' became one value with spaces
+                         ("karpenter.sh/capacity-type In spot zone In a", "value 'spot zone In a' has a space")):
         with pytest.raises(ValueError, match=message):
             wf.parse_requirement_text(bad)
     with pytest.raises(ValueError, match="is not key=value:Effect"):

@@ -103,6 +103,10 @@ def parse_requirement_text(text: str) -> list[dict]:
         req: dict = {"key": words[0], "operator": words[1]}
         if len(words) == 3:
             req["values"] = split_items(words[2])
+            spaced = next((v for v in req["values"] if len(v.split()) > 1), None)
+            if spaced is not None:   # "a In x b In y" typed without ';' read as one value "x b In y"
+                raise ValueError(f"requirement {item!r}: value {spaced!r} has a space, which a label value "
+                                 "cannot; separate requirements with ';'")
         out.append(req)
     checked(parse_requirements, out, "requirements")
     return out
