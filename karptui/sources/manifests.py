@@ -1,4 +1,4 @@
-"""An object's manifest read again from where the snapshot came from, for ``y``.
+"""An object's manifest, or a Karpenter log line, read again from where it came from, for ``y``.
 
 The model keeps the manifest of the objects a what-if may patch, but not of pods and
 events: at 50,000 pods that would double the memory a session holds. The operator who
@@ -22,4 +22,22 @@ def manifest_in_files(path: str | Path, kind: str, namespace: str, name: str) ->
         meta = obj.get("metadata")
         if isinstance(meta, Mapping) and meta.get("name") == name and (meta.get("namespace") or "") == namespace:
             return obj
+    return None
+
+
+def log_line(number: int, text: str, path: str | None) -> str | None:
+    """Line ``number`` of the Karpenter log as written: from ``text`` (the snapshot's own log),
+    else, for a line a tail read later, from the followed file ``path``; None when neither has it."""
+    if text:
+        lines = text.splitlines()
+        if 0 < number <= len(lines):
+            return lines[number - 1]
+    if path:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                for at, line in enumerate(handle, 1):
+                    if at == number:
+                        return line.rstrip("\n")
+        except OSError:
+            return None
     return None

@@ -23,7 +23,7 @@ from textual.message import Message
 from ..catalog import catalog_from_snapshot_region
 from ..logs import LogParser
 from ..model import Snapshot
-from ..sources.manifests import manifest_in_files
+from ..sources.manifests import log_line, manifest_in_files
 from ..views.details import node_detail, pod_detail
 from ..views.disruption import SAID_KINDS
 from ..views.info import warnings_with_catalog
@@ -361,22 +361,8 @@ class KarptuiApp(App):
             self.action_help()
 
     def log_line(self, number: int) -> str | None:
-        """Line ``number`` of the Karpenter log as written: the snapshot's own, else (a line the
-        tail read later) the followed file's; None when neither has it."""
-        text = self.snapshot.meta.logs_text
-        if text:
-            lines = text.splitlines()
-            if 0 < number <= len(lines):
-                return lines[number - 1]
-        if self.follow_logs:
-            try:
-                with open(self.follow_logs, encoding="utf-8", errors="replace") as handle:
-                    for at, line in enumerate(handle, 1):
-                        if at == number:
-                            return line.rstrip("\n")
-            except OSError:
-                return None
-        return None
+        """Line ``number`` of the Karpenter log as written (the snapshot's, or the followed file's)."""
+        return log_line(number, self.snapshot.meta.logs_text, self.follow_logs)
 
     def show_yaml(self, kind: str, name: str) -> bool:
         """``y`` on a node or pod (in a pane or its drill-in): its manifest. Pods' manifests are
