@@ -30,7 +30,7 @@ import yaml
 
 from ...model.affinity import TopologySpreadConstraint, parse_spread_constraints
 from ...model.errors import ModelError
-from .versions import V1_15, _image_version, karpenter_version
+from .versions import V1_15, image_version, karpenter_version
 
 PREFERENCE_POLICY, MIN_VALUES_POLICY, SCHEDULER_CONFIG = "PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG"
 RESPECT, IGNORE = "Respect", "Ignore"
@@ -135,11 +135,11 @@ def _controller_container(snapshot) -> tuple[str, Mapping] | None:
     for workload in snapshot.workloads:
         if workload.kind != "Deployment" or workload.template is None or not workload.raw:
             continue
-        if _image_version(workload.template.images) is None:
+        if image_version(workload.template.images) is None:
             continue
         spec = ((workload.raw.get("spec") or {}).get("template") or {}).get("spec") or {}
         for container in spec.get("containers") or ():
-            if isinstance(container, Mapping) and _image_version((str(container.get("image", "")),)):
+            if isinstance(container, Mapping) and image_version((str(container.get("image", "")),)):
                 return f"Deployment {workload.key}", container
     return None
 

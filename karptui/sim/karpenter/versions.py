@@ -84,7 +84,9 @@ _HELM_NAME, _HELM_VERSION = "app.kubernetes.io/name", "app.kubernetes.io/version
 _found: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _image_version(images) -> tuple[KarpenterVersion, str] | None:
+def image_version(images) -> tuple[KarpenterVersion, str] | None:
+    """The release and image of the first Karpenter controller image among ``images``: the one rule
+    for "this container is Karpenter's controller", which the settings (.settings) read too."""
     for image in images:
         if "karpenter" not in image:
             continue
@@ -109,7 +111,7 @@ def _from_controller(snapshot) -> VersionFound | None:
     newest of them, naming the others), else the Helm chart's version label on either."""
     for workload in snapshot.workloads:
         if workload.kind == "Deployment" and workload.template is not None:
-            found = _image_version(workload.template.images)
+            found = image_version(workload.template.images)
             if found is not None:
                 return VersionFound(found[0], "controller image",
                                     f"Deployment {workload.key} runs {found[1]}")
@@ -117,7 +119,7 @@ def _from_controller(snapshot) -> VersionFound | None:
     for pod in snapshot.pods:
         if pod.is_terminal:
             continue
-        found = _image_version(pod.images)
+        found = image_version(pod.images)
         if found is not None:
             running.setdefault(found[0], f"Pod {pod.key} runs {found[1]}")
     if running:
