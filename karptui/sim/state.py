@@ -32,6 +32,20 @@ def non_zero(pod: Pod) -> tuple[int, int]:
     return cpu or DEFAULT_MILLI_CPU, memory or DEFAULT_MEMORY
 
 
+
+class NodeIndex(dict):
+    """An index about the nodes alone, kept by ``ClusterState.shared``: copies of a state keep the
+    very same nodes, so they share it (``copy_for`` gives itself, and a state warmed like one that
+    simulated takes its filled one). Entries that depend on more than the nodes key on it."""
+
+    shared_across_copies = True
+
+    def __init__(self, state=None) -> None:
+        super().__init__()
+
+    def copy_for(self, state) -> NodeIndex:
+        return self
+
 class ClusterState:
     """Mutable per-simulation view of nodes and the pods bound to them."""
 
