@@ -44,15 +44,34 @@ def _widest(cells: list[str]) -> int:
     return max(map(_width, cells))
 
 
+def _head(text: str, room: int) -> str:
+    """The longest start of ``text`` that fits ``room`` cells."""
+    cut = text[:max(0, room)]
+    while _width(cut) > room:
+        cut = cut[:-1]
+    return cut
+
+
+def _tail(text: str, room: int) -> str:
+    """The longest end of ``text`` that fits ``room`` cells."""
+    cut = text[len(text) - room:] if room > 0 else ""
+    while _width(cut) > room:
+        cut = cut[1:]
+    return cut
+
+
 def _fit(text: str, width: int) -> str:
     """Pad or cut ``text`` to exactly ``width`` cells (an ellipsis marks a cut)."""
     size = _width(text)
     if size <= width:
         return text + " " * (width - size)
-    cut = text[: max(0, width - 1)]
-    while _width(cut) > width - 1:
-        cut = cut[:-1]
+    cut = _head(text, width - 1)
     return cut + "…" + " " * (width - 1 - _width(cut))
+
+
+def _row_mark(text: str, width: int) -> str:
+    """A two-cell row mark (``▼ ``, ``≠ ``) a cut keeps."""
+    return text[:2] if len(text) > 2 and text[1] == " " and width > 4 else ""
 
 
 def _fit_start(text: str, width: int) -> str:
@@ -61,11 +80,9 @@ def _fit_start(text: str, width: int) -> str:
     size = _width(text)
     if size <= width:
         return text + " " * (width - size)
-    mark = text[:2] if len(text) > 2 and text[1] == " " and width > 4 else ""
+    mark = _row_mark(text, width)
     room = width - _width(mark) - 1
-    tail = text[len(text) - room:] if room > 0 else ""
-    while _width(tail) > room:
-        tail = tail[1:]
+    tail = _tail(text, room)
     return mark + "…" + tail + " " * (room - _width(tail))
 
 
@@ -73,22 +90,13 @@ def _fit_middle(text: str, width: int) -> str:
     """Like :func:`_fit`, but a cut takes the middle and keeps both ends: a pod's namespace and the
     end of its name, where replicas differ (``default/h…-2tn8f``; every pending pod read
     ``default/host-sp…`` at 80 columns)."""
-    size = _width(text)
-    if size <= width:
-        return text + " " * (width - size)
-    if width < 8:
+    if _width(text) <= width or width < 8:
         return _fit_start(text, width)
-    mark = text[:2] if len(text) > 2 and text[1] == " " else ""
+    mark = _row_mark(text, width)
     room = width - _width(mark) - 1
-    head_room = room // 3
-    head = text[len(mark):len(mark) + head_room]
-    while _width(head) > head_room:
-        head = head[:-1]
-    tail_room = room - _width(head)
-    tail = text[len(text) - tail_room:]
-    while _width(tail) > tail_room:
-        tail = tail[1:]
-    return mark + head + "…" + tail + " " * (tail_room - _width(tail))
+    head = _head(text[len(mark):], room // 3)
+    tail = _tail(text, room - _width(head))
+    return mark + head + "…" + tail + " " * (room - _width(head) - _width(tail))
 
 
 class VirtualTable(ScrollView, can_focus=True):
