@@ -286,6 +286,7 @@ class MainScreen(Screen):
         name, reverse = self.sorts["activity"]
         column = ACTIVITY_SORTS.index(name)
         rows, keys = _activity_cells(shown)
+        self._activity = dict(zip(keys, shown))   # key -> its row, for enter and y
         if column or reverse:
             def key(i: int):  # a log line's number as a number; a Kubernetes event (no line) first
                 cell = rows[i][column]
@@ -293,7 +294,6 @@ class MainScreen(Screen):
 
             order = sorted(range(len(rows)), key=key, reverse=reverse)
             rows, keys = [rows[i] for i in order], [keys[i] for i in order]
-        self._activity = dict(zip(_activity_cells(shown)[1], shown))   # key -> its row, for enter and y
         if not shown:
             rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
         table = self.query_one("#activity-table", VirtualTable)
