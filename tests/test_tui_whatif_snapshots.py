@@ -33,7 +33,13 @@ async def _ran(pilot) -> None:
         if screen.worker is not None and screen.worker.is_finished and "Results — what-if" in str(
                 screen.query_one("#results-title").render()) and zones.row_count:
             break
-    # the tables size their columns to the rows on a later refresh: on a loaded machine one
-    # snapshot caught the zone table's header still at the widths of its titles alone
-    for _ in range(3):
+    # the tables size their columns to the rows on a later refresh: on a loaded machine a fixed
+    # wait caught the zone table's header still at the widths of its titles alone, so wait until
+    # two looks in a row draw the same screen
+    shown = None
+    for _ in range(100):
         await pilot.pause(0.05)
+        now = pilot.app.export_screenshot()
+        if now == shown:
+            break
+        shown = now

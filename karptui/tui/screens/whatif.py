@@ -18,7 +18,9 @@ from __future__ import annotations
 import copy
 import os
 import time
-from typing import Any
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -79,6 +81,24 @@ def _slots(draft: dict):
     for j, c in enumerate(draft.get("containers", [])):
         for what in ("cpu", "memory"):
             yield f"{what}-{j}", c, what
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One place in the form: what widget it is (``key``: kind and id), how to make it, and how to
+    show this form's values in one already on screen."""
+
+    key: str
+    make: Callable[[], Widget]
+    show: Callable[[Widget], None] = lambda widget: None
+
+
+def _static_slot(text: str) -> _Slot:
+    return _Slot(f"section {text}", lambda: Static(text, classes="section"))
+
+
+def _button_slot(widget_id: str, label: str, variant: str = "default") -> _Slot:
+    return _Slot(f"button {widget_id}", lambda: Button(label, id=widget_id, variant=variant, compact=True))
 
 
 def _field(label: str, widget: Widget) -> Horizontal:
@@ -188,6 +208,7 @@ class WhatIfScreen(Screen):
         self.consolidate = False  # Karpenter's consolidation in runs: minutes on big clusters, so asked for
         self.rendering = False    # the form's widgets are being replaced: they hold nothing typed yet
         self._pending_queued = False  # a look at what is typed but not applied is due after this refresh
+        self._slot_keys: weakref.WeakKeyDictionary[Widget, str] = weakref.WeakKeyDictionary()  # form widget: its slot
 
     @property
     def stack(self) -> wf.EditStack:
@@ -235,6 +256,8 @@ class WhatIfScreen(Screen):
         targets = self.query_one("#targets", OptionList)
         targets.highlighted = 0
         targets.focus()
+        self.query_one("#form").visible = False   # until a target is selected (laid out, not drawn)
+        self.call_after_refresh(self._prebuild_form)
 
     def _idle_title(self, head: str = "Results") -> str:
         consolidation = "on" if self.consolidate else "off"
@@ -266,48 +289,115 @@ class WhatIfScreen(Screen):
         self.draft = copy.deepcopy(self.before)
         await self._render_form()
 
-    def _widget(self, key: str, value: str | bool, widget_id: str = "") -> Widget:
-        widget_id = widget_id or key
-        if isinstance(value, bool):
-            return Switch(value, id=widget_id, animate=False)
-        if key in self.choices:
-            return Select([(plain_text(c or "(none)"), c) for c in self.choices[key]], value=value, allow_blank=False,
-                          id=widget_id, compact=True)
-        return Input(visible(value), placeholder=FIELDS.get(key, ("", ""))[1], id=widget_id, compact=True)
-
     async def _render_form(self) -> None:
-        """The draft as widgets, in a fixed order: replicas first (the field most often changed),
-        then each spread constraint, then the pod template; focus stays on the field it was on."""
-        row, d = self.selected, self.draft
+        """The draft as the form, the target's name above it; focus stays on the field it was on."""
+        row = self.selected
         focused = self.focused.id if self.focused is not None and self._in_form(self.focused) else None
-        widgets: list[Widget] = []
-        if "replicas" in d:
-            widgets.append(_field(FIELDS["replicas"][0], self._widget("replicas", d["replicas"])))
-        for i, c in enumerate(d.get("constraints", [])):
-            widgets.append(Static(f"topologySpreadConstraint {i + 1} (x drops · s relaxes)", classes="section"))
-            widgets += [_field(f, self._widget(f, c[f], f"c{i}-{f}")) for f in SPREAD_FIELDS]
-            widgets.append(Button("Remove constraint", id=f"c{i}-remove", compact=True))
-        if "constraints" in d:
-            widgets += [Button("Add constraint", id="add-constraint", compact=True),
-                        Static("pod template", classes="section")]
-        widgets += [_field(label, self._widget(key, d[key])) for key, (label, _) in FIELDS.items()
-                    if key in d and key != "replicas"]
-        for j, c in enumerate(d.get("containers", [])):
-            widgets += [_field(f"{c['name']} {what}", Input(visible(c[what]), placeholder=hint, id=f"{what}-{j}",
-                                                              compact=True))
-                        for what, hint in (("cpu", "e.g. 500m"), ("memory", "e.g. 256Mi"))]
-        widgets.append(Button("Apply (enter)", id="apply", variant="primary", compact=True))
         self.query_one("#form-title", Static).update(plain(row.label if row is ADD_NODES else row.ref))
         form = self.query_one("#form", VerticalScroll)
-        self.rendering = True
-        try:
-            await form.remove_children()
-            await form.mount_all(widgets)
-        finally:
-            self.rendering = False
+        await self._show_form(self.draft)
+        form.visible = True
         if focused and form.query(f"#{focused}"):
             form.query_one(f"#{focused}").focus()
         self._show_pending()
+
+    def _slots_of(self, d: dict) -> list[_Slot]:
+        """The form of a draft, in a fixed order: replicas first (the field most often changed),
+        then each spread constraint, then the pod template."""
+        slots: list[_Slot] = []
+        if "replicas" in d:
+            slots.append(self._field_slot("replicas", FIELDS["replicas"][0], d["replicas"]))
+        for i, c in enumerate(d.get("constraints", [])):
+            slots.append(_static_slot(f"topologySpreadConstraint {i + 1} (x drops · s relaxes)"))
+            slots += [self._field_slot(f"c{i}-{f}", f, c[f], f) for f in SPREAD_FIELDS]
+            slots.append(_button_slot(f"c{i}-remove", "Remove constraint"))
+        if "constraints" in d:
+            slots += [_button_slot("add-constraint", "Add constraint"), _static_slot("pod template")]
+        slots += [self._field_slot(key, label, d[key]) for key, (label, _) in FIELDS.items()
+                  if key in d and key != "replicas"]
+        for j, c in enumerate(d.get("containers", [])):
+            slots += [self._field_slot(f"{what}-{j}", f"{c['name']} {what}", c[what], placeholder=hint)
+                      for what, hint in (("cpu", "e.g. 500m"), ("memory", "e.g. 256Mi"))]
+        slots.append(_button_slot("apply", "Apply (enter)", variant="primary"))
+        return slots
+
+    def _field_slot(self, widget_id: str, label: str, value: str | bool, key: str = "",
+                    placeholder: str | None = None) -> _Slot:
+        key = key or widget_id
+        if placeholder is None:
+            placeholder = FIELDS.get(key, ("", ""))[1]
+        kind = "switch" if isinstance(value, bool) else f"select {key}" if key in self.choices else "input"
+
+        def make() -> Widget:
+            if kind == "switch":
+                control: Widget = Switch(bool(value), id=widget_id, animate=False)
+            elif kind == "input":
+                control = Input(visible(value), placeholder=placeholder, id=widget_id, compact=True)
+            else:
+                control = Select([(plain_text(c or "(none)"), c) for c in self.choices[key]], value=value,
+                                 allow_blank=False, id=widget_id, compact=True)
+            return _field(label, control)
+
+        def show(holder: Widget) -> None:
+            name, control = holder.children
+            if str(name.render()) != label:   # container names differ, one field id to another
+                name.update(plain(label))
+            shown = visible(value) if isinstance(control, Input) else value
+            if control.value != shown:
+                control.value = shown
+            if isinstance(control, Input):
+                control.placeholder = placeholder
+
+        return _Slot(f"{kind} {widget_id}", make, show)
+
+    async def _show_form(self, d: dict) -> None:
+        """Put a draft's form on screen, keeping every widget the form on screen already has.
+
+        Mounting a field costs Textual a few ms (its styles are worked out afresh, and a Button or
+        a Select restyles itself once mounted): a workload's twenty fields were a third of a
+        second, whatever the cluster's size. Most forms share most of their fields (the pod
+        template's, replicas, the first container's requests), so those are reused with the new
+        values and only the rest is mounted or removed."""
+        form = self.query_one("#form", VerticalScroll)
+        slots = self._slots_of(d)
+        self.rendering = True
+        try:
+            on_screen = {self._slot_keys.get(w): w for w in form.children}
+            wanted = {slot.key for slot in slots}
+            stale = [w for key, w in on_screen.items() if key not in wanted]
+            if stale:
+                await form.remove_children(stale)
+            new: list[Widget] = []
+            for at, slot in enumerate(slots):
+                widget = on_screen.get(slot.key)
+                if widget is None:
+                    widget = slot.make()
+                    self._slot_keys[widget] = slot.key
+                    new.append(widget)
+                    continue
+                if new:   # the fields before this one that the form had not
+                    await form.mount_all(new, before=widget)
+                    new = []
+                slot.show(widget)
+                if form.children[at] is not widget:
+                    form.move_child(widget, before=at)
+            if new:
+                await form.mount_all(new)
+        finally:
+            self.rendering = False
+
+    async def _prebuild_form(self) -> None:
+        """Build the first workload's form out of sight once the panel is on screen, so the form
+        the operator opens next reuses its fields instead of waiting for them (see _show_form)."""
+        row = next((r for r in self.rows if r.group == "workload"), None)
+        if row is None or self.selected is not None or not self.is_mounted:
+            return
+        try:
+            draft = FORMS[row.group][0](self.snapshot, self.stack.edits, row.ref)
+        except ValueError:
+            return
+        if self.selected is None:
+            await self._show_form(draft)
 
     def _in_form(self, widget: Widget) -> bool:
         return self.query_one("#form") in widget.ancestors
@@ -432,26 +522,8 @@ class WhatIfScreen(Screen):
         except ValueError as exc:
             self.notify(str(exc))
             return
-        if not self._values_in_place():
-            await self._render_form()
+        await self._render_form()
         await self._apply()
-
-    def _values_in_place(self) -> bool:
-        """Show the draft's values in the fields already on screen, when the draft has exactly those
-        fields (``+`` / ``-`` change one number): building the form afresh is a few hundred ms on a
-        big cluster's screen. False when the fields differ (a constraint dropped): render it then."""
-        if self.rendering:
-            return False
-        fields = {w.id: w for w in self.query_one("#form").query("Input, Select, Switch") if w.id}
-        wanted = {widget_id: holder[key] for widget_id, holder, key in _slots(self.draft)}
-        if set(wanted) != set(fields):
-            return False
-        for key, value in wanted.items():
-            widget = fields[key]
-            shown = visible(value) if isinstance(widget, Input) else value
-            if widget.value != shown:
-                widget.value = shown
-        return True
 
     async def action_replicas(self, step: int) -> None:
         await self._quick(lambda form: wf.step_replicas(form, step))
