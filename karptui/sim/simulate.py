@@ -15,8 +15,10 @@ from .explain import summarize
 from .fit_error import NO_NODES, fit_error, preemption_message
 from .framework import run_filters, run_prefilters, run_scores, select_host
 from .plugins.default_preemption import NOT_HELPFUL, preempt
+from .plugins.queue_sort import queue_key, queue_order
 from .result import Attempt, Placements, SimResult
 from .sampling import NodeSearch
+from .scheduler_pass import SchedulerPass
 from .signature import signature
 from .state import ClusterState
 from .version import cluster_version
@@ -24,17 +26,13 @@ from .version import cluster_version
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
-def queue_order(pods) -> list[Pod]:
-    """PrioritySort: higher priority first, then older, then namespace/name."""
-    return sorted(pods, key=lambda p: (-p.priority, p.created.timestamp() if p.created else 0.0, p.namespace, p.name))
-
-
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
              state: ClusterState | None = None,
              progress: Callable[[str, int, int], None] | None = None, gates=None,
              found: Callable | None = None, equivalence: bool = True,
-             skip_unplaceable: bool = True) -> SimResult:
+             skip_unplaceable: bool = True, after: SchedulerPass | None = None,
+             keep_pass: Callable[[SchedulerPass], None] | None = None) -> SimResult:
     """kube-scheduler over the pending pods; then, given a catalog and NodePools, Karpenter
     provisioning and (with ``consolidate``) consolidation.
 
@@ -55,11 +53,16 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     ``skip_unplaceable`` leaves the pending pods no consolidation simulation can place out of
     those simulations' queues (see :mod:`.karpenter.unplaceable`; the same answers); False
     schedules every pending pod in every simulation (tests compare).
+    ``keep_pass(p)`` is given kube-scheduler's pass as it ended, before Karpenter's part; ``after``
+    (such a pass, of a snapshot this one only adds pending pods to) goes on from it instead of
+    scheduling its pods again, when :meth:`SchedulerPass.new_pods` says it holds (the same answers;
+    ``state`` is then not used).
     """
     with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
         return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
                          spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates,
-                         found=found, equivalence=equivalence, skip_unplaceable=skip_unplaceable)
+                         found=found, equivalence=equivalence, skip_unplaceable=skip_unplaceable,
+                         after=after, keep_pass=keep_pass)
 
 
 def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
@@ -67,13 +70,13 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
               state: ClusterState | None = None,
               progress: Callable[[str, int, int], None] | None = None, gates=None,
               found: Callable | None = None, equivalence: bool = True,
-              skip_unplaceable: bool = True) -> SimResult:
-    state = state if state is not None else ClusterState(snapshot)
+              skip_unplaceable: bool = True, after: SchedulerPass | None = None,
+              keep_pass: Callable[[SchedulerPass], None] | None = None) -> SimResult:
     version = version or cluster_version(snapshot)
     cache: dict = {}
     if equivalence and not explain:
         cache[Equivalence] = Equivalence()  # what pods of one signature share (schedule_one reads it)
-    cache[NodeSearch] = NodeSearch()  # where the next pod's search for feasible nodes starts
+    search = cache[NodeSearch] = NodeSearch()  # where the next pod's search for feasible nodes starts
     mine = [p for p in snapshot.pending_pods if p.scheduler_name == DEFAULT_SCHEDULER]
     # kube-scheduler skips a pod being deleted, and Karpenter provisions for none
     pending = [p for p in mine if p.deleted is None]
@@ -87,9 +90,18 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     if claiming:
         notes.append(f"{claiming} pending pod(s) ask for DRA ResourceClaims: not modelled (karptui does not simulate "
                      "device allocation; Karpenter v1.14 by default does not provision for such pods)")
+    new = after.new_pods(snapshot, pending) if after is not None and not explain else None
+    if new is not None:   # the pass over the pods before the new ones went as it did then
+        state = after.state_for(snapshot)
+        search.start = after.start
+        attempts, failed, queued = list(after.attempts), dict(after.failed), after.queued | {id(p) for p in new}
+        pending = new
+    else:
+        state = state if state is not None else ClusterState(snapshot)
+        attempts, failed, queued = [], {}, frozenset(id(p) for p in pending)
+    # failed: signature -> (state.changes when it failed, that attempt)
     queue = deque(queue_order(pending))
-    attempts = []
-    failed: dict = {}  # signature -> (state.changes when it failed, that attempt)
+    preempted = after.preempted if new is not None else False
     while queue:
         pod = queue.popleft()
         key = signature(pod) if batch else None
@@ -102,8 +114,14 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             if key is not None and not attempt.scheduled:
                 failed[key] = (state.changes, attempt)
             queue.extend(queue_order(replace(v, node_name="", phase="Pending") for v in victims))
+            preempted = preempted or bool(victims)
         if progress is not None:
             progress("kube-scheduler", len(attempts), len(attempts) + len(queue))
+    if keep_pass is not None:
+        last = max((queue_key(p) for p in pending), default=after.last if new is not None else ())
+        # failed signatures stay valid in the copy only if nothing changed since (its count starts again)
+        keep_pass(SchedulerPass(snapshot, tuple(attempts), state.copy(label_groups=True), search.start, queued, last, preempted,
+                                {k: (0, a) for k, (changes, a) in failed.items() if changes == state.changes}))
     placements = Placements([n.name for n in state.nodes], [tuple(pods) for pods in state.pods])
     plans: tuple = ()
     disruptions: tuple = ()

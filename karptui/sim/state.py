@@ -157,13 +157,14 @@ class ClusterState:
                     total[r] += vectors[r]
         return total
 
-    def copy(self, snapshot: Snapshot | None = None) -> ClusterState:
+    def copy(self, snapshot: Snapshot | None = None, *, label_groups: bool = False) -> ClusterState:
         """This cluster as it stands, to simulate on separately (a what-if starts from the
         baseline's unsimulated cluster rather than accounting 50k bound pods again).
 
         ``snapshot`` (same nodes) replaces the one plugins read claims and PDBs from.
         Counters and shared indexes that know how (``copy_for``) come along; the rest
-        are rebuilt when first asked for.
+        are rebuilt when first asked for. ``label_groups`` copies the pods' label groups too (a
+        copy that will count pods for new selectors: rebuilding them walks every bound pod).
         """
         new = object.__new__(ClusterState)
         new.snapshot = snapshot if snapshot is not None else self.snapshot
@@ -190,8 +191,11 @@ class ClusterState:
         new.changes = 0
         new.touched = np.zeros(len(new.nodes), dtype=np.int64)
         new._log = []
-        new._groups = None
-        new._groups_in = {}
+        new._groups, new._groups_in = None, {}
+        if label_groups and self._groups is not None:
+            new._groups = {key: (pod, dict(per_node)) for key, (pod, per_node) in self._groups.items()}
+            for group in new._groups.values():
+                new._groups_in.setdefault(group[0].namespace, []).append(group)
         new._with_affinity = None
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}

@@ -31,6 +31,7 @@ from ..errors import InputError
 from ..model import Snapshot
 from ..sim import SimResult, simulate
 from ..sim.karpenter.disruption.drift import drift_preview, mark_drifted
+from ..sim.scheduler_pass import SchedulerPass
 from ..sim.state import ClusterState
 from .apply import Applied, apply_whatif
 from .controllers.deployment import Rollout
@@ -58,6 +59,7 @@ class Baseline:
     result: SimResult
     start: ClusterState
     consolidated: bool = False
+    scheduler_pass: SchedulerPass | None = None   # kube-scheduler's pass as it ended (what adds-only edits go on from)
 
 
 @dataclass(frozen=True)
@@ -148,12 +150,15 @@ class WhatIfSession:
         if kept is None:
             start = ClusterState(self.snapshot)
             used = start.copy()
+            passes: list[SchedulerPass] = []
             result = simulate(self.snapshot, catalog=self.catalog, consolidate=consolidate,
                               spot_to_spot=self.spot_to_spot, gates=self.gates, state=used,
-                              progress=_watched("baseline", progress, cancelled))
+                              progress=_watched("baseline", progress, cancelled), keep_pass=passes.append)
             start.warm_like(used)
+            for kept_pass in passes:   # Karpenter's indexes of the nodes, built after the pass ended
+                kept_pass.state.warm_like(used)
             prepare_baseline(result)
-            kept = self._baselines[consolidate] = Baseline(result, start, consolidate)
+            kept = self._baselines[consolidate] = Baseline(result, start, consolidate, passes[0] if passes else None)
         return kept
 
     def run(self, whatif: WhatIf | None = None, *, consolidate: bool = False, explain: bool = False,
@@ -179,10 +184,15 @@ class WhatIfSession:
             _check(cancelled)
             kept = self.baseline(consolidate, progress=progress, cancelled=cancelled)
             _check(cancelled)
+            # an edit that only adds pods goes on from the baseline's kube-scheduler pass (the same
+            # answer, see sim.scheduler_pass); any other starts from the baseline's cluster
+            after = kept.scheduler_pass
+            if after is not None and (explain or not after.holds_for(applied.snapshot)):
+                after = None
             result = simulate(applied.snapshot, explain=explain, catalog=self.catalog, consolidate=consolidate,
                               spot_to_spot=self.spot_to_spot, gates=self.gates,
-                              state=kept.start.rebound(applied.snapshot),
-                              progress=_watched("what-if", progress, cancelled))
+                              state=None if after is not None else kept.start.rebound(applied.snapshot),
+                              progress=_watched("what-if", progress, cancelled), after=after)
             _check(cancelled)
             peaks = tuple(self._peak(r, kept, result, progress, cancelled) for r in applied.rollouts if r.peak)
         except Cancelled:
