@@ -92,13 +92,13 @@ def run_live(args: argparse.Namespace) -> int:
     if not _wait_with_progress(live, connection.context):
         say(f"karptui: {_not_listed(live)}")
     from ..tui.app import KarptuiApp
+    from .tui import play
 
     try:
-        KarptuiApp(live.snapshot(), theme=args.theme, live=live, logs_since=since, discounts=discounts).run()
+        return play(KarptuiApp(live.snapshot(), theme=args.theme, live=live, logs_since=since, discounts=discounts))
     finally:
         live.stop()
         connection.close()
-    return 0
 
 
 def _not_listed(live) -> str:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..model import Snapshot
 from ..sources import bundled_snapshot, load_snapshot, resolve_snapshot_path
 from ..sources.collector import settle_for_simulation
 from ..sources.logs import attach_logs
+from ..text import visible
 from .karpenter_settings import flags_given, with_flags
 from .karpenter_version import flag_text, with_flag
 
@@ -26,10 +28,38 @@ def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None =
     # sight, a full collection no longer walks its objects every few what-if runs (at 5,000 nodes a
     # +1 replica run took 1.3-2.3 s, 1.1-1.5 s frozen). A live session's snapshots come and go: not there.
     settle_for_simulation()
-    KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from, namespace=namespace,
-               discounts=found).run()
+    return play(KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from,
+                           namespace=namespace, discounts=found))
+
+
+def play(app) -> int:
+    """Run a TUI session to its end; its exit status. An internal error that ended it is said in
+    one line on stderr, its traceback saved where the line says (the terminal is back by then)."""
+    app.run()
     _ENDED.append(True)
-    return 0
+    if not app.crash:
+        return app.return_code or 0
+    last = app.crash.rstrip().splitlines()[-1]
+    where = _save_crash(app.crash)
+    kept = f"; the details are in {where}" if where else ""
+    print(f"karptui: internal error, the session ended: {visible(last)}{kept}", file=sys.stderr)
+    return 1
+
+
+def _save_crash(text: str) -> str:
+    """The traceback in the user's state folder (the newest crash only); "" when it cannot be written."""
+    from platformdirs import user_state_path
+
+    from ..sources.atomic import atomic_write
+
+    from ..errors import InputError
+
+    folder = user_state_path("karptui")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return str(atomic_write(folder / "crash.txt", text.encode()))
+    except (OSError, InputError):
+        return ""
 
 
 _ENDED: list[bool] = []   # a TUI session ran in this process and gave the screen back

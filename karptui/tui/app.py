@@ -104,6 +104,19 @@ class KarptuiApp(App):
         Binding("t", "cycle_theme", "Theme"),
     ]
 
+    crash: str = ""   # an internal error's traceback, when one ended the session (cli.tui.play says it)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An internal error ends the session as Textual ends it (the terminal given back, the exit
+        status 1), but without Textual's screenful of traceback: the command says it in one line
+        and keeps the traceback in a file for a bug report (cli.tui.play)."""
+        import traceback
+
+        if not self.crash:
+            self.crash = "".join(traceback.format_exception(error))
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
+
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
                  simulate_on_start: bool = True, follow_logs: str | None = None,
                  follow_from: int | None = None, live=None, logs_since: float | None = 600.0,
