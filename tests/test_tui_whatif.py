@@ -655,7 +655,7 @@ async def test_replicas_comes_first_and_j_k_move_between_fields(snapshot):
     """Bug: reaching replicas took ~18 tabs; focus could not be seen and j/k did nothing in the form."""
     async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
         screen = await select(pilot, HOST)
-        await pilot.press("tab", "tab")                     # targets -> edits -> the form's first field
+        await pilot.press("tab")                            # targets -> the form's first field
         assert pilot.app.focused is screen.query_one("#replicas", Input)
         before = screen.query_one("#replicas").styles.background
         await pilot.press("tab")
@@ -746,3 +746,44 @@ async def test_keys_pressed_while_the_form_renders_read_the_draft(snapshot):
         await pilot.pause()
         assert screen.stack.edits == (Scale(Target.parse("Deployment/default/inflate"), 2),)
         assert screen.query_one("#replicas", Input).value == "2"
+
+
+async def test_the_disruption_pane_says_it_answers_for_the_captured_cluster_while_a_whatif_is_held(snapshot):
+    """Issue 29: a loaded what-if showed in the header, and the Disruption pane and its budgets
+    view went on showing the captured cluster without saying so."""
+    from karptui.tui.app import KarptuiApp
+    from karptui.tui.disruption import DisruptionPane
+
+    async with KarptuiApp(snapshot, simulate_on_start=False).run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        pane = pilot.app.screen.query_one(DisruptionPane)
+        status = lambda: str(pane.query_one("#disruption-status", Static).render())  # noqa: E731
+        assert "not what-if" not in status()
+        await pilot.press("w")
+        await pilot.pause()
+        screen = await select(pilot, "Deployment/default/inflate")
+        await pilot.press("plus")
+        await pilot.pause()
+        assert screen.stack.edits
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "the cluster as captured, not what-if tui-whatif (1 edit)" in status()
+        pane.show_budgets(True)
+        await pilot.pause()
+        assert "not what-if tui-whatif (1 edit)" in str(pane.query_one("#budgets-view", Static).render())
+
+
+async def test_g_and_G_move_the_target_list_and_tab_goes_from_it_to_the_form(snapshot):
+    """Issue 29 item 8: g did nothing in the target list, tab went to the edits list first, and the
+    Apply button was drawn in the focused row's colour whatever had the focus."""
+    async with Host(snapshot, None).run_test(size=(160, 50)) as pilot:
+        screen = await select(pilot, "Deployment/default/inflate")
+        targets = screen.query_one("#targets", OptionList)
+        await pilot.press("G")
+        assert targets.highlighted == len(screen.rows) - 1
+        await pilot.press("g")
+        assert targets.highlighted == 0
+        await pilot.press("tab")
+        assert pilot.app.focused is screen.query_one("#replicas", Input)
+        apply = screen.query_one("#apply")
+        assert apply.variant == "default" and not apply.has_focus

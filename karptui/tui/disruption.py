@@ -25,8 +25,8 @@ from textual.widgets import Static
 
 from ..views.budgets import budgets_lines, budgets_view
 from ..views.clock import Clock
-from ..views.disruption import (BLOCKED, DECISION, KEPT, DisruptionView, found_line, simulated_view,
-                                with_karpenter_said)
+from ..views.disruption import (BLOCKED, DECISION, KEPT, DisruptionView, captured_not_whatif, found_line,
+                                simulated_view, with_karpenter_said)
 from ..views.nodes import short_name
 from . import forked
 from .plain import plain, plain_lines
@@ -123,7 +123,7 @@ class DisruptionPane(Vertical):
             if key != self.budgets_key:
                 self.budgets_key, self.budget_lines = key, ["computing the budgets…"]
                 self.compute_budgets(key, app.snapshot, app.catalog, app.clock_of(app.snapshot))
-            self.query_one("#budgets-view", Static).update(plain_lines(self.budget_lines))
+            self.query_one("#budgets-view", Static).update(plain_lines(self._budgets_shown()))
             scroll.focus()
         else:
             self.query_one("#disruption-table").focus()
@@ -147,7 +147,7 @@ class DisruptionPane(Vertical):
         message.stop()
         if message.key == self.budgets_key:
             self.budget_lines = message.lines
-            self.query_one("#budgets-view", Static).update(plain_lines(self.budget_lines))
+            self.query_one("#budgets-view", Static).update(plain_lines(self._budgets_shown()))
 
     @property
     def marks(self) -> dict[str, str]:
@@ -253,10 +253,25 @@ class DisruptionPane(Vertical):
             self._launch(*self.queued)
 
     # ---- drawing ----------------------------------------------------------------------------
+    def _status_lines(self) -> str:
+        """The status, under a line saying so while the what-if panel holds edits."""
+        note = captured_not_whatif(self.app.active_whatif())
+        return f"{note}\n{self.status}" if note else self.status
+
+    def _budgets_shown(self) -> list[str]:
+        note = captured_not_whatif(self.app.active_whatif())
+        return [note, *self.budget_lines] if note else self.budget_lines
+
+    def whatif_changed(self) -> None:
+        """Back from the what-if panel: say again whether a what-if is held (see _status_lines)."""
+        self.query_one("#disruption-status", Static).update(plain(self._status_lines()))
+        if self.budgets_shown:
+            self.query_one("#budgets-view", Static).update(plain_lines(self._budgets_shown()))
+
     def fill(self, text: str | None = None) -> None:
         if text is not None:
             self.filter = text
-        self.query_one("#disruption-status", Static).update(plain(self.status))
+        self.query_one("#disruption-status", Static).update(plain(self._status_lines()))
         rows, keys = [], []
         view = self.view
         wanted = self.filter.strip().lower()

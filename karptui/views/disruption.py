@@ -295,6 +295,14 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
     return DisruptionView(tuple(rows), commands, savings, summary, methods)
 
 
+def captured_not_whatif(whatif: str) -> str:
+    """Said over the Disruption pane and its budgets view while the what-if panel holds edits
+    (``whatif`` as the header names it): they answer for the cluster as captured, and an operator
+    who just loaded a what-if would otherwise read them as its answer."""
+    return (f"the cluster as captured, not what-if {whatif}: its consolidation is in the what-if panel "
+            "(w, then c and ctrl+r)") if whatif else ""
+
+
 def found_line(number: int, d) -> str:
     """A command as soon as the simulation finds it, before the plan is whole (the Disruption pane
     shows these while the rest computes): what it does, to which nodes, and what it saves."""

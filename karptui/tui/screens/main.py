@@ -188,8 +188,10 @@ class MainScreen(Screen):
         self.fill_nodes()
 
     def on_screen_resume(self) -> None:
-        """Back from a drill-in or the what-if panel: the header may have news (edits made)."""
+        """Back from a drill-in or the what-if panel: the header may have news (edits made), and the
+        Disruption pane says whether it answers for the captured cluster while a what-if is held."""
         self.refresh_header()
+        self.query_one(DisruptionPane).whatif_changed()
 
     def refresh_header(self) -> None:
         # snapshot name, context, what-if name and the API server's errors: all data

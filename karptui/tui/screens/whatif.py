@@ -97,8 +97,8 @@ def _static_slot(text: str) -> _Slot:
     return _Slot(f"section {text}", lambda: Static(text, classes="section"))
 
 
-def _button_slot(widget_id: str, label: str, variant: str = "default") -> _Slot:
-    return _Slot(f"button {widget_id}", lambda: Button(label, id=widget_id, variant=variant, compact=True))
+def _button_slot(widget_id: str, label: str) -> _Slot:
+    return _Slot(f"button {widget_id}", lambda: Button(label, id=widget_id, compact=True))
 
 
 def _field(label: str, widget: Widget) -> Horizontal:
@@ -188,6 +188,8 @@ class WhatIfScreen(Screen):
         Binding("x", "drop_constraint", "Drop spread constraint"),
         Binding("s", "relax_constraint", "Spread: ScheduleAnyway"),
         Binding("c", "consolidation", "Consolidation on/off"),
+        Binding("g", "list_end(0)", "Top of the list", show=False),
+        Binding("G", "list_end(1)", "Bottom of the list", show=False),
         Binding("j", "cursor(1)", "Down / next field", show=False),
         Binding("k", "cursor(-1)", "Up / previous field", show=False),
         Binding("down", "field(1)", "Next field", show=False),      # lists keep their own up and down
@@ -257,6 +259,9 @@ class WhatIfScreen(Screen):
         targets.highlighted = 0
         targets.focus()
         self.query_one("#form").visible = False   # until a target is selected (laid out, not drawn)
+        # tab goes from the targets to the form, then the results: the edits list only shows what
+        # u and ctrl+y act on, and tab stopping there first sent the operator away from the form
+        self.query_one("#edits", ListView).can_focus = False
         self.call_after_refresh(self._prebuild_form)
 
     def _idle_title(self, head: str = "Results") -> str:
@@ -318,7 +323,8 @@ class WhatIfScreen(Screen):
         for j, c in enumerate(d.get("containers", [])):
             slots += [self._field_slot(f"{what}-{j}", f"{c['name']} {what}", c[what], placeholder=hint)
                       for what, hint in (("cpu", "e.g. 500m"), ("memory", "e.g. 256Mi"))]
-        slots.append(_button_slot("apply", "Apply (enter)", variant="primary"))
+        # not the "primary" variant: its colour is the focused row's, and it looked focused always
+        slots.append(_button_slot("apply", "Apply (enter)"))
         return slots
 
     def _field_slot(self, widget_id: str, label: str, value: str | bool, key: str = "",
@@ -576,6 +582,17 @@ class WhatIfScreen(Screen):
             (focused.action_cursor_down if step > 0 else focused.action_cursor_up)()
         else:
             self.action_field(step)
+
+    def action_list_end(self, bottom: int) -> None:
+        """g / G: the first or last row of the list or table that has the focus (a text field
+        takes them as letters)."""
+        focused = self.focused
+        if isinstance(focused, OptionList):
+            (focused.action_last if bottom else focused.action_first)()
+        elif isinstance(focused, ListView) and len(focused):
+            focused.index = len(focused) - 1 if bottom else 0
+        elif isinstance(focused, DataTable) and focused.row_count:
+            focused.move_cursor(row=focused.row_count - 1 if bottom else 0)
 
     def action_field(self, step: int) -> None:
         """The next or previous field of the form, in the order it shows them."""
