@@ -754,6 +754,11 @@ def _check_disruption(expect: dict, doc: dict) -> list[str]:
                                 f"karptui disrupts {first['nodes']}")
             if "nodes" in wanted and set(first["nodes"]) != set(wanted["nodes"]):
                 problems.append(f"expected nodes {sorted(wanted['nodes'])}, karptui disrupts {sorted(first['nodes'])}")
+            if "podCount" in wanted and first["pods"] != wanted["podCount"]:
+                problems.append(f"expected the command to move {wanted['podCount']} pod(s), karptui's moves {first['pods']}")
+            if "estimatedSavings" in wanted and abs(first["estimated_savings_per_hour"] - wanted["estimatedSavings"]) > 0.001:
+                problems.append(f"expected Karpenter's estimated savings ${wanted['estimatedSavings']}/h, karptui "
+                                f"estimates ${first['estimated_savings_per_hour']}/h")
             replacement = wanted.get("replacement")
             if replacement:
                 problems += _check_replacement(replacement, first)
