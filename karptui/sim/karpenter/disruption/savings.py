@@ -65,11 +65,9 @@ def leaked(types: TypeSet, rows, reqs, version: KarpenterVersion) -> str:
     cheapest = min(_counted(types, int(rows[0]), version), key=lambda o: o.price)
     zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
     if not cheapest.available:
-        what = "an offering that cannot be bought now"
-    elif kind is not None and not kind.has(cheapest.capacity_type):
-        what = f"a {cheapest.capacity_type} offering"
-    elif zone is not None and not zone.has(cheapest.zone):
-        what = f"an offering in {cheapest.zone}"
-    else:
-        what = "an offering"
-    return f"{what} the NodeClaim cannot use"
+        return f"a {cheapest.capacity_type} offering in {cheapest.zone} that cannot be bought now"
+    if kind is not None and not kind.has(cheapest.capacity_type):
+        return f"a {cheapest.capacity_type} offering the NodeClaim cannot use"
+    if zone is not None and not zone.has(cheapest.zone):
+        return f"an offering in {cheapest.zone}, a zone the NodeClaim cannot use"
+    return "an offering the NodeClaim cannot use"
