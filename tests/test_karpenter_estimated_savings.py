@@ -2,7 +2,7 @@
 balanced.py), where upstream's tests check them on hand-built commands rather than on a cluster.
 
 Sources (kubernetes-sigs/karpenter): pkg/controllers/disruption/consolidation_logging_test.go at v1.14.1
-(TestGetCommandEstimatedSavings_MultipleReplacements :98, _EdgeCases :318), balanced_scoring_test.go at v1.14.1
+(TestGetCommandEstimatedSavings_MultipleReplacements :100, _EdgeCases :353), balanced_scoring_test.go at v1.14.1
 (ScoreMove table :454-470), types.go EstimatedSavings at v1.9.1 :236, v1.14.0 :360, v1.14.1 :363. The cluster-shaped
 tests of both files are scenarios in tests/karpenter_spec/{balanced-scoring,consolidation-logging}/.
 """
@@ -50,7 +50,7 @@ ANY = Reqs([])
 
 
 def test_multiple_replacements_are_summed():
-    """consolidation_logging_test.go:98: 0.50 - (0.20 + 0.15) = 0.15 over two replacement NodeClaims."""
+    """consolidation_logging_test.go:100: 0.50 - (0.20 + 0.15) = 0.15 over two replacement NodeClaims."""
     types = _types(("dest-1", [_offer("z1", "on-demand", 0.20)]), ("dest-2", [_offer("z1", "on-demand", 0.15)]))
     replacements = [(_row(types, "dest-1"), ANY), (_row(types, "dest-2"), ANY)]
     for version in (V1_9_1, V1_14_0, V1_14_1):
@@ -58,7 +58,7 @@ def test_multiple_replacements_are_summed():
 
 
 def test_a_delete_saves_the_candidates_whole_price():
-    """consolidation_logging_test.go:318 "delete consolidation - no replacements": all of the source price."""
+    """consolidation_logging_test.go:353 "delete consolidation - no replacements": all of the source price."""
     types = _types(("dest", [_offer("z1", "on-demand", 0.20)]))
     assert estimated_savings(types, 0.50, [], V1_14_1) == 0.50
 
@@ -66,7 +66,7 @@ def test_a_delete_saves_the_candidates_whole_price():
 @pytest.mark.parametrize("offerings", [[_offer("z1", "on-demand", None)], [_offer("z1", "on-demand", 0.20, available=False)]],
                          ids=["no priced offering", "no available offering"])
 def test_a_replacement_with_no_counted_offering_costs_nothing(offerings):
-    """consolidation_logging_test.go:318 edge cases: a NodeClaim whose first type has no (available) offering
+    """consolidation_logging_test.go:353 edge cases: a NodeClaim whose first type has no (available) offering
     (a catalog always lists one; here it has no price, as Go's empty Offerings has none) adds 0 to the destination cost, so the estimate is the whole source price (v1.14.0 on)."""
     types = _types(("dest", offerings))
     for version in (V1_14_0, V1_14_1):
@@ -111,11 +111,11 @@ def test_score_move(savings, disruption, score, approved):
 
 
 # ---- what an operator sees: simulate's JSON and the Disruption pane ------------------------------------------
-# The cluster of tests/karpenter_spec/consolidation-logging/0149: a 0.50 on-demand node in an on-demand-only
+# The cluster of tests/karpenter_spec/consolidation-logging/0158: a 0.50 on-demand node in an on-demand-only
 # NodePool, whose pod only dest-type (spot 0.10, on-demand 0.40) can hold more cheaply.
 
 SPEC = Path(__file__).parent / "karpenter_spec" / "consolidation-logging" / \
-    "0149-estimatedsavings-on-demand-only-nodepool.yaml"
+    "0158-estimatedsavings-on-demand-only-nodepool.yaml"
 
 
 @pytest.fixture
