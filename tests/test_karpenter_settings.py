@@ -9,7 +9,7 @@ import json
 import pytest
 
 from karptui.cluster.redact import KEPT_ENV, REDACTED, redact
-from karptui.sim.karpenter.settings import SETTINGS
+from karptui.sim.karpenter.settings import SETTINGS, parse_scheduler_config
 
 IMAGE = "public.ecr.aws/karpenter/controller:1.15.1"
 ZONE = "topology.kubernetes.io/zone"
@@ -257,3 +257,47 @@ def test_the_live_cluster_carries_the_settings_given_on_the_command_line(tmp_pat
     assert (settings.preference_policy, settings.min_values_policy) == ("Ignore", "BestEffort")
     assert dict(settings.sources)["PREFERENCE_POLICY"] == "set by --preference-policy"
     assert dict(settings.sources)["MIN_VALUES_POLICY"] == "Deployment kube-system/karpenter"
+
+
+# kubernetes-sigs/karpenter pkg/operator/options/suite_test.go on main (2026-08-20), Context
+# "ParseSchedulerConfiguration" (core#3205, v1.15.0): the It's line there, the document, and how many default
+# constraints Karpenter reads from it (None: it refuses the document and does not start).
+_C = "{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway}"
+PARSE_SCHEDULER_CONFIG = [
+    pytest.param("", 0, id="409 a nil configuration for an empty value"),
+    pytest.param("podTopologySpread:\n  defaultConstraints:\n  - maxSkew: 1\n    topologyKey: topology.kubernetes.io/zone\n"
+                 "    whenUnsatisfiable: ScheduleAnyway\n  - maxSkew: 2\n    topologyKey: kubernetes.io/hostname\n"
+                 "    whenUnsatisfiable: DoNotSchedule\n", 2, id="414 a valid defaultConstraints document"),
+    pytest.param('{"podTopologySpread":{"defaultConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",'
+                 '"whenUnsatisfiable":"ScheduleAnyway"}]}}', 1, id="434 an equivalent JSON document"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [" + _C + "]}, notARealField: true}", None,
+                 id="439 fail fast on an unknown field"),
+    pytest.param("podTopologySpread: [", None, id="450 malformed YAML"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 0, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: ScheduleAnyway}]}}", None, id="454 a non-positive maxSkew"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, whenUnsatisfiable: ScheduleAnyway}]}}", None,
+                 id="464 a missing topologyKey"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: x}}}]}}", None,
+                 id="473 a labelSelector"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: ScheduleAnyway, matchLabelKeys: [app]}]}}", None, id="488 matchLabelKeys"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: 'not a valid label name', "
+                 "whenUnsatisfiable: ScheduleAnyway}]}}", None, id="501 a topologyKey that is no label name"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [" + _C + ", " + _C + "]}}", None,
+                 id="511 a duplicated topologyKey and whenUnsatisfiable pair"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [" + _C + ", {maxSkew: 1, topologyKey: "
+                 "topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}]}}", 2,
+                 id="524 the same topologyKey with a different whenUnsatisfiable"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: Sometimes}]}}", None, id="538 an invalid whenUnsatisfiable"),
+]
+
+
+@pytest.mark.parametrize("text, constraints", PARSE_SCHEDULER_CONFIG)
+def test_scheduler_config_is_read_and_refused_as_karpenters_options_are(text, constraints):
+    if constraints is None:
+        with pytest.raises(ValueError, match="^scheduler config: "):
+            parse_scheduler_config(text)
+    else:
+        assert len(parse_scheduler_config(text)) == constraints
