@@ -193,6 +193,8 @@ def nodepool_manifest(raw: dict) -> dict:
     disruption = spec.setdefault("disruption", {})
     disruption.setdefault("consolidationPolicy", "WhenEmptyOrUnderutilized")
     disruption.setdefault("consolidateAfter", "0s")
+    if disruption["consolidateAfter"] is None:   # ``consolidateAfter: null``: left out of the manifest
+        del disruption["consolidateAfter"]
     disruption.setdefault("budgets", [{"nodes": "10%"}])
     return pool
 
