@@ -9,9 +9,10 @@ costs). It is approved when ``score >= 1/k``; Karpenter fixes ``k = 2``
 pool's cost as the share of its disruption it causes. What a move saves is
 Karpenter's estimate (:mod:`.savings`: a delete saves the whole node, a replace
 the node's price less the cheapest counted offering of the replacement's first
-instance type; which offerings count depends on the release). A move over several NodePools is scored per Balanced pool,
-each given the share of the savings its candidates' prices make up, and every
-Balanced pool must approve. Other policies are not scored.
+instance type; which offerings count depends on the release). A move over
+several NodePools is scored per Balanced pool, each given the share of the
+savings its candidates' prices make up, and every Balanced pool must approve.
+Other policies are not scored.
 
 Single-node consolidation first asks whether a candidate's best case (deleting
 it) could pass at all, and skips it otherwise (``CanPassThreshold``); then it
