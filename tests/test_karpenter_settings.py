@@ -237,6 +237,59 @@ def test_no_selector_without_a_supported_controller_or_a_matching_service(write)
     assert _selector(write, [_replicaset("web-rs", {"app": "web"}), not_controller]) is None
 
 
+def test_a_statefulsets_selector_not_its_pods_volatile_labels(write):
+    """defaultconstraints_test.go:98 (main): a StatefulSet pod's per-pod labels (pod-name, pod-index) are left out."""
+    statefulset = _replicaset("db", {"app": "db"})
+    statefulset["kind"] = "StatefulSet"
+    pod = _pending("db-0", labels={"app": "db", "controller-revision-hash": "db-6f8c",
+                                   "statefulset.kubernetes.io/pod-name": "db-0", "apps.kubernetes.io/pod-index": "0"},
+                   owner="db")
+    pod["metadata"]["ownerReferences"][0]["kind"] = "StatefulSet"
+    assert _selector(write, [statefulset, pod], "db-0") == {
+        "matchExpressions": [{"key": "app", "operator": "In", "values": ["db"]}]}
+
+
+def test_a_replicasets_match_expressions_carried_verbatim(write):
+    """defaultconstraints_test.go:119 (main): a NotIn selector stays a NotIn."""
+    replicaset = _replicaset("web-rs", {"app": "web"})
+    replicaset["spec"]["selector"] = {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["other"]}]}
+    found = _selector(write, [replicaset, _pending("web-0", labels={"app": "web"}, owner="web-rs")])
+    assert found == {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["other"]}]}
+
+
+def test_a_replicasets_conflicting_selector_is_anded_and_selects_nothing(write):
+    """defaultconstraints_test.go:272 (main): a Service's app=web and the ReplicaSet's app=other are both kept."""
+    from karptui.sim.default_selector import default_selector
+    from karptui.sources import load_snapshot
+
+    items = [_replicaset("web-rs", {"app": "other"}), _service("web", {"app": "web"}),
+             _pending("web-0", labels={"app": "web"}, owner="web-rs")]
+    assert _selector(write, items) == {"matchLabels": {"app": "web"},
+                                       "matchExpressions": [{"key": "app", "operator": "In", "values": ["other"]}]}
+    snapshot = load_snapshot(write("dump.json", {"apiVersion": "v1", "kind": "List", "items": items}))
+    selector = default_selector(snapshot, next(p for p in snapshot.pods if p.name == "web-0"))
+    assert not selector.matches({"app": "web"}) and not selector.matches({"app": "other"})
+
+
+def test_pods_of_one_owner_with_different_labels_get_their_own_selectors(write):
+    """defaultconstraints_test.go:298 (main): the answer is kept per (namespace, controller, labels)."""
+    items = [_replicaset("web-rs", {"app": "web"}), _service("front", {"tier": "frontend"}),
+             _pending("web-0", labels={"app": "web", "tier": "frontend"}, owner="web-rs"),
+             _pending("web-1", labels={"app": "web"}, owner="web-rs")]
+    assert _selector(write, items, "web-0")["matchLabels"] == {"tier": "frontend"}
+    assert "matchLabels" not in _selector(write, items, "web-1")
+
+
+def test_identically_labelled_pods_in_other_namespaces_do_not_share_a_selector(write):
+    """defaultconstraints_test.go:314 (main): a Service selects only pods of its own namespace."""
+    other = _pending("web-0", labels={"app": "web"})
+    other["metadata"]["namespace"] = "other"
+    other["metadata"]["name"] = "web-other"
+    items = [_service("web", {"app": "web"}), _pending("web-0", labels={"app": "web"}), other]
+    assert _selector(write, items, "web-0") == {"matchLabels": {"app": "web"}}
+    assert _selector(write, items, "web-other") is None
+
+
 def test_the_live_cluster_carries_the_settings_given_on_the_command_line(tmp_path):
     from karptui.cli.karpenter_settings import set_by
     from karptui.cluster.connect import connect
