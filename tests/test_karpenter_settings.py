@@ -9,7 +9,7 @@ import json
 import pytest
 
 from karptui.cluster.redact import KEPT_ENV, REDACTED, redact
-from karptui.sim.karpenter.settings import SETTINGS
+from karptui.sim.karpenter.settings import SETTINGS, parse_scheduler_config
 
 IMAGE = "public.ecr.aws/karpenter/controller:1.15.1"
 ZONE = "topology.kubernetes.io/zone"
@@ -237,6 +237,59 @@ def test_no_selector_without_a_supported_controller_or_a_matching_service(write)
     assert _selector(write, [_replicaset("web-rs", {"app": "web"}), not_controller]) is None
 
 
+def test_a_statefulsets_selector_not_its_pods_volatile_labels(write):
+    """defaultconstraints_test.go:98 (main): a StatefulSet pod's per-pod labels (pod-name, pod-index) are left out."""
+    statefulset = _replicaset("db", {"app": "db"})
+    statefulset["kind"] = "StatefulSet"
+    pod = _pending("db-0", labels={"app": "db", "controller-revision-hash": "db-6f8c",
+                                   "statefulset.kubernetes.io/pod-name": "db-0", "apps.kubernetes.io/pod-index": "0"},
+                   owner="db")
+    pod["metadata"]["ownerReferences"][0]["kind"] = "StatefulSet"
+    assert _selector(write, [statefulset, pod], "db-0") == {
+        "matchExpressions": [{"key": "app", "operator": "In", "values": ["db"]}]}
+
+
+def test_a_replicasets_match_expressions_carried_verbatim(write):
+    """defaultconstraints_test.go:119 (main): a NotIn selector stays a NotIn."""
+    replicaset = _replicaset("web-rs", {"app": "web"})
+    replicaset["spec"]["selector"] = {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["other"]}]}
+    found = _selector(write, [replicaset, _pending("web-0", labels={"app": "web"}, owner="web-rs")])
+    assert found == {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["other"]}]}
+
+
+def test_a_replicasets_conflicting_selector_is_anded_and_selects_nothing(write):
+    """defaultconstraints_test.go:272 (main): a Service's app=web and the ReplicaSet's app=other are both kept."""
+    from karptui.sim.default_selector import default_selector
+    from karptui.sources import load_snapshot
+
+    items = [_replicaset("web-rs", {"app": "other"}), _service("web", {"app": "web"}),
+             _pending("web-0", labels={"app": "web"}, owner="web-rs")]
+    assert _selector(write, items) == {"matchLabels": {"app": "web"},
+                                       "matchExpressions": [{"key": "app", "operator": "In", "values": ["other"]}]}
+    snapshot = load_snapshot(write("dump.json", {"apiVersion": "v1", "kind": "List", "items": items}))
+    selector = default_selector(snapshot, next(p for p in snapshot.pods if p.name == "web-0"))
+    assert not selector.matches({"app": "web"}) and not selector.matches({"app": "other"})
+
+
+def test_pods_of_one_owner_with_different_labels_get_their_own_selectors(write):
+    """defaultconstraints_test.go:298 (main): the answer is kept per (namespace, controller, labels)."""
+    items = [_replicaset("web-rs", {"app": "web"}), _service("front", {"tier": "frontend"}),
+             _pending("web-0", labels={"app": "web", "tier": "frontend"}, owner="web-rs"),
+             _pending("web-1", labels={"app": "web"}, owner="web-rs")]
+    assert _selector(write, items, "web-0")["matchLabels"] == {"tier": "frontend"}
+    assert "matchLabels" not in _selector(write, items, "web-1")
+
+
+def test_identically_labelled_pods_in_other_namespaces_do_not_share_a_selector(write):
+    """defaultconstraints_test.go:314 (main): a Service selects only pods of its own namespace."""
+    other = _pending("web-0", labels={"app": "web"})
+    other["metadata"]["namespace"] = "other"
+    other["metadata"]["name"] = "web-other"
+    items = [_service("web", {"app": "web"}), _pending("web-0", labels={"app": "web"}), other]
+    assert _selector(write, items, "web-0") == {"matchLabels": {"app": "web"}}
+    assert _selector(write, items, "web-other") is None
+
+
 def test_the_live_cluster_carries_the_settings_given_on_the_command_line(tmp_path):
     from karptui.cli.karpenter_settings import set_by
     from karptui.cluster.connect import connect
@@ -257,3 +310,47 @@ def test_the_live_cluster_carries_the_settings_given_on_the_command_line(tmp_pat
     assert (settings.preference_policy, settings.min_values_policy) == ("Ignore", "BestEffort")
     assert dict(settings.sources)["PREFERENCE_POLICY"] == "set by --preference-policy"
     assert dict(settings.sources)["MIN_VALUES_POLICY"] == "Deployment kube-system/karpenter"
+
+
+# kubernetes-sigs/karpenter pkg/operator/options/suite_test.go on main (2026-08-20), Context
+# "ParseSchedulerConfiguration" (core#3205, v1.15.0): the It's line there, the document, and how many default
+# constraints Karpenter reads from it (None: it refuses the document and does not start).
+_C = "{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway}"
+PARSE_SCHEDULER_CONFIG = [
+    pytest.param("", 0, id="409 a nil configuration for an empty value"),
+    pytest.param("podTopologySpread:\n  defaultConstraints:\n  - maxSkew: 1\n    topologyKey: topology.kubernetes.io/zone\n"
+                 "    whenUnsatisfiable: ScheduleAnyway\n  - maxSkew: 2\n    topologyKey: kubernetes.io/hostname\n"
+                 "    whenUnsatisfiable: DoNotSchedule\n", 2, id="414 a valid defaultConstraints document"),
+    pytest.param('{"podTopologySpread":{"defaultConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",'
+                 '"whenUnsatisfiable":"ScheduleAnyway"}]}}', 1, id="434 an equivalent JSON document"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [" + _C + "]}, notARealField: true}", None,
+                 id="439 fail fast on an unknown field"),
+    pytest.param("podTopologySpread: [", None, id="450 malformed YAML"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 0, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: ScheduleAnyway}]}}", None, id="454 a non-positive maxSkew"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, whenUnsatisfiable: ScheduleAnyway}]}}", None,
+                 id="464 a missing topologyKey"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: x}}}]}}", None,
+                 id="473 a labelSelector"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: ScheduleAnyway, matchLabelKeys: [app]}]}}", None, id="488 matchLabelKeys"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: 'not a valid label name', "
+                 "whenUnsatisfiable: ScheduleAnyway}]}}", None, id="501 a topologyKey that is no label name"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [" + _C + ", " + _C + "]}}", None,
+                 id="511 a duplicated topologyKey and whenUnsatisfiable pair"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [" + _C + ", {maxSkew: 1, topologyKey: "
+                 "topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}]}}", 2,
+                 id="524 the same topologyKey with a different whenUnsatisfiable"),
+    pytest.param("{podTopologySpread: {defaultConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                 "whenUnsatisfiable: Sometimes}]}}", None, id="538 an invalid whenUnsatisfiable"),
+]
+
+
+@pytest.mark.parametrize("text, constraints", PARSE_SCHEDULER_CONFIG)
+def test_scheduler_config_is_read_and_refused_as_karpenters_options_are(text, constraints):
+    if constraints is None:
+        with pytest.raises(ValueError, match="^scheduler config: "):
+            parse_scheduler_config(text)
+    else:
+        assert len(parse_scheduler_config(text)) == constraints

@@ -137,7 +137,8 @@ def test_a_command_over_several_nodes_shows_its_saving_once():
     from karptui.views.disruption import simulated_view
 
     command = SimpleNamespace(nodes=("node-a", "node-b", "node-c"), action="delete", method="emptiness",
-                              reason="empty", replacement=None, replacement_name="", moves=(), pods=0, savings=0.3)
+                              reason="empty", replacement=None, replacement_name="", moves=(), pods=0, savings=0.3,
+                              estimated_savings=0.3, estimate_counts="")
     result = SimpleNamespace(disruptions=(command,), scores=(), blocked=(), unconsolidatable=(), verdicts={})
     view = simulated_view(result, Snapshot())
     assert [(r.node, r.saves) for r in view.rows] == [("node-a", "$0.3000/h"), ("node-b", "in #1"),

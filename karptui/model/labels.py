@@ -1,4 +1,6 @@
-"""Well-known label and annotation keys, in one place."""
+"""Well-known label and annotation keys, in one place, and what makes a label key valid."""
+
+import re
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -56,3 +58,21 @@ NORMALIZED = {
 }
 # Label keys a scheduling simulation puts on a NodeClaim so pods selecting them match.
 SIMULATION_KEYS = frozenset({NODE_REGISTERED, NODE_INITIALIZED})
+
+
+# Kubernetes' IsQualifiedName (apimachinery util/validation): a label key is an optional DNS subdomain
+# prefix (at most 253 characters) and "/", then a name of at most 63 alphanumerics, '-', '_' or '.', starting
+# and ending alphanumeric. Karpenter checks a default spread constraint's topologyKey with it.
+_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def qualified_name_error(key: str) -> str:
+    """Why ``key`` is not a valid label key, in a few words; "" when it is."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not _SUBDOMAIN.match(prefix)):
+        return "its prefix must be a DNS subdomain (lowercase alphanumerics, '-' and '.', at most 253 characters)"
+    if not name or len(name) > 63 or not _NAME.match(name):
+        return ("its name must be at most 63 alphanumerics, '-', '_' or '.', starting and ending with an "
+                "alphanumeric")
+    return ""

@@ -262,6 +262,7 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
             score = scored.get(d.nodes)
             if score is not None:
                 because += f"; {score.text()}"
+            because += estimate_words(d)
             saves = f"${d.savings:.4f}/h"
             if len(d.nodes) > 1:
                 # one saving for the whole command: on every node it added up to N times the truth
@@ -301,6 +302,15 @@ def captured_not_whatif(whatif: str) -> str:
     who just loaded a what-if would otherwise read them as its answer."""
     return (f"the cluster as captured, not what-if {whatif}: its consolidation is in the what-if panel "
             "(w, then c and ctrl+r)") if whatif else ""
+
+
+def estimate_words(d) -> str:
+    """Karpenter's own estimate of a command's savings, when it is not what the launch saves: the
+    figure its log line and events print (``savings: $0.40``) and a Balanced pool scores by."""
+    if abs(d.estimated_savings - d.savings) < 0.00005:
+        return ""
+    counts = f" (it counts {d.estimate_counts})" if d.estimate_counts else ""
+    return f"; Karpenter estimates ${d.estimated_savings:.4f}/h{counts}"
 
 
 def found_line(number: int, d) -> str:

@@ -64,6 +64,7 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
             {"method": d.method, "action": d.action, "reason": d.reason, "nodes": list(d.nodes), "pods": d.pods,
              "replacement": d.replacement.to_dict() if d.replacement else None,
              "replacement_types": list(d.replacement_types[:60]), "savings_per_hour": d.savings,
+             "estimated_savings_per_hour": d.estimated_savings, "estimate_counts": d.estimate_counts or None,
              "replacement_name": d.replacement_name or None, "moves": dict(d.moves),
              **_savings(d, result, catalog)}
             for d in result.disruptions

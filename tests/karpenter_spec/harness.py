@@ -193,6 +193,8 @@ def nodepool_manifest(raw: dict) -> dict:
     disruption = spec.setdefault("disruption", {})
     disruption.setdefault("consolidationPolicy", "WhenEmptyOrUnderutilized")
     disruption.setdefault("consolidateAfter", "0s")
+    if disruption["consolidateAfter"] is None:   # ``consolidateAfter: null``: left out of the manifest
+        del disruption["consolidateAfter"]
     disruption.setdefault("budgets", [{"nodes": "10%"}])
     return pool
 
@@ -754,12 +756,46 @@ def _check_disruption(expect: dict, doc: dict) -> list[str]:
                                 f"karptui disrupts {first['nodes']}")
             if "nodes" in wanted and set(first["nodes"]) != set(wanted["nodes"]):
                 problems.append(f"expected nodes {sorted(wanted['nodes'])}, karptui disrupts {sorted(first['nodes'])}")
+            if "podCount" in wanted and first["pods"] != wanted["podCount"]:
+                problems.append(f"expected the command to move {wanted['podCount']} pod(s), karptui's moves {first['pods']}")
+            if "estimatedSavings" in wanted and abs(first["estimated_savings_per_hour"] - wanted["estimatedSavings"]) > 0.001:
+                problems.append(f"expected Karpenter's estimated savings ${wanted['estimatedSavings']}/h, karptui "
+                                f"estimates ${first['estimated_savings_per_hour']}/h")
             replacement = wanted.get("replacement")
             if replacement:
                 problems += _check_replacement(replacement, first)
+            problems += _check_scores(wanted, first, doc.get("consolidation_scores") or [])
     for node in expect.get("notDisrupted") or []:
         if first is not None and node in first["nodes"]:
             problems.append(f"{node} should not be disrupted, karptui would {first['action']} it")
+    return problems
+
+
+SCORE_FIELDS = {"score": "score", "approved": "approved", "nodepoolCost": "nodepool_cost_per_hour",
+                "nodepoolDisruptionCost": "nodepool_disruption_cost", "savings": "savings_per_hour"}
+
+
+def _check_scores(wanted: dict, command: dict, scores: list[dict]) -> list[str]:
+    """``scores`` (each Balanced NodePool's score of the first command, numbers within 0.05 as upstream's
+    BeNumerically) and ``unscored`` (NodePools that must have no score of it)."""
+    nodes = set(command["nodes"])
+    # the score of exactly the command's nodes, else (a move over several pools) of this pool's share of them
+    mine = {s["nodepool"]: s for s in scores if set(s["nodes"]) < nodes}
+    mine.update({s["nodepool"]: s for s in scores if set(s["nodes"]) == nodes})
+    problems = []
+    for pool, fields in (wanted.get("scores") or {}).items():
+        found = mine.get(pool)
+        if found is None:
+            problems.append(f"expected NodePool {pool} to score the command, karptui has no score of it")
+            continue
+        for key, value in fields.items():
+            got = found[SCORE_FIELDS[key]]
+            if isinstance(value, bool) and got is not value or not isinstance(value, bool) and (
+                    got is None or abs(got - value) > 0.05):
+                problems.append(f"NodePool {pool}'s {key}: expected {value}, karptui has {got}")
+    for pool in wanted.get("unscored") or []:
+        if pool in mine:
+            problems.append(f"NodePool {pool} should not score the command, karptui scored it {mine[pool]['score']}")
     return problems
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import yaml
 
 from ...model.affinity import TopologySpreadConstraint, parse_spread_constraints
+from ...model import labels as L
 from ...model.errors import ModelError
 from .versions import V1_15, image_version, karpenter_version
 
@@ -91,8 +92,8 @@ def check_value(setting: str, value: str) -> str:
 def parse_scheduler_config(text: str) -> tuple[TopologySpreadConstraint, ...]:
     """``podTopologySpread.defaultConstraints`` of a ``--scheduler-config`` document, refused as
     Karpenter refuses it: unknown fields, a ``labelSelector`` (the selector is worked out for each
-    pod) or ``matchLabelKeys`` (it has no effect on default constraints), a repeated
-    (topologyKey, whenUnsatisfiable) pair. ``ValueError`` with one line."""
+    pod) or ``matchLabelKeys`` (it has no effect on default constraints), a topologyKey that is no
+    valid label name, a repeated (topologyKey, whenUnsatisfiable) pair. ``ValueError`` with one line."""
     if not text.strip():
         return ()
     try:
@@ -122,6 +123,10 @@ def parse_scheduler_config(text: str) -> tuple[TopologySpreadConstraint, ...]:
     except ModelError as exc:
         raise ValueError(f"scheduler config: {exc}") from None
     for i, c in enumerate(constraints):
+        bad = L.qualified_name_error(c.topology_key)
+        if bad:
+            raise ValueError(f"scheduler config: {where}[{i}].topologyKey {c.topology_key!r} is not a valid label "
+                             f"name: {bad}")
         for j, d in enumerate(constraints[:i]):
             if (c.topology_key, c.when_unsatisfiable) == (d.topology_key, d.when_unsatisfiable):
                 raise ValueError(f"scheduler config: {where}[{i}] is a duplicate of [{j}], "

@@ -6,11 +6,13 @@ cost) divided by its disruption fraction (the candidates' disruption cost over
 the NodePool's: every node counts 1 plus its non-DaemonSet pods' eviction
 costs). It is approved when ``score >= 1/k``; Karpenter fixes ``k = 2``
 (``BalancedK``), so a move must save at least half as large a share of the
-pool's cost as the share of its disruption it causes. A delete saves the whole
-node, a replace the node's price less the cheapest offering of the replacement's
-first instance type. A move over several NodePools is scored per Balanced pool,
-each given the share of the savings its candidates' prices make up, and every
-Balanced pool must approve. Other policies are not scored.
+pool's cost as the share of its disruption it causes. What a move saves is
+Karpenter's estimate (:mod:`.savings`: a delete saves the whole node, a replace
+the node's price less the cheapest counted offering of the replacement's first
+instance type; which offerings count depends on the release). A move over
+several NodePools is scored per Balanced pool, each given the share of the
+savings its candidates' prices make up, and every Balanced pool must approve.
+Other policies are not scored.
 
 Single-node consolidation first asks whether a candidate's best case (deleting
 it) could pass at all, and skips it otherwise (``CanPassThreshold``); then it
@@ -27,6 +29,8 @@ from ....catalog.pricing import node_price
 from ....model.nodepool import BALANCED
 from .candidates import NODE_BASE_COST, Candidate, eviction_cost
 from .command import DELETE, Command
+from .savings import estimated_savings
+from ..versions import karpenter_version
 
 BALANCED_K = 2
 
@@ -121,8 +125,8 @@ def score_command(ctx, command: Command) -> list[Score]:
     for c in command.candidates:
         by_pool.setdefault(c.pool.name, []).append(c)
     source = sum(c.price for c in command.candidates)
-    launched = [ctx.types.cheapest_price(r.rows[0], r.reqs) for r in command.replacements if r.rows]
-    savings = source - sum(p for p in launched if p != math.inf)  # an unpriced replacement counts 0, as upstream
+    savings = estimated_savings(ctx.types, source, [(r.rows, r.reqs) for r in command.replacements],
+                                karpenter_version(ctx.snapshot))
     out = []
     for pool, members in by_pool.items():
         if not is_balanced(members[0]):

@@ -28,6 +28,8 @@ from . import drift, emptiness, multinode, singlenode
 from .budgets import applying, budget_mapping, blocked_by_budget
 from .candidates import Candidate, CandidateFinder
 from .command import Command, REPLACE
+from .savings import estimated_savings, leaked
+from ..versions import karpenter_version
 from .consolidation import consolidate
 from .simulation import Simulation, simulate
 from .verdicts import BLOCKED, DELETE, REPLACE as REPLACED, SKIPPED, Ledger, NodeVerdicts, Why, span
@@ -60,6 +62,11 @@ class Disruption:
     # every NodeClaim the command launches, as (its NodePool, its offering: None when none fits):
     # drift launches as many as its pods need, ``replacement`` is the first
     launches: tuple[tuple[str, Launch | None], ...] = ()
+    # what Karpenter estimates the command saves (its log lines' and events' "savings: $"; Balanced
+    # scores by it), and, when the release's estimate counts an offering the replacement cannot
+    # launch, which (savings.leaked)
+    estimated_savings: float = 0.0
+    estimate_counts: str = ""
 
 
 @dataclass(frozen=True)
@@ -388,7 +395,16 @@ class Disruptor:
                           sum(len(c.pods) for c in command.candidates), launch, names, round(price - launched, 6),
                           "drift" if command.method == drift.NAME else "consolidation", tuple(sorted(moves)),
                           self._replacement_name(command, number, 0) if command.replacements else "",
-                          tuple((r.claim.template.name, r.launch) for r in command.replacements))
+                          tuple((r.claim.template.name, r.launch) for r in command.replacements),
+                          *self._estimate(command, price))
+
+    def _estimate(self, command: Command, price: float) -> tuple[float, str]:
+        """Karpenter's estimated savings of the command, and what its release's estimate counted
+        that the replacements cannot launch ("" when nothing)."""
+        version = karpenter_version(self.snapshot)
+        estimate = estimated_savings(self.types, price, [(r.rows, r.reqs) for r in command.replacements], version)
+        counts = next((w for w in (leaked(self.types, r.rows, r.reqs, version) for r in command.replacements) if w), "")
+        return round(estimate, 6), counts
 
     def _execute(self, command: Command, number: int) -> None:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
