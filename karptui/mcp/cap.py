@@ -12,7 +12,7 @@ true`` and ``left_out``: each cut list's place in the document as a JSON Pointer
 
 from __future__ import annotations
 
-from ..cli.output import json_text
+import json
 
 #: Bytes of one tool answer, unless ``karptui mcp --max-output`` says otherwise.
 DEFAULT_MAX_OUTPUT = 256 << 10
@@ -24,11 +24,11 @@ MAP_KEYS = 32
 
 def capped(doc: dict, limit: int) -> str:
     """``doc`` as the command line prints it (:func:`json_text`), cut to ``limit`` bytes if longer."""
+    from ..cli.output import json_text  # here: the command line's parser reads this module's default
+
     text = json_text(doc)
     if len(text.encode("utf-8")) <= limit:
         return text
-    import json
-
     cut = json.loads(text)   # a copy to cut; the caller's document (maybe cached) is left whole
     left_out: dict[str, dict] = {}
     while True:
@@ -70,7 +70,7 @@ def _biggest(doc: dict) -> tuple[str, list | dict] | None:
             total = 2 + sum(size(v, f"{path}/{i}") + 2 for i, v in enumerate(value))
             cuttable = bool(value) and path != "/left_out"
         else:
-            return len(json_text(value))
+            return len(json.dumps(value))
         if cuttable:
             rank = (len(value) >= 2, total)
             if best is None or rank > best[:2]:
