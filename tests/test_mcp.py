@@ -11,7 +11,8 @@ from contextlib import asynccontextmanager
 import pytest
 import yaml
 
-from conftest import FIXTURES, REPO
+from tests.conftest import FIXTURES, REPO, node_obj, pod_obj
+from tests.fakeapi import FakeAPI
 
 mcp = pytest.importorskip("mcp", reason="karptui mcp needs the MCP SDK (the test extra installs it)")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
@@ -227,3 +228,32 @@ def test_without_the_sdk_it_says_how_to_install_it(cli, monkeypatch):
 def test_bad_flags_are_one_line_before_serving(cli, args, says):
     code, out, err = cli(*args)
     assert code == 2 and out == "" and err.startswith(says) and len(err.splitlines()) == 1
+
+
+@pytest.fixture
+def api():
+    """A small live cluster (tests/fakeapi.py) the server reads through the real client."""
+    with FakeAPI() as fake:
+        for i in range(3):
+            fake.add(node_obj(f"node-{i}", zone=f"us-east-1{'abc'[i]}"))
+        for i in range(4):
+            fake.add(pod_obj(f"web-{i}", node=f"node-{i % 3}"))
+        fake.add(pod_obj("big", cpu="64"))
+        yield fake
+
+
+async def test_live_the_cluster_is_read_once_as_snapshot_save_reads_it(serve, cli, kubeconfig, tmp_path):
+    saved = tmp_path / "saved.json"
+    code, _, err = cli("snapshot", "save", saved, "--kubeconfig", kubeconfig, "--logs-since", "0")
+    assert code == 0, err
+    info = printed(cli, "snapshot", "info", saved)
+    explained = printed(cli, "simulate", saved, "--explain")
+    async with serve("--kubeconfig", str(kubeconfig), "--logs-since", "0") as session:
+        summary = await ask(session, "cluster_summary")
+        pending = await ask(session, "why_pending", pod="default/big")
+    assert summary["source"].startswith("live ") and summary["captured_at"]
+    for key in ("source", "captured_at"):
+        summary.pop(key), info.pop(key)
+    assert summary == info and summary["pending"] == 1
+    assert pending["pod"] == explained["pods"][0]
+    assert pending["pod"]["reason"].startswith("0/3 nodes are available: 3 Insufficient cpu")
