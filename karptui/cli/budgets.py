@@ -29,29 +29,49 @@ def parse_at(text: str) -> datetime:
 
 
 def run_budgets(args: argparse.Namespace) -> int:
-    if not 0 <= args.hours <= MAX_HOURS:
-        raise InputError("--hours", f"{args.hours} is not between 0 and {MAX_HOURS}")
+    hours = check_hours(args.hours)
     at = parse_at(args.at) if args.at else None
     snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
     catalog = snapshot_catalog(snapshot, args.instance_types)
+    whatif = None
     if args.whatif:
-        from ..whatif import apply_whatif, load_whatif
+        from ..whatif import load_whatif
 
         whatif = load_whatif(args.whatif)
-        try:
-            snapshot = apply_whatif(snapshot, whatif).snapshot
-        except ValueError as exc:  # a bad edit: the file and the edit
-            raise InputError(args.whatif, str(exc)) from None
-    clock = Clock(at, True) if at is not None else snapshot_clock(snapshot)
-    view = budgets_view(snapshot, catalog, clock, hours=args.hours)
-    warnings = warnings_with_catalog(snapshot, catalog)
+    view, warnings = budgets_answer(snapshot, catalog, at=at, hours=hours, whatif=whatif)
     for warning in warnings:  # as simulate says them: a skipped NodePool is why it is not here
         say(f"karptui: warning: {warning}")
     if args.output == "json":
-        doc = budgets_json(view)
-        if warnings:
-            doc["warnings"] = warnings
-        return emit(doc, "json", lambda doc, console: None)
+        return emit(budgets_document(view, warnings), "json", lambda doc, console: None)
     for line in budgets_lines(view):
         sys.stdout.write(visible(line) + "\n")
     return 0
+
+
+def check_hours(hours: int) -> int:
+    """``--hours``: 0 to a month of hourly cells."""
+    if not 0 <= hours <= MAX_HOURS:
+        raise InputError("--hours", f"{hours} is not between 0 and {MAX_HOURS}")
+    return hours
+
+
+def budgets_answer(snapshot, catalog, *, at: datetime | None, hours: int, whatif=None) -> tuple:
+    """The budgets view at ``at`` (default: the snapshot's clock) over ``hours``, after ``whatif``
+    if given, and the loader's warnings: what ``budgets`` prints and ``karptui mcp`` returns."""
+    if whatif is not None:
+        from ..whatif import apply_whatif
+
+        try:
+            snapshot = apply_whatif(snapshot, whatif).snapshot
+        except ValueError as exc:  # a bad edit: the file and the edit
+            raise InputError(whatif.source, str(exc)) from None
+    clock = Clock(at, True) if at is not None else snapshot_clock(snapshot)
+    return budgets_view(snapshot, catalog, clock, hours=hours), warnings_with_catalog(snapshot, catalog)
+
+
+def budgets_document(view, warnings: list[str]) -> dict:
+    """``budgets -o json``'s document (docs/budgets-json.md)."""
+    doc = budgets_json(view)
+    if warnings:
+        doc["warnings"] = warnings
+    return doc

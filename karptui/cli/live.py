@@ -11,6 +11,7 @@ import argparse
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 
 from ..errors import InputError
 from ..model.errors import ModelError
@@ -165,3 +166,21 @@ def run_snapshot_save(args: argparse.Namespace) -> int:
     lines = len(meta.logs_text.splitlines())
     print(visible(f"saved {len(objects)} objects and {lines} Karpenter log lines from {meta.context} to {out}"))
     return 0
+
+
+def captured_snapshot(args: argparse.Namespace, namespace: str | None = None):
+    """The live cluster as ``snapshot save`` would write it (its objects, recent Karpenter log and
+    what could not be read), held in memory instead: for ``karptui mcp`` with no SNAPSHOT."""
+    from ..cluster.capture import capture
+    from ..model.build import SnapshotBuilder
+
+    since = logs_since(getattr(args, "logs_since", None), 3600.0)
+    connection = _connect(args, namespace)
+    try:
+        objects, meta, notes = capture(connection, since)
+    finally:
+        connection.close()
+    builder = SnapshotBuilder()
+    for obj in objects:
+        builder.add(obj, f"live {meta.context}")
+    return builder.build(replace(meta, source=f"live {meta.context}"), notes)

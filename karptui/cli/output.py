@@ -34,9 +34,14 @@ def table_console() -> Console:
     return _VisibleConsole(markup=False, highlight=False)
 
 
+def json_text(doc: object) -> str:
+    """A document as every ``--output json`` prints it (and ``karptui mcp``'s tools return it)."""
+    return json.dumps(doc, indent=2)
+
+
 def emit(doc: dict, output: str, table: Callable[[dict, Console], None]) -> int:
     if output == "json":
-        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write(json_text(doc))
         sys.stdout.write("\n")
     else:
         table(visible_doc(doc), table_console())

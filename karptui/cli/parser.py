@@ -10,6 +10,7 @@ from .. import __version__
 from ..text import visible
 from .karpenter_settings import add_flags as _karpenter_settings
 from .karpenter_version import add_flag as _karpenter_version
+from ..mcp.cap import DEFAULT_MAX_OUTPUT
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -123,6 +124,26 @@ def build_parser() -> OneLineParser:
     budgets.add_argument("--instance-types", metavar="FILE", help="instance-type catalog (default: bundled EC2 data)")
     budgets.add_argument("--output", "-o", choices=("table", "json"), default="table")
     budgets.set_defaults(run=_lazy(".budgets", "run_budgets"))
+    mcp = commands.add_parser("mcp", help="serve karptui's answers to AI assistants: a Model Context Protocol "
+                                          "server over stdio, read-only (docs/mcp.md)")
+    mcp.add_argument("snapshot", metavar="SNAPSHOT", nargs="?",
+                     help="file, directory, or bundled snapshot name (default: the live cluster, read once)")
+    mcp.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach to SNAPSHOT")
+    # SUPPRESS: given before "mcp" (the global options) they must not be reset here
+    mcp.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context")
+    mcp.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
+    mcp.add_argument("--logs-since", metavar="DURATION", default=argparse.SUPPRESS,
+                     help="live: how much Karpenter log to read (default 1h; 0: none)")
+    mcp.add_argument("--instance-types", metavar="FILE", help="instance-type catalog (default: bundled EC2 data)")
+    mcp.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
+    mcp.add_argument("--max-output", metavar="BYTES", type=int, default=DEFAULT_MAX_OUTPUT,
+                     help=f"the most bytes of JSON one answer returns; a longer one is cut and says so "
+                          f"(default {DEFAULT_MAX_OUTPUT:,})")
+    _namespace(mcp)
+    _discounts(mcp)
+    _karpenter_version(mcp, suppress=True)
+    _karpenter_settings(mcp, suppress=True)
+    mcp.set_defaults(run=_lazy(".mcp", "run_mcp"))
     logs = commands.add_parser("logs", help="Karpenter controller logs")
     logs_cmds = logs.add_subparsers(title="logs commands", metavar="COMMAND", parser_class=OneLineParser)
     logs.set_defaults(run=lambda args: _usage(logs))

@@ -18,7 +18,7 @@ from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..sources.collector import settle_for_simulation
 from ..views.info import warnings_with_catalog
-from ..views.cost import Cost, cost_path, whatif_cost
+from ..views.cost import Cost, CostPath, cost_path, whatif_cost
 from ..views.drift import drift_json, drift_lines
 from ..views.format import counted
 from ..views.disruption import verdict_lines
@@ -43,38 +43,61 @@ def run_simulate(args: argparse.Namespace) -> int:
     gates = feature_gates(args.feature_gates)
     snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
     settle_for_simulation()  # the snapshot stays to the end of this command
-    options = {"catalog": None, "consolidate": args.consolidate, "gates": gates}
-    catalog = snapshot_catalog(snapshot, args.instance_types)
-    catalog = catalog.with_discounts(find_discounts(getattr(args, "discounts", None)))
-    extra = {}
+    catalog = simulation_catalog(snapshot, args.instance_types, getattr(args, "discounts", None))
+    whatif = None
     if args.whatif:
-        result, snapshot, extra["whatif"] = _run_whatif(args, snapshot, catalog, options)
+        from ..whatif import load_whatif
+
+        whatif = load_whatif(args.whatif)
+    doc, cost = simulation_document(snapshot, catalog, gates=gates, consolidate=args.consolidate,
+                                    explain=args.explain, whatif=whatif, whatif_file=args.whatif,
+                                    edits_catalog=bool(args.instance_types),
+                                    namespace=getattr(args, "namespace", None))
+    for warning in doc.get("warnings", ()):
+        say(f"karptui: warning: {warning}")
+    return emit(doc, args.output, partial(_print_table, cost=cost.line(), explain=args.explain))
+
+
+def simulation_catalog(snapshot, instance_types: str | None, discounts: str | None):
+    """The catalog ``simulate`` runs with: ``--instance-types FILE`` (else the bundled one in the
+    snapshot's region), less ``--discounts`` (else the config dir's discounts.yaml)."""
+    return snapshot_catalog(snapshot, instance_types).with_discounts(find_discounts(discounts))
+
+
+def simulation_document(snapshot, catalog, *, gates: FeatureGates, consolidate: bool = False,
+                        explain: bool = False, whatif=None, whatif_file: str | None = None,
+                        edits_catalog: bool = False, namespace: str | None = None) -> tuple[dict, CostPath]:
+    """``simulate -o json``'s document (docs/simulate-json.md) and its cost path: the one answer the
+    command line prints and ``karptui mcp``'s tools return. ``whatif``: a loaded WhatIf, run through
+    the what-if session (``whatif_file`` names it in the document); ``edits_catalog``: its
+    ``addNodes`` take types from ``catalog`` (an ``--instance-types`` file) rather than the bundled one."""
+    options = {"catalog": None, "consolidate": consolidate, "gates": gates}
+    extra = {}
+    if whatif is not None:
+        result, snapshot, extra["whatif"] = _run_whatif(whatif, whatif_file or whatif.source, snapshot, catalog,
+                                                        options, explain=explain, edits_catalog=edits_catalog)
     else:
         with StderrProgress() as progress:
-            result = simulate(snapshot, explain=args.explain, progress=progress, **{**options, "catalog": catalog})
-    cost = cost_path(result, catalog, consolidated=args.consolidate)
-    doc = simulation_json(result, explain=args.explain, cost=cost, extra=extra, catalog=catalog)
+            result = simulate(snapshot, explain=explain, progress=progress, **{**options, "catalog": catalog})
+    cost = cost_path(result, catalog, consolidated=consolidate)
+    doc = simulation_json(result, explain=explain, cost=cost, extra=extra, catalog=catalog)
     if snapshot.nodepools:  # the gates this run used: the flag's, then a what-if's featureGates
         doc["feature_gates"] = gates.with_(snapshot.feature_gates).to_dict()
-    namespace = getattr(args, "namespace", None)
     if namespace:
         only_namespace(doc, namespace)
     warnings = warnings_with_catalog(snapshot, catalog, namespace)
     if warnings:  # what the loader skipped (a NodePool with a bad requirement, say) changes the answer
         doc["warnings"] = warnings
-        for warning in warnings:
-            say(f"karptui: warning: {warning}")
-    return emit(doc, args.output, partial(_print_table, cost=cost.line(), explain=args.explain))
+    return doc, cost
 
 
-def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> tuple:
-    """``--whatif FILE`` through the what-if session the TUI's panel uses: the what-if's result,
-    its snapshot, and the document's ``whatif`` object."""
-    from ..whatif import load_whatif
+def _run_whatif(whatif, file: str, snapshot, catalog, options: dict, *, explain: bool,
+                edits_catalog: bool) -> tuple:
+    """A what-if through the what-if session the TUI's panel uses: the what-if's result, its
+    snapshot, and the document's ``whatif`` object."""
     from ..whatif.session import WhatIfSession
 
-    whatif = load_whatif(args.whatif)
-    session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if args.instance_types else None,
+    session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if edits_catalog else None,
                             gates=options["gates"])
     with StderrProgress() as progress:
         def told(phase: str, done: int, total: int) -> None:  # "baseline, kube-scheduler": the run is the label
@@ -82,12 +105,12 @@ def _run_whatif(args: argparse.Namespace, snapshot, catalog, options: dict) -> t
             progress.label = "the snapshot as it is" if run == "baseline" else f"what-if {whatif.name}"
             progress(phase, done, total)
 
-        run = session.run(whatif, consolidate=options["consolidate"], explain=args.explain, progress=told)
+        run = session.run(whatif, consolidate=options["consolidate"], explain=explain, progress=told)
     if not run.done:  # a bad edit: the file and the edit, as load_whatif says them
         raise InputError(None, run.error)
     changes = run.diff.to_dict()
-    changes["hourly_cost"] = whatif_cost(run.baseline, run.result, catalog, args.consolidate)
-    return run.result, run.applied.snapshot, {"name": whatif.name, "file": str(args.whatif),
+    changes["hourly_cost"] = whatif_cost(run.baseline, run.result, catalog, options["consolidate"])
+    return run.result, run.applied.snapshot, {"name": whatif.name, "file": str(file),
                                               "notes": list(run.applied.notes), "diff": changes,
                                               "rollouts": run.rollouts_json(),
                                               "drains": [d.to_dict() for d in run.applied.drains],

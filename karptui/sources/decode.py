@@ -48,12 +48,12 @@ def read_text(path: str | Path, small: bool = False) -> str:
             head = handle.read(2)
             if head != GZIP_MAGIC:
                 if size > limit:  # a regular file says its size: refuse before reading it
-                    raise InputError(path, f"{_size(size)}, more than the {_size(limit)} karptui reads of {what}")
-                data = _read_capped(handle, head, limit, path, f"more than the {_size(limit)} karptui reads of {what}")
+                    raise InputError(path, f"{size_text(size)}, more than the {size_text(limit)} karptui reads of {what}")
+                data = _read_capped(handle, head, limit, path, f"more than the {size_text(limit)} karptui reads of {what}")
             else:
                 source = gzip.GzipFile(fileobj=_Prefixed(head, handle), mode="rb")
                 data = _read_capped(source, b"", limit, path,
-                                    f"more than {_size(limit)} once decompressed, the most karptui reads of {what}")
+                                    f"more than {size_text(limit)} once decompressed, the most karptui reads of {what}")
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise InputError(path, f"corrupt gzip data ({exc or 'truncated'})") from None
     except OSError as exc:
@@ -91,7 +91,7 @@ class _Prefixed:
         return head + (self._rest.read(size - len(head)) if size > len(head) else b"")
 
 
-def _size(count: int) -> str:
+def size_text(count: int) -> str:
     """``4 GiB``, ``1.5 MiB``, ``900 bytes``: a size as an operator reads it."""
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if count >= 1 << shift:

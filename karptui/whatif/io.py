@@ -11,9 +11,10 @@ from pathlib import Path
 
 import yaml
 
+from .. import limits
 from ..errors import InputError
 from ..sources.atomic import atomic_write
-from ..sources.decode import read_text
+from ..sources.decode import read_text, size_text
 from ..sources.yaml_load import load_all
 from .edits import (
     API_VERSION,
@@ -49,11 +50,19 @@ except AttributeError:  # pragma: no cover
 
 def load_whatif(path: str | Path) -> WhatIf:
     """The what-if in a file; :class:`InputError` naming the file and the edit otherwise."""
-    text = read_text(path, small=True)
-    docs = [d for d in load_all(text, str(path)) if d is not None]
+    return whatif_from_text(read_text(path, small=True), str(path), default_name=Path(path).name.split(".")[0])
+
+
+def whatif_from_text(text: str, source: str, default_name: str = "") -> WhatIf:
+    """The what-if in a YAML or JSON text (a file's, or a tool's input); the same one-line errors,
+    naming ``source``. Bounded as a what-if file is: MAX_SMALL_FILE_BYTES, then the YAML caps."""
+    if len(text.encode("utf-8", "surrogatepass")) > limits.MAX_SMALL_FILE_BYTES:
+        raise InputError(source, f"more than the {size_text(limits.MAX_SMALL_FILE_BYTES)} karptui reads of "
+                                 "a what-if, catalog or theme file")
+    docs = [d for d in load_all(text, source) if d is not None]
     if len(docs) != 1:
-        raise InputError(path, f"expected one {KIND} document, found {len(docs)}")
-    return parse_whatif(docs[0], source=str(path), default_name=Path(path).name.split(".")[0])
+        raise InputError(source, f"expected one {KIND} document, found {len(docs)}")
+    return parse_whatif(docs[0], source=source, default_name=default_name or source)
 
 
 def save_whatif(path: str | Path, whatif: WhatIf) -> None:

@@ -1,0 +1,148 @@
+"""``karptui mcp``: the answers of :mod:`.answers` as Model Context Protocol tools over stdio.
+
+Read-only: every tool reads the one cluster picture the server holds and simulates it; nothing
+is written anywhere. Each tool returns the command line's JSON text (``json_text``), cut to the
+server's output cap (:mod:`.cap`); bad input is a tool error with the command line's one line.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from .. import __version__
+from ..errors import ClusterUnavailable, InputError
+from ..text import visible
+from .answers import MAX_NAME, Answers
+from .cap import capped
+
+#: The longest tool error line: a what-if's error quotes part of the input.
+MAX_ERROR = 2000
+
+INSTRUCTIONS = (
+    "karptui answers Karpenter and kube-scheduler questions about one Kubernetes cluster picture (a "
+    "snapshot or the live cluster, read once): why a pod is Pending, what NodeClaims Karpenter would "
+    "launch, why a node is or is not consolidated, how many nodes the NodePools' disruption budgets "
+    "allow, and what a what-if change would do. Every answer is simulated, never done: the server "
+    "writes nothing to the cluster. Answers are the JSON of the karptui command line "
+    "(simulate -o json, budgets -o json, snapshot info -o json).")
+
+#: Bounds said in the schema, checked by the tool itself: its error is the command line's one line,
+#: where the SDK's validation error is several lines quoting the input.
+_AT_MOST_A_NAME = {"maxLength": MAX_NAME}
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+
+
+def build_server(answers: Answers, max_output: int) -> MCPServer:
+    """The server and its tools over ``answers``; every answer capped at ``max_output`` bytes."""
+    server = MCPServer("karptui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def answer(ask, *args, **kwargs) -> str:
+        try:
+            return capped(ask(*args, **kwargs), max_output)
+        except (InputError, ClusterUnavailable) as exc:
+            raise ToolError(_line(str(exc))) from None
+        except Exception as exc:  # noqa: BLE001 -- a bug is one line to the client, the traceback to stderr
+            traceback.print_exc(file=sys.stderr)
+            raise ToolError(_line(f"internal error: {type(exc).__name__}: {exc}")) from None
+
+    @server.tool(name="cluster_summary", annotations=READ_ONLY, structured_output=False)
+    def cluster_summary() -> str:
+        """The cluster picture in numbers, as `karptui snapshot info -o json`: nodes per zone and
+        capacity type, pods and Pending pods, NodePools, NodeClaims, workloads, PodDisruptionBudgets,
+        FailedScheduling events, requested and allocatable CPU and memory, the Karpenter version
+        simulated and where it came from, its controller settings, and the loader's warnings."""
+        return answer(answers.summary)
+
+    @server.tool(name="why_pending", annotations=READ_ONLY, structured_output=False)
+    def why_pending(
+        pod: Annotated[str, Field(description="the Pending pod as namespace/name (a bare name is in the "
+                                              "server's -n namespace, else default)", json_schema_extra=_AT_MOST_A_NAME)],
+    ) -> str:
+        """Why this pod is Pending and what Karpenter would do about it. `pod` is its entry of
+        `karptui simulate --explain -o json`: kube-scheduler's FitError (`0/7 nodes are available: ...`)
+        and each node's filter failures, `verdict` (what would have to change; the NodeClaim Karpenter
+        launches for it, the node still coming up it counts on, or Karpenter's `Failed to schedule
+        pod` reason) and `nodepools`, every NodePool in the order Karpenter tries them with its
+        verdict (launch, taint not tolerated, incompatible requirements, limits exhausted, ...).
+        `observed` is what the cluster said: the pod's PodScheduled message or newest FailedScheduling
+        event, and Karpenter's newest logged reason when logs are loaded."""
+        return answer(answers.pending, pod)
+
+    @server.tool(name="karpenter_launches", annotations=READ_ONLY, structured_output=False)
+    def karpenter_launches() -> str:
+        """The NodeClaims Karpenter's provisioning would launch for the Pending pods, as
+        `karptui simulate -o json`'s `nodeclaims`: each one's NodePool, requirements, labels, the
+        instance types left (cheapest first), the offering launched (instance type, zone, capacity
+        type, price) and its pods; `summary` counts scheduled and Pending pods and the cost per hour
+        before and after."""
+        return answer(answers.launches)
+
+    @server.tool(name="consolidation", annotations=READ_ONLY, structured_output=False)
+    def consolidation(
+        node: Annotated[str | None, Field(description="a node name; leave out for every Karpenter node",
+                                          json_schema_extra=_AT_MOST_A_NAME)] = None,
+    ) -> str:
+        """Why a node is or is not disrupted by Karpenter, as `karptui simulate --consolidate
+        --explain -o json`: the commands Karpenter would run (`disruptions`: delete or replace,
+        by which method — emptiness, drift, multi-node or single-node consolidation — and the
+        savings), the nodes blocked (a PodDisruptionBudget, a `karpenter.sh/do-not-disrupt` pod or
+        node, a spent disruption budget) or left (`unconsolidatable`: can't replace with a cheaper
+        node), and `nodes`: each disruption method's verdict on each node with Karpenter's reason
+        and what Karpenter's own events said. With `node`, only what concerns that node."""
+        return answer(answers.consolidation, node)
+
+    @server.tool(name="disruption_budgets", annotations=READ_ONLY, structured_output=False)
+    def disruption_budgets(
+        at: Annotated[str | None, Field(description="ISO 8601 time, e.g. 2026-11-27T09:30Z (no offset: UTC); "
+                                                    "default: the snapshot's capture time", json_schema_extra={"maxLength": 64})] = None,
+        hours: Annotated[int, Field(description="how many hours ahead the timeline goes (0 to 744)")] = 24,
+    ) -> str:
+        """How many nodes Karpenter may disrupt, per NodePool and disruption reason (Empty, Drifted,
+        Underutilized), at `at` and every hour of the next `hours`, as `karptui budgets -o json`:
+        each NodePool's `spec.disruption.budgets` (nodes, schedule, duration, reasons), whether each
+        is active and when it next starts or ends, the nodes allowed (less those already disrupting)
+        and the candidates each holds back."""
+        return answer(answers.budgets, at, hours)
+
+    @server.tool(name="run_whatif", annotations=READ_ONLY, structured_output=False)
+    def run_whatif(
+        whatif: Annotated[str | dict[str, Any], Field(description=(
+            "a karptui what-if (apiVersion: karptui/v1, kind: WhatIf, edits: [...]) as YAML or JSON text or "
+            "as the object: patch, scale, cordon or remove a Deployment, StatefulSet, DaemonSet, Job, "
+            "PodDisruptionBudget, NodePool, EC2NodeClass or Node; addNodes; featureGates; karpenterVersion"))],
+        consolidate: Annotated[bool, Field(description="also simulate Karpenter's disruption "
+                                                       "(simulate --consolidate)")] = False,
+        explain: Annotated[bool, Field(description="pod by pod and node by node why (simulate --explain); "
+                                                   "a much longer answer")] = False,
+    ) -> str:
+        """Simulate a change before making it, as `karptui simulate --whatif FILE -o json`: the edits
+        are applied as Kubernetes' controllers would (a scale adds or deletes pods, a template change
+        rolls out, a node's removal drains it honouring PodDisruptionBudgets, a NodePool template
+        change drifts NodeClaims), then kube-scheduler and Karpenter are simulated. `whatif.diff`
+        compares with the cluster as it is (pods newly scheduled or Pending, NodeClaims and
+        disruptions added or removed, the cost per hour); `whatif.drift` lists the NodeClaims that
+        would drift and what replaces them. A bad what-if is one line naming the edit."""
+        return answer(answers.whatif, whatif, consolidate=consolidate, explain=explain)
+
+    return server
+
+
+def _line(text: str) -> str:
+    """One line, nothing a terminal or a renderer would act on, bounded."""
+    line = " ".join(visible(text).split("\n"))
+    return line if len(line) <= MAX_ERROR else line[:MAX_ERROR] + " ..."
+
+
+def serve(answers: Answers, max_output: int) -> int:
+    """Serve until the client closes stdin."""
+    build_server(answers, max_output).run("stdio")
+    return 0

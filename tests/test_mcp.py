@@ -1,0 +1,259 @@
+"""``karptui mcp`` through a real MCP client session: the SDK's ``stdio_client`` and ``ClientSession``
+start ``python -m karptui mcp SNAPSHOT`` and ask it what the command line answers, and the answers
+are compared with what the command line prints for the same question (docs/mcp.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import asynccontextmanager
+
+import pytest
+import yaml
+
+from tests.conftest import FIXTURES, REPO, node_obj, pod_obj
+from tests.fakeapi import FakeAPI
+
+mcp = pytest.importorskip("mcp", reason="karptui mcp needs the MCP SDK (the test extra installs it)")
+from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+
+TOOLS = {"cluster_summary", "why_pending", "karpenter_launches", "consolidation", "disruption_budgets", "run_whatif"}
+
+
+@pytest.fixture
+def serve(tmp_path, config_dir):
+    """``async with serve(ARGS...) as session``: a client session with ``karptui mcp ARGS``."""
+
+    @asynccontextmanager
+    async def _serve(*args: str):
+        params = StdioServerParameters(command=sys.executable, args=["-m", "karptui", "mcp", *args], cwd=str(REPO),
+                                       env={"KARPTUI_CONFIG_DIR": str(config_dir)})
+        with open(tmp_path / "server-stderr.txt", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    yield session
+
+    return _serve
+
+
+async def ask(session, tool: str, **arguments) -> dict:
+    """A tool's answer, which must not be an error, as the JSON document it is."""
+    result = await session.call_tool(tool, arguments)
+    text = result.content[0].text
+    assert not result.is_error, text
+    return json.loads(text)
+
+
+async def refused(session, tool: str, **arguments) -> str:
+    """A tool's error line."""
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error, result.content[0].text[:300]
+    (content,) = result.content
+    return content.text
+
+
+def printed(cli, *args) -> dict:
+    """What ``karptui ARGS -o json`` prints, parsed."""
+    code, out, err = cli(*args, "-o", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+async def test_the_tools_are_listed_read_only_in_kubernetes_words(serve):
+    async with serve("topology-spread") as session:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+    assert "FitError" in tools["why_pending"].description and "NodePool" in tools["why_pending"].description
+    assert "NodeClaims" in tools["karpenter_launches"].description
+    assert "karpenter.sh/do-not-disrupt" in tools["consolidation"].description
+    assert tools["why_pending"].input_schema["required"] == ["pod"]
+    assert tools["why_pending"].input_schema["properties"]["pod"]["maxLength"] == 63 + 1 + 253
+
+
+async def test_every_answer_on_topology_spread_is_the_command_lines(serve, cli):
+    """Pending pods (one with Karpenter's logged reason), launches, disruption, budgets: the same
+    JSON as ``snapshot info``, ``simulate [--explain] [--consolidate]`` and ``budgets``."""
+    explained = printed(cli, "simulate", "topology-spread", "--explain")
+    plain = printed(cli, "simulate", "topology-spread")
+    disrupted = printed(cli, "simulate", "topology-spread", "--consolidate", "--explain")
+    budgets = printed(cli, "budgets", "topology-spread", "--at", "2023-05-20T13:00Z", "--hours", "6")
+    async with serve("topology-spread") as session:
+        assert await ask(session, "cluster_summary") == printed(cli, "snapshot", "info", "topology-spread")
+        assert len(explained["pods"]) == 6
+        for pod in explained["pods"]:
+            answer = await ask(session, "why_pending", pod=pod["pod"])
+            assert answer["pod"] == pod
+            assert answer["karpenter_version"] == explained["karpenter_version"]
+            assert answer["observed"]["kube_scheduler"].startswith("0/9 nodes are available")
+        logged = await ask(session, "why_pending", pod="host-spread-fbbf7c9d9-x4lfd")  # a bare name: default/
+        assert logged["observed"]["karpenter"].startswith('incompatible with nodepool "default", no instance type')
+        assert logged["observed"]["karpenter_time"] == "2023-05-20T11:04:41.917Z"
+        assert logged["pod"]["nodepools"] and logged["pod"]["verdict"]["kube_scheduler"].startswith("0/9 nodes")
+
+        launches = await ask(session, "karpenter_launches")
+        assert launches["nodeclaims"] == plain["nodeclaims"] and launches["nodeclaims"]
+        assert launches["summary"] == plain["summary"] and launches["feature_gates"] == plain["feature_gates"]
+
+        every = await ask(session, "consolidation")
+        for key in ("disruptions", "blocked", "unconsolidatable", "consolidation_scores", "nodes", "summary"):
+            assert every[key] == disrupted[key], key
+        for node in disrupted["nodes"]:
+            one = await ask(session, "consolidation", node=node["node"])
+            assert one["nodes"] == [node]
+            assert one["disruptions"] == [d for d in disrupted["disruptions"] if node["node"] in d["nodes"]]
+            assert one["blocked"] == [b for b in disrupted["blocked"] if b["node"] == node["node"]]
+
+        assert await ask(session, "disruption_budgets", at="2023-05-20T13:00Z", hours=6) == budgets
+
+
+async def test_consolidation_budgets_and_a_whatif_on_the_consolidation_story(serve, cli, write):
+    whatif = FIXTURES / "whatif" / "scale-inflate.yaml"
+    disrupted = printed(cli, "simulate", "consolidation", "--consolidate", "--explain")
+    assert disrupted["disruptions"], "the story's delete is what this test looks at"
+    budgets = printed(cli, "budgets", "consolidation")
+    by_file = printed(cli, "simulate", "consolidation", "--whatif", whatif, "--consolidate")
+    async with serve("consolidation") as session:
+        deleted = disrupted["disruptions"][0]["nodes"][0]
+        one = await ask(session, "consolidation", node=deleted)
+        assert one["disruptions"] == [disrupted["disruptions"][0]]
+        assert one["nodes"] == [n for n in disrupted["nodes"] if n["node"] == deleted]
+        assert await ask(session, "disruption_budgets") == budgets
+        as_text = await ask(session, "run_whatif", whatif=whatif.read_text(), consolidate=True)
+        as_object = await ask(session, "run_whatif", whatif=yaml.safe_load(whatif.read_text()), consolidate=True)
+    assert as_text == as_object
+    assert as_text["whatif"].pop("file") == "whatif" and by_file["whatif"].pop("file") == str(whatif)
+    assert as_text == by_file
+    assert as_text["whatif"]["diff"]["counts"]["scheduled_after"] > as_text["whatif"]["diff"]["counts"]["scheduled_before"]
+
+
+@pytest.mark.parametrize("whatif", [
+    "edits: [{target: Deployment/default/nope, scale: 2}]",             # applying: not in the snapshot
+    "edits: [{target: Deployment/default/inflate, scale: 1000000000}]",  # a cap of limits.py
+    "edits: [{target: Deployment/default/inflate, scael: 2}]",           # parsing: an unknown key
+    "- just\n- a list\n",
+    "edits: [{target: \"Deployment/default/\\e]52;c;aGk=\\a[bold]x\", scale: 2}]",  # an escape sequence, markup
+])
+async def test_a_bad_whatif_is_a_tool_error_with_the_command_lines_line(serve, cli, write, whatif):
+    path = write("bad.yaml", whatif)
+    code, out, err = cli("simulate", "consolidation", "--whatif", path, "-o", "json")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    said = err.strip().removeprefix("karptui: ").removeprefix(f"{path}: ")
+    async with serve("consolidation") as session:
+        line = await refused(session, "run_whatif", whatif=whatif)
+        assert await ask(session, "cluster_summary")  # the server still answers
+    assert line.endswith(f"whatif: {said}")
+    assert "\n" not in line and "\x1b" not in line and "\x07" not in line
+
+
+async def test_unknown_names_are_clear_errors(serve):
+    async with serve("topology-spread") as session:
+        missing = await refused(session, "why_pending", pod="default/nope")
+        running = await refused(session, "why_pending", pod="default/host-spread-fbbf7c9d9-2f8zg")
+        node = await refused(session, "consolidation", node="ip-10-9-9-9.nowhere")
+        long = await refused(session, "why_pending", pod="x" * 400)
+        when = await refused(session, "disruption_budgets", at="yesterday")
+        hours = await refused(session, "disruption_budgets", hours=10_000)
+    assert "pod: default/nope not found in the snapshot (e.g. default/host-spread-" in missing
+    assert running.endswith("pod: default/host-spread-fbbf7c9d9-2f8zg is not pending "
+                            "(bound to node ip-192-168-12-32.ap-northeast-2.compute.internal)")
+    assert "node: ip-10-9-9-9.nowhere not found in the snapshot" in node
+    assert long.endswith("pod: 400 characters, longer than any Kubernetes pod name (317)")
+    assert "at: 'yesterday' is not a time (ISO 8601" in when
+    assert "hours: 10000 is not between 0 and 744" in hours
+
+
+async def test_an_answer_past_the_cap_is_cut_and_says_what_was_left_out(serve, cli):
+    disrupted = printed(cli, "simulate", "topology-spread", "--consolidate", "--explain")
+    async with serve("topology-spread", "--max-output", "4096") as session:
+        result = await session.call_tool("consolidation", {})
+        small = await ask(session, "disruption_budgets")
+    text = result.content[0].text
+    assert not result.is_error and len(text.encode()) <= 4096
+    answer = json.loads(text)
+    assert answer["truncated"] is True and answer["left_out"]
+    for cut in answer["left_out"]:
+        assert cut["kept"] < cut["of"]
+    for cut in answer["left_out"]:  # each names the list it cut, which kept its first items
+        kept = resolve_pointer(answer, cut["path"])
+        whole = resolve_pointer(disrupted, cut["path"])
+        assert len(kept) == cut["kept"] and len(whole) == cut["of"]
+        if isinstance(kept, list) and not any(c["path"].startswith(cut["path"] + "/") for c in answer["left_out"]):
+            assert kept == whole[:cut["kept"]]
+    assert any(c["path"] == "/nodes" for c in answer["left_out"])
+    assert answer["summary"] == disrupted["summary"]
+    assert "truncated" not in small
+
+
+def test_the_cap_keeps_every_answer_within_its_bytes(cli):
+    from karptui.mcp.cap import capped
+
+    doc = printed(cli, "simulate", "topology-spread", "--consolidate", "--explain")
+    whole = json.loads(capped(doc, 1 << 30))
+    assert whole == doc
+    for limit in (4096, 10_000, 50_000):
+        text = capped(doc, limit)
+        assert len(text.encode()) <= limit
+        cut = json.loads(text)
+        assert cut["truncated"] is True and cut["karpenter_version"] == doc["karpenter_version"]
+        for each in cut["left_out"]:
+            assert len(resolve_pointer(cut, each["path"])) == each["kept"] < each["of"]
+
+
+def resolve_pointer(doc, pointer: str):
+    """What a JSON Pointer (RFC 6901) names in ``doc``."""
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        doc = doc[int(token)] if isinstance(doc, list) else doc[token]
+    return doc
+
+
+def test_without_the_sdk_it_says_how_to_install_it(cli, monkeypatch):
+    for name in [n for n in sys.modules if n.split(".")[0] in ("mcp", "mcp_types")] + ["mcp"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if never installed: no import of it succeeds
+    monkeypatch.delitem(sys.modules, "karptui.mcp.server", raising=False)
+    code, out, err = cli("mcp", "topology-spread")
+    assert code == 2 and out == ""
+    assert err == "karptui: karptui mcp needs the MCP Python SDK: pip install 'karptui[mcp]' (or pip install 'mcp>=2.3,<3')\n"
+
+
+@pytest.mark.parametrize("args, says", [
+    (("mcp", "no-such-snapshot.yaml"), "karptui: no-such-snapshot.yaml: no such file or directory"),
+    (("mcp", "topology-spread", "--max-output", "10"), "karptui: --max-output: 10 is not between 4,096"),
+    (("mcp", "topology-spread", "--feature-gates", "Nope=true"), "karptui: --feature-gates:"),
+    (("mcp", "--logs", "x.log"), "karptui: --logs: attaches a log to a SNAPSHOT"),
+])
+def test_bad_flags_are_one_line_before_serving(cli, args, says):
+    code, out, err = cli(*args)
+    assert code == 2 and out == "" and err.startswith(says) and len(err.splitlines()) == 1
+
+
+@pytest.fixture
+def api():
+    """A small live cluster (tests/fakeapi.py) the server reads through the real client."""
+    with FakeAPI() as fake:
+        for i in range(3):
+            fake.add(node_obj(f"node-{i}", zone=f"us-east-1{'abc'[i]}"))
+        for i in range(4):
+            fake.add(pod_obj(f"web-{i}", node=f"node-{i % 3}"))
+        fake.add(pod_obj("big", cpu="64"))
+        yield fake
+
+
+async def test_live_the_cluster_is_read_once_as_snapshot_save_reads_it(serve, cli, kubeconfig, tmp_path):
+    saved = tmp_path / "saved.json"
+    code, _, err = cli("snapshot", "save", saved, "--kubeconfig", kubeconfig, "--logs-since", "0")
+    assert code == 0, err
+    info = printed(cli, "snapshot", "info", saved)
+    explained = printed(cli, "simulate", saved, "--explain")
+    async with serve("--kubeconfig", str(kubeconfig), "--logs-since", "0") as session:
+        summary = await ask(session, "cluster_summary")
+        pending = await ask(session, "why_pending", pod="default/big")
+    assert summary["source"].startswith("live ") and summary["captured_at"]
+    for key in ("source", "captured_at"):
+        summary.pop(key), info.pop(key)
+    assert summary == info and summary["pending"] == 1
+    assert pending["pod"] == explained["pods"][0]
+    assert pending["pod"]["reason"].startswith("0/3 nodes are available: 3 Insufficient cpu")
