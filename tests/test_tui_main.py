@@ -339,6 +339,48 @@ async def test_sort_arrow_moves_with_s_and_flips_with_S_on_the_nodes_pane():
         assert "type ▼" in shown(nodes)[0]
 
 
+async def test_shift_letters_sort_by_one_column_and_again_the_other_way():
+    """Issue 29 item 11: s stepped through nine columns one at a time; shift+letter picks one (k9s),
+    and the consolidation column sorts too (marked nodes first)."""
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        await pilot.press("C")
+        assert "cpu ▲" in shown(nodes)[0] and app.screen.sorts["nodes"] == ("cpu%", False)
+        await pilot.press("C")
+        assert "cpu ▼" in shown(nodes)[0]
+        app.screen.query_one("DisruptionPane").view = None
+        await pilot.press("D")
+        assert "consolidation ▲" in shown(nodes)[0]
+        await pilot.press("2", "R")
+        assert app.screen.sorts["pending"] == ("reason", False) and app.screen.sorts["nodes"][0] == "consolidation"
+
+
+def test_the_consolidation_sort_puts_marked_nodes_first():
+    from karptui.views.nodes import NODE_SORTS, node_sort_key
+
+    rows = [type("Row", (), {"name": n})() for n in ("a", "b", "c")]
+    key = node_sort_key("consolidation", {"c": "delete", "b": ""})
+    assert [r.name for r in sorted(rows, key=key)] == ["c", "a", "b"]
+    assert NODE_SORTS[-1] == "consolidation"
+
+
+async def test_help_moves_with_g_G_home_end_j_k():
+    app = demo_app(simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        await pilot.press("G")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("k")
+        assert table.cursor_row == table.row_count - 2
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        await pilot.press("end", "g", "j")
+        assert table.cursor_row == 1
+
+
 # ---- snapshots: the zone overview and the detail strip at 80x24 and 160x45 ------------------------
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from datetime import datetime
@@ -115,6 +116,17 @@ SORTS = {
     "age": lambda r: (r.created.timestamp() if r.created else 0.0, r.name),
     "price": lambda r: (-(r.price or 0.0), r.name),
 }
+# The consolidation column sorts by the Disruption pane's mark of each node (marked nodes first):
+# the marks are not the row's, so zone_groups is given them.
+NODE_SORTS = (*SORTS, "consolidation")
+
+
+def node_sort_key(sort: str, marks: Mapping[str, str] | None = None):
+    """The key a nodes-pane sort orders rows by (one of :data:`NODE_SORTS`)."""
+    if sort == "consolidation":
+        marks = marks or {}
+        return lambda r: (not marks.get(r.name, ""), marks.get(r.name, ""), r.name)
+    return SORTS[sort]
 
 
 def node_row(node: Node, snapshot: Snapshot, prices: dict | None = None,
@@ -153,14 +165,17 @@ def node_rows(snapshot: Snapshot, prices: dict | None = None,
 
 def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
                 launchable: dict[str, tuple[str, ...]] | None = None, reverse: bool = False,
-                match=None, folded: frozenset[str] | set[str] = frozenset()) -> list[ZoneGroup]:
+                match=None, folded: frozenset[str] | set[str] = frozenset(),
+                marks: Mapping[str, str] | None = None) -> list[ZoneGroup]:
     """One group per zone (by name); nodes sorted by ``sort`` and narrowed by the filter.
 
     ``launchable`` (zone -> NodePools that may launch there) adds the zones with no node yet,
     so zone balance shows where Karpenter could still put capacity. ``match`` (a row -> bool)
     replaces the plain text filter when given (the screen's regex and inverse filters). The
-    nodes of a ``folded`` zone are not shown, so they are left unsorted.
+    nodes of a ``folded`` zone are not shown, so they are left unsorted. ``marks`` are the
+    consolidation column's (node name -> mark), for that column's sort.
     """
+    order = node_sort_key(sort, marks)
     launchable = launchable or {}
     keep = match if match is not None else (lambda row: row.matches(filter_text))
     filtering = match is not None or bool(filter_text.strip())
@@ -174,7 +189,7 @@ def zone_groups(rows: list[NodeRow], sort: str = "name", filter_text: str = "",
     return [
         ZoneGroup(
             zone=zone,
-            nodes=tuple(rows) if zone in folded else tuple(sorted(rows, key=SORTS[sort], reverse=reverse)),
+            nodes=tuple(rows) if zone in folded else tuple(sorted(rows, key=order, reverse=reverse)),
             capacity_types=dict(Counter(capacity_name(r.capacity_type) for r in rows)),
             price=sum(r.price or 0.0 for r in rows),
             nodepools=launchable.get(zone, ()),

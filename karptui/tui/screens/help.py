@@ -60,7 +60,13 @@ def help_rows(app: App, screen: Screen, extra: tuple[tuple[str, list], ...] = ()
 
 
 class HelpScreen(ModalScreen):
-    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
+    BINDINGS = [
+        Binding("escape,q,question_mark", "app.pop_screen", "Close"),
+        Binding("g,home", "row(0)", "First key", show=False, priority=True),   # the table scrolls, not its cursor
+        Binding("G,end", "row(-1)", "Last key", show=False, priority=True),
+        Binding("j", "step(1)", "Down", show=False),
+        Binding("k", "step(-1)", "Up", show=False),
+    ]
 
     def __init__(self, bindings: list[tuple[str, str, str]]) -> None:
         super().__init__()
@@ -69,6 +75,14 @@ class HelpScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         yield Static("karptui keys — escape closes; ctrl+p opens the command palette", id="source")
         yield DataTable(cursor_type="row", zebra_stripes=True)
+
+    def action_row(self, row: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=row if row >= 0 else table.row_count - 1)
+
+    def action_step(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + step)))
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

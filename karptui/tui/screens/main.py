@@ -24,7 +24,7 @@ from ...views.activity import activity_detail, activity_rows
 from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
 from ...views.format import age, cpu
-from ...views.nodes import SORTS, usage_level, zone_cells, zone_groups
+from ...views.nodes import NODE_SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launch_key, launchable_zones, workload_spread
 from ..disruption import DisruptionPane
@@ -66,7 +66,17 @@ ALIASES = {
 LONG_NAMES = {"node": "no", "nodes": "no", "pod": "po", "pods": "po", "pending": "po", "event": "ev", "events": "ev",
               "activity": "ev", "nodepool": "np", "nodepools": "np", "nodeclaim": "nc", "nodeclaims": "nc",
               "context": "ctx", "contexts": "ctx", "disruption": "dis", "consolidation": "dis"}
-PANE_SORTS = {"nodes": list(SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}
+PANE_SORTS = {"nodes": list(NODE_SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}
+# shift+letter sorts the pane shown by one column, as k9s does (again: the other way); S and G are taken
+SORT_KEYS = {
+    "nodes": {"N": "name", "T": "type", "Y": "capacity", "O": "nodepool", "C": "cpu%", "M": "memory%", "P": "pods",
+              "A": "age", "R": "price", "D": "consolidation"},
+    "pending": {"N": "pod", "C": "cpu", "M": "memory", "A": "age", "I": "simulated", "R": "reason", "K": "karpenter"},
+    "activity": {"L": "line", "T": "time", "V": "level", "E": "event", "D": "details"},
+}
+SORT_LETTERS = {letter: "Sort by " + ", ".join(f"{keys[letter]} ({pane})" for pane, keys in SORT_KEYS.items()
+                                                if letter in keys)
+                for letter in sorted({letter for keys in SORT_KEYS.values() for letter in keys})}
 COMMANDS = sorted({*ALIASES, *LONG_NAMES, "budgets", "whatif", "help", "quit"})
 
 
@@ -96,6 +106,7 @@ class MainScreen(Screen):
         Binding("colon", "command", "Command", priority=True),
         Binding("s", "sort", "Sort"),
         Binding("S", "reverse", "Reverse sort", show=False),
+        *(Binding(letter, f"sort_by('{letter}')", said, show=False) for letter, said in SORT_LETTERS.items()),
         Binding("y", "yaml", "YAML"),
         Binding("escape", "clear", "Back / clear", show=False),
         Binding("1", "pane('nodes')", "Nodes", show=False),
@@ -235,7 +246,7 @@ class MainScreen(Screen):
         rows, keys = [], []
         marks = self.query_one(DisruptionPane).marks
         groups = zone_groups(overview.node_rows, name, launchable=self.launchable(), reverse=reverse, match=keep,
-                             folded=self.folded)
+                             folded=self.folded, marks=marks)
         for group in groups:
             folded = group.zone in self.folded
             rows.append(zone_cells(group, folded))
@@ -251,7 +262,7 @@ class MainScreen(Screen):
             keys.append("empty")
         table = self.query_one("#nodes-table", VirtualTable)
         table.set_rows(rows, keys)
-        table.show_sort(list(SORTS).index(name), reverse)
+        table.show_sort(NODE_SORTS.index(name), reverse)
         self.refresh_zone_balance()
 
     def fill_pending(self) -> None:
@@ -468,6 +479,15 @@ class MainScreen(Screen):
         names = PANE_SORTS[pane]
         name, _ = self.sorts[pane]
         self.sorts = {**self.sorts, pane: (names[(names.index(name) + 1) % len(names)], False)}
+
+    def action_sort_by(self, letter: str) -> None:
+        """shift+letter: the pane shown sorted by that letter's column (SORT_KEYS); pressed again,
+        the other way."""
+        name = SORT_KEYS.get(self.pane, {}).get(letter)
+        if name is None:
+            return
+        current, reverse = self.sorts[self.pane]
+        self.sorts = {**self.sorts, self.pane: (name, not reverse if name == current else False)}
 
     def action_reverse(self) -> None:
         pane = self.pane
