@@ -240,6 +240,21 @@ def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | No
         data, _ = _DECODE(body)
     except (ValueError, RecursionError):
         data = salvage(body)
+        return (_from_json(number, data, source, stamp) or _cut_head(number, data, body, source, stamp)) \
+            if data else None
     if not isinstance(data, dict):
         return None
     return _from_json(number, data, source, stamp)
+
+
+def _cut_head(number: int, data: dict, body: str, source: str, stamp: str) -> Record | None:
+    """A zap JSON record cut off before its message (inside ``time``, or just after it): zap writes
+    ``level`` first and then ``time``/``logger``, so a whole level word with one of those is a
+    Karpenter line, though nothing more can be said of it than its level (``other``). A value the
+    cut went through is not kept: half a time is no time."""
+    level = data.get("level")
+    if type(level) is not str or level not in _JSON_LEVELS or not ({"time", "ts", "logger"} & data.keys()):
+        return None
+    when = data.get("time")
+    when = when if type(when) is str and f'"{when}"' in body else stamp
+    return Record(number, when, _JSON_LEVELS[level], "", "", {}, source)
