@@ -175,9 +175,21 @@ def split_context(body: str) -> tuple[str, str]:
         if start <= 0:
             return body.strip(), ""
         before = body[start - 1]
-        if before == " " and (body[start:start + 9] == '{"commit"' or body[start - 2:start] == "  "
-                              or _closes(body, start)):
+        if body[start:start + 9] == '{"commit"' and (before == " " or _closes(body, start)):
+            return body[:start].rstrip(), body[start:].strip()  # a glued one: see glued_context
+        if before == " " and (body[start - 2:start] == "  " or _closes(body, start)):
             return body[:start].rstrip(), body[start:].strip()
+
+
+def glued_context(message: str) -> tuple[str, str] | None:
+    """(message, context) when a console line's context object lost the TAB before it and is glued
+    to the message's last word (``...us-west-2c.{"commit": ...}``). v0.x built its logger with
+    ``commit`` as the first field, so the context always opens with ``{"commit"``; only an object
+    that runs to the end of the line is taken."""
+    start = message.rfind('{"commit"')
+    if start <= 0 or not _closes(message, start):
+        return None
+    return message[:start].rstrip(), message[start:].strip()
 
 
 def _closes(body: str, start: int) -> bool:

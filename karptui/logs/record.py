@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .classify import classify
 from .kube_events import event_row, json_event
-from .paste import GO_TRACE, console, salvage, unwrap
+from .paste import GO_TRACE, console, glued_context, salvage, unwrap
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
@@ -180,6 +180,11 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     if not when[:1].isdigit() or ".go:" in message[-8:]:
         return None  # no time, or zap's caller column: the paste path reads those
     context: dict = {}
+    if len(parts) == 4 and message[-1:] == "}":
+        glued = glued_context(message)
+        if glued is not None:
+            message, rest = glued
+            parts.append(rest)
     if len(parts) == 5:
         try:
             loaded = fast_loads(parts[4])
