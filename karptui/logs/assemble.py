@@ -45,6 +45,8 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 joined, used = _json(body, held, source)
             elif _open_console(body):
                 joined, used = _console(stripped, held, source)
+            elif _contextless(body):
+                joined, used = _context_below(stripped, held, source)
             else:
                 joined, used = None, 0
             if joined is None:
@@ -101,6 +103,29 @@ def _open_console(body: str) -> bool:
     """An error or warning console line without its context: its text may go on below."""
     found = console(body, "")
     return found is not None and found.level in ("error", "warn") and not found.context
+
+
+def _contextless(body: str) -> bool:
+    """A console line of any level without its context object."""
+    found = console(body, "")
+    return found is not None and not found.context
+
+
+def _context_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A terminal or an editor wrapped a console line before its context: the next line is that
+    object alone, indented (``        {"commit": "a83f61c", "provisioner": "default"}``). A JSON
+    record of its own (a level or a message in it) is not a context."""
+    line = _ahead(held, source, 0)
+    piece = line.strip() if line is not None else ""
+    if not piece.startswith('{"') or not piece.endswith("}"):
+        return None, 0
+    try:
+        data, end = _DECODE(piece)
+    except (ValueError, RecursionError):
+        return None, 0
+    if end != len(piece) or type(data) is not dict or {"level", "message", "msg"} & data.keys():
+        return None, 0
+    return f"{first}\t{piece}", 1
 
 
 def _is_record(line: str) -> bool:
