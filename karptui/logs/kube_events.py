@@ -30,6 +30,9 @@ KARPENTER_REASONS = frozenset({
     "InstanceSpotInterrupted", "CapacityReservationInstanceInterrupted", "InstanceStopping",
     "InstanceTerminating", "InstanceUnhealthy", "TerminatingOnInterruption", "WaitingOnNodeClaimTermination",
 })
+# The event source (``From``, ``source.component``) of Karpenter's events: Karpenter's own, and EKS Auto
+# Mode's managed Karpenter, which files the same reasons and messages as ``eks-auto-mode/compute``
+KARPENTER_SOURCES = ("karpenter", "eks-auto-mode/compute")
 _INTERRUPTIONS = {
     "SpotInterrupted": ("spot_interruption", None), "InstanceSpotInterrupted": ("spot_interruption", None),
     "SpotRebalanceRecommendation": ("rebalance_recommendation", None),
@@ -110,7 +113,7 @@ def _table_row(parts: list[str]) -> dict | None:
 
 def _karpenters(reason: str, message: str, source: str) -> bool:
     if source:
-        return source == "karpenter"
+        return source in KARPENTER_SOURCES
     if reason == "FailedScheduling":
         return message.startswith("Failed to schedule pod")
     return reason in KARPENTER_REASONS or message.startswith(_TRANSITION)
@@ -126,7 +129,9 @@ def json_event(data: dict) -> dict | None:
     source = data.get("source") or {}
     component = source.get("component", "") if isinstance(source, dict) else ""
     component = component or data.get("reportingComponent") or data.get("reportingController") or ""
-    if not _karpenters(reason, message, "karpenter" if "karpenter" in str(component) else ""):
+    component = str(component)
+    if not _karpenters(reason, message, "karpenter" if "karpenter" in component or component in KARPENTER_SOURCES
+                       else ""):
         if component or reason not in KARPENTER_REASONS:
             return None
     kind, name = str(involved.get("kind", "")).lower(), involved.get("name", "")
@@ -212,4 +217,4 @@ def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | N
     return found
 
 
-__all__ = ["KARPENTER_REASONS", "event_row", "json_event", "karpenter_event"]
+__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_row", "json_event", "karpenter_event"]
