@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
+from .kube_events import open_row, wrapped_row
 from .paste import GO_TRACE, console, unwrap
 
 MAX_JOINED_LINES = 64           # jq prints a v1 record in ~20 lines; a wrapped one takes 2-3
@@ -47,6 +48,10 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 joined, used = _console(stripped, held, source)
             elif _contextless(body):
                 joined, used = _context_below(stripped, held, source)
+            elif open_row(body):
+                joined, used = _row_message_below(stripped, held, source)
+            elif wrapped_row(body):
+                joined, used = _row_goes_on(stripped, held, source)
             else:
                 joined, used = None, 0
             if joined is None:
@@ -126,6 +131,30 @@ def _context_below(first: str, held: list[str], source: Iterator[str]) -> tuple[
     if end != len(piece) or type(data) is not dict or {"level", "message", "msg"} & data.keys():
         return None, 0
     return f"{first}\t{piece}", 1
+
+
+def _row_message_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """An event row that stops at its From column, and its message alone on the next line."""
+    line = _ahead(held, source, 0)
+    if line is None or not line.strip() or _STARTS_RECORD.match(line) or _NOISE.match(line) or _is_record(line) \
+            or open_row(line) or line.lstrip().startswith(("Normal ", "Warning ")):
+        return None, 0
+    return f"{first}  {line.strip()}", 1
+
+
+def _row_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """An event row wrapped after a ``,`` or ``;``: its indented continuation lines, while the text
+    still stops at one."""
+    parts = [first.rstrip()]
+    for index in range(MAX_JOINED_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not line[:1].isspace() or not line.strip() or _NOISE.match(line) \
+                or _STARTS_RECORD.match(line) or _is_record(line):
+            break
+        parts.append(line.strip())
+        if not parts[-1].endswith((",", ";")):
+            break
+    return (" ".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
 
 
 def _is_record(line: str) -> bool:
