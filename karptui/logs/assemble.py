@@ -164,14 +164,20 @@ def _is_record(line: str) -> bool:
 
 
 def _console(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
-    """Up to three continuation lines, until one brings the context JSON."""
+    """Up to three continuation lines, until one brings the context JSON; more while every line so far
+    has the first one's width (a terminal's hard wrap: an 80-column ``kubectl logs --prefix`` error
+    line takes five or six)."""
     parts = [first]
-    for index in range(3):
+    width = len(first)
+    for index in range(MAX_JOINED_LINES):
         line = _ahead(held, source, index)
         if line is None or _STARTS_RECORD.match(line) or _NOISE.match(line) or _is_record(line):
             break
+        hard = len(parts[-1]) == width
+        if index >= 3 and not hard:
+            break
         piece = line.rstrip("\r\n")
-        parts.append(piece if len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word
+        parts.append(piece if hard or len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word
         if piece.rstrip().endswith("}"):
             return "".join(parts), index + 1
     return ("".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
