@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
+from .classify import POOL_ERROR
 from .kube_events import open_row, wrapped_row
 from .paste import GO_TRACE, console, unwrap
 
@@ -52,6 +53,8 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 joined, used = _row_message_below(stripped, held, source)
             elif wrapped_row(body):
                 joined, used = _row_goes_on(stripped, held, source)
+            elif stripped[-1:] == ";" and POOL_ERROR.match(body):
+                joined, used = _pools_go_on(stripped, held, source)
             else:
                 joined, used = None, 0
             if joined is None:
@@ -154,6 +157,18 @@ def _row_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[st
         parts.append(line.strip())
         if not parts[-1].endswith((",", ";")):
             break
+    return (" ".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
+
+
+def _pools_go_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A scheduling error pasted alone and broken at the ``; `` between two NodePools' reasons: the
+    lines that go on with the next NodePool's part."""
+    parts = [first.rstrip()]
+    for index in range(MAX_JOINED_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not parts[-1].endswith(";") or not POOL_ERROR.match(line.strip()):
+            break
+        parts.append(line.strip())
     return (" ".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
 
 

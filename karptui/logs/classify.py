@@ -142,6 +142,19 @@ def _unschedulable_text(error: str, pool_hint: str) -> dict:
     return out
 
 
+# Where a NodePool's part of a scheduling error starts (parts are joined with "; ")
+POOL_ERROR = re.compile(r'^"?(?:incompatible with (?:nodepool|provisioner) \\?"|all available instance types exceed )')
+
+
+def _bare_error(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                when: str) -> dict | None:
+    """A scheduling error pasted without its line (the ``error`` value of "could not schedule pod"
+    alone): Karpenter's reasons per NodePool, the pod not named."""
+    if not lowered.startswith(("incompatible with nodepool ", "incompatible with provisioner ")):
+        return None
+    return {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", **_unschedulable_text(message, "")}
+
+
 def _unschedulable(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                    when: str) -> dict | None:
     if not lowered.startswith(("could not schedule pod", "failed to schedule pod")):
@@ -565,6 +578,7 @@ BY_FIRST_WORD = {
     "node": (_limits,),
     "consolidation": (_consolidation,),
     "all": (_limits,),
+    "incompatible": (_bare_error,),
 }
 
 

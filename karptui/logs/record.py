@@ -230,7 +230,10 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
     """Only the message column survived (a log viewer's copy, a CSV export): keep it when it is
     one of Karpenter's own templates — an ordinary sentence stays prose."""
-    record = Record(number, stamp, "", "", body.strip(), {}, source)
+    text = body.strip()
+    if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ...")
+        text = text.strip('",').replace('\\"', '"')
+    record = Record(number, stamp, "", "", text, {}, source)
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
