@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 
 from .classify import POOL_ERROR
 from .kube_events import open_row, wrapped_row
-from .paste import GO_TRACE, console, unwrap
+from .paste import FRAGMENT, GO_TRACE, console, unwrap
 
 MAX_JOINED_LINES = 64           # jq prints a v1 record in ~20 lines; a wrapped one takes 2-3
 MAX_JOINED_CHARS = 256 * 1024   # far above any record; a bound on the work for a bad paste
@@ -53,6 +53,8 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 joined, used = _row_message_below(stripped, held, source)
             elif wrapped_row(body):
                 joined, used = _row_goes_on(stripped, held, source)
+            elif body[:1] == '"' and FRAGMENT.match(body):
+                joined, used = _fragment_goes_on(body, held, source)
             elif stripped[-1:] == ";" and POOL_ERROR.match(body):
                 joined, used = _pools_go_on(stripped, held, source)
             else:
@@ -158,6 +160,23 @@ def _row_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[st
         if not parts[-1].endswith((",", ";")):
             break
     return (" ".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
+
+
+def _fragment_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A braceless record fragment wrapped inside a string: the next lines until its pairs read as
+    one object (a few at most)."""
+    parts = [first]
+    for index in range(3):
+        try:
+            _DECODE("{" + "".join(parts).rstrip().rstrip(",") + "}")
+            return ("".join(parts), index) if index else (None, 0)
+        except (ValueError, RecursionError):
+            pass
+        line = _ahead(held, source, index)
+        if line is None or not line.strip() or _NOISE.match(line) or _STARTS_RECORD.match(line) or _is_record(line):
+            return None, 0
+        parts.append(line.rstrip("\r\n"))
+    return None, 0
 
 
 def _pools_go_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:

@@ -370,6 +370,11 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     return out
 
 
+def _elided(name: str) -> bool:
+    """A name a paste shortened (``ip-10-27-91-143…``): not a node's name, so not reported as one."""
+    return name.endswith(("…", "..."))
+
+
 def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
     """v1.x ``disrupting node(s)``: ``reason``, ``decision``, ``disrupted-nodes`` and (v1.9+) ``command``."""
     out: dict = {"line": line, "time": when, "level": level, "kind": "disruption", "method": _method(f.get("reason"))}
@@ -389,7 +394,7 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
         out.setdefault("action", decision.lower())
         if pools:
             out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
-        nodes = nodes or [n.strip() for n in names.split(",") if n.strip()]
+        nodes = nodes or [n.strip() for n in names.split(",") if n.strip() and not _elided(n.strip())]
     out["nodes"] = nodes
     replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
     if len(replacements) == 1:

@@ -55,6 +55,11 @@ GO_TRACE = re.compile(r"\s*(?:goroutine \d+ \[|panic: |created by |\S+\.go:\d+(?
                       r"|(?:[\w.\-]+/)+[\w.\-()*]+\(.*\)\s*$)")
 
 
+# A record shortened to some of its pairs, its braces gone (``"message":"disrupting node(s)","command":...``):
+# a whole first pair and the next key on the same line -- jq's layout puts one pair on a line instead
+FRAGMENT = re.compile(r'^"(?:level|message|msg|time|ts|logger)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"')
+
+
 @dataclass(slots=True)
 class Unwrapped:
     """The payload of a pasted line and what its wrappers said."""

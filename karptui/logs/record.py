@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .classify import classify
 from .kube_events import event_row, json_event
-from .paste import GO_TRACE, console, glued_context, salvage, unwrap
+from .paste import FRAGMENT, GO_TRACE, console, glued_context, salvage, unwrap
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
@@ -209,6 +209,8 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         return None
     if body.startswith("{"):
         return _pasted_json(number, body, source, stamp)
+    if body[:1] == '"' and FRAGMENT.match(body):
+        return _fragment(number, body, source, stamp)
     if body[:1] in _KLOG_LEVELS and body[1:2].isdigit():
         return _klog_record(number, body, source, stamp)
     found = console(body, stamp)
@@ -237,6 +239,25 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
+    return record if classify(record)["kind"] != "other" else None
+
+
+def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
+    """A record shortened to some of its pairs without its braces: read as the object they make,
+    and kept only when its message is one of Karpenter's templates (as a bare message is)."""
+    text = "{" + body.rstrip().rstrip(",") + "}"
+    try:
+        data, _ = _DECODE(text)
+    except (ValueError, RecursionError):
+        data = salvage(text[:-1])
+    if not isinstance(data, dict):
+        return None
+    message = data.get("message", data.get("msg"))
+    level = data.get("level")
+    if type(message) is not str:
+        return None
+    record = Record(number, str(data.get("time") or stamp), json_level(level) if type(level) is str else "",
+                    str(data.get("logger", "")), message, data, source)
     return record if classify(record)["kind"] != "other" else None
 
 
