@@ -128,9 +128,11 @@ def _table_row(parts: list[str]) -> dict | None:
         message = "  ".join(rest[1:] if obj else rest)
         source = ""
     else:  # describe: [Age] From Message, Age may be missing
-        if len(rest) >= 3 and _AGE.match(rest[0]):
+        if len(rest) >= 3 and _AGE.match(rest[0]) or len(rest) == 2 and _AGE.match(rest[0]) \
+                and rest[1].split()[-1] in KARPENTER_SOURCES:
             rest = rest[1:]
-        source = rest[0] if len(rest) >= 2 else ""
+        alone = len(rest) == 1 and rest[0].split()[-1] in KARPENTER_SOURCES  # cut after From
+        source = rest[0] if len(rest) >= 2 or alone else ""
         message = "  ".join(rest[1:] if source else rest)
         source = source.split()[-1] if source else ""  # "36s karpenter": age and source one space apart
         named = _NODE_EVENT.match(message)
