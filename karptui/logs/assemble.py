@@ -203,15 +203,16 @@ def _console(first: str, held: list[str], source: Iterator[str]) -> tuple[str | 
     line takes five or six)."""
     parts = [first]
     width = len(first)
+    following = _ahead(held, source, 0)
+    fixed = following is not None and len(following.rstrip("\r\n")) == width  # two lines of one width: a hard wrap
     for index in range(MAX_JOINED_LINES):
         line = _ahead(held, source, index)
         if line is None or _STARTS_RECORD.match(line) or _NOISE.match(line) or _is_record(line):
             break
-        hard = len(parts[-1]) == width
-        if index >= 3 and not hard:
+        if index >= 3 and not (fixed and len(parts[-1]) == width):
             break
         piece = line.rstrip("\r\n")
-        parts.append(piece if hard or len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word
+        parts.append(piece if fixed or len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word
         if piece.rstrip().endswith("}"):
             return "".join(parts), index + 1
     return ("".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
