@@ -17,7 +17,9 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
-from .paste import GO_TRACE, console, unwrap
+from .classify import POOL_ERROR
+from .kube_events import open_row, wrapped_row
+from .paste import FRAGMENT, GO_TRACE, console, unwrap
 
 MAX_JOINED_LINES = 64           # jq prints a v1 record in ~20 lines; a wrapped one takes 2-3
 MAX_JOINED_CHARS = 256 * 1024   # far above any record; a bound on the work for a bad paste
@@ -45,6 +47,16 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 joined, used = _json(body, held, source)
             elif _open_console(body):
                 joined, used = _console(stripped, held, source)
+            elif _contextless(body):
+                joined, used = _context_below(stripped, held, source)
+            elif open_row(body):
+                joined, used = _row_message_below(stripped, held, source)
+            elif wrapped_row(body):
+                joined, used = _row_goes_on(stripped, held, source)
+            elif body[:1] == '"' and FRAGMENT.match(body):
+                joined, used = _fragment_goes_on(body, held, source)
+            elif stripped[-1:] == ";" and POOL_ERROR.match(body):
+                joined, used = _pools_go_on(stripped, held, source)
             else:
                 joined, used = None, 0
             if joined is None:
@@ -103,6 +115,82 @@ def _open_console(body: str) -> bool:
     return found is not None and found.level in ("error", "warn") and not found.context
 
 
+def _contextless(body: str) -> bool:
+    """A console line of any level without its context object."""
+    found = console(body, "")
+    return found is not None and not found.context
+
+
+def _context_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A terminal or an editor wrapped a console line before its context: the next line is that
+    object alone, indented (``        {"commit": "a83f61c", "provisioner": "default"}``). A JSON
+    record of its own (a level or a message in it) is not a context."""
+    line = _ahead(held, source, 0)
+    piece = line.strip() if line is not None else ""
+    if not piece.startswith('{"') or not piece.endswith("}"):
+        return None, 0
+    try:
+        data, end = _DECODE(piece)
+    except (ValueError, RecursionError):
+        return None, 0
+    if end != len(piece) or type(data) is not dict or {"level", "message", "msg"} & data.keys():
+        return None, 0
+    return f"{first}\t{piece}", 1
+
+
+def _row_message_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """An event row that stops at its From column, and its message alone on the next line."""
+    line = _ahead(held, source, 0)
+    if line is None or not line.strip() or _STARTS_RECORD.match(line) or _NOISE.match(line) or _is_record(line) \
+            or open_row(line) or line.lstrip().startswith(("Normal ", "Warning ")):
+        return None, 0
+    return f"{first}  {line.strip()}", 1
+
+
+def _row_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """An event row wrapped after a ``,`` or ``;``: its indented continuation lines, while the text
+    still stops at one."""
+    parts = [first.rstrip()]
+    for index in range(MAX_JOINED_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not line[:1].isspace() or not line.strip() or _NOISE.match(line) \
+                or _STARTS_RECORD.match(line) or _is_record(line):
+            break
+        parts.append(line.strip())
+        if not parts[-1].endswith((",", ";")):
+            break
+    return (" ".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
+
+
+def _fragment_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A braceless record fragment wrapped inside a string: the next lines until its pairs read as
+    one object (a few at most)."""
+    parts = [first]
+    for index in range(3):
+        try:
+            _DECODE("{" + "".join(parts).rstrip().rstrip(",") + "}")
+            return ("".join(parts), index) if index else (None, 0)
+        except (ValueError, RecursionError):
+            pass
+        line = _ahead(held, source, index)
+        if line is None or not line.strip() or _NOISE.match(line) or _STARTS_RECORD.match(line) or _is_record(line):
+            return None, 0
+        parts.append(line.rstrip("\r\n"))
+    return None, 0
+
+
+def _pools_go_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A scheduling error pasted alone and broken at the ``; `` between two NodePools' reasons: the
+    lines that go on with the next NodePool's part."""
+    parts = [first.rstrip()]
+    for index in range(MAX_JOINED_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not parts[-1].endswith(";") or not POOL_ERROR.match(line.strip()):
+            break
+        parts.append(line.strip())
+    return (" ".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
+
+
 def _is_record(line: str) -> bool:
     """Whether a line is a record of its own behind some prefix (stern's, a viewer's)."""
     body = unwrap(line.rstrip("\r\n")).body
@@ -110,14 +198,21 @@ def _is_record(line: str) -> bool:
 
 
 def _console(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
-    """Up to three continuation lines, until one brings the context JSON."""
+    """Up to three continuation lines, until one brings the context JSON; more while every line so far
+    has the first one's width (a terminal's hard wrap: an 80-column ``kubectl logs --prefix`` error
+    line takes five or six)."""
     parts = [first]
-    for index in range(3):
+    width = len(first)
+    following = _ahead(held, source, 0)
+    fixed = following is not None and len(following.rstrip("\r\n")) == width  # two lines of one width: a hard wrap
+    for index in range(MAX_JOINED_LINES):
         line = _ahead(held, source, index)
         if line is None or _STARTS_RECORD.match(line) or _NOISE.match(line) or _is_record(line):
             break
+        if index >= 3 and not (fixed and len(parts[-1]) == width):
+            break
         piece = line.rstrip("\r\n")
-        parts.append(piece if len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word
+        parts.append(piece if fixed or len(parts[-1]) >= 150 else " " + piece.lstrip())  # a terminal wraps mid-word
         if piece.rstrip().endswith("}"):
             return "".join(parts), index + 1
     return ("".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)

@@ -20,7 +20,9 @@ _OVERHEAD = re.compile(r"^daemonset overhead=(\{[^}]*\}), ")
 _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 # v1.9+: the whole command in one string, "Underutilized/ID: Replace: nodepools=[a,b]: [n1, n2] -> [1 replacement] ..."
 _COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+): (?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]")
-_TTL = re.compile(r"^triggering termination (?:for expired node after|after [\w.]+ for empty node)", re.I)
+# v0.4-v0.2x TTLs; v0.4 named the node in the message ("... for empty node NAME", "... expired node NAME after")
+_TTL = re.compile(r"^triggering termination (?:for expired node(?: (\S+))? after|after [\w.]+ for empty node(?: (\S+))?$)",
+                  re.I)
 _V1_REASONS = {"underutilized": "underutilized", "empty": "emptiness", "emptiness": "emptiness", "drifted": "drift",
                "drift": "drift", "expired": "expiration", "expiration": "expiration", "consolidation": "consolidation",
                # node repair as a voluntary disruption method, budgeted under the reason "Unhealthy" (v1.15, #3311)
@@ -140,6 +142,19 @@ def _unschedulable_text(error: str, pool_hint: str) -> dict:
     return out
 
 
+# Where a NodePool's part of a scheduling error starts (parts are joined with "; ")
+POOL_ERROR = re.compile(r'^"?(?:incompatible with (?:nodepool|provisioner) \\?"|all available instance types exceed )')
+
+
+def _bare_error(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                when: str) -> dict | None:
+    """A scheduling error pasted without its line (the ``error`` value of "could not schedule pod"
+    alone): Karpenter's reasons per NodePool, the pod not named."""
+    if not lowered.startswith(("incompatible with nodepool ", "incompatible with provisioner ")):
+        return None
+    return {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", **_unschedulable_text(message, "")}
+
+
 def _unschedulable(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                    when: str) -> dict | None:
     if not lowered.startswith(("could not schedule pod", "failed to schedule pod")):
@@ -207,7 +222,15 @@ def _computed(f: dict, message: str, lowered: str, level: str, logger: str, line
             return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
                     "nodeclaims": int(match.group(claims)),
                     "pods": int(match.group(pods))}
+    match = _PACKING_V04.match(lowered)
+    if match:  # v0.3-v0.4: one line per packing; "Incremented node count" may add nodes to it later
+        return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
+                "pods": int(match.group(1)), "instance_types": match.group(2).split()}
     return None
+
+
+# v0.3-v0.4 (allocation/binpacking/packer.go): "Computed packing for %d pod(s) with instance type option(s) [a b]"
+_PACKING_V04 = re.compile(r"^computed packing for (\d+) pod\(s\) with instance type option\(s\) \[([^\]]*)")
 
 
 _OPTIONS = re.compile(r"instance type option\(s\) \[([^\]]*)\]")
@@ -239,6 +262,9 @@ def _created(f: dict, message: str, lowered: str, level: str, logger: str, line:
 
 _LAUNCHED = re.compile(r"^launched instance: ([^,\s]+), hostname: ([^,\s]+), type: ([^,\s]+), zone: ([^,\s]+), "
                        r"capacity ?type: ([\w-]+)", re.I)
+# v0.3 (cloudprovider/aws/instance.go): "Launched instance: %s, type: %s, zone: %s, hostname: %s", no capacity type
+_LAUNCHED_V03 = re.compile(r"^launched instance: ([^,\s]+), type: ([^,\s]+), zone: ([^,\s]+), hostname: ([^,\s]+)",
+                           re.I)
 
 
 def _launched(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
@@ -249,6 +275,11 @@ def _launched(f: dict, message: str, lowered: str, level: str, logger: str, line
         return {"line": line, "time": when, "level": level, "kind": "nodeclaim_launched",
                 "nodeclaim": hostname, "instance_type": itype, "zone": zone,
                 "capacity_type": capacity, "provider_id": instance}
+    match = _LAUNCHED_V03.match(message)
+    if match:
+        instance, itype, zone, hostname = match.groups()
+        return {"line": line, "time": when, "level": level, "kind": "nodeclaim_launched",
+                "nodeclaim": hostname, "instance_type": itype, "zone": zone, "provider_id": instance}
     if lowered not in ("launched nodeclaim", "launched machine", "launched instance", "launched node",
                        "launched new instance"):
         return None
@@ -277,10 +308,12 @@ def _disruption(f: dict, message: str, lowered: str, level: str, logger: str, li
                 when: str) -> dict | None:
     if lowered == "disrupting node(s)":
         return _structured_disruption(f, level, line, when)
-    if lowered.startswith("triggering") and _TTL.match(message):  # v0.2x: TTLs, before disruption had methods
+    ttl = _TTL.match(message) if lowered.startswith("triggering") else None
+    if ttl:  # v0.4-v0.2x: TTLs, before disruption had methods
         return {"line": line, "time": when, "level": level, "kind": "disruption",
                 "method": "expiration" if "expired" in lowered else "emptiness",
-                "action": "delete", "nodes": [n for n in (_name(f, "node", "Node"),) if n]}
+                "action": "delete", "nodes": [n for n in (_name(f, "node", "Node") or ttl.group(1) or ttl.group(2),)
+                                              if n]}
     return _disruption_line(f, message, lowered, level, line, when)
 
 
@@ -337,6 +370,11 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     return out
 
 
+def _elided(name: str) -> bool:
+    """A name a paste shortened (``ip-10-27-91-143…``): not a node's name, so not reported as one."""
+    return name.endswith(("…", "..."))
+
+
 def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
     """v1.x ``disrupting node(s)``: ``reason``, ``decision``, ``disrupted-nodes`` and (v1.9+) ``command``."""
     out: dict = {"line": line, "time": when, "level": level, "kind": "disruption", "method": _method(f.get("reason"))}
@@ -356,7 +394,7 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
         out.setdefault("action", decision.lower())
         if pools:
             out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
-        nodes = nodes or [n.strip() for n in names.split(",") if n.strip()]
+        nodes = nodes or [n.strip() for n in names.split(",") if n.strip() and not _elided(n.strip())]
     out["nodes"] = nodes
     replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
     if len(replacements) == 1:
@@ -368,6 +406,8 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
 
 def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                 when: str) -> dict | None:
+    if lowered.startswith("deleted node ") and " " not in message[13:].strip():  # v0.3-v0.4: "Deleted node %s"
+        return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": message[13:].strip()}
     if lowered not in ("deleted node", "deleted nodeclaim", "deleted machine"):
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "node_terminated",
@@ -543,6 +583,7 @@ BY_FIRST_WORD = {
     "node": (_limits,),
     "consolidation": (_consolidation,),
     "all": (_limits,),
+    "incompatible": (_bare_error,),
 }
 
 

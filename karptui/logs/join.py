@@ -14,10 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model import Snapshot
+from .kube_events import KARPENTER_SOURCES
 from .scheduler import parse_fit_error
 from .timeline import merged, snapshot_events
-
-KARPENTER_SOURCES = ("karpenter",)
 
 
 @dataclass(frozen=True)

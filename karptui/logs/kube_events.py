@@ -30,6 +30,9 @@ KARPENTER_REASONS = frozenset({
     "InstanceSpotInterrupted", "CapacityReservationInstanceInterrupted", "InstanceStopping",
     "InstanceTerminating", "InstanceUnhealthy", "TerminatingOnInterruption", "WaitingOnNodeClaimTermination",
 })
+# The event source (``From``, ``source.component``) of Karpenter's events: Karpenter's own, and EKS Auto
+# Mode's managed Karpenter, which files the same reasons and messages as ``eks-auto-mode/compute``
+KARPENTER_SOURCES = ("karpenter", "eks-auto-mode/compute")
 _INTERRUPTIONS = {
     "SpotInterrupted": ("spot_interruption", None), "InstanceSpotInterrupted": ("spot_interruption", None),
     "SpotRebalanceRecommendation": ("rebalance_recommendation", None),
@@ -71,11 +74,13 @@ def event_row(text: str) -> dict | None:
         return None
     if body.startswith("{"):
         return None  # event objects come through json_event()
-    parts = [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
+    parts = _columns(body)
     if len(parts) >= 3:
         found = _table_row(parts)
         if found is not None:
             return found
+    elif len(parts) == 2 and parts[0] in _TYPES and parts[1] in KARPENTER_REASONS:
+        return _event(parts[1], "", "", "")  # a row cut after its reason: only Karpenter files that one
     match = _LOG_STORE.match(body)
     if match and match.group(2) in KARPENTER_REASONS:
         obj = match.group(4) or ""
@@ -83,10 +88,37 @@ def event_row(text: str) -> dict | None:
     return None
 
 
+def _columns(body: str) -> list[str]:
+    return [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
+
+
+def open_row(text: str) -> bool:
+    """A describe row of Karpenter's that stops after its From column (``Normal  Nominated  karpenter``):
+    a terminal or a chat put its message on the next line."""
+    parts = _columns(unwrap(text).body)
+    if len(parts) < 3 or parts[0] not in _TYPES or not _REASON.fullmatch(parts[1]):
+        return False
+    rest = parts[2:]
+    if len(rest) == 2 and _AGE.match(rest[0]):
+        rest = rest[1:]
+    return len(rest) == 1 and rest[0].split()[-1] in KARPENTER_SOURCES
+
+
+def wrapped_row(text: str) -> bool:
+    """A Karpenter event row whose message stops at a ``,`` or ``;``: wrapped where its text goes on
+    (a scheduling error's NodePools are separated by ``; ``)."""
+    stripped = text.rstrip()
+    return stripped.endswith((",", ";")) and event_row(stripped) is not None
+
+
 def _table_row(parts: list[str]) -> dict | None:
-    """``kubectl get events`` (TYPE in the 2nd or 3rd column) or a describe table (TYPE first)."""
+    """``kubectl get events`` (TYPE in the 2nd or 3rd column) or a describe table (TYPE first), or a
+    row quoted from its REASON on (``FailedScheduling  karpenter  MESSAGE``: no TYPE, no AGE), which
+    needs Karpenter's source to say whose it is."""
     index = next((i for i in (0, 1, 2) if i < len(parts) and parts[i] in _TYPES), None)
     if index is None:
+        if _REASON.fullmatch(parts[0]) and parts[1] in KARPENTER_SOURCES:
+            return _event(parts[0], "  ".join(parts[2:]), "", "")
         return None
     if index + 1 >= len(parts) or not _REASON.fullmatch(parts[index + 1]):
         return None
@@ -96,9 +128,11 @@ def _table_row(parts: list[str]) -> dict | None:
         message = "  ".join(rest[1:] if obj else rest)
         source = ""
     else:  # describe: [Age] From Message, Age may be missing
-        if len(rest) >= 3 and _AGE.match(rest[0]):
+        if len(rest) >= 3 and _AGE.match(rest[0]) or len(rest) == 2 and _AGE.match(rest[0]) \
+                and rest[1].split()[-1] in KARPENTER_SOURCES:
             rest = rest[1:]
-        source = rest[0] if len(rest) >= 2 else ""
+        alone = len(rest) == 1 and rest[0].split()[-1] in KARPENTER_SOURCES  # cut after From
+        source = rest[0] if len(rest) >= 2 or alone else ""
         message = "  ".join(rest[1:] if source else rest)
         source = source.split()[-1] if source else ""  # "36s karpenter": age and source one space apart
         named = _NODE_EVENT.match(message)
@@ -110,7 +144,7 @@ def _table_row(parts: list[str]) -> dict | None:
 
 def _karpenters(reason: str, message: str, source: str) -> bool:
     if source:
-        return source == "karpenter"
+        return source in KARPENTER_SOURCES
     if reason == "FailedScheduling":
         return message.startswith("Failed to schedule pod")
     return reason in KARPENTER_REASONS or message.startswith(_TRANSITION)
@@ -126,7 +160,9 @@ def json_event(data: dict) -> dict | None:
     source = data.get("source") or {}
     component = source.get("component", "") if isinstance(source, dict) else ""
     component = component or data.get("reportingComponent") or data.get("reportingController") or ""
-    if not _karpenters(reason, message, "karpenter" if "karpenter" in str(component) else ""):
+    component = str(component)
+    if not _karpenters(reason, message, "karpenter" if "karpenter" in component or component in KARPENTER_SOURCES
+                       else ""):
         if component or reason not in KARPENTER_REASONS:
             return None
     kind, name = str(involved.get("kind", "")).lower(), involved.get("name", "")
@@ -176,7 +212,7 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
         if told is not None:
             told.pop("nodes", None)
             return {**out, **{k: v for k, v in told.items() if k not in out}}
-        return {**out, "kind": _KINDS[reason], "reason": _CANNOT.sub("", message)}
+        return {**out, "kind": _KINDS[reason], **({"reason": _CANNOT.sub("", message)} if message else {})}
     if reason == "InsufficientCapacityError":
         launch = _launch_failed(message, out, obj, pod_hint)
         if launch is not None:
@@ -212,4 +248,5 @@ def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | N
     return found
 
 
-__all__ = ["KARPENTER_REASONS", "event_row", "json_event", "karpenter_event"]
+__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_row", "json_event", "karpenter_event", "open_row",
+           "wrapped_row"]

@@ -55,6 +55,11 @@ GO_TRACE = re.compile(r"\s*(?:goroutine \d+ \[|panic: |created by |\S+\.go:\d+(?
                       r"|(?:[\w.\-]+/)+[\w.\-()*]+\(.*\)\s*$)")
 
 
+# A record shortened to some of its pairs, its braces gone (``"message":"disrupting node(s)","command":...``):
+# a whole first pair and the next key on the same line -- jq's layout puts one pair on a line instead
+FRAGMENT = re.compile(r'^"(?:level|message|msg|time|ts|logger)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"')
+
+
 @dataclass(slots=True)
 class Unwrapped:
     """The payload of a pasted line and what its wrappers said."""
@@ -175,9 +180,21 @@ def split_context(body: str) -> tuple[str, str]:
         if start <= 0:
             return body.strip(), ""
         before = body[start - 1]
-        if before == " " and (body[start:start + 9] == '{"commit"' or body[start - 2:start] == "  "
-                              or _closes(body, start)):
+        if body[start:start + 9] == '{"commit"' and (before == " " or _closes(body, start)):
+            return body[:start].rstrip(), body[start:].strip()  # a glued one: see glued_context
+        if before == " " and (body[start - 2:start] == "  " or _closes(body, start)):
             return body[:start].rstrip(), body[start:].strip()
+
+
+def glued_context(message: str) -> tuple[str, str] | None:
+    """(message, context) when a console line's context object lost the TAB before it and is glued
+    to the message's last word (``...us-west-2c.{"commit": ...}``). v0.x built its logger with
+    ``commit`` as the first field, so the context always opens with ``{"commit"``; only an object
+    that runs to the end of the line is taken."""
+    start = message.rfind('{"commit"')
+    if start <= 0 or not _closes(message, start):
+        return None
+    return message[:start].rstrip(), message[start:].strip()
 
 
 def _closes(body: str, start: int) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .classify import classify
 from .kube_events import event_row, json_event
-from .paste import GO_TRACE, console, salvage, unwrap
+from .paste import FRAGMENT, GO_TRACE, console, glued_context, salvage, unwrap
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
@@ -180,6 +180,11 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     if not when[:1].isdigit() or ".go:" in message[-8:]:
         return None  # no time, or zap's caller column: the paste path reads those
     context: dict = {}
+    if len(parts) == 4 and message[-1:] == "}":
+        glued = glued_context(message)
+        if glued is not None:
+            message, rest = glued
+            parts.append(rest)
     if len(parts) == 5:
         try:
             loaded = fast_loads(parts[4])
@@ -204,6 +209,8 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         return None
     if body.startswith("{"):
         return _pasted_json(number, body, source, stamp)
+    if body[:1] == '"' and FRAGMENT.match(body):
+        return _fragment(number, body, source, stamp)
     if body[:1] in _KLOG_LEVELS and body[1:2].isdigit():
         return _klog_record(number, body, source, stamp)
     found = console(body, stamp)
@@ -225,10 +232,32 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
     """Only the message column survived (a log viewer's copy, a CSV export): keep it when it is
     one of Karpenter's own templates — an ordinary sentence stays prose."""
-    record = Record(number, stamp, "", "", body.strip(), {}, source)
+    text = body.strip()
+    if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ...")
+        text = text.strip('",').replace('\\"', '"')
+    record = Record(number, stamp, "", "", text, {}, source)
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
+    return record if classify(record)["kind"] != "other" else None
+
+
+def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
+    """A record shortened to some of its pairs without its braces: read as the object they make,
+    and kept only when its message is one of Karpenter's templates (as a bare message is)."""
+    text = "{" + body.rstrip().rstrip(",") + "}"
+    try:
+        data, _ = _DECODE(text)
+    except (ValueError, RecursionError):
+        data = salvage(text[:-1])
+    if not isinstance(data, dict):
+        return None
+    message = data.get("message", data.get("msg"))
+    level = data.get("level")
+    if type(message) is not str:
+        return None
+    record = Record(number, str(data.get("time") or stamp), json_level(level) if type(level) is str else "",
+                    str(data.get("logger", "")), message, data, source)
     return record if classify(record)["kind"] != "other" else None
 
 
@@ -240,6 +269,21 @@ def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | No
         data, _ = _DECODE(body)
     except (ValueError, RecursionError):
         data = salvage(body)
+        return (_from_json(number, data, source, stamp) or _cut_head(number, data, body, source, stamp)) \
+            if data else None
     if not isinstance(data, dict):
         return None
     return _from_json(number, data, source, stamp)
+
+
+def _cut_head(number: int, data: dict, body: str, source: str, stamp: str) -> Record | None:
+    """A zap JSON record cut off before its message (inside ``time``, or just after it): zap writes
+    ``level`` first and then ``time``/``logger``, so a whole level word with one of those is a
+    Karpenter line, though nothing more can be said of it than its level (``other``). A value the
+    cut went through is not kept: half a time is no time."""
+    level = data.get("level")
+    if type(level) is not str or level not in _JSON_LEVELS or not ({"time", "ts", "logger"} & data.keys()):
+        return None
+    when = data.get("time")
+    when = when if type(when) is str and f'"{when}"' in body else stamp
+    return Record(number, when, _JSON_LEVELS[level], "", "", {}, source)

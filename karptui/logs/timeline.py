@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 
 from ..model import Snapshot
-from .kube_events import KARPENTER_REASONS, karpenter_event
+from .kube_events import KARPENTER_REASONS, KARPENTER_SOURCES, karpenter_event
 
 _EPOCH = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -23,7 +23,7 @@ def snapshot_events(snapshot: Snapshot) -> list[dict]:
     """Karpenter's events in the snapshot as log-event records, oldest first."""
     found = []
     for event in snapshot.events:
-        if event.source != "karpenter" and (event.source or event.reason not in KARPENTER_REASONS):
+        if event.source not in KARPENTER_SOURCES and (event.source or event.reason not in KARPENTER_REASONS):
             continue
         if not event.filed_with_its_object:  # the API server files no event elsewhere: an edited file's
             continue
