@@ -489,10 +489,26 @@ class KarptuiApp(App):
                                     partial(screen.run_action, binding.action))
 
     # ---- screenshots (the command palette's "Screenshot") ----------------------------------
+    _delivering = False   # export_screenshot is making a screenshot to save (see cell_aligned_svg)
+
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:
-        return super().deliver_screenshot(filename, str(screenshot_directory()) if path is None else path,
-                                          time_format)
+        self._delivering = True
+        try:
+            return super().deliver_screenshot(filename, str(screenshot_directory()) if path is None else path,
+                                              time_format)
+        finally:
+            self._delivering = False
+
+    def export_screenshot(self, *, simplify: bool = False, title: str | None = None) -> str:
+        """Textual's SVG; a screenshot saved for people to share has every character at its cell,
+        so converters that ignore SVG's textLength draw the grid straight (tui.screenshot)."""
+        svg = super().export_screenshot(simplify=simplify, title=title)
+        if self._delivering:
+            from .screenshot import cell_aligned_svg
+
+            svg = cell_aligned_svg(svg)
+        return svg
 
     @on(events.DeliveryComplete)
     def _screenshot_saved(self, event: events.DeliveryComplete) -> None:
