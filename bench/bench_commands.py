@@ -30,7 +30,7 @@ import hashlib
 import json
 import os
 import re
-import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -298,6 +298,22 @@ def hashes(rows: list) -> dict:
     return out
 
 
+def against_baseline(rows: list) -> list:
+    """Whether the current tree answers as the baseline did, per shape, size and command."""
+    base = {(r["shape"], r["nodes"]): r for r in rows if r["tree"] == "baseline"}
+    lines = []
+    for r in rows:
+        b = base.get((r["shape"], r["nodes"]))
+        if r["tree"] != "current" or b is None:
+            continue
+        for cmd in ("simulate", "consolidate"):
+            if r.get(cmd) and b.get(cmd):
+                same = r[cmd].get("sha256") == b[cmd].get("sha256")
+                lines.append(f"answers {r['shape']}-{r['nodes']} {cmd}: "
+                             f"{'same as the baseline' if same else 'DIFFER from the baseline'}")
+    return lines
+
+
 def compare_hashes(mine: dict, expected: dict) -> list:
     """Lines naming each answer that differs from the expected one (none: unchanged)."""
     bad = []
@@ -354,8 +370,14 @@ def growth(rows: list) -> str:
     return "\n".join(lines)
 
 
+def _stop(signum, frame):
+    raise SystemExit(128 + signum)  # run the finally blocks: the baseline worktree goes away
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)
     with tempfile.TemporaryDirectory(prefix="karptui-bench-") as tmp:
         cache = Path(args.cache) if args.cache else Path(tmp)
         cache.mkdir(parents=True, exist_ok=True)
@@ -381,6 +403,8 @@ def main(argv=None) -> int:
     for key, answers in mine.items():
         for cmd, sha in answers.items():
             print(f"sha256 {key} {cmd} {sha}")
+    for line in against_baseline(rows):
+        print(line)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"rows": rows, "hashes": mine, "repeat": args.repeat, "baseline": args.baseline}, fh, indent=1)
