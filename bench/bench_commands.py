@@ -15,7 +15,8 @@ yardstick, a plain ``json.load`` of the same file in its own process, runs in th
 so a busy machine slows both alike. With ``--baseline REV`` a temporary git worktree of REV
 runs the same commands, the two trees alternating round by round. The fastest of
 ``--repeat`` rounds is the figure (the slowest is kept in the JSON); peak RSS is each child's
-own (``os.wait4``).
+own (``os.wait4``). Children run with ``PYTHONHASHSEED=0`` and ``COLUMNS=120``, so two runs
+differ in their code, not in string hashing or the terminal's width.
 
 Pending pods/s is the number of pending pods ``simulate`` tried divided by its time minus
 ``snapshot info``'s (the open). The sha256 of each ``simulate`` answer is printed, so an

@@ -1421,9 +1421,19 @@ def storage_class_object(ids: Ids) -> dict:
 
 
 def claim_objects(ids: Ids, pod: dict, node, created: int) -> list:
-    """A StatefulSet pod's bound claim and its zonal EBS volume (so VolumeBinding has real work)."""
+    """A StatefulSet pod's bound claim and its zonal EBS volume (so VolumeBinding has real work);
+    a pending pod's claim waits unbound for its first consumer, as the StatefulSet controller
+    creates it before the pod."""
     ns, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
-    claim, pv = f"data-{pod_name}", f"pvc-{ids.uid()}"
+    claim = f"data-{pod_name}"
+    if node is None:
+        return [{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                 "metadata": _meta(ids, claim, created, ns, finalizers=["kubernetes.io/pvc-protection"],
+                                   labels={"app": pod["metadata"]["labels"]["app"]}),
+                 "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}},
+                          "storageClassName": "gp3", "volumeMode": "Filesystem"},
+                 "status": {"phase": "Pending"}}]
+    pv = f"pvc-{ids.uid()}"
     pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
            "metadata": _meta(ids, claim, created, ns, annotations={
                "pv.kubernetes.io/bind-completed": "yes", "volume.kubernetes.io/selected-node": node.name,
@@ -2270,8 +2280,7 @@ def _assemble(c: Cluster) -> list:
         items += pods_by_wl[wl]
         if wl.claims:
             for pod, node in zip(pods_by_wl[wl], wl.placements):
-                if node is not None:
-                    claims += claim_objects(ids, pod, node, wl.rs_created)
+                claims += claim_objects(ids, pod, node, wl.rs_created)
     items += claims
     items += [pdb_object(ids, wl) for wl in c.workloads if wl.pdb]
     items += _events(ids, pods_by_wl, sched, karp)
