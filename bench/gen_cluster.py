@@ -702,6 +702,11 @@ class Workload:
     pending_zone: str | None = None
     old_rs: bool = False
     team: str = ""
+    kind: str = "Deployment"   # its controller: Deployment (via a ReplicaSet), StatefulSet or Job
+    volumes: list = field(default_factory=list)  # template volumes besides the token (rich shapes)
+    claims: bool = False       # StatefulSet pods with a bound EBS claim each
+    hpa: bool = False          # a HorizontalPodAutoscaler scales it
+    managed: dict | None = None  # managedFields' fieldsV1 per manager (shapes that keep them)
 
 
 def effective_requests(containers, inits, overhead):
@@ -863,20 +868,20 @@ class Sizing:
     mem: float
 
 
-def _sizing(nodes: list, n_pods: int) -> Sizing:
+def _sizing(nodes: list, n_pods: int, menu=_CPU_MENU) -> Sizing:
     general = [x for x in nodes if x.pool in ("default", "arm64")]
     cap_cpu = sum(x.free_cpu for x in general)
     cap_mem = sum(x.free_mem for x in general)
     if not n_pods or not general:
         return Sizing(1.0, 1.0)
-    mean_cpu = _menu_mean(_CPU_MENU) * 1.25  # ~1.25x for sidecars/second containers
+    mean_cpu = _menu_mean(menu) * 1.25  # ~1.25x for sidecars/second containers
     mean_mem = mean_cpu * _menu_mean(_MEM_RATIO)
     return Sizing(min(1.0, 0.55 * cap_cpu / n_pods / mean_cpu),
                   min(1.0, 0.55 * cap_mem / n_pods / mean_mem))
 
 
-def _draw_size(rng, sizing: Sizing, ratio: int | None = None):
-    cpu = rng.choices([v for v, _ in _CPU_MENU], [w for _, w in _CPU_MENU])[0]
+def _draw_size(rng, sizing: Sizing, ratio: int | None = None, menu=_CPU_MENU):
+    cpu = rng.choices([v for v, _ in menu], [w for _, w in menu])[0]
     ratio = ratio or rng.choices([v for v, _ in _MEM_RATIO], [w for _, w in _MEM_RATIO])[0]
     mem = max(16, int(cpu * ratio * sizing.mem) // 16 * 16)
     cpu = max(5, int(cpu * sizing.cpu) // 5 * 5)
@@ -929,9 +934,10 @@ def _tsc_list(rng, app: str, req: Req, host_spread: bool) -> list:
 class WorkloadFactory:
     """Builds Workload objects: templates, requests and the owner-chain ids."""
 
-    def __init__(self, ids: Ids, sizing: Sizing, zones: list, region: str):
+    def __init__(self, ids: Ids, sizing: Sizing, zones: list, region: str, shape=None):
         self.ids, self.rng, self.sizing, self.zones = ids, ids.rng, sizing, zones
         self.region = region
+        self.shape = shape or SHAPES["classic"]
         self.names = set()
         self.n_general = 0  # general-purpose node count, bounds replica counts
 
@@ -949,7 +955,8 @@ class WorkloadFactory:
         """Owner-chain ids and times common to every Deployment."""
         ids = self.ids
         wl.hash = ids.name("", 10 if self.rng.random() < 0.7 else 9)
-        wl.labels["pod-template-hash"] = wl.hash
+        if wl.kind == "Deployment":
+            wl.labels["pod-template-hash"] = wl.hash
         wl.rs_name, wl.rs_uid = f"{wl.name}-{wl.hash}", ids.uid()
         wl.rs_created = wl.created + self.rng.randint(0, max(1, BASE_TIME - wl.created - 3600))
         wl.old_rs = self.rng.random() < 0.3
@@ -962,12 +969,23 @@ class WorkloadFactory:
         rng = self.rng
         name = self.unique_name(ns)
         req, preferred, soft_anti, host_spread = _general_req(rng, replicas)
+        shape = self.shape
+        kind = "Deployment"
+        if shape.rich:
+            kind = rng.choices([k for k, _ in shape.kinds], [w for _, w in shape.kinds])[0]
+            if shape.name == "web":  # services behind spread and anti-affinity
+                if not req.zone_spread and rng.random() < 0.6:
+                    req.zone_spread = "ScheduleAnyway"
+                host_spread = host_spread or rng.random() < 0.3
+                soft_anti = soft_anti or (not req.anti_affinity_hard and rng.random() < 0.4)
         # QoS mix: a few BestEffort, mostly Burstable, some Guaranteed.
         style = rng.choices(("none", "requests", "memory", "guaranteed"), (3, 40, 40, 17))[0]
         if replicas <= 6 and rng.random() < 0.04:
             req.host_ports = (rng.choice((9100, 8443, 10254)),)
         containers, app_sizes = self._app_containers(ns, name, style, req)
         inits, init_sizes = self._inits(rng, app_sizes[0], style)
+        if shape.rich:
+            self._sidecars(containers, app_sizes, style, kind)
         overhead = runtime_class = None
         if style != "none" and rng.random() < 0.02:
             overhead, runtime_class = KATA_OVERHEAD, "kata-qemu"
@@ -983,14 +1001,35 @@ class WorkloadFactory:
         wl = Workload(ns, name, replicas, req, spec, labels, self._app_annotations(),
                       ["sidecar" if s else "init" for _, _, s in init_sizes], priority,
                       self.ids.uid(), BASE_TIME - rng.randint(2 * DAY, 200 * DAY), team=team)
+        if shape.rich:
+            wl.kind = kind
+            _dress(self, wl)
         return self._finish(wl)
+
+    def _sidecars(self, containers: list, sizes: list, style: str, kind: str) -> None:
+        """Real services run beside a mesh proxy or a log router; their requests count
+        (regular containers), so placement sees them."""
+        rng = self.rng
+        if style == "none" or kind == "Job" and rng.random() < 0.7:
+            return
+        if rng.random() < (0.7 if self.shape.name == "web" else 0.2):
+            size = (rng.choice((50, 100, 200)), rng.choice((64, 128, 256)))
+            c = _container("envoy", "envoyproxy/envoy:v1.31.2", _resources(*size, "memory"), 15090)
+            c["args"] = ["--config-path", "/etc/envoy/envoy.yaml", "--log-level", "warn"]
+            containers.append(c)
+            sizes.append(size)
+        if rng.random() < 0.25:
+            size = (25, 48)
+            containers.append(_container("log-router", "fluent/fluent-bit:3.0.7",
+                                         _resources(*size, "memory")))
+            sizes.append(size)
 
     def _app_containers(self, ns: str, name: str, style: str, req: Req) -> tuple:
         """Main container (plus, sometimes, a small metrics exporter) -> (containers,
         [(cpu, mem)]); sizes come back as ints so placement never re-parses strings."""
         rng = self.rng
         ratio = rng.choices([v for v, _ in _MEM_RATIO], [w for _, w in _MEM_RATIO])[0]
-        sizes = [(0, 0) if style == "none" else _draw_size(rng, self.sizing, ratio)]
+        sizes = [(0, 0) if style == "none" else _draw_size(rng, self.sizing, ratio, self.shape.cpu_menu)]
         image = f"{ns}/{name}:v{rng.randint(1, 4)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}"
         env = [{"name": "LOG_LEVEL", "value": rng.choice(("info", "warn", "debug"))},
                _ENV_POD_NAME]
@@ -1074,6 +1113,9 @@ class WorkloadFactory:
         labels = {"app": name, "app.kubernetes.io/name": name, "team": "data"}
         wl = Workload(ns, name, replicas, req, spec, labels, {}, [], 0, self.ids.uid(),
                       BASE_TIME - rng.randint(3600, 3 * DAY), pending_kind=kind, team="data")
+        if self.shape.rich:
+            wl.kind = "Job" if self.shape.name == "batch" else "Deployment"
+            _dress(self, wl)
         return self._finish(wl)
 
 
@@ -1125,6 +1167,295 @@ def _split(rng, total: int, menu=_REPLICA_MENU) -> list:
     return out
 
 
+# --------------------------------------------------------------------------
+# Shapes: what kind of cluster (issue 28: benchmarks that look like real ones)
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Shape:
+    """A kind of cluster. ``classic`` is this generator's original output, byte for byte
+    for a seed (old figures stay comparable); the others dress pods as real ones are."""
+    name: str
+    pods_per_node: int           # default --pods is nodes x this (DaemonSet pods included)
+    pending_fraction: float      # default --pending-fraction
+    replica_menu: tuple
+    cpu_menu: tuple
+    pending_kinds: tuple         # flavours of pending workloads, in turn
+    pending_menu: tuple          # their replica counts
+    rich: bool = False           # labels, annotations, sidecars, probes, volumes, owners, images
+    managed_fields: bool = False  # metadata.managedFields (kubectl hides them unless --show-managed-fields)
+    kinds: tuple = (("Deployment", 1.0),)
+    spot: bool = False           # spot-heavy NodePools
+    about: str = ""
+
+
+SHAPES = {
+    "classic": Shape("classic", 10, 0.02, _REPLICA_MENU, _CPU_MENU,
+                     ("awaiting-capacity", "oversized", "gpu-hungry", "zone-pinned", "gpu-untolerated"),
+                     (5, 10, 20, 30, 50), about="the original benchmark cluster"),
+    "web": Shape("web", 12, 0.06, (3, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50),
+                 _CPU_MENU,
+                 ("awaiting-capacity", "awaiting-capacity", "awaiting-capacity", "oversized", "zone-pinned"),
+                 (3, 5, 10, 20, 30), rich=True, managed_fields=True,
+                 kinds=(("Deployment", 0.9), ("StatefulSet", 0.1)),
+                 about="web services: Deployments of 3-50 behind spread and anti-affinity, sidecars, "
+                       "HPAs, Helm/Argo CD/kapp metadata, StatefulSets with EBS claims, managedFields"),
+    "batch": Shape("batch", 16, 0.10, (1, 2, 4, 8, 10, 16, 20, 25, 30),
+                   ((100, 20), (250, 20), (500, 20), (1000, 15), (2000, 10), (4000, 10), (8000, 5)),
+                   ("awaiting-capacity", "awaiting-capacity", "awaiting-capacity", "gpu-hungry", "oversized"),
+                   (10, 20, 50, 100), rich=True, kinds=(("Job", 0.85), ("Deployment", 0.15)), spot=True,
+                   about="batch: Jobs with large requests, few labels, many pods per node, spot NodePools"),
+}
+
+_ENV_NAMES = ("LOG_FORMAT", "HTTP_PORT", "GRPC_PORT", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME",
+              "FEATURE_FLAGS", "CACHE_TTL", "REGION", "DB_HOST", "DB_PORT", "DB_NAME", "QUEUE_URL",
+              "MAX_CONNECTIONS", "TIMEOUT_MS", "GOMAXPROCS", "JAVA_OPTS")
+
+
+def _probe(port: int, path: str, period: int) -> dict:
+    return {"failureThreshold": 3, "httpGet": {"path": path, "port": port, "scheme": "HTTP"},
+            "periodSeconds": period, "successThreshold": 1, "timeoutSeconds": 1}
+
+
+def _dress(f, wl) -> None:
+    """Labels, annotations, env, probes and volumes as real deployers leave them on a pod
+    (Helm's app.kubernetes.io/* and helm.sh/chart, Argo CD's tracking annotation, kapp's labels)."""
+    rng, ids, name, ns = f.rng, f.ids, wl.name, wl.ns
+    version = f"{rng.randint(1, 4)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}"
+    labels, ann = {"app": name, "app.kubernetes.io/name": name}, dict(wl.annotations)
+    few = wl.kind == "Job" and f.shape.name == "batch"
+    if not few:
+        labels.update({"app.kubernetes.io/component": rng.choice(("server", "worker", "api", "frontend")),
+                       "app.kubernetes.io/instance": f"{ns}-{name}", "app.kubernetes.io/part-of": ns,
+                       "app.kubernetes.io/version": version, "team": wl.team,
+                       "tier": rng.choice(("critical", "standard", "best-effort")),
+                       "cost-center": f"cc-{rng.randint(1000, 9999)}"})
+        deployer = rng.choices(("helm", "argocd", "kapp"), (60, 25, 15))[0]
+        if deployer in ("helm", "argocd"):
+            labels["app.kubernetes.io/managed-by"] = "Helm"
+            labels["helm.sh/chart"] = f"{name}-{version}"
+        if deployer == "argocd":
+            ann["argocd.argoproj.io/tracking-id"] = f"{ns}-{name}:apps/{wl.kind}:{ns}/{name}"
+            ann["argocd.argoproj.io/sync-wave"] = str(rng.randint(-1, 3))
+        if deployer == "kapp":
+            labels["kapp.k14s.io/app"] = str(rng.getrandbits(60))
+            labels["kapp.k14s.io/association"] = f"v1.{ids.hex(32)}"
+        ann.update({"checksum/config": ids.hex(64), "checksum/secret": ids.hex(64),
+                    "kubectl.kubernetes.io/default-container": wl.spec["containers"][0]["name"],
+                    "prometheus.io/path": "/metrics", "prometheus.io/port": "9102",
+                    "prometheus.io/scrape": "true"})
+    wl.labels, wl.annotations = labels, dict(sorted(ann.items()))
+    vols = [{"configMap": {"defaultMode": 420, "name": f"{name}-config"}, "name": "config"}]
+    mounts = [{"mountPath": "/etc/app", "name": "config", "readOnly": True}]
+    if not few:
+        vols.append({"name": "secrets", "secret": {"defaultMode": 420, "secretName": f"{name}-secrets"}})
+        mounts.append({"mountPath": "/etc/secrets", "name": "secrets", "readOnly": True})
+    vols.append({"emptyDir": {"sizeLimit": rng.choice(("512Mi", "1Gi", "4Gi"))}, "name": "scratch"})
+    mounts.append({"mountPath": "/tmp", "name": "scratch"})
+    if wl.kind == "StatefulSet":
+        wl.claims = True
+        mounts.append({"mountPath": "/data", "name": "data"})
+    wl.volumes = vols
+    if f.shape.managed_fields:
+        wl.managed = {}
+    env = [{"name": n, "value": str(rng.randint(1, 9999))} for n in rng.sample(_ENV_NAMES, 4 if few else 10)]
+    env.append({"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"key": "password", "name": f"{name}-secrets"}}})
+    env.append({"name": "NODE_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "spec.nodeName"}}})
+    out = []
+    for i, c in enumerate(wl.spec["containers"]):
+        c = dict(c, imagePullPolicy="IfNotPresent", terminationMessagePath="/dev/termination-log",
+                 terminationMessagePolicy="File")
+        c["securityContext"] = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                                "runAsNonRoot": True}
+        if i == 0:
+            c["env"] = list(c.get("env", [])) + env
+            c["envFrom"] = [{"configMapRef": {"name": f"{name}-env"}}]
+            c["volumeMounts"] = mounts
+            if wl.kind != "Job":
+                c["livenessProbe"] = _probe(8080, "/healthz", 10)
+                c["readinessProbe"] = _probe(8080, "/ready", 5)
+        out.append(dict(sorted(c.items())))
+    wl.spec["containers"][:] = out
+    if wl.kind == "Job":
+        wl.spec["restartPolicy"] = rng.choice(("Never", "OnFailure"))
+    else:
+        wl.hpa = wl.kind == "Deployment" and f.shape.name == "web" and rng.random() < 0.4
+
+
+def _full_token_volume(name: str) -> dict:
+    """The projected token volume as admission really writes it (token, ca.crt, namespace)."""
+    return {"name": name, "projected": {"defaultMode": 420, "sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+        {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+                                    "path": "namespace"}]}}]}}
+
+
+def _keys(d: dict) -> dict:
+    """fieldsV1 for a map: every key, as the API server records them."""
+    return {".": {}, **{f"f:{k}": {} for k in d}}
+
+
+def managed_fields(wl, owner_uid: str) -> dict:
+    """fieldsV1 per writer of a workload's pods (shared by its pods; only times differ)."""
+    spec = wl.spec
+    containers = {f'k:{{"name":"{c["name"]}"}}': {".": {}, **{f"f:{k}": {} for k in c}} for c in spec["containers"]}
+    meta = {"f:generateName": {}, "f:labels": _keys(wl.labels),
+            "f:ownerReferences": {".": {}, f'k:{{"uid":"{owner_uid}"}}': {}}}
+    if wl.annotations:
+        meta["f:annotations"] = _keys(wl.annotations)
+    ctrl = {"f:metadata": dict(sorted(meta.items())),
+            "f:spec": {"f:containers": containers,
+                       **{f"f:{k}": {} for k in spec if k not in ("containers", "initContainers")},
+                       "f:volumes": {".": {}, **{f'k:{{"name":"{v["name"]}"}}': {} for v in wl.volumes}}}}
+    kubelet = {"f:status": {"f:conditions": {f'k:{{"type":"{t}"}}': {
+        ".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}
+        for t in ("ContainersReady", "Initialized", "PodReadyToStartContainers", "Ready")},
+        "f:containerStatuses": {}, "f:hostIP": {}, "f:hostIPs": {}, "f:phase": {}, "f:podIP": {},
+        "f:podIPs": {".": {}}, "f:startTime": {}}}
+    sched = {"f:status": {"f:conditions": {".": {}, 'k:{"type":"PodScheduled"}': {
+        ".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:reason": {},
+        "f:status": {}, "f:type": {}}}}}
+    return {"kube-controller-manager": ctrl, "kubelet": kubelet, "kube-scheduler": sched}
+
+
+def _managed_list(fields: dict, created: int, running: bool) -> list:
+    def entry(manager, f, t, status):
+        e = {"apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": f, "manager": manager,
+             "operation": "Update"}
+        if status:
+            e["subresource"] = "status"
+        e["time"] = ts(t)
+        return e
+    second = ("kubelet", created + 6) if running else ("kube-scheduler", created + 1)
+    return [entry("kube-controller-manager", fields["kube-controller-manager"], created, False),
+            entry(second[0], fields[second[0]], second[1], True)]
+
+
+# --- rich nodes ---------------------------------------------------------------
+
+def image_catalog(ids: Ids, workloads: list, daemonsets: list) -> list:
+    """Images nodes report in status.images: what runs there, with digests and sizes."""
+    seen = {}
+    for w in list(daemonsets) + list(workloads):
+        for image, digest in w.image_ids.items():
+            seen.setdefault(image, (digest, ids.rng.randint(5_000_000, 900_000_000)))
+    return [{"names": [digest, image], "sizeBytes": size} for image, (digest, size) in seen.items()]
+
+
+def dress_node(ids: Ids, obj: dict, node, images: list) -> None:
+    """The ~40 labels and the status an EKS node really carries, beyond what placement reads."""
+    meta, t = obj["metadata"], node.itype
+    labels = dict(meta["labels"])
+    labels.update({"topology.ebs.csi.aws.com/zone": node.zone,
+                   "vpc.amazonaws.com/has-trunk-attached": "false",
+                   "topology.k8s.aws/network-node-layer-1": f"nn-{ids.hex(17)}",
+                   "topology.k8s.aws/network-node-layer-2": f"nn-{ids.hex(17)}",
+                   "topology.k8s.aws/network-node-layer-3": f"nn-{ids.hex(17)}"})
+    if node.pool:
+        labels.update({"karpenter.k8s.aws/instance-ebs-bandwidth": str(4750 * max(1, t.vcpu // 4)),
+                       "karpenter.k8s.aws/instance-network-bandwidth": str(750 * t.vcpu),
+                       "karpenter.k8s.aws/instance-encryption-in-transit-supported": "true"})
+    meta["labels"] = dict(sorted(labels.items()))
+    ann = dict(meta["annotations"])
+    ann["csi.volume.kubernetes.io/nodeid"] = json.dumps({"ebs.csi.aws.com": node.instance_id},
+                                                        separators=(",", ":"))
+    meta["annotations"] = dict(sorted(ann.items()))
+    k = min(len(images), ids.rng.randint(15, 40))
+    obj["status"]["images"] = sorted(ids.rng.sample(images, k), key=lambda i: -i["sizeBytes"])
+    obj["status"]["volumesInUse"] = []
+
+
+# --- objects of the rich shapes -------------------------------------------------
+
+def statefulset_object(ids: Ids, wl) -> dict:
+    running = sum(1 for n in wl.placements if n is not None)
+    meta = _meta(ids, wl.name, wl.created, wl.ns, uid=wl.uid, generation=1, labels={"app": wl.name})
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": "data"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}},
+                      "storageClassName": "gp3", "volumeMode": "Filesystem"}}
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta,
+            "spec": {"podManagementPolicy": "OrderedReady", "replicas": wl.replicas, "revisionHistoryLimit": 10,
+                     "selector": {"matchLabels": {"app": wl.name}}, "serviceName": wl.name,
+                     "template": _template(wl.labels, wl.spec, wl.annotations),
+                     "updateStrategy": {"rollingUpdate": {"partition": 0}, "type": "RollingUpdate"},
+                     "volumeClaimTemplates": [claim]},
+            "status": {"availableReplicas": running, "currentReplicas": wl.replicas, "currentRevision": wl.rs_name,
+                       "observedGeneration": 1, "readyReplicas": running, "replicas": wl.replicas,
+                       "updateRevision": wl.rs_name, "updatedReplicas": wl.replicas}}
+
+
+def job_object(ids: Ids, wl) -> dict:
+    running = sum(1 for n in wl.placements if n is not None)
+    sel = {"batch.kubernetes.io/controller-uid": wl.uid}
+    meta = _meta(ids, wl.name, wl.rs_created, wl.ns, uid=wl.uid, generation=1,
+                 labels=dict(sel, **{"batch.kubernetes.io/job-name": wl.name, "controller-uid": wl.uid,
+                                     "job-name": wl.name}))
+    status = {"active": wl.replicas, "ready": running, "startTime": ts(wl.rs_created),
+              "terminating": 0, "uncountedTerminatedPods": {}}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
+            "spec": {"backoffLimit": 6, "completionMode": "NonIndexed", "completions": wl.replicas,
+                     "manualSelector": False, "parallelism": wl.replicas, "podReplacementPolicy": "TerminatingOrFailed",
+                     "selector": {"matchLabels": sel}, "suspend": False,
+                     "template": _template(wl.labels, wl.spec, wl.annotations)},
+            "status": status}
+
+
+def hpa_object(ids: Ids, wl) -> dict:
+    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": _meta(ids, wl.name, wl.created + 60, wl.ns, labels={"app": wl.name}),
+            "spec": {"maxReplicas": wl.replicas * 3, "metrics": [{"resource": {"name": "cpu", "target": {
+                "averageUtilization": 70, "type": "Utilization"}}, "type": "Resource"}],
+                "minReplicas": max(1, wl.replicas // 2),
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": wl.name}},
+            "status": {"currentMetrics": [{"resource": {"current": {"averageUtilization": 41}, "name": "cpu"},
+                                           "type": "Resource"}],
+                       "currentReplicas": wl.replicas, "desiredReplicas": wl.replicas}}
+
+
+def storage_class_object(ids: Ids) -> dict:
+    return {"allowVolumeExpansion": True, "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": _meta(ids, "gp3", BASE_TIME - 120 * DAY), "parameters": {"type": "gp3"},
+            "provisioner": "ebs.csi.aws.com", "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
+
+
+def claim_objects(ids: Ids, pod: dict, node, created: int) -> list:
+    """A StatefulSet pod's bound claim and its zonal EBS volume (so VolumeBinding has real work);
+    a pending pod's claim waits unbound for its first consumer, as the StatefulSet controller
+    creates it before the pod."""
+    ns, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+    claim = f"data-{pod_name}"
+    if node is None:
+        return [{"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                 "metadata": _meta(ids, claim, created, ns, finalizers=["kubernetes.io/pvc-protection"],
+                                   labels={"app": pod["metadata"]["labels"]["app"]}),
+                 "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}},
+                          "storageClassName": "gp3", "volumeMode": "Filesystem"},
+                 "status": {"phase": "Pending"}}]
+    pv = f"pvc-{ids.uid()}"
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+           "metadata": _meta(ids, claim, created, ns, annotations={
+               "pv.kubernetes.io/bind-completed": "yes", "volume.kubernetes.io/selected-node": node.name,
+               "volume.kubernetes.io/storage-provisioner": "ebs.csi.aws.com"},
+               finalizers=["kubernetes.io/pvc-protection"], labels={"app": pod["metadata"]["labels"]["app"]}),
+           "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}},
+                    "storageClassName": "gp3", "volumeMode": "Filesystem", "volumeName": pv},
+           "status": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "20Gi"}, "phase": "Bound"}}
+    vol = {"apiVersion": "v1", "kind": "PersistentVolume",
+           "metadata": _meta(ids, pv, created + 2, annotations={"pv.kubernetes.io/provisioned-by": "ebs.csi.aws.com"},
+                             finalizers=["kubernetes.io/pv-protection"]),
+           "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "20Gi"},
+                    "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "name": claim,
+                                 "namespace": ns, "uid": pvc["metadata"]["uid"]},
+                    "csi": {"driver": "ebs.csi.aws.com", "fsType": "ext4", "volumeHandle": "vol-0" + ids.hex(16)},
+                    "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [node.zone]}]}]}},
+                    "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "gp3", "volumeMode": "Filesystem"},
+           "status": {"phase": "Bound"}}
+    return [pvc, vol]
+
+
 def _pdb_for(rng, replicas: int):
     if replicas < 2 or rng.random() > 0.25:
         return None
@@ -1143,17 +1474,18 @@ def _make_workloads(factory, n_app_pods: int, n_pending: int, n_gpu_nodes: int,
     for r in _split(rng, gpu_pods, (2, 4, 6, 10, 16)):
         wls.append(factory.gpu("ml-serving", r))
     left -= gpu_pods
-    kinds = ("awaiting-capacity", "oversized", "gpu-hungry", "zone-pinned", "gpu-untolerated")
-    for i, r in enumerate(_split(rng, n_pending, (5, 10, 20, 30, 50))):
+    shape = factory.shape
+    kinds = shape.pending_kinds
+    for i, r in enumerate(_split(rng, n_pending, shape.pending_menu)):
         wls.append(factory.pending(kinds[i % len(kinds)], r))
     app_ns = [ns for ns in APP_NAMESPACES if ns != "ml-serving"]
     # Small clusters get small Deployments: 200 replicas on 20 nodes would
     # overflow the few nodes a constrained workload may use.
     cap = max(1, factory.n_general // 5)
-    menu = tuple(r for r in _REPLICA_MENU if r <= cap) or (1,)
+    menu = tuple(r for r in shape.replica_menu if r <= cap) or (1,)
     for r in _split(rng, left, menu):
         wl = factory.general(rng.choice(app_ns), r)
-        wl.pdb = _pdb_for(rng, r)
+        wl.pdb = None if wl.kind == "Job" else _pdb_for(rng, r)
         wls.append(wl)
     return wls
 
@@ -1428,7 +1760,7 @@ def _with_mount(containers: list, vol: str) -> list:
     out = []
     for c in containers:
         c2 = dict(c)
-        c2["volumeMounts"] = mount
+        c2["volumeMounts"] = c["volumeMounts"] + mount if "volumeMounts" in c else mount
         out.append(c2)
     return out
 
@@ -1496,11 +1828,25 @@ def pod_object(ids: Ids, ctx: dict, name: str, ns: str, node: Node | None, creat
         spec["affinity"] = ctx["ds_affinity"](node.name)
     if node is not None:
         spec["nodeName"] = node.name
-    spec["volumes"] = [_token_volume(vol)]
+    if "volumes" in ctx:  # the rich shapes: the template's volumes, the token as admission writes it
+        spec["volumes"] = ctx["volumes"] + [_full_token_volume(vol)]
+        if ctx.get("claims"):
+            spec["volumes"].append({"name": "data", "persistentVolumeClaim": {"claimName": f"data-{name}"}})
+    else:
+        spec["volumes"] = [_token_volume(vol)]
     spec = dict(sorted(spec.items()))  # nodeName/volumes in kubectl's key order
+    extra = {}
+    if ctx.get("managed"):
+        extra["managedFields"] = _managed_list(ctx["managed"], created, node is not None)
+    if ctx.get("finalizers"):
+        extra["finalizers"] = ctx["finalizers"]
+    labels = ctx["labels"]
+    if ctx.get("ordinal") is not None:  # a StatefulSet pod names itself in its labels
+        labels = dict(labels, **{"apps.kubernetes.io/pod-index": str(ctx["ordinal"]),
+                                 "statefulset.kubernetes.io/pod-name": name})
     meta = _meta(ids, name, created, ns, annotations=ctx["annotations"],
-                 generateName=ctx["generate_name"], labels=ctx["labels"],
-                 ownerReferences=ctx["owner"])
+                 generateName=ctx["generate_name"], labels=labels,
+                 ownerReferences=ctx["owner"], **extra)
     if node is None:
         status = _pending_status(created, message, ctx["qos"])
     else:
@@ -1520,12 +1866,37 @@ def workload_pods(ids: Ids, wl: Workload, messages: dict) -> list:
            "generate_name": wl.rs_name + "-", "image_ids": wl.image_ids,
            "owner": _owner("apps/v1", "ReplicaSet", wl.rs_name, wl.rs_uid),
            "init_kinds": wl.init_kinds, "qos": _qos(wl.spec)}
+    if wl.kind != "Deployment" or wl.volumes:
+        _rich_ctx(ctx, wl)
     out = []
-    for node in wl.placements:
+    for i, node in enumerate(wl.placements):
         created = _pod_time(ids.rng, node, wl.rs_created)
-        out.append(pod_object(ids, ctx, ids.name(f"{wl.rs_name}-"), wl.ns, node, created,
-                              None if node else messages[wl]))
+        if wl.kind == "StatefulSet":
+            ctx["ordinal"] = i
+            name = f"{wl.name}-{i}"
+        else:
+            name = ids.name(ctx["generate_name"])
+        out.append(pod_object(ids, ctx, name, wl.ns, node, created, None if node else messages[wl]))
     return out
+
+
+def _rich_ctx(ctx: dict, wl) -> None:
+    """Owner, labels and extras of a rich shape's pods (their controller's own marks)."""
+    if wl.kind == "Job":
+        ctx["owner"] = _owner("batch/v1", "Job", wl.name, wl.uid)
+        ctx["generate_name"] = wl.name + "-"
+        ctx["labels"] = dict(wl.labels, **{"batch.kubernetes.io/controller-uid": wl.uid,
+                                           "batch.kubernetes.io/job-name": wl.name,
+                                           "controller-uid": wl.uid, "job-name": wl.name})
+        ctx["finalizers"] = ["batch.kubernetes.io/job-tracking"]
+    elif wl.kind == "StatefulSet":
+        ctx["owner"] = _owner("apps/v1", "StatefulSet", wl.name, wl.uid)
+        ctx["generate_name"] = wl.name + "-"
+        ctx["labels"] = dict(wl.labels, **{"controller-revision-hash": wl.rs_name})
+        ctx["claims"] = wl.claims
+    ctx["volumes"] = wl.volumes
+    if wl.managed is not None:
+        ctx["managed"] = managed_fields(wl, ctx["owner"][0]["uid"])
 
 
 def _ds_affinity_factory(spec: dict):
@@ -1835,16 +2206,23 @@ class Cluster:
     daemonsets: list
     ds_pods: list
     workloads: list
+    shape: Shape = None
 
 
 def _plan(nodes: int, pods: int, seed: int, pending_fraction: float, region: str,
-          catalog: str | None) -> Cluster:
+          catalog: str | None, shape: Shape) -> Cluster:
     """Nodes, then DaemonSet pods (they land on every node before any app
     pod), then Deployments placed one by one against the remaining capacity."""
     ids = Ids(seed)
     types = load_instance_types(catalog)
     zones = [f"{region}{z}" for z in "abc"]
     pools = _pools(ids)
+    if shape.spot:  # batch: spot-heavy general pools, Graviton spot only
+        for pool in pools:
+            if pool.name == "default":
+                pool.spot_share = 0.9
+            elif pool.name == "arm64":
+                pool.capacity_types, pool.spot_share = ("spot",), 1.0
     node_list = _make_nodes(ids, nodes, types, pools, region)
     _assign_claims(ids, node_list)
     budget = _budget(nodes, pods, pending_fraction)
@@ -1857,14 +2235,14 @@ def _plan(nodes: int, pods: int, seed: int, pending_fraction: float, region: str
     n_gpu = sum(1 for x in node_list if x.pool == "gpu")
     n_mng = sum(1 for x in node_list if x.nodegroup)
     general_pods = max(0, budget["app"] - budget["pending"] - int(n_gpu * 0.8))
-    factory = WorkloadFactory(ids, _sizing(node_list, general_pods), zones, region)
+    factory = WorkloadFactory(ids, _sizing(node_list, general_pods, shape.cpu_menu), zones, region, shape)
     factory.n_general = sum(1 for x in node_list if x.pool in ("default", "arm64"))
     wls = _make_workloads(factory, budget["app"], budget["pending"], n_gpu, n_mng)
     placer = Placer(ids.rng, node_list)
     for wl in wls:
         _place_workload(placer, wl, zones)
     _size_awaiting(wls, node_list)
-    return Cluster(ids, types, region, zones, pools, node_list, daemonsets, ds_pod_objs, wls)
+    return Cluster(ids, types, region, zones, pools, node_list, daemonsets, ds_pod_objs, wls, shape)
 
 
 def _assemble(c: Cluster) -> list:
@@ -1876,29 +2254,45 @@ def _assemble(c: Cluster) -> list:
     pods_by_wl = {wl: workload_pods(ids, wl, sched) for wl in c.workloads}
     pools_by_name = {p.name: p for p in c.pools}
     items = _static_objects(ids)
-    items += [node_object(ids, x, KUBELET_VERSIONS[x.idx % len(KUBELET_VERSIONS)],
-                          pools_by_name.get(x.pool)) for x in c.nodes]
+    node_objs = [node_object(ids, x, KUBELET_VERSIONS[x.idx % len(KUBELET_VERSIONS)],
+                             pools_by_name.get(x.pool)) for x in c.nodes]
+    rich = c.shape is not None and c.shape.rich
+    if rich:
+        images = image_catalog(ids, c.workloads, c.daemonsets)
+        for obj, x in zip(node_objs, c.nodes):
+            dress_node(ids, obj, x, images)
+        items.append(storage_class_object(ids))
+    items += node_objs
     items.append(ec2nodeclass_object(ids, c.zones, _zone_id_prefix(c.region)))
     items += [nodepool_object(ids, p, c.nodes, c.zones) for p in c.pools]
     items += [nodeclaim_object(ids, x, pools_by_name[x.pool], c.zones) for x in c.nodes if x.pool]
     items += [daemonset_object(ids, ds, len(c.nodes)) for ds in c.daemonsets]
-    items += [deployment_object(ids, wl) for wl in c.workloads]
+    items += [deployment_object(ids, wl) for wl in c.workloads if wl.kind == "Deployment"]
+    items += [statefulset_object(ids, wl) for wl in c.workloads if wl.kind == "StatefulSet"]
+    items += [job_object(ids, wl) for wl in c.workloads if wl.kind == "Job"]
     for wl in c.workloads:
-        items += replicaset_objects(ids, wl)
+        if wl.kind == "Deployment":
+            items += replicaset_objects(ids, wl)
+    items += [hpa_object(ids, wl) for wl in c.workloads if wl.hpa]
     items += c.ds_pods
+    claims = []
     for wl in c.workloads:
         items += pods_by_wl[wl]
+        if wl.claims:
+            for pod, node in zip(pods_by_wl[wl], wl.placements):
+                claims += claim_objects(ids, pod, node, wl.rs_created)
+    items += claims
     items += [pdb_object(ids, wl) for wl in c.workloads if wl.pdb]
     items += _events(ids, pods_by_wl, sched, karp)
     return items
 
 
 def generate(nodes: int, pods: int, seed: int = 1, pending_fraction: float = 0.02,
-             region: str = "us-east-1", *, catalog: str | None = None) -> dict:
+             region: str = "us-east-1", *, catalog: str | None = None, shape: str = "classic") -> dict:
     """Build the whole cluster as a `kind: List` dict (see module docstring).
 
     `pods` counts every pod, DaemonSet pods (two per node) included;
-    `catalog` is an optional path to an EC2 instance-type data file."""
+    `catalog` is an optional path to an EC2 instance-type data file; `shape` one of SHAPES."""
     if nodes < 1 or pods < 0 or not 0 <= pending_fraction <= 1:
         raise ValueError("need nodes >= 1, pods >= 0 and 0 <= pending_fraction <= 1")
     # Millions of small dicts and no reference cycles: the cyclic GC would
@@ -1906,7 +2300,9 @@ def generate(nodes: int, pods: int, seed: int = 1, pending_fraction: float = 0.0
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        items = _assemble(_plan(nodes, pods, seed, pending_fraction, region, catalog))
+        if shape not in SHAPES:
+            raise ValueError(f"unknown shape {shape!r} (known: {', '.join(SHAPES)})")
+        items = _assemble(_plan(nodes, pods, seed, pending_fraction, region, catalog, SHAPES[shape]))
     finally:
         if was_enabled:
             gc.enable()
@@ -1982,11 +2378,17 @@ def _parse_args(argv):
     p = argparse.ArgumentParser(prog="gen_cluster.py",
                                 description="Generate a synthetic EKS + Karpenter kubectl dump.")
     p.add_argument("--nodes", type=int, required=True)
-    p.add_argument("--pods", type=int, required=True, help="all pods, DaemonSet pods included")
+    p.add_argument("--pods", type=int, help="all pods, DaemonSet pods included "
+                   "(default: nodes x the shape's pods per node: " +
+                   ", ".join(f"{s.name} {s.pods_per_node}" for s in SHAPES.values()) + ")")
+    p.add_argument("--shape", choices=tuple(SHAPES), default="classic",
+                   help="; ".join(f"{s.name}: {s.about}" for s in SHAPES.values()))
     p.add_argument("--format", choices=("json", "yaml"), default="json")
     p.add_argument("--out", required=True, help="output file ('.gz' = gzip, '-' = stdout)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--pending-fraction", type=float, default=0.02)
+    p.add_argument("--pending-fraction", type=float,
+                   help="share of pods left pending (default: the shape's: " +
+                   ", ".join(f"{s.name} {s.pending_fraction}" for s in SHAPES.values()) + ")")
     p.add_argument("--region", default="us-east-1")
     p.add_argument("--instance-types", help="EC2 data file (default: shared data, else built-in)")
     return p.parse_args(argv)
@@ -1994,10 +2396,13 @@ def _parse_args(argv):
 
 def main(argv=None) -> int:
     args = _parse_args(argv)
+    shape = SHAPES[args.shape]
+    pods = args.pods if args.pods is not None else args.nodes * shape.pods_per_node
+    pending = args.pending_fraction if args.pending_fraction is not None else shape.pending_fraction
     start = time.perf_counter()
     try:
-        doc = generate(args.nodes, args.pods, args.seed, args.pending_fraction, args.region,
-                       catalog=args.instance_types)
+        doc = generate(args.nodes, pods, args.seed, pending, args.region,
+                       catalog=args.instance_types, shape=args.shape)
         write = write_yaml if args.format == "yaml" else write_json
         if args.format == "yaml":
             _yaml_dumper()  # fail before creating the file

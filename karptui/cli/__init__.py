@@ -11,10 +11,17 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ClusterUnavailable, InputError
-from .output import say
 from .parser import build_parser
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def say(text: str) -> None:
+    """One line on stderr (:func:`karptui.cli.output.say`), imported only when there is one:
+    ``--version`` and a command that succeeds never load Rich for it."""
+    from .output import say as _say
+
+    _say(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..model import Snapshot
 from ..sim.karpenter.settings import (MIN_VALUES_POLICY, PREFERENCE_POLICY, SCHEDULER_CONFIG, SETTINGS,
                                       check_value)
 
@@ -23,6 +23,9 @@ HELP = {
     SCHEDULER_CONFIG: "Karpenter's SCHEDULER_CONFIG (v1.15 on): a YAML/JSON document, e.g. "
                       "'{podTopologySpread: {defaultConstraints: [...]}}'; '' for none",
 }
+if TYPE_CHECKING:
+    from ..model import Snapshot
+
 _DEST = {name: flag.lstrip("-").replace("-", "_") for name, (flag, _) in SETTINGS.items()}
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..model import Snapshot
 from ..sim.karpenter.versions import KarpenterVersion
+
+if TYPE_CHECKING:
+    from ..model import Snapshot
 
 FLAG = "--karpenter-version"
 HELP = ("simulate this Karpenter release (e.g. v1.14, v1.9.2, v1.15.1) instead of the one the snapshot shows "

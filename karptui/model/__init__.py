@@ -1,17 +1,26 @@
-"""The immutable cluster model. Imports neither textual nor kubernetes."""
+"""The immutable cluster model. Imports neither textual nor kubernetes.
 
-from .build import SnapshotBuilder, build_snapshot
-from .errors import ModelError
-from .node import Node
-from .nodeclaim import NodeClaim
-from .nodeclass import NodeClass
-from .nodepool import NodePool
-from .pod import Pod
-from .resources import Resources
-from .snapshot import Snapshot, SnapshotMeta
-from .workloads import Workload
+The names below load on first use (PEP 562): ``karptui --version`` and the parser reach
+light modules such as ``model.affinity`` without building every kind's reader.
+"""
 
-__all__ = [
-    "ModelError", "Node", "NodeClaim", "NodeClass", "NodePool", "Pod", "Resources",
-    "Snapshot", "SnapshotBuilder", "SnapshotMeta", "Workload", "build_snapshot",
-]
+from __future__ import annotations
+
+import importlib
+
+_LAZY = {
+    "SnapshotBuilder": ".build", "build_snapshot": ".build", "ModelError": ".errors", "Node": ".node",
+    "NodeClaim": ".nodeclaim", "NodeClass": ".nodeclass", "NodePool": ".nodepool", "Pod": ".pod",
+    "Resources": ".resources", "Snapshot": ".snapshot", "SnapshotMeta": ".snapshot", "Workload": ".workloads",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Every figure of issue 28 as a user waits for it: whole commands, beside their yardstick.
+
+    python bench/bench_commands.py                                   # classic,web,batch at 1k,5k,20k
+    python bench/bench_commands.py --shapes web --sizes 1000 --repeat 3
+    python bench/bench_commands.py --sizes 1000,5000 --baseline main --json figures.json
+    python bench/bench_commands.py --sizes 1000 --check-hashes figures.json
+
+For each shape and size the cluster file is generated once (``gen_cluster.py --shape S``,
+cached under ``--cache``, a temporary directory by default), then each command runs in its own
+process, timed from process start to exit, as ``python -m karptui ...`` from the tree under
+test: ``--version``, ``snapshot info FILE``, ``simulate FILE -o json`` and, up to
+``--consolidate-max`` nodes (or with ``--all``), ``simulate --consolidate FILE -o json``. The
+yardstick, a plain ``json.load`` of the same file in its own process, runs in the same round,
+so a busy machine slows both alike. With ``--baseline REV`` a temporary git worktree of REV
+runs the same commands, the two trees alternating round by round. The fastest of
+``--repeat`` rounds is the figure (the slowest is kept in the JSON); peak RSS is each child's
+own (``os.wait4``). Children run with ``PYTHONHASHSEED=0`` and ``COLUMNS=120``, so two runs
+differ in their code, not in string hashing or the terminal's width.
+
+Pending pods/s is the number of pending pods ``simulate`` tried divided by its time minus
+``snapshot info``'s (the open). The sha256 of each ``simulate`` answer is printed, so an
+optimisation can show its answers unchanged (``--check-hashes`` with an earlier ``--json``
+file). Prints figures; asserts nothing except, with ``--check-hashes``, the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+import gen_cluster  # noqa: E402  (the shapes are the generator's)
+
+# Issue 28's targets, beside each figure.
+TARGET_OPEN = 1.0          # snapshot info / json.load
+TARGET_PODS_PER_S = 3000   # pending pods/s, simulate minus the open
+TARGET_CONSOLIDATE = 8.0   # simulate --consolidate / snapshot info
+YARDSTICK = "import json, sys; json.load(open(sys.argv[1], 'rb'))"
+SUMMARY = re.compile(r"(\d+) nodes, (\d+) pods \((\d+) pending\)")
+
+
+class UsageError(Exception):
+    """Bad arguments: one line and exit status 2."""
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_mib: float
+    code: int
+    sha256: str = ""
+    pending: int | None = None
+
+
+@dataclass
+class Figures:
+    """Every round's runs of one command on one tree, shape and size."""
+    runs: list = field(default_factory=list)
+
+    def best(self) -> Run | None:
+        ok = [r for r in self.runs if r.code == 0]
+        return min(ok, key=lambda r: r.seconds) if ok else None
+
+    def worst(self) -> Run | None:
+        ok = [r for r in self.runs if r.code == 0]
+        return max(ok, key=lambda r: r.seconds) if ok else None
+
+
+def _csv(text: str, kind, what: str) -> list:
+    try:
+        items = [kind(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--{what}: not a comma-separated list: {text!r}") from None
+    if not items:
+        raise UsageError(f"--{what}: empty")
+    return items
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="bench_commands.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--shapes", default="classic,web,batch", help="cluster shapes (gen_cluster.py --shape)")
+    p.add_argument("--sizes", default="1000,5000,20000", help="node counts")
+    p.add_argument("--repeat", type=int, default=1, help="rounds; the fastest is the figure")
+    p.add_argument("--baseline", metavar="REV", help="also run this git revision, alternating with the current tree")
+    p.add_argument("--cache", metavar="DIR", help="where generated clusters are kept (default: a temporary directory)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--consolidate-max", type=int, default=2000, metavar="NODES",
+                   help="run simulate --consolidate only up to this many nodes (default 2000)")
+    p.add_argument("--all", action="store_true", help="run simulate --consolidate at every size")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds per command (default 1800)")
+    p.add_argument("--json", metavar="OUT", help="write every figure and hash to this file")
+    p.add_argument("--check-hashes", metavar="FILE", help="compare simulate's answers with a file --json wrote")
+    p.add_argument("--importtime", action="store_true",
+                   help="also print -X importtime totals of --version and snapshot info")
+    args = p.parse_args(argv)
+    try:
+        args.shapes = _csv(args.shapes, str, "shapes")
+        args.sizes = _csv(args.sizes, int, "sizes")
+        unknown = [s for s in args.shapes if s not in gen_cluster.SHAPES]
+        if unknown:
+            raise UsageError(f"--shapes: unknown shape {unknown[0]!r} (known: {', '.join(gen_cluster.SHAPES)})")
+        if any(n < 1 for n in args.sizes):
+            raise UsageError("--sizes: node counts must be at least 1")
+        if args.repeat < 1:
+            raise UsageError("--repeat: must be at least 1")
+        if args.check_hashes:
+            args.expected = _read_hashes(args.check_hashes)
+    except UsageError as exc:
+        p.exit(2, f"bench_commands.py: {exc}\n")
+    return args
+
+
+def _read_hashes(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            hashes = json.load(fh)["hashes"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"--check-hashes {path}: not a file bench_commands.py --json wrote ({exc})") from None
+    if not isinstance(hashes, dict):
+        raise UsageError(f"--check-hashes {path}: 'hashes' is not an object")
+    return hashes
+
+
+# --- running a child ----------------------------------------------------------
+
+def run_child(argv: list, cwd: Path, timeout: float, keep_stdout: bool = False) -> tuple[Run, bytes]:
+    """Start to exit of one process, its own peak RSS (ru_maxrss of wait4) and its stdout."""
+    env = dict(os.environ, PYTHONHASHSEED="0", COLUMNS="120")
+    env.pop("PYTHONPATH", None)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        data = out.read()
+        if proc.returncode != 0:
+            err.seek(0)
+            tail = err.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            print(f"  ! exit {proc.returncode}: {' '.join(map(str, argv[1:]))}: {' '.join(tail)}", file=sys.stderr)
+    run = Run(seconds, usage.ru_maxrss / 1024, proc.returncode)
+    return run, data if keep_stdout else b""
+
+
+def karptui(*words) -> list:
+    return [sys.executable, "-m", "karptui", *map(str, words)]
+
+
+def commands(path: Path, nodes: int, args) -> dict:
+    """name -> argv, in the order a round runs them."""
+    cmds = {"json.load": [sys.executable, "-c", YARDSTICK, str(path)],
+            "version": karptui("--version"),
+            "info": karptui("snapshot", "info", path),
+            "simulate": karptui("simulate", path, "-o", "json")}
+    if args.all or nodes <= args.consolidate_max:
+        cmds["consolidate"] = karptui("simulate", "--consolidate", path, "-o", "json")
+    return cmds
+
+
+def import_total(argv: list, cwd: Path) -> float:
+    """Seconds of imports at the top level of ``-X importtime`` (each import's cumulative time)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=cwd, env=env, capture_output=True,
+                          text=True, check=False)
+    total = 0
+    for line in done.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[0].startswith("import time:") and not parts[2].startswith("  "):
+            try:
+                total += int(parts[1])
+            except ValueError:
+                continue
+    return total / 1e6
+
+
+# --- clusters -----------------------------------------------------------------
+
+def cluster_file(cache: Path, shape: str, nodes: int, seed: int, timeout: float) -> tuple[Path, dict]:
+    """The cached cluster of this shape and size, generated first if missing."""
+    path = cache / f"{shape}-{nodes}n-seed{seed}.json"
+    meta = path.with_suffix(".summary.json")
+    if not (path.exists() and meta.exists()):
+        print(f"generating {path.name} ...", file=sys.stderr, flush=True)
+        done = subprocess.run([sys.executable, str(HERE / "gen_cluster.py"), "--shape", shape, "--nodes", str(nodes),
+                               "--seed", str(seed), "--out", str(path)], capture_output=True, text=True,
+                              timeout=timeout, check=False)
+        found = SUMMARY.search(done.stderr)
+        if done.returncode != 0 or not found:
+            raise SystemExit(f"bench_commands.py: generating {path.name} failed: {done.stderr.strip()[-300:]}")
+        summary = {"nodes": int(found[1]), "pods": int(found[2]), "pending": int(found[3]),
+                   "megabytes": round(path.stat().st_size / 1e6, 1)}
+        meta.write_text(json.dumps(summary))
+    return path, json.loads(meta.read_text())
+
+
+# --- trees --------------------------------------------------------------------
+
+def baseline_tree(rev: str, under: Path) -> Path:
+    """A detached git worktree of REV (removed by :func:`drop_tree`)."""
+    check = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                           capture_output=True, text=True, check=False)
+    if check.returncode != 0:
+        raise SystemExit(f"bench_commands.py: --baseline {rev}: not a git revision of this repository")
+    path = under / "baseline"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(path),
+                    check.stdout.strip()], check=True)
+    return path
+
+
+def drop_tree(path: Path) -> None:
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)], check=False)
+
+
+# --- the figures ----------------------------------------------------------------
+
+def measure(args, trees: dict, cache: Path) -> list:
+    rows = []
+    for shape in args.shapes:
+        for nodes in args.sizes:
+            path, summary = cluster_file(cache, shape, nodes, args.seed, args.timeout)
+            cmds = commands(path, nodes, args)
+            figs = {tree: {name: Figures() for name in cmds} for tree in trees}
+            for rnd in range(args.repeat):
+                order = list(trees) if rnd % 2 == 0 else list(reversed(trees))
+                for tree in order:
+                    for name, argv in cmds.items():
+                        keep = name in ("simulate", "consolidate")
+                        run, out = run_child(argv, trees[tree], args.timeout, keep_stdout=keep)
+                        if keep and run.code == 0:
+                            run.sha256 = hashlib.sha256(out).hexdigest()
+                            try:
+                                run.pending = len(json.loads(out)["pods"])
+                            except (ValueError, KeyError, TypeError):
+                                run.pending = None
+                        figs[tree][name].runs.append(run)
+                        print(f"  {shape} {nodes} {tree} {name}: {run.seconds:.2f} s", file=sys.stderr, flush=True)
+            for tree in trees:
+                row = {"shape": shape, "nodes": nodes, "pods": summary["pods"], "pending_in_file": summary["pending"],
+                       "megabytes": summary["megabytes"], "tree": tree}
+                row.update(derive(figs[tree]))
+                if args.importtime:
+                    row["import_version_s"] = import_total(cmds["version"], trees[tree])
+                    row["import_info_s"] = import_total(cmds["info"], trees[tree])
+                rows.append(row)
+    return rows
+
+
+def derive(figs: dict) -> dict:
+    """One row's figures from the rounds' runs: the fastest, the slowest, the ratios."""
+    out = {}
+    for name, f in figs.items():
+        best, worst = f.best(), f.worst()
+        out[name] = None if best is None else {
+            "seconds": round(best.seconds, 3), "slowest": round(worst.seconds, 3),
+            "peak_mib": round(max(r.peak_mib for r in f.runs if r.code == 0), 1)}
+        if best is not None and best.sha256:
+            shas = {r.sha256 for r in f.runs if r.code == 0}
+            out[name]["sha256"] = best.sha256 if len(shas) == 1 else "differs between rounds"
+            out[name]["pending"] = best.pending
+    load, info, sim, cons = (out.get(k) for k in ("json.load", "info", "simulate", "consolidate"))
+    out["open_ratio"] = round(info["seconds"] / load["seconds"], 2) if info and load else None
+    out["pods_per_s"] = None
+    if sim and info and sim.get("pending") is not None:
+        spent = sim["seconds"] - info["seconds"]
+        out["pods_per_s"] = round(sim["pending"] / spent) if spent > 0 else None
+    out["consolidate_ratio"] = round(cons["seconds"] / info["seconds"], 2) if cons and info else None
+    return out
+
+
+def hashes(rows: list) -> dict:
+    """"shape-nodes" -> {"simulate": sha, "consolidate": sha} of the current tree."""
+    out = {}
+    for row in rows:
+        if row["tree"] != "current":
+            continue
+        out[f"{row['shape']}-{row['nodes']}"] = {k: row[k]["sha256"] for k in ("simulate", "consolidate")
+                                                 if row.get(k) and "sha256" in row[k]}
+    return out
+
+
+def against_baseline(rows: list) -> list:
+    """Whether the current tree answers as the baseline did, per shape, size and command."""
+    base = {(r["shape"], r["nodes"]): r for r in rows if r["tree"] == "baseline"}
+    lines = []
+    for r in rows:
+        b = base.get((r["shape"], r["nodes"]))
+        if r["tree"] != "current" or b is None:
+            continue
+        for cmd in ("simulate", "consolidate"):
+            if r.get(cmd) and b.get(cmd):
+                same = r[cmd].get("sha256") == b[cmd].get("sha256")
+                lines.append(f"answers {r['shape']}-{r['nodes']} {cmd}: "
+                             f"{'same as the baseline' if same else 'DIFFER from the baseline'}")
+    return lines
+
+
+def compare_hashes(mine: dict, expected: dict) -> list:
+    """Lines naming each answer that differs from the expected one (none: unchanged)."""
+    bad = []
+    for key, answers in mine.items():
+        for cmd, sha in answers.items():
+            want = expected.get(key, {}).get(cmd)
+            if want is not None and want != sha:
+                bad.append(f"{key} {cmd}: {sha[:16]} (expected {want[:16]})")
+    return bad
+
+
+def _s(fig) -> str:
+    return "-" if not fig else f"{fig['seconds']:.2f}"
+
+
+def _mib(fig) -> str:
+    return "-" if not fig else f"{fig['peak_mib']:.0f}"
+
+
+def table(rows: list) -> str:
+    head = ("shape", "nodes", "pods", "pending", "tree", "json.load s", "--version s", "info s",
+            "info/json.load (≤1.0)", "simulate s", "pending pods/s (≥3000)", "consolidate s",
+            "consolidate/info (≤8)", "peak MiB json.load/info/sim/cons", "simulate sha256")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        sim = r.get("simulate")
+        cells = (r["shape"], f"{r['nodes']:,}", f"{r['pods']:,}", "-" if not sim else f"{sim['pending']:,}",
+                 r["tree"], _s(r["json.load"]), _s(r["version"]), _s(r["info"]),
+                 "-" if r["open_ratio"] is None else f"{r['open_ratio']:.2f}", _s(sim),
+                 "-" if r["pods_per_s"] is None else f"{r['pods_per_s']:,}", _s(r.get("consolidate")),
+                 "-" if r["consolidate_ratio"] is None else f"{r['consolidate_ratio']:.1f}",
+                 "/".join(_mib(r.get(k)) for k in ("json.load", "info", "simulate", "consolidate")),
+                 "-" if not sim else sim.get("sha256", "-")[:16])
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(lines)
+
+
+def growth(rows: list) -> str:
+    """Growth of each time from the last size but one to the last, beside json.load's (issue 28, item 6)."""
+    lines = []
+    for shape in dict.fromkeys(r["shape"] for r in rows):
+        for tree in dict.fromkeys(r["tree"] for r in rows):
+            mine = sorted((r for r in rows if r["shape"] == shape and r["tree"] == tree), key=lambda r: r["nodes"])
+            if len(mine) < 2:
+                continue
+            a, b = mine[-2], mine[-1]
+            base = b["json.load"]["seconds"] / a["json.load"]["seconds"]
+            parts = [f"json.load {base:.2f}x"]
+            for name in ("info", "simulate", "consolidate"):
+                if a.get(name) and b.get(name):
+                    g = b[name]["seconds"] / a[name]["seconds"]
+                    parts.append(f"{name} {g:.2f}x{' (faster than the yardstick)' if g > base * 1.05 else ''}")
+            lines.append(f"growth {shape} {tree} {a['nodes']}->{b['nodes']} nodes: " + ", ".join(parts))
+    return "\n".join(lines)
+
+
+def _stop(signum, frame):
+    raise SystemExit(128 + signum)  # run the finally blocks: the baseline worktree goes away
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)
+    with tempfile.TemporaryDirectory(prefix="karptui-bench-") as tmp:
+        cache = Path(args.cache) if args.cache else Path(tmp)
+        cache.mkdir(parents=True, exist_ok=True)
+        trees = {"current": ROOT}
+        if args.baseline:
+            trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
+        try:
+            rows = measure(args, trees, cache)
+        finally:
+            if args.baseline:
+                drop_tree(trees["baseline"])
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; fastest of {args.repeat} round(s)")
+    print(table(rows))
+    text = growth(rows)
+    if text:
+        print(text)
+    if args.importtime:
+        for r in rows:
+            print(f"imports ({r['tree']}): --version {r['import_version_s']:.3f} s, "
+                  f"snapshot info {r['import_info_s']:.3f} s")
+    mine = hashes(rows)
+    for key, answers in mine.items():
+        for cmd, sha in answers.items():
+            print(f"sha256 {key} {cmd} {sha}")
+    for line in against_baseline(rows):
+        print(line)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"rows": rows, "hashes": mine, "repeat": args.repeat, "baseline": args.baseline}, fh, indent=1)
+    if args.check_hashes:
+        bad = compare_hashes(mine, args.expected)
+        for line in bad:
+            print(f"answer changed: {line}")
+        return 1 if bad else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

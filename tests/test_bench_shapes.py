@@ -1,0 +1,140 @@
+"""The benchmark's cluster shapes (bench/gen_cluster.py --shape) and its one command
+(bench/bench_commands.py): each shape is a dump ``karptui snapshot info`` reads, carrying what
+real pods carry; ``classic`` stays the generator's original output for a seed; the command
+refuses bad arguments in one line and measures a tiny cluster end to end."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+import bench_commands  # noqa: E402
+import gen_cluster  # noqa: E402
+
+# sha256 of write_json(generate(30, 300, seed=7)) by the generator as it was before shapes
+# existed (commit b7c0cfa): old benchmark figures stay comparable only while this holds.
+CLASSIC_30_300_SEED7 = "2e7a849666503ad764d9110e6b6f17e39b3afc00d0fc971e3fdad43df48f1bc7"
+
+
+def dump(shape: str, nodes: int, pods: int, path: Path | None = None, pending: float | None = None) -> bytes:
+    s = gen_cluster.SHAPES[shape]
+    doc = gen_cluster.generate(nodes, pods, seed=7, pending_fraction=s.pending_fraction if pending is None else pending,
+                               shape=shape)
+    out = io.BytesIO()
+    gen_cluster.write_json(doc, out)
+    if path is not None:
+        path.write_bytes(out.getvalue())
+    return out.getvalue()
+
+
+def test_classic_is_the_original_output_byte_for_byte():
+    assert hashlib.sha256(dump("classic", 30, 300, pending=0.02)).hexdigest() == CLASSIC_30_300_SEED7
+    assert gen_cluster.generate(30, 300, seed=7) == gen_cluster.generate(30, 300, seed=7, shape="classic")
+
+
+def info(path: Path) -> dict:
+    done = subprocess.run([sys.executable, "-m", "karptui", "snapshot", "info", str(path), "-o", "json"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("shape", ["web", "batch"])
+def test_each_shape_is_a_dump_snapshot_info_reads(shape, tmp_path):
+    path = tmp_path / f"{shape}.json"
+    dump(shape, 60, 60 * gen_cluster.SHAPES[shape].pods_per_node, path)
+    items = json.loads(path.read_text())["items"]
+    kinds = Counter(i["kind"] for i in items)
+    pods = [i for i in items if i["kind"] == "Pod"]
+    pending = [p for p in pods if "nodeName" not in p["spec"]]
+    got = info(path)
+    assert got["nodes"] == kinds["Node"] == 60
+    assert got["pods"] == len(pods) and got["pending"] == len(pending) > 0
+    # nodes as EKS reports them: ~40 labels, images, conditions
+    node = next(i for i in items if i["kind"] == "Node" and "karpenter.sh/nodepool" in i["metadata"]["labels"])
+    assert len(node["metadata"]["labels"]) >= 35 and node["status"]["images"] and node["status"]["conditions"]
+    apps = [p for p in pods if p["metadata"]["namespace"] not in gen_cluster.SYSTEM_NAMESPACES]
+    owners = Counter(p["metadata"]["ownerReferences"][0]["kind"] for p in apps)
+    volumes = {next(k for k in v if k != "name") for p in apps for v in p["spec"]["volumes"]}
+    assert {"configMap", "emptyDir", "projected"} <= volumes
+    assert any(len(p["spec"]["containers"]) > 1 for p in apps)   # sidecars
+    assert any("livenessProbe" in c for p in apps for c in p["spec"]["containers"])
+    if shape == "web":
+        assert owners["ReplicaSet"] and owners["StatefulSet"] and kinds["HorizontalPodAutoscaler"]
+        assert kinds["PersistentVolumeClaim"] == kinds["PersistentVolume"] > 0 and "persistentVolumeClaim" in volumes
+        # every dressed workload's pods (GPU servers and add-ons keep the classic dress)
+        assert sum("managedFields" in p["metadata"] for p in apps) > 0.8 * len(apps)
+        assert any("helm.sh/chart" in p["metadata"]["labels"] for p in apps)
+        assert any("argocd.argoproj.io/tracking-id" in p["metadata"].get("annotations", {}) for p in apps)
+        assert any("topologySpreadConstraints" in p["spec"] for p in apps)
+        assert any("podAntiAffinity" in p["spec"].get("affinity", {}) for p in apps)
+    else:
+        assert owners["Job"] > owners["ReplicaSet"] and kinds["Job"]
+        assert not any("managedFields" in p["metadata"] for p in pods)
+        jobs = [p for p in apps if p["metadata"]["ownerReferences"][0]["kind"] == "Job"]
+        assert all(p["spec"]["restartPolicy"] in ("Never", "OnFailure") for p in jobs)
+        assert not any("livenessProbe" in c for p in jobs for c in p["spec"]["containers"])
+        spot = Counter(n["metadata"]["labels"].get("karpenter.sh/capacity-type") for n in items if n["kind"] == "Node")
+        assert spot["spot"] > spot["on-demand"]
+
+
+def test_shape_defaults_and_a_bad_shape(tmp_path):
+    out = tmp_path / "b.json"
+    assert gen_cluster.main(["--shape", "batch", "--nodes", "20", "--out", str(out)]) == 0
+    pods = [i for i in json.loads(out.read_text())["items"] if i["kind"] == "Pod"]
+    assert len(pods) == 20 * gen_cluster.SHAPES["batch"].pods_per_node
+    with pytest.raises(ValueError, match="unknown shape"):
+        gen_cluster.generate(5, 10, shape="nope")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--shapes", "classic,nope"], "unknown shape 'nope'"),
+    (["--sizes", "10,x"], "--sizes: not a comma-separated list"),
+    (["--sizes", "0"], "at least 1"),
+    (["--repeat", "0"], "--repeat: must be at least 1"),
+])
+def test_bench_commands_refuses_bad_arguments_in_one_line(argv, words, capsys):
+    with pytest.raises(SystemExit) as exc:
+        bench_commands.parse_args(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err and "Traceback" not in err
+
+
+def test_bench_commands_check_hashes_needs_its_own_file(tmp_path, capsys):
+    bad = tmp_path / "x.json"
+    bad.write_text("[1, 2]")
+    with pytest.raises(SystemExit) as exc:
+        bench_commands.parse_args(["--check-hashes", str(bad)])
+    assert exc.value.code == 2 and "not a file bench_commands.py --json wrote" in capsys.readouterr().err
+
+
+def test_bench_commands_on_a_tiny_cluster(tmp_path, capsys):
+    """One real round: every command ran, ratios beside the yardstick, hashes that check out."""
+    out = tmp_path / "figures.json"
+    argv = ["--shapes", "batch", "--sizes", "12", "--cache", str(tmp_path / "cache"), "--json", str(out)]
+    assert bench_commands.main(argv) == 0
+    printed = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    (row,) = doc["rows"]
+    assert row["shape"] == "batch" and row["nodes"] == 12 and row["tree"] == "current"
+    for name in ("json.load", "version", "info", "simulate", "consolidate"):
+        assert row[name]["seconds"] > 0 and row[name]["peak_mib"] > 0, name
+    assert row["simulate"]["pending"] > 0 and row["open_ratio"] > 0
+    sha = doc["hashes"]["batch-12"]["simulate"]
+    assert f"sha256 batch-12 simulate {sha}" in printed and "info/json.load (≤1.0)" in printed
+    # the same answers again: unchanged; a different expected hash: exit status 1
+    assert bench_commands.main(argv[:-2] + ["--check-hashes", str(out)]) == 0
+    doc["hashes"]["batch-12"]["simulate"] = "0" * 64
+    out.write_text(json.dumps(doc))
+    assert bench_commands.main(argv[:-2] + ["--check-hashes", str(out)]) == 1
+    assert "answer changed: batch-12 simulate" in capsys.readouterr().out
