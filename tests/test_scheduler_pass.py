@@ -28,8 +28,15 @@ import gen_cluster  # noqa: E402  (the benchmarks' cluster generator)
 
 def cluster(seed: int):
     """A small generated cluster with a tenth of its pods pending (kube-scheduler places many of
-    them on the nodes there are, Karpenter launches for the rest)."""
-    return build_snapshot(gen_cluster.generate(60, 900, seed=seed, pending_fraction=0.1)["items"])
+    them on the nodes there are, Karpenter launches for the rest). Made from the generator's built-in
+    instance data, so a seed makes the same cluster whether or not the shared data file is beside
+    the checkout."""
+    found = gen_cluster._catalog_path
+    gen_cluster._catalog_path = lambda explicit: None
+    try:
+        return build_snapshot(gen_cluster.generate(60, 900, seed=seed, pending_fraction=0.1)["items"])
+    finally:
+        gen_cluster._catalog_path = found
 
 
 def deployments(snapshot, count: int = 3):
