@@ -79,17 +79,35 @@ class Cron:
         return out
 
 
+class _Where:
+    """Where in a schedule a message points, formatted only when a message is made: formatting the
+    schedule for each of its list entries made a long list quadratic (a 750 KB list took minutes)."""
+
+    __slots__ = ("text", "name", "expr")
+
+    def __init__(self, text: str, name: str, expr: str):
+        self.text, self.name, self.expr = text, name, expr
+
+    def __format__(self, spec: str) -> str:
+        return f"{_shown(self.text)}: {self.name} {_shown(self.expr)}"
+
+
+def _shown(text: str, most: int = 60) -> str:
+    """``text`` quoted for a message, cut when long (a message is one line, not the whole schedule)."""
+    return repr(text) if len(text) <= most else f"{text[:most]!r}... ({len(text):,} characters)"
+
+
 @lru_cache(maxsize=256)
 def parse_cron(text: str) -> Cron:
     """The schedule ``text``; ModelError saying what is wrong when the Go library would refuse it."""
     spec = text.strip()
     if spec.startswith("@"):
         if spec not in _MACROS:
-            raise ModelError(f"{text!r} is not a cron macro Karpenter accepts ({', '.join(_MACROS)})")
+            raise ModelError(f"{_shown(text)} is not a cron macro Karpenter accepts ({', '.join(_MACROS)})")
         spec = _MACROS[spec]
     parts = spec.split()
     if len(parts) != len(_FIELDS):
-        raise ModelError(f"{text!r} has {len(parts)} fields; a cron schedule has 5 (minute hour day month weekday)")
+        raise ModelError(f"{_shown(text)} has {len(parts)} fields; a cron schedule has 5 (minute hour day month weekday)")
     values, stars = [], []
     for part, (name, low, high, names) in zip(parts, _FIELDS):
         allowed, star = _field(part, low, high, names, name, text)
@@ -102,7 +120,7 @@ def _field(part: str, low: int, high: int, names: dict[str, int], name: str, tex
     allowed: set[int] = set()
     star = False
     for expr in filter(None, part.split(",")):
-        where = f"{text!r}: {name} {expr!r}"
+        where = _Where(text, name, expr)
         span, *step_text = expr.split("/")
         if len(step_text) > 1:
             raise ModelError(f"{where} has more than one '/'")
@@ -131,15 +149,15 @@ def _field(part: str, low: int, high: int, names: dict[str, int], name: str, tex
         allowed.update(range(start, end + 1, step))
         star = star or this_star
     if not allowed:
-        raise ModelError(f"{text!r}: {name} is empty")
+        raise ModelError(f"{_shown(text)}: {name} is empty")
     return allowed, star
 
 
-def _number(word: str, names: dict[str, int], where: str) -> int:
+def _number(word: str, names: dict[str, int], where: _Where) -> int:
     if word.lower() in names:
         return names[word.lower()]
     if not word.isdigit():
-        raise ModelError(f"{where}: {word!r} is not a number" + (" or a name" if names else ""))
+        raise ModelError(f"{where}: {_shown(word)} is not a number" + (" or a name" if names else ""))
     return int(word)
 
 
