@@ -73,3 +73,90 @@ def test_an_error_in_a_long_cron_list_is_one_short_line():
         parse_cron(",".join(["1"] * 50_000) + ",99 * * * *")
     message = str(caught.value)
     assert "'99' is outside 0-59" in message and "(100,010 characters)" in message and len(message) < 200
+
+
+# ---------------------------------------------------------------- budget windows
+
+class Counted:
+    """Counts calls of a Cron method while the block runs (monkeypatched on the class)."""
+
+    def __init__(self, monkeypatch, name: str):
+        from karptui.model.cron import Cron
+        self.calls = 0
+        real = getattr(Cron, name)
+
+        def counting(cron, *args, **kwargs):
+            self.calls += 1
+            return real(cron, *args, **kwargs)
+        monkeypatch.setattr(Cron, name, counting)
+
+
+def test_an_every_minute_budget_with_the_longest_duration_is_one_window(cli, tmp_path, monkeypatch):
+    """The timeline listed every hit in (at - duration, at + 24h]: half a million for 8,760 h, and
+    for Go's longest duration (2,562,047 h, ~292 years) more than a datetime can count."""
+    searched = Counted(monkeypatch, "next_after")
+    for duration in ("8760h", "2562047h"):
+        path = dump(tmp_path / "long.json",
+                    [nodepool("a", [{"nodes": "0", "schedule": "* * * * *", "duration": duration}])])
+        with finishes():
+            code, out, err = cli("budgets", path, "--at", "2026-01-01T00:00:00Z", "-o", "json")
+        assert code == 0, err
+        doc = json.loads(out)
+        rows = [r for p in doc["nodepools"] for r in p["reasons"]]
+        assert rows and all(r["allowed"] == 0 and not r["changes"] for r in rows), rows
+    assert searched.calls < 1_000   # was one per minute of the duration
+
+
+def test_never_firing_schedules_are_known_never_to_fire(cli, tmp_path, monkeypatch):
+    """50 budgets on ``0 0 30 2 *`` searched five years day by day for every slot of the timeline."""
+    days = Counted(monkeypatch, "day_matches")
+    path = dump(tmp_path / "never.json", [nodepool(f"p{i}", [{"nodes": "0", "schedule": "0 0 30 2 *",
+                                                              "duration": "1h"}]) for i in range(50)])
+    with finishes():
+        code, out, err = cli("budgets", path, "--at", "2026-01-01T00:00:00Z", "-o", "json")
+    assert code == 0, err
+    rows = [r for p in json.loads(out)["nodepools"] for r in p["reasons"]]
+    assert len(rows) == 150 and all(r["allowed"] is None and not r["changes"] for r in rows), rows[:3]
+    assert days.calls == 0   # was 1,826 days a search, 4,650 searches
+    assert parse_cron("0 0 30 2 *").never and parse_cron("0 0 31 4,6,9,11 *").never
+    assert not parse_cron("0 0 29 2 *").never and not parse_cron("0 0 30 2 1").never  # either day field
+
+
+def test_window_runs_change_where_the_hits_say(monkeypatch):
+    """Cron.windows (runs of windows) against the hit-by-hit rule it replaces, on schedules and
+    durations drawn at random (seeded): the same moments where a budget turns on or off."""
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    rng = random.Random(29)
+    fields = [["*", "*/7", "0", "0,30", "5-10", "59"], ["*", "*/5", "3", "0-2", "23"],
+              ["*", "1", "15", "29", "30", "31"], ["*", "2", "1,7", "*/3"], ["*", "0", "1-5", "6"]]
+
+    def on(cron, length, at):
+        hit = cron.next_after(at - length)
+        return hit is not None and hit <= at
+
+    def flips(cron, length, start, moments):
+        out, was = [], on(cron, length, start)
+        for moment in moments:
+            if on(cron, length, moment) != was:
+                out.append(moment)
+                was = not was
+        return out
+
+    compared = 0
+    for _ in range(300):
+        cron = parse_cron(" ".join(rng.choice(f) for f in fields))
+        length = timedelta(minutes=rng.choice([1, 2, 7, 30, 61, 600, 1440, 3000]), seconds=rng.choice([0, 30]))
+        start = datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=rng.randrange(0, 60 * 24 * 400),
+                                                                        seconds=rng.choice([0, 15]))
+        end = start + timedelta(hours=rng.choice([1, 24, 72]))
+        by_hits = sorted({t for h in cron.hits(start - length, end) for t in (h, h + length) if start < t <= end})
+        expected = flips(cron, length, start, by_hits)
+        assert flips(cron, length, start, cron.windows(length, start, end)) == expected, (cron.text, length, start)
+        compared += bool(expected)
+        last = cron.last_at_or_before(start)
+        if last is not None:
+            after = cron.next_after(last)
+            assert last <= start and (after is None or after > start)
+    assert compared > 20   # enough draws turn on or off within the span (31 of 300 with this seed)
