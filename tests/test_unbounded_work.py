@@ -160,3 +160,92 @@ def test_window_runs_change_where_the_hits_say(monkeypatch):
             after = cron.next_after(last)
             assert last <= start and (after is None or after > start)
     assert compared > 20   # enough draws turn on or off within the span (31 of 300 with this seed)
+
+
+# ---------------------------------------------------------------- NodeOverlays
+
+FAMILIES = ("m5", "c5", "r5", "m6i", "c6i", "r6i", "m7i", "c7g", "t3", "m6g")
+
+
+def _overlays(count: int) -> list[dict]:
+    from tests.test_karpenter_provisioning import req
+    from tests.test_karpenter_v114 import overlay
+
+    out = []
+    for i in range(count):
+        requirements = [req("karpenter.k8s.aws/instance-family", "In", FAMILIES[i % len(FAMILIES)]),
+                        req("karpenter.sh/capacity-type", "In", *("spot", "on-demand")[: 1 + i % 2]),
+                        req("topology.kubernetes.io/zone", "NotIn", f"us-east-1{'abc'[i % 3]}")]
+        if i % 50 == 7:   # some ask about a NodePool, or a template label: their footprint differs by pool
+            requirements.append(req("karpenter.sh/nodepool", "In", "batch"))
+        if i % 50 == 8:
+            requirements.append(req("team", "In", "a"))
+        out.append(overlay(f"ov-{i:03d}", i % 7, requirements, priceAdjustment=f"-{i % 9 + 1}%"))
+    return out
+
+
+def _snapshot(overlays: list[dict]):
+    from karptui.model import build_snapshot
+    from tests.test_karpenter_provisioning import nodepool
+
+    return build_snapshot([nodepool("default"), nodepool("batch"), nodepool("team-a", labels={"team": "a"}),
+                           *overlays])
+
+
+def test_300_node_overlays_check_each_kind_of_instance_type_once(monkeypatch):
+    """Every overlay checked every instance type once per NodePool: 1.2 million requirement checks
+    for 300 overlays, 3 NodePools and the bundled catalog."""
+    from karptui.catalog import bundled_catalog
+    from karptui.sim.karpenter.featuregates import DEFAULT_GATES
+    from karptui.sim.karpenter.overlays import karpenter_catalog
+    from karptui.sim.karpenter.requirements import Reqs
+
+    checks = 0
+    real = Reqs.compatible
+
+    def counting(self, *args, **kwargs):
+        nonlocal checks
+        checks += 1
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(Reqs, "compatible", counting)
+    catalog = bundled_catalog("us-east-1")
+    with finishes():
+        overlaid, notes = karpenter_catalog(_snapshot(_overlays(300)), catalog, DEFAULT_GATES.with_({"NodeOverlay": True}))
+    assert any(n.startswith("NodeOverlays applied: ") for n in notes)
+    assert sum(n.endswith("(karptui prices one catalog for all NodePools)") for n in notes) == 12
+    cheaper = {t.name for t, before in zip(overlaid, catalog) if t.offerings != before.offerings}
+    assert cheaper and all(name.split(".")[0] in FAMILIES for name in cheaper)
+    assert checks < 100_000, checks   # 56,286 now; was len(types) x 300 x 3 = 1,226,700
+
+
+def test_an_overlays_footprint_is_the_one_each_nodepool_gives():
+    """The shared footprints against the rule they replace: each NodePool's own requirements
+    (name and template labels) added to every type's, checked in full."""
+    from karptui.catalog import bundled_catalog
+    from karptui.model import labels as L
+    from karptui.sim.karpenter.instancetypes import type_set
+    from karptui.sim.karpenter.overlays import _footprints
+    from karptui.sim.karpenter.requirements import Req, Reqs
+
+    snapshot = _snapshot(_overlays(60))
+    types = type_set(bundled_catalog("us-east-1"))
+    pools = list(snapshot.nodepools)
+    distinct = 0
+    for overlay in [o for o in snapshot.nodeoverlays if o.name < "ov-010" or o.name in ("ov-007", "ov-008")]:
+        wanted = Reqs.from_model(overlay.requirements)
+        expected = set()
+        for pool in pools:
+            extra = [Req.one(L.NODEPOOL, pool.name)] + [Req.one(k, v) for k, v in pool.template_labels.items()]
+            rows = []
+            for row, t in enumerate(types.types):
+                if types.reqs[row].plus(extra).compatible(wanted, why=False) is not None:
+                    continue
+                offerings = tuple(k for k, o in enumerate(t.offerings)
+                                  if Reqs.from_labels({L.ZONE: o.zone, L.CAPACITY_TYPE: o.capacity_type})
+                                  .intersects(wanted, why=False) is None)
+                if offerings:
+                    rows.append((row, offerings))
+            expected.add(frozenset(rows))
+        assert _footprints(types, pools, wanted) == expected, overlay.name
+        distinct += len(expected) > 1
+    assert distinct == 2   # ov-007 (a NodePool's name) and ov-008 (a template label)
