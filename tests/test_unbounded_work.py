@@ -12,9 +12,15 @@ import json
 import signal
 from contextlib import contextmanager
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from karptui.model.cron import parse_cron
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen_cluster  # noqa: E402  (the benchmarks' cluster generator)
 
 GENEROUS = 60  # seconds: minutes of work with the old algorithms, well under one now
 
@@ -249,3 +255,62 @@ def test_an_overlays_footprint_is_the_one_each_nodepool_gives():
         assert _footprints(types, pools, wanted) == expected, overlay.name
         distinct += len(expected) > 1
     assert distinct == 2   # ov-007 (a NodePool's name) and ov-008 (a template label)
+
+
+# ---------------------------------------------------------------- spread constraints in a what-if
+
+def _spread_whatif(tmp_path, constraints: list[dict]):
+    import yaml
+    path = tmp_path / "spread.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "karptui/v1", "kind": "WhatIf", "name": "spread", "edits": [
+        {"target": "Deployment/default/inflate", "patch": {"spec": {"template": {"spec": {
+            "topologySpreadConstraints": [{"$patch": "replace"}, *constraints]}}}}}]}))
+    return path
+
+
+def test_a_whatif_with_10000_spread_constraints_is_refused_in_one_line(cli, tmp_path):
+    """Each constraint is counted over every node and pod at every placement: 10,000 of them (each
+    on its own key, as the API server would require) ran for over a minute."""
+    from karptui import limits
+
+    spread = [{"maxSkew": 1, "topologyKey": f"example.com/k{i}", "whenUnsatisfiable": "ScheduleAnyway",
+               "labelSelector": {"matchLabels": {"app": "inflate"}}} for i in range(10_000)]
+    path = _spread_whatif(tmp_path, spread)
+    with finishes():
+        code, out, err = cli("simulate", "topology-spread", "--whatif", path, "-o", "json")
+    assert (code, out) == (2, "") and len(err.strip().splitlines()) == 1
+    assert err.strip() == (f"karptui: {path}: edit 1: Deployment/default/inflate: 10,000 topologySpreadConstraints, "
+                           f"over karptui's cap of {limits.MAX_SPREAD_CONSTRAINTS} (two per label key, for a node "
+                           f"with {limits.MAX_SPREAD_CONSTRAINTS // 2} label keys)")
+    # at the cap, it simulates
+    with finishes():
+        code, out, err = cli("simulate", "topology-spread", "--whatif",
+                             _spread_whatif(tmp_path, spread[:limits.MAX_SPREAD_CONSTRAINTS]), "-o", "json")
+    assert code == 0, err
+    assert json.loads(out)["summary"]
+
+
+def test_two_spread_constraints_on_one_key_and_action_are_refused_as_the_api_server_does(cli, tmp_path):
+    path = _spread_whatif(tmp_path, [
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"},
+        {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"},
+        {"maxSkew": 3, "topologyKey": "topology.kubernetes.io/zone"}])   # DoNotSchedule when not given
+    code, out, err = cli("simulate", "topology-spread", "--whatif", path)
+    assert (code, out) == (2, "") and len(err.strip().splitlines()) == 1
+    assert 'topologySpreadConstraints[2]: Duplicate value: "{topology.kubernetes.io/zone, DoNotSchedule}"' in err
+
+
+def test_the_spread_cap_allows_two_constraints_per_label_key_of_any_node_seen(tmp_path):
+    """The cap's reason, checked: no node in the bundled snapshots or a generated cluster carries
+    so many label keys that a pod could need more constraints than the cap (two per key)."""
+    from karptui import limits
+    from karptui.model import build_snapshot
+    from karptui.sources import bundled_snapshot, load_snapshot
+
+    most = 0
+    snapshots = [load_snapshot(bundled_snapshot(name)) for name in ("consolidation", "multi-nodepool", "overprovisioning",
+                                                     "topology-spread")]
+    snapshots.append(build_snapshot(gen_cluster.generate(30, 100, seed=2)["items"]))
+    for snapshot in snapshots:
+        most = max([most, *(len(n.labels) for n in snapshot.nodes)])
+    assert 20 < most and 2 * most * 2 <= limits.MAX_SPREAD_CONSTRAINTS   # twice the most seen, and more
