@@ -46,12 +46,15 @@ MAX_WHATIF_ADD_NODES = 20_000
 MAX_WHATIF_PODS = 500_000
 #: Nodes in the cluster once every edit is applied.
 MAX_WHATIF_NODES = 50_000
-#: topologySpreadConstraints one pod template may carry. The API server sets no
-#: count, but etcd refuses objects over 1.5 MiB and the smallest valid constraint
-#: (``{"maxSkew":1,"topologyKey":"k","whenUnsatisfiable":"DoNotSchedule"}``) is
-#: over 64 bytes of JSON, so no pod the API server stored has more than
-#: 1.5 MiB / 64 = 24,576. Real pods have one to three.
-MAX_SPREAD_CONSTRAINTS = (3 << 19) // 64
+#: topologySpreadConstraints one pod template may carry. The API server refuses two with the
+#: same topologyKey and whenUnsatisfiable (kube-apiserver's ValidateSpreadConstraintNotRepeat;
+#: karptui refuses them too), so a pod has at most two per label key, and a constraint on a
+#: key no node carries spreads over nothing: nodes carry a few dozen label keys (31 at most
+#: on the bundled EKS snapshots' nodes). Real pods have one to three. Each constraint is
+#: counted over every node and pod at every placement, so 10,000 of them ran for over a
+#: minute; 256 is two per label key of a node with 128 of them, and adds ~1.5 s CPU to a
+#: what-if on a bundled snapshot.
+MAX_SPREAD_CONSTRAINTS = 256
 #: Affinity terms (node, pod and pod anti-affinity, required and preferred together)
 #: one pod template may carry; the smallest (``{"topologyKey":"k"}``) is over 16
 #: bytes, so 1.5 MiB / 16 = 98,304 is more than etcd can store.

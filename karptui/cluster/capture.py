@@ -1,9 +1,8 @@
 """``karptui snapshot save``: everything the panes use, plus recent Karpenter logs, in one file.
 
-Only GETs; Secrets and ConfigMaps are never read. What a snapshot must not carry
-(literal env values, command lines, node user data, copies of the object kept by
-kubectl and other tools) is taken out of every object as it is listed, by the one
-policy in :mod:`karptui.cluster.redact`.
+Only GETs; Secrets and ConfigMaps are never read. Of every object listed, only the
+fields karptui reads are kept, by the one allow-list per kind in
+:mod:`karptui.cluster.redact`.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from .resources import BUILTIN, Resource, discover, list_pages
 
 
 def list_all(connection: Connection, resource: Resource) -> Iterator[dict]:
-    """Every object of a kind, redacted (:mod:`.redact`), with kind and apiVersion filled in."""
+    """Every object of a kind, cut to what karptui reads (:mod:`.redact`), with kind and apiVersion filled in."""
     for listing in list_pages(resource.lister(connection.api, connection.namespace), PAGE, TIMEOUT):
         for item in listing.get("items") or ():
             if isinstance(item, dict):

@@ -37,6 +37,14 @@ EKSCTL_NODEGROUP = "alpha.eksctl.io/nodegroup-name"
 POD_TEMPLATE_HASH = "pod-template-hash"
 MIRROR_POD = "kubernetes.io/config.mirror"
 SELECTED_NODE = "volume.kubernetes.io/selected-node"
+DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"  # which replica a controller deletes first
+BIND_COMPLETED = "pv.kubernetes.io/bind-completed"           # a PVC the PV controller has bound
+DEPLOYMENT_REVISION = "deployment.kubernetes.io/revision"    # a ReplicaSet's place in its Deployment's history
+
+# The hashes Karpenter stamps on a NodeClaim (and on its NodePool / EC2NodeClass) for drift
+NODEPOOL_HASH, NODEPOOL_HASH_VERSION = "karpenter.sh/nodepool-hash", "karpenter.sh/nodepool-hash-version"
+NODECLASS_HASH = "karpenter.k8s.aws/ec2nodeclass-hash"
+NODECLASS_HASH_VERSION = "karpenter.k8s.aws/ec2nodeclass-hash-version"
 
 # Karpenter's own label sets (sigs.k8s.io/karpenter pkg/apis/v1/labels.go). The simulator,
 # the catalog and the explanations all ask these, and nothing else, which keys are which.

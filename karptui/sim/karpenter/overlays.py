@@ -58,7 +58,7 @@ def _overlaid(snapshot: Snapshot, catalog: Catalog, notes: list[str]) -> Catalog
     capacity: dict[tuple[int, str], tuple[int, int]] = {}   # (type row, resource) -> (amount, weight)
     for overlay in by_weight(snapshot.nodeoverlays):
         wanted = Reqs.from_model(overlay.requirements)
-        footprints = {_footprint(types, pool, wanted) for pool in pools}
+        footprints = _footprints(types, pools, wanted)
         if len(footprints) > 1:
             notes.append(f"NodeOverlay {overlay.name} not applied: it changes instance types for some NodePools "
                          "and not others (karptui prices one catalog for all NodePools)")
@@ -87,20 +87,52 @@ def _overlaid(snapshot: Snapshot, catalog: Catalog, notes: list[str]) -> Catalog
     return replace(catalog, types=tuple(changed))
 
 
-def _footprint(types, pool: NodePool | None, wanted: Reqs) -> frozenset[tuple[int, tuple[int, ...]]]:
-    """The types (rows) an overlay selects for one NodePool, each with the offerings it prices."""
-    extra = [Req.one(L.NODEPOOL, pool.name)] + [Req.one(k, v) for k, v in pool.template_labels.items()] \
-        if pool is not None else []
+def _footprints(types, pools: list[NodePool | None], wanted: Reqs) -> set[frozenset[tuple[int, tuple[int, ...]]]]:
+    """The distinct footprints (:func:`_footprint`) an overlay has over the NodePools.
+
+    Whether requirements are compatible with ``wanted`` depends only on the keys ``wanted``
+    names, so a NodePool's name and template labels count only where the overlay asks about
+    them: NodePools that agree on those share one footprint (most overlays ask about no
+    NodePool key, and have one footprint for all)."""
+    keys = frozenset(wanted)
+    by_extra: dict[tuple[Req, ...], None] = {}
+    for pool in pools:
+        extra = [Req.one(L.NODEPOOL, pool.name)] + [Req.one(k, v) for k, v in pool.template_labels.items()] \
+            if pool is not None else []
+        by_extra[tuple(r for r in extra if r.key in keys)] = None
+    return {_footprint(types, extra, wanted, keys) for extra in by_extra}
+
+
+def _footprint(types, extra: tuple[Req, ...], wanted: Reqs,
+               keys: frozenset[str]) -> frozenset[tuple[int, tuple[int, ...]]]:
+    """The types (rows) an overlay selects, with ``extra`` (a NodePool's requirements on the keys it
+    asks about) added to each type's, each with the offerings it prices.
+
+    Each type's requirements are cut to those keys first, and the answer found once per distinct
+    cut (300 overlays over 800 types and 3 NodePools were 1.2 million full checks); an offering's
+    answer is found once per zone and capacity type."""
+    verdicts: dict[tuple, bool] = {}
+    offered: dict[tuple[str, str], bool] = {}
     out = []
-    for row, t in enumerate(types.types):
-        reqs = types.reqs[row].plus(extra) if extra else types.reqs[row]
-        if reqs.compatible(wanted, why=False) is not None:
+    columns = [[reqs.get(k) for reqs in types.reqs] for k in keys]
+    for row, (t, cut) in enumerate(zip(types.types, zip(*columns) if columns else [()] * len(types.types))):
+        fits = verdicts.get(cut)
+        if fits is None:
+            own = Reqs(r for r in cut if r is not None)
+            fits = verdicts[cut] = (own.plus(extra) if extra else own).compatible(wanted, why=False) is None
+        if not fits:
             continue
-        offerings = tuple(k for k, o in enumerate(t.offerings)
-                          if Reqs.from_labels({L.ZONE: o.zone, L.CAPACITY_TYPE: o.capacity_type})
-                          .intersects(wanted, why=False) is None)
+        offerings = []
+        for k, o in enumerate(t.offerings):
+            where = (o.zone, o.capacity_type)
+            ok = offered.get(where)
+            if ok is None:
+                ok = offered[where] = Reqs.from_labels({L.ZONE: o.zone, L.CAPACITY_TYPE: o.capacity_type}) \
+                    .intersects(wanted, why=False) is None
+            if ok:
+                offerings.append(k)
         if offerings:
-            out.append((row, offerings))
+            out.append((row, tuple(offerings)))
     return frozenset(out)
 
 

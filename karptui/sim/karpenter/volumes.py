@@ -56,7 +56,7 @@ def _merge(existing: Reqs | None, volume: Reqs) -> Reqs:
     return volume if existing is None else existing.plus(volume.values())
 
 
-BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+BIND_COMPLETED = L.BIND_COMPLETED
 
 
 def volume_error(pod: Pod, snapshot: Snapshot) -> str | None:

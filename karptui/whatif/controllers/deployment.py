@@ -40,7 +40,7 @@ from .templates import PodTemplate, fresh_names
 if TYPE_CHECKING:
     from ..apply import Run
 
-REVISION = "deployment.kubernetes.io/revision"
+REVISION = L.DEPLOYMENT_REVISION
 ROLLING, RECREATE = "RollingUpdate", "Recreate"
 DEFAULT_SURGE = DEFAULT_UNAVAILABLE = "25%"
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"   # the alphabet of pod-template-hash values

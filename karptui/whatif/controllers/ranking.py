@@ -29,9 +29,10 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import cmp_to_key
 
+from ...model import labels as L
 from ...model.pod import Pod
 
-DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+DELETION_COST = L.DELETION_COST
 _INT = re.compile(r"[+-]?[0-9]+")  # strconv.ParseInt's base 10: no spaces, no underscores
 _PHASE_ORDER = {"Pending": 0, "Unknown": 1, "Running": 2}
 

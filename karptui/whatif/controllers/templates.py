@@ -192,11 +192,24 @@ def fresh_names(run: Run, workload: Workload, count: int) -> list[str]:
 
 
 def check_constraints(spec: Mapping, target: Target) -> None:
-    """No pod template with more spread constraints or affinity terms than etcd could store."""
+    """No pod template with spread constraints the API server would refuse (two with the same
+    topologyKey and whenUnsatisfiable) or more than karptui's cap, nor more affinity terms than
+    etcd could store."""
     spread = spec.get("topologySpreadConstraints")
     if isinstance(spread, list) and len(spread) > limits.MAX_SPREAD_CONSTRAINTS:
         raise EditError(f"{target}: {len(spread):,} topologySpreadConstraints, over karptui's cap of "
-                        f"{limits.MAX_SPREAD_CONSTRAINTS:,} (more than a pod the API server can store)")
+                        f"{limits.MAX_SPREAD_CONSTRAINTS:,} (two per label key, for a node with "
+                        f"{limits.MAX_SPREAD_CONSTRAINTS // 2} label keys)")
+    seen: set[tuple[object, object]] = set()
+    for i, constraint in enumerate(spread if isinstance(spread, list) else ()):
+        if not isinstance(constraint, Mapping):
+            continue
+        pair = (constraint.get("topologyKey"), constraint.get("whenUnsatisfiable") or "DoNotSchedule")
+        if pair in seen:  # the API server's own rule: one constraint per key and action
+            raise EditError(f"{target}: spec.template.spec.topologySpreadConstraints[{i}]: Duplicate value: "
+                            f"\"{{{pair[0]}, {pair[1]}}}\" (the API server refuses a second constraint with "
+                            "the same topologyKey and whenUnsatisfiable)")
+        seen.add(pair)
     affinity = spec.get("affinity")
     terms = 0
     for kind, rule, inner in _AFFINITY_LISTS if isinstance(affinity, Mapping) else ():

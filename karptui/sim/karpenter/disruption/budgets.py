@@ -45,13 +45,13 @@ def active(budget: Budget, at: datetime | None) -> bool:
 
 def changes(budget: Budget, start: datetime, end: datetime) -> list[datetime]:
     """The times in (start, end] at which ``budget`` turns active or inactive: it can only do so
-    when its schedule fires or a window closes (a hit + duration), so those are the ones checked."""
+    where a run of its windows (hit, hit + duration) begins or ends (Cron.windows, which walks
+    runs, not hits: a long duration on a frequent schedule is one run), so those are checked."""
     if not budget.schedule or start is None:
         return []
     start, end = utc(start), utc(end)
     length = timedelta(seconds=budget.duration or 0)
-    hits = parse_cron(budget.schedule).hits(start - length, end)
-    moments = sorted({t for h in hits for t in (h, h + length) if start < t <= end})
+    moments = parse_cron(budget.schedule).windows(length, start, end)
     out, was = [], active(budget, start)
     for moment in moments:
         now = active(budget, moment)

@@ -37,7 +37,7 @@ from ....model.fields import parse_duration
 from ...state import ClusterState
 from .verdicts import BLOCKED, SKIPPED, WAITING, Why, span
 
-DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+DELETION_COST = L.DELETION_COST
 NOT_INITIALIZED = "node isn't initialized"  # StateNode.ValidateNodeDisruptable's words
 NODE_BASE_COST = 1.0
 

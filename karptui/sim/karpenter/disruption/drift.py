@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass, replace
 
 from ....model import Snapshot
+from ....model import labels as L
 from ....model.fields import parse_duration
 from ..launch import choose
 from ..requirements import Req, Reqs
@@ -61,9 +62,8 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
 
 
 # ---- which NodeClaims an edit would drift (Karpenter's NodeClaim drift check, before it runs) ----------
-NODEPOOL_HASH, NODEPOOL_HASH_VERSION = "karpenter.sh/nodepool-hash", "karpenter.sh/nodepool-hash-version"
-NODECLASS_HASH = "karpenter.k8s.aws/ec2nodeclass-hash"
-NODECLASS_HASH_VERSION = "karpenter.k8s.aws/ec2nodeclass-hash-version"
+NODEPOOL_HASH, NODEPOOL_HASH_VERSION = L.NODEPOOL_HASH, L.NODEPOOL_HASH_VERSION
+NODECLASS_HASH, NODECLASS_HASH_VERSION = L.NODECLASS_HASH, L.NODECLASS_HASH_VERSION
 NODEPOOL_DRIFTED, REQUIREMENTS_DRIFTED, NODECLASS_DRIFT = "NodePoolDrifted", "RequirementsDrifted", "NodeClassDrift"
 # Karpenter hashes a NodePool's spec.template without its requirements (checked on their own, below);
 # v1beta1's template also had resources, never hashed.
