@@ -200,3 +200,17 @@ def test_active_means_a_hit_in_the_last_duration_hit_included(minute, hours, dur
             hit_in_window = True
         probe += timedelta(minutes=1)
     assert active(Budget("0", schedule, duration * 60.0), at) is hit_in_window
+
+
+@pytest.mark.parametrize("at, hours", [("9999-12-31T23:00:00Z", "24"), ("9999-12-31T00:00:00Z", "48")])
+def test_a_window_past_the_calendars_end_is_one_line_and_exit_2(cli, at, hours):
+    """Issue 29 item 16: `budgets --at 9999-12-31T23:00` was an internal error (exit 1)."""
+    code, out, err = cli("budgets", "topology-spread", "--at", at, "--hours", hours)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [f"karptui: --at: {at[:16]}Z leaves no {hours}-hour window before "
+                                        "the year 9999 ends"]
+
+
+def test_a_window_at_the_calendars_start_is_answered(cli):
+    code, out, _ = cli("budgets", "topology-spread", "--at", "0001-01-01T00:00:00Z")
+    assert code == 0 and out

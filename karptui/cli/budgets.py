@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from ..catalog import snapshot_catalog
 from ..errors import InputError
@@ -66,6 +66,10 @@ def budgets_answer(snapshot, catalog, *, at: datetime | None, hours: int, whatif
         except ValueError as exc:  # a bad edit: the file and the edit
             raise InputError(whatif.source, str(exc)) from None
     clock = Clock(at, True) if at is not None else snapshot_clock(snapshot)
+    if clock.now > datetime.max.replace(tzinfo=timezone.utc) - timedelta(hours=hours + 1):
+        # the window's hourly cells would run past the calendar's end (Python's, as Go's time)
+        where = "--at" if at is not None else snapshot.meta.source or "the snapshot's capture time"
+        raise InputError(where, f"{clock.now:%Y-%m-%dT%H:%MZ} leaves no {hours}-hour window before the year 9999 ends")
     return budgets_view(snapshot, catalog, clock, hours=hours), warnings_with_catalog(snapshot, catalog)
 
 
