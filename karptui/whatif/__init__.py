@@ -47,6 +47,11 @@ applies to the bundled ``topology-spread`` snapshot (a test keeps it so)::
         region: ap-northeast-2          # optional: default from the zone
         labels: {team: a}               # optional extra labels
         taints: [{key: dedicated, value: a, effect: NoSchedule}]   # optional
+    - create:                           # a new object, its whole manifest (no target)
+        apiVersion: policy/v1
+        kind: PodDisruptionBudget
+        metadata: {name: web, namespace: default}
+        spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
 
 Targets name any kind the model reads (Node, Deployment, StatefulSet,
 DaemonSet, Job, PodDisruptionBudget, NodePool, Provisioner, EC2NodeClass,
@@ -64,12 +69,12 @@ See :mod:`karptui.whatif.apply` for what each edit does to the cluster.
 """
 
 from .apply import Applied, apply_whatif
-from .edits import AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, Target, WhatIf
+from .edits import AddNodes, Cordon, Create, Edit, Patch, Remove, RemoveNode, Scale, Target, WhatIf
 from .io import dump_whatif, load_whatif, parse_whatif, save_whatif
 from .patch import PatchError, apply_patch, json_patch, merge_patch, strategic_merge_patch
 
 __all__ = [
-    "AddNodes", "Applied", "Cordon", "Edit", "Patch", "PatchError", "Remove", "RemoveNode", "Scale",
+    "AddNodes", "Applied", "Cordon", "Create", "Edit", "Patch", "PatchError", "Remove", "RemoveNode", "Scale",
     "Target", "WhatIf", "apply_patch", "apply_whatif", "dump_whatif", "json_patch", "load_whatif",
     "merge_patch", "parse_whatif", "save_whatif", "strategic_merge_patch",
 ]
