@@ -32,7 +32,11 @@ def check_document(sim: dict, budgets: dict, *, change: dict, consolidated: bool
     replacements = _replacements(drift)
     provisioning = list(diff.get("nodeclaims", {}).get("added", []))
     cost = _cost(diff.get("hourly_cost"), drift, consolidated)
-    summary = {"drift": len(drift["nodeclaims"]), "pending": diff["counts"]["newly_pending"],
+    # pods that would become pending: running ones the change leaves without a place, and the new
+    # pods it makes (a scale, a new workload, a rollout's) that find none
+    added = [p for p in diff.get("added", []) if p["after"] is None]
+    pending = [*diff.get("newly_pending", []), *added]
+    summary = {"drift": len(drift["nodeclaims"]), "pending": len(pending),
                "launches": len(provisioning) + len(replacements),
                "cost_per_hour": cost["change_per_hour"], "cost_per_month": cost["change_per_month"],
                "cost_percent": cost["change_percent"]}
@@ -45,8 +49,8 @@ def check_document(sim: dict, budgets: dict, *, change: dict, consolidated: bool
         "summary": summary,
         "cost": cost,
         "budgets": _budgets(budgets, drift),
-        "pending": [{"pod": p["pod"], "before": p["before"], "reason": p["reason_after"]}
-                    for p in diff.get("newly_pending", [])],
+        "pending": [{"pod": p["pod"], "before": p["before"], "new": p in added, "reason": p["reason_after"]}
+                    for p in pending],
         "launches": {"provisioning": provisioning, "replacements": replacements},
         "thresholds": judged,
         "crossed": [t["threshold"] for t in judged if t["crossed"]],
@@ -84,7 +88,7 @@ def _cost(hourly: dict | None, drift: dict, consolidated: bool) -> dict:
                 "change_per_month": None, "change_percent": None, "estimated": False, "_percent": 0.0}
     before, after = Cost.from_dict(hourly["cost_before"]), Cost.from_dict(hourly["cost_after"])
     drifted = drift.get("hourly_cost_change")
-    extra = Cost.from_dict(drifted) if drifted and not consolidated else None
+    extra = Cost.from_dict(drifted) if drifted and drift["nodeclaims"] and not consolidated else None
     change = round(after.hourly - before.hourly + (extra.hourly if extra else 0.0), 6)
     percent = (change / before.hourly * 100 if before.hourly else
                (math.inf if change > 0 else -math.inf if change < 0 else 0.0))
@@ -187,7 +191,8 @@ def check_sections(doc: dict) -> list[Section]:
                             ("NodePool", "drifting", "allowed now", "drift can start", "budgets"),
                             tuple(_window_row(w, doc["budgets"]["at"]) for w in doc["budgets"]["windows"]), "nothing drifts"))
     sections.append(Section("pods that would become pending", ("pod", "was on", "reason"),
-                            tuple((p["pod"], p["before"] or "pending", p["reason"] or "") for p in doc["pending"]),
+                            tuple((p["pod"], "(new pod)" if p["new"] else p["before"] or "", p["reason"] or "")
+                                  for p in doc["pending"]),
                             "none"))
     launches = [("provisioning", words, "") for words in doc["launches"]["provisioning"]]
     launches += [(f"drift replacement (#{r['command']})",
