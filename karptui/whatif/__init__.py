@@ -47,11 +47,6 @@ applies to the bundled ``topology-spread`` snapshot (a test keeps it so)::
         region: ap-northeast-2          # optional: default from the zone
         labels: {team: a}               # optional extra labels
         taints: [{key: dedicated, value: a, effect: NoSchedule}]   # optional
-    - create:                           # a new object, its whole manifest (no target)
-        apiVersion: policy/v1
-        kind: PodDisruptionBudget
-        metadata: {name: web, namespace: default}
-        spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
 
 Targets name any kind the model reads (Node, Deployment, StatefulSet,
 DaemonSet, Job, PodDisruptionBudget, NodePool, Provisioner, EC2NodeClass,
@@ -62,6 +57,10 @@ volumes, env, imagePullSecrets by ``name``; ports by ``containerPort``;
 volumeMounts by ``mountPath``; topologySpreadConstraints by ``(topologyKey,
 whenUnsatisfiable)``; every other list (tolerations, nodeSelectorTerms,
 NodePool requirements, taints) is replaced whole. ``null`` deletes a key.
+
+``create: MANIFEST`` (no target) adds an object the snapshot does not hold, from its whole
+manifest: a NodePool, EC2NodeClass, PDB, a workload (whose controller makes its pods, pending)...
+(``karptui check --apply`` makes these for new objects; :mod:`karptui.whatif.manifests`).
 
 Errors are one line naming the file and the edit (numbered from 1):
 ``drop.yaml: edit 2: Deployment/default/nope not found in the snapshot``.
