@@ -318,3 +318,31 @@ def test_a_namespaced_object_without_a_namespace_goes_to_default(multi, write):
     whatif, notes = whatif_from_manifests(multi, [write("n.yaml", json.dumps(plain))])
     assert str(whatif.edits[0].target) == "Deployment/default/nons"
     assert any("applied to default" in n for n in notes)
+
+
+def test_the_table_reads_no_markup_from_the_cluster(cli, write, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
+    manifest = write("m.yaml", json.dumps(deployment(name="x[bold red]boom[/bold red]",
+                                                     selector={"[link=http://e]z[/link]": "nope"})))
+    code, out, _ = cli("check", "multi-nodepool", "--apply", manifest)
+    assert code == 0
+    assert "default/x[bold red]boom[/bold red]-whatif-1" in out and '"[link=http://e]z[/link]"' in out
+
+
+def test_a_whatif_file_may_create_an_object_once(cli, write, multi):
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": "inflate"}}}}
+    whatif = {"apiVersion": "karptui/v1", "kind": "WhatIf", "name": "pdb", "edits": [{"create": pdb}]}
+    code, doc, _ = check_json(cli, "multi-nodepool", "--whatif", write("pdb.yaml", json.dumps(whatif)))
+    assert code == 0 and doc["change"]["edits"] == ["create PodDisruptionBudget/default/p"]
+    assert "PodDisruptionBudget/default/p created" in doc["whatif"]["notes"]
+    twice = {**whatif, "edits": [{"create": pdb}, {"create": pdb}]}
+    code, _, err = cli("check", "multi-nodepool", "--whatif", write("twice.yaml", json.dumps(twice)))
+    assert code == 2 and "edit 2: PodDisruptionBudget/default/p already exists in the snapshot" in err
+    bad = {**whatif, "edits": [{"target": "PodDisruptionBudget/default/p", "create": pdb}]}
+    code, _, err = cli("check", "multi-nodepool", "--whatif", write("bad.yaml", json.dumps(bad)))
+    assert code == 2 and "edit 1: create takes no target" in err
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}
+    code, _, err = cli("check", "multi-nodepool", "--whatif",
+                       write("node.yaml", json.dumps({**whatif, "edits": [{"create": node}]})))
+    assert code == 2 and "cannot create a Node" in err and len(err.strip().splitlines()) == 1
