@@ -346,3 +346,24 @@ def test_a_whatif_file_may_create_an_object_once(cli, write, multi):
     code, _, err = cli("check", "multi-nodepool", "--whatif",
                        write("node.yaml", json.dumps({**whatif, "edits": [{"create": node}]})))
     assert code == 2 and "cannot create a Node" in err and len(err.strip().splitlines()) == 1
+
+
+def test_with_consolidate_the_drift_commands_are_in_the_cost_path(cli):
+    _, plain, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND)
+    _, full, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND, "--consolidate")
+    assert full["consolidated"] and full["cost"]["drift_change"] is None
+    assert full["cost"]["after"]["hourly"] == pytest.approx(full["cost"]["before"]["hourly"] - 0.11, abs=1e-4)
+    assert full["summary"] == plain["summary"]
+
+
+def test_a_directory_is_its_manifests_in_name_order(cli, write, tmp_path):
+    write("pr/b-nodeclass.yaml", (ROOT / CHECK / "nodeclass-bottlerocket.yaml").read_text())
+    write("pr/a-nodepool.yml", ON_DEMAND.read_text())
+    write("pr/README.md", "not a manifest")
+    code, doc, _ = check_json(cli, "multi-nodepool", "--apply", tmp_path / "pr")
+    assert code == 0 and [Path(p).name for p in doc["change"]["apply"]] == ["pr"]
+    assert doc["change"]["edits"] == ["merge patch of NodePool/default", "merge patch of EC2NodeClass/team1"]
+    assert {i["node"] for i in doc["whatif"]["drift"]["nodeclaims"]} == {SPOT_A, SPOT_B, TEAM1}
+    write("empty/x.txt", "")
+    code, _, err = cli("check", "multi-nodepool", "--apply", tmp_path / "empty")
+    assert code == 2 and "a directory with no .yaml, .yml or .json files" in err

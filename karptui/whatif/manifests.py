@@ -16,7 +16,8 @@ the drift preview, the controllers):
   list, requirements and taints too, is replaced whole);
 * an object the snapshot does not hold becomes a ``create`` edit with its manifest.
 
-A manifest is read as YAML, one object per document or a ``kind: List``; ``status`` and the
+A manifest is read as YAML, one object per document or a ``kind: List``; a directory is its
+``.yaml``, ``.yml`` and ``.json`` files in name order (``kubectl apply -f DIR``); ``status`` and the
 server's metadata (uid, resourceVersion, managedFields...) are left out, as the API server
 ignores them. A namespaced object without ``metadata.namespace`` goes to ``default``, the
 namespace kubectl uses without a context's. Kinds karptui does not model (ConfigMap, Secret,
@@ -49,6 +50,7 @@ BUILT_IN_GROUPS = frozenset({"", "apps", "extensions", "batch", "policy", "sched
 # The metadata a manifest may set; the rest (uid, resourceVersion, managedFields, ...) is the server's.
 KEPT_METADATA = ("name", "namespace", "labels", "annotations")
 DEFAULT_NAMESPACE = "default"
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def whatif_from_manifests(snapshot: Snapshot, paths: Sequence[str | Path]) -> tuple[WhatIf, list[str]]:
@@ -57,6 +59,7 @@ def whatif_from_manifests(snapshot: Snapshot, paths: Sequence[str | Path]) -> tu
     edits: list[Edit] = []
     notes: list[str] = []
     applied: dict[Target, Mapping] = {}  # objects applied earlier in this run: their manifest is the last applied
+    paths = manifest_files(paths)
     for path in paths:
         for number, doc in enumerate(_objects(path), 1):
             edit = _edit(snapshot, doc, applied, notes, f"{path}: object {number}")
@@ -68,6 +71,21 @@ def whatif_from_manifests(snapshot: Snapshot, paths: Sequence[str | Path]) -> tu
     names = ", ".join(Path(p).name for p in paths)
     return WhatIf(name=f"apply {names}", edits=tuple(edits), description="kubectl apply of " + names,
                   source=str(paths[0]) if len(paths) == 1 else names), notes
+
+
+def manifest_files(paths: Sequence[str | Path]) -> list[str | Path]:
+    """``paths`` with each directory replaced by its ``.yaml``, ``.yml`` and ``.json`` files in name
+    order, as ``kubectl apply -f DIR`` reads one (not its subdirectories)."""
+    out: list[str | Path] = []
+    for path in paths:
+        if Path(path).is_dir():
+            found = sorted(str(f) for f in Path(path).iterdir() if f.suffix in MANIFEST_SUFFIXES and f.is_file())
+            if not found:
+                raise InputError(path, "a directory with no .yaml, .yml or .json files")
+            out += found
+        else:
+            out.append(path)
+    return out
 
 
 def _objects(path: str | Path) -> list[Mapping]:
