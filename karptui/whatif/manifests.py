@@ -11,9 +11,14 @@ the drift preview, the controllers):
   object's ``kubectl.kubernetes.io/last-applied-configuration`` annotation; a snapshot saved by
   ``karptui snapshot save`` drops that annotation (it copies the whole object), so there
   nothing is deleted and a field the manifest leaves out stays as captured -- said in a note.
-  The patch type is kubectl's: a strategic merge patch for Kubernetes' own kinds (containers
-  merge by name, ...), a JSON merge patch for custom resources (NodePool, EC2NodeClass: every
-  list, requirements and taints too, is replaced whole);
+  The patch type is kubectl's (its apply patcher, k8s.io/kubectl ``pkg/cmd/apply/patcher.go``:
+  a three-way JSON merge patch for a kind its scheme does not register, else a three-way
+  strategic merge patch): strategic for Kubernetes' own kinds (containers merge by name, ...),
+  JSON merge for custom resources (NodePool, EC2NodeClass: every list, requirements and taints
+  too, is replaced whole). kubectl reads the live object in the manifest's API version; a
+  snapshot holds it in the version captured, so a manifest of another version (a
+  ``karpenter.sh/v1`` NodePool over a captured ``v1beta1`` one) is merged field by field,
+  without the conversion Karpenter's webhook makes;
 * an object the snapshot does not hold becomes a ``create`` edit with its manifest.
 
 A manifest is read as YAML, one object per document or a ``kind: List``; a directory is its
