@@ -367,3 +367,15 @@ def test_a_directory_is_its_manifests_in_name_order(cli, write, tmp_path):
     write("empty/x.txt", "")
     code, _, err = cli("check", "multi-nodepool", "--apply", tmp_path / "empty")
     assert code == 2 and "a directory with no .yaml, .yml or .json files" in err
+
+
+def test_the_mcp_whatif_tool_answers_the_same_drift(cli):
+    """The same question of ``karptui mcp``'s what-if answer, ``simulate`` and ``check``: one answer."""
+    from karptui.mcp.answers import Answers
+    from karptui.sim.karpenter.featuregates import parse_feature_gates
+
+    answers = Answers(lambda: load_snapshot(bundled_snapshot("multi-nodepool")), gates=parse_feature_gates(None))
+    tool = answers.whatif((CHECK / "nodepool-on-demand.whatif.yaml").read_text())
+    _, doc, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND)
+    assert tool["whatif"]["drift"] == doc["whatif"]["drift"]
+    assert tool["whatif"]["diff"]["hourly_cost"] == doc["whatif"]["diff"]["hourly_cost"]
