@@ -59,10 +59,10 @@ def budgets_answer(snapshot, catalog, *, at: datetime | None, hours: int, whatif
     """The budgets view at ``at`` (default: the snapshot's clock) over ``hours``, after ``whatif``
     if given, and the loader's warnings: what ``budgets`` prints and ``karptui mcp`` returns."""
     if whatif is not None:
-        from ..whatif import apply_whatif
+        from ..whatif.session import apply_drifting
 
-        try:
-            snapshot = apply_whatif(snapshot, whatif).snapshot
+        try:  # the NodeClaims the edits drift are marked: reason Drifted counts them, as Karpenter would
+            snapshot = apply_drifting(snapshot, whatif)[0].snapshot
         except ValueError as exc:  # a bad edit: the file and the edit
             raise InputError(whatif.source, str(exc)) from None
     clock = Clock(at, True) if at is not None else snapshot_clock(snapshot)

@@ -124,6 +124,27 @@ def build_parser() -> OneLineParser:
     budgets.add_argument("--instance-types", metavar="FILE", help="instance-type catalog (default: bundled EC2 data)")
     budgets.add_argument("--output", "-o", choices=("table", "json"), default="table")
     budgets.set_defaults(run=_lazy(".budgets", "run_budgets"))
+    check = commands.add_parser("check", help="review a change for CI: what a what-if or changed manifests "
+                                              "would drift, leave pending, launch and cost (docs/ci.md)")
+    check.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    check.add_argument("--whatif", metavar="FILE", help="the change: a what-if file")
+    check.add_argument("--apply", metavar="MANIFEST", nargs="+", action="extend",
+                       help="the change: manifests applied as `kubectl apply -f` would (NodePool, EC2NodeClass, "
+                            "Deployment...; multi-document YAML)")
+    check.add_argument("--at", metavar="TIME", help="ISO 8601 time the change lands, for the budgets window "
+                                                   "(default: the snapshot's capture time)")
+    check.add_argument("--fail-on", metavar="COND,...", action="append",
+                       help="thresholds that make the exit status 3: drift>N, pending>N, launches>N, cost>+5%%, "
+                            "cost>+10/h, cost>+500/mo (> or >=)")
+    check.add_argument("--instance-types", metavar="FILE", help="instance-type catalog (default: bundled EC2 data)")
+    check.add_argument("--consolidate", action="store_true", help="also simulate Karpenter consolidation")
+    check.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
+    check.add_argument("--output", "-o", choices=("table", "markdown", "json"), default="table")
+    _namespace(check)
+    _discounts(check)
+    _karpenter_version(check, suppress=True)
+    _karpenter_settings(check, suppress=True)
+    check.set_defaults(run=_lazy(".check", "run_check"))
     mcp = commands.add_parser("mcp", help="serve karptui's answers to AI assistants: a Model Context Protocol "
                                           "server over stdio, read-only (docs/mcp.md)")
     mcp.add_argument("snapshot", metavar="SNAPSHOT", nargs="?",

@@ -58,18 +58,22 @@ volumeMounts by ``mountPath``; topologySpreadConstraints by ``(topologyKey,
 whenUnsatisfiable)``; every other list (tolerations, nodeSelectorTerms,
 NodePool requirements, taints) is replaced whole. ``null`` deletes a key.
 
+``create: MANIFEST`` (no target) adds an object the snapshot does not hold, from its whole
+manifest: a NodePool, EC2NodeClass, PDB, a workload (whose controller makes its pods, pending)...
+(``karptui check --apply`` makes these for new objects; :mod:`karptui.whatif.manifests`).
+
 Errors are one line naming the file and the edit (numbered from 1):
 ``drop.yaml: edit 2: Deployment/default/nope not found in the snapshot``.
 See :mod:`karptui.whatif.apply` for what each edit does to the cluster.
 """
 
 from .apply import Applied, apply_whatif
-from .edits import AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, Target, WhatIf
+from .edits import AddNodes, Cordon, Create, Edit, Patch, Remove, RemoveNode, Scale, Target, WhatIf
 from .io import dump_whatif, load_whatif, parse_whatif, save_whatif
 from .patch import PatchError, apply_patch, json_patch, merge_patch, strategic_merge_patch
 
 __all__ = [
-    "AddNodes", "Applied", "Cordon", "Edit", "Patch", "PatchError", "Remove", "RemoveNode", "Scale",
+    "AddNodes", "Applied", "Cordon", "Create", "Edit", "Patch", "PatchError", "Remove", "RemoveNode", "Scale",
     "Target", "WhatIf", "apply_patch", "apply_whatif", "dump_whatif", "json_patch", "load_whatif",
     "merge_patch", "parse_whatif", "save_whatif", "strategic_merge_patch",
 ]

@@ -43,7 +43,7 @@ from .controllers.common import FIELD_OF_KIND, EditError, build, kind_of, swap
 from .controllers.deployment import Rollout
 from .controllers.drain import Drain, drain
 from .controllers.nodes import add_nodes, cordon
-from .edits import (AddNodes, Cordon, Edit, Patch, Remove, RemoveNode, Scale, SCALABLE, SetFeatureGates,
+from .edits import (AddNodes, Cordon, Create, Edit, Patch, Remove, RemoveNode, Scale, SCALABLE, SetFeatureGates,
                     SetKarpenterVersion, Target,
                     WhatIf)
 from .patch import PatchError, apply_patch, merge_patch
@@ -149,7 +149,7 @@ class Run:
         handlers = {Patch: self._patch, Scale: self._scale, Cordon: lambda e: cordon(self, e),
                     RemoveNode: lambda e: drain(self, e), Remove: self._remove,
                     AddNodes: lambda e: add_nodes(self, e), SetFeatureGates: self._feature_gates,
-                    SetKarpenterVersion: self._karpenter_version}
+                    SetKarpenterVersion: self._karpenter_version, Create: self._create}
         handler = handlers.get(type(edit))
         if handler is None:
             raise EditError(f"not an edit: {edit!r}")
@@ -210,6 +210,24 @@ class Run:
             self.resimulated.append(f"{obj.kind}/{obj.key}")
             return
         self.snapshot = swap(self.snapshot, field, obj, build(patched, target))
+
+    # ---------------------------------------------------------------- create
+
+    def _create(self, edit: Create) -> None:
+        """A new object: built by the model's builder; a workload then goes to its controller as a
+        scale from no pods (its pods are made from the template, pending), as the real one would."""
+        target = edit.target
+        field = FIELD_OF_KIND[target.kind]
+        if any(kind_of(o) == target.kind and o.name == target.name and o.namespace == target.namespace
+               for o in getattr(self.snapshot, field)):
+            raise EditError(f"{target} already exists in the snapshot (patch it instead)")
+        raw = edit.manifest
+        obj = build(raw, target)
+        self.snapshot = replace(self.snapshot, **{field: getattr(self.snapshot, field) + (obj,)})
+        if field == "workloads":  # the same template: no rollout, a scale from its 0 pods
+            controllers.reconcile(self, obj, raw, target)
+            self.resimulated.append(f"{obj.kind}/{obj.key}")
+        self.notes.append(f"{target} created")
 
     # ---------------------------------------------------------------- remove, gates
 

@@ -308,7 +308,55 @@ class SetKarpenterVersion:
         return f"Karpenter {self.version}"
 
 
-Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes, SetFeatureGates, SetKarpenterVersion]
+# What ``create`` can make: objects whose arrival changes where pods go or what Karpenter does.
+# Nodes come from ``addNodes`` (with an instance type's capacity); Pods, NodeClaims and Events
+# are made by controllers, not applied.
+CREATABLE = frozenset({
+    *WORKLOAD_KINDS, "PodDisruptionBudget", "NodePool", "Provisioner", "NodeOverlay", "EC2NodeClass",
+    "AWSNodeTemplate", "PriorityClass", "StorageClass", "Service", "Namespace", "PersistentVolume",
+    "PersistentVolumeClaim",
+})
+
+
+@dataclass(frozen=True)
+class Create:
+    """A new object from its whole manifest, as ``kubectl apply`` (or ``create``) of an object the
+    cluster does not hold: a NodePool, an EC2NodeClass, a PDB, a workload (its controller then
+    makes its pods, pending). ``manifest`` keeps ``metadata.namespace`` for a namespaced kind."""
+
+    manifest: Mapping
+
+    def __post_init__(self) -> None:
+        m = self.manifest
+        if not isinstance(m, Mapping):
+            raise ValueError("create takes an object's manifest (apiVersion, kind, metadata, spec)")
+        kind, api_version = m.get("kind"), m.get("apiVersion")
+        if not isinstance(kind, str) or not isinstance(api_version, str) or not kind or not api_version:
+            raise ValueError("create: the manifest needs apiVersion and kind")
+        if kind not in CREATABLE:
+            raise ValueError(f"create: cannot create a {kind} ({', '.join(sorted(CREATABLE))})")
+        meta = m.get("metadata")
+        if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str) or not meta.get("name"):
+            raise ValueError(f"create: the {kind} has no metadata.name")
+        self.target  # checks the namespace against the kind's scope
+        object.__setattr__(self, "manifest", copy.deepcopy(dict(m)))
+
+    @property
+    def target(self) -> Target:
+        meta = self.manifest["metadata"]
+        namespace = meta.get("namespace") or ""
+        if not isinstance(namespace, str):
+            raise ValueError("create: metadata.namespace must be a string")
+        return Target(self.manifest["kind"], meta["name"], "" if self.manifest["kind"] in CLUSTER_SCOPED else namespace)
+
+    def to_dict(self) -> dict:
+        return {"create": copy.deepcopy(self.manifest)}
+
+    def describe(self) -> str:
+        return f"create {self.target}"
+
+
+Edit = Union[Patch, Scale, Cordon, RemoveNode, Remove, AddNodes, SetFeatureGates, SetKarpenterVersion, Create]
 
 
 @dataclass(frozen=True)

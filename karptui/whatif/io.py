@@ -21,6 +21,7 @@ from .edits import (
     KIND,
     AddNodes,
     Cordon,
+    Create,
     Edit,
     Patch,
     Remove,
@@ -34,7 +35,7 @@ from .edits import (
 from .patch import STRATEGIC
 
 TOP_KEYS = ("apiVersion", "kind", "name", "description", "edits")
-OPERATIONS = ("patch", "scale", "cordon", "remove", "addNodes", "featureGates", "karpenterVersion")
+OPERATIONS = ("patch", "scale", "cordon", "remove", "addNodes", "featureGates", "karpenterVersion", "create")
 EDIT_KEYS = ("target", "patchType", *OPERATIONS)
 ADD_NODES_KEYS = {
     "instanceType": "instance_type", "zone": "zone", "count": "count", "capacityType": "capacity_type",
@@ -130,6 +131,10 @@ def parse_edit(item: object) -> Edit:
         if "target" in item:
             raise ValueError("featureGates takes no target")
         return SetFeatureGates(item["featureGates"])
+    if op == "create":
+        if "target" in item:
+            raise ValueError("create takes no target (the manifest names the object)")
+        return Create(item["create"])
     if op == "karpenterVersion":
         if "target" in item:
             raise ValueError("karpenterVersion takes no target")

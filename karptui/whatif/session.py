@@ -173,13 +173,9 @@ class WhatIfSession:
         if progress is not None:  # a word at once: the first pod is placed only after the edits and the state
             progress(f"what-if, applying {len(whatif.edits)} edit(s)", 0, 0)
         try:
-            applied = apply_whatif(self.snapshot, whatif, catalog=self.edits_catalog)
+            applied, drifting = apply_drifting(self.snapshot, whatif, catalog=self.edits_catalog)
         except (InputError, ValueError) as exc:
             return RunResult(whatif.name, ERROR, str(exc), edits=len(whatif.edits))
-        # an edited NodePool or NodeClass drifts NodeClaims: Karpenter marks them Drifted, and its
-        # drift method replaces them, consolidating or not (drift is its own disruption method)
-        drifting = tuple(drift_preview(self.snapshot, applied.snapshot))
-        applied = replace(applied, snapshot=mark_drifted(applied.snapshot, list(drifting)))
         try:
             _check(cancelled)
             kept = self.baseline(consolidate, progress=progress, cancelled=cancelled)
@@ -210,6 +206,18 @@ class WhatIfSession:
                           progress=_watched(f"{rollout.workload} peak", progress, cancelled))
         claims = tuple(launch_words(c) for c in result.nodeclaims)
         return RolloutPeak(rollout, claims, max(0, len(result.nodeclaims) - len(end.nodeclaims)), result.pending)
+
+
+def apply_drifting(snapshot: Snapshot, whatif: WhatIf, *, catalog: Any = None) -> tuple[Applied, tuple]:
+    """``whatif`` applied, with the NodeClaims its edits drift marked Drifted, and those NodeClaims.
+
+    An edited NodePool or NodeClass drifts NodeClaims: Karpenter marks them Drifted, and its drift
+    method replaces them, consolidating or not (drift is its own disruption method). The session's
+    run and ``budgets --whatif`` (whose reason Drifted then counts them) both apply a what-if here.
+    Raises :class:`InputError` for a bad edit, as :func:`apply_whatif`."""
+    applied = apply_whatif(snapshot, whatif, catalog=catalog)
+    drifting = tuple(drift_preview(snapshot, applied.snapshot))
+    return replace(applied, snapshot=mark_drifted(applied.snapshot, list(drifting))), drifting
 
 
 def _check(cancelled: Callable[[], bool] | None) -> None:

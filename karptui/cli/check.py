@@ -1,0 +1,92 @@
+"""``karptui check SNAPSHOT (--whatif FILE | --apply MANIFEST...) [--at TIME] [--fail-on COND,...]
+[--output table|markdown|json] [simulate's flags]``: a change reviewed for CI.
+
+The change runs as ``simulate --whatif`` runs it (a manifest is first turned into what-if
+edits, :mod:`karptui.whatif.manifests`); the budgets are ``budgets --whatif``'s over the next
+24 hours; :mod:`karptui.views.check` assembles the review from both documents. Exit status 0
+when no ``--fail-on`` threshold is crossed, 3 when one is (2 bad input, 1 internal error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import InputError
+from ..sources import load_snapshot, resolve_snapshot_path
+from ..sources.collector import settle_for_simulation
+from ..text import visible_doc
+from ..views.check import check_document, check_markdown, check_sections, summary_line, verdict_line
+from ..views.thresholds import parse_thresholds
+from .budgets import budgets_answer, budgets_document, parse_at
+from .karpenter_settings import flags_given, with_flags
+from .karpenter_version import flag_text, with_flag
+from .output import json_text, say, table_console
+from .simulate import feature_gates, simulation_catalog, simulation_document
+
+HOURS = 24
+
+
+def run_check(args: argparse.Namespace) -> int:
+    try:
+        thresholds = parse_thresholds(args.fail_on)
+    except ValueError as exc:
+        raise InputError("--fail-on", str(exc)) from None
+    at = parse_at(args.at) if args.at else None
+    gates = feature_gates(args.feature_gates)
+    if bool(args.whatif) == bool(args.apply):
+        raise InputError(None, "give the change: --whatif FILE or --apply MANIFEST... (one of them)")
+    snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), flag_text(args)),
+                          flags_given(args))
+    settle_for_simulation()
+    catalog = simulation_catalog(snapshot, args.instance_types, getattr(args, "discounts", None))
+    if args.whatif:
+        from ..whatif import load_whatif
+
+        whatif, notes = load_whatif(args.whatif), []
+        change = {"whatif": args.whatif, "apply": []}
+    else:
+        from ..whatif.manifests import whatif_from_manifests
+
+        whatif, notes = whatif_from_manifests(snapshot, args.apply)
+        change = {"whatif": None, "apply": list(args.apply)}
+    change.update({"name": whatif.name, "edits": [edit.describe() for edit in whatif.edits], "notes": notes})
+    sim, _ = simulation_document(snapshot, catalog, gates=gates, consolidate=args.consolidate, whatif=whatif,
+                                 whatif_file=args.whatif or whatif.source, edits_catalog=bool(args.instance_types),
+                                 namespace=getattr(args, "namespace", None))
+    view, warnings = budgets_answer(snapshot, catalog, at=at, hours=HOURS, whatif=whatif)
+    doc = check_document(sim, budgets_document(view, warnings), change=change, consolidated=args.consolidate,
+                         thresholds=thresholds)
+    for warning in doc.get("warnings", ()):
+        say(f"karptui: warning: {warning}")
+    if args.output == "json":
+        sys.stdout.write(json_text(doc) + "\n")
+    elif args.output == "markdown":
+        sys.stdout.write(check_markdown(doc))
+    else:
+        _print_table(visible_doc(doc), table_console())
+    if doc["crossed"]:
+        say(f"karptui: check: threshold crossed: {', '.join(doc['crossed'])}")
+    return doc["exit_status"]
+
+
+def _print_table(doc: dict, console: Console) -> None:
+    console.print(Text(f"karptui check: {doc['change']['name']}", style="bold"))
+    console.print(summary_line(doc))
+    console.print(Text(verdict_line(doc), style="red bold" if doc["crossed"] else "green"))
+    for section in check_sections(doc):
+        if not section.rows:
+            console.print(Text.assemble("\n", (section.title, "bold"), f": {section.empty}"))
+            continue
+        table = Table(title=section.title, title_justify="left")
+        for header in section.headers:
+            table.add_column(header, overflow="fold")
+        for row in section.rows:
+            table.add_row(*row)
+        console.print(table)
+    for note in [*doc["change"]["notes"], *doc["whatif"].get("notes", [])]:
+        console.print(Text.assemble(("note:", "yellow"), f" {note}"))
