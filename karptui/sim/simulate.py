@@ -149,7 +149,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
 
             disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=disruption_pending(attempts),
                                   progress=progress, found=found, nominated=nominated(attempts),
-                                  planned=planned(attempts), skip_unplaceable=skip_unplaceable)
+                                  planned=planned(attempts), skip_unplaceable=skip_unplaceable, gates=gates)
             commands, stuck = disruptor.run(state)
             disruptions, blocked = tuple(commands), tuple(stuck)
             notes.extend(disruptor.timeouts)
