@@ -54,7 +54,7 @@ POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
             "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
-             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions"}
+             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions", "drifted"}
 
 
 class ScenarioError(Exception):
@@ -286,6 +286,8 @@ class Cluster:
             self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, claim_allocatable, provider_id,
                                                     created, initialized, registered=not raw.get("inflight"),
                                                     startup=tspec.get("startupTaints") or [])
+        if raw.get("drifted") and pool:  # the NodeClaim's Drifted condition is True
+            self.nodeclaims[name]["status"]["conditions"].append({"type": "Drifted", "status": "True"})
         if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
             self.mark_for_deletion(name)
         if raw.get("inflight"):
