@@ -147,6 +147,9 @@ class Disruptor:
         self._settled: frozenset[str] | None = None
         self._never: frozenset[str] | None = None
         self._health: dict | None = None
+        # static NodePool -> replacements launched in this run whose candidates Karpenter would still be
+        # terminating: they hold their slot under limits.nodes (NodePoolState.ReserveNodeCount)
+        self.static_reserved: dict[str, int] = {}
         # leave the pending pods no simulation can place out of its queue (the same answers; False
         # runs every pending pod through every simulation, as tests compare)
         self.skip_unplaceable = skip_unplaceable
@@ -466,7 +469,11 @@ class Disruptor:
             return
         self._pool = None
         removed = {c.name for c in command.candidates} | {n.name for i, n in enumerate(state.nodes) if state.excluded[i]}
-        where = {pod.key: state.nodes[target].name for pod, target in command.simulation.moved}
+        moved = command.simulation.moved if command.simulation is not None else []
+        where = {pod.key: state.nodes[target].name for pod, target in moved}
+        if command.simulation is None:  # a static NodePool's replacement: the evicted pods find their own way
+            self.pending += [replace(pod, node_name="") for c in command.candidates
+                             for pod in reschedulable(state.pods[c.index])]
         landed: dict[str, str] = {}
         nodes = [n for n in state.nodes if n.name not in removed]
         for k, replacement in enumerate(command.replacements):

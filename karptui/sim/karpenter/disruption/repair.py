@@ -22,6 +22,7 @@ from ....catalog.pricing import node_price
 from ...state import ClusterState
 from .. import repair as R
 from ..launch import choose
+from . import static
 from .budgets import UNHEALTHY
 from .candidates import Candidate, reschedulable
 from .command import Command, Replacement
@@ -77,6 +78,12 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
     for c in order(ctx, candidates):
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
+            continue
+        if c.pool.replicas is not None:  # a static NodePool: its template, or terminate-first (v1.15)
+            command, why = static.command(ctx, NAME, REASON, c)
+            if command is not None:
+                return command
+            ctx.note(c, NAME, why)
             continue
         simulation = ctx.simulate([c], planned=False)
         if not simulation.all_scheduled:
