@@ -286,8 +286,9 @@ class Cluster:
             self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, claim_allocatable, provider_id,
                                                     created, initialized, registered=not raw.get("inflight"),
                                                     startup=tspec.get("startupTaints") or [])
-        if raw.get("drifted") and pool:  # the NodeClaim's Drifted condition is True
-            self.nodeclaims[name]["status"]["conditions"].append({"type": "Drifted", "status": "True"})
+        if raw.get("drifted") is not None and pool:  # the NodeClaim's Drifted condition, True or False
+            self.nodeclaims[name]["status"]["conditions"].append(
+                {"type": "Drifted", "status": "True" if raw["drifted"] else "False"})
         if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
             self.mark_for_deletion(name)
         if raw.get("inflight"):
