@@ -193,3 +193,23 @@ def test_forceful_repair_leaves_its_pods_pending_for_provisioning(tmp_path):
     first = doc["disruptions"][0]
     assert first["replacement"] is None and first["moves"] == {} and first["pods"] == 1
 
+
+
+def test_the_controller_deployments_feature_gates_turn_repair_on(tmp_path):
+    """Operators enable NodeRepair through the Helm chart (FEATURE_GATES on the controller): without
+    --feature-gates the run follows it, and the flag replaces it whole, as it does for Karpenter."""
+    cluster = _cluster(NOT_READY_45M, deployment_env={"FEATURE_GATES": "NodeRepair=true"})
+    doc = _simulate(tmp_path, cluster)
+    assert doc["feature_gates"]["NodeRepair"] is True
+    assert doc["disruptions"][0]["method"] == "repair"
+    flagged = _simulate(tmp_path, cluster, "--feature-gates", "SpotToSpotConsolidation=true")
+    assert flagged["feature_gates"]["NodeRepair"] is False and flagged["disruptions"] == []
+
+
+def test_the_tui_disruption_pane_follows_the_deployments_gates(tmp_path):
+    cluster = _cluster(NOT_READY_45M, deployment_env={"FEATURE_GATES": "NodeRepair=true"})
+    snapshot_path, catalog_path = _files(tmp_path, cluster)
+    snapshot, catalog = load_snapshot(snapshot_path), load_catalog_file(catalog_path)
+    result = simulate(snapshot, catalog=catalog, consolidate=True)   # as the pane's worker calls it
+    view = simulated_view(result, snapshot)
+    assert any(line.startswith("repair: replace") for line in view.node_lines("node-1"))

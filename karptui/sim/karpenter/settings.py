@@ -34,6 +34,7 @@ import yaml
 from ...model.affinity import TopologySpreadConstraint, parse_spread_constraints
 from ...model import labels as L
 from ...model.errors import ModelError
+from .featuregates import DEFAULT_GATES, FeatureGates, parse_feature_gates
 from .versions import V1_15, image_version, karpenter_version
 
 PREFERENCE_POLICY, MIN_VALUES_POLICY, SCHEDULER_CONFIG = "PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG"
@@ -187,6 +188,41 @@ def _deployed(container: Mapping) -> dict[str, str]:
     return found
 
 
+FEATURE_GATES, FEATURE_GATES_FLAG = "FEATURE_GATES", "--feature-gates"
+
+
+def controller_gates(snapshot) -> FeatureGates:
+    """The feature gates the controller's Deployment in the snapshot runs with (its ``FEATURE_GATES``
+    env, a ``--feature-gates`` flag in its ``args`` winning), over Karpenter's defaults; the defaults
+    when it shows none, or none karptui can read (a redacted or unknown value). What a simulation uses
+    when no ``--feature-gates`` is given: how the Helm chart's ``settings.featureGates`` reach Karpenter."""
+    found = _gates_found.get(snapshot)
+    if found is None:
+        found = _gates_found[snapshot] = _controller_gates(snapshot)
+    return found
+
+
+def _controller_gates(snapshot) -> FeatureGates:
+    controller = _controller_container(snapshot)
+    if controller is None:
+        return DEFAULT_GATES
+    _, container = controller
+    text = None
+    for env in container.get("env") or ():
+        if isinstance(env, Mapping) and env.get("name") == FEATURE_GATES and isinstance(env.get("value"), str):
+            text = env["value"]
+    args = [str(a) for a in (container.get("args") or ()) if isinstance(a, (str, int))]
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag == FEATURE_GATES_FLAG:
+            text = value if eq else (args[i + 1] if i + 1 < len(args) else text)
+    try:
+        return parse_feature_gates(text)
+    except ValueError:  # redacted, or a gate this karptui does not know: Karpenter's defaults
+        return DEFAULT_GATES
+
+
+_gates_found: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _found: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
