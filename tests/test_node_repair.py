@@ -213,3 +213,36 @@ def test_the_tui_disruption_pane_follows_the_deployments_gates(tmp_path):
     result = simulate(snapshot, catalog=catalog, consolidate=True)   # as the pane's worker calls it
     view = simulated_view(result, snapshot)
     assert any(line.startswith("repair: replace") for line in view.node_lines("node-1"))
+
+
+def _static_cluster(limit_nodes: str) -> Cluster:
+    cluster = Cluster({t["name"]: t for t in TYPES})
+    cluster.apply({"kind": "NodePool", "metadata": {"name": "default"},
+                   "spec": {"replicas": 2, "limits": {"nodes": limit_nodes}, "disruption": {"budgets": [{"nodes": "100%"}]}}})
+    for i in (1, 2):
+        cluster.add_node({"name": f"node-{i}", "instanceType": "default-instance-type", "zone": "test-zone-1",
+                          "capacityType": "on-demand", "nodepool": "default", "drifted": i == 1})
+    cluster.add_pods(cluster.pod_manifests({"name": "app", "nodeName": "node-1", "requests": {"cpu": "1"}}, pending=False))
+    return cluster
+
+
+def test_terminate_first_in_the_pane_and_per_version(tmp_path):
+    """A static NodePool at limits.nodes: v1.14's drift waits and says why; v1.15 deletes the node first
+    and the pane says its pod waits for the NodePool to refill."""
+    snapshot_path, catalog_path = _files(tmp_path, _static_cluster("2"))
+    snapshot, catalog = load_snapshot(snapshot_path), load_catalog_file(catalog_path)
+    old = simulate(_versioned(snapshot, "v1.14.3"), catalog=catalog, consolidate=True)
+    assert old.disruptions == ()
+    drift = old.verdicts["node-1"].of("drift")
+    assert drift.kind == "node-limit" and "limits.nodes 2" in drift.detail
+    new = simulate(_versioned(snapshot, "v1.15.1"), catalog=catalog, consolidate=True)
+    first = new.disruptions[0]
+    assert (first.method, first.action, first.terminate_first, first.nodes, first.pods) == \
+        ("drift", "delete", True, ("node-1",), 1)
+    row = next(r for r in simulated_view(new, new.snapshot).rows if r.node == "node-1")
+    assert row.because.startswith("drifted: terminated before its replacement")
+    assert "1 pod(s) go pending" in row.because
+    room = _static_cluster("3")
+    snapshot_path, _ = _files(tmp_path, room)
+    roomy = simulate(_versioned(load_snapshot(snapshot_path), "v1.15.1"), catalog=catalog, consolidate=True)
+    assert roomy.disruptions[0].action == "replace" and not roomy.disruptions[0].terminate_first
