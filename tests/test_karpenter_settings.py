@@ -183,7 +183,7 @@ def test_saving_a_snapshot_keeps_karpenters_settings_and_redacts_other_env():
     deployment = redact(_controller(env=[("PREFERENCE_POLICY", "Ignore"), ("DB_PASSWORD", "hunter2")]))
     env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
     assert env == [{"name": "PREFERENCE_POLICY", "value": "Ignore"}]   # any other variable is not saved
-    assert set(KEPT_ENV) == set(SETTINGS)   # what is kept is exactly what the simulator reads
+    assert set(KEPT_ENV) == set(SETTINGS) | {"FEATURE_GATES"}   # what is kept is exactly what the simulator reads
 
 
 def _service(name: str, selector, namespace="default") -> dict:

@@ -18,23 +18,32 @@ DIVERGENCES = {entry["scenario"]: entry["reason"]
 FILES = scenario_files()
 
 
-def _param(path):
+def _params(path):
+    """One run per Karpenter release the scenario names (``karpenterVersion:``, one or a list); a
+    divergence names the scenario (every run) or ``scenario@version`` (that run)."""
     rel = str(path.relative_to(HERE))
-    marks = [pytest.mark.xfail(strict=True, reason=DIVERGENCES[rel])] if rel in DIVERGENCES else []
-    return pytest.param(path, id=rel.removesuffix(".yaml"), marks=marks)
+    versions = Scenario(path).karpenter_versions
+    for version in versions:
+        at = f"{rel}@{version}"
+        reason = DIVERGENCES.get(at) or DIVERGENCES.get(rel)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        name = rel.removesuffix(".yaml") + (f"@{version}" if len(versions) > 1 else "")
+        yield pytest.param(path, version, id=name, marks=marks)
 
 
-@pytest.mark.parametrize("path", [_param(p) for p in FILES])
-def test_scenario(path, tmp_path):
+@pytest.mark.parametrize("path,version", [p for f in FILES for p in _params(f)])
+def test_scenario(path, version, tmp_path):
     scenario = Scenario(path)
-    problems = scenario.run(tmp_path)
-    assert not problems, f"{scenario.name} ({scenario.data.get('source')}):\n  " + "\n  ".join(problems)
+    problems = scenario.run(tmp_path, version)
+    assert not problems, f"{scenario.name} ({scenario.data.get('source')}) as Karpenter {version}:\n  " + \
+        "\n  ".join(problems)
 
 
 def test_every_divergence_names_a_scenario_and_a_reason():
     names = {str(p.relative_to(HERE)) for p in FILES}
+    runs = names | {f"{str(p.relative_to(HERE))}@{v}" for p in FILES for v in Scenario(p).karpenter_versions}
     for scenario, reason in DIVERGENCES.items():
-        assert scenario in names, f"divergences.yaml lists {scenario}, which is no scenario"
+        assert scenario in runs, f"divergences.yaml lists {scenario}, which is no scenario"
         assert reason and len(reason.split()) >= 4, f"{scenario}: give the reason in a sentence"
 
 

@@ -138,7 +138,7 @@ def test_a_command_over_several_nodes_shows_its_saving_once():
 
     command = SimpleNamespace(nodes=("node-a", "node-b", "node-c"), action="delete", method="emptiness",
                               reason="empty", replacement=None, replacement_name="", moves=(), pods=0, savings=0.3,
-                              estimated_savings=0.3, estimate_counts="")
+                              estimated_savings=0.3, estimate_counts="", forceful=False, terminate_first=False)
     result = SimpleNamespace(disruptions=(command,), scores=(), blocked=(), unconsolidatable=(), verdicts={})
     view = simulated_view(result, Snapshot())
     assert [(r.node, r.saves) for r in view.rows] == [("node-a", "$0.3000/h"), ("node-b", "in #1"),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..model import labels as L
+from .repairpolicies import AWS_REPAIR_POLICIES
 from .types import InstanceType
 from .wellknown import region_of_zone
 
@@ -24,6 +25,8 @@ class Catalog:
     region: str = ""
     source: str = ""
     discounts: object = field(default=None, compare=False)  # discounts.Discounts | None
+    # the cloud provider's node repair policies (.repairpolicies): a file's ``repairPolicies:``, else AWS's
+    repair_policies: tuple = field(default=AWS_REPAIR_POLICIES, compare=False)
     _by_name: dict[str, InstanceType] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

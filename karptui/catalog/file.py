@@ -25,6 +25,7 @@ from ..sources.decode import read_text
 from ..sources.json_stream import json_error
 from ..sources.yaml_load import load
 from .catalog import Catalog
+from .repairpolicies import AWS_REPAIR_POLICIES, parse_repair_policies
 from .types import InstanceType, Offering
 from .wellknown import CAPACITY_TYPES, name_labels, region_of_zone, size_labels
 
@@ -49,10 +50,13 @@ def parse_catalog(document: object, source: str = "") -> Catalog:
     """A catalog from an already-parsed document; ``source`` names it in errors."""
     try:
         types = _types(document)
+        policies = (parse_repair_policies(document["repairPolicies"]) if document.get("repairPolicies") is not None
+                    else AWS_REPAIR_POLICIES)
     except ModelError as exc:
         raise InputError(source or None, " ".join(str(exc).split())) from None
     regions = {region_of_zone(o.zone) for t in types for o in t.offerings}
-    return Catalog(tuple(types), region=regions.pop() if len(regions) == 1 else "", source=source)
+    return Catalog(tuple(types), region=regions.pop() if len(regions) == 1 else "", source=source,
+                   repair_policies=policies)
 
 
 def _types(document: object) -> list[InstanceType]:

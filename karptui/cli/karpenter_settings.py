@@ -1,5 +1,6 @@
-"""``--preference-policy``, ``--min-values-policy``, ``--scheduler-config``: Karpenter's controller
-settings the simulation follows, whatever the controller's Deployment in the snapshot says.
+"""``--preference-policy``, ``--min-values-policy``, ``--scheduler-config``, ``--legacy-node-repair``:
+Karpenter's controller settings the simulation follows, whatever the controller's Deployment in the
+snapshot says.
 
 The flags are Karpenter's own (``pkg/operator/options/options.go``), with its values; what each
 changes is in :mod:`karptui.sim.karpenter.settings` and docs/cli.md.
@@ -12,8 +13,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..sim.karpenter.settings import (MIN_VALUES_POLICY, PREFERENCE_POLICY, SCHEDULER_CONFIG, SETTINGS,
-                                      check_value)
+from ..model import Snapshot
+from ..sim.karpenter.settings import (BOOLEAN, LEGACY_NODE_REPAIR, MIN_VALUES_POLICY, PREFERENCE_POLICY,
+                                      SCHEDULER_CONFIG, SETTINGS, TRUE, check_value)
 
 HELP = {
     PREFERENCE_POLICY: "Karpenter's PREFERENCE_POLICY: Respect (default) or Ignore (provision as if pods had no "
@@ -22,6 +24,9 @@ HELP = {
                        "minValues to what the instance types left allow, instead of refusing the pod)",
     SCHEDULER_CONFIG: "Karpenter's SCHEDULER_CONFIG (v1.15 on): a YAML/JSON document, e.g. "
                       "'{podTopologySpread: {defaultConstraints: [...]}}'; '' for none",
+    LEGACY_NODE_REPAIR: "Karpenter's LEGACY_NODE_REPAIR (v1.15 on): with the NodeRepair gate, repair unhealthy "
+                        "nodes as v1.14 did (forceful deletion outside budgets) instead of as a voluntary "
+                        "disruption method; the flag alone means true",
 }
 if TYPE_CHECKING:
     from ..model import Snapshot
@@ -34,6 +39,10 @@ def add_flags(command: argparse.ArgumentParser, suppress: bool = False) -> None:
     kwargs = {"default": argparse.SUPPRESS} if suppress else {}
     for name, (flag, allowed) in SETTINGS.items():
         metavar = "|".join(allowed) if allowed else "DOC"
+        if name in BOOLEAN:  # a Go bool flag: alone it is true, or --flag=true|false
+            command.add_argument(flag, metavar=metavar, help=HELP[name], dest=_DEST[name], nargs="?", const=TRUE,
+                                 **kwargs)
+            continue
         command.add_argument(flag, metavar=metavar, help=HELP[name], dest=_DEST[name], **kwargs)
 
 

@@ -15,6 +15,7 @@ from ..catalog.discounts import find_discounts
 from ..errors import InputError
 from ..sim import simulate
 from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
+from ..sim.karpenter.settings import controller_gates
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..sources.collector import settle_for_simulation
 from ..views.info import warnings_with_catalog
@@ -29,8 +30,12 @@ from .karpenter_version import flag_text, with_flag
 from .output import emit, say
 from .progress import StderrProgress
 
-def feature_gates(text: str | None) -> FeatureGates:
-    """``--feature-gates``, Karpenter's syntax and v1.14 defaults; a bad one is an InputError."""
+def feature_gates(text: str | None) -> FeatureGates | None:
+    """``--feature-gates``, Karpenter's syntax over its defaults (a flag replaces the controller's
+    ``FEATURE_GATES``, as in Karpenter); None when not given: the snapshot's controller Deployment
+    says (:func:`karptui.sim.karpenter.settings.controller_gates`). A bad one is an InputError."""
+    if text is None:
+        return None
     try:
         return parse_feature_gates(text)
     except ValueError as exc:
@@ -64,13 +69,14 @@ def simulation_catalog(snapshot, instance_types: str | None, discounts: str | No
     return snapshot_catalog(snapshot, instance_types).with_discounts(find_discounts(discounts))
 
 
-def simulation_document(snapshot, catalog, *, gates: FeatureGates, consolidate: bool = False,
+def simulation_document(snapshot, catalog, *, gates: FeatureGates | None, consolidate: bool = False,
                         explain: bool = False, whatif=None, whatif_file: str | None = None,
                         edits_catalog: bool = False, namespace: str | None = None) -> tuple[dict, CostPath]:
     """``simulate -o json``'s document (docs/simulate-json.md) and its cost path: the one answer the
     command line prints and ``karptui mcp``'s tools return. ``whatif``: a loaded WhatIf, run through
     the what-if session (``whatif_file`` names it in the document); ``edits_catalog``: its
     ``addNodes`` take types from ``catalog`` (an ``--instance-types`` file) rather than the bundled one."""
+    gates = gates or controller_gates(snapshot)
     options = {"catalog": None, "consolidate": consolidate, "gates": gates}
     extra = {}
     if whatif is not None:

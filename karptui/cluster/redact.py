@@ -42,8 +42,8 @@ from ..model.classes import DEFAULT_CLASS_ANNOTATIONS
 from ..model.csi import MIGRATED_PLUGINS, PV_SOURCES
 
 REDACTED = "<redacted by karptui>"
-#: Karpenter's scheduling settings (karptui.sim.karpenter.settings.SETTINGS): kept.
-KEPT_ENV = ("PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG")
+#: Karpenter's scheduling settings (karptui.sim.karpenter.settings.SETTINGS) and its feature gates: kept.
+KEPT_ENV = ("PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG", "LEGACY_NODE_REPAIR", "FEATURE_GATES")
 
 #: The annotations something in karptui reads; any other annotation is not saved.
 READ_ANNOTATIONS = frozenset({

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import labels as L
@@ -30,6 +30,9 @@ class Node(KubeObject):
     kubelet_version: str = ""
     conditions: Mapping[str, str]  # type -> status ("True"/"False"/"Unknown")
     status_time: datetime | None = None  # its conditions' newest heartbeat or transition: the kubelet's latest word
+    # type -> the condition's lastTransitionTime, where it has one: how long a node has been unhealthy
+    # is what node repair waits on (its repair policies' toleration)
+    condition_since: Mapping[str, datetime] = field(default_factory=dict)
 
     KIND = "Node"
 
@@ -94,10 +97,12 @@ def build_node(obj: Mapping) -> Node:
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     conditions = {}
+    since = {}
     newest = None
     for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
         cond = as_map(raw, f"status.conditions[{i}]")
-        conditions[as_str(cond.get("type"), "type")] = as_str(cond.get("status"), "status")
+        kind = as_str(cond.get("type"), "type")
+        conditions[kind] = as_str(cond.get("status"), "status")
         for key in ("lastHeartbeatTime", "lastTransitionTime"):
             try:
                 stamp = parse_time(cond.get(key), key)
@@ -105,6 +110,8 @@ def build_node(obj: Mapping) -> Node:
                 continue
             if stamp is not None and (newest is None or stamp > newest):
                 newest = stamp
+            if stamp is not None and key == "lastTransitionTime":
+                since[kind] = stamp
     node_info = as_map(status.get("nodeInfo"), "status.nodeInfo")
     capacity = Resources.parse(status.get("capacity"), "status.capacity")
     allocatable = status.get("allocatable")
@@ -121,4 +128,5 @@ def build_node(obj: Mapping) -> Node:
         kubelet_version=as_str(node_info.get("kubeletVersion"), "status.nodeInfo.kubeletVersion"),
         conditions=conditions,
         status_time=newest,
+        condition_since=since,
     )

@@ -131,11 +131,12 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     verdicts: dict = {}
     drift = None
     if catalog is not None and snapshot.nodepools:
-        from .karpenter.featuregates import DEFAULT_GATES
         from .karpenter.overlays import karpenter_catalog
+        from .karpenter.settings import controller_gates
         from .karpenter.simulate import provision_pending
 
-        gates = (gates or DEFAULT_GATES).with_({"SpotToSpotConsolidation": True} if spot_to_spot else {})
+        # the caller's (--feature-gates), else what the controller's Deployment runs with
+        gates = (gates or controller_gates(snapshot)).with_({"SpotToSpotConsolidation": True} if spot_to_spot else {})
         gates = gates.with_(snapshot.feature_gates)
         catalog, told = karpenter_catalog(snapshot, catalog, gates)
         notes.extend(told)
@@ -149,7 +150,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
 
             disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=disruption_pending(attempts),
                                   progress=progress, found=found, nominated=nominated(attempts),
-                                  planned=planned(attempts), skip_unplaceable=skip_unplaceable)
+                                  planned=planned(attempts), skip_unplaceable=skip_unplaceable, gates=gates)
             commands, stuck = disruptor.run(state)
             disruptions, blocked = tuple(commands), tuple(stuck)
             notes.extend(disruptor.timeouts)

@@ -253,6 +253,16 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
                 would = f"replace #{number}"
                 mark = f"#{number} replace by {d.replacement.instance_type if d.replacement else '?'}, " \
                        f"saves ${d.savings:.3f}/h"
+            elif d.forceful:  # the legacy NodeRepair controller: no budgets, no replacement first
+                because = (f"{kind}: deleted at once by the node repair controller, outside budgets"
+                           + (f"; its {d.pods} pod(s) go pending" if d.pods else ""))
+                would = f"delete #{number}"
+                mark = f"#{number} repair, forceful delete"
+            elif d.terminate_first:  # v1.15: no room in its NodePool for a replacement first
+                because = (f"{kind}: terminated before its replacement (its NodePool has no room for one first)"
+                           + (f"; its {d.pods} pod(s) go pending until provisioning refills it" if d.pods else ""))
+                would = f"delete #{number}"
+                mark = f"#{number} terminate first"
             else:
                 because = f"{kind}: {'it is empty' if not d.pods else f'its {d.pods} pod(s) fit on other nodes'}"
                 if len(d.nodes) > 1:

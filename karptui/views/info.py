@@ -88,6 +88,8 @@ def settings_words(settings: dict | None) -> str:
     if settings["default_constraints"]:
         keys = dict.fromkeys(c["topologyKey"].rpartition("/")[2] for c in settings["default_constraints"])
         words.append(f"default spread: {', '.join(keys)}")
+    if settings.get("legacy_node_repair"):
+        words.append("LEGACY_NODE_REPAIR=true")
     return f" {', '.join(words)}" if words else ""
 
 

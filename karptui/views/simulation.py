@@ -66,6 +66,7 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
              "replacement_types": list(d.replacement_types[:60]), "savings_per_hour": d.savings,
              "estimated_savings_per_hour": d.estimated_savings, "estimate_counts": d.estimate_counts or None,
              "replacement_name": d.replacement_name or None, "moves": dict(d.moves),
+             "forceful": d.forceful, "terminate_first": d.terminate_first,
              **_savings(d, result, catalog)}
             for d in result.disruptions
         ]

@@ -124,7 +124,7 @@ class WhatIfSession:
         self.snapshot, self.catalog = snapshot, catalog
         self.edits_catalog = catalog if edits_catalog is _SAME else edits_catalog
         self.spot_to_spot = spot_to_spot
-        self.gates = gates  # Karpenter's feature gates (None: v1.14's defaults); a featureGates edit overrides
+        self.gates = gates  # Karpenter's feature gates (None: the controller Deployment's FEATURE_GATES, else the defaults); a featureGates edit overrides
         self.name = name
         self.stack = EditStack()
         self._baselines: dict[bool, Baseline] = {}

@@ -35,10 +35,13 @@ HOSTNAME, NODEPOOL = "kubernetes.io/hostname", "karpenter.sh/nodepool"
 GiB = 2**30
 
 TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "karpenterVersion", "settings",
-            "nodePools", "nodes", "pods", "objects", "rounds"}
+            "repairPolicies", "nodePools", "nodes", "pods", "objects", "rounds"}
 # ``settings:`` keys (test.OptionsFields' names) -> the karptui flag that sets Karpenter's option
 SETTING_FLAGS = {"preferencePolicy": "--preference-policy", "minValuesPolicy": "--min-values-policy",
-                 "schedulerConfig": "--scheduler-config"}
+                 "schedulerConfig": "--scheduler-config", "legacyNodeRepair": "--legacy-node-repair"}
+# the fake cloud provider's repair policies (pkg/cloudprovider/fake/cloudprovider.go, Reset): a scenario's
+# ``repairPolicies:`` replaces them, as a test setting ``cloudProvider.RepairPolicy`` does
+FAKE_REPAIR_POLICIES = [{"conditionType": "BadNode", "conditionStatus": "False", "tolerationDuration": "30m"}]
 # the release the corpus was ported from: a scenario runs as that Karpenter (``karpenterVersion:`` for others)
 UPSTREAM_VERSION = "v1.14.0"
 ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
@@ -51,7 +54,7 @@ POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
             "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
-             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting"}
+             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions", "drifted"}
 
 
 class ScenarioError(Exception):
@@ -173,6 +176,20 @@ def _stamp(when: datetime) -> str:
     return when.isoformat().replace("+00:00", "Z")
 
 
+def _conditions(raw: dict, ready: bool) -> list[dict]:
+    """The node's status conditions: Ready, then the scenario's ``conditions:`` (``{type, status, since}``,
+    ``since`` how long before the scenario's time the condition last changed; one of type Ready replaces it)."""
+    out = {"Ready": {"type": "Ready", "status": "True" if ready else "False"}}
+    for i, cond in enumerate(raw.get("conditions") or []):
+        if set(cond) - {"type", "status", "since"} or "type" not in cond or "status" not in cond:
+            raise ScenarioError(f"nodes[{raw.get('name')}].conditions[{i}]: expected type, status and since")
+        entry = {"type": cond["type"], "status": str(cond["status"])}
+        if cond.get("since") is not None:
+            entry["lastTransitionTime"] = _stamp(NOW - _duration(cond["since"]))
+        out[cond["type"]] = entry
+    return list(out.values())
+
+
 def nodepool_manifest(raw: dict) -> dict:
     """A NodePool with what test.NodePool() and the CRD defaults fill in."""
     pool = copy.deepcopy(raw)
@@ -269,6 +286,9 @@ class Cluster:
             self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, claim_allocatable, provider_id,
                                                     created, initialized, registered=not raw.get("inflight"),
                                                     startup=tspec.get("startupTaints") or [])
+        if raw.get("drifted") is not None and pool:  # the NodeClaim's Drifted condition, True or False
+            self.nodeclaims[name]["status"]["conditions"].append(
+                {"type": "Drifted", "status": "True" if raw["drifted"] else "False"})
         if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
             self.mark_for_deletion(name)
         if raw.get("inflight"):
@@ -284,7 +304,7 @@ class Cluster:
                 "spec": {"providerID": provider_id, "taints": taints,
                          **({"unschedulable": True} if raw.get("unschedulable") else {})},
                 "status": {"capacity": capacity or {}, "allocatable": allocatable or {},
-                           "conditions": [{"type": "Ready", "status": "True" if initialized or not pool else "False"}]}}
+                           "conditions": _conditions(raw, initialized or not pool)}}
         if raw.get("deleting") and not pool:
             node["metadata"]["deletionTimestamp"] = _stamp(NOW - timedelta(seconds=5))
             node["metadata"]["finalizers"] = ["karpenter.sh/termination"]
@@ -467,15 +487,26 @@ class Scenario:
         return cluster
 
     @property
-    def karpenter_version(self) -> str:
-        """The Karpenter release the scenario's upstream test ran (``v1.14.0`` unless it says)."""
-        return str(KarpenterVersion.parse(str(self.data.get("karpenterVersion", UPSTREAM_VERSION))))
+    def karpenter_versions(self) -> list[str]:
+        """The Karpenter releases the scenario runs as: its upstream test's (``v1.14.0`` unless it says),
+        or each of a list (a behaviour the lines share)."""
+        given = self.data.get("karpenterVersion", UPSTREAM_VERSION)
+        return [str(KarpenterVersion.parse(str(v))) for v in (given if isinstance(given, list) else [given])]
 
-    def run(self, workdir: Path) -> list[str]:
-        """Every round; the list of disagreements (empty: Karpenter and karptui agree)."""
+    @property
+    def karpenter_version(self) -> str:
+        """The (first) Karpenter release the scenario runs as."""
+        return self.karpenter_versions[0]
+
+    def run(self, workdir: Path, version: str | None = None) -> list[str]:
+        """Every round, as Karpenter ``version`` (default: the first the scenario names); the list of
+        disagreements (empty: Karpenter and karptui agree)."""
+        version = version or self.karpenter_version
         cluster = self.cluster()
         catalog_path = workdir / "catalog.yaml"
-        catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries}, sort_keys=False))
+        catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries,
+                                                "repairPolicies": self.data.get("repairPolicies", FAKE_REPAIR_POLICIES)},
+                                               sort_keys=False))
         problems: list[str] = []
         for number, rnd in enumerate(self.data["rounds"]):
             for obj in rnd.get("apply") or []:
@@ -509,18 +540,20 @@ class Scenario:
             gates = self.data.get("featureGates") or {}
             if gates:
                 args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())]
-            args += ["--karpenter-version", self.karpenter_version]
+            args += ["--karpenter-version", version]
             for key, value in (self.data.get("settings") or {}).items():  # Karpenter's options, as its flags
                 if key not in SETTING_FLAGS:
                     raise ScenarioError(f"settings: unknown {key!r} (known: {', '.join(SETTING_FLAGS)})")
-                args += [SETTING_FLAGS[key], value if isinstance(value, str) else json.dumps(value)]
+                text = (str(value).lower() if isinstance(value, bool) else value if isinstance(value, str)
+                        else json.dumps(value))
+                args += [f"{SETTING_FLAGS[key]}={text}"]
             code, out, err = run_cli(*args)
             if code != 0:
                 return problems + [f"round {number}: karptui simulate exited {code}: {err.strip()}"]
             doc = json.loads(out)
             simulated = doc["karpenter_version"]["version"]
-            if simulated != self.karpenter_version:
-                problems.append(f"round {number}: simulated Karpenter {simulated}, not {self.karpenter_version}")
+            if simulated != version:
+                problems.append(f"round {number}: simulated Karpenter {simulated}, not {version}")
             result = self._advance(cluster, doc, submitted)
             if rnd.get("consolidate"):
                 self._disrupt(cluster, doc)
@@ -758,6 +791,13 @@ def _check_disruption(expect: dict, doc: dict) -> list[str]:
                 problems.append(f"expected nodes {sorted(wanted['nodes'])}, karptui disrupts {sorted(first['nodes'])}")
             if "podCount" in wanted and first["pods"] != wanted["podCount"]:
                 problems.append(f"expected the command to move {wanted['podCount']} pod(s), karptui's moves {first['pods']}")
+            for key, field_ in (("method", "method"), ("reason", "reason"), ("forceful", "forceful"),
+                                ("terminateFirst", "terminate_first")):
+                if key in wanted and first.get(field_) != wanted[key]:
+                    problems.append(f"expected {key} {wanted[key]!r}, karptui's command has {first.get(field_)!r}")
+            if "replaced" in wanted and bool(first.get("replacement")) != wanted["replaced"]:
+                problems.append(f"expected {'a' if wanted['replaced'] else 'no'} replacement, karptui's command "
+                                f"launches {first.get('replacement')}")
             if "estimatedSavings" in wanted and abs(first["estimated_savings_per_hour"] - wanted["estimatedSavings"]) > 0.001:
                 problems.append(f"expected Karpenter's estimated savings ${wanted['estimatedSavings']}/h, karptui "
                                 f"estimates ${first['estimated_savings_per_hour']}/h")

@@ -1,5 +1,8 @@
 """Karpenter's ``--feature-gates`` (``FEATURE_GATES``), with the defaults v1.14 ships.
 
+A run's gates are the caller's (``--feature-gates``), else those of the controller's Deployment in the
+snapshot (:func:`karptui.sim.karpenter.settings.controller_gates`), else these defaults.
+
 One frozen value the simulator reads instead of loose booleans, so a what-if
 (``featureGates:``) and the CLI (``--feature-gates A=true,B=false``, Karpenter's
 own syntax) set the same thing. What each gate changes in the simulation:
@@ -11,7 +14,9 @@ own syntax) set the same thing. What each gate changes in the simulation:
   default), Karpenter does not run the overlay controller and ignores them.
 - ``StaticCapacity``: the static NodePool controllers run. Static NodePools take
   no part in dynamic provisioning or consolidation either way.
-- ``NodeRepair``, ``CapacityBuffer``: parsed and reported; nothing the simulator models.
+- ``NodeRepair``: node repair runs (:mod:`.repair`): the forceful controller before v1.15 (and with
+  ``--legacy-node-repair``), the voluntary repair method from v1.15.
+- ``CapacityBuffer``: parsed and reported; nothing the simulator models.
 """
 
 from __future__ import annotations

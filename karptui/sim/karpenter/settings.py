@@ -1,7 +1,7 @@
 """Karpenter's controller settings that change where pods go: one owner for what they are.
 
 Karpenter reads its settings from the controller's environment, each overridable by a flag
-(``pkg/operator/options/options.go``). Three of them change scheduling answers:
+(``pkg/operator/options/options.go``). Four of them change what the simulation answers:
 
 * ``PREFERENCE_POLICY`` (``--preference-policy``): ``Respect`` (the default) or ``Ignore``. Under
   ``Ignore`` Karpenter provisions as if pods had no preferred node affinity, no preferred pod
@@ -13,6 +13,9 @@ Karpenter reads its settings from the controller's environment, each overridable
 * ``SCHEDULER_CONFIG`` (``--scheduler-config``, from v1.15): a YAML/JSON document whose
   ``podTopologySpread.defaultConstraints`` mirror kube-scheduler's cluster-wide default spread,
   so Karpenter spreads new capacity the way kube-scheduler will spread the pods.
+* ``LEGACY_NODE_REPAIR`` (``--legacy-node-repair``, from v1.15): ``false`` (the default) or ``true``.
+  Karpenter v1.15 repairs unhealthy nodes as a voluntary disruption method (budgeted, replacement
+  first); ``true`` keeps v1.14's forceful repair controller instead (:mod:`.repair` says both).
 
 The values come from, in order: what the user set (``--preference-policy``, ... on the command line,
 kept on the snapshot), the Karpenter controller's Deployment in the snapshot (its container's
@@ -31,18 +34,25 @@ import yaml
 from ...model.affinity import TopologySpreadConstraint, parse_spread_constraints
 from ...model import labels as L
 from ...model.errors import ModelError
+from .featuregates import DEFAULT_GATES, FeatureGates, parse_feature_gates
 from .versions import V1_15, image_version, karpenter_version
 
 PREFERENCE_POLICY, MIN_VALUES_POLICY, SCHEDULER_CONFIG = "PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG"
+LEGACY_NODE_REPAIR = "LEGACY_NODE_REPAIR"
 RESPECT, IGNORE = "Respect", "Ignore"
 STRICT, BEST_EFFORT = "Strict", "BestEffort"
+TRUE, FALSE = "true", "false"
 #: setting -> (Karpenter's flag, the values it accepts; None: any document)
 SETTINGS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     PREFERENCE_POLICY: ("--preference-policy", (RESPECT, IGNORE)),
     MIN_VALUES_POLICY: ("--min-values-policy", (STRICT, BEST_EFFORT)),
     SCHEDULER_CONFIG: ("--scheduler-config", None),
+    LEGACY_NODE_REPAIR: ("--legacy-node-repair", (TRUE, FALSE)),
 }
-DEFAULTS = {PREFERENCE_POLICY: RESPECT, MIN_VALUES_POLICY: STRICT, SCHEDULER_CONFIG: ""}
+BOOLEAN = frozenset({LEGACY_NODE_REPAIR})  # Go bool flags: the flag alone means true
+DEFAULTS = {PREFERENCE_POLICY: RESPECT, MIN_VALUES_POLICY: STRICT, SCHEDULER_CONFIG: "", LEGACY_NODE_REPAIR: FALSE}
+# from which release Karpenter reads a setting (the others: every line modelled)
+SINCE = {SCHEDULER_CONFIG: V1_15, LEGACY_NODE_REPAIR: V1_15}
 _REDACTED = "<redacted by karptui>"   # karptui.cluster.redact's marker: the value was not saved
 
 
@@ -55,6 +65,7 @@ class KarpenterSettings:
     min_values_policy: str = STRICT
     scheduler_config: str = ""
     default_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    legacy_node_repair: bool = False   # as the version simulated reads it (False before v1.15)
     sources: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
 
@@ -69,12 +80,14 @@ class KarpenterSettings:
     def changed(self) -> dict[str, str]:
         """The settings that differ from Karpenter's defaults, by Karpenter's variable names."""
         values = {PREFERENCE_POLICY: self.preference_policy, MIN_VALUES_POLICY: self.min_values_policy,
-                  SCHEDULER_CONFIG: self.scheduler_config}
+                  SCHEDULER_CONFIG: self.scheduler_config,
+                  LEGACY_NODE_REPAIR: TRUE if self.legacy_node_repair else FALSE}
         return {k: v for k, v in values.items() if v != DEFAULTS[k]}
 
     def to_dict(self) -> dict:
         return {"preference_policy": self.preference_policy, "min_values_policy": self.min_values_policy,
                 "default_constraints": [c.to_dict() for c in self.default_constraints],
+                "legacy_node_repair": self.legacy_node_repair,
                 "sources": dict(self.sources), "notes": list(self.notes)}
 
 
@@ -84,6 +97,11 @@ def check_value(setting: str, value: str) -> str:
     if allowed is None:
         parse_scheduler_config(value)
         return value
+    if setting in BOOLEAN:  # strconv.ParseBool's spellings, as Go's flag package reads a bool
+        parsed = _GO_BOOLS.get(value.strip())
+        if parsed is None:
+            raise ValueError(f"invalid {setting} {value!r} (Karpenter accepts true or false)")
+        return TRUE if parsed else FALSE
     if value not in allowed:
         raise ValueError(f"invalid {setting} {value!r} (Karpenter accepts {' or '.join(allowed)})")
     return value
@@ -160,7 +178,9 @@ def _deployed(container: Mapping) -> dict[str, str]:
     for i, arg in enumerate(args):
         flag, eq, value = arg.partition("=")
         if flag in flags:
-            if not eq:
+            if not eq and flags[flag] in BOOLEAN:  # a Go bool flag alone is true; its value needs "="
+                value = TRUE
+            elif not eq:
                 if i + 1 >= len(args):
                     continue
                 value = args[i + 1]
@@ -168,6 +188,41 @@ def _deployed(container: Mapping) -> dict[str, str]:
     return found
 
 
+FEATURE_GATES, FEATURE_GATES_FLAG = "FEATURE_GATES", "--feature-gates"
+
+
+def controller_gates(snapshot) -> FeatureGates:
+    """The feature gates the controller's Deployment in the snapshot runs with (its ``FEATURE_GATES``
+    env, a ``--feature-gates`` flag in its ``args`` winning), over Karpenter's defaults; the defaults
+    when it shows none, or none karptui can read (a redacted or unknown value). What a simulation uses
+    when no ``--feature-gates`` is given: how the Helm chart's ``settings.featureGates`` reach Karpenter."""
+    found = _gates_found.get(snapshot)
+    if found is None:
+        found = _gates_found[snapshot] = _controller_gates(snapshot)
+    return found
+
+
+def _controller_gates(snapshot) -> FeatureGates:
+    controller = _controller_container(snapshot)
+    if controller is None:
+        return DEFAULT_GATES
+    _, container = controller
+    text = None
+    for env in container.get("env") or ():
+        if isinstance(env, Mapping) and env.get("name") == FEATURE_GATES and isinstance(env.get("value"), str):
+            text = env["value"]
+    args = [str(a) for a in (container.get("args") or ()) if isinstance(a, (str, int))]
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag == FEATURE_GATES_FLAG:
+            text = value if eq else (args[i + 1] if i + 1 < len(args) else text)
+    try:
+        return parse_feature_gates(text)
+    except ValueError:  # redacted, or a gate this karptui does not know: Karpenter's defaults
+        return DEFAULT_GATES
+
+
+_gates_found: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _found: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -196,6 +251,12 @@ def _settings(snapshot) -> KarpenterSettings:
     for name, value in (getattr(snapshot, "karpenter_settings", None) or {}).items():
         values[name], sources[name] = value, snapshot.karpenter_settings_set_by.get(name, "set")
     constraints: tuple = ()
+    version = karpenter_version(snapshot)
+    legacy = values[LEGACY_NODE_REPAIR] == TRUE
+    if legacy and version < SINCE[LEGACY_NODE_REPAIR]:
+        notes.append(f"LEGACY_NODE_REPAIR ({sources[LEGACY_NODE_REPAIR]}) is read from Karpenter v1.15; "
+                     f"Karpenter {version} ignores it (its node repair is the legacy controller anyway)")
+        legacy = False
     if values[SCHEDULER_CONFIG]:
         if karpenter_version(snapshot) >= V1_15:
             try:
@@ -206,5 +267,10 @@ def _settings(snapshot) -> KarpenterSettings:
             notes.append(f"SCHEDULER_CONFIG ({sources[SCHEDULER_CONFIG]}) is read from Karpenter v1.15; "
                          f"Karpenter {karpenter_version(snapshot)} ignores it")
     return KarpenterSettings(values[PREFERENCE_POLICY], values[MIN_VALUES_POLICY], values[SCHEDULER_CONFIG],
-                             constraints, tuple(sorted(sources.items())), tuple(notes))
+                             constraints, legacy, tuple(sorted(sources.items())), tuple(notes))
+
+
+# strconv.ParseBool, which Go's flag package and Karpenter's environment reading use
+_GO_BOOLS = {v: True for v in ("1", "t", "T", "TRUE", "true", "True")} | {
+    v: False for v in ("0", "f", "F", "FALSE", "false", "False")}
 

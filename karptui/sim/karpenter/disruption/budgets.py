@@ -26,6 +26,9 @@ from ...state import ClusterState
 
 EMPTY, DRIFTED, UNDERUTILIZED = "Empty", "Drifted", "Underutilized"
 REASONS = (EMPTY, DRIFTED, UNDERUTILIZED)
+# v1.15's node repair method (kubernetes-sigs/karpenter#3311): budgets may name it; a NotReady node does
+# not use up its budget (unhealthy nodes are what it repairs), only a node being deleted does
+UNHEALTHY = "Unhealthy"
 UNLIMITED = 1_000_000
 
 
@@ -89,7 +92,7 @@ class PoolCount:
     disrupting: int
 
 
-def pool_counts(pools: dict[str, NodePool], state: ClusterState) -> dict[str, PoolCount]:
+def pool_counts(pools: dict[str, NodePool], state: ClusterState, reason: str = "") -> dict[str, PoolCount]:
     counts = {name: 0 for name in pools}
     disrupting = {name: 0 for name in pools}
     for i, node in enumerate(state.nodes):
@@ -98,7 +101,7 @@ def pool_counts(pools: dict[str, NodePool], state: ClusterState) -> dict[str, Po
                 pools[pool].kind != "Provisioner":
             continue
         counts[pool] += 1
-        if not node.ready or node.deleted is not None:
+        if node.deleted is not None or (not node.ready and reason != UNHEALTHY):
             disrupting[pool] += 1
     return {name: PoolCount(counts[name], disrupting[name]) for name in pools}
 
@@ -111,7 +114,7 @@ def allowed_disruptions(pool: NodePool, count: PoolCount, reason: str, at: datet
 
 def budget_mapping(pools: dict[str, NodePool], state: ClusterState, reason: str,
                    at: datetime | None = None) -> dict[str, int]:
-    counts = pool_counts(pools, state)
+    counts = pool_counts(pools, state, reason)
     return {name: allowed_disruptions(pool, counts[name], reason, at) for name, pool in pools.items()}
 
 

@@ -27,11 +27,16 @@ class Replacement:
 
 @dataclass
 class Command:
-    method: str                      # "emptiness", "drift", "multi", "single"
-    reason: str                      # Empty, Drifted, Underutilized
+    method: str                      # "repair", "emptiness", "drift", "static-drift", "multi", "single"
+    reason: str                      # Unhealthy, Empty, Drifted, Underutilized
     candidates: list[Candidate] = field(default_factory=list)
     replacements: list[Replacement] = field(default_factory=list)
     simulation: object = None        # the Simulation that justified it (None for emptiness)
+    # the legacy repair controller's deletion: outside budgets, nothing launched first, pods go pending
+    forceful: bool = False
+    # v1.15's terminate-first: the NodePool has no room for a replacement, so the node goes first and
+    # provisioning refills it (its pods go pending)
+    terminate_first: bool = False
 
     @property
     def decision(self) -> str:

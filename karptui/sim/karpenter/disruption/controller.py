@@ -1,8 +1,10 @@
 """Karpenter's disruption controller, one command at a time until none is left.
 
-Each pass asks the methods in Karpenter's order — emptiness, drift, multi-node
-consolidation, single-node consolidation — for a command over the candidates
-each accepts; the first command found is carried out (its nodes go, their
+Each pass asks the methods in Karpenter's order — repair (v1.15, with the NodeRepair
+gate), emptiness, drift, multi-node consolidation, single-node consolidation — for a
+command over the candidates each accepts (before v1.15, or with ``--legacy-node-repair``,
+the NodeRepair gate's controller deletes unhealthy nodes first, outside the methods:
+:mod:`.repair`); the first command found is carried out (its nodes go, their
 pods move where the simulation put them, a replacement joins as a new node)
 and the search starts again. Budgets are counted afresh every pass.
 """
@@ -24,17 +26,21 @@ from ..existingnode import BASE, NODE_REQS, ExistingPool, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
 from ..unplaceable import unplaceable
-from . import drift, emptiness, multinode, singlenode
+from . import drift, emptiness, multinode, repair, singlenode
+from .. import repair as node_repair
+from ..featuregates import DEFAULT_GATES, FeatureGates
 from .budgets import applying, budget_mapping, blocked_by_budget
-from .candidates import Candidate, CandidateFinder
+from .candidates import Candidate, CandidateFinder, reschedulable
 from .command import Command, REPLACE
 from .savings import estimated_savings, leaked
 from ..versions import karpenter_version
 from .consolidation import consolidate
 from .simulation import Simulation, simulate
-from .verdicts import BLOCKED, DELETE, REPLACE as REPLACED, SKIPPED, Ledger, NodeVerdicts, Why, span
+from .verdicts import (BLOCKED, DELETE, METHOD_ORDER, REPAIR_FIRST, REPLACE as REPLACED, SKIPPED, Ledger,
+                       NodeVerdicts, Why, span)
 
 METHODS = (emptiness, drift, multinode, singlenode)
+WITH_REPAIR = (repair,) + METHODS   # v1.15 with the NodeRepair gate: repair first
 MAX_COMMANDS = 200
 # A bound on the work per decision, like Karpenter's timeouts (single-node consolidation abandons
 # after 3 minutes, multi-node returns its last valid command after 1 minute): counted here in
@@ -50,13 +56,13 @@ class Disruption:
     """One command as the simulation reports it (docs/simulate-json.md ``disruptions[]``)."""
 
     action: str                       # "delete" or "replace"
-    reason: str                       # "empty", "drifted" or "underutilized"
+    reason: str                       # "unhealthy", "empty", "drifted" or "underutilized"
     nodes: tuple[str, ...]
     pods: int
     replacement: Launch | None
     replacement_types: tuple[str, ...]
     savings: float
-    method: str = "consolidation"     # "consolidation" or "drift"
+    method: str = "consolidation"     # "consolidation", "drift" or "repair"
     moves: tuple[tuple[str, str], ...] = ()   # (pod, node it moves to: an existing one or the replacement)
     replacement_name: str = ""        # the name the simulation gives the replacement node
     # every NodeClaim the command launches, as (its NodePool, its offering: None when none fits):
@@ -67,6 +73,10 @@ class Disruption:
     # launch, which (savings.leaked)
     estimated_savings: float = 0.0
     estimate_counts: str = ""
+    # the legacy repair controller's deletion (outside budgets, nothing launched first); and v1.15's
+    # terminate-first (no room for a replacement: the node goes first, provisioning refills it)
+    forceful: bool = False
+    terminate_first: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,10 +92,17 @@ class Disruptor:
                  found: Callable[[Disruption], None] | None = None,
                  simulations: dict[str, int] | None = None, methods: tuple = METHODS,
                  phase: str = "consolidation", nominated: frozenset[str] = frozenset(),
-                 planned: frozenset[str] = frozenset(), skip_unplaceable: bool = True) -> None:
+                 planned: frozenset[str] = frozenset(), skip_unplaceable: bool = True,
+                 gates: FeatureGates | None = None) -> None:
         self.snapshot, self.catalog = snapshot, catalog
+        # how the release simulated repairs unhealthy nodes (NodeRepair gate): off, legacy or voluntary
+        self.repair = node_repair.repair_mode(snapshot, gates or DEFAULT_GATES)
+        if self.repair == node_repair.VOLUNTARY and methods is METHODS:
+            methods = WITH_REPAIR
         # the methods asked, in Karpenter's order: all of them, or drift alone (:func:`drift_alone`)
         self.methods = methods
+        # the legacy controller deletes unhealthy nodes before any method looks (not with drift alone)
+        self.forceful_repair = self.repair == node_repair.LEGACY and drift in methods and len(methods) > 1
         # told each command as soon as a pass finds it, before the next pass starts: a caller shows
         # the first decision while the rest of the plan computes
         self.found = found
@@ -119,7 +136,8 @@ class Disruptor:
         # as Unconsolidatable events on the node): the last pass's, the one that found nothing.
         self.unconsolidatable: dict[str, Why] = {}
         # every method's verdict on every Karpenter node, recorded where each decides (:meth:`verdicts`)
-        self.ledger = Ledger()
+        self.ledger = Ledger(methods=REPAIR_FIRST if self.repair != node_repair.OFF and len(methods) > 1
+                             else METHOD_ORDER)
         # Balanced NodePools' scores (balanced.Score), the last one per set of nodes, for the report
         self.scores: dict[tuple[str, ...], object] = {}
         self._pool: ExistingPool | None = None
@@ -128,6 +146,10 @@ class Disruptor:
         self._room = None
         self._settled: frozenset[str] | None = None
         self._never: frozenset[str] | None = None
+        self._health: dict | None = None
+        # static NodePool -> replacements launched in this run whose candidates Karpenter would still be
+        # terminating: they hold their slot under limits.nodes (NodePoolState.ReserveNodeCount)
+        self.static_reserved: dict[str, int] = {}
         # leave the pending pods no simulation can place out of its queue (the same answers; False
         # runs every pending pod through every simulation, as tests compare)
         self.skip_unplaceable = skip_unplaceable
@@ -161,6 +183,14 @@ class Disruptor:
             self._pool = ExistingPool(existing_nodes(self.state, self.snapshot, self.prepared.daemon_checks,
                                                      self.catalog, set(), self._memo))
         return self._pool
+
+    def node_health(self) -> dict:
+        """Per NodePool (and ``""``, the cluster): its nodes and how many are unhealthy now, the
+        repair guard's count (:func:`..repair.health`), once per cluster state."""
+        if self._health is None:
+            self._health = node_repair.health((n for i, n in enumerate(self.state.nodes) if not self.state.excluded[i]),
+                                              self.catalog.repair_policies)
+        return self._health
 
     def _settling(self) -> frozenset[str]:
         if self._settled is None:
@@ -286,7 +316,7 @@ class Disruptor:
         self.state = state
         candidates = sorted(self.finder.find(state, {}), key=lambda c: -c.savings_ratio)
         out: dict[tuple[str, str], list[str]] = {}
-        for method in (emptiness, drift, singlenode):
+        for method in ((repair,) if self.repair == node_repair.VOLUNTARY else ()) + (emptiness, drift, singlenode):
             for c in candidates:
                 if method.should_disrupt(self, c) is None:
                     out.setdefault((c.pool.name, method.REASON), []).append(c.name)
@@ -325,6 +355,10 @@ class Disruptor:
         candidates = self.finder.find(self.state, self.blocked)
         self.unconsolidatable.clear()
         self.ledger.start_pass()
+        if self.forceful_repair:
+            command = repair.forceful(self, self.state)
+            if command is not None:
+                return command
         for i, node in enumerate(self.state.nodes):
             why = self.blocked.get(node.name) or self.finder.skipped.get(node.name)
             if why is not None and not self.state.excluded[i] and node.name not in self.launched:
@@ -356,6 +390,9 @@ class Disruptor:
         together = f" with {others} other node{'s' if others > 1 else ''}" if others else ""
         saving = f"saving ${done.savings:.4f}/h" + (" together" if others else "")
         for c in command.candidates:
+            if command.forceful:
+                self.ledger.taken(c.name, command.method, repair.forceful_verdict(self, c), number)
+                continue
             facts = [("command", number), ("price_per_hour", round(c.price, 6)), ("savings_per_hour", done.savings)]
             keys = {p.key for p in c.pods}
             mine = [(pod, to) for pod, to in done.moves if pod in keys]
@@ -370,6 +407,11 @@ class Disruptor:
                 words = (f"would be replaced{together} by {r.instance_type} {r.capacity_type} in {r.zone} at {price}, "
                          f"{saving}{pdbs}")
                 why = Why(REPLACED, "replace", "", words, (*facts, ("replacement", r.to_dict()), ("moves", dict(mine))))
+            elif command.terminate_first:
+                why = Why(DELETE, "terminate-first", "",
+                          f"would be deleted before its replacement{together}: its NodePool has no room for a "
+                          f"replacement first, so its {len(c.pods)} pod(s) go pending and provisioning refills "
+                          f"the NodePool{pdbs}", (*facts, ("terminate_first", True)))
             else:
                 held = "it is empty" if not c.pods else f"its {len(c.pods)} pod(s) fit on other nodes"
                 why = Why(DELETE, "delete", "", f"would be deleted{together} ({held}), {saving}{pdbs}",
@@ -393,10 +435,10 @@ class Disruptor:
                           if pod.node_name]
         return Disruption(command.decision, command.reason.lower(), tuple(c.name for c in command.candidates),
                           sum(len(c.pods) for c in command.candidates), launch, names, round(price - launched, 6),
-                          "drift" if command.method == drift.NAME else "consolidation", tuple(sorted(moves)),
+                          _METHOD_REPORTED.get(command.method, "consolidation"), tuple(sorted(moves)),
                           self._replacement_name(command, number, 0) if command.replacements else "",
                           tuple((r.claim.template.name, r.launch) for r in command.replacements),
-                          *self._estimate(command, price))
+                          *self._estimate(command, price), command.forceful, command.terminate_first)
 
     def _estimate(self, command: Command, price: float) -> tuple[float, str]:
         """Karpenter's estimated savings of the command, and what its release's estimate counted
@@ -410,10 +452,12 @@ class Disruptor:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
         each replacement running as a new node."""
         state = self.state
-        self._settled = self._room = self._never = None
+        self._settled = self._room = self._never = self._health = None
         indices = [c.index for c in command.candidates]
         if command.decision != REPLACE:
             moved = command.simulation.moved if command.simulation is not None else []
+            if command.forceful or command.terminate_first:  # nothing was found for them: they wait
+                self.pending += [replace(pod, node_name="") for i in indices for pod in reschedulable(state.pods[i])]
             for i in indices:
                 for pod in list(state.pods[i]):
                     state.evict(pod, i)
@@ -425,7 +469,11 @@ class Disruptor:
             return
         self._pool = None
         removed = {c.name for c in command.candidates} | {n.name for i, n in enumerate(state.nodes) if state.excluded[i]}
-        where = {pod.key: state.nodes[target].name for pod, target in command.simulation.moved}
+        moved = command.simulation.moved if command.simulation is not None else []
+        where = {pod.key: state.nodes[target].name for pod, target in moved}
+        if command.simulation is None:  # a static NodePool's replacement: the evicted pods find their own way
+            self.pending += [replace(pod, node_name="") for c in command.candidates
+                             for pod in reschedulable(state.pods[c.index])]
         landed: dict[str, str] = {}
         nodes = [n for n in state.nodes if n.name not in removed]
         for k, replacement in enumerate(command.replacements):
@@ -486,6 +534,9 @@ def drift_alone(snapshot: Snapshot, catalog: Catalog, state: ClusterState, *, sp
     stopped = ([f"drift alone stops after {disruptor.max_commands} commands"]
                if disruptor.commands >= disruptor.max_commands else [])
     return DriftRun(tuple(commands), verdicts, tuple(disruptor.timeouts) + tuple(stopped))
+
+
+_METHOD_REPORTED = {drift.NAME: "drift", repair.NAME: "repair"}
 
 
 def _keep_node_reqs(old: ClusterState, new: ClusterState) -> None:

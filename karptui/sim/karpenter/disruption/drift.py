@@ -1,6 +1,8 @@
 """Drift: replace nodes whose NodeClaim the snapshot shows as Drifted, one at a time.
 
-Empty drifted nodes first, then the others, oldest drift first; a node goes
+Static NodePools' drifted nodes first (Karpenter's ``staticdrift.go``, :mod:`.static`: a NodeClaim
+from the template while ``limits.nodes`` has room, else from v1.15 terminate-first); then the others,
+empty drifted nodes first, then the others, oldest drift first; a node goes
 when the simulation finds a place for all its pods, with as many new
 NodeClaims as that takes (Karpenter's ``drift.go``).
 
@@ -27,7 +29,7 @@ from .budgets import DRIFTED
 from .candidates import Candidate
 from .command import Command, Replacement
 from .consolidation import no_room
-from .emptiness import static
+from . import static
 from .verdicts import SKIPPED, Why
 
 NAME, REASON = "drift", DRIFTED
@@ -35,14 +37,22 @@ NOT_DRIFTED = Why(SKIPPED, "not-drifted", "", "not drifted: its NodeClaim has no
 
 
 def should_disrupt(ctx, c: Candidate) -> Why | None:
-    if c.pool.replicas is not None:
-        return static(c)
     if c.claim is not None and c.claim.conditions.get("Drifted") == "True":
         return None
     return NOT_DRIFTED
 
 
 def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Command | None:
+    fixed = sorted((c for c in candidates if c.pool.replicas is not None), key=lambda c: (c.disruption_cost, c.name))
+    for c in fixed:  # static drift runs before drift
+        if budgets.get(c.pool.name, 0) == 0:
+            ctx.block(c, ctx.budget_reason(c, REASON), NAME)
+            continue
+        command, why = static.command(ctx, NAME, REASON, c)
+        if command is not None:
+            return command
+        ctx.note(c, NAME, why)
+    candidates = [c for c in candidates if c.pool.replicas is None]
     ordered = [c for c in candidates if not c.pods] + [c for c in candidates if c.pods]
     for c in ordered:
         if budgets.get(c.pool.name, 0) == 0:

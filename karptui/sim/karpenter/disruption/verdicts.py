@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 # drift, multi-node then single-node consolidation; expiration is no disruption method since v1.0, the
 # NodeClaim's own controller deletes an expired NodeClaim whatever its budgets say)
 METHOD_ORDER = ("emptiness", "drift", "multi", "single")
-METHOD_WORDS = {"emptiness": "emptiness", "drift": "drift", "multi": "multi-node consolidation",
+# with the NodeRepair gate, node repair comes before them all: v1.15's voluntary method, or the legacy
+# controller that deletes unhealthy nodes on its own (its verdict is shown in the same place)
+REPAIR_FIRST = ("repair",) + METHOD_ORDER
+METHOD_WORDS = {"repair": "repair", "emptiness": "emptiness", "drift": "drift", "multi": "multi-node consolidation",
                 "single": "single-node consolidation"}
 
 # verdicts: what the method does with the node
@@ -48,7 +51,7 @@ class Why:
 
 @dataclass(frozen=True, slots=True)
 class MethodVerdict:
-    method: str              # METHOD_ORDER
+    method: str              # METHOD_ORDER, or REPAIR_FIRST's
     why: Why
 
 
@@ -74,6 +77,7 @@ class NodeVerdicts:
 class Ledger:
     """The verdicts of the pass under way, and the nodes settled by earlier passes."""
 
+    methods: tuple[str, ...] = METHOD_ORDER                            # the methods asked, in order
     pools: dict[str, str] = field(default_factory=dict)                # node -> NodePool
     current: dict[str, dict[str, Why]] = field(default_factory=dict)   # node -> method -> why
     settled: dict[str, NodeVerdicts] = field(default_factory=dict)
@@ -88,13 +92,13 @@ class Ledger:
 
     def note_all(self, node: str, pool: str, why: Why) -> None:
         """A node no method may consider (not a candidate): the same reason for every method."""
-        for method in METHOD_ORDER:
+        for method in self.methods:
             self.note(node, pool, method, why)
 
     def taken(self, node: str, method: str, why: Why, number: int) -> None:
         """Command ``number`` of ``method`` takes the node: the methods after it never see it."""
         self.current.setdefault(node, {})[method] = why
-        later = METHOD_ORDER[METHOD_ORDER.index(method) + 1:]
+        later = self.methods[self.methods.index(method) + 1:]
         for m in later:
             self.current[node][m] = Why(NOT_REACHED, "not-reached", "",
                                         f"{METHOD_WORDS[method]} takes the node first (command #{number})")
@@ -112,7 +116,7 @@ class Ledger:
         seen = self.current.get(node, {})
         gone = Why(NOT_REACHED, "not-reached", "", stopped or "an earlier method found a command first")
         return NodeVerdicts(node, self.pools.get(node, ""),
-                            tuple(MethodVerdict(m, seen.get(m, gone)) for m in METHOD_ORDER), number)
+                            tuple(MethodVerdict(m, seen.get(m, gone)) for m in self.methods), number)
 
 
 def span(seconds: float) -> str:
