@@ -292,7 +292,7 @@ class NodeClaim:
         if self.reservations:
             try:
                 ids = self.reservations.to_reserve(self.hostname, self.reserved, self.types,
-                                                   self.template.rows[rows], reqs)
+                                                   self.template.rows[rows], reqs, self.template.name)
             except ReservedOfferingError as exc:
                 raise SchedulingError(str(exc) if why else "", RESERVATIONS) from None
             self._to_reserve = (rows, ids)
@@ -414,7 +414,7 @@ class NodeClaim:
             held_rows, ids = self._to_reserve
             if held_rows is not rows:
                 ids = self.reservations.to_reserve(self.hostname, self.reserved, self.types,
-                                                   self.template.rows[rows], reqs)
+                                                   self.template.rows[rows], reqs, self.template.name)
             self.reservations.hold(self.hostname, self.reserved, ids)
             self.reserved = ids
             self._to_reserve = (None, frozenset())

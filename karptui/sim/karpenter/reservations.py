@@ -51,10 +51,25 @@ def full_is_unavailable(version) -> bool:
     return version < V1_15
 
 
+def selected_by_pool(snapshot, pools) -> dict[str, frozenset[str] | None]:
+    """Per NodePool, the reservations its EC2NodeClass selected (its ``status.capacityReservations``):
+    on AWS each node class offers only the reservations its ``capacityReservationSelectorTerms``
+    found. None where the snapshot shows no status of the class (then any reservation counts)."""
+    classes = {(c.kind, c.name): c for c in snapshot.nodeclasses}
+    out: dict[str, frozenset[str] | None] = {}
+    for pool in pools:
+        ref = pool.node_class_ref
+        found = classes.get((ref.kind, ref.name)) if ref is not None else None
+        ids = found.capacity_reservations if found is not None else None
+        out[pool.name] = frozenset(ids) if ids is not None else None
+    return out
+
+
 class Reservations:
     """The remaining capacity of each reservation and which NodeClaim (by hostname) holds which."""
 
-    def __init__(self, types: TypeSet, version) -> None:
+    def __init__(self, types: TypeSet, version, allowed: dict[str, frozenset[str] | None] | None = None) -> None:
+        """``allowed``: per NodePool, the reservations its node class selected (None or absent: any)."""
         capacity: dict[str, int] = {}
         for itype in types.types:
             for offer in itype.offerings:
@@ -65,21 +80,25 @@ class Reservations:
         self.capacity = capacity
         self.held: dict[str, set[str]] = {}
         self.strict = version < V1_15
+        self.allowed = allowed or {}
 
     def __bool__(self) -> bool:
         return bool(self.capacity)
 
-    def to_reserve(self, hostname: str, held: frozenset[str], types: TypeSet, type_rows, reqs: Reqs) -> frozenset[str]:
+    def to_reserve(self, hostname: str, held: frozenset[str], types: TypeSet, type_rows, reqs: Reqs,
+                   pool: str = "") -> frozenset[str]:
         """The reservations a NodeClaim holds with these instance type rows and requirements;
         ReservedOfferingError where Karpenter refuses the pod (before v1.15, see the module)."""
         zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
         wanted = reqs.get(L.CAPACITY_RESERVATION_ID)
+        allowed = self.allowed.get(pool)
         compatible, out = False, set()
         for i in type_rows:
             for offer in types.types[int(i)].offerings:
                 if not tracked(offer) or not offer.available:  # (full before v1.15: made unavailable, .overlays)
                     continue
-                if (zone is not None and not zone.has(offer.zone)) or (kind is not None and not kind.has(RESERVED)) \
+                if (allowed is not None and offer.reservation_id not in allowed) \
+                        or (zone is not None and not zone.has(offer.zone)) or (kind is not None and not kind.has(RESERVED)) \
                         or (wanted is not None and not wanted.has(offer.reservation_id)):
                     continue
                 compatible = True

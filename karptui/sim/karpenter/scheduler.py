@@ -42,7 +42,7 @@ from .nodeclaim import LIMITS, RESERVATIONS, NodeClaim, SchedulingError, Templat
 from .nodepool_verdicts import pool_verdicts
 from .preferences import PodData, relax
 from .requirements import Reqs
-from .reservations import Reservations, tracked
+from .reservations import Reservations, selected_by_pool, tracked
 from .settings import karpenter_settings
 from .topology import Topology, domain_groups
 from .validation import pod_error
@@ -107,6 +107,7 @@ class Prepared:
         self.within_limits: dict[tuple, np.ndarray] = {}
         # reserved offerings that name their reservation: counted as NodeClaims hold them (.reservations)
         self.reservations_named = any(tracked(o) for t in self.types.types for o in t.offerings)
+        self.reservations_selected = selected_by_pool(snapshot, self.pools) if self.reservations_named else {}
 
     def scheduled_as(self, pods: Sequence[Pod]) -> Sequence[Pod]:
         """The pods as Karpenter schedules them: v1.15's default spread constraints given to those
@@ -214,7 +215,7 @@ class Scheduler:
         self._taken: set[str] | None = None
         self.deciding = decide
         self.decisions: dict[str, tuple] = {}   # pod key -> its NodePool verdicts
-        self.reservations = Reservations(self.types, karpenter_version(snapshot)) \
+        self.reservations = Reservations(self.types, karpenter_version(snapshot), prepared.reservations_selected) \
             if prepared.reservations_named else None
         self._reservation_refused = False  # the last _add ended on a reserved offering error
 
