@@ -5,6 +5,8 @@ provider's list does not carry:
 
 - with the ``ReservedCapacity`` gate off, no ``reserved`` offering is used; before v1.15 a
   reserved offering whose reservation has no instance left is unavailable (.reservations);
+- every offering in a zone the snapshot's events show under an ARC zonal shift is
+  unavailable (.zonalshift);
 - with the ``NodeOverlay`` gate on, each NodeOverlay (heaviest first, equal
   weights later names first) changes the offerings and capacity of the types it
   selects: an overlay's requirements are matched against the type's labels, the
@@ -34,6 +36,7 @@ from .instancetypes import type_set
 from .reservations import full_is_unavailable, tracked
 from .requirements import Req, Reqs
 from .versions import karpenter_version
+from .zonalshift import shifted_zones
 
 RESERVED = "reserved"
 
@@ -50,6 +53,12 @@ def karpenter_catalog(snapshot: Snapshot, catalog: Catalog, gates: FeatureGates)
         catalog = replace(catalog, types=tuple(
             replace(t, offerings=tuple(replace(o, available=False) if tracked(o) and o.reservation_capacity == 0
                                        else o for o in t.offerings)) for t in catalog))
+    shifted = shifted_zones(snapshot)
+    if shifted:
+        catalog = replace(catalog, types=tuple(
+            replace(t, offerings=tuple(replace(o, available=False) if o.zone in shifted else o for o in t.offerings))
+            for t in catalog))
+        notes += [f"zonal shift: no launch in {zone} ({why})" for zone, why in shifted.items()]
     if not snapshot.nodeoverlays:
         return catalog, notes
     if not gates.NodeOverlay:
