@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from ..errors import InputError
 from ..model import Snapshot
-from ..sim.karpenter.settings import (MIN_VALUES_POLICY, PREFERENCE_POLICY, SCHEDULER_CONFIG, SETTINGS,
-                                      check_value)
+from ..sim.karpenter.settings import (AWS_FEATURE_GATES, MIN_VALUES_POLICY, PREFERENCE_POLICY, SCHEDULER_CONFIG,
+                                      SETTINGS, check_value)
 
 HELP = {
     PREFERENCE_POLICY: "Karpenter's PREFERENCE_POLICY: Respect (default) or Ignore (provision as if pods had no "
@@ -22,6 +22,8 @@ HELP = {
                        "minValues to what the instance types left allow, instead of refusing the pod)",
     SCHEDULER_CONFIG: "Karpenter's SCHEDULER_CONFIG (v1.15 on): a YAML/JSON document, e.g. "
                       "'{podTopologySpread: {defaultConstraints: [...]}}'; '' for none",
+    AWS_FEATURE_GATES: "the AWS provider's AWS_FEATURE_GATES (v1.15 on), e.g. NodeClassCEL=true: EC2NodeClass "
+                       "kubelet maxPods/kubeReserved/systemReserved CEL expressions are evaluated per instance type",
 }
 _DEST = {name: flag.lstrip("-").replace("-", "_") for name, (flag, _) in SETTINGS.items()}
 
@@ -30,7 +32,7 @@ def add_flags(command: argparse.ArgumentParser, suppress: bool = False) -> None:
     """The options on ``command``; ``suppress`` on a subcommand, so ones given before it are kept."""
     kwargs = {"default": argparse.SUPPRESS} if suppress else {}
     for name, (flag, allowed) in SETTINGS.items():
-        metavar = "|".join(allowed) if allowed else "DOC"
+        metavar = "|".join(allowed) if allowed else ("GATES" if name == AWS_FEATURE_GATES else "DOC")
         command.add_argument(flag, metavar=metavar, help=HELP[name], dest=_DEST[name], **kwargs)
 
 

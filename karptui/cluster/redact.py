@@ -34,7 +34,7 @@ from __future__ import annotations
 
 REDACTED = "<redacted by karptui>"
 #: Karpenter's scheduling settings (karptui.sim.karpenter.settings.SETTINGS): kept, not redacted.
-KEPT_ENV = ("PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG")
+KEPT_ENV = ("PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG", "AWS_FEATURE_GATES")
 
 #: Annotations that hold a full copy of the object as some tool last applied it.
 SPEC_COPIES = (

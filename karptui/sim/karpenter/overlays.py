@@ -7,6 +7,8 @@ provider's list does not carry:
   reserved offering whose reservation has no instance left is unavailable (.reservations);
 - every offering in a zone the snapshot's events show under an ARC zonal shift is
   unavailable (.zonalshift);
+- from v1.15 with the AWS gate ``NodeClassCEL``, the EC2NodeClass's kubelet CEL expressions set
+  each type's pods and reservations (.nodeclass_cel);
 - with the ``NodeOverlay`` gate on, each NodeOverlay (heaviest first, equal
   weights later names first) changes the offerings and capacity of the types it
   selects: an overlay's requirements are matched against the type's labels, the
@@ -37,6 +39,8 @@ from .reservations import full_is_unavailable, tracked
 from .requirements import Req, Reqs
 from .versions import karpenter_version
 from .zonalshift import shifted_zones
+from .nodeclass_cel import with_expressions
+from .settings import karpenter_settings
 
 RESERVED = "reserved"
 
@@ -59,6 +63,9 @@ def karpenter_catalog(snapshot: Snapshot, catalog: Catalog, gates: FeatureGates)
             replace(t, offerings=tuple(replace(o, available=False) if o.zone in shifted else o for o in t.offerings))
             for t in catalog))
         notes += [f"zonal shift: no launch in {zone} ({why})" for zone, why in shifted.items()]
+    pools = [p for p in snapshot.nodepools if p.deleted is None]
+    catalog, told = with_expressions(snapshot, catalog, pools, karpenter_settings(snapshot).node_class_cel)
+    notes += told
     if not snapshot.nodeoverlays:
         return catalog, notes
     if not gates.NodeOverlay:
