@@ -10,8 +10,9 @@ counted, as before.
 What a NodeClaim does when it could use a reserved offering but every compatible reservation is
 taken depends on the release:
 
-- before v1.15 (``ReservedOfferingModeStrict``, core ``scheduling/nodeclaim.go``
-  ``offeringsToReserve`` at v1.9.1 and v1.14.1): the pod is refused with a reserved offering error.
+- before v1.15, when provisioning (``ReservedOfferingModeStrict``, core ``scheduling/nodeclaim.go``
+  ``offeringsToReserve`` at v1.9.1 and v1.14.1; the provisioner sets it, disruption simulations
+  keep the fallback mode, ``provisioner.go``): the pod is refused with a reserved offering error.
   It is not relaxed and no lower-weight NodePool is tried; it waits for a later simulation, when
   the reservation is used up and its offering reported unavailable. A pod that would widen a
   NodeClaim holding reservations to types without any is refused the same way. The AWS provider
@@ -68,8 +69,11 @@ def selected_by_pool(snapshot, pools) -> dict[str, frozenset[str] | None]:
 class Reservations:
     """The remaining capacity of each reservation and which NodeClaim (by hostname) holds which."""
 
-    def __init__(self, types: TypeSet, version, allowed: dict[str, frozenset[str] | None] | None = None) -> None:
-        """``allowed``: per NodePool, the reservations its node class selected (None or absent: any)."""
+    def __init__(self, types: TypeSet, version, allowed: dict[str, frozenset[str] | None] | None = None,
+                 strict: bool = True) -> None:
+        """``allowed``: per NodePool, the reservations its node class selected (None or absent: any).
+        ``strict``: the provisioner's run (``DisableReservedCapacityFallback``); a disruption simulation
+        falls back to on-demand or spot on every line (``ReservedOfferingModeFallback``)."""
         capacity: dict[str, int] = {}
         for itype in types.types:
             for offer in itype.offerings:
@@ -79,7 +83,7 @@ class Reservations:
                         capacity[offer.reservation_id] = offer.reservation_capacity
         self.capacity = capacity
         self.held: dict[str, set[str]] = {}
-        self.strict = version < V1_15
+        self.strict = strict and version < V1_15
         self.allowed = allowed or {}
 
     def __bool__(self) -> bool:

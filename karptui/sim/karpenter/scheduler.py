@@ -168,10 +168,12 @@ class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
                  deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
                  settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None,
-                 decide: bool = False) -> None:
+                 decide: bool = False, provisioning: bool = False) -> None:
         """``settling``: nodes still within their NodePool's consolidateAfter, which a consolidation
         simulation may not move bound pods onto. ``decide``: keep each pod's NodePool decision table
-        (:mod:`.nodepool_verdicts`) as of its last try, in ``decisions``."""
+        (:mod:`.nodepool_verdicts`) as of its last try, in ``decisions``. ``provisioning``: the
+        provisioner's run, which (before v1.15) does not fall back from a compatible reservation it
+        cannot hold; a disruption simulation does (.reservations)."""
         self.snapshot, self.state = snapshot, state
         self.prepared = prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
         self.types = prepared.types
@@ -215,7 +217,8 @@ class Scheduler:
         self._taken: set[str] | None = None
         self.deciding = decide
         self.decisions: dict[str, tuple] = {}   # pod key -> its NodePool verdicts
-        self.reservations = Reservations(self.types, karpenter_version(snapshot), prepared.reservations_selected) \
+        self.reservations = Reservations(self.types, karpenter_version(snapshot), prepared.reservations_selected,
+                                         strict=provisioning) \
             if prepared.reservations_named else None
         self._reservation_refused = False  # the last _add ended on a reserved offering error
 
