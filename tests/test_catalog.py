@@ -329,7 +329,30 @@ BAD_FILES = {
     "duplicate-type": (json.dumps({"instanceTypes": [json.loads(_one_type())["instanceTypes"][0]] * 2}),
                        "instanceTypes[1]: duplicate name 'm5.large'"),
     "empty-file": ("\n\n", "file is empty"),
+    "reservation-on-spot": (_one_type(offerings=[{"zone": "a", "capacityType": "spot", "reservationId": "cr-1",
+                                                  "reservationCapacity": 1}]),
+                            "offerings[0]: reservationId/reservationCapacity belong to a reserved offering, not spot"),
+    "reservation-no-capacity": (_one_type(offerings=[{"zone": "a", "capacityType": "reserved", "reservationId": "cr-1"}]),
+                                "offerings[0].reservationCapacity: missing"),
+    "reservation-bad-capacity": (_one_type(offerings=[{"zone": "a", "capacityType": "reserved", "reservationId": "cr-1",
+                                                       "reservationCapacity": 1.5}]),
+                                 "offerings[0].reservationCapacity: 1.5 is not a whole number of instances"),
+    "reservation-twice": (_one_type(offerings=[{"zone": "a", "capacityType": "reserved", "reservationId": "cr-1",
+                                                "reservationCapacity": 1}] * 2),
+                          "offerings[1]: duplicate offering a reserved cr-1"),
 }
+
+
+def test_reserved_offerings_name_their_reservations(write):
+    """Two reservations of one type in one zone are two offerings, each with what it has left."""
+    path = write("reserved.yaml", _one_type(offerings=[
+        {"zone": "a", "capacityType": "on-demand", "price": 0.1},
+        {"zone": "a", "capacityType": "reserved", "price": 0.0, "reservationId": "cr-1", "reservationCapacity": 2},
+        {"zone": "a", "capacityType": "reserved", "price": 0.0, "reservationId": "cr-2", "reservationCapacity": 0}]))
+    offers = load_catalog_file(path).get("m5.large").offerings
+    assert [(o.capacity_type, o.reservation_id, o.reservation_capacity) for o in offers] == [
+        ("on-demand", None, None), ("reserved", "cr-1", 2), ("reserved", "cr-2", 0)]
+    assert offers[1].labels["karpenter.k8s.aws/capacity-reservation-id"] == "cr-1"
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))

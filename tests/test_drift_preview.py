@@ -93,6 +93,22 @@ def test_nodeclass_hash_drifts_and_new_ami_selectors_only_maybe(multi, write):
     assert (reason.reason, reason.certain) == ("AMIDrift", False)
 
 
+def test_an_ec2nodeclass_hash_version_bump_is_no_drift(multi, write):
+    """v1.15 writes EC2NodeClass hash version v6 where v1.14 wrote v5 (aws pkg/apis/v1/ec2nodeclass.go): the class is
+    re-hashed under v6 while NodeClaims still say v5, and Karpenter compares the hashes only at equal versions, so
+    neither the bump nor an edit seen across it drifts a NodeClaim by hash (aws nodeclass/hash/controller.go)."""
+    classes = tuple(replace(c, annotations={**c.annotations, "karpenter.k8s.aws/ec2nodeclass-hash": "9999",
+                                            "karpenter.k8s.aws/ec2nodeclass-hash-version": "v6"})
+                    for c in multi.nodeclasses)
+    claims = tuple(replace(c, annotations={**c.annotations, "karpenter.k8s.aws/ec2nodeclass-hash-version": "v5"})
+                   for c in multi.nodeclaims)
+    bumped = replace(multi, nodeclasses=classes, nodeclaims=claims)
+    assert drift_preview(multi, bumped) == []
+    tags = {"target": "EC2NodeClass/team1", "patchType": "merge", "patch": {"spec": {"tags": {"cost-center": "42"}}}}
+    assert TEAM1 not in preview(bumped, whatif_file(write, tags))
+    assert TEAM1 in preview(multi, whatif_file(write, tags, name="same-version"))  # at equal versions it drifts
+
+
 def test_simulate_whatif_json_prices_the_drifted_nodes_and_their_replacements(cli, write):
     path = whatif_file(write, ON_DEMAND_ONLY)
     code, out, err = cli("simulate", "multi-nodepool", "--whatif", path, "--consolidate", "-o", "json")

@@ -150,12 +150,33 @@ def _offerings(raw: object, where: str) -> tuple[Offering, ...]:
             raise ModelError(f"{at}.zone: missing")
         if capacity_type not in CAPACITY_TYPES:
             raise ModelError(f"{at}.capacityType: {capacity_type!r} is not one of {', '.join(CAPACITY_TYPES)}")
-        if (zone, capacity_type) in seen:
-            raise ModelError(f"{at}: duplicate offering {zone} {capacity_type}")
-        seen.add((zone, capacity_type))
+        reservation_id, reservation_capacity = _reservation(data, capacity_type, at)
+        if (zone, capacity_type, reservation_id) in seen:
+            raise ModelError(f"{at}: duplicate offering {zone} {capacity_type}"
+                             + (f" {reservation_id}" if reservation_id else ""))
+        seen.add((zone, capacity_type, reservation_id))
         available = as_bool_field(data.get("available"), f"{at}.available", True)
-        out.append(Offering(zone, capacity_type, _price(data.get("price"), f"{at}.price"), available))
+        out.append(Offering(zone, capacity_type, _price(data.get("price"), f"{at}.price"), available,
+                            reservation_id=reservation_id, reservation_capacity=reservation_capacity))
     return tuple(out)
+
+
+def _reservation(data, capacity_type: str, at: str) -> tuple[str | None, int | None]:
+    """``reservationId`` and ``reservationCapacity`` of a reserved offering (both or neither)."""
+    raw_id, raw_capacity = data.get("reservationId"), data.get("reservationCapacity")
+    if raw_id is None and raw_capacity is None:
+        return None, None
+    if capacity_type != "reserved":
+        raise ModelError(f"{at}: reservationId/reservationCapacity belong to a reserved offering, "
+                         f"not {capacity_type}")
+    reservation_id = as_str(raw_id, f"{at}.reservationId").strip()
+    if not reservation_id:
+        raise ModelError(f"{at}.reservationId: missing (a reserved offering with reservationCapacity names its reservation)")
+    if raw_capacity is None:
+        raise ModelError(f"{at}.reservationCapacity: missing (how many instances reservation {reservation_id} can still take)")
+    if isinstance(raw_capacity, bool) or not isinstance(raw_capacity, int) or raw_capacity < 0:
+        raise ModelError(f"{at}.reservationCapacity: {raw_capacity!r} is not a whole number of instances (0 or more)")
+    return reservation_id, raw_capacity
 
 
 def _price(raw: object, where: str) -> float | None:

@@ -18,18 +18,29 @@ from .wellknown import region_of_zone
 
 @dataclass(frozen=True, slots=True)
 class Offering:
-    """Where and how a type can be bought; ``price`` is USD per hour, ``None`` when unknown."""
+    """Where and how a type can be bought; ``price`` is USD per hour, ``None`` when unknown.
+
+    A ``reserved`` offering may name its capacity reservation (``reservation_id``) and how many
+    instances that reservation can still take (``reservation_capacity``): Karpenter's offering
+    ``ReservationID`` / ``ReservationCapacity``, by which its scheduler stops packing NodeClaims into
+    a reservation that is used up (``karptui.sim.karpenter.reservations``). Without an id the
+    offering is not counted against anything.
+    """
 
     zone: str
     capacity_type: str
     price: float | None
     available: bool = True
     price_estimated: bool = False
+    reservation_id: str | None = None
+    reservation_capacity: int | None = None
 
     @property
     def labels(self) -> dict[str, str]:
         """The node labels this offering decides."""
         out = {L.ZONE: self.zone, L.CAPACITY_TYPE: self.capacity_type}
+        if self.reservation_id:
+            out[L.CAPACITY_RESERVATION_ID] = self.reservation_id
         region = region_of_zone(self.zone)
         if region:
             out[L.REGION] = region

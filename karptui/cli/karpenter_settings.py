@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..model import Snapshot
-from ..sim.karpenter.settings import (BOOLEAN, LEGACY_NODE_REPAIR, MIN_VALUES_POLICY, PREFERENCE_POLICY,
-                                      SCHEDULER_CONFIG, SETTINGS, TRUE, check_value)
+from ..sim.karpenter.settings import (AWS_FEATURE_GATES, BOOLEAN, LEGACY_NODE_REPAIR, MIN_VALUES_POLICY,
+                                      PREFERENCE_POLICY, SCHEDULER_CONFIG, SETTINGS, TRUE, check_value)
 
 HELP = {
     PREFERENCE_POLICY: "Karpenter's PREFERENCE_POLICY: Respect (default) or Ignore (provision as if pods had no "
@@ -27,6 +27,8 @@ HELP = {
     LEGACY_NODE_REPAIR: "Karpenter's LEGACY_NODE_REPAIR (v1.15 on): with the NodeRepair gate, repair unhealthy "
                         "nodes as v1.14 did (forceful deletion outside budgets) instead of as a voluntary "
                         "disruption method; the flag alone means true",
+    AWS_FEATURE_GATES: "the AWS provider's AWS_FEATURE_GATES (v1.15 on), e.g. NodeClassCEL=true: EC2NodeClass "
+                       "kubelet maxPods/kubeReserved/systemReserved CEL expressions are evaluated per instance type",
 }
 if TYPE_CHECKING:
     from ..model import Snapshot
@@ -38,7 +40,7 @@ def add_flags(command: argparse.ArgumentParser, suppress: bool = False) -> None:
     """The options on ``command``; ``suppress`` on a subcommand, so ones given before it are kept."""
     kwargs = {"default": argparse.SUPPRESS} if suppress else {}
     for name, (flag, allowed) in SETTINGS.items():
-        metavar = "|".join(allowed) if allowed else "DOC"
+        metavar = "|".join(allowed) if allowed else ("GATES" if name == AWS_FEATURE_GATES else "DOC")
         if name in BOOLEAN:  # a Go bool flag: alone it is true, or --flag=true|false
             command.add_argument(flag, metavar=metavar, help=HELP[name], dest=_DEST[name], nargs="?", const=TRUE,
                                  **kwargs)

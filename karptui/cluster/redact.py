@@ -43,7 +43,8 @@ from ..model.csi import MIGRATED_PLUGINS, PV_SOURCES
 
 REDACTED = "<redacted by karptui>"
 #: Karpenter's scheduling settings (karptui.sim.karpenter.settings.SETTINGS) and its feature gates: kept.
-KEPT_ENV = ("PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG", "LEGACY_NODE_REPAIR", "FEATURE_GATES")
+KEPT_ENV = ("PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG", "LEGACY_NODE_REPAIR", "AWS_FEATURE_GATES",
+            "FEATURE_GATES")
 
 #: The annotations something in karptui reads; any other annotation is not saved.
 READ_ANNOTATIONS = frozenset({

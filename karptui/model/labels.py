@@ -30,6 +30,8 @@ INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
 # EKS
 EKS_NODEGROUP = "eks.amazonaws.com/nodegroup"
 EKS_CAPACITY_TYPE = "eks.amazonaws.com/capacityType"
+# the capacity reservation (EC2 ODCR or capacity block) a reserved node was launched into (AWS provider)
+CAPACITY_RESERVATION_ID = "karpenter.k8s.aws/capacity-reservation-id"
 EKS_COMPUTE_TYPE = "eks.amazonaws.com/compute-type"
 EKSCTL_NODEGROUP = "alpha.eksctl.io/nodegroup-name"
 

@@ -48,6 +48,9 @@ class NodeClass(KubeObject):
     tags: Mapping[str, str]
     kubelet: KubeletConfig | None = None
     ready: bool | None = None
+    # status.capacityReservations' ids: the reservations the class's selector terms found, which its
+    # NodePools may launch into (None: no status captured, so unknown)
+    capacity_reservations: tuple[str, ...] | None = None
 
     @property
     def ref(self) -> str:
@@ -84,6 +87,11 @@ def build_node_class(obj: Mapping, api_version: str, kind: str) -> NodeClass:
         zone = as_str(as_map(subnet, f"status.subnets[{i}]").get("zone"), "zone")
         if zone and zone not in zones:
             zones.append(zone)
+    reservations = None
+    if status:  # the list is left out when the class selects none (omitempty)
+        reservations = tuple(
+            as_str(as_map(r, f"status.capacityReservations[{i}]").get("id"), f"status.capacityReservations[{i}].id")
+            for i, r in enumerate(as_list(status.get("capacityReservations"), "status.capacityReservations")))
     ready = None
     for cond in as_list(status.get("conditions"), "status.conditions"):
         if isinstance(cond, Mapping) and cond.get("type") == "Ready":
@@ -100,4 +108,5 @@ def build_node_class(obj: Mapping, api_version: str, kind: str) -> NodeClass:
         tags=as_str_map(spec.get("tags"), "spec.tags"),
         kubelet=parse_kubelet(spec.get("kubelet"), "spec.kubelet"),
         ready=ready,
+        capacity_reservations=reservations,
     )

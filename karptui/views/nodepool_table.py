@@ -24,6 +24,7 @@ VERDICT_LABEL = {
     "not-ready": "not ready", "no-instance-types": "no instance types", "limits": "limits exhausted",
     "taints": "taint not tolerated", "requirements": "requirements conflict", "volumes": "volume zones",
     "topology": "topology", "instance-types": "no instance type fits", "min-values": "minValues not met",
+    "reservations": "reservation held",
 }
 CHOSEN = "chosen"               # the NodePool the batch launched the pod's NodeClaim from
 ALONE = "this pod alone"        # what a verdict evaluated for the pod on a NodeClaim of its own says

@@ -44,6 +44,7 @@ SETTING_FLAGS = {"preferencePolicy": "--preference-policy", "minValuesPolicy": "
 FAKE_REPAIR_POLICIES = [{"conditionType": "BadNode", "conditionStatus": "False", "tolerationDuration": "30m"}]
 # the release the corpus was ported from: a scenario runs as that Karpenter (``karpenterVersion:`` for others)
 UPSTREAM_VERSION = "v1.14.0"
+RESERVATION_ID = "karpenter.k8s.aws/capacity-reservation-id"  # the AWS provider's; the fake's is karpenter.kwok.sh/...
 ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
               "notes"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
@@ -111,6 +112,8 @@ def fake_type(spec: dict) -> dict:
     for raw in spec.get("offerings") or [{"capacityType": c, "zone": z} for c, z in FAKE_OFFERINGS]:
         offer = {"zone": raw["zone"], "capacityType": raw["capacityType"],
                  "price": raw.get("price", price), "available": raw.get("available", True)}
+        if "reservationId" in raw:  # the fake Offering's ReservationID / ReservationCapacity
+            offer.update(reservationId=raw["reservationId"], reservationCapacity=raw.get("reservationCapacity", 1))
         offerings.append(offer)
     cpu, memory = _quantity_value(resources["cpu"]), _quantity_value(resources["memory"])
     labels = {"integer": str(int(cpu)), "size": "small"}
@@ -503,6 +506,7 @@ class Scenario:
         disagreements (empty: Karpenter and karptui agree)."""
         version = version or self.karpenter_version
         cluster = self.cluster()
+        self.catalog_entries = copy.deepcopy(self.catalog_entries)  # reservations are used up round by round
         catalog_path = workdir / "catalog.yaml"
         catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries,
                                                 "repairPolicies": self.data.get("repairPolicies", FAKE_REPAIR_POLICIES)},
@@ -532,6 +536,7 @@ class Scenario:
                 manifests = cluster.pod_manifests(raw, pending=True)
                 cluster.add_pods(manifests)
                 submitted += [f"{m['metadata']['namespace']}/{m['metadata']['name']}" for m in manifests]
+            catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries}, sort_keys=False))
             snapshot = workdir / f"round-{number}.yaml"
             write_snapshot(snapshot, cluster.manifests(), SnapshotMeta(name=self.path.stem, captured_at=NOW))
             args = ["simulate", str(snapshot), "--instance-types", str(catalog_path), "--output", "json"]
@@ -559,6 +564,17 @@ class Scenario:
                 self._disrupt(cluster, doc)
             problems += [f"round {number}: {p}" for p in check(rnd.get("expect") or {}, result, cluster)]
         return problems
+
+    def _use_reservation(self, type_name: str, reservation_id: str) -> None:
+        for entry in self.catalog_entries:
+            if entry["name"] != type_name:
+                continue
+            for offer in entry["offerings"]:
+                if offer.get("reservationId") == reservation_id and offer["reservationCapacity"] > 0:
+                    offer["reservationCapacity"] -= 1
+                    if offer["reservationCapacity"] == 0:
+                        offer["available"] = False
+                    return
 
     def _disrupt(self, cluster: Cluster, doc: dict) -> None:
         """The first disruption command carried out: its nodes gone (their pods pending again,
@@ -602,6 +618,11 @@ class Scenario:
             # NodeClaim's own, as the cloud provider and Karpenter write them on the NodeClaim
             labels = {k: v[0] for k, v in claim.get("requirements", {}).items() if len(v) == 1}
             labels.update(claim.get("labels") or {})
+            if launch.get("reservation_id"):
+                # as the fake cloud provider's Create: the offering's reservation id labels the node, and the
+                # reservation has one instance fewer (none left: its offering unavailable)
+                labels[RESERVATION_ID] = launch["reservation_id"]
+                self._use_reservation(itype["name"], launch["reservation_id"])
             cluster.add_node({"name": name, "instanceType": itype["name"], "zone": launch.get("zone"),
                               "capacityType": launch.get("capacity_type"), "nodepool": claim["nodepool"],
                               "labels": labels, "taints": tspec.get("taints") or [], "created": "1s",

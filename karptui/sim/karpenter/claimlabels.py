@@ -44,7 +44,8 @@ def any_value(req: Req) -> str | None:
 def nodeclaim_labels(reqs: Reqs, well_known: Iterable[str]) -> dict[str, str]:
     """The NodeClaim's own labels from its requirements (the template's labels are among them, as
     single-valued ``In`` requirements): the NodePool label and every custom key resolved."""
-    skip = frozenset(well_known) | L.RESTRICTED | L.SIMULATION_KEYS
+    # the reservation id is the cloud provider's to write, from the offering it launched into
+    skip = frozenset(well_known) | L.RESTRICTED | L.SIMULATION_KEYS | {L.CAPACITY_RESERVATION_ID}
     labels = {}
     for key, req in reqs.items():
         if key in skip and key not in (L.NODEPOOL, L.PROVISIONER_NAME):

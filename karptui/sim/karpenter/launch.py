@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ...model import labels as L
 from .instancetypes import TypeSet, offering_allowed
 from .requirements import Reqs
+from .reservations import tracked
 
 PREFERENCE = {"reserved": 0, "spot": 1, "on-demand": 2}
 
@@ -24,12 +25,15 @@ class Launch:
     capacity_type: str
     price: float | None
     price_estimated: bool = False
+    reservation_id: str | None = None
 
     def to_dict(self) -> dict:
         out = {"instance_type": self.instance_type, "zone": self.zone,
                "capacity_type": self.capacity_type, "price": self.price}
         if self.price_estimated:
             out["price_estimated"] = True
+        if self.reservation_id:
+            out["reservation_id"] = self.reservation_id
         return out
 
 
@@ -40,10 +44,12 @@ def _price_key(price: float | None) -> tuple:
 def choose(types: TypeSet, rows: list[int], reqs: Reqs) -> Launch | None:
     """The offering launched among ``rows`` (TypeSet rows) under ``reqs``."""
     zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
-    offers = [(types.types[i], o) for i in rows for o in types.types[i].offerings if offering_allowed(o, zone, kind)]
+    held = reqs.get(L.CAPACITY_RESERVATION_ID)  # a counted reservation only for the NodeClaim holding it
+    offers = [(types.types[i], o) for i in rows for o in types.types[i].offerings if offering_allowed(o, zone, kind)
+              and (not tracked(o) or (held is not None and held.has(o.reservation_id)))]
     if not offers:
         return None
     best_kind = min(PREFERENCE.get(o.capacity_type, 3) for _, o in offers)
     offers = [(t, o) for t, o in offers if PREFERENCE.get(o.capacity_type, 3) == best_kind]
     t, o = min(offers, key=lambda pair: _price_key(pair[1].price) + (pair[0].name, pair[1].zone))
-    return Launch(t.name, o.zone, o.capacity_type, o.price, o.price_estimated)
+    return Launch(t.name, o.zone, o.capacity_type, o.price, o.price_estimated, o.reservation_id)

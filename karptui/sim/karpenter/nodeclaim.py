@@ -32,6 +32,7 @@ from ..plugins.node_ports import conflicts
 from .instancetypes import SMALL, TypeSet, Vector, resources_text
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .requirements import Req, Reqs
+from .reservations import RESERVED, ReservedOfferingError, Reservations, tracked
 from .topology import Topology, TopologyError
 from .volumeusage import NONE, Volumes, union
 
@@ -40,8 +41,8 @@ MAX_INSTANCE_TYPES = 600  # Karpenter hands at most this many types, cheapest fi
 
 # What ruled a new NodeClaim out for a pod: the NodePool's limits (the scheduler checks them first), then
 # in the order NodeClaim.can_add checks; the NodePool decision table (nodepool_verdicts) names its verdict by it
-LIMITS, TAINTS, REQUIREMENTS, VOLUMES, TOPOLOGY, INSTANCE_TYPES, MIN_VALUES = (
-    "limits", "taints", "requirements", "volumes", "topology", "instance-types", "min-values")
+LIMITS, TAINTS, REQUIREMENTS, VOLUMES, TOPOLOGY, INSTANCE_TYPES, MIN_VALUES, RESERVATIONS = (
+    "limits", "taints", "requirements", "volumes", "topology", "instance-types", "min-values", "reservations")
 
 
 class SchedulingError(Exception):
@@ -160,8 +161,12 @@ class NodeClaim:
     """A node Karpenter would launch, narrowed by the pods packed into it."""
 
     def __init__(self, template: Template, topology: Topology, types: TypeSet, rows: np.ndarray,
-                 name: str) -> None:
+                 name: str, reservations: Reservations | None = None) -> None:
         self.template, self.topology, self.types = template, topology, types
+        # the simulation's capacity reservations, if the catalog names any; those this NodeClaim holds
+        self.reservations = reservations
+        self.reserved: frozenset[str] = frozenset()
+        self._to_reserve: tuple = (None, frozenset())  # (rows can_add answered, the reservations they hold)
         self.name = name
         self.hostname = f"hostname-placeholder-{next(_hostnames):04d}"
         self.reqs = template.reqs.plus((Req.one(L.HOSTNAME, self.hostname),))
@@ -241,7 +246,7 @@ class NodeClaim:
         base = self.reqs.plus(data.reqs.values())
         for n, volume in enumerate(volume_reqs, 1):
             try:
-                return self._try(pod, data, base, volume, why, relax_min_values, rows)
+                return self._reserving(*self._try(pod, data, base, volume, why, relax_min_values, rows), why)
             except SchedulingError:
                 if n == len(volume_reqs):
                     raise  # the last option's error (not kept in a local: that would make a reference cycle)
@@ -279,6 +284,18 @@ class NodeClaim:
             if short:
                 # BestEffort: minValues becomes what is left (Karpenter sets it, not intersects it)
                 reqs = Reqs(replace(r, min_values=short[k]) if k in short else r for k, r in reqs.items())
+        return reqs, rows
+
+    def _reserving(self, reqs: Reqs, rows: np.ndarray, why: bool) -> tuple[Reqs, np.ndarray]:
+        """The reservations the NodeClaim would hold with these rows, kept for :meth:`add`;
+        SchedulingError (kind RESERVATIONS) where Karpenter refuses the pod for a reservation."""
+        if self.reservations:
+            try:
+                ids = self.reservations.to_reserve(self.hostname, self.reserved, self.types,
+                                                   self.template.rows[rows], reqs, self.template.name)
+            except ReservedOfferingError as exc:
+                raise SchedulingError(str(exc) if why else "", RESERVATIONS) from None
+            self._to_reserve = (rows, ids)
         return reqs, rows
 
     def _ports_ok(self, pod: Pod) -> np.ndarray:
@@ -393,6 +410,14 @@ class NodeClaim:
         if any(amount < 0 for amount in data.requests.values()):
             self.no_room.clear()  # room may come back: forget, and check again
         self.reqs = reqs
+        if self.reservations:
+            held_rows, ids = self._to_reserve
+            if held_rows is not rows:
+                ids = self.reservations.to_reserve(self.hostname, self.reserved, self.types,
+                                                   self.template.rows[rows], reqs, self.template.name)
+            self.reservations.hold(self.hostname, self.reserved, ids)
+            self.reserved = ids
+            self._to_reserve = (None, frozenset())
         self.topology.register(L.HOSTNAME, self.hostname)
         self.topology.record(pod, self.template.taints, reqs, self.types.well_known)
         if pod.host_ports:
@@ -415,11 +440,17 @@ class NodeClaim:
         reqs = self.reqs.without(L.HOSTNAME)
         rows = self.type_rows()
         names = frozenset(self.types.types[i].name for i in rows)
+        # a counted reservation is launched into only by the NodeClaim holding it (.reservations)
         kinds = frozenset(o.capacity_type for i in rows for o in self.types.types[i].offerings
                           if o.available and (reqs.get(L.ZONE) is None or reqs[L.ZONE].has(o.zone))
-                          and (reqs.get(L.CAPACITY_TYPE) is None or reqs[L.CAPACITY_TYPE].has(o.capacity_type)))
+                          and (reqs.get(L.CAPACITY_TYPE) is None or reqs[L.CAPACITY_TYPE].has(o.capacity_type))
+                          and not (tracked(o) and o.reservation_id not in self.reserved))
         extra = [Req(L.INSTANCE_TYPE, False, names, min_values=reqs.get_or_exists(L.INSTANCE_TYPE).min_values)]
-        if kinds:
+        if self.reserved:
+            # as Karpenter's FinalizeScheduling: the NodeClaim launches into one of the reservations it holds
+            extra += [Req(L.CAPACITY_TYPE, False, frozenset({RESERVED})),
+                      Req(L.CAPACITY_RESERVATION_ID, False, self.reserved)]
+        elif kinds:
             extra.append(Req(L.CAPACITY_TYPE, False, kinds))
         return reqs.plus(extra)
 

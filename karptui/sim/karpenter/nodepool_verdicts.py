@@ -35,7 +35,7 @@ LAUNCH, ALSO_FITS = "launch", "also-fits"
 class PoolVerdict:
     """One NodePool's row. ``verdict``: launch, also-fits (it would, but an earlier NodePool is
     chosen), deleting, static, not-ready, no-instance-types, or what refused the pod (limits,
-    taints, requirements, volumes, topology, instance-types, min-values); ``reason``: Karpenter's
+    taints, requirements, volumes, topology, instance-types, min-values, reservations); ``reason``: Karpenter's
     words; ``details``: what the words leave out (the conflicting requirement from both sides, the
     limit in use); ``removed``: instance types each filter took away, of ``catalog`` types."""
 

@@ -3,7 +3,12 @@
 Karpenter hands its scheduler instance types after two changes the cloud
 provider's list does not carry:
 
-- with the ``ReservedCapacity`` gate off, no ``reserved`` offering is used;
+- with the ``ReservedCapacity`` gate off, no ``reserved`` offering is used; before v1.15 a
+  reserved offering whose reservation has no instance left is unavailable (.reservations);
+- every offering in a zone the snapshot's events show under an ARC zonal shift is
+  unavailable (.zonalshift);
+- from v1.15 with the AWS gate ``NodeClassCEL``, the EC2NodeClass's kubelet CEL expressions set
+  each type's pods and reservations (.nodeclass_cel);
 - with the ``NodeOverlay`` gate on, each NodeOverlay (heaviest first, equal
   weights later names first) changes the offerings and capacity of the types it
   selects: an overlay's requirements are matched against the type's labels, the
@@ -30,7 +35,12 @@ from ...model import labels as L
 from ...model.nodeoverlay import NodeOverlay, adjusted_price, by_weight
 from .featuregates import FeatureGates
 from .instancetypes import type_set
+from .reservations import full_is_unavailable, tracked
 from .requirements import Req, Reqs
+from .versions import karpenter_version
+from .zonalshift import shifted_zones
+from .nodeclass_cel import with_expressions
+from .settings import karpenter_settings
 
 RESERVED = "reserved"
 
@@ -42,6 +52,20 @@ def karpenter_catalog(snapshot: Snapshot, catalog: Catalog, gates: FeatureGates)
         catalog = replace(catalog, types=tuple(
             replace(t, offerings=tuple(o for o in t.offerings if o.capacity_type != RESERVED)) for t in catalog))
         notes.append("ReservedCapacity feature gate is off: reserved offerings are not used")
+    elif full_is_unavailable(karpenter_version(snapshot)) and any(
+            tracked(o) and o.available and o.reservation_capacity == 0 for t in catalog for o in t.offerings):
+        catalog = replace(catalog, types=tuple(
+            replace(t, offerings=tuple(replace(o, available=False) if tracked(o) and o.reservation_capacity == 0
+                                       else o for o in t.offerings)) for t in catalog))
+    shifted = shifted_zones(snapshot)
+    if shifted:
+        catalog = replace(catalog, types=tuple(
+            replace(t, offerings=tuple(replace(o, available=False) if o.zone in shifted else o for o in t.offerings))
+            for t in catalog))
+        notes += [f"zonal shift: no launch in {zone} ({why})" for zone, why in shifted.items()]
+    pools = [p for p in snapshot.nodepools if p.deleted is None]
+    catalog, told = with_expressions(snapshot, catalog, pools, karpenter_settings(snapshot).node_class_cel)
+    notes += told
     if not snapshot.nodeoverlays:
         return catalog, notes
     if not gates.NodeOverlay:

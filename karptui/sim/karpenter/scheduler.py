@@ -38,10 +38,11 @@ from .daemons import daemon_pods
 from .defaultconstraints import with_default_constraints
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .instancetypes import TypeSet, type_set
-from .nodeclaim import LIMITS, NodeClaim, SchedulingError, Template, build_template
+from .nodeclaim import LIMITS, RESERVATIONS, NodeClaim, SchedulingError, Template, build_template
 from .nodepool_verdicts import pool_verdicts
 from .preferences import PodData, relax
 from .requirements import Reqs
+from .reservations import Reservations, selected_by_pool, tracked
 from .settings import karpenter_settings
 from .topology import Topology, domain_groups
 from .validation import pod_error
@@ -104,6 +105,9 @@ class Prepared:
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
+        # reserved offerings that name their reservation: counted as NodeClaims hold them (.reservations)
+        self.reservations_named = any(tracked(o) for t in self.types.types for o in t.offerings)
+        self.reservations_selected = selected_by_pool(snapshot, self.pools) if self.reservations_named else {}
 
     def scheduled_as(self, pods: Sequence[Pod]) -> Sequence[Pod]:
         """The pods as Karpenter schedules them: v1.15's default spread constraints given to those
@@ -164,10 +168,12 @@ class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
                  deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
                  settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None,
-                 decide: bool = False) -> None:
+                 decide: bool = False, provisioning: bool = False) -> None:
         """``settling``: nodes still within their NodePool's consolidateAfter, which a consolidation
         simulation may not move bound pods onto. ``decide``: keep each pod's NodePool decision table
-        (:mod:`.nodepool_verdicts`) as of its last try, in ``decisions``."""
+        (:mod:`.nodepool_verdicts`) as of its last try, in ``decisions``. ``provisioning``: the
+        provisioner's run, which (before v1.15) does not fall back from a compatible reservation it
+        cannot hold; a disruption simulation does (.reservations)."""
         self.snapshot, self.state = snapshot, state
         self.prepared = prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
         self.types = prepared.types
@@ -211,6 +217,10 @@ class Scheduler:
         self._taken: set[str] | None = None
         self.deciding = decide
         self.decisions: dict[str, tuple] = {}   # pod key -> its NodePool verdicts
+        self.reservations = Reservations(self.types, karpenter_version(snapshot), prepared.reservations_selected,
+                                         strict=provisioning) \
+            if prepared.reservations_named else None
+        self._reservation_refused = False  # the last _add ended on a reserved offering error
 
     # ---- the run ---------------------------------------------------------------------------------
     def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None) -> Results:
@@ -257,9 +267,14 @@ class Scheduler:
         """Schedule ``pod``, relaxing it step by step; None when placed, else why not."""
         current = pod
         while True:
+            self._reservation_refused = False
             error = self._add(current)
             if error is None:
                 return None
+            if self._reservation_refused:
+                # Karpenter does not relax a pod refused for a reservation: it may fit a reservation
+                # a later simulation frees (before v1.15, .reservations)
+                return error
             relaxed = relax(current, self.tolerate_prefer_no_schedule)
             if relaxed is None:
                 return error
@@ -401,6 +416,9 @@ class Scheduler:
             opened = self.open_claim(template, pod, data, self._name)
             if isinstance(opened, SchedulingError):
                 errors.append(str(opened))
+                if opened.kind == RESERVATIONS:  # no lower-weight NodePool while a reservation is compatible
+                    self._reservation_refused = True
+                    break
                 continue
             claim, reqs, kept = opened
             remaining = self.remaining.get(template.name)
@@ -428,7 +446,7 @@ class Scheduler:
             if not rows.size:
                 return SchedulingError(f"all available instance types exceed limits for nodepool "
                                        f"(NodePool={template.name})", LIMITS)
-        claim = NodeClaim(template, self.topology, self.types, rows, name(template.name))
+        claim = NodeClaim(template, self.topology, self.types, rows, name(template.name), self.reservations)
         try:
             reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values,
                                        volumes=self.claim_volumes(pod))

@@ -16,6 +16,9 @@ Karpenter reads its settings from the controller's environment, each overridable
 * ``LEGACY_NODE_REPAIR`` (``--legacy-node-repair``, from v1.15): ``false`` (the default) or ``true``.
   Karpenter v1.15 repairs unhealthy nodes as a voluntary disruption method (budgeted, replacement
   first); ``true`` keeps v1.14's forceful repair controller instead (:mod:`.repair` says both).
+* ``AWS_FEATURE_GATES`` (``--aws-feature-gates``, the AWS provider's, from v1.15): ``NodeClassCEL``
+  (default false) lets an EC2NodeClass's kubelet ``maxPods``, ``kubeReserved`` and ``systemReserved``
+  be CEL expressions evaluated per instance type (.nodeclass_cel).
 
 The values come from, in order: what the user set (``--preference-policy``, ... on the command line,
 kept on the snapshot), the Karpenter controller's Deployment in the snapshot (its container's
@@ -39,6 +42,8 @@ from .versions import V1_15, image_version, karpenter_version
 
 PREFERENCE_POLICY, MIN_VALUES_POLICY, SCHEDULER_CONFIG = "PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG"
 LEGACY_NODE_REPAIR = "LEGACY_NODE_REPAIR"
+AWS_FEATURE_GATES = "AWS_FEATURE_GATES"
+AWS_GATE_NAMES = ("NodeClassCEL",)   # aws pkg/operator/options/options.go on main (v1.15); unknown names refused
 RESPECT, IGNORE = "Respect", "Ignore"
 STRICT, BEST_EFFORT = "Strict", "BestEffort"
 TRUE, FALSE = "true", "false"
@@ -48,9 +53,11 @@ SETTINGS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     MIN_VALUES_POLICY: ("--min-values-policy", (STRICT, BEST_EFFORT)),
     SCHEDULER_CONFIG: ("--scheduler-config", None),
     LEGACY_NODE_REPAIR: ("--legacy-node-repair", (TRUE, FALSE)),
+    AWS_FEATURE_GATES: ("--aws-feature-gates", None),
 }
 BOOLEAN = frozenset({LEGACY_NODE_REPAIR})  # Go bool flags: the flag alone means true
-DEFAULTS = {PREFERENCE_POLICY: RESPECT, MIN_VALUES_POLICY: STRICT, SCHEDULER_CONFIG: "", LEGACY_NODE_REPAIR: FALSE}
+DEFAULTS = {PREFERENCE_POLICY: RESPECT, MIN_VALUES_POLICY: STRICT, SCHEDULER_CONFIG: "", LEGACY_NODE_REPAIR: FALSE,
+            AWS_FEATURE_GATES: "NodeClassCEL=false"}
 # from which release Karpenter reads a setting (the others: every line modelled)
 SINCE = {SCHEDULER_CONFIG: V1_15, LEGACY_NODE_REPAIR: V1_15}
 _REDACTED = "<redacted by karptui>"   # karptui.cluster.redact's marker: the value was not saved
@@ -68,6 +75,12 @@ class KarpenterSettings:
     legacy_node_repair: bool = False   # as the version simulated reads it (False before v1.15)
     sources: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    aws_feature_gates: str = DEFAULTS[AWS_FEATURE_GATES]
+
+    @property
+    def node_class_cel(self) -> bool:
+        """The AWS provider's ``NodeClassCEL`` gate."""
+        return parse_aws_feature_gates(self.aws_feature_gates).get("NodeClassCEL", False)
 
     @property
     def respect_preferences(self) -> bool:
@@ -81,19 +94,24 @@ class KarpenterSettings:
         """The settings that differ from Karpenter's defaults, by Karpenter's variable names."""
         values = {PREFERENCE_POLICY: self.preference_policy, MIN_VALUES_POLICY: self.min_values_policy,
                   SCHEDULER_CONFIG: self.scheduler_config,
-                  LEGACY_NODE_REPAIR: TRUE if self.legacy_node_repair else FALSE}
+                  LEGACY_NODE_REPAIR: TRUE if self.legacy_node_repair else FALSE,
+                  AWS_FEATURE_GATES: self.aws_feature_gates}
         return {k: v for k, v in values.items() if v != DEFAULTS[k]}
 
     def to_dict(self) -> dict:
         return {"preference_policy": self.preference_policy, "min_values_policy": self.min_values_policy,
                 "default_constraints": [c.to_dict() for c in self.default_constraints],
                 "legacy_node_repair": self.legacy_node_repair,
+                "node_class_cel": self.node_class_cel,
                 "sources": dict(self.sources), "notes": list(self.notes)}
 
 
 def check_value(setting: str, value: str) -> str:
     """``value`` checked as Karpenter checks it at start-up; ``ValueError`` with one line otherwise."""
     flag, allowed = SETTINGS[setting]
+    if setting == AWS_FEATURE_GATES:
+        parse_aws_feature_gates(value)
+        return value
     if allowed is None:
         parse_scheduler_config(value)
         return value
@@ -105,6 +123,20 @@ def check_value(setting: str, value: str) -> str:
     if value not in allowed:
         raise ValueError(f"invalid {setting} {value!r} (Karpenter accepts {' or '.join(allowed)})")
     return value
+
+
+def parse_aws_feature_gates(text: str) -> dict[str, bool]:
+    """``NodeClassCEL=true`` as the AWS provider's flag reads it; ``ValueError`` with one line otherwise."""
+    gates: dict[str, bool] = {}
+    for item in filter(None, (part.strip() for part in (text or "").split(","))):
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if name not in AWS_GATE_NAMES:
+            raise ValueError(f"unknown AWS feature gate {name!r} (known: {', '.join(AWS_GATE_NAMES)})")
+        if not sep or value.lower() not in ("true", "false", "1", "0", "t", "f"):
+            raise ValueError(f"AWS feature gate {name} must be true or false, got {value!r}")
+        gates[name] = value.lower() in ("true", "1", "t")
+    return gates
 
 
 def parse_scheduler_config(text: str) -> tuple[TopologySpreadConstraint, ...]:
@@ -267,7 +299,8 @@ def _settings(snapshot) -> KarpenterSettings:
             notes.append(f"SCHEDULER_CONFIG ({sources[SCHEDULER_CONFIG]}) is read from Karpenter v1.15; "
                          f"Karpenter {karpenter_version(snapshot)} ignores it")
     return KarpenterSettings(values[PREFERENCE_POLICY], values[MIN_VALUES_POLICY], values[SCHEDULER_CONFIG],
-                             constraints, legacy, tuple(sorted(sources.items())), tuple(notes))
+                             constraints, legacy, tuple(sorted(sources.items())), tuple(notes),
+                             values[AWS_FEATURE_GATES])
 
 
 # strconv.ParseBool, which Go's flag package and Karpenter's environment reading use

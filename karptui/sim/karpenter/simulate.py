@@ -39,7 +39,7 @@ def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
     moving = pods_to_reschedule(snapshot, state)
     if not pending and not moving:
         return attempts, ()
-    scheduler = Scheduler(snapshot, state, catalog, pending + moving, decide=explain)
+    scheduler = Scheduler(snapshot, state, catalog, pending + moving, decide=explain, provisioning=True)
     result = scheduler.solve(pending + moving, batch, progress)
     by_key = {p.key: p for p in pending}
     for key, node in result.on_existing.items():
