@@ -109,8 +109,9 @@ class Life:
 
     @property
     def lived(self) -> float | None:
-        """Seconds from creation (or launch) to termination, when both are in the log."""
-        return seconds_between(self.start, self.terminated)
+        """Seconds from creation (or launch) to termination, when both are in the log (a NodeClaim seen first
+        registered or initialized began before the log: how long it lived is unknown)."""
+        return seconds_between(self.created or self.launched, self.terminated)
 
     @property
     def end_reason(self) -> str:
