@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from ..errors import InputError
@@ -75,6 +76,12 @@ def run_history(args: argparse.Namespace) -> int:
         return _node(timeline, args.node, args.output)
     if args.output == "csv":
         write_csv(timeline.lives, sys.stdout)
+        return 0
+    if args.output == "json":
+        # one line, by json's C encoder: a day of a large cluster is tens of thousands of NodeClaims, and
+        # the indented form (pure Python) took longer than reading the log; `jq .` indents it
+        sys.stdout.write(json.dumps(timeline.to_dict(), separators=(",", ":")))
+        sys.stdout.write("\n")
         return 0
     return emit(timeline.to_dict(), args.output, lambda doc, console: _table(timeline, console))
 

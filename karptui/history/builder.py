@@ -95,6 +95,7 @@ class HistoryBuilder:
         self.drafts: dict[str, Draft] = {}
         self.by_node: dict[str, str] = {}
         self.commands: list[Command] = []
+        self.commands_of: dict[str, list[Command]] = {}   # draft key -> the commands naming it
         self.open: Command | None = None          # a replace command still waiting for its replacements
         self.unnamed: list = []                   # creations that named no NodeClaim, waiting for their launch
         self.hours: dict[str, Hour] = {}
@@ -176,7 +177,8 @@ class HistoryBuilder:
         return draft
 
     def _rekey(self, old: str, new: str) -> None:
-        for command in self.commands:
+        for command in self.commands_of.pop(old, ()):
+            self.commands_of.setdefault(new, []).append(command)
             command.candidates = [new if k == old else k for k in command.candidates]
             command.replacements = [new if k == old else k for k in command.replacements]
 
@@ -221,6 +223,7 @@ class HistoryBuilder:
         draft.requested, draft.more = tuple(e.get("instance_types") or ()), e.get("more") or 0
         if command is not None:
             command.replacements.append(draft.key)
+            self.commands_of.setdefault(draft.key, []).append(command)
 
     def _replacing(self, controller: str | None) -> Command | None:
         """A NodeClaim created right after a replace command, by the disruption controller (or by a line
@@ -280,6 +283,7 @@ class HistoryBuilder:
             draft.instance_type = draft.instance_type or candidate.get("instance_type") or ""
             draft.capacity_type = draft.capacity_type or candidate.get("capacity_type") or ""
             command.candidates.append(draft.key)
+            self.commands_of.setdefault(draft.key, []).append(command)
         self.commands.append(command)
         self.open = command if expected else None
 
