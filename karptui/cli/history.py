@@ -71,9 +71,9 @@ def run_history(args: argparse.Namespace) -> int:
     timeline = finish(builder, window, catalog, discounts, short)
     for warning in warnings:
         say(f"karptui: {warning}")
-    say(f"{lines} lines: {events} Karpenter events, {len(timeline.lives)} NodeClaims")
     if args.node:
         return _node(timeline, args.node, args.output)
+    say(f"{lines} lines: {events} Karpenter events, {len(timeline.lives)} NodeClaims")
     if args.output == "csv":
         write_csv(timeline.lives, sys.stdout)
         return 0
