@@ -113,6 +113,9 @@ def _table(timeline: Timeline, console) -> None:
 
     from ..text import visible
 
+    if not console.is_terminal:  # a file or a pipe: whole rows, for grep and less -S, not folded at 80 columns
+        console.width = max(console.width, 220)
+
     def cell(value) -> str:
         return visible("" if value is None else str(value))
 

@@ -159,10 +159,10 @@ class HistoryBuilder:
                 draft = drafts[claim] = Draft(claim)
             if node and node != claim:
                 known = self.by_node.get(node)
-                if known is None or known == node:
-                    if known == node and node in drafts:
-                        draft.absorb(drafts.pop(node))
-                        self._rekey(node, claim)
+                if known == node and node in drafts:   # known by its node's name until now
+                    draft.absorb(drafts.pop(node))
+                    self._rekey(node, claim)
+                if known != claim:                      # the newest NodeClaim on a reused node name
                     self.by_node[node] = claim
                 draft.node = draft.node or node
         else:
@@ -364,7 +364,10 @@ class HistoryBuilder:
             hour.nominated += 1
 
     def _blocked(self, e: dict, text: str, ref: str) -> None:
-        if not (e.get("nodeclaim") or e.get("node")):
+        """DisruptionBlocked, Unconsolidatable, a rejected consolidation: noted on a NodeClaim the input
+        otherwise shows (a snapshot's events name every node; they do not make a life each)."""
+        claim, node = e.get("nodeclaim"), e.get("node")
+        if not ((claim and claim in self.drafts) or (node and node in self.by_node)):
             return
         draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
         if len(draft.blocked) < MAX_BLOCKED_PER_LIFE:
