@@ -147,8 +147,9 @@ def test_cli_csv_has_lp4k_columns_first(cli):
     row = {r["nodeclaim"]: r for r in rows}["nvme-raid-r8xwd"]
     assert (row["disruptiondecision"], row["disruptednodecount"], row["replacementnodecount"],
             row["disruptedpodcount"]) == ("delete", "1", "0", "1")
-    # lines 5 and 9: annotated 22:36:39.291Z, deleted 22:38:20.484Z -> lp4k's node termination time
-    assert (row["nodeterminationtime"], row["nodeterminationtimesec"]) == ("1m41.193s", "101.2")
+    # lines 5 and 10: annotated 22:36:39.291Z, deleted nodeclaim 22:38:20.734Z -> lp4k's node termination time
+    assert (row["nodeterminationtime"], row["nodeterminationtimesec"]) == ("1m41.443s", "101.4")
+    assert (row["deletedtime"], row["providerid"]) == ("2025-03-25T22:38:20.734Z", "")
     assert row["taint"] == "karpenter.sh/disrupted::NoSchedule" and row["deleted"] == "true"
     assert len(rows) == 7
 
@@ -185,3 +186,56 @@ def test_events_file_counts_failed_scheduling(cli, write):
     code, out, _ = cli("history", CORPUS / "e-040.log", "--events", events, "-o", "json")
     pending = json.loads(out)["pending"]
     assert code == 0 and [p["failed_scheduling_pods"] for p in pending] == [1]
+
+
+# chain-v1.log: a consolidation replace, then a drift replace of the replacement (read from its lines)
+CHAIN = Path(__file__).parent / "fixtures" / "history" / "chain-v1.log"
+
+
+def chain_timeline():
+    return finish(build_history(LogParser().parse(read_lines(str(CHAIN), []))))
+
+
+def test_three_nodeclaim_chain_with_reasons_and_savings():
+    t = chain_timeline()
+    assert len(t.chains) == 1
+    chain = t.chains[0]
+    # line 2 replaces general-q7x2k; line 5 (controller disruption) creates general-h2t8w; line 13 replaces
+    # h2t8w for drift; line 14 creates general-z5k4r. Line 4's general-m3v9d is the provisioner's.
+    assert chain.nodeclaims == ("general-q7x2k", "general-h2t8w", "general-z5k4r")
+    assert [(link.old, link.new, link.reason) for link in chain.links] == [
+        ("general-q7x2k", ("general-h2t8w",), "underutilized"), ("general-h2t8w", ("general-z5k4r",), "drift")]
+    catalog = bundled_catalog("us-east-1", ("us-east-1a", "us-east-1b", "us-east-1c"))
+    m5_2xl = offering_of(catalog, "m5.2xlarge", "", "on-demand").price
+    m5_xl = offering_of(catalog, "m5.xlarge", "us-east-1b", "on-demand").price
+    c5_xl_spot = offering_of(catalog, "c5.xlarge", "us-east-1c", "spot").price
+    assert chain.links[0].saving == pytest.approx(m5_2xl - m5_xl)
+    assert chain.links[1].saving == pytest.approx(m5_xl - c5_xl_spot)
+    found = {life.nodeclaim: life for life in t.lives}
+    assert found["general-m3v9d"].replaces == () and found["general-m3v9d"].end_reason == "launch_failed"
+    first = found["general-q7x2k"]
+    assert (first.disruption.pod_count, first.disrupt_to_gone) == (7, 99.75)   # 03:12:00.500 -> 03:13:40.250
+    assert stamp(first.nodeclaim_deleted) == "2025-06-02T03:13:40.500Z"
+    assert found["general-h2t8w"].launch_to_ready == 48.1                        # 03:12:02.900 -> 03:12:51.000
+    assert found["general-h2t8w"].lived == pytest.approx(20 * 60 + 74.44)        # 03:12:00.560 -> 03:33:15.000
+
+
+def test_launch_failures_pending_and_churn():
+    t = chain_timeline()
+    assert [f["nodeclaim"] for f in t.launch_failures] == ["general-m3v9d"]
+    assert "InsufficientInstanceCapacity" in t.launch_failures[0]["error"]
+    assert [(p.hour, p.provisionable_batches, p.provisionable_max) for p in t.pending] == [("2025-06-02T03:00Z", 1, 2)]
+    assert [(c.nodepool, c.created, c.disrupted, c.terminated) for c in t.churn] == [
+        ("", 0, 1, 1), ("general", 3, 1, 1)]
+    # the hour's cost: q7x2k from the log's start to its deletion, h2t8w and z5k4r from their launches
+    hour = t.cost[0]
+    assert hour.nodes_at_end == 1 and hour.per_hour_at_end == pytest.approx(
+        offering_of(bundled_catalog("us-east-1", ("us-east-1a", "us-east-1b", "us-east-1c")), "c5.xlarge",
+                    "us-east-1c", "spot").price, abs=1e-4)
+
+
+def test_why_names_the_replacement_and_the_command():
+    life = {x.nodeclaim: x for x in chain_timeline().lives}["general-h2t8w"]
+    text = why(life)
+    assert "drift, replace at 2025-06-02T03:31:10.000Z" in text and "replaced by general-z5k4r" in text
+    assert "command 9d2b6f14-7a3c-4e85-b0d9-1c6e2a4f8b37" in text

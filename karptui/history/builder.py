@@ -23,7 +23,7 @@ class Draft:
     __slots__ = ("key", "nodepool", "node", "provider_id", "requested", "more", "instance_type", "zone",
                  "capacity_type", "created", "launched", "registered", "initialized", "disrupted", "drained",
                  "annotated", "terminated", "taint", "annotation", "command", "interruption", "failures",
-                 "blocked", "lines", "seen")
+                 "blocked", "lines", "seen", "claim_deleted")
 
     def __init__(self, key: str) -> None:
         self.key = key
@@ -39,6 +39,7 @@ class Draft:
         self.blocked: list = []
         self.lines: list[str] = []
         self.seen: set[str] = set()   # the steps a line showed, with or without a time
+        self.claim_deleted = None      # the "deleted nodeclaim" line (after the node's)
 
     def absorb(self, other: Draft) -> None:
         """What a draft known only by its node's name said, once a line names its NodeClaim."""
@@ -294,6 +295,8 @@ class HistoryBuilder:
         when = self._when(text)
         if draft.terminated is None or (when is not None and when < draft.terminated):
             draft.terminated = when
+        if e.get("deleted") == "nodeclaim" and draft.claim_deleted is None:
+            draft.claim_deleted = when
         draft.seen.add("terminated")
 
     def _interruption(self, e: dict, text: str, ref: str) -> None:

@@ -71,7 +71,7 @@ def _life(d: Draft, catalog: Catalog, replaced_by, replaces) -> Life:
         requested_more=d.more, instance_type=d.instance_type, zone=d.zone, capacity_type=d.capacity_type,
         price=cost, price_estimated=estimated, price_discounted=discounted, created=d.created, launched=d.launched,
         registered=d.registered, initialized=d.initialized, disrupted=d.disrupted, drained=d.drained,
-        annotated=d.annotated, terminated=d.terminated, taint=d.taint, annotation=d.annotation,
+        annotated=d.annotated, terminated=d.terminated, nodeclaim_deleted=d.claim_deleted, taint=d.taint, annotation=d.annotation,
         disruption=disruption, interruption=interruption, launch_failures=tuple(d.failures),
         blocked=tuple(d.blocked), replaces=tuple(replaces), replaced_by=tuple(replaced_by),
         steps=tuple(s for s in order if s in d.seen), lines=tuple(d.lines))

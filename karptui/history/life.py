@@ -76,6 +76,7 @@ class Life:
     drained: datetime | None = None       # tainted karpenter.sh/disrupted (v1) or cordoned (before): the drain began
     annotated: datetime | None = None     # the termination-timestamp annotation was set (v1)
     terminated: datetime | None = None    # the first "deleted node" / "deleted nodeclaim" line
+    nodeclaim_deleted: datetime | None = None  # the "deleted nodeclaim" line (the finalizer done: instance gone)
     taint: str = ""
     annotation: str = ""
     disruption: Disruption | None = None
@@ -138,6 +139,7 @@ class Life:
             "created": stamp(self.created), "launched": stamp(self.launched), "registered": stamp(self.registered),
             "initialized": stamp(self.initialized), "disrupted": stamp(self.disrupted),
             "drained": stamp(self.drained), "terminated": stamp(self.terminated),
+            "nodeclaim_deleted": stamp(self.nodeclaim_deleted),
             "launch_to_ready_seconds": self.launch_to_ready, "created_to_ready_seconds": self.created_to_ready,
             "disrupt_to_gone_seconds": self.disrupt_to_gone, "lived_seconds": self.lived,
             "end": self.end_reason,

@@ -49,11 +49,12 @@ def _types(life: Life) -> str:
 def row(life: Life) -> dict:
     d, i = life.disruption, life.interruption
     ready = life.created_to_ready
-    terminating = seconds_between(life.annotated, life.terminated)
-    lived = life.lived
+    deleted = life.nodeclaim_deleted or life.terminated   # lp4k: the "deleted nodeclaim" line
+    terminating = seconds_between(life.annotated, deleted)
+    lived = seconds_between(life.created, deleted)
     return {
         "nodeclaim": life.nodeclaim, "createdtime": stamp(life.created) or "", "nodepool": life.nodepool,
-        "instancetypes": _types(life), "launchedtime": stamp(life.launched) or "", "providerid": life.provider_id,
+        "instancetypes": _types(life), "launchedtime": stamp(life.launched) or "", "providerid": life.provider_id.rpartition("/")[2],
         "instancetype": life.instance_type, "zone": life.zone, "capacitytype": life.capacity_type,
         "registeredtime": stamp(life.registered) or "", "k8snodename": life.node,
         "initializedtime": stamp(life.initialized) or "", "nodereadytime": go_duration(ready),
@@ -66,7 +67,7 @@ def row(life: Life) -> dict:
         "annotationtime": stamp(life.annotated) or "", "annotation": life.annotation,
         "tainttime": stamp(life.drained) or "", "taint": life.taint,
         "interruptiontime": (stamp(i.time) or "") if i else "", "interruptionkind": i.message_kind if i else "",
-        "deletedtime": stamp(life.terminated) or "", "nodeterminationtime": go_duration(terminating),
+        "deletedtime": stamp(deleted) or "", "nodeterminationtime": go_duration(terminating),
         "nodeterminationtimesec": _sec(terminating), "nodelifecycletime": go_duration(lived),
         "nodelifecycletimesec": _sec(lived),
         "initialized": "true" if "initialized" in life.steps else "false",

@@ -450,7 +450,8 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "node_terminated",
                      "node": _name(f, "Node", "node"),
-                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")})
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+                     "deleted": "node" if lowered == "deleted node" else "nodeclaim"})
 
 
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
