@@ -129,8 +129,9 @@ def write_day(path: str, megabytes: int, nodes: int) -> tuple[int, int]:
     return lifecycle_lines, cluster.count
 
 
-def measure(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one command in a fresh process (os.wait4: that child's own rusage)."""
+def measure(argv: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system: what a loaded machine's other work does not add to) and peak
+    RSS (MiB) of one command in a fresh process (os.wait4: that child's own rusage)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     start = time.perf_counter()
     child = subprocess.Popen([sys.executable, "-m", "karptui", *argv], cwd=root, stdout=subprocess.DEVNULL,
@@ -140,28 +141,32 @@ def measure(argv: list[str]) -> tuple[float, float]:
     error = child.stderr.read().decode() if child.stderr else ""
     if status:
         raise SystemExit(f"karptui {' '.join(argv)} failed: {error.strip()}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--log", metavar="PATH", help="keep the generated log here; reuse it if it exists")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "karpenter-day.log")
-        start = time.perf_counter()
-        lifecycle, claims = write_day(path, args.megabytes, args.nodes)
+        path = args.log or os.path.join(tmp, "karpenter-day.log")
+        if not os.path.exists(path):
+            start = time.perf_counter()
+            lifecycle, claims = write_day(path, args.megabytes, args.nodes)
+            print(f"generated {os.path.getsize(path) / 2**20:.0f} MiB ({lifecycle} lifecycle lines, {claims} "
+                  f"NodeClaims) in {time.perf_counter() - start:.1f} s", flush=True)
         size = os.path.getsize(path) / 2**20
-        print(f"generated {size:.0f} MiB ({lifecycle} lifecycle lines, {claims} NodeClaims) in "
-              f"{time.perf_counter() - start:.1f} s", flush=True)
-        parse_s, parse_rss = measure(["logs", "parse", path, "--output", "jsonl"])
-        history_s, history_rss = measure(["history", path, "--output", "json"])
+        parse_s, parse_cpu, parse_rss = measure(["logs", "parse", path, "--output", "jsonl"])
+        history_s, history_cpu, history_rss = measure(["history", path, "--output", "json"])
         figure("history", history_s, "s")
+        figure("history CPU", history_cpu, "s")
         figure("history peak RSS", history_rss, "MiB")
         figure("logs parse (yardstick)", parse_s, "s")
-        print(f"karptui history: {history_s:.1f} s, peak RSS {history_rss:.0f} MiB; "
-              f"karptui logs parse --output jsonl: {parse_s:.1f} s, peak RSS {parse_rss:.0f} MiB", flush=True)
+        print(f"{size:.0f} MiB: karptui history {history_s:.1f} s wall, {history_cpu:.1f} s CPU, peak RSS "
+              f"{history_rss:.0f} MiB; karptui logs parse --output jsonl (yardstick) {parse_s:.1f} s wall, "
+              f"{parse_cpu:.1f} s CPU, peak RSS {parse_rss:.0f} MiB", flush=True)
     return 0
 
 

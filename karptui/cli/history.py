@@ -78,12 +78,23 @@ def run_history(args: argparse.Namespace) -> int:
         write_csv(timeline.lives, sys.stdout)
         return 0
     if args.output == "json":
-        # one line, by json's C encoder: a day of a large cluster is tens of thousands of NodeClaims, and
-        # the indented form (pure Python) took longer than reading the log; `jq .` indents it
-        sys.stdout.write(json.dumps(timeline.to_dict(), separators=(",", ":")))
-        sys.stdout.write("\n")
+        _json(timeline, sys.stdout)
         return 0
     return emit(timeline.to_dict(), args.output, lambda doc, console: _table(timeline, console))
+
+
+def _json(timeline: Timeline, out) -> None:
+    """One line, by json's C encoder (a day of a large cluster is tens of thousands of NodeClaims; the
+    indented form, pure Python, took longer than reading the log -- `jq .` indents it), with the NodeClaims
+    written one by one rather than held as one document."""
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    head = dumps(timeline.to_dict(lives=False))
+    out.write(head[:-1] + ',"nodeclaims":[')
+    for number, life in enumerate(timeline.lives):
+        if number:
+            out.write(",")
+        out.write(dumps(life.to_dict()))
+    out.write("]}\n")
 
 
 def _node(timeline: Timeline, name: str, output: str) -> int:

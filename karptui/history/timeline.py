@@ -119,12 +119,19 @@ class Timeline:
                 return life
         return None
 
-    def to_dict(self) -> dict:
+    def to_dict(self, lives: bool = True) -> dict:
+        """The JSON document (docs/history.md); ``lives=False`` leaves ``nodeclaims`` out, for a writer
+        that streams them one by one."""
+        doc = self._summary()
+        if lives:
+            doc["nodeclaims"] = [life.to_dict() for life in self.lives]
+        return doc
+
+    def _summary(self) -> dict:
         return {
             "window": {"since": stamp(self.since), "until": stamp(self.until), "first": stamp(self.first),
                        "last": stamp(self.last)},
             "catalog": self.catalog, "discounts": self.discounts or None,
-            "nodeclaims": [life.to_dict() for life in self.lives],
             "chains": [chain.to_dict() for chain in self.chains],
             "churn": [c.to_dict() for c in self.churn],
             "short_lived": {"under_seconds": self.short_lived_seconds, "nodeclaims": list(self.short_lived)},
