@@ -239,3 +239,28 @@ def test_why_names_the_replacement_and_the_command():
     text = why(life)
     assert "drift, replace at 2025-06-02T03:31:10.000Z" in text and "replaced by general-z5k4r" in text
     assert "command 9d2b6f14-7a3c-4e85-b0d9-1c6e2a4f8b37" in text
+
+
+# d-002: v1.x before v1.9, a consolidation replace whose replacement is itself gone six minutes later
+def test_replacement_that_died_soon():
+    t = timeline("d-002.log")
+    found = {life.nodeclaim: life for life in t.lives}
+    old, new = found["od-pool-k4v7q"], found["od-pool-w8n3d"]
+    # line 1: underutilized replace of od-pool-k4v7q (c6a.4xlarge on-demand, 4 pods); line 2: created by
+    # the disruption controller; lines 5-6: od-pool-w8n3d's node and NodeClaim deleted, no reason given
+    assert old.replaced_by == ("od-pool-w8n3d",) and old.disruption.pod_count == 4
+    assert (old.instance_type, old.capacity_type) == ("c6a.4xlarge", "on-demand")
+    assert new.end_reason == "deleted" and new.lived == 372.34   # 01:40:00.242 -> 01:46:12.582
+    assert "od-pool-w8n3d" in t.short_lived
+    assert found["od-pool-r2t6h"].end_reason == "draining"       # line 3: tainted, nothing says why
+    assert [c.nodeclaims for c in t.chains] == [("od-pool-k4v7q", "od-pool-w8n3d")]
+
+
+# a-054: v0.29, machines
+def test_machine_era():
+    found = lives("a-054.log")
+    machine = found["stateful-w6p3c"]   # launched machine c5a.xlarge eu-central-1c on-demand, registered its node
+    assert (machine.instance_type, machine.zone, machine.capacity_type, machine.node) == (
+        "c5a.xlarge", "eu-central-1c", "on-demand", "ip-10-88-56-35.eu-central-1.compute.internal")
+    assert stamp(machine.launched) == "2023-07-21T14:05:53.845Z" and machine.end_reason == "running"
+    assert found["stateful-h9r2f"].end_reason == "deleted"   # "deleted machine", no reason in the paste

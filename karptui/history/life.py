@@ -117,7 +117,7 @@ class Life:
     @property
     def end_reason(self) -> str:
         """Why it went, in one word: the disruption method, ``interruption``, ``deleted`` (no reason logged),
-        or ``running``."""
+        ``launch_failed``, ``draining`` (the drain began, no reason logged) or ``running``."""
         if self.disruption is not None:
             return self.disruption.method
         if self.interruption is not None:
@@ -126,6 +126,8 @@ class Life:
             return "deleted"
         if self.launch_failures and self.launched is None:
             return "launch_failed"
+        if "drained" in self.steps:
+            return "draining"   # tainted or cordoned, and no line in the input says why
         return "running"
 
     def to_dict(self) -> dict:
