@@ -264,3 +264,14 @@ def test_machine_era():
         "c5a.xlarge", "eu-central-1c", "on-demand", "ip-10-88-56-35.eu-central-1.compute.internal")
     assert stamp(machine.launched) == "2023-07-21T14:05:53.845Z" and machine.end_reason == "running"
     assert found["stateful-h9r2f"].end_reason == "deleted"   # "deleted machine", no reason in the paste
+
+
+def test_hostile_names_reach_the_terminal_escaped(cli, write):
+    line = ('{"level":"INFO","time":"2025-06-02T03:00:01.100Z","logger":"controller","message":"launched nodeclaim",'
+            '"controller":"nodeclaim.lifecycle","NodeClaim":{"name":"evil-\\u001b]52;c;aGk=\\u0007"},'
+            '"instance-type":"[bold]m5.large[/bold]","zone":"us-east-1a","capacity-type":"spot"}\n')
+    path = write("hostile.log", line)
+    code, out, _ = cli("history", path)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "[bold]m5.large[/bold]" in out
+    code, out, _ = cli("history", path, "--node", "evil-\x1b]52;c;aGk=\x07")
+    assert code == 0 and "\x1b" not in out

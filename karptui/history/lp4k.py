@@ -8,6 +8,7 @@ import csv
 from collections.abc import Iterable
 from typing import TextIO
 
+from ..text import visible
 from .life import Life
 from .times import seconds_between, stamp
 
@@ -84,8 +85,12 @@ def row(life: Life) -> dict:
 
 def write_csv(lives: Iterable[Life], out: TextIO) -> None:
     """Rows in order of creation, lp4k's order too. Cells are text from the log: quoted as CSV needs,
-    never interpreted."""
+    never interpreted; on a terminal, control characters are shown as escapes (karptui.text), never sent."""
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
+    shown = getattr(out, "isatty", lambda: False)()
     for life in lives:
-        writer.writerow(row(life))
+        cells = row(life)
+        if shown:
+            cells = {key: visible(value) for key, value in cells.items()}
+        writer.writerow(cells)
