@@ -275,3 +275,22 @@ def test_hostile_names_reach_the_terminal_escaped(cli, write):
     assert code == 0 and "\x1b" not in out and "\x07" not in out and "[bold]m5.large[/bold]" in out
     code, out, _ = cli("history", path, "--node", "evil-\x1b]52;c;aGk=\x07")
     assert code == 0 and "\x1b" not in out
+
+
+@pytest.mark.parametrize("name", ["e-040.log", "f-036.log", "c-020.log", "d-002.log", "b-003.log", "a-054.log"])
+def test_a_log_read_in_ranges_gives_the_same_history(monkeypatch, name):
+    """A large plain file is read by several processes (karptui.history.read); cut small here, each paste
+    must give the history it gives read whole -- lines numbered the same, no record split."""
+    from karptui.history import read
+    from karptui.history.builder import HistoryBuilder
+
+    def history(minimum: int):
+        monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", minimum)
+        monkeypatch.setattr(read, "workers", lambda: 3)
+        builder = HistoryBuilder()
+        counts = read.feed_log(builder, str(CORPUS / name), "", [])
+        return counts, finish(builder).to_dict()
+
+    whole, split = history(1 << 40), history(1)
+    assert len(read._ranges(str(CORPUS / name), 3)) >= 2
+    assert split == whole

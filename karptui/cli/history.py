@@ -15,8 +15,7 @@ from ..history.times import stamp
 from ..history.timeline import Timeline
 from ..history.why import answer, why
 from ..history.window import parse_window
-from ..logs import LogParser
-from ..logs.reader import read_lines
+from ..history.read import feed_log
 from ..model.errors import ModelError
 from ..model.fields import parse_duration
 from .output import emit, json_text, say
@@ -61,10 +60,9 @@ def run_history(args: argparse.Namespace) -> int:
     warnings: list[str] = []
     lines = events = 0
     for path in args.logs:
-        parser = LogParser()
-        builder.feed_all(parser.parse(read_lines(path, warnings)), file=path if len(args.logs) > 1 else "")
-        lines += parser.stats.lines
-        events += parser.stats.events
+        read, counted = feed_log(builder, path, path if len(args.logs) > 1 else "", warnings)
+        lines += read
+        events += counted
     for path in (args.events, args.snapshot):
         if path:
             _events(builder, path)
