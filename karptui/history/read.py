@@ -22,6 +22,7 @@ from ..logs.reader import _Lines, read_lines
 from .builder import HistoryBuilder
 
 PARALLEL_MIN_BYTES = 32 << 20
+RANGES_PER_PROCESS = 4   # smaller ranges: less of the log's events waiting in memory at once
 _READ = 1 << 20
 _RECORD_START = re.compile(rb'\{"|\d{4}-\d\d-\d\dT')
 _NEEDED = frozenset({"nodeclaim_created", "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized",
@@ -54,14 +55,15 @@ def workers() -> int:
 
 def feed_log(builder: HistoryBuilder, path: str, file: str, warnings: list[str]) -> tuple[int, int]:
     """Every event of one log into ``builder``; (physical lines, Karpenter events)."""
-    ranges = _ranges(path, workers())
+    processes = workers()
+    ranges = _ranges(path, processes * RANGES_PER_PROCESS)
     if len(ranges) < 2:
         parser = LogParser()
         builder.feed_all(parser.parse(read_lines(path, warnings)), file)
         return parser.stats.lines, parser.stats.events
     lines = events = 0
     context = get_context("fork") if "fork" in get_all_start_methods() else get_context()
-    with ProcessPoolExecutor(len(ranges), mp_context=context) as pool:
+    with ProcessPoolExecutor(min(processes, len(ranges)), mp_context=context) as pool:
         for found, taken, counted, long in pool.map(_read_range, [(path, a, b) for a, b in ranges]):
             for event in found:
                 if event.get("line"):
