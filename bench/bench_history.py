@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from bench_logs import V1, varied_doc
 from figures import figure
@@ -101,7 +101,7 @@ def write_day(path: str, megabytes: int, nodes: int) -> tuple[int, int]:
     with a launch to keep the count, and filler lines until the file has ``megabytes``."""
     rng = random.Random(7)
     cluster = Cluster(rng)
-    start = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 3, 1, tzinfo=UTC)
     target = megabytes * 2**20
     day = 24 * 3600.0
     churn = 4 * nodes                      # NodeClaims disrupted in the day: each node lives ~6 h on average

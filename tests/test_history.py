@@ -118,12 +118,14 @@ def test_why_answers():
 
 
 def test_cli_node_answer(cli):
-    code, out, err = cli("history", CORPUS / "e-040.log", "--node", "ip-10-0-6-139.eu-west-1.compute.internal",
+    code, out, _ = cli("history", CORPUS / "e-040.log", "--node", "ip-10-0-6-139.eu-west-1.compute.internal",
                          "-o", "json")
     doc = json.loads(out)
     assert code == 0 and doc["nodeclaim"] == "nvme-raid-h8zr3" and doc["end"] == "interruption"
     assert doc["life"]["lines"] == ["11", "12", "13", "20", "21"]   # the lines naming it or its node
     one_line_error(*cli("history", CORPUS / "e-040.log", "--node", "nope"), "no NodeClaim, node or instance")
+    code, out, _ = cli("history", CORPUS / "e-040.log", "--node", "i-0c6a2f8e4d17b9305", "-o", "json")  # line 17
+    assert code == 0 and json.loads(out)["nodeclaim"] == "nvme-raid-j7c2p"
 
 
 def test_cli_json_shape(cli):

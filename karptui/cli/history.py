@@ -11,11 +11,11 @@ from ..errors import InputError
 from ..history.builder import HistoryBuilder
 from ..history.finish import DEFAULT_SHORT_LIVED, finish
 from ..history.lp4k import write_csv
-from ..history.times import stamp
+from ..history.read import feed_log
 from ..history.timeline import Timeline
+from ..history.times import stamp
 from ..history.why import answer, why
 from ..history.window import parse_window
-from ..history.read import feed_log
 from ..model.errors import ModelError
 from ..model.fields import parse_duration
 from .output import emit, json_text, say

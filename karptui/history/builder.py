@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .times import instant
+from .times import hour_of, instant
 
 MAX_LINES_PER_LIFE = 200     # "why did it go" needs the lines about it, not every unconsolidatable event
 MAX_BLOCKED_PER_LIFE = 10
@@ -20,10 +20,34 @@ _REPLACING = ("disruption", "deprovisioning")   # the controllers whose NodeClai
 class Draft:
     """A NodeClaim's life while the log is read (mutable); :func:`karptui.history.finish.finish` freezes it."""
 
-    __slots__ = ("key", "nodepool", "node", "provider_id", "requested", "more", "instance_type", "zone",
-                 "capacity_type", "created", "launched", "registered", "initialized", "disrupted", "drained",
-                 "annotated", "terminated", "taint", "annotation", "command", "interruption", "failures",
-                 "blocked", "lines", "seen", "claim_deleted")
+    __slots__ = (
+        "annotated",
+        "annotation",
+        "blocked",
+        "capacity_type",
+        "claim_deleted",
+        "command",
+        "created",
+        "disrupted",
+        "drained",
+        "failures",
+        "initialized",
+        "instance_type",
+        "interruption",
+        "key",
+        "launched",
+        "lines",
+        "more",
+        "node",
+        "nodepool",
+        "provider_id",
+        "registered",
+        "requested",
+        "seen",
+        "taint",
+        "terminated",
+        "zone",
+    )
 
     def __init__(self, key: str) -> None:
         self.key = key
@@ -343,7 +367,6 @@ class HistoryBuilder:
             when = instant(text) if text else None
             if when is None:
                 return None
-            from .times import hour_of
             key = hour_of(when)
         hour = self.hours.get(key)
         if hour is None:
@@ -380,7 +403,6 @@ class HistoryBuilder:
         """kube-scheduler's FailedScheduling event (from ``--events`` or the snapshot), not a Karpenter line."""
         if when is None:
             return
-        from .times import hour_of
         key = hour_of(when)
         hour = self.hours.get(key)
         if hour is None:

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from ..catalog import Catalog
 from .builder import Command, Draft, HistoryBuilder
 from .life import Disruption, Interruption, Life
 from .prices import catalog_for, price
-from .times import hour_of
 from .timeline import Chain, Churn, CostHour, Link, PendingHour, Timeline
+from .times import hour_of
 from .window import Window
 
 DEFAULT_SHORT_LIVED = 30 * 60.0
+_UNBOUNDED = Window()
+_NEVER = datetime.max.replace(tzinfo=UTC)   # lives whose lines had no time sort last
 
 
-def finish(builder: HistoryBuilder, window: Window = Window(), catalog: Catalog | None = None,
+def finish(builder: HistoryBuilder, window: Window = _UNBOUNDED, catalog: Catalog | None = None,
            discounts=None, short_lived: float = DEFAULT_SHORT_LIVED) -> Timeline:
     end = builder.end()
     since, until = window.resolve(end)
@@ -31,7 +33,7 @@ def finish(builder: HistoryBuilder, window: Window = Window(), catalog: Catalog 
                 replaces[new].append(old)
     frozen = {d.key: _life(d, priced, replaced_by.get(d.key, ()), replaces.get(d.key, ())) for d in drafts}
     kept = [life for life in frozen.values() if _within(life, since, until)]
-    kept.sort(key=lambda life: (life.start or datetime.max.replace(tzinfo=_utc()), life.nodeclaim))
+    kept.sort(key=lambda life: (life.start or _NEVER, life.nodeclaim))
     names = {life.nodeclaim for life in kept}
     return Timeline(
         lives=tuple(kept),
@@ -47,11 +49,6 @@ def finish(builder: HistoryBuilder, window: Window = Window(), catalog: Catalog 
         catalog=priced.source if not priced.region else f"{priced.source} {priced.region}",
         discounts=priced.discounts.describe() if priced.discounts is not None else "",
     )
-
-
-def _utc():
-    from datetime import timezone
-    return timezone.utc
 
 
 def _life(d: Draft, catalog: Catalog, replaced_by, replaces) -> Life:

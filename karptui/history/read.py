@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from itertools import pairwise
 from multiprocessing import get_all_start_methods, get_context
 
 from ..logs import LogParser
@@ -93,7 +94,7 @@ def _ranges(path: str, count: int) -> list[tuple[int, int]]:
     except OSError:
         return []  # the reader says what is wrong, in one line
     cuts.append(size)
-    return list(zip(cuts, cuts[1:]))
+    return list(pairwise(cuts))
 
 
 def _cut(handle, near: int) -> int | None:

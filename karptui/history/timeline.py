@@ -115,7 +115,8 @@ class Timeline:
     def life(self, name: str) -> Life | None:
         """The NodeClaim named, or the one whose node or instance is."""
         for life in self.lives:
-            if name in (life.nodeclaim, life.node) or (life.provider_id and life.provider_id.endswith(name)):
+            if name in (life.nodeclaim, life.node) or (
+                    name.startswith("i-") and life.provider_id.rpartition("/")[2] == name):
                 return life
         return None
 

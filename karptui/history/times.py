@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from ..logs.timeline import _instant as instant  # the one reader of every spelling logs and the API use
+from ..logs.timeline import (
+    _instant as instant,  # the one reader of every spelling logs and the API use
+)
 
 __all__ = ["hour_of", "instant", "seconds_between", "stamp"]
 
@@ -21,9 +23,9 @@ def stamp(when: datetime | None) -> str | None:
     """RFC 3339 in UTC with milliseconds, as Karpenter writes its times."""
     if when is None:
         return None
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def hour_of(when: datetime) -> str:
     """The UTC hour an instant falls in, ``2025-03-25T22:00Z``: the buckets of churn, pending and cost."""
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:00Z")
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:00Z")
