@@ -17,12 +17,20 @@ def node_offering(node: Node, catalog: Catalog) -> Offering | None:
     with no capacity-type label are priced as on-demand, as EC2 bills them. The
     offering says whether its price is an estimate (``price_estimated``).
     """
-    instance_type = catalog.get(node.instance_type) if node.instance_type else None
-    if instance_type is None:
+    return offering_of(catalog, node.instance_type, node.zone, node.capacity_type)
+
+
+def offering_of(catalog: Catalog, instance_type: str | None, zone: str | None,
+                capacity_type: str | None) -> Offering | None:
+    """The offering a (type, zone, capacity type) is billed as -- a node's, or a launch Karpenter
+    logged; no capacity type is on-demand, and a zone the catalog does not offer takes the type's
+    price for that capacity type elsewhere. None if the catalog does not know the type."""
+    found = catalog.get(instance_type) if instance_type else None
+    if found is None:
         return None
-    capacity_type = node.capacity_type or ON_DEMAND
-    return instance_type.offering(node.zone, capacity_type) or next(
-        (o for o in instance_type.offerings if o.capacity_type == capacity_type), None)
+    capacity_type = capacity_type or ON_DEMAND
+    return found.offering(zone or "", capacity_type) or next(
+        (o for o in found.offerings if o.capacity_type == capacity_type), None)
 
 
 def node_price(node: Node, catalog: Catalog) -> float | None:

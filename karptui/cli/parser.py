@@ -165,6 +165,22 @@ def build_parser() -> OneLineParser:
     _karpenter_version(mcp, suppress=True)
     _karpenter_settings(mcp, suppress=True)
     mcp.set_defaults(run=_lazy(".mcp", "run_mcp"))
+    history = commands.add_parser("history", help="what Karpenter did: every NodeClaim's life, replacement chains, "
+                                                  "churn, pending pods and cost over time, from its logs and events")
+    history.add_argument("logs", metavar="LOG", nargs="+", help="Karpenter controller log file(s), maybe gzipped, "
+                                                                "in time order; - for stdin")
+    history.add_argument("--events", metavar="FILE", help="a `kubectl get events -o json|yaml` file")
+    history.add_argument("--snapshot", metavar="S", help="a snapshot whose events to read as well")
+    history.add_argument("--since", metavar="T", help="RFC 3339 time, or a duration (24h) before the input's last line")
+    history.add_argument("--until", metavar="T", help="RFC 3339 time, or a duration before the input's last line")
+    history.add_argument("--node", metavar="X", help="why did this NodeClaim, node or instance go: one answer")
+    history.add_argument("--short-lived", metavar="DURATION", help="list NodeClaims that lived less than this "
+                                                                    "(default 30m)")
+    history.add_argument("--instance-types", metavar="FILE", help="instance-type catalog for prices (default: "
+                                                                   "bundled EC2 data in the log's region)")
+    history.add_argument("--output", "-o", choices=("table", "json", "csv"), default="table")
+    _discounts(history)
+    history.set_defaults(run=_lazy(".history", "run_history"))
     logs = commands.add_parser("logs", help="Karpenter controller logs")
     logs_cmds = logs.add_subparsers(title="logs commands", metavar="COMMAND", parser_class=OneLineParser)
     logs.set_defaults(run=lambda args: _usage(logs))

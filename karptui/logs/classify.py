@@ -244,6 +244,9 @@ def _created(f: dict, message: str, lowered: str, level: str, logger: str, line:
         pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner")
         out = {"line": line, "time": when, "level": level, "kind": "nodeclaim_created", "nodeclaim": claim,
                "nodepool": pool, "instance_types": names, "more": more}
+        by = _controller(f, logger)
+        if by:
+            out["controller"] = by
         return out if claim is not None and pool is not None else _present(out)
     if lowered.startswith(("launching node with ", "launching machine with ", "created node with ",
                            "launching nodeclaim with ")):
@@ -251,12 +254,25 @@ def _created(f: dict, message: str, lowered: str, level: str, logger: str, line:
         names, more = _types(types)
         return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
                          "nodeclaim": _name(f, "machine", "nodeclaim"),
-                         "nodepool": _name(f, "provisioner", "nodepool"), "instance_types": names, "more": more})
+                         "nodepool": _name(f, "provisioner", "nodepool"), "instance_types": names, "more": more,
+                         "controller": _controller(f, logger)})
     if lowered.startswith("creating ") and "node(s) with instance type option(s)" in lowered:  # v0.8
         options = _OPTIONS.search(message)
         return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
                          "nodepool": _name(f, "provisioner", "nodepool"),
                          "instance_types": options.group(1).split() if options else []})
+    return None
+
+
+def _controller(f: dict, logger: str) -> str | None:
+    """The controller that created a NodeClaim, when the line says: ``provisioner`` for pending pods,
+    ``disruption`` (``deprovisioning`` before v0.32) for a disruption command's replacement -- v1 in the
+    ``controller`` field, older eras in the logger's name (``controller.deprovisioning``)."""
+    named = f.get("controller")
+    if type(named) is str and named:
+        return named
+    if logger.startswith("controller.") and logger.count(".") == 1:
+        return logger[11:]
     return None
 
 
@@ -358,8 +374,14 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     targets = words[2] if len(words) == 3 else ""
     if targets.startswith("("):
         targets = targets.partition(") ")[2]
+    pods = words[2].partition(" pods) ")[0] if len(words) == 3 and words[2].startswith("(") else ""
+    if pods[1:].isdigit():
+        out["pod_count"] = int(pods[1:])
     targets, sep, replacement = targets.partition(" and replacing with ")
     out["nodes"] = _NODE_NAMES.findall(targets)
+    candidates = [_candidate(part) for part in targets.split(", ") if part.count("/") == 2]
+    if candidates:
+        out["candidates"] = candidates
     if sep:
         offer, sep, types = replacement.partition(" from types ")
         if sep:
@@ -368,6 +390,12 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
                 out["replacement_capacity_type"] = first
             out["replacement_instance_types"], out["more"] = _types(types)
     return out
+
+
+def _candidate(text: str) -> dict:
+    """``node/instance-type/capacity-type`` of a disruption line's candidate list."""
+    node, itype, capacity = text.strip().split("/")
+    return {"node": node, "instance_type": itype, "capacity_type": capacity.split(" ", 1)[0]}
 
 
 def _elided(name: str) -> bool:
@@ -381,12 +409,22 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
     decision = f.get("decision")
     if isinstance(decision, str) and decision.lower() in ("delete", "replace"):
         out["action"] = decision.lower()
-    nodes = []
+    nodes, candidates = [], []
     for entry in f.get("disrupted-nodes") or []:
         if isinstance(entry, dict):
             name = _name(entry, "Node", "NodeClaim")
             if name:
                 nodes.append(name)
+                candidates.append(_present({"node": _name(entry, "Node"), "nodeclaim": _name(entry, "NodeClaim"),
+                                            "instance_type": entry.get("instance-type"),
+                                            "capacity_type": entry.get("capacity-type")}))
+    if candidates:
+        out["candidates"] = candidates
+    for key, field in (("pod_count", "pod-count"), ("replacement_count", "replacement-node-count")):
+        if type(f.get(field)) is int:
+            out[key] = f[field]
+    if type(f.get("command-id")) is str:
+        out["command_id"] = f["command-id"]
     command = _COMMAND.match(f["command"]) if isinstance(f.get("command"), str) else None
     if command:
         reason, decision, pools, names = command.groups()
@@ -412,7 +450,8 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "node_terminated",
                      "node": _name(f, "Node", "node"),
-                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")})
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+                     "deleted": "node" if lowered == "deleted node" else "nodeclaim"})
 
 
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
@@ -555,6 +594,24 @@ def _score(f: dict, level: str, line: int, when: str) -> dict:
     return _present(out)
 
 
+def _marked(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+            when: str) -> dict | None:
+    """``tainted node`` (v1: karpenter.sh/disrupted), ``cordoned node`` (before v1) and ``annotated nodeclaim``
+    (its termination timestamp): still ``other``, with the node or NodeClaim they concern and the taint or
+    annotation, so a NodeClaim's history can say when its drain began."""
+    if lowered not in ("tainted node", "cordoned node", "annotated nodeclaim"):
+        return None
+    out = {"line": line, "time": when, "level": level, "kind": "other", "message": message,
+           "node": _name(f, "Node", "node"), "nodeclaim": _name(f, "NodeClaim", "nodeclaim")}
+    key = f.get("taint.Key")
+    if type(key) is str:
+        out["taint"] = f"{key}:{f.get('taint.Value') or ''}:{f.get('taint.Effect') or ''}"
+    stamp = f.get("karpenter.sh/nodeclaim-termination-timestamp")
+    if type(stamp) is str:
+        out["annotation"] = f"karpenter.sh/nodeclaim-termination-timestamp:{stamp}"
+    return _present(out)
+
+
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
 # every pattern on every line, which matters at 50 MB/s.
 BY_FIRST_WORD = {
@@ -584,6 +641,9 @@ BY_FIRST_WORD = {
     "consolidation": (_consolidation,),
     "all": (_limits,),
     "incompatible": (_bare_error,),
+    "tainted": (_marked,),
+    "cordoned": (_marked,),
+    "annotated": (_marked,),
 }
 
 

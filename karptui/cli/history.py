@@ -1,0 +1,181 @@
+"""``karptui history LOG... [--events FILE] [--snapshot S] [--since T] [--until T] [--node X]
+[--short-lived 30m] [--output table|json|csv]`` (docs/history.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import InputError
+from ..history.builder import HistoryBuilder
+from ..history.finish import DEFAULT_SHORT_LIVED, finish
+from ..history.lp4k import write_csv
+from ..history.read import feed_log
+from ..history.timeline import Timeline
+from ..history.times import stamp
+from ..history.why import answer, why
+from ..history.window import parse_window
+from ..model.errors import ModelError
+from ..model.fields import parse_duration
+from .output import emit, json_text, say
+
+
+def _short_lived(text: str | None) -> float:
+    if text is None:
+        return DEFAULT_SHORT_LIVED
+    try:
+        seconds = parse_duration(text, "--short-lived")
+    except ModelError:
+        seconds = None
+    if seconds is None or seconds <= 0:
+        raise InputError("--short-lived", f"{text!r} is not a duration such as 30m or 2h")
+    return seconds
+
+
+def _events(builder: HistoryBuilder, path: str) -> None:
+    """Karpenter's events and kube-scheduler's FailedScheduling from a ``kubectl get events -o json|yaml``
+    file or a snapshot (the same loader reads both)."""
+    from ..logs.timeline import snapshot_events
+    from ..sources.files import load_snapshot
+
+    snapshot = load_snapshot(path)
+    builder.feed_all(snapshot_events(snapshot), file=path)
+    for event in snapshot.events:
+        if event.reason == "FailedScheduling" and event.involved_kind == "Pod":
+            builder.failed_scheduling(f"{event.involved_namespace}/{event.involved_name}",
+                                      event.last_seen or event.first_seen)
+
+
+def run_history(args: argparse.Namespace) -> int:
+    window = parse_window(args.since, args.until)
+    short = _short_lived(args.short_lived)
+    catalog = None
+    if args.instance_types:
+        from ..catalog import load_catalog_file
+        catalog = load_catalog_file(args.instance_types)
+    from ..catalog.discounts import find_discounts
+    discounts = find_discounts(getattr(args, "discounts", None))
+    builder = HistoryBuilder()
+    warnings: list[str] = []
+    lines = events = 0
+    for path in args.logs:
+        read, counted = feed_log(builder, path, path if len(args.logs) > 1 else "", warnings)
+        lines += read
+        events += counted
+    for path in (args.events, args.snapshot):
+        if path:
+            _events(builder, path)
+    timeline = finish(builder, window, catalog, discounts, short)
+    for warning in warnings:
+        say(f"karptui: {warning}")
+    if args.node:
+        return _node(timeline, args.node, args.output)
+    say(f"{lines} lines: {events} Karpenter events, {len(timeline.lives)} NodeClaims")
+    if args.output == "csv":
+        write_csv(timeline.lives, sys.stdout)
+        return 0
+    if args.output == "json":
+        _json(timeline, sys.stdout)
+        return 0
+    return emit(timeline.to_dict(), args.output, lambda doc, console: _table(timeline, console))
+
+
+def _json(timeline: Timeline, out) -> None:
+    """One line, by json's C encoder (a day of a large cluster is tens of thousands of NodeClaims; the
+    indented form, pure Python, took longer than reading the log -- `jq .` indents it), with the NodeClaims
+    written one by one rather than held as one document."""
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    head = dumps(timeline.to_dict(lives=False))
+    out.write(head[:-1] + ',"nodeclaims":[')
+    for number, life in enumerate(timeline.lives):
+        if number:
+            out.write(",")
+        out.write(dumps(life.to_dict()))
+    out.write("]}\n")
+
+
+def _node(timeline: Timeline, name: str, output: str) -> int:
+    life = timeline.life(name)
+    if life is None:
+        raise InputError("--node", f"no NodeClaim, node or instance named {name!r} in the input"
+                                   + (" within --since/--until" if timeline.since or timeline.until else ""))
+    if output == "json":
+        sys.stdout.write(json_text(answer(life)) + "\n")
+    elif output == "csv":
+        write_csv([life], sys.stdout)
+    else:
+        from .output import table_console
+        console = table_console()
+        console.print(why(life))
+        console.print(f"lines: {', '.join(life.lines)}")
+    return 0
+
+
+def _fmt(seconds: float | None) -> str:
+    return "" if seconds is None else f"{seconds:.0f}s"
+
+
+def _table(timeline: Timeline, console) -> None:
+    """Rich tables of the same facts as the JSON; every cell is text from the log, never markup."""
+    from rich.table import Table
+
+    from ..text import visible
+
+    if not console.is_terminal:  # a file or a pipe: whole rows, for grep and less -S, not folded at 80 columns
+        console.width = max(console.width, 220)
+
+    def cell(value) -> str:
+        return visible("" if value is None else str(value))
+
+    lives = Table(title=f"NodeClaims ({len(timeline.lives)})", title_justify="left")
+    for name in ("nodeclaim", "nodepool", "type", "zone", "capacity", "$/h", "created", "launch→ready",
+                 "end", "disrupt→gone", "lived", "replaced by"):
+        lives.add_column(name)
+    for life in timeline.lives:
+        lives.add_row(*map(cell, (life.nodeclaim, life.nodepool, life.instance_type, life.zone, life.capacity_type,
+                                  "" if life.price is None else f"{life.price:.4f}", stamp(life.start),
+                                  _fmt(life.launch_to_ready), life.end_reason, _fmt(life.disrupt_to_gone),
+                                  _fmt(life.lived), ", ".join(life.replaced_by))))
+    console.print(lives)
+    if timeline.chains:
+        chains = Table(title="Replacement chains", title_justify="left")
+        for name in ("chain", "links", "saving $/h"):
+            chains.add_column(name)
+        for chain in timeline.chains:
+            links = "; ".join(f"{link.old} → {', '.join(link.new)} ({link.reason})" for link in chain.links)
+            chains.add_row(cell(" → ".join(chain.nodeclaims)), cell(links),
+                           cell("" if chain.saving is None else f"{chain.saving:+.4f}"))
+        console.print(chains)
+    if timeline.churn:
+        churn = Table(title="Churn per NodePool per hour", title_justify="left")
+        for name in ("hour", "nodepool", "created", "disrupted", "terminated"):
+            churn.add_column(name)
+        for c in timeline.churn:
+            churn.add_row(*map(cell, (c.hour, c.nodepool or "(unknown)", c.created, c.disrupted, c.terminated)))
+        console.print(churn)
+    minutes = timeline.short_lived_seconds / 60
+    console.print(cell(f"lived under {minutes:g}m: {', '.join(timeline.short_lived) or 'none'}"))
+    if timeline.pending:
+        pending = Table(title="Pending pods per hour", title_justify="left")
+        for name in ("hour", "batches", "largest batch", "unschedulable pods", "FailedScheduling pods"):
+            pending.add_column(name)
+        for p in timeline.pending:
+            pending.add_row(*map(cell, (p.hour, p.provisionable_batches, p.provisionable_max, p.unschedulable_pods,
+                                        p.failed_scheduling_pods)))
+        console.print(pending)
+    console.print(cell(f"launch failures: {len(timeline.launch_failures)}; interruptions: "
+                       f"{len(timeline.interruptions)}"))
+    for failure in timeline.launch_failures[:10]:
+        console.print(cell(f"  {stamp(failure['time']) or ''} {failure.get('nodeclaim') or failure.get('nodepool') or ''}"
+                           f": {failure['error'][:160]}"))
+    if timeline.cost:
+        cost = Table(title=f"Cost per hour ({timeline.catalog} prices"
+                           f"{', after discount ' + timeline.discounts if timeline.discounts else ''})",
+                     title_justify="left")
+        for name in ("hour", "spent $", "$/h at end", "nodes at end", "unpriced"):
+            cost.add_column(name)
+        for c in timeline.cost:
+            cost.add_row(*map(cell, (c.hour, f"{c.spent:.2f}", f"{c.per_hour_at_end:.3f}", c.nodes_at_end,
+                                     c.unpriced_at_end)))
+        console.print(cost)

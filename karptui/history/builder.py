@@ -1,0 +1,417 @@
+"""From the log reader's events to NodeClaim lives, disruption commands and hourly series.
+
+One pass, in input order, keeping per NodeClaim only its steps (not its lines' text) and per hour
+only counters and pod names, so a day of a 5,000-node cluster's log fits in a few hundred MiB.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .times import hour_of, instant
+
+MAX_LINES_PER_LIFE = 200     # "why did it go" needs the lines about it, not every unconsolidatable event
+MAX_BLOCKED_PER_LIFE = 10
+_REPLACING = ("disruption", "deprovisioning")   # the controllers whose NodeClaims replace disrupted ones
+
+
+class Draft:
+    """A NodeClaim's life while the log is read (mutable); :func:`karptui.history.finish.finish` freezes it."""
+
+    __slots__ = (
+        "annotated",
+        "annotation",
+        "blocked",
+        "capacity_type",
+        "claim_deleted",
+        "command",
+        "created",
+        "disrupted",
+        "drained",
+        "failures",
+        "initialized",
+        "instance_type",
+        "interruption",
+        "key",
+        "launched",
+        "lines",
+        "more",
+        "node",
+        "nodepool",
+        "provider_id",
+        "registered",
+        "requested",
+        "seen",
+        "taint",
+        "terminated",
+        "zone",
+    )
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.nodepool = self.node = self.provider_id = self.instance_type = self.zone = self.capacity_type = ""
+        self.requested: tuple[str, ...] = ()
+        self.more = 0
+        self.created = self.launched = self.registered = self.initialized = None
+        self.disrupted = self.drained = self.annotated = self.terminated = None
+        self.taint = self.annotation = ""
+        self.command: Command | None = None
+        self.interruption: tuple | None = None
+        self.failures: list = []
+        self.blocked: list = []
+        self.lines: list[str] = []
+        self.seen: set[str] = set()   # the steps a line showed, with or without a time
+        self.claim_deleted = None      # the "deleted nodeclaim" line (after the node's)
+
+    def absorb(self, other: Draft) -> None:
+        """What a draft known only by its node's name said, once a line names its NodeClaim."""
+        for name in self.__slots__[1:]:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if name == "lines":
+                self.lines = sorted(set(mine) | set(theirs), key=_line_order)[:MAX_LINES_PER_LIFE]
+            elif name in ("failures", "blocked"):
+                mine.extend(theirs)
+            elif name == "seen":
+                mine |= theirs
+            elif not mine and theirs:
+                setattr(self, name, theirs)
+
+
+def _line_order(ref: str) -> tuple:
+    file, _, line = ref.rpartition(":")
+    return (file, int(line) if line.isdigit() else 0)
+
+
+@dataclass
+class Command:
+    """One disruption command as logged: its candidates and the replacements created for it."""
+
+    time: datetime | None
+    method: str
+    action: str
+    command_id: str
+    nodes: list[str]
+    pod_count: int | None
+    nodepools: list[str]
+    line: str
+    expected: int                     # replacements still to come (logged count, or 1 for a replace before v1)
+    replacements: list[str] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)   # draft keys
+
+
+@dataclass
+class Hour:
+    """What the log said about pending pods in one UTC hour."""
+
+    provisionable_lines: int = 0
+    provisionable_max: int = 0
+    unschedulable: set = field(default_factory=set)
+    failed_scheduling: set = field(default_factory=set)
+    nominated: int = 0
+
+
+class HistoryBuilder:
+    """Feed events (the log reader's dicts) with where each came from; read the result with
+    :func:`karptui.history.finish.finish`."""
+
+    def __init__(self) -> None:
+        self.drafts: dict[str, Draft] = {}
+        self.by_node: dict[str, str] = {}
+        self.commands: list[Command] = []
+        self.commands_of: dict[str, list[Command]] = {}   # draft key -> the commands naming it
+        self.open: Command | None = None          # a replace command still waiting for its replacements
+        self.unnamed: list = []                   # creations that named no NodeClaim, waiting for their launch
+        self.hours: dict[str, Hour] = {}
+        self.launch_failures: list[dict] = []
+        self.interruptions: list[dict] = []
+        self.first: datetime | None = None
+        self.last_text = ""
+        self.last: datetime | None = None
+        self.events = 0
+        self._handlers = {
+            "nodeclaim_created": self._created, "nodeclaim_launched": self._launched,
+            "nodeclaim_registered": self._registered, "nodeclaim_initialized": self._initialized,
+            "disruption": self._disruption, "node_terminated": self._terminated,
+            "interruption": self._interruption, "launch_failed": self._launch_failed,
+            "other": self._other, "pods_provisionable": self._provisionable,
+            "pod_unschedulable": self._unschedulable, "pod_nominated": self._nominated,
+            "disruption_blocked": self._blocked, "unconsolidatable": self._blocked,
+            "consolidation_rejected": self._blocked,
+        }
+
+    # -- input ------------------------------------------------------------------------------------
+
+    def feed_all(self, events: Iterable[dict], file: str = "") -> None:
+        handlers = self._handlers
+        prefix = f"{file}:" if file else ""
+        for event in events:
+            self.events += 1
+            handler = handlers.get(event["kind"])
+            if handler is None:
+                continue
+            text = event.get("time") or ""
+            if text:
+                self.last_text = text
+            handler(event, text, f"{prefix}{event['line']}" if event.get("line") else "event")
+
+    def _when(self, text: str) -> datetime | None:
+        when = instant(text) if text else None
+        if when is not None:
+            if self.first is None or when < self.first:
+                self.first = when
+            if self.last is None or when > self.last:
+                self.last = when
+        return when
+
+    def end(self) -> datetime | None:
+        """The newest time in the input (``--since 24h`` counts back from it)."""
+        tail = instant(self.last_text) if self.last_text else None
+        if tail is not None and (self.last is None or tail > self.last):
+            self.last = tail
+        return self.last
+
+    # -- whose line is it -------------------------------------------------------------------------
+
+    def _draft(self, claim: str | None, node: str | None, ref: str) -> Draft:
+        """The life a line is about: by its NodeClaim, else by its node (a node named before its NodeClaim
+        is; merged when a later line names both)."""
+        drafts = self.drafts
+        if claim:
+            draft = drafts.get(claim)
+            if draft is None:
+                draft = drafts[claim] = Draft(claim)
+            if node and node != claim:
+                known = self.by_node.get(node)
+                if known == node and node in drafts:   # known by its node's name until now
+                    draft.absorb(drafts.pop(node))
+                    self._rekey(node, claim)
+                if known != claim:                      # the newest NodeClaim on a reused node name
+                    self.by_node[node] = claim
+                draft.node = draft.node or node
+        else:
+            key = self.by_node.get(node or "") or node or ""
+            draft = drafts.get(key)
+            if draft is None:
+                draft = drafts[key] = Draft(key)
+                self.by_node[key] = key
+                draft.node = key
+        if len(draft.lines) < MAX_LINES_PER_LIFE:
+            draft.lines.append(ref)
+        return draft
+
+    def _rekey(self, old: str, new: str) -> None:
+        for command in self.commands_of.pop(old, ()):
+            self.commands_of.setdefault(new, []).append(command)
+            command.candidates = [new if k == old else k for k in command.candidates]
+            command.replacements = [new if k == old else k for k in command.replacements]
+
+    def _awaiting(self, step: str, ref: str) -> Draft | None:
+        """A lifecycle line that names no NodeClaim (a paste trimmed to its messages): the newest NodeClaim
+        that has reached the step before this one and not this one, if any."""
+        before = {"launched": "created", "registered": "launched", "initialized": "registered"}[step]
+        for draft in reversed(list(self.drafts.values())[-50:]):
+            if step not in draft.seen and before in draft.seen:
+                if len(draft.lines) < MAX_LINES_PER_LIFE:
+                    draft.lines.append(ref)
+                return draft
+        return None
+
+    def _step_draft(self, event: dict, step: str, ref: str) -> Draft | None:
+        claim, node = event.get("nodeclaim"), event.get("node")
+        if claim or (node and node in self.by_node):
+            return self._draft(claim, node, ref)
+        found = self._awaiting(step, ref)
+        if found is not None and node:
+            found.node = node
+            self.by_node[node] = found.key
+            return found
+        return found or (self._draft(None, node, ref) if node else None)
+
+    # -- handlers ---------------------------------------------------------------------------------
+
+    def _created(self, e: dict, text: str, ref: str) -> None:
+        claim = e.get("nodeclaim")
+        when = self._when(text)
+        command = self._replacing(e.get("controller"))
+        if not claim:  # before v0.28 ("launching node with ..."): the launch line that follows names the node
+            self.unnamed.append((when, e, ref, command))
+            return
+        draft = self._draft(claim, None, ref)
+        self._creation(draft, when, e, command)
+
+    def _creation(self, draft: Draft, when: datetime | None, e: dict, command: Command | None) -> None:
+        draft.created = draft.created or when
+        draft.seen.add("created")
+        draft.nodepool = e.get("nodepool") or draft.nodepool
+        draft.requested, draft.more = tuple(e.get("instance_types") or ()), e.get("more") or 0
+        if command is not None:
+            command.replacements.append(draft.key)
+            self.commands_of.setdefault(draft.key, []).append(command)
+
+    def _replacing(self, controller: str | None) -> Command | None:
+        """A NodeClaim created right after a replace command, by the disruption controller (or by a line
+        that does not say which), is that command's replacement."""
+        command = self.open
+        if command is None or controller not in (None, *_REPLACING):
+            return None
+        command.expected -= 1
+        if command.expected <= 0:
+            self.open = None
+        return command
+
+    def _launched(self, e: dict, text: str, ref: str) -> None:
+        draft = self._step_draft(e, "launched", ref)
+        if draft is None:
+            return
+        when = self._when(text)
+        if "created" not in draft.seen and self.unnamed:  # the oldest creation that named no NodeClaim
+            created, found, _, command = self.unnamed.pop(0)
+            self._creation(draft, created, found, command)
+        draft.launched = draft.launched or when
+        draft.seen.add("launched")
+        draft.instance_type = e.get("instance_type") or draft.instance_type
+        draft.zone = e.get("zone") or draft.zone
+        draft.capacity_type = e.get("capacity_type") or draft.capacity_type
+        draft.provider_id = e.get("provider_id") or draft.provider_id
+
+    def _registered(self, e: dict, text: str, ref: str) -> None:
+        draft = self._step_draft(e, "registered", ref)
+        if draft is not None:
+            draft.registered = draft.registered or self._when(text)
+            draft.seen.add("registered")
+
+    def _initialized(self, e: dict, text: str, ref: str) -> None:
+        draft = self._step_draft(e, "initialized", ref)
+        if draft is not None:
+            draft.initialized = draft.initialized or self._when(text)
+            draft.seen.add("initialized")
+
+    def _disruption(self, e: dict, text: str, ref: str) -> None:
+        when = self._when(text)
+        candidates = e.get("candidates") or [{"node": n} for n in e.get("nodes") or ()]
+        if not candidates and e.get("nodeclaim"):
+            candidates = [{"nodeclaim": e["nodeclaim"]}]
+        action = e.get("action") or ""
+        expected = e.get("replacement_count")
+        if expected is None:
+            expected = 1 if action == "replace" else 0
+        command = Command(when, e.get("method") or "other", action, e.get("command_id") or "",
+                          [c.get("node") or c.get("nodeclaim") or "" for c in candidates], e.get("pod_count"),
+                          list(e.get("nodepools") or ()), ref, expected)
+        for candidate in candidates:
+            draft = self._draft(candidate.get("nodeclaim"), candidate.get("node"), ref)
+            if draft.command is None:
+                draft.disrupted, draft.command = when, command
+                draft.seen.add("disrupted")
+            draft.instance_type = draft.instance_type or candidate.get("instance_type") or ""
+            draft.capacity_type = draft.capacity_type or candidate.get("capacity_type") or ""
+            command.candidates.append(draft.key)
+            self.commands_of.setdefault(draft.key, []).append(command)
+        self.commands.append(command)
+        self.open = command if expected else None
+
+    def _terminated(self, e: dict, text: str, ref: str) -> None:
+        if not (e.get("nodeclaim") or e.get("node")):
+            return
+        draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+        when = self._when(text)
+        if draft.terminated is None or (when is not None and when < draft.terminated):
+            draft.terminated = when
+        if e.get("deleted") == "nodeclaim" and draft.claim_deleted is None:
+            draft.claim_deleted = when
+        draft.seen.add("terminated")
+
+    def _interruption(self, e: dict, text: str, ref: str) -> None:
+        when = self._when(text)
+        record = {"time": when, "node": e.get("node"), "nodeclaim": e.get("nodeclaim"),
+                  "message_kind": e.get("message_kind") or "unknown", "action": e.get("action") or "", "line": ref}
+        self.interruptions.append(record)
+        if not (e.get("nodeclaim") or e.get("node")):
+            return
+        draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+        draft.seen.add("interrupted")
+        if draft.interruption is None or draft.interruption[2] == "remove_offering":
+            draft.interruption = (when, record["message_kind"], record["action"], ref)
+
+    def _launch_failed(self, e: dict, text: str, ref: str) -> None:
+        when = self._when(text)
+        self.launch_failures.append({"time": when, "nodeclaim": e.get("nodeclaim"), "nodepool": e.get("nodepool"),
+                                     "pod": e.get("pod"), "error": e.get("error") or "", "line": ref})
+        if e.get("nodeclaim"):
+            draft = self._draft(e["nodeclaim"], None, ref)
+            if len(draft.failures) < MAX_BLOCKED_PER_LIFE:
+                draft.failures.append((when, e.get("error") or ""))
+
+    def _other(self, e: dict, text: str, ref: str) -> None:
+        if not (e.get("taint") or e.get("annotation") or e.get("message") == "cordoned node"):
+            return
+        if not (e.get("nodeclaim") or e.get("node")):
+            return
+        draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+        when = self._when(text)
+        if e.get("annotation"):
+            draft.annotated = draft.annotated or when
+            draft.annotation = draft.annotation or e["annotation"]
+        elif "drained" not in draft.seen:
+            draft.seen.add("drained")
+            draft.drained = when
+            draft.taint = e.get("taint") or "cordoned"
+
+    def _hour(self, text: str) -> Hour | None:
+        """The hour bucket of a line: sliced from a UTC RFC 3339 time (most lines), parsed otherwise."""
+        if len(text) >= 20 and text[-1] == "Z" and text[10] == "T":
+            key = text[:13] + ":00Z"
+        else:
+            when = instant(text) if text else None
+            if when is None:
+                return None
+            key = hour_of(when)
+        hour = self.hours.get(key)
+        if hour is None:
+            hour = self.hours[key] = Hour()
+        return hour
+
+    def _provisionable(self, e: dict, text: str, ref: str) -> None:
+        hour = self._hour(text)
+        if hour is not None:
+            hour.provisionable_lines += 1
+            hour.provisionable_max = max(hour.provisionable_max, e.get("count") or len(e.get("pods") or ()))
+
+    def _unschedulable(self, e: dict, text: str, ref: str) -> None:
+        hour = self._hour(text)
+        if hour is not None and e.get("pod"):
+            (hour.failed_scheduling if e.get("event") else hour.unschedulable).add(e["pod"])
+
+    def _nominated(self, e: dict, text: str, ref: str) -> None:
+        hour = self._hour(text)
+        if hour is not None:
+            hour.nominated += 1
+
+    def _blocked(self, e: dict, text: str, ref: str) -> None:
+        """DisruptionBlocked, Unconsolidatable, a rejected consolidation: noted on a NodeClaim the input
+        otherwise shows (a snapshot's events name every node; they do not make a life each)."""
+        claim, node = e.get("nodeclaim"), e.get("node")
+        if not ((claim and claim in self.drafts) or (node and node in self.by_node)):
+            return
+        draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+        if len(draft.blocked) < MAX_BLOCKED_PER_LIFE:
+            draft.blocked.append((self._when(text), e.get("event") or e["kind"], e.get("reason") or ""))
+
+    def failed_scheduling(self, pod: str, when: datetime | None) -> None:
+        """kube-scheduler's FailedScheduling event (from ``--events`` or the snapshot), not a Karpenter line."""
+        if when is None:
+            return
+        key = hour_of(when)
+        hour = self.hours.get(key)
+        if hour is None:
+            hour = self.hours[key] = Hour()
+        hour.failed_scheduling.add(pod)
+
+
+def build_history(events: Iterable[dict], file: str = "") -> HistoryBuilder:
+    """A builder fed with one stream of events (tests, a pane's window); see :func:`finish`."""
+    builder = HistoryBuilder()
+    builder.feed_all(events, file)
+    return builder

@@ -1,0 +1,31 @@
+"""Instants of the log's own times: parsed once per NodeClaim step, compared as datetimes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from ..logs.timeline import (
+    _instant as instant,  # the one reader of every spelling logs and the API use
+)
+
+__all__ = ["hour_of", "instant", "seconds_between", "stamp"]
+
+
+def seconds_between(start: datetime | None, end: datetime | None) -> float | None:
+    """``end - start`` in seconds, None unless both are known (a negative span is a log out of order: None)."""
+    if start is None or end is None:
+        return None
+    span = (end - start).total_seconds()
+    return round(span, 3) if span >= 0 else None
+
+
+def stamp(when: datetime | None) -> str | None:
+    """RFC 3339 in UTC with milliseconds, as Karpenter writes its times."""
+    if when is None:
+        return None
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def hour_of(when: datetime) -> str:
+    """The UTC hour an instant falls in, ``2025-03-25T22:00Z``: the buckets of churn, pending and cost."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:00Z")
