@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..text import visible
+from ..text import visible, visible_lines
 from .output import say
 
 INSTALL = ("karptui serve needs textual-serve: pip install 'karptui[serve]' "
@@ -48,11 +48,15 @@ def public_url(host: str, port: int, given: str | None) -> str:
 
 
 def karptui_argv() -> list[str]:
-    """How to start karptui again: the single-file build is its own interpreter (``sys.executable``
-    is the karptui binary), a Python install runs the package."""
+    """How to start this karptui again. The single-file build is its own interpreter
+    (``sys.executable`` is the karptui binary). A Python install runs this very package, from the
+    folder it was imported from: ``-P`` keeps the session's working folder off ``sys.path``, where
+    another checkout's ``karptui`` would be found first."""
     if getattr(sys, "frozen", False):
         return [sys.executable]
-    return [sys.executable, "-m", "karptui"]
+    home = str(Path(__file__).resolve().parents[2])
+    boot = f"import sys; sys.path.insert(0, {home!r}); from karptui.__main__ import main; sys.exit(main())"
+    return [sys.executable, "-P", "-c", boot]
 
 
 def _absolute(path: str | Path) -> str:
@@ -141,7 +145,32 @@ def _server_class():
     import signal
 
     from aiohttp import web
+    from textual_serve import server as textual_server
+    from textual_serve.app_service import AppService
     from textual_serve.server import Server
+
+    class KarptuiSession(AppService):
+        """One browser session's TUI. When its process ends without saying so (it failed to start,
+        the cluster's credentials expired), the page is told the session ended, instead of staying
+        blank with the connection open; what the process said on stderr is on the server's output."""
+
+        async def run(self) -> None:
+            try:
+                await super().run()
+            except asyncio.CancelledError:
+                # textual-serve 1.1 cancels its stderr reader at the end and awaits it, which
+                # raises here when the reader had not started: the session is over all the same.
+                if asyncio.current_task().cancelling():
+                    raise
+            # what the process said on stderr after textual-serve stopped reading it (its one line)
+            if self._process is not None and self._process.stderr is not None:
+                rest = await self._process.stderr.read()
+                if rest:
+                    print(visible_lines(rest.decode("utf-8", "replace").splitlines()))
+                    sys.stdout.flush()
+            await self.remote_close()
+
+    textual_server.AppService = KarptuiSession  # the name the server makes each session with
 
     class KarptuiServer(Server):
         """textual-serve's server, saying what it serves in one plain line once it listens (its
