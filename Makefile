@@ -58,14 +58,18 @@ test: install-test
 
 # A wheel, and one self-contained executable (PyInstaller, one file) that runs where no Python
 # >= 3.11 is installed: built on the oldest glibc it should run on (it needs that glibc or newer).
+# The executable carries textual-serve (its page and scripts are data files): `karptui serve` on a
+# bastion needs nothing else.
 dist: install
 	$(BIN)/python -m pip install --quiet 'pyinstaller>=6.10,<7'
+	$(BIN)/python -m pip install --quiet -e '.[serve]'
 	rm -rf build/dist dist
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 	$(BIN)/pyinstaller --noconfirm --clean --onefile --name karptui --log-level WARN \
 		--specpath build/dist --workpath build/dist --distpath dist \
 		--collect-data karptui --collect-submodules karptui \
 		--collect-submodules textual --collect-data textual --collect-submodules rich \
+		--collect-submodules textual_serve --collect-data textual_serve \
 		--add-data "$(CURDIR)/snapshots:karptui/_data/snapshots" --add-data "$(CURDIR)/themes:karptui/_data/themes" \
 		karptui/frozen.py
 	@ls -l dist

@@ -146,6 +146,44 @@ def test_browser_shows_the_tui_and_keys_work(tmp_path):
     assert not list(tmp_path.rglob("INJECTED")), "the snapshot's name was run by the shell"
 
 
+def test_a_whatif_saved_in_the_browser_is_downloaded_not_written_on_the_server(tmp_path):
+    """In a browser the what-if panel's save (ctrl+s) sends the YAML file to the viewer, and load
+    (ctrl+o) says why it reads nothing: a viewer never touches the server's disk."""
+    from karptui.whatif import load_whatif
+
+    served = tmp_path / "served.yaml"
+    shutil.copyfile(bundled_snapshot("multi-nodepool"), served)
+    serving = Served(tmp_path, served)
+    try:
+        with serving.sync_api.sync_playwright() as playwright:
+            browser, page = serving.page(playwright)
+            try:
+                _wait(page, SHOWS_ALL, ["Nodes", "Pending"])
+                page.focus(".xterm-helper-textarea")
+                page.keyboard.press("w")
+                _wait(page, SHOWS_ALL, ["Targets", "Save what-if"])
+                page.keyboard.press("Enter")  # the first target
+                page.keyboard.press("+")      # +1 replica
+                _wait(page, SHOWS_ALL, ["1. "])
+                with page.expect_download(timeout=WAIT_MS) as download:
+                    page.keyboard.press("Control+s")
+                got = tmp_path / "downloads" / download.value.suggested_filename
+                download.value.save_as(got)
+                _wait(page, SHOWS_ALL, [f"to the browser as {got.name}"])
+                page.keyboard.press("Control+o")
+                _wait(page, SHOWS_ALL, ["not loaded"])
+                screen = page.evaluate("window.karptuiScreen()")
+            finally:
+                browser.close()
+    finally:
+        serving.stop()
+    whatif = load_whatif(got)
+    assert got.name == f"{whatif.name}.yaml" and len(whatif.edits) == 1
+    edit = whatif.edits[0]
+    assert f"{edit.target.name}: replicas={edit.replicas}" in screen
+    assert [p.name for p in tmp_path.glob("*.yaml")] == ["served.yaml"]  # nothing saved where the session runs
+
+
 def test_a_session_that_cannot_start_says_it_ended(tmp_path):
     """The snapshot removed after the server started: the session's TUI stops at its one line, and
     the page says the session ended (textual-serve alone left it blank, its connection open)."""
