@@ -21,6 +21,7 @@ from karptui.cli import main
 from karptui.cli.parser import build_parser
 from karptui.cli.serve import is_loopback, public_url, session_argv
 from karptui.sources import bundled_snapshot, load_snapshot
+from karptui.text import visible
 from karptui.views.nodes import short_name
 
 REPO = Path(__file__).resolve().parent.parent
@@ -123,7 +124,7 @@ def test_browser_shows_the_tui_and_keys_work(tmp_path):
     nodes = [short_name(n.name) for n in snapshot.nodes]
     pending = [p.name for p in snapshot.pending_pods]
     assert nodes and pending
-    served = tmp_path / "team's snap $(touch INJECTED); touch INJECTED `touch INJECTED`.yaml"
+    served = tmp_path / "team's snap $(touch INJECTED); touch INJECTED `touch INJECTED` \x1b[31mred.yaml"
     shutil.copyfile(source, served)
     serving = Served(tmp_path, served)
     try:
@@ -142,7 +143,9 @@ def test_browser_shows_the_tui_and_keys_work(tmp_path):
                 browser.close()
     finally:
         out, err = serving.stop()
-    assert out.splitlines()[0] == f"karptui: serving the snapshot {served} on http://127.0.0.1:{serving.port} (Ctrl+C stops it)"
+    assert out.splitlines()[0] == (f"karptui: serving the snapshot {visible(served)} on "
+                                   f"http://127.0.0.1:{serving.port} (Ctrl+C stops it)")
+    assert "\x1b" not in out
     assert not list(tmp_path.rglob("INJECTED")), "the snapshot's name was run by the shell"
 
 
@@ -268,6 +271,14 @@ def test_other_address_warns_then_bind_failure_is_one_line(capsys):
     assert err[0].startswith("karptui: warning: serving on 192.0.2.1:")
     assert "anyone who can reach this port sees the cluster" in err[0]
     assert len(err) == 2 and err[1].startswith("karptui: --host 192.0.2.1 --port ")
+
+
+def test_a_hostile_host_is_shown_escaped(capsys):
+    host = "no\x1b]52;c;eA==\x07host"
+    assert main(["serve", "consolidation", "--host", host]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and err.count("\n") == 2
+    assert err.splitlines()[1].startswith(f"karptui: --host {visible(host)} --port 8000: ")
 
 
 @pytest.mark.parametrize("argv, says", [
