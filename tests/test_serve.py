@@ -89,16 +89,18 @@ def _wait_listening(server: subprocess.Popen, port: int) -> None:
 
 
 class Served:
-    """``karptui serve SNAPSHOT`` running as a user starts it, and the system's Chromium."""
+    """``karptui serve SNAPSHOT`` (or ``karptui serve ARGS...``) running as a user starts it, and the
+    system's Chromium."""
 
-    def __init__(self, tmp_path: Path, snapshot: Path):
+    def __init__(self, tmp_path: Path, snapshot: Path | None, *args: str):
         self.sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the test extra)")
         self.chromium = _chromium()
         if self.chromium is None:
             pytest.skip("no Chromium on PATH: .ci/run installs it (apt-get install chromium)")
         self.port = _free_port()
         # the session's working folder is tmp_path: karptui is found through the server's own package
-        self.server = subprocess.Popen([sys.executable, "-m", "karptui", "serve", snapshot.name, "--port",
+        served = [snapshot.name] if snapshot is not None else []
+        self.server = subprocess.Popen([sys.executable, "-m", "karptui", "serve", *served, *args, "--port",
                                         str(self.port)], cwd=tmp_path, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
         _wait_listening(self.server, self.port)
@@ -147,6 +149,36 @@ def test_browser_shows_the_tui_and_keys_work(tmp_path):
                                    f"http://127.0.0.1:{serving.port} (Ctrl+C stops it)")
     assert "\x1b" not in out
     assert not list(tmp_path.rglob("INJECTED")), "the snapshot's name was run by the shell"
+
+
+def test_live_cluster_in_the_browser_follows_it_and_only_reads(tmp_path):
+    """No SNAPSHOT: each session is the live TUI on the cluster the kubeconfig names (a local API
+    server here). A node added to the cluster appears in the browser; nothing but GETs is sent."""
+    from tests.conftest import node_obj, pod_obj
+    from tests.fakeapi import FakeAPI
+
+    with FakeAPI(bookmark_interval=0.2) as api:
+        for i in range(3):
+            api.add(node_obj(f"node-{i}", zone=f"us-east-1{'abc'[i]}"))
+        api.add(pod_obj("web-0", node="node-0"))
+        api.add(pod_obj("pending-0"))
+        serving = Served(tmp_path, None, "--kubeconfig", str(api.kubeconfig(tmp_path / "kubeconfig")))
+        try:
+            with serving.sync_api.sync_playwright() as playwright:
+                browser, page = serving.page(playwright)
+                try:
+                    _wait(page, SHOWS_ALL, ["node-0", "node-1", "node-2"])
+                    api.add(node_obj("node-added-later", zone="us-east-1a"))
+                    _wait(page, SHOWS_ALL, ["node-added-later"])
+                    page.focus(".xterm-helper-textarea")
+                    page.keyboard.press("2")
+                    _wait(page, SHOWS_ALL, ["pending-0"])
+                finally:
+                    browser.close()
+        finally:
+            out, _ = serving.stop()
+        assert out.splitlines()[0] == f"karptui: serving the live cluster on http://127.0.0.1:{serving.port} (Ctrl+C stops it)"
+        assert api.requests and {method for method, _, _ in api.requests} == {"GET"}
 
 
 def test_a_whatif_saved_in_the_browser_is_downloaded_not_written_on_the_server(tmp_path):
