@@ -145,7 +145,7 @@ def test_browser_shows_the_tui_and_keys_work(tmp_path):
                 browser.close()
     finally:
         out, err = serving.stop()
-    assert out.splitlines()[0] == (f"karptui: serving the snapshot {visible(served)} on "
+    assert out.splitlines()[0] == (f"karptui: serving the snapshot {visible(served.name)} on "
                                    f"http://127.0.0.1:{serving.port} (Ctrl+C stops it)")
     assert "\x1b" not in out
     assert not list(tmp_path.rglob("INJECTED")), "the snapshot's name was run by the shell"

@@ -219,7 +219,8 @@ def run_serve(args: argparse.Namespace) -> int:
             f"cluster (browsers are told to connect to {url}; --public-url changes it)")
     server = server_class(shlex.join(session_argv(args, snapshot)), host=args.host, port=args.port,
                           title=TITLE, public_url=url)
-    server.what = f"the snapshot {snapshot}" if snapshot is not None else "the live cluster"
+    # as the user named it: a bundled snapshot's path is inside the package (or the executable's unpacked files)
+    server.what = f"the snapshot {args.snapshot}" if snapshot is not None else "the live cluster"
     try:
         server.serve()
     except OSError as exc:  # the port is taken, the address is not this machine's
