@@ -320,6 +320,9 @@ def test_a_hostile_host_is_shown_escaped(capsys):
     (["serve", "no-such-snapshot.yaml"], "no-such-snapshot.yaml: no such file"),
     (["serve", "consolidation", "--karpenter-version", "v9"], "--karpenter-version"),
     (["--theme", "nope", "serve", "consolidation"], "--theme: no theme named 'nope'"),
+    (["serve", "--kubeconfig", "no-such-kubeconfig"], "no-such-kubeconfig: no such kubeconfig file"),
+    (["serve", "--logs", "karpenter.log"], "--logs: attaches a log to a SNAPSHOT"),
+    (["serve", "--logs-since", "soon"], "--logs-since"),
 ])
 def test_bad_input_is_one_line(argv, says, capsys):
     assert main(argv) == 2

@@ -115,10 +115,10 @@ def _check_source(args: argparse.Namespace) -> Path | None:
     if args.logs:
         raise InputError("--logs", "attaches a log to a SNAPSHOT; live, Karpenter's log is read from the "
                                    "cluster (--logs-since)")
-    from .live import _connect, logs_since
+    from .live import check_connection, logs_since
 
     logs_since(getattr(args, "logs_since", None), 600.0)
-    _connect(args, getattr(args, "namespace", None)).close()
+    check_connection(args, getattr(args, "namespace", None))
     return None
 
 
