@@ -58,14 +58,18 @@ test: install-test
 
 # A wheel, and one self-contained executable (PyInstaller, one file) that runs where no Python
 # >= 3.11 is installed: built on the oldest glibc it should run on (it needs that glibc or newer).
+# The executable carries textual-serve (its page and scripts are data files): `karptui serve` on a
+# bastion needs nothing else.
 dist: install
 	$(BIN)/python -m pip install --quiet 'pyinstaller>=6.10,<7'
+	$(BIN)/python -m pip install --quiet -e '.[serve]'
 	rm -rf build/dist dist
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 	$(BIN)/pyinstaller --noconfirm --clean --onefile --name karptui --log-level WARN \
 		--specpath build/dist --workpath build/dist --distpath dist \
 		--collect-data karptui --collect-submodules karptui \
 		--collect-submodules textual --collect-data textual --collect-submodules rich \
+		--collect-submodules textual_serve --collect-data textual_serve \
 		--add-data "$(CURDIR)/snapshots:karptui/_data/snapshots" --add-data "$(CURDIR)/themes:karptui/_data/themes" \
 		karptui/frozen.py
 	@ls -l dist
@@ -75,6 +79,9 @@ dist-check: dist
 	cd / && env -i HOME=/tmp PATH=/usr/bin:/bin TERM=dumb $(CURDIR)/dist/karptui --version
 	cd / && env -i HOME=/tmp PATH=/usr/bin:/bin TERM=dumb $(CURDIR)/dist/karptui snapshot info topology-spread
 	cd / && env -i HOME=/tmp PATH=/usr/bin:/bin TERM=dumb $(CURDIR)/dist/karptui simulate consolidation --consolidate >/dev/null
+	# textual-serve and aiohttp are in: serve gets as far as the (missing) snapshot
+	cd / && env -i HOME=/tmp PATH=/usr/bin:/bin TERM=dumb $(CURDIR)/dist/karptui serve no-such.yaml 2>&1 | \
+		grep -q 'no-such.yaml: no such file'
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

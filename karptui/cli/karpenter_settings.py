@@ -63,6 +63,17 @@ def flags_given(args: argparse.Namespace) -> dict[str, str]:
     return given
 
 
+def as_argv(args: argparse.Namespace) -> list[str]:
+    """The flags given, as a command line would repeat them (``karptui serve`` passes them on to
+    each browser session's TUI)."""
+    argv: list[str] = []
+    for name, (flag, _) in SETTINGS.items():
+        value = getattr(args, _DEST[name], None)
+        if value is not None:
+            argv += [flag, value]
+    return argv
+
+
 def set_by(given: dict[str, str]) -> dict[str, str]:
     """Setting -> the words saying which flag set it (``set by --preference-policy``)."""
     return {name: f"set by {SETTINGS[name][0]}" for name in given}

@@ -43,6 +43,12 @@ def _connect(args: argparse.Namespace, namespace: str | None):
         return connect(args.kubeconfig, args.context, namespace)  # ClusterUnavailable: one line, exit 1 or 2
 
 
+def check_connection(args: argparse.Namespace, namespace: str | None) -> None:
+    """The kubeconfig, credentials and API server tried once and let go: ``karptui serve`` says a
+    problem in one line before it listens, instead of in every browser session."""
+    _connect(args, namespace).close()
+
+
 @contextmanager
 def _slow_reads(every: float = 0.5):
     """While the block runs, a read from the cluster that takes long is named on stderr, on one

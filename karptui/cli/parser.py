@@ -181,6 +181,29 @@ def build_parser() -> OneLineParser:
     history.add_argument("--output", "-o", choices=("table", "json", "csv"), default="table")
     _discounts(history)
     history.set_defaults(run=_lazy(".history", "run_history"))
+    serve = commands.add_parser("serve", help="the TUI in a browser (textual-serve), read-only, on 127.0.0.1 "
+                                              "unless --host says otherwise (docs/serve.md)")
+    serve.add_argument("snapshot", metavar="SNAPSHOT", nargs="?",
+                       help="file, directory, or bundled snapshot name (default: the live cluster, each browser "
+                            "session watching it as the TUI does)")
+    serve.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach to SNAPSHOT")
+    # SUPPRESS: given before "serve" (the global options) they must not be reset here
+    serve.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context")
+    serve.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
+    serve.add_argument("--logs-since", metavar="DURATION", default=argparse.SUPPRESS,
+                       help="live: how far back to start the Karpenter log (default 10m; 0: no logs)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: only this machine, e.g. through an SSH "
+                            "tunnel; any other is said in a warning: anyone who reaches the port sees the cluster)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument("--public-url", metavar="URL",
+                       help="the address browsers use to reach the server, when not http://HOST:PORT "
+                            "(a proxy, a DNS name)")
+    _namespace(serve)
+    _discounts(serve)
+    _karpenter_version(serve, suppress=True)
+    _karpenter_settings(serve, suppress=True)
+    serve.set_defaults(run=_lazy(".serve", "run_serve"))
     logs = commands.add_parser("logs", help="Karpenter controller logs")
     logs_cmds = logs.add_subparsers(title="logs commands", metavar="COMMAND", parser_class=OneLineParser)
     logs.set_defaults(run=lambda args: _usage(logs))

@@ -36,7 +36,7 @@ from ...errors import InputError
 from ...model import Snapshot
 from ...text import visible
 from ...views import whatif_form as wf
-from ...whatif import WhatIf, load_whatif, save_whatif
+from ...whatif import WhatIf, dump_whatif, load_whatif, save_whatif
 from ...whatif.session import WhatIfSession
 from ..keybar import KeyBar
 from ..plain import notify_plain, plain, plain_lines, plain_text
@@ -611,10 +611,28 @@ class WhatIfScreen(Screen):
         path.focus()
 
     def action_save(self) -> None:
+        if self.app.is_web:  # karptui serve: the viewer gets the file, the server's disk is not theirs
+            self._send_to_browser()
+            return
         self._prompt("save", f"{self.whatif_name}.yaml", "save the what-if to (YAML path; escape cancels)")
 
     def action_load(self) -> None:
+        if self.app.is_web:
+            self._error("in a browser (karptui serve) a what-if is not loaded from the server's disk: "
+                        "run karptui simulate --whatif FILE, or make the edits here")
+            return
         self._prompt("load", "", "load a what-if from (YAML path; escape cancels)")
+
+    def _send_to_browser(self) -> None:
+        """The what-if as the YAML file ``save`` writes, downloaded by the browser (docs/serve.md)."""
+        import io
+        from pathlib import PurePath
+
+        name = f"{PurePath(self.whatif_name).name or wf.DEFAULT_NAME}.yaml"
+        self.app.deliver_text(io.StringIO(dump_whatif(self.stack.as_whatif(self.whatif_name))),
+                              save_filename=name, mime_type="application/yaml", name="whatif")
+        self._error("")
+        notify_plain(self, f"sent {len(self.stack)} edit(s) to the browser as {name}")
 
     async def _path_given(self, path: str) -> None:
         self.query_one("#path").display = False
