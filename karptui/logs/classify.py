@@ -283,11 +283,22 @@ def _launched(f: dict, message: str, lowered: str, level: str, logger: str, line
     if lowered not in ("launched nodeclaim", "launched machine", "launched instance", "launched node",
                        "launched new instance"):
         return None
+    if lowered == "launched new instance" and _azure_repeat(f, logger):
+        return None
     return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_launched",
                      "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine", "hostname"),
                      "instance_type": f.get("instance-type") or f.get("type"), "zone": f.get("zone"),
                      "capacity_type": f.get("capacity-type"),
                      "provider_id": f.get("provider-id") or f.get("id") or f.get("launched-instance")})
+
+
+def _azure_repeat(f: dict, logger: str) -> bool:
+    """The Azure provider's own ``launched new instance`` (its instance a VM's resource ID, logged by its
+    instance provider through controller-runtime's ``fallback`` logger): the same words and keys as the
+    AWS provider's v0.2x launch record, but written in the NodeClaim era, beside the core's ``launched
+    nodeclaim`` that is the launch -- a repeat, read as ``other``."""
+    instance = f.get("launched-instance") or f.get("id") or ""
+    return logger == "fallback" or (type(instance) is str and instance.startswith(("/subscriptions/", "azure:")))
 
 
 def _lifecycle(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
@@ -359,7 +370,7 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     if targets.startswith("("):
         targets = targets.partition(") ")[2]
     targets, sep, replacement = targets.partition(" and replacing with ")
-    out["nodes"] = _NODE_NAMES.findall(targets)
+    out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not _elided(n)]
     if sep:
         offer, sep, types = replacement.partition(" from types ")
         if sep:
@@ -616,10 +627,15 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
 # message's lowercase form and extractors are remembered; long ones carry names and are not.
 _DISPATCH: dict[str, tuple[str, tuple]] = {}
 _DISPATCH_SIZE, _DISPATCH_TEXT = 4096, 64
+_ELLIPSIS_ENDS = (".", "…")
 
 
 def _dispatch(message: str) -> tuple[str, tuple]:
     lowered = message.lower()
+    if lowered[-1:] in _ELLIPSIS_ENDS and lowered.endswith(("...", "…")):
+        # a message the author cut ("deprovisioning via consolidation replace ..."): read for what is left.
+        # Only the end goes, so positions found in ``lowered`` stay those of ``message``.
+        lowered = lowered.rstrip(" .…")
     space = lowered.find(" ")
     known = (lowered, BY_FIRST_WORD.get(lowered[:space] if space >= 0 else lowered, ()))
     if len(message) <= _DISPATCH_TEXT:

@@ -88,6 +88,22 @@ def event_row(text: str) -> dict | None:
     return None
 
 
+# Karpenter's event messages that name their reason by their own words, for a paste that kept only the
+# MESSAGE column: Nominated ("Pod should schedule on NODE" to v0.28, "Pod should schedule on: machine/X,
+# node/Y" from v0.29, nodeclaim/ from v0.31) and DisruptionBlocked ("Cannot disrupt Node: ...", v0.3x+;
+# "No allowed disruptions [for disruption reason R] due to blocking budget", a NodePool's).
+_MESSAGE_REASONS = (("Pod should schedule on", "Nominated"), ("Cannot disrupt Node", "DisruptionBlocked"),
+                    ("No allowed disruptions", "DisruptionBlocked"))
+
+
+def event_message(text: str) -> dict | None:
+    """The event whose message ``text`` is, pasted alone, when the message's template names its reason."""
+    reason = next((r for start, r in _MESSAGE_REASONS if text.startswith(start)), None)
+    if reason is None or reason == "DisruptionBlocked" and not (_CANNOT.match(text) or "blocking budget" in text):
+        return None
+    return _event(reason, text, "", "")
+
+
 def _columns(body: str) -> list[str]:
     return [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
 
@@ -248,5 +264,5 @@ def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | N
     return found
 
 
-__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_row", "json_event", "karpenter_event", "open_row",
+__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_message", "event_row", "json_event", "karpenter_event", "open_row",
            "wrapped_row"]

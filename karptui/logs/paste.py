@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\|)*""")
+# An author's elision ("... " or "… ") in place of the columns before the rest is one of these too.
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||(?:\.{3}|…)(?=\s))*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
 _CRI = re.compile(r"(\S+)\s+(?:stdout|stderr)\s+[FP]\s")
@@ -53,6 +54,24 @@ _JSON_START = re.compile(r'\{"(?:level|time|ts|msg|message|logger)"')
 # common noise in a paste; recognised before any unwrapping is tried.
 GO_TRACE = re.compile(r"\s*(?:goroutine \d+ \[|panic: |created by |\S+\.go:\d+(?: \+0x[0-9a-f]+)?\s*$"
                       r"|(?:[\w.\-]+/)+[\w.\-()*]+\(.*\)\s*$)")
+
+
+# An author's elision standing for a whole context object: ``{...}``, ``{…}``, ``{ ... }``
+ELIDED_CONTEXT = re.compile(r"\s\{\s*(?:\.{2,}|…)\s*\}\s*$")
+# A second record glued onto the line (a page flattened a code block, or a terminal lost the newlines):
+# its time and level word after a space, maybe after the author's "..." that ended the first record.
+_NEXT_RECORD = re.compile(r"\s*(?:\.{3}|…)?\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+                          r"(?:\t|\\t|\s)+(?:DEBUG|INFO|WARN|ERROR)\b")
+_TRAILING_ELISION = re.compile(r"\s*(?:\.{3}|…)$")
+
+
+def first_record(body: str) -> str:
+    """The first record of a line that holds several glued together (cut where the next one's
+    time and level start), without the "..." the author closed it with; the line itself otherwise."""
+    glued = _NEXT_RECORD.search(body, 1)
+    if glued is None:
+        return body
+    return _TRAILING_ELISION.sub("", body[:glued.start()])
 
 
 # A record shortened to some of its pairs, its braces gone (``"message":"disrupting node(s)","command":...``):
@@ -163,7 +182,7 @@ def console(body: str, stamp: str) -> Console | None:
         return None
     if not level and not when and not body:
         return None
-    message, context = split_context(body)
+    message, context = split_context(first_record(body))
     return Console(when or stamp, level, logger, message, context)
 
 
@@ -174,6 +193,10 @@ def split_context(body: str) -> tuple[str, str]:
     tab = body.rfind("\t{")
     if tab >= 0:
         return body[:tab].rstrip(), body[tab + 1:].strip()
+    if body[-1:] == "}":
+        elided = ELIDED_CONTEXT.search(body)
+        if elided is not None:
+            return body[:elided.start()].rstrip(), ""  # the author's "{...}": no context to read
     start = len(body)
     while True:
         start = body.rfind('{"', 0, start)

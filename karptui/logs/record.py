@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from .classify import classify
-from .kube_events import event_row, json_event
-from .paste import FRAGMENT, GO_TRACE, console, glued_context, salvage, unwrap
+from .kube_events import event_message, event_row, json_event
+from .paste import ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, salvage, unwrap
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
@@ -129,8 +129,13 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
     if not isinstance(message, str) or not isinstance(level, str):
         if "involvedObject" in data or "regarding" in data:
             return _event_record(number, json_event(data), source)
-        if not isinstance(message, str) or not ("commit" in data or "controller" in data or "logger" in data):
+        if not isinstance(message, str):
             return None
+        if not ("commit" in data or "controller" in data or "logger" in data):
+            # an author's shortened copy, {"message": ..., and a few of its keys}: kept when the message is
+            # one of Karpenter's templates, as a bare message is; any other program's JSON stays noise
+            shortened = Record(number, str(data.get("time") or stamp), "", "", message, data, source)
+            return shortened if classify(shortened)["kind"] != "other" else None
         level = ""  # a log store kept the message and dropped the level
     when = when or data.get("ts") or stamp
     if isinstance(when, (int, float)) and not isinstance(when, bool):
@@ -189,11 +194,12 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
         try:
             loaded = fast_loads(parts[4])
         except (FastError, ValueError, RecursionError):
+            rest = first_record(parts[4])  # another record glued on after this one's context
             try:
-                loaded = json.loads(parts[4])
+                loaded = json.loads(rest)
             except (ValueError, RecursionError):
-                loaded = salvage(parts[4])
-                if not loaded:
+                loaded = salvage(rest)
+                if not loaded and not ELIDED_CONTEXT.match("\t" + rest):  # "{...}": the author left it out
                     message = f"{message}\t{parts[4]}"
         context = loaded if isinstance(loaded, dict) else {}
     return when, _LEVELS[level], logger, message, context
@@ -239,12 +245,17 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
-    return record if classify(record)["kind"] != "other" else None
+    if classify(record)["kind"] != "other":
+        return record
+    told = event_message(text)  # or one of Karpenter's event messages, the MESSAGE column alone
+    return None if told is None else _event_record(number, told, source)
 
 
 def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
     """A record shortened to some of its pairs without its braces: read as the object they make,
-    and kept only when its message is one of Karpenter's templates (as a bare message is)."""
+    and kept when its message is one of Karpenter's templates (as a bare message is), or when it
+    still has zap's head -- a level word, a time and a message, as every line Karpenter writes
+    does: a whole record that lost only its opening brace is a Karpenter line whatever it says."""
     text = "{" + body.rstrip().rstrip(",") + "}"
     try:
         data, _ = _DECODE(text)
@@ -258,6 +269,10 @@ def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
         return None
     record = Record(number, str(data.get("time") or stamp), json_level(level) if type(level) is str else "",
                     str(data.get("logger", "")), message, data, source)
+    if type(level) is str and level in _JSON_LEVELS and ("time" in data or "ts" in data):
+        if "time" not in data and isinstance(data.get("ts"), (int, float)):
+            record.time = _epoch(data["ts"])
+        return record
     return record if classify(record)["kind"] != "other" else None
 
 
