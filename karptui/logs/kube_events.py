@@ -92,16 +92,22 @@ def event_row(text: str) -> dict | None:
 # MESSAGE column: Nominated ("Pod should schedule on NODE" to v0.28, "Pod should schedule on: machine/X,
 # node/Y" from v0.29, nodeclaim/ from v0.31) and DisruptionBlocked ("Cannot disrupt Node: ...", v0.3x+;
 # "No allowed disruptions [for disruption reason R] due to blocking budget", a NodePool's).
-_MESSAGE_REASONS = (("Pod should schedule on", "Nominated"), ("Cannot disrupt Node", "DisruptionBlocked"),
-                    ("No allowed disruptions", "DisruptionBlocked"))
+_MESSAGE_REASONS = (
+    (re.compile(r"Pod should schedule on(?:: (?:nodeclaim|machine|node)/[\w.-]+(?:, node/[\w.-]+)?| [\w.-]+)"),
+     "Nominated"),
+    (_CANNOT, "DisruptionBlocked"),
+    (re.compile(r"No allowed disruptions (?:for disruption reason \w+ )?due to blocking budget"), "DisruptionBlocked"),
+)
 
 
 def event_message(text: str) -> dict | None:
-    """The event whose message ``text`` is, pasted alone, when the message's template names its reason."""
-    reason = next((r for start, r in _MESSAGE_REASONS if text.startswith(start)), None)
-    if reason is None or reason == "DisruptionBlocked" and not (_CANNOT.match(text) or "blocking budget" in text):
-        return None
-    return _event(reason, text, "", "")
+    """The event whose message ``text`` is, pasted alone, when the message's template names its reason
+    (a sentence that only starts like one, "Pod should schedule on the new node", is prose)."""
+    for template, reason in _MESSAGE_REASONS:
+        match = template.match(text)
+        if match and (reason != "Nominated" or match.end() == len(text.rstrip())):
+            return _event(reason, text, "", "")
+    return None
 
 
 def _columns(body: str) -> list[str]:
