@@ -79,7 +79,7 @@ def test_a_context_that_is_not_an_elision_still_reads():
 
 # --- "... " in place of the columns before the logger; "..." cutting the message --------------------------------
 
-@pytest.mark.parametrize("head", ["... ", "… ", "...\t", "... INFO ", "...\tINFO\t"])
+@pytest.mark.parametrize("head", ["... ", "… ", "...\t", "... INFO ", "...\tINFO\t", "[...] ", "  [...]\t"])
 @pytest.mark.parametrize("logger,message,want", [
     ("controller.deprovisioning", "deprovisioning via consolidation replace ...",
      {"kind": "disruption", "method": "consolidation", "action": "replace"}),
@@ -172,7 +172,7 @@ BRACELESS = [
 
 
 @pytest.mark.parametrize("record,want", BRACELESS, ids=[r[0].get("message", r[0].get("msg")) for r in BRACELESS])
-@pytest.mark.parametrize("wrap", ["", "    ", PREFIX])
+@pytest.mark.parametrize("wrap", ["", "    ", PREFIX, PREFIX + "2025-02-14T06:17:18.104817Z "])
 def test_a_record_that_lost_its_opening_brace(record, want, wrap):
     text = json.dumps(record, separators=(",", ":"))[1:]
     got = one(wrap + text)
@@ -210,6 +210,8 @@ def test_a_shortened_message_copy_is_read(data, want):
     for text in (json.dumps(data), "    " + json.dumps(data, separators=(",", ":"))):
         got = one(text)
         assert {k: got.get(k) for k in want} == want
+    found = parse(json.dumps(data, indent=2).splitlines())  # jq's layout
+    assert list(found) == [1] and {k: found[1].get(k) for k in want} == want
 
 
 @pytest.mark.parametrize("data", [{"message": "hello"}, {"message": "tainted node", "Node": {"name": "n"}},
@@ -310,3 +312,27 @@ def test_leader_election_lines_are_other_and_name_the_leader(line, leader):
 def test_elided_pairs_inside_a_record(line, want):
     got = one(line)
     assert {k: got.get(k) for k in want} == want
+
+
+# --- a context below its console line, itself wrapped (the earlier rule took one line only) ------------------------
+
+@pytest.mark.parametrize("cut", [60, 95, 130])
+def test_a_context_below_its_line_and_wrapped_is_joined(cut):
+    context = ('{"commit": "a83f61c", "provisioner": "default", "id": "i-0a1b2c3d4e5f60718", "hostname": '
+               '"ip-10-1-2-3.ec2.internal", "instance-type": "m5.large", "zone": "us-east-1a", "capacity-type": "spot"}')
+    lines = ["2022-11-05T17:14:29.264Z        INFO    controller.provisioner.cloudprovider  launched instance",
+             "        " + context[:cut], "        " + context[cut:],
+             "2022-11-05T17:14:30.001Z        INFO    controller.provisioner  waiting for unschedulable pods"]
+    parser = LogParser()
+    found = {e["line"]: e for e in parser.parse(lines)}
+    assert sorted(found) == [1, 4] and parser.stats.lines == 4
+    got = found[1]
+    assert (got["nodeclaim"], got["instance_type"], got["zone"], got["capacity_type"], got["provider_id"]) == (
+        "ip-10-1-2-3.ec2.internal", "m5.large", "us-east-1a", "spot", "i-0a1b2c3d4e5f60718")
+
+
+def test_a_record_below_a_console_line_is_not_its_context():
+    lines = ["2022-11-05T17:14:29.264Z        INFO    controller.provisioner  found provisionable pod(s)",
+             '        {"level": "INFO", "message": "created nodeclaim",', '         "NodeClaim": {"name": "a-1"}}']
+    found = parse(lines)
+    assert found[1]["kind"] == "pods_provisionable" and found[2]["kind"] == "nodeclaim_created"

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
-# An author's elision ("... " or "… ") in place of the columns before the rest is one of these too.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||(?:\.{3}|…)(?=\s))*""")
+# An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
 _CRI = re.compile(r"(\S+)\s+(?:stdout|stderr)\s+[FP]\s")
