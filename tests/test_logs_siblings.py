@@ -336,3 +336,33 @@ def test_a_record_below_a_console_line_is_not_its_context():
              '        {"level": "INFO", "message": "created nodeclaim",', '         "NodeClaim": {"name": "a-1"}}']
     found = parse(lines)
     assert found[1]["kind"] == "pods_provisionable" and found[2]["kind"] == "nodeclaim_created"
+
+
+# --- an event object that lost its opening brace; a brace-lost record reads as it would whole -------------------
+
+EVENT = {"apiVersion": "v1", "kind": "Event", "count": 3, "eventNamespace": "default",
+         "involvedObject": {"kind": "Node", "name": "ip-10-1-2-3.ec2.internal", "apiVersion": "v1"},
+         "reason": "DisruptionBlocked", "message": "Cannot disrupt Node: state node is nominated for a pending pod",
+         "source": {"component": "karpenter"}, "type": "Normal"}
+
+
+@pytest.mark.parametrize("first", ["apiVersion", "count", "eventNamespace"])
+def test_an_event_object_that_lost_its_opening_brace(first):
+    data = {first: EVENT[first], **{k: v for k, v in EVENT.items() if k != first}}
+    whole = json.dumps(data, separators=(",", ":"))
+    for text in (whole, whole[1:], "  " + whole[1:]):
+        got = one(text)
+        assert (got["kind"], got["node"], got["event"]) == (
+            "disruption_blocked", "ip-10-1-2-3.ec2.internal", "DisruptionBlocked")
+
+
+@pytest.mark.parametrize("data", [
+    {"level": "INFO", "message": "tainted node", "Node": {"name": "n-1"}},
+    {"level": "INFO", "message": "created nodeclaim", "NodePool": {"name": "a"}, "NodeClaim": {"name": "a-1"}},
+    {"ts": 1744247481.657, "level": "info", "logger": "fallback", "msg": "Starting workers", "worker count": 10},
+    {"reason": "Nominated", "message": "Pod should schedule on: nodeclaim/a-1",
+     "involvedObject": {"kind": "Pod", "namespace": "shop", "name": "web-1"}, "source": {"component": "karpenter"}},
+])
+def test_a_brace_lost_record_reads_as_it_does_whole(data):
+    whole = json.dumps(data, separators=(",", ":"))
+    assert event(1, whole[1:]) == event(1, whole) and event(1, whole) is not None

@@ -74,9 +74,10 @@ def first_record(body: str) -> str:
     return _TRAILING_ELISION.sub("", body[:glued.start()])
 
 
-# A record shortened to some of its pairs, its braces gone (``"message":"disrupting node(s)","command":...``):
-# a whole first pair and the next key on the same line -- jq's layout puts one pair on a line instead
-FRAGMENT = re.compile(r'^"(?:level|message|msg|time|ts|logger)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"')
+# A record shortened to some of its pairs, its braces gone (``"message":"disrupting node(s)","command":...``),
+# or a record or event object that lost only its opening brace: a whole first pair (any key, a string or
+# a scalar value) and the next key on the same line -- jq's layout puts one pair on a line instead
+FRAGMENT = re.compile(r'^"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*"')
 
 
 @dataclass(slots=True)

@@ -255,7 +255,12 @@ def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
     """A record shortened to some of its pairs without its braces: read as the object they make,
     and kept when its message is one of Karpenter's templates (as a bare message is), or when it
     still has zap's head -- a level word, a time and a message, as every line Karpenter writes
-    does: a whole record that lost only its opening brace is a Karpenter line whatever it says."""
+    does. A whole record or event object that lost only its opening brace (it still ends with its
+    closing one) is read as it would be with it."""
+    if body.rstrip().endswith("}"):
+        whole = json_object("{" + body)
+        if whole is not None:
+            return _from_json(number, whole, source, stamp)
     text = "{" + body.rstrip().rstrip(",") + "}"
     try:
         data, _ = _DECODE(text)
