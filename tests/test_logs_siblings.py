@@ -366,3 +366,46 @@ def test_an_event_object_that_lost_its_opening_brace(first):
 def test_a_brace_lost_record_reads_as_it_does_whole(data):
     whole = json.dumps(data, separators=(",", ":"))
     assert event(1, whole[1:]) == event(1, whole) and event(1, whole) is not None
+
+
+# --- a message cut short: the words that begin a template and no other line ---------------------------------------
+
+CUT = [  # (message of its era, kind, fields that survive a cut after the head)
+    ("Launched instance: i-0a1b2c3d4e5f60718, hostname: ip-10-1-2-3.ec2.internal, type: m5.large, zone: us-east-1a, "
+     "capacityType: spot", "nodeclaim_launched", {"provider_id": "i-0a1b2c3d4e5f60718"}),
+    ('Created node with 2 pods requesting {"cpu":"1","pods":"4"} from types m5.large, m5a.large',
+     "nodeclaim_created", {}),
+    ('launching machine with 2 pods requesting {"cpu":"1","pods":"4"} from types m5.large', "nodeclaim_created", {}),
+    ("Computed 2 new node(s) will fit 9 pod(s)", "nodeclaims_computed", {}),
+    ("Computed packing of 2 node(s) for 9 pod(s) with instance type option(s) [m5.large m5a.large]",
+     "nodeclaims_computed", {}),
+    ("deprovisioning via consolidation delete, terminating 1 machines ip-10-1-2-3.ec2.internal/m5.large/spot",
+     "disruption", {"method": "consolidation"}),
+    ("Triggering termination for expired node after 720h0m0s (+2m3s)", "disruption",
+     {"method": "expiration", "action": "delete"}),
+    ('Could not schedule pod, incompatible with provisioner "default", no instance type satisfied resources',
+     "pod_unschedulable", {}),
+    ("initiating delete from interruption message", "interruption", {"action": "delete"}),
+    ("deleted node from interruption message", "interruption", {"action": "delete"}),
+]
+
+
+@pytest.mark.parametrize("message,kind,fields", CUT, ids=[c[0][:28] for c in CUT])
+@pytest.mark.parametrize("ending", [" ...", "...", " …", ""])
+def test_a_message_cut_after_its_templates_head(message, kind, fields, ending):
+    words = message.split(" ")
+    for keep in range(3 if kind != "disruption" else 4, len(words)):
+        cut = " ".join(words[:keep])
+        line = f"2023-05-21T12:48:51.090Z\tINFO\tcontroller.provisioner\t{cut}{ending}"
+        got = one(line)
+        assert got["kind"] == kind, cut
+        assert {k: got.get(k) for k in fields if k != "provider_id" or ", " in cut} == \
+            {k: v for k, v in fields.items() if k != "provider_id" or ", " in cut}, cut
+
+
+@pytest.mark.parametrize("message", ["created launch template", "deleted launch template", "Created node event",
+                                     "computed instance type offerings", "launching the webhook server",
+                                     "deleted nodes are gone", "Could not find an image", "initiating shutdown"])
+def test_lines_that_begin_with_the_same_first_word_stay_other(message):
+    got = one(f"2023-05-21T12:48:51.090Z\tINFO\tcontroller\t{message}\t{{\"commit\": \"5ad27c3\"}}")
+    assert got["kind"] == "other", message

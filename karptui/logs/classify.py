@@ -381,6 +381,12 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     return out
 
 
+def _node_like(name: str) -> bool:
+    """A node's name, not a word of a cut sentence ("deleted node from ..."): names carry a digit, a dot
+    or a dash (ip-10-1-2-3.ec2.internal, aks-pool-1, node1), and a paste's elided name is none."""
+    return not _elided(name) and any(c.isdigit() or c in ".-" for c in name)
+
+
 def _elided(name: str) -> bool:
     """A name a paste shortened (``ip-10-27-91-143…``): not a node's name, so not reported as one."""
     return name.endswith(("…", "..."))
@@ -417,8 +423,9 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
 
 def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                 when: str) -> dict | None:
-    if lowered.startswith("deleted node ") and " " not in message[13:].strip():  # v0.3-v0.4: "Deleted node %s"
-        return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": message[13:].strip()}
+    named = message[13:].strip()
+    if lowered.startswith("deleted node ") and " " not in named and _node_like(named):  # v0.3-v0.4: "Deleted node %s"
+        return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": named}
     if lowered not in ("deleted node", "deleted nodeclaim", "deleted machine"):
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "node_terminated",
@@ -620,7 +627,52 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
         found = extract(fields, message, lowered, level, logger, line, when)
         if found is not None:
             return found
+    if extractors:  # one of Karpenter's first words, but no whole template: maybe one cut short
+        cut = _cut_template(fields, lowered, level, line, when)
+        if cut is not None:
+            return cut
     return {"line": line, "time": when, "level": level, "kind": "other", "message": message}
+
+
+# The words that begin a template and no other line, of every era: a message cut after them (the paste
+# ended, the author wrote "...", a viewer's column was too narrow) is still that template's line, with
+# only what survived the cut. Tried only once the whole templates have failed.
+_CUT_HEADS = re.compile(
+    r"^(?:(?P<launched>launched instance: (?P<instance>[^,\s]+(?=,))?)"
+    r"|(?P<created>(?:created|launching) (?:node|machine|nodeclaim) with\b|creating \d+ node\(s\) with\b)"
+    r"|(?P<computed>computed (?:\d+ new|new|packings?)\b)"
+    r"|(?P<disruption>(?:deprovisioning|disrupting|consolidating) via\b(?: (?P<method>\w+))?|triggering termination\b)"
+    r"|(?P<unschedulable>could not schedule\b)"
+    r"|(?P<interruption>initiating delete\b|deleted node from\b))")
+_CUT_KINDS = {"launched": "nodeclaim_launched", "created": "nodeclaim_created", "computed": "nodeclaims_computed",
+              "disruption": "disruption", "unschedulable": "pod_unschedulable", "interruption": "interruption"}
+
+
+def _cut_template(f: dict, lowered: str, level: str, line: int, when: str) -> dict | None:
+    match = _CUT_HEADS.match(lowered)
+    if match is None:
+        return None
+    which = next(name for name in _CUT_KINDS if match.group(name))
+    out = {"line": line, "time": when, "level": level, "kind": _CUT_KINDS[which]}
+    if which == "launched" and match.group("instance"):
+        out["provider_id"] = match.group("instance")
+    elif which == "created":
+        pool = _name(f, "provisioner", "nodepool", "Provisioner", "NodePool")
+        if pool:
+            out["nodepool"] = pool
+    elif which == "interruption":  # only the interruption controller deletes "from" a message
+        out.update(action=_ACTIONS.get(str(f.get("action", "")).lower(), "delete"))
+        node = _name(f, "Node", "node")
+        if node:
+            out["node"] = node
+    elif which == "disruption":
+        method = match.group("method")
+        if method in _METHODS:
+            out["method"] = method
+        elif lowered.startswith("triggering"):
+            out["method"] = "expiration" if "expired" in lowered else "emptiness"
+            out["action"] = "delete"
+    return out
 
 
 # Most messages are one of a few dozen fixed texts (v1 puts the details in fields), so each short
