@@ -138,6 +138,14 @@ def test_records_glued_on_one_line_read_as_the_first(glue, sep):
     assert (got["kind"], got["nodes"]) == ("disruption", ["ip-172-31-7-9.ec2.internal"])
 
 
+def test_prefixed_records_glued_on_one_line_read_as_the_first():
+    for sep in ("\t", " "):
+        records = [PREFIX + r.format(s=sep) for r in (V02_LAUNCHING, V02_LAUNCHED)]
+        got = one(" ".join(records))
+        assert (got["kind"], got["nodepool"], got["instance_types"], got["source"]) == (
+            "nodeclaim_created", "inference", ["g4dn.xlarge", "g5.xlarge"], "pod/karpenter-6b8d7f9c4-kq2vx/controller")
+
+
 def test_json_records_glued_on_one_line_read_as_the_first():
     first = json.dumps({"level": "INFO", "time": "2024-05-02T10:00:00.000Z", "logger": "controller",
                         "message": "created nodeclaim", "NodePool": {"name": "a"}, "NodeClaim": {"name": "a-1"}})

@@ -59,8 +59,8 @@ GO_TRACE = re.compile(r"\s*(?:goroutine \d+ \[|panic: |created by |\S+\.go:\d+(?
 # An author's elision standing for a whole context object: ``{...}``, ``{…}``, ``{ ... }``
 ELIDED_CONTEXT = re.compile(r"\s\{\s*(?:\.{2,}|…)\s*\}\s*$")
 # A second record glued onto the line (a page flattened a code block, or a terminal lost the newlines):
-# its time and level word after a space, maybe after the author's "..." that ended the first record.
-_NEXT_RECORD = re.compile(r"\s*(?:\.{3}|…)?\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+# its time and level word after a space (and kubectl's --prefix), maybe after the "..." that ended the first.
+_NEXT_RECORD = re.compile(r"\s*(?:\.{3}|…)?\s+(?:\[pod/[^\]\s]+\]\s+)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
                           r"(?:\t|\\t|\s)+(?:DEBUG|INFO|WARN|ERROR)\b")
 _TRAILING_ELISION = re.compile(r"\s*(?:\.{3}|…)$")
 
