@@ -417,3 +417,28 @@ def test_a_message_cut_after_its_templates_head(message, kind, fields, ending):
 def test_lines_that_begin_with_the_same_first_word_stay_other(message):
     got = one(f"2023-05-21T12:48:51.090Z\tINFO\tcontroller\t{message}\t{{\"commit\": \"5ad27c3\"}}")
     assert got["kind"] == "other", message
+
+
+# --- an author's shortened copy of a console line: the message and its context, no time, level or logger --------
+
+@pytest.mark.parametrize("line,want", [
+    ('launched machine\t{"commit": "089ce6b", "machine": "workers-m3rtx", "provisioner": "workers", '
+     '"provider-id": "aws:///us-east-1a/i-04b7e1d5a2c3f6890", "instance-type": "m5.large", "zone": "us-east-1a", '
+     '"capacity-type": "spot"}',
+     {"kind": "nodeclaim_launched", "nodeclaim": "workers-m3rtx", "instance_type": "m5.large", "zone": "us-east-1a"}),
+    ('deleted node  {"commit": "ffa9924", "node": "ip-10-75-28-242.eu-central-1.compute.internal"}',
+     {"kind": "node_terminated", "node": "ip-10-75-28-242.eu-central-1.compute.internal"}),
+    ('removing offering from offerings {"commit": "4b82e24", "queue": "q", "messageKind": "SpotInterruptionKind", '
+     '"node": "ip-1-2-3-4.ec2.internal"}', {"kind": "interruption", "message_kind": "spot_interruption"}),
+    ("registered machine\t{...}", {"kind": "nodeclaim_registered"}),
+    ('created nodeclaim {…}', {"kind": "nodeclaim_created"}),
+])
+def test_a_console_lines_message_and_context_alone(line, want):
+    got = one(line)
+    assert {k: got.get(k) for k in want} == want and got["level"] == "" and got["time"] == ""
+
+
+@pytest.mark.parametrize("line", ['Starting workers\t{"commit": "089ce6b", "worker count": 10}',
+                                  'We saw this {"commit": "089ce6b"} and then nothing'])
+def test_prose_or_other_messages_with_a_context_stay_noise(line):
+    assert parse([line]) == {}

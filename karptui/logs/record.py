@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from .classify import classify
 from .kube_events import event_message, event_row, json_event
-from .paste import ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, salvage, unwrap
+from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, salvage, split_context,
+                    unwrap)
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
@@ -236,12 +237,27 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
 
 
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
-    """Only the message column survived (a log viewer's copy, a CSV export): keep it when it is
-    one of Karpenter's own templates — an ordinary sentence stays prose."""
+    """Only the message column survived (a log viewer's copy, a CSV export, an author's shortened
+    copy that kept the message and its context): keep it when it is one of Karpenter's own
+    templates — an ordinary sentence stays prose."""
     text = body.strip()
     if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ...")
         text = text.strip('",').replace('\\"', '"')
-    record = Record(number, stamp, "", "", text, {}, source)
+    fields: dict = {}
+    elided = ELIDED_CONTEXT.search(text) if text[-1:] == "}" else None
+    if elided is not None:  # the author's "{...}" for the context
+        text = text[:elided.start()].rstrip()
+    at = text.find('{"commit"')
+    if at > 0 and text[at - 1] in " \t":  # v0.x's console context, which always opens with the commit
+        message, context = split_context(text)
+        if context.startswith('{"commit"'):
+            try:
+                loaded = json.loads(context)
+            except (ValueError, RecursionError):
+                loaded = salvage(context)
+            if isinstance(loaded, dict) and loaded:
+                text, fields = message, loaded
+    record = Record(number, stamp, "", "", text, fields, source)
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
