@@ -442,3 +442,30 @@ def test_a_console_lines_message_and_context_alone(line, want):
                                   'We saw this {"commit": "089ce6b"} and then nothing'])
 def test_prose_or_other_messages_with_a_context_stay_noise(line):
     assert parse([line]) == {}
+
+
+# --- the wrappers of one paste around the shapes of another ------------------------------------------------------
+
+@pytest.mark.parametrize("quote", ["> ", ">> ", "  > "])
+def test_quoted_exports_time_columns_and_cut_times(quote):
+    csv = '"2022-09-03T16:22:18.485Z","""karpenter""","Deleted node ip-10-36-70-175.eu-west-1.compute.internal"'
+    assert one(quote + csv)["kind"] == "node_terminated"
+    column = "2026-09-17T18:03:31Z  deleted nodeclaim"
+    got = one(quote + column)
+    assert (got["kind"], got["time"]) == ("node_terminated", "2026-09-17T18:03:31Z")
+    cut_time = '22-09-21T01:05:00.176Z\tINFO\tcontroller.provisioner\tcreated nodeclaim\t{"commit": "17ac0fb"}'
+    assert one(quote + cut_time)["kind"] == "nodeclaim_created"
+
+
+def test_a_bare_controller_logger_with_its_context_when_time_and_level_are_elided():
+    got = one('... controller Reconciler error {"commit": "a81c4f2", "controller": "provisioner", "error": '
+              '"launching nodeclaim, creating instance, insufficient capacity"}')
+    assert got["kind"] == "launch_failed"
+    assert parse(["... controller is where it went wrong"]) == {}
+
+
+def test_a_bare_message_behind_zaps_caller_column():
+    got = one('scheduling/scheduler.go:190\tCould not schedule pod, incompatible with provisioner "capped", '
+              'did not tolerate a=b:NoSchedule\t{"commit": "f430280", "pod": "default/web-1"}')
+    assert (got["kind"], got["pod"], [p["name"] for p in got["nodepools"]]) == (
+        "pod_unschedulable", "default/web-1", ["capped"])

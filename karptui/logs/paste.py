@@ -46,6 +46,7 @@ _LOGGER = re.compile(r"(?:controller|webhook|fallback|karpenter|manager|leader-e
 _CALLER = re.compile(r"[\w./-]+\.go:\d+(?:\t|\\t| +)")
 # A CSV export of a log store: "TIME","""SOURCE""","MESSAGE"
 _CSV = re.compile(r'^"([^"]*)","+([^"]*)"+","(.*)"$')
+_QUOTE_MARKS = re.compile(r"^(?:>\s*)+")  # a markdown quote around a CSV row
 # Where a Karpenter JSON record starts when junk (terminal escapes, a viewer's columns) stands before it
 _JSON_START = re.compile(r'\{"(?:level|time|ts|msg|message|logger)"')
 
@@ -92,7 +93,7 @@ class Unwrapped:
 def unwrap(text: str) -> Unwrapped:
     """Peel paste wrappers off ``text`` until a JSON object or a console payload is in front."""
     source = stamp = ""
-    csv = _CSV.match(text.strip())
+    csv = _CSV.match(_QUOTE_MARKS.sub("", text.strip(), count=1))
     if csv:
         stamp, text = csv.group(1), csv.group(3).replace('""', '"')
         source = "karpenter" if "karpenter" in csv.group(2) else ""
@@ -174,7 +175,8 @@ def console(body: str, stamp: str) -> Console | None:
     logger = ""
     match = _LOGGER.match(body)
     if match and (body[match.end():match.end() + 1] in ("\t", "") or "." in match.group(0)
-                  or body[match.end():match.end() + 2] == "  " or level):
+                  or body[match.end():match.end() + 2] == "  " or level
+                  or body.rstrip().endswith("}") and ' {"commit"' in body):  # v0.x's context: a log line
         logger, body = match.group(0), body[match.end():].lstrip(" \t")
     caller = _CALLER.match(body)
     if caller:

@@ -220,6 +220,10 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         return _fragment(number, body, source, stamp)
     if body[:1] in _KLOG_LEVELS and body[1:2].isdigit():
         return _klog_record(number, body, source, stamp)
+    if "\t" in body and body is not text:  # a whole TAB console line once its wrappers are off
+        head = zap_console(body)
+        if head is not None:
+            return Record(number, *head, source)
     found = console(body, stamp)
     if found is None:
         row = event_row(body)
@@ -236,11 +240,19 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
     return Record(number, found.time, found.level, found.logger, found.message, context, source)
 
 
+_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\s+)?"
+                           r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
+
+
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
     """Only the message column survived (a log viewer's copy, a CSV export, an author's shortened
     copy that kept the message and its context): keep it when it is one of Karpenter's own
     templates — an ordinary sentence stays prose."""
     text = body.strip()
+    column = _BARE_COLUMNS.match(text)
+    if column:  # a log store's time column, or zap's caller column, before the message
+        stamp = stamp or (column.group(1) or "")
+        text = text[column.end():]
     if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ...")
         text = text.strip('",').replace('\\"', '"')
     fields: dict = {}
