@@ -107,3 +107,18 @@ def test_the_seed_log_keeps_every_bracketed_value_in_the_table(cli):
     assert rows and rows[0].endswith("karpenter.sh/capacity-type In [on-demand], topology.kubernetes.io/zone "
                                      "In [ap-northeast-2a]")
     assert "instance-category In [c m t]" in rows[0]
+
+
+def test_parse_names_the_leader_from_client_gos_klog_line(cli, write):
+    """client-go's leader-election lines are read as ``other`` (tests/log_corpus/README.md), and the
+    replica whose ``successfully acquired lease`` line is in the log is named as the leader."""
+    lines = ["[pod/karpenter-7d9f8c6b5-abcde/controller] I1229 10:02:06.542175       1 leaderelection.go:243] "
+             "attempting to acquire leader lease karpenter/karpenter-leader-election...",
+             "[pod/karpenter-7d9f8c6b5-fghij/controller] I1229 10:02:06.601337       1 leaderelection.go:243] "
+             "attempting to acquire leader lease karpenter/karpenter-leader-election...",
+             "[pod/karpenter-7d9f8c6b5-fghij/controller] I1229 10:02:23.828649       1 leaderelection.go:253] "
+             "successfully acquired lease karpenter/karpenter-leader-election"]
+    code, out, err = cli("logs", "parse", write("karpenter.log", "\n".join(lines) + "\n"), "--output", "jsonl")
+    assert code == 0
+    assert [(e["kind"], e["level"]) for e in map(json.loads, out.splitlines())] == [("other", "info")] * 3
+    assert "leader: pod/karpenter-7d9f8c6b5-fghij/controller" in err and "abcde" not in err.split("leader:")[1]

@@ -123,19 +123,31 @@ def _contextless(body: str) -> bool:
 
 def _context_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
     """A terminal or an editor wrapped a console line before its context: the next line is that
-    object alone, indented (``        {"commit": "a83f61c", "provisioner": "default"}``). A JSON
-    record of its own (a level or a message in it) is not a context."""
+    object alone, indented (``        {"commit": "a83f61c", "provisioner": "default"}``), or the
+    object wrapped in turn over a few lines (a launch's context is long). A JSON record of its own
+    (a level or a message in it) is not a context."""
     line = _ahead(held, source, 0)
     piece = line.strip() if line is not None else ""
-    if not piece.startswith('{"') or not piece.endswith("}"):
+    if not piece.startswith('{"'):
         return None, 0
-    try:
-        data, end = _DECODE(piece)
-    except (ValueError, RecursionError):
-        return None, 0
-    if end != len(piece) or type(data) is not dict or {"level", "message", "msg"} & data.keys():
-        return None, 0
-    return f"{first}\t{piece}", 1
+    for index in range(1, _CONTEXT_LINES + 1):
+        if piece.endswith("}"):
+            try:
+                data, end = _DECODE(piece)
+            except (ValueError, RecursionError):
+                data, end = None, 0
+            if end == len(piece) and type(data) is dict:
+                if {"level", "message", "msg"} & data.keys():
+                    return None, 0
+                return f"{first}\t{piece}", index
+        line = _ahead(held, source, index)
+        if line is None or not line.strip() or _NOISE.match(line) or _STARTS_RECORD.match(line) or _is_record(line):
+            return None, 0
+        piece += (" " if piece.endswith((",", ":")) else "") + line.strip()
+    return None, 0
+
+
+_CONTEXT_LINES = 4  # a context wrapped below its line takes one line, at most a few
 
 
 def _row_message_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:

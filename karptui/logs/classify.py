@@ -299,11 +299,22 @@ def _launched(f: dict, message: str, lowered: str, level: str, logger: str, line
     if lowered not in ("launched nodeclaim", "launched machine", "launched instance", "launched node",
                        "launched new instance"):
         return None
+    if lowered == "launched new instance" and _azure_repeat(f, logger):
+        return None
     return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_launched",
                      "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine", "hostname"),
                      "instance_type": f.get("instance-type") or f.get("type"), "zone": f.get("zone"),
                      "capacity_type": f.get("capacity-type"),
                      "provider_id": f.get("provider-id") or f.get("id") or f.get("launched-instance")})
+
+
+def _azure_repeat(f: dict, logger: str) -> bool:
+    """The Azure provider's own ``launched new instance`` (its instance a VM's resource ID, logged by its
+    instance provider through controller-runtime's ``fallback`` logger): the same words and keys as the
+    AWS provider's v0.2x launch record, but written in the NodeClaim era, beside the core's ``launched
+    nodeclaim`` that is the launch -- a repeat, read as ``other``."""
+    instance = f.get("launched-instance") or f.get("id") or ""
+    return logger == "fallback" or (type(instance) is str and instance.startswith(("/subscriptions/", "azure:")))
 
 
 def _lifecycle(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
@@ -378,8 +389,8 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     if pods[1:].isdigit():
         out["pod_count"] = int(pods[1:])
     targets, sep, replacement = targets.partition(" and replacing with ")
-    out["nodes"] = _NODE_NAMES.findall(targets)
-    candidates = [_candidate(part) for part in targets.split(", ") if part.count("/") == 2]
+    out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not _elided(n)]
+    candidates = [_candidate(part) for part in targets.split(", ") if part.count("/") == 2 and not _elided(part)]
     if candidates:
         out["candidates"] = candidates
     if sep:
@@ -396,6 +407,12 @@ def _candidate(text: str) -> dict:
     """``node/instance-type/capacity-type`` of a disruption line's candidate list."""
     node, itype, capacity = text.strip().split("/")
     return {"node": node, "instance_type": itype, "capacity_type": capacity.split(" ", 1)[0]}
+
+
+def _node_like(name: str) -> bool:
+    """A node's name, not a word of a cut sentence ("deleted node from ..."): names carry a digit, a dot
+    or a dash (ip-10-1-2-3.ec2.internal, aks-pool-1, node1), and a paste's elided name is none."""
+    return not _elided(name) and any(c.isdigit() or c in ".-" for c in name)
 
 
 def _elided(name: str) -> bool:
@@ -444,8 +461,9 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
 
 def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                 when: str) -> dict | None:
-    if lowered.startswith("deleted node ") and " " not in message[13:].strip():  # v0.3-v0.4: "Deleted node %s"
-        return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": message[13:].strip()}
+    named = message[13:].strip()
+    if lowered.startswith("deleted node ") and " " not in named and _node_like(named):  # v0.3-v0.4: "Deleted node %s"
+        return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": named}
     if lowered not in ("deleted node", "deleted nodeclaim", "deleted machine"):
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "node_terminated",
@@ -669,17 +687,67 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
         found = extract(fields, message, lowered, level, logger, line, when)
         if found is not None:
             return found
+    if extractors:  # one of Karpenter's first words, but no whole template: maybe one cut short
+        cut = _cut_template(fields, lowered, level, line, when)
+        if cut is not None:
+            return cut
     return {"line": line, "time": when, "level": level, "kind": "other", "message": message}
+
+
+# The words that begin a template and no other line, of every era: a message cut after them (the paste
+# ended, the author wrote "...", a viewer's column was too narrow) is still that template's line, with
+# only what survived the cut. Tried only once the whole templates have failed.
+_CUT_HEADS = re.compile(
+    r"^(?:(?P<launched>launched instance: (?P<instance>[^,\s]+(?=,))?)"
+    r"|(?P<created>(?:created|launching) (?:node|machine|nodeclaim) with\b|creating \d+ node\(s\) with\b)"
+    r"|(?P<computed>computed (?:\d+ new|new|packings?)\b)"
+    r"|(?P<disruption>(?:deprovisioning|disrupting|consolidating) via\b(?: (?P<method>\w+))?|triggering termination\b)"
+    r"|(?P<unschedulable>could not schedule\b)"
+    r"|(?P<interruption>initiating delete\b|deleted node from\b))")
+_CUT_KINDS = {"launched": "nodeclaim_launched", "created": "nodeclaim_created", "computed": "nodeclaims_computed",
+              "disruption": "disruption", "unschedulable": "pod_unschedulable", "interruption": "interruption"}
+
+
+def _cut_template(f: dict, lowered: str, level: str, line: int, when: str) -> dict | None:
+    match = _CUT_HEADS.match(lowered)
+    if match is None:
+        return None
+    which = next(name for name in _CUT_KINDS if match.group(name))
+    out = {"line": line, "time": when, "level": level, "kind": _CUT_KINDS[which]}
+    if which == "launched" and match.group("instance"):
+        out["provider_id"] = match.group("instance")
+    elif which == "created":
+        pool = _name(f, "provisioner", "nodepool", "Provisioner", "NodePool")
+        if pool:
+            out["nodepool"] = pool
+    elif which == "interruption":  # only the interruption controller deletes "from" a message
+        out.update(action=_ACTIONS.get(str(f.get("action", "")).lower(), "delete"))
+        node = _name(f, "Node", "node")
+        if node:
+            out["node"] = node
+    elif which == "disruption":
+        method = match.group("method")
+        if method in _METHODS:
+            out["method"] = method
+        elif lowered.startswith("triggering"):
+            out["method"] = "expiration" if "expired" in lowered else "emptiness"
+            out["action"] = "delete"
+    return out
 
 
 # Most messages are one of a few dozen fixed texts (v1 puts the details in fields), so each short
 # message's lowercase form and extractors are remembered; long ones carry names and are not.
 _DISPATCH: dict[str, tuple[str, tuple]] = {}
 _DISPATCH_SIZE, _DISPATCH_TEXT = 4096, 64
+_ELLIPSIS_ENDS = (".", "…")
 
 
 def _dispatch(message: str) -> tuple[str, tuple]:
     lowered = message.lower()
+    if lowered[-1:] in _ELLIPSIS_ENDS and lowered.endswith(("...", "…")):
+        # a message the author cut ("deprovisioning via consolidation replace ..."): read for what is left.
+        # Only the end goes, so positions found in ``lowered`` stay those of ``message``.
+        lowered = lowered.rstrip(" .…")
     space = lowered.find(" ")
     known = (lowered, BY_FIRST_WORD.get(lowered[:space] if space >= 0 else lowered, ()))
     if len(message) <= _DISPATCH_TEXT:

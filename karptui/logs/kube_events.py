@@ -88,6 +88,28 @@ def event_row(text: str) -> dict | None:
     return None
 
 
+# Karpenter's event messages that name their reason by their own words, for a paste that kept only the
+# MESSAGE column: Nominated ("Pod should schedule on NODE" to v0.28, "Pod should schedule on: machine/X,
+# node/Y" from v0.29, nodeclaim/ from v0.31) and DisruptionBlocked ("Cannot disrupt Node: ...", v0.3x+;
+# "No allowed disruptions [for disruption reason R] due to blocking budget", a NodePool's).
+_MESSAGE_REASONS = (
+    (re.compile(r"Pod should schedule on(?:: (?:nodeclaim|machine|node)/[\w.-]+(?:, node/[\w.-]+)?| [\w.-]+)"),
+     "Nominated"),
+    (_CANNOT, "DisruptionBlocked"),
+    (re.compile(r"No allowed disruptions (?:for disruption reason \w+ )?due to blocking budget"), "DisruptionBlocked"),
+)
+
+
+def event_message(text: str) -> dict | None:
+    """The event whose message ``text`` is, pasted alone, when the message's template names its reason
+    (a sentence that only starts like one, "Pod should schedule on the new node", is prose)."""
+    for template, reason in _MESSAGE_REASONS:
+        match = template.match(text)
+        if match and (reason != "Nominated" or match.end() == len(text.rstrip())):
+            return _event(reason, text, "", "")
+    return None
+
+
 def _columns(body: str) -> list[str]:
     return [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
 
@@ -248,5 +270,5 @@ def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | N
     return found
 
 
-__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_row", "json_event", "karpenter_event", "open_row",
+__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_message", "event_row", "json_event", "karpenter_event", "open_row",
            "wrapped_row"]

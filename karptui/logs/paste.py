@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\|)*""")
+# An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
 _CRI = re.compile(r"(\S+)\s+(?:stdout|stderr)\s+[FP]\s")
@@ -45,6 +46,7 @@ _LOGGER = re.compile(r"(?:controller|webhook|fallback|karpenter|manager|leader-e
 _CALLER = re.compile(r"[\w./-]+\.go:\d+(?:\t|\\t| +)")
 # A CSV export of a log store: "TIME","""SOURCE""","MESSAGE"
 _CSV = re.compile(r'^"([^"]*)","+([^"]*)"+","(.*)"$')
+_QUOTE_MARKS = re.compile(r"^(?:>\s*)+")  # a markdown quote around a CSV row
 # Where a Karpenter JSON record starts when junk (terminal escapes, a viewer's columns) stands before it
 _JSON_START = re.compile(r'\{"(?:level|time|ts|msg|message|logger)"')
 
@@ -55,9 +57,28 @@ GO_TRACE = re.compile(r"\s*(?:goroutine \d+ \[|panic: |created by |\S+\.go:\d+(?
                       r"|(?:[\w.\-]+/)+[\w.\-()*]+\(.*\)\s*$)")
 
 
-# A record shortened to some of its pairs, its braces gone (``"message":"disrupting node(s)","command":...``):
-# a whole first pair and the next key on the same line -- jq's layout puts one pair on a line instead
-FRAGMENT = re.compile(r'^"(?:level|message|msg|time|ts|logger)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"')
+# An author's elision standing for a whole context object: ``{...}``, ``{…}``, ``{ ... }``
+ELIDED_CONTEXT = re.compile(r"\s\{\s*(?:\.{2,}|…)\s*\}\s*$")
+# A second record glued onto the line (a page flattened a code block, or a terminal lost the newlines):
+# its time and level word after a space (and kubectl's --prefix), maybe after the "..." that ended the first.
+_NEXT_RECORD = re.compile(r"\s*(?:\.{3}|…)?\s+(?:\[pod/[^\]\s]+\]\s+)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+                          r"(?:\t|\\t|\s)+(?:DEBUG|INFO|WARN|ERROR)\b")
+_TRAILING_ELISION = re.compile(r"\s*(?:\.{3}|…)$")
+
+
+def first_record(body: str) -> str:
+    """The first record of a line that holds several glued together (cut where the next one's
+    time and level start), without the "..." the author closed it with; the line itself otherwise."""
+    glued = _NEXT_RECORD.search(body, 1)
+    if glued is None:
+        return body
+    return _TRAILING_ELISION.sub("", body[:glued.start()])
+
+
+# A record shortened to some of its pairs, its braces gone (``"message":"disrupting node(s)","command":...``),
+# or a record or event object that lost only its opening brace: a whole first pair (any key, a string or
+# a scalar value) and the next key on the same line -- jq's layout puts one pair on a line instead
+FRAGMENT = re.compile(r'^"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*"')
 
 
 @dataclass(slots=True)
@@ -72,7 +93,7 @@ class Unwrapped:
 def unwrap(text: str) -> Unwrapped:
     """Peel paste wrappers off ``text`` until a JSON object or a console payload is in front."""
     source = stamp = ""
-    csv = _CSV.match(text.strip())
+    csv = _CSV.match(_QUOTE_MARKS.sub("", text.strip(), count=1))
     if csv:
         stamp, text = csv.group(1), csv.group(3).replace('""', '"')
         source = "karpenter" if "karpenter" in csv.group(2) else ""
@@ -154,7 +175,8 @@ def console(body: str, stamp: str) -> Console | None:
     logger = ""
     match = _LOGGER.match(body)
     if match and (body[match.end():match.end() + 1] in ("\t", "") or "." in match.group(0)
-                  or body[match.end():match.end() + 2] == "  " or level):
+                  or body[match.end():match.end() + 2] == "  " or level
+                  or body.rstrip().endswith("}") and ' {"commit"' in body):  # v0.x's context: a log line
         logger, body = match.group(0), body[match.end():].lstrip(" \t")
     caller = _CALLER.match(body)
     if caller:
@@ -163,7 +185,7 @@ def console(body: str, stamp: str) -> Console | None:
         return None
     if not level and not when and not body:
         return None
-    message, context = split_context(body)
+    message, context = split_context(first_record(body))
     return Console(when or stamp, level, logger, message, context)
 
 
@@ -174,6 +196,10 @@ def split_context(body: str) -> tuple[str, str]:
     tab = body.rfind("\t{")
     if tab >= 0:
         return body[:tab].rstrip(), body[tab + 1:].strip()
+    if body[-1:] == "}":
+        elided = ELIDED_CONTEXT.search(body)
+        if elided is not None:
+            return body[:elided.start()].rstrip(), ""  # the author's "{...}": no context to read
     start = len(body)
     while True:
         start = body.rfind('{"', 0, start)

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from .classify import classify
-from .kube_events import event_row, json_event
-from .paste import FRAGMENT, GO_TRACE, console, glued_context, salvage, unwrap
+from .kube_events import event_message, event_row, json_event
+from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, salvage, split_context,
+                    unwrap)
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
@@ -129,8 +130,13 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
     if not isinstance(message, str) or not isinstance(level, str):
         if "involvedObject" in data or "regarding" in data:
             return _event_record(number, json_event(data), source)
-        if not isinstance(message, str) or not ("commit" in data or "controller" in data or "logger" in data):
+        if not isinstance(message, str):
             return None
+        if not ("commit" in data or "controller" in data or "logger" in data):
+            # an author's shortened copy, {"message": ..., and a few of its keys}: kept when the message is
+            # one of Karpenter's templates, as a bare message is; any other program's JSON stays noise
+            shortened = Record(number, str(data.get("time") or stamp), "", "", message, data, source)
+            return shortened if classify(shortened)["kind"] != "other" else None
         level = ""  # a log store kept the message and dropped the level
     when = when or data.get("ts") or stamp
     if isinstance(when, (int, float)) and not isinstance(when, bool):
@@ -189,11 +195,12 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
         try:
             loaded = fast_loads(parts[4])
         except (FastError, ValueError, RecursionError):
+            rest = first_record(parts[4])  # another record glued on after this one's context
             try:
-                loaded = json.loads(parts[4])
+                loaded = json.loads(rest)
             except (ValueError, RecursionError):
-                loaded = salvage(parts[4])
-                if not loaded:
+                loaded = salvage(rest)
+                if not loaded and not ELIDED_CONTEXT.match("\t" + rest):  # "{...}": the author left it out
                     message = f"{message}\t{parts[4]}"
         context = loaded if isinstance(loaded, dict) else {}
     return when, _LEVELS[level], logger, message, context
@@ -213,6 +220,10 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         return _fragment(number, body, source, stamp)
     if body[:1] in _KLOG_LEVELS and body[1:2].isdigit():
         return _klog_record(number, body, source, stamp)
+    if "\t" in body and body is not text:  # a whole TAB console line once its wrappers are off
+        head = zap_console(body)
+        if head is not None:
+            return Record(number, *head, source)
     found = console(body, stamp)
     if found is None:
         row = event_row(body)
@@ -229,22 +240,55 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
     return Record(number, found.time, found.level, found.logger, found.message, context, source)
 
 
+_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\s+)?"
+                           r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
+
+
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
-    """Only the message column survived (a log viewer's copy, a CSV export): keep it when it is
-    one of Karpenter's own templates — an ordinary sentence stays prose."""
+    """Only the message column survived (a log viewer's copy, a CSV export, an author's shortened
+    copy that kept the message and its context): keep it when it is one of Karpenter's own
+    templates — an ordinary sentence stays prose."""
     text = body.strip()
+    column = _BARE_COLUMNS.match(text)
+    if column:  # a log store's time column, or zap's caller column, before the message
+        stamp = stamp or (column.group(1) or "")
+        text = text[column.end():]
     if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ...")
         text = text.strip('",').replace('\\"', '"')
-    record = Record(number, stamp, "", "", text, {}, source)
+    fields: dict = {}
+    elided = ELIDED_CONTEXT.search(text) if text[-1:] == "}" else None
+    if elided is not None:  # the author's "{...}" for the context
+        text = text[:elided.start()].rstrip()
+    at = text.find('{"commit"')
+    if at > 0 and text[at - 1] in " \t":  # v0.x's console context, which always opens with the commit
+        message, context = split_context(text)
+        if context.startswith('{"commit"'):
+            try:
+                loaded = json.loads(context)
+            except (ValueError, RecursionError):
+                loaded = salvage(context)
+            if isinstance(loaded, dict) and loaded:
+                text, fields = message, loaded
+    record = Record(number, stamp, "", "", text, fields, source)
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
-    return record if classify(record)["kind"] != "other" else None
+    if classify(record)["kind"] != "other":
+        return record
+    told = event_message(text)  # or one of Karpenter's event messages, the MESSAGE column alone
+    return None if told is None else _event_record(number, told, source)
 
 
 def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
     """A record shortened to some of its pairs without its braces: read as the object they make,
-    and kept only when its message is one of Karpenter's templates (as a bare message is)."""
+    and kept when its message is one of Karpenter's templates (as a bare message is), or when it
+    still has zap's head -- a level word, a time and a message, as every line Karpenter writes
+    does. A whole record or event object that lost only its opening brace (it still ends with its
+    closing one) is read as it would be with it."""
+    if body.rstrip().endswith("}"):
+        whole = json_object("{" + body)
+        if whole is not None:
+            return _from_json(number, whole, source, stamp)
     text = "{" + body.rstrip().rstrip(",") + "}"
     try:
         data, _ = _DECODE(text)
@@ -258,6 +302,10 @@ def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
         return None
     record = Record(number, str(data.get("time") or stamp), json_level(level) if type(level) is str else "",
                     str(data.get("logger", "")), message, data, source)
+    if type(level) is str and level in _JSON_LEVELS and ("time" in data or "ts" in data):
+        if "time" not in data and isinstance(data.get("ts"), (int, float)):
+            record.time = _epoch(data["ts"])
+        return record
     return record if classify(record)["kind"] != "other" else None
 
 
