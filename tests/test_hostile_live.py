@@ -413,7 +413,9 @@ def test_snapshot_save_names_a_slow_read_on_a_terminal_then_one_line(api, kubeco
 
 def test_a_credential_plugin_that_never_stops_printing_is_cut_at_the_cap(api, tmp_path, small, monkeypatch, cli):
     monkeypatch.setattr(limits, "MAX_SMALL_FILE_BYTES", 4 << 10)
-    script = plugin(tmp_path, "while :; do echo 0123456789abcdef0123456789abcdef; sleep 0.001; done")
+    # one process printing as fast as it can: a loop forking echo and sleep reached the cap only after
+    # the deadline on a loaded machine
+    script = plugin(tmp_path, "exec yes 0123456789abcdef0123456789abcdef")
     path = api.kubeconfig(tmp_path / "k", exec_command=[script])
     code, _, err = save(cli, tmp_path, path)
     assert code == 2 and "credential plugin 'plugin.sh' printed over 4 KiB" in one_line(err)
