@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from contextlib import asynccontextmanager
 
 import pytest
@@ -17,7 +18,8 @@ from tests.fakeapi import FakeAPI
 mcp = pytest.importorskip("mcp", reason="karptui mcp needs the MCP SDK (the test extra installs it)")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-TOOLS = {"cluster_summary", "why_pending", "karpenter_launches", "consolidation", "disruption_budgets", "run_whatif"}
+TOOLS = {"cluster_summary", "why_pending", "karpenter_launches", "consolidation", "node_history", "disruption_budgets",
+         "run_whatif"}
 
 
 @pytest.fixture
@@ -257,3 +259,20 @@ async def test_live_the_cluster_is_read_once_as_snapshot_save_reads_it(serve, cl
     assert summary == info and summary["pending"] == 1
     assert pending["pod"] == explained["pods"][0]
     assert pending["pod"]["reason"].startswith("0/3 nodes are available: 3 Insufficient cpu")
+
+
+async def test_node_history_is_the_history_commands_answer(serve, cli):
+    """Why did this node go: the server started with --logs answers as `karptui history LOG --node X
+    -o json` does; without a log it says how to give one."""
+    log = Path(__file__).parent / "log_corpus" / "e-040.log"
+    code, out, err = cli("history", str(log), "--node", "nvme-raid-r8xwd", "-o", "json")
+    assert code == 0, err
+    expected = json.loads(out)
+    async with serve("topology-spread", "--logs", str(log)) as session:
+        got = await ask(session, "node_history", node="nvme-raid-r8xwd")
+        assert got["why"] == expected["why"] and got["end"] == expected["end"]
+        assert got["life"]["nodeclaim"] == expected["life"]["nodeclaim"] == "nvme-raid-r8xwd"
+        assert "no NodeClaim, node or instance named 'nope-1'" in await refused(session, "node_history",
+                                                                                   node="nope-1")
+    async with serve("consolidation") as session:
+        assert "start the server with --logs FILE" in await refused(session, "node_history", node="x")

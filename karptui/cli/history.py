@@ -36,15 +36,10 @@ def _short_lived(text: str | None) -> float:
 def _events(builder: HistoryBuilder, path: str) -> None:
     """Karpenter's events and kube-scheduler's FailedScheduling from a ``kubectl get events -o json|yaml``
     file or a snapshot (the same loader reads both)."""
-    from ..logs.timeline import snapshot_events
+    from ..history.snapshot import feed_snapshot_events
     from ..sources.files import load_snapshot
 
-    snapshot = load_snapshot(path)
-    builder.feed_all(snapshot_events(snapshot), file=path)
-    for event in snapshot.events:
-        if event.reason == "FailedScheduling" and event.involved_kind == "Pod":
-            builder.failed_scheduling(f"{event.involved_namespace}/{event.involved_name}",
-                                      event.last_seen or event.first_seen)
+    feed_snapshot_events(builder, load_snapshot(path), path)
 
 
 def run_history(args: argparse.Namespace) -> int:

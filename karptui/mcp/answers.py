@@ -42,6 +42,7 @@ class Answers:
         self._catalogs: dict[bool, object] = {}
         self._runs: dict[tuple[bool, bool], dict] = {}
         self._observed: dict[str, object] | None = None
+        self._timeline = None   # the snapshot's history (karptui history), read once
 
     # --- the one picture, and what is computed from it once ------------------------------------
 
@@ -177,6 +178,29 @@ class Answers:
                                          explain=explain, whatif=loaded, whatif_file="whatif",
                                          edits_catalog=bool(self.instance_types), namespace=self.namespace)
         return doc
+
+    def node_history(self, node: str) -> dict:
+        """``karptui history LOG --node X -o json`` on the log the snapshot carries (``--logs``, or the
+        one ``snapshot save`` recorded) and its events: why that NodeClaim, node or instance went."""
+        from ..history.snapshot import snapshot_timeline
+        from ..history.why import answer
+
+        name = self._name(node, "node")
+        with self._lock:
+            if self._timeline is None:
+                from ..catalog.discounts import find_discounts
+
+                self._timeline = snapshot_timeline(self.snapshot, self.catalog(discounted=False),
+                                                   find_discounts(self.discounts))
+            timeline = self._timeline
+        life = timeline.life(name)
+        if life is None:
+            if not self.snapshot.meta.logs_text and not timeline.lives:
+                raise InputError("node", "the snapshot carries no Karpenter log and its events name no NodeClaim: "
+                                         "start the server with --logs FILE")
+            raise InputError("node", f"no NodeClaim, node or instance named {name!r} in the snapshot's log and "
+                                     f"events{_examples(life.nodeclaim for life in timeline.lives)}")
+        return answer(life)
 
     # --- helpers ----------------------------------------------------------------------------------
 

@@ -100,6 +100,18 @@ def build_server(answers: Answers, max_output: int) -> MCPServer:
         and what Karpenter's own events said. With `node`, only what concerns that node."""
         return answer(answers.consolidation, node)
 
+    @server.tool(name="node_history", annotations=READ_ONLY, structured_output=False)
+    def node_history(
+        node: Annotated[str, Field(description="a NodeClaim, node or EC2 instance name",
+                                   json_schema_extra=_AT_MOST_A_NAME)],
+    ) -> str:
+        """Why did this node go, as `karptui history LOG --node X -o json` on the Karpenter log the
+        server was started with (`--logs`, or the one the snapshot recorded) and the snapshot's
+        events: the NodeClaim's life (created, launched with type, zone, capacity type and price,
+        registered, initialized, disrupted by which method and command, drained, terminated or
+        interrupted) and one sentence built only from what the lines said."""
+        return answer(answers.node_history, node)
+
     @server.tool(name="disruption_budgets", annotations=READ_ONLY, structured_output=False)
     def disruption_budgets(
         at: Annotated[str | None, Field(description="ISO 8601 time, e.g. 2026-11-27T09:30Z (no offset: UTC); "
