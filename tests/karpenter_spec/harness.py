@@ -536,7 +536,11 @@ class Scenario:
                 manifests = cluster.pod_manifests(raw, pending=True)
                 cluster.add_pods(manifests)
                 submitted += [f"{m['metadata']['namespace']}/{m['metadata']['name']}" for m in manifests]
-            catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries}, sort_keys=False))
+            # the reservations used up so far; the repair policies as the first write gave them
+            catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries,
+                                                    "repairPolicies": self.data.get("repairPolicies",
+                                                                                    FAKE_REPAIR_POLICIES)},
+                                                   sort_keys=False))
             snapshot = workdir / f"round-{number}.yaml"
             write_snapshot(snapshot, cluster.manifests(), SnapshotMeta(name=self.path.stem, captured_at=NOW))
             args = ["simulate", str(snapshot), "--instance-types", str(catalog_path), "--output", "json"]
