@@ -24,6 +24,15 @@ DISCOUNTS_HELP = ("discounts on the prices shown (Savings Plans, EDP), overall a
                   "file (docs/catalog-files.md); default: discounts.yaml in karptui's config dir if it exists")
 
 
+def _simulation_options(command: argparse.ArgumentParser) -> None:
+    """What every command that simulates takes: -n, --discounts, the Karpenter version and settings
+    (the last two may also come before the command, so not reset here)."""
+    _namespace(command)
+    _discounts(command)
+    _karpenter_version(command, suppress=True)
+    _karpenter_settings(command, suppress=True)
+
+
 def _discounts(command: argparse.ArgumentParser) -> None:
     """``--discounts FILE`` after the command too; SUPPRESS: given before it, it must not be reset."""
     command.add_argument("--discounts", metavar="FILE", default=argparse.SUPPRESS, help=DISCOUNTS_HELP)
@@ -111,10 +120,7 @@ def build_parser() -> OneLineParser:
                           "would do (and in JSON every node's filter verdict)")
     sim.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
-    _namespace(sim)
-    _discounts(sim)
-    _karpenter_version(sim, suppress=True)
-    _karpenter_settings(sim, suppress=True)
+    _simulation_options(sim)
     sim.set_defaults(run=_lazy(".simulate", "run_simulate"))
     budgets = commands.add_parser("budgets", help="disruption budgets per NodePool and reason, now and hour by hour")
     budgets.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
@@ -140,10 +146,7 @@ def build_parser() -> OneLineParser:
     check.add_argument("--consolidate", action="store_true", help="also simulate Karpenter consolidation")
     check.add_argument("--feature-gates", metavar="K=V,...", help="Karpenter feature gates, e.g. SpotToSpotConsolidation=true")
     check.add_argument("--output", "-o", choices=("table", "markdown", "json"), default="table")
-    _namespace(check)
-    _discounts(check)
-    _karpenter_version(check, suppress=True)
-    _karpenter_settings(check, suppress=True)
+    _simulation_options(check)
     check.set_defaults(run=_lazy(".check", "run_check"))
     mcp = commands.add_parser("mcp", help="serve karptui's answers to AI assistants: a Model Context Protocol "
                                           "server over stdio, read-only (docs/mcp.md)")
@@ -160,10 +163,7 @@ def build_parser() -> OneLineParser:
     mcp.add_argument("--max-output", metavar="BYTES", type=int, default=DEFAULT_MAX_OUTPUT,
                      help=f"the most bytes of JSON one answer returns; a longer one is cut and says so "
                           f"(default {DEFAULT_MAX_OUTPUT:,})")
-    _namespace(mcp)
-    _discounts(mcp)
-    _karpenter_version(mcp, suppress=True)
-    _karpenter_settings(mcp, suppress=True)
+    _simulation_options(mcp)
     mcp.set_defaults(run=_lazy(".mcp", "run_mcp"))
     history = commands.add_parser("history", help="what Karpenter did: every NodeClaim's life, replacement chains, "
                                                   "churn, pending pods and cost over time, from its logs and events")
@@ -199,10 +199,7 @@ def build_parser() -> OneLineParser:
     serve.add_argument("--public-url", metavar="URL",
                        help="the address browsers use to reach the server, when not http://HOST:PORT "
                             "(a proxy, a DNS name)")
-    _namespace(serve)
-    _discounts(serve)
-    _karpenter_version(serve, suppress=True)
-    _karpenter_settings(serve, suppress=True)
+    _simulation_options(serve)
     serve.set_defaults(run=_lazy(".serve", "run_serve"))
     logs = commands.add_parser("logs", help="Karpenter controller logs")
     logs_cmds = logs.add_subparsers(title="logs commands", metavar="COMMAND", parser_class=OneLineParser)
