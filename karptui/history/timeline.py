@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from .life import Life
@@ -54,8 +54,7 @@ class Churn:
     terminated: int
 
     def to_dict(self) -> dict:
-        return {"nodepool": self.nodepool, "hour": self.hour, "created": self.created,
-                "disrupted": self.disrupted, "terminated": self.terminated}
+        return asdict(self)   # flat: its fields are the JSON's keys, in order
 
 
 @dataclass(frozen=True)
@@ -71,9 +70,7 @@ class PendingHour:
     nominated: int
 
     def to_dict(self) -> dict:
-        return {"hour": self.hour, "provisionable_batches": self.provisionable_batches,
-                "provisionable_max": self.provisionable_max, "unschedulable_pods": self.unschedulable_pods,
-                "failed_scheduling_pods": self.failed_scheduling_pods, "nominated": self.nominated}
+        return asdict(self)   # flat: its fields are the JSON's keys, in order
 
 
 @dataclass(frozen=True)
@@ -87,8 +84,7 @@ class CostHour:
     unpriced_at_end: int
 
     def to_dict(self) -> dict:
-        return {"hour": self.hour, "spent": self.spent, "per_hour_at_end": self.per_hour_at_end,
-                "nodes_at_end": self.nodes_at_end, "unpriced_at_end": self.unpriced_at_end}
+        return asdict(self)   # flat: its fields are the JSON's keys, in order
 
 
 @dataclass(frozen=True)
