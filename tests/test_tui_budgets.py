@@ -47,3 +47,21 @@ async def test_colon_budgets_opens_the_pane_on_the_budgets_view():
         await pilot.pause()
         assert app.screen.query_one(TabbedContent).active == "disruption"
         assert "NodePool default: 2 initialized node(s), 0 already disrupting" in budgets_text(app)
+
+
+async def test_a_capture_time_at_the_calendars_end_is_said_not_a_crash():
+    """Issue 29 item 16, in the TUI: a snapshot captured at 9999-12-31T23:00 has no 24-hour window;
+    the budgets view says so in words (the view owns the rule; the CLI says the same, exit 2)."""
+    from dataclasses import replace
+    from datetime import datetime, timezone
+
+    seed = load_snapshot(bundled_snapshot("consolidation"))
+    late = replace(seed, meta=replace(seed.meta, captured_at=datetime(9999, 12, 31, 23, tzinfo=timezone.utc)))
+    app = KarptuiApp(late, simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4", "b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = budgets_text(app)
+        assert "no budgets: 9999-12-31T23:00Z leaves no 24-hour window before the year 9999 ends" in text
+        assert "could not be computed" not in text

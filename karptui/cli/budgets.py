@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 from ..catalog import snapshot_catalog
 from ..errors import InputError
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..text import visible
-from ..views.budgets import budgets_json, budgets_lines, budgets_view
+from ..views.budgets import WindowPastCalendar, budgets_json, budgets_lines, budgets_view
 from ..views.clock import Clock, snapshot_clock
 from ..views.info import warnings_with_catalog
 from .output import emit, say
@@ -66,11 +66,12 @@ def budgets_answer(snapshot, catalog, *, at: datetime | None, hours: int, whatif
         except ValueError as exc:  # a bad edit: the file and the edit
             raise InputError(whatif.source, str(exc)) from None
     clock = Clock(at, True) if at is not None else snapshot_clock(snapshot)
-    if clock.now > datetime.max.replace(tzinfo=timezone.utc) - timedelta(hours=hours + 1):
-        # the window's hourly cells would run past the calendar's end (Python's, as Go's time)
+    try:
+        view = budgets_view(snapshot, catalog, clock, hours=hours)
+    except WindowPastCalendar as exc:
         where = "--at" if at is not None else snapshot.meta.source or "the snapshot's capture time"
-        raise InputError(where, f"{clock.now:%Y-%m-%dT%H:%MZ} leaves no {hours}-hour window before the year 9999 ends")
-    return budgets_view(snapshot, catalog, clock, hours=hours), warnings_with_catalog(snapshot, catalog)
+        raise InputError(where, str(exc)) from None
+    return view, warnings_with_catalog(snapshot, catalog)
 
 
 def budgets_document(view, warnings: list[str]) -> dict:

@@ -23,7 +23,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from ..views.budgets import budgets_lines, budgets_view
+from ..views.budgets import WindowPastCalendar, budgets_lines, budgets_view
 from ..views.clock import Clock
 from ..views.disruption import (BLOCKED, DECISION, KEPT, DisruptionView, captured_not_whatif, found_line,
                                 simulated_view, with_karpenter_said)
@@ -319,6 +319,8 @@ def _progress_text(phase: str, done: int, total: int) -> str:
 def _budget_lines(snapshot, catalog, clock: Clock, tell: Callable[[str, object], None]) -> None:
     try:
         tell("done", budgets_lines(budgets_view(snapshot, catalog, clock)))
+    except WindowPastCalendar as error:  # a capture time at the calendar's end: said, not a bug
+        tell("error", f"no budgets: {error}")
     except Exception as error:  # a bug must not leave "computing" forever
         tell("error", f"the budgets could not be computed: {type(error).__name__}: {error}")
 

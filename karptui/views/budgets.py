@@ -13,7 +13,7 @@ the cluster as it is. Headless: the TUI and ``karptui budgets`` both show it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from ..model import Snapshot
 from ..sim.karpenter.disruption import budgets as B
@@ -22,6 +22,17 @@ from .clock import Clock
 from .format import counted
 
 STEP = timedelta(hours=1)
+
+
+class WindowPastCalendar(ValueError):
+    """The view's hourly cells would run past 9999-12-31 (the end of Python's calendar, as of
+    Go's ``time``): a capture time or ``--at`` near it has no window to show."""
+
+
+def window_fits(at: datetime, hours: int) -> None:
+    """Raise :class:`WindowPastCalendar` unless ``hours`` hourly cells from ``at`` exist."""
+    if at > datetime.max.replace(tzinfo=timezone.utc) - timedelta(hours=hours + 1):
+        raise WindowPastCalendar(f"{at:%Y-%m-%dT%H:%MZ} leaves no {hours}-hour window before the year 9999 ends")
 
 
 @dataclass(frozen=True)
@@ -86,8 +97,10 @@ def _duration(seconds: float | None) -> str:
 
 
 def budgets_view(snapshot: Snapshot, catalog, clock: Clock, hours: int = 24, step: timedelta = STEP) -> BudgetsView:
-    """Every NodePool's budgets at ``clock.now`` and over the next ``hours``."""
+    """Every NodePool's budgets at ``clock.now`` and over the next ``hours``
+    (:class:`WindowPastCalendar` when those hours run past the calendar's end)."""
     at = clock.now
+    window_fits(at, hours)
     state = ClusterState(snapshot)
     pools = {p.name: p for p in snapshot.nodepools if p.kind != "Provisioner"}
     counts = B.pool_counts(pools, state)
