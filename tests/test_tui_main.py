@@ -85,13 +85,13 @@ async def test_at_80_columns_the_nodes_pane_hides_columns_and_says_which_instead
         await settled(app, pilot)
         nodes = app.screen.query_one("#nodes-table", VirtualTable)
         assert fits(nodes) and nodes.virtual_size.width <= nodes.scrollable_content_region.width
-        assert nodes.hidden_columns == ("nodepool/group", "age", "consolidation")
+        assert nodes.hidden_columns == ("nodepool", "age", "consolidation")
         lines = shown(nodes)
         assert lines[0].split() == ["node", "▲", "type", "capacity", "cpu", "memory", "pods", "$/h"]
         names = [line[:16].strip() for line in lines[1:] if line.startswith("  ")]
         assert len(set(names)) == len(names) and "…92-168-11-131" in names  # the end of a name tells nodes apart
         assert any(line.startswith("▼ …-northeast-2a") for line in lines)
-        assert "too narrow for nodepool/group, age, consolidation" in str(app.screen.query_one("#crumb").render())
+        assert "too narrow for nodepool, age, consolidation" in str(app.screen.query_one("#crumb").render())
         app.screen.query_one("#nodes-table").styles.width = 200  # wide again: every column, no crumb note
         await pilot.pause()
         assert nodes.hidden_columns == () and "too narrow" not in str(app.screen.query_one("#crumb").render())
@@ -531,4 +531,4 @@ def test_cpu_reads_in_cores_once_it_is_a_zones_sum():
     from karptui.views.nodes import usage
 
     assert [cpu(m) for m in (0, 7465, 99_999, 100_000, 6_180_500)] == ["0m", "7465m", "99999m", "100c", "6,180c"]
-    assert usage(6_180_500, 9_882_250, cpu) == " 63% █████░░░ 6,180c/9,882c"
+    assert usage(6_180_500, 9_882_250, cpu) == " 63% ███▌░░ 6,180c/9,882c"

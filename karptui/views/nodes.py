@@ -223,10 +223,11 @@ def usage_level(cell: str) -> str | None:
 
 
 def usage(requested: int, allocatable: int, fmt) -> str:
-    """`` 52% ████░░░░ 2040m/3920m``: the percentage, a gauge, and the amounts (a narrow column
-    cut to fit keeps the first two)."""
+    """`` 52% ███░░░ 2040m/3920m``: the percentage, a six-cell gauge (with half cells, twelve steps:
+    enough beside the percentage, and two cells fewer per column leave the names whole at 160
+    columns), and the amounts (a narrow column cut to fit keeps the first two)."""
     pct = round(100 * requested / allocatable) if allocatable else 0
-    return f"{pct:>3}% {bar(requested, allocatable, 8)} {fmt(requested)}/{fmt(allocatable)}"
+    return f"{pct:>3}% {bar(requested, allocatable, 6)} {fmt(requested)}/{fmt(allocatable)}"
 
 
 def node_cells(row: NodeRow, now: datetime) -> tuple[str, ...]:
