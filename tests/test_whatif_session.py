@@ -219,3 +219,14 @@ def test_a_reason_that_differs_only_in_its_counts_is_the_same_reason(snapshot):
     assert both and any(before[k] != after[k] for k in both)          # the counts did change
     assert run.diff.reason_changed == ()
     assert run.diff.counts["still_pending"] == len(both)
+
+
+def test_the_panels_lines_name_nodes_as_the_panes_do_and_the_json_keeps_them_whole(snapshot, catalog):
+    """Issue 29 item 5: the what-if results printed node FQDNs (``….ap-northeast-2.compute.internal``)
+    and pushed the panel's columns off; the lines use the short name, the summary dict the whole one."""
+    whatif = load_whatif(str(FIXTURES / "whatif" / "nodes.yaml"))
+    s = wf.run_whatif(snapshot, catalog, whatif, consolidate=False)
+    lines = wf.summary_lines(s)
+    assert "drain ip-192-168-12-45: " in "\n".join(lines)
+    assert not any("compute.internal" in line for line in lines)
+    assert s["drains"][0]["node"] == "ip-192-168-12-45.ap-northeast-2.compute.internal"

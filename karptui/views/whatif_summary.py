@@ -16,6 +16,7 @@ from ..whatif import WhatIf
 from ..whatif.session import CANCELLED, ERROR, RunResult, WhatIfSession
 from .cost import DISCOUNT_MARK, ESTIMATED_MARK, HOURS_PER_MONTH, Cost, CostPath, cost_path, discount_of, signed
 from .drift import drift_json, drift_lines
+from .nodes import short_names_in
 
 
 def summary(run: RunResult, catalog: Any) -> dict:
@@ -96,7 +97,8 @@ def _split_zones(when: str, nodes: Mapping[str, int], result: Any) -> dict:
 # ------------------------------------------------------------------ the summary as text and table rows
 
 def summary_lines(s: Mapping) -> list[str]:
-    """The run's headline numbers, launches and consolidation changes, pending reasons, notes."""
+    """The run's headline numbers, launches and consolidation changes, pending reasons, notes; node
+    names without EC2's region suffix, as the panes show them (the JSON keeps them whole)."""
     if s.get("error") or s.get("cancelled") or "scheduled_after" not in s:
         return []
     lines = [f"scheduled {s['scheduled_before']} → {s['scheduled_after']} · "
@@ -117,7 +119,7 @@ def summary_lines(s: Mapping) -> list[str]:
     if s.get("still_pending"):
         lines.append(f"{s['still_pending']} pod(s) pending before and after, for reasons the edits did not touch")
     lines += drift_lines(s.get("drift") or {})
-    return lines + [f"note: {n}" for n in s["notes"]]
+    return [short_names_in(line) for line in lines + [f"note: {n}" for n in s["notes"]]]
 
 
 def _rollout_line(r: Mapping) -> str:

@@ -36,6 +36,7 @@ from ...errors import InputError
 from ...model import Snapshot
 from ...text import visible
 from ...views import whatif_form as wf
+from ...views.nodes import short_names_in
 from ...whatif import WhatIf, dump_whatif, load_whatif, save_whatif
 from ...whatif.session import WhatIfSession
 from ..keybar import KeyBar
@@ -298,7 +299,7 @@ class WhatIfScreen(Screen):
         """The draft as the form, the target's name above it; focus stays on the field it was on."""
         row = self.selected
         focused = self.focused.id if self.focused is not None and self._in_form(self.focused) else None
-        self.query_one("#form-title", Static).update(plain(row.label if row is ADD_NODES else row.ref))
+        self.query_one("#form-title", Static).update(plain(row.label if row is ADD_NODES else short_names_in(row.ref)))
         form = self.query_one("#form", VerticalScroll)
         await self._show_form(self.draft)
         form.visible = True
