@@ -230,3 +230,16 @@ def test_the_panels_lines_name_nodes_as_the_panes_do_and_the_json_keeps_them_who
     assert "drain ip-192-168-12-45: " in "\n".join(lines)
     assert not any("compute.internal" in line for line in lines)
     assert s["drains"][0]["node"] == "ip-192-168-12-45.ap-northeast-2.compute.internal"
+
+
+def test_alike_launches_are_one_row_with_their_count_and_pods():
+    """At 5,000 nodes a run listed 195 identical `default c5.4xlarge us-east-1a spot` rows; alike
+    launches are one row (NodePool ×N, the price of one, the pods of all), in the order first seen."""
+    def claim(pool, kind, zone, pods, price=0.2584):
+        return {"nodepool": pool, "instance_type": kind, "zone": zone, "capacity_type": "spot",
+                "price": price, "pods": pods}
+    s = {"nodeclaims": [claim("default", "c5.4xlarge", "us-east-1a", 1), claim("gpu", "g5.xlarge", "us-east-1b", 2, 1.006),
+                        claim("default", "c5.4xlarge", "us-east-1a", 3), claim("default", "c5.4xlarge", "us-east-1c", 1)]}
+    assert wf.result_rows(s)["claims"] == [("default ×2", "c5.4xlarge", "us-east-1a", "spot", "0.2584", "4"),
+                                           ("gpu", "g5.xlarge", "us-east-1b", "spot", "1.0060", "2"),
+                                           ("default", "c5.4xlarge", "us-east-1c", "spot", "0.2584", "1")]
