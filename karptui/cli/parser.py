@@ -170,7 +170,10 @@ def build_parser() -> OneLineParser:
     history.add_argument("logs", metavar="LOG", nargs="+", help="Karpenter controller log file(s), maybe gzipped, "
                                                                 "in time order; - for stdin")
     history.add_argument("--events", metavar="FILE", help="a `kubectl get events -o json|yaml` file")
-    history.add_argument("--snapshot", metavar="S", help="a snapshot whose events to read as well")
+    history.add_argument("--snapshot", metavar="S", help="a snapshot (file, directory or bundled name) whose events "
+                                                         "to read as well")
+    history.add_argument("--audit", action="store_true", help="with --snapshot: would karptui have taken each "
+                                                               "disruption decision at its moment? (docs/history.md)")
     history.add_argument("--since", metavar="T", help="RFC 3339 time, or a duration (24h) before the input's last line")
     history.add_argument("--until", metavar="T", help="RFC 3339 time, or a duration before the input's last line")
     history.add_argument("--node", metavar="X", help="why did this NodeClaim, node or instance go: one answer")
