@@ -39,11 +39,11 @@ def disrupting(time: str, reason: str, decision: str, node: str, claim: str, ity
 
 
 def lifecycle(claim: str, node: str, pool: str, itype: str, zone: str, at: str, steps=("created", "launched",
-              "registered", "initialized")) -> str:
+              "registered", "initialized"), by: str = "provisioner") -> str:
     """A NodeClaim's v1.x lifecycle lines (provisioner, nodeclaim.lifecycle), a few seconds apart from ``at``
     (``2024-03-16T06:49``)."""
     lines = {
-        "created": {"time": f"{at}:00.120Z", "message": "created nodeclaim", "controller": "provisioner",
+        "created": {"time": f"{at}:00.120Z", "message": "created nodeclaim", "controller": by,
                     "NodePool": {"name": pool}, "NodeClaim": {"name": claim},
                     "requests": {"cpu": "2230m", "memory": "1246Mi", "pods": "6"}, "instance-types": itype},
         "launched": {"time": f"{at}:02.670Z", "message": "launched nodeclaim", "controller": "nodeclaim.lifecycle",
@@ -109,6 +109,38 @@ def test_a_scheduled_budget_counts_at_the_decision_time(tmp_path, time, verdict)
         assert found.why.startswith(f"the budget allowed 0 at 2024-09-10 02:31:00Z for {BIG} (NodePool \"default\" "
                                     "allows no more Underutilized disruptions now")
         assert 'schedule "30 2 * * *"' in found.why
+
+
+@pytest.mark.parametrize("launched,verdict", [("m5.xlarge", DISAGREES), ("t3a.xlarge", AGREES)])
+def test_a_replacement_compared_with_the_one_karptui_finds(tmp_path, launched, verdict):
+    """Without the report-generator's do-not-disrupt annotation karptui replaces ip-192-168-40-236 (c5a.2xlarge)
+    by a t3a.xlarge at $0.1504/h; Karpenter's replacement (created by the disruption controller right after the
+    command, launched as the log says) is compared with it."""
+    text = bundled_snapshot("consolidation").read_text()
+    path = tmp_path / "no-do-not-disrupt.yaml"
+    path.write_text(text.replace('karpenter.sh/do-not-disrupt: "true"', 'team: reports'))
+    log = disrupting("2024-09-10T02:31:00.180Z", "underutilized", "replace", HELD, "default-xgblv", "c5a.2xlarge",
+                     4, replacements=1) + \
+        lifecycle("default-r7mzd", "ip-192-168-50-7.ap-northeast-2.compute.internal", "default", launched,
+                  "ap-northeast-2a", "2024-09-10T02:32", steps=("created", "launched"), by="disruption")
+    [found] = audited(load_snapshot(path), log)
+    assert found.decision.replacements == ("default-r7mzd",)
+    assert found.verdict == verdict, found.why
+    if verdict == DISAGREES:
+        assert found.why == ("a cheaper replacement existed: t3a.xlarge on-demand in ap-northeast-2a at $0.1504/h "
+                             "(Karpenter launched m5.xlarge at $0.1920/h)")
+    else:
+        assert found.why.startswith("karptui takes the same command at 2024-09-10 02:31:00Z: replace "
+                                    f"{HELD} (underutilized) by t3a.xlarge on-demand in ap-northeast-2a at $0.1504/h")
+
+
+def test_disagrees_on_the_action():
+    """Karpenter replaced the node karptui deletes (its pods fit on the others)."""
+    [found] = audited("consolidation", disrupting("2024-09-10T02:31:00.180Z", "underutilized", "replace", BIG,
+                                                   "default-hp9st", "c5a.xlarge", 4, replacements=1))
+    assert found.verdict == DISAGREES
+    assert found.why == (f"karptui would delete rather than replace at 2024-09-10 02:31:00Z: delete {BIG} "
+                         "(underutilized), saving $0.1540/h")
 
 
 def test_disagrees_when_karptui_finds_no_cheaper_replacement():
