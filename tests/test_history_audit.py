@@ -111,19 +111,33 @@ def test_a_scheduled_budget_counts_at_the_decision_time(tmp_path, time, verdict)
         assert 'schedule "30 2 * * *"' in found.why
 
 
+def without_do_not_disrupt(tmp_path):
+    """The consolidation snapshot with the report-generator's do-not-disrupt annotation taken off (pod and
+    templates): karptui then replaces ip-192-168-40-236 first, then ip-192-168-118-56."""
+    text = bundled_snapshot("consolidation").read_text()
+    path = tmp_path / "no-do-not-disrupt.yaml"
+    path.write_text(text.replace('karpenter.sh/do-not-disrupt: "true"', 'team: reports'))
+    return load_snapshot(path)
+
+
+def test_disagrees_on_the_order(tmp_path):
+    [found] = audited(without_do_not_disrupt(tmp_path), disrupting(
+        "2024-09-10T02:31:00.180Z", "underutilized", "replace", BIG, "default-hp9st", "c5a.xlarge", 4, replacements=1))
+    assert found.verdict == DISAGREES
+    assert found.why == (f"karptui would pick {HELD} first (replace {HELD} (underutilized) by t3a.xlarge on-demand "
+                         "in ap-northeast-2a at $0.1504/h, saving $0.1576/h); it takes Karpenter's command as its #2")
+
+
 @pytest.mark.parametrize("launched,verdict", [("m5.xlarge", DISAGREES), ("t3a.xlarge", AGREES)])
 def test_a_replacement_compared_with_the_one_karptui_finds(tmp_path, launched, verdict):
     """Without the report-generator's do-not-disrupt annotation karptui replaces ip-192-168-40-236 (c5a.2xlarge)
     by a t3a.xlarge at $0.1504/h; Karpenter's replacement (created by the disruption controller right after the
     command, launched as the log says) is compared with it."""
-    text = bundled_snapshot("consolidation").read_text()
-    path = tmp_path / "no-do-not-disrupt.yaml"
-    path.write_text(text.replace('karpenter.sh/do-not-disrupt: "true"', 'team: reports'))
     log = disrupting("2024-09-10T02:31:00.180Z", "underutilized", "replace", HELD, "default-xgblv", "c5a.2xlarge",
                      4, replacements=1) + \
         lifecycle("default-r7mzd", "ip-192-168-50-7.ap-northeast-2.compute.internal", "default", launched,
                   "ap-northeast-2a", "2024-09-10T02:32", steps=("created", "launched"), by="disruption")
-    [found] = audited(load_snapshot(path), log)
+    [found] = audited(without_do_not_disrupt(tmp_path), log)
     assert found.decision.replacements == ("default-r7mzd",)
     assert found.verdict == verdict, found.why
     if verdict == DISAGREES:

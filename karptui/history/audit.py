@@ -21,7 +21,7 @@ from ..sim.karpenter.disruption.candidates import reschedulable
 from ..sim.karpenter.disruption.verdicts import BLOCKED, KEPT, SKIPPED, WAITING
 from .life import Life
 from .prices import price
-from .state_at import StateAt, moment, state_at
+from .state_at import Forward, StateAt, moment
 from .timeline import Timeline
 from .times import stamp
 
@@ -105,13 +105,14 @@ def audit(snapshot: Snapshot, timeline: Timeline, catalog: Catalog, *, gates=Non
               if d.time is None or ((since is None or d.time >= since) and (until is None or d.time <= until))]
     out = []
     simulated = 0
+    forward = Forward(snapshot, timeline, catalog)
     for number, decision in enumerate(chosen):
         if progress is not None:
             progress(number, len(chosen))
         if decision.method in _NOT_SIMULATED:
             out.append(Audit(decision, UNKNOWN, f"not audited: {_NOT_SIMULATED[decision.method]}"))
             continue
-        state = state_at(snapshot, timeline, decision.time, decision.nodes, exclude=decision.line, catalog=catalog)
+        state = forward.at(decision.time, decision.nodes)
         if state.unknown:
             out.append(Audit(decision, UNKNOWN, state.unknown, state=state.described))
             continue
