@@ -76,7 +76,7 @@ class Forward:
                 for name in {node, life.nodeclaim} - {""}:
                     self.went[name] = went
             if known:
-                pods = reschedulable(p for p in snapshot.pods if p.node_name == node) if went is not None else ()
+                pods = reschedulable(snapshot.pods_by_node.get(node, ())) if went is not None else ()
                 if pods:
                     what, when = went
                     why = (f"pods changed since the capture: {node} was {what} at {moment(when)} with {len(pods)} "
