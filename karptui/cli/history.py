@@ -54,13 +54,17 @@ def _audit(builder: HistoryBuilder, snapshot, args: argparse.Namespace, window, 
     the snapshot brought forward by the whole input (docs/history.md, "Decision audit")."""
     from ..history.audit import audit, audit_json
     from ..sources.collector import settle_for_simulation
-    from .simulate import simulation_catalog
+    from .karpenter_settings import flags_given, with_flags
+    from .karpenter_version import flag_text, with_flag
+    from .simulate import feature_gates, simulation_catalog
 
+    gates = feature_gates(args.feature_gates)
+    snapshot = with_flags(with_flag(snapshot, flag_text(args)), flags_given(args))   # as simulate takes them
     settle_for_simulation()
     catalog = simulation_catalog(snapshot, args.instance_types, discounts)
     whole = finish(builder, catalog=catalog)
     since, until = window.resolve(whole.last)
-    audits = audit(snapshot, whole, catalog, since=since, until=until)
+    audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until)
     doc = audit_json(audits)
     say(f"audit: {len(audits)} decision(s): {doc['agrees']} agree, {doc['disagrees']} disagree, "
         f"{doc['unknown']} unknown")

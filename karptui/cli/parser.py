@@ -182,7 +182,11 @@ def build_parser() -> OneLineParser:
     history.add_argument("--instance-types", metavar="FILE", help="instance-type catalog for prices (default: "
                                                                    "bundled EC2 data in the log's region)")
     history.add_argument("--output", "-o", choices=("table", "json", "csv"), default="table")
+    history.add_argument("--feature-gates", metavar="K=V,...", help="--audit: Karpenter feature gates, e.g. "
+                                                                     "SpotToSpotConsolidation=true")
     _discounts(history)
+    _karpenter_version(history, suppress=True)
+    _karpenter_settings(history, suppress=True)
     history.set_defaults(run=_lazy(".history", "run_history"))
     serve = commands.add_parser("serve", help="the TUI in a browser (textual-serve), read-only, on 127.0.0.1 "
                                               "unless --host says otherwise (docs/serve.md)")
