@@ -267,3 +267,23 @@ def test_cli_audit_bad_input(cli, write):
     one_line_error(*cli("history", log, "--audit"), "--audit: needs --snapshot S")
     one_line_error(*cli("history", log, "--snapshot", "consolidation", "--audit", "-o", "csv"),
                    "--audit: the audit is in the table and JSON outputs")
+
+
+def test_an_emptiness_command_karptui_takes_over_fewer_nodes():
+    """Three team1 NodeClaims launched after the capture for its two pending pods; Karpenter deletes all three
+    as empty at 06:55, karptui finds the pods on two of them and deletes only the third."""
+    names = [(NEW, "team1-kn74d"), ("ip-192-168-1-98.ap-northeast-2.compute.internal", "team1-p2x8c"),
+             ("ip-192-168-1-97.ap-northeast-2.compute.internal", "team1-w5r2m")]
+    log = "".join(lifecycle(claim, node, "team1", "a1.xlarge", "ap-northeast-2a", f"2024-03-16T06:{49 + n}")
+                  for n, (node, claim) in enumerate(names))
+    line = json.loads(disrupting("2024-03-16T06:55:00.180Z", "empty", "delete", NEW, "team1-kn74d", "a1.xlarge", 0))
+    line["disrupted-node-count"] = 3
+    line["disrupted-nodes"] = [{"Node": {"name": node}, "NodeClaim": {"name": claim}, "capacity-type": "on-demand",
+                                "instance-type": "a1.xlarge"} for node, claim in names]
+    [found] = audited("multi-nodepool", log + json.dumps(line) + "\n")
+    assert found.decision.nodes == tuple(node for node, _ in names)
+    assert found.verdict == DISAGREES
+    assert found.why.startswith(f"karptui's command at 2024-03-16 06:55:00Z is delete {NEW} (empty), saving $0.1020/h; "
+                                f"karptui finds {names[1][0]} not empty: 1 pod(s); karptui finds {names[2][0]} not "
+                                "empty: 1 pod(s)")
+    assert "3 NodeClaim(s) launched and 0 node(s) gone since" in found.state

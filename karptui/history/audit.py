@@ -147,6 +147,15 @@ def _judge(decision: Decision, state: StateAt, timeline: Timeline, catalog: Cata
     if first is not None and later is not None:
         return Audit(decision, DISAGREES, f"karptui would pick {', '.join(first.nodes)} first ({doing}); it takes "
                                           f"Karpenter's command as its #{later}" + said, doing, state.described)
+    if first is not None and first.reason in reasons and mine & set(first.nodes):
+        # the same kind of command over other nodes as well, or over fewer of them
+        why = [f"karptui's command at {at} is {doing}"]
+        extra = [n for n in first.nodes if n not in mine]
+        if extra:
+            why.append(f"it also takes {', '.join(extra)}")
+        why += [_not_taken(node, decision, result, state.snapshot, at) for node in decision.nodes
+                if node not in first.nodes]
+        return Audit(decision, DISAGREES, "; ".join(why) + said, doing, state.described)
     why = [_not_taken(node, decision, result, state.snapshot, at) for node in decision.nodes]
     if first is not None:
         why.append(f"karptui's first command is {doing}")
@@ -185,6 +194,8 @@ def _not_taken(node: str, decision: Decision, result, snapshot: Snapshot, at: st
     verdicts = result.verdicts.get(node)
     if verdicts is None:
         return f"karptui does not count {node} as a node Karpenter may disrupt"
+    if verdicts.command > 1:
+        return f"karptui takes {node} later, in its command #{verdicts.command}"
     method = _VERDICT_OF.get(decision.method) or ("multi" if len(decision.nodes) > 1 else "single")
     why = verdicts.of(method)
     if why is None or why.verdict not in (BLOCKED, KEPT, SKIPPED, WAITING):
