@@ -64,7 +64,11 @@ def _audit(builder: HistoryBuilder, snapshot, args: argparse.Namespace, window, 
     catalog = simulation_catalog(snapshot, args.instance_types, discounts)
     whole = finish(builder, catalog=catalog)
     since, until = window.resolve(whole.last)
-    audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until)
+    from .progress import StderrProgress
+
+    with StderrProgress() as progress:   # one simulation per decision audited: a big cluster's take a while
+        progress.label = "decision audit"
+        audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until, progress=progress)
     doc = audit_json(audits)
     say(f"audit: {len(audits)} decision(s): {doc['agrees']} agree, {doc['disagrees']} disagree, "
         f"{doc['unknown']} unknown")

@@ -97,10 +97,11 @@ def decisions(lives: Iterable[Life]) -> list[Decision]:
 
 def audit(snapshot: Snapshot, timeline: Timeline, catalog: Catalog, *, gates=None,
           since: datetime | None = None, until: datetime | None = None,
-          progress: Callable[[int, int], None] | None = None) -> tuple[Audit, ...]:
+          progress: Callable[[str, int, int], None] | None = None) -> tuple[Audit, ...]:
     """Each decision of ``timeline`` (within ``since``..``until``) against karptui's simulation at its time.
     ``timeline`` is the whole input's (what happened before the window brings the state forward);
-    ``catalog`` prices both sides, as ``simulate`` would (discounts applied); ``progress(done, total)``."""
+    ``catalog`` prices both sides, as ``simulate`` would (discounts applied); ``progress("decision N of M",
+    0, 0)`` before each decision (the shape of ``simulate``'s progress, no pod counts)."""
     chosen = [d for d in decisions(timeline.lives)
               if d.time is None or ((since is None or d.time >= since) and (until is None or d.time <= until))]
     out = []
@@ -108,7 +109,7 @@ def audit(snapshot: Snapshot, timeline: Timeline, catalog: Catalog, *, gates=Non
     forward = Forward(snapshot, timeline, catalog)
     for number, decision in enumerate(chosen):
         if progress is not None:
-            progress(number, len(chosen))
+            progress(f"decision {number + 1} of {len(chosen)}", 0, 0)
         if decision.method in _NOT_SIMULATED:
             out.append(Audit(decision, UNKNOWN, f"not audited: {_NOT_SIMULATED[decision.method]}"))
             continue
@@ -143,6 +144,9 @@ def _judge(decision: Decision, state: StateAt, timeline: Timeline, catalog: Cata
         if first.action == "replace":
             return _replacement(decision, first, timeline, catalog, doing, state)
         return Audit(decision, AGREES, f"karptui takes the same command at {at}: {doing}" + said, doing, state.described)
+    if first is not None and set(first.nodes) == mine:
+        return Audit(decision, DISAGREES, f"karptui takes the same node(s) at {at}, but as {first.reason}, not "
+                                          f"{decision.method}: {doing}" + said, doing, state.described)
     later = next((n for n, c in enumerate(commands, 1) if set(c.nodes) == mine and c.reason in reasons), None)
     if first is not None and later is not None:
         return Audit(decision, DISAGREES, f"karptui would pick {', '.join(first.nodes)} first ({doing}); it takes "
