@@ -287,3 +287,15 @@ def test_an_emptiness_command_karptui_takes_over_fewer_nodes():
                                 f"karptui finds {names[1][0]} not empty: 1 pod(s); karptui finds {names[2][0]} not "
                                 "empty: 1 pod(s)")
     assert "3 NodeClaim(s) launched and 0 node(s) gone since" in found.state
+
+
+def test_unknown_on_a_snapshot_without_karpenter(tmp_path):
+    """A snapshot of nodes only (no NodePool): nothing to simulate Karpenter with."""
+    nodes = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": BIG, "creationTimestamp": "2024-09-10T02:00:00Z"}}]}
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps(nodes))
+    [found] = audited(load_snapshot(path), disrupting("2024-09-10T02:31:00.180Z", "underutilized", "delete", BIG,
+                                                     "default-hp9st", "c5a.xlarge", 4))
+    assert (found.verdict, found.why) == (UNKNOWN, "the snapshot holds no NodePool (or Provisioner): karptui has no "
+                                                   "Karpenter configuration to simulate")

@@ -113,6 +113,10 @@ def audit(snapshot: Snapshot, timeline: Timeline, catalog: Catalog, *, gates=Non
         if decision.method in _NOT_SIMULATED:
             out.append(Audit(decision, UNKNOWN, f"not audited: {_NOT_SIMULATED[decision.method]}"))
             continue
+        if not snapshot.nodepools:
+            out.append(Audit(decision, UNKNOWN, "the snapshot holds no NodePool (or Provisioner): karptui has no "
+                                                "Karpenter configuration to simulate"))
+            continue
         state = forward.at(decision.time, decision.nodes)
         if state.unknown:
             out.append(Audit(decision, UNKNOWN, state.unknown, state=state.described))
