@@ -299,3 +299,17 @@ def test_unknown_on_a_snapshot_without_karpenter(tmp_path):
                                                      "default-hp9st", "c5a.xlarge", 4))
     assert (found.verdict, found.why) == (UNKNOWN, "the snapshot holds no NodePool (or Provisioner): karptui has no "
                                                    "Karpenter configuration to simulate")
+
+
+def test_a_nodeclaim_that_never_launched_changes_nothing():
+    """A NodeClaim created after the capture whose launch failed (insufficient capacity) and which was deleted
+    never held a pod: the decision after it is audited."""
+    failed = lifecycle("default-9hrmx", "", "default", "c5a.large", "ap-northeast-2a", "2024-09-10T02:25",
+                       steps=("created",)) + json.dumps({
+        "level": "ERROR", "time": "2024-09-10T02:25:03.196Z", "logger": "controller",
+        "message": "failed launching nodeclaim", "commit": "a0a64d0", "controller": "nodeclaim.lifecycle",
+        "NodeClaim": {"name": "default-9hrmx"}, "namespace": "", "name": "default-9hrmx",
+        "error": "insufficient capacity, all requested instance types were unavailable during launch"}) + "\n"
+    [found] = audited("consolidation", failed + disrupting("2024-09-10T02:31:00.180Z", "underutilized", "delete",
+                                                             BIG, "default-hp9st", "c5a.xlarge", 4))
+    assert found.verdict == AGREES, found.why

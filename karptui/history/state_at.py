@@ -10,8 +10,9 @@ The state is *known well enough* (docs/history.md, "Decision audit") when, besid
 before the moment:
 
 - every node the decision names is in the brought-forward state;
-- every NodeClaim launched between the capture and the moment has its instance type, zone, capacity
-  type and NodePool in the log, and its NodePool is in the snapshot;
+- every NodeClaim launched between the capture and the moment, and still there, has its instance type,
+  zone, capacity type and NodePool in the log, and its NodePool is in the snapshot (one that never
+  launched held no pod);
 - no pod is known to have changed: no node that held pods (other than DaemonSet pods) went in between
   (where its pods went is not in the log), no NodeClaim was launched for pods when the snapshot holds
   none pending, and no "found provisionable pod(s)" line tells of pods the snapshot does not hold pending.
@@ -63,7 +64,8 @@ class Forward:
         self.went: dict[str, tuple[str, datetime]] = {}              # node or NodeClaim -> how and when it went
         self.launches: list[tuple[datetime, Life, str]] = []          # launched after the capture, with its node
         self.lacking: dict[str, tuple[datetime, str]] = {}            # node or NodeClaim -> its launch's gap
-        spoilers: list[tuple[datetime, str]] = []                    # (from when, why) the pods are not known
+        # (from when, until when or None, why) the state is not known: pods moved or came, a launch's gap
+        spoilers: list[tuple[datetime, datetime | None, str]] = []
         if captured is None:
             self.spoilers = spoilers
             return
@@ -81,9 +83,9 @@ class Forward:
                     what, when = went
                     why = (f"pods changed since the capture: {node} was {what} at {moment(when)} with {len(pods)} "
                            f"pod(s), and the log does not say where they went; {as_of}")
-                    spoilers.append((when, why))
+                    spoilers.append((when, None, why))
                 continue
-            began = life.launched or life.registered or life.initialized or life.created
+            began = life.launched or life.registered or life.initialized   # one never launched holds no pod
             if began is None or began <= captured:
                 continue
             gaps = [w for w, v in (("instance type", life.instance_type), ("zone", life.zone),
@@ -94,18 +96,18 @@ class Forward:
             if gap:
                 for name in {node, life.nodeclaim} - {""}:
                     self.lacking[name] = (began, gap)
-                spoilers.append((began, gap))
+                spoilers.append((began, went[1] if went is not None else None, gap))   # while it runs
                 continue
             if not pending and not life.replaces:
                 why = (f"pods changed since the capture: {life.nodeclaim} was launched at {moment(began)} for pods "
                        f"the snapshot does not hold (it has no pending pods); {as_of}")
-                spoilers.append((began, why))
+                spoilers.append((began, None, why))
             self.launches.append((began, life, node or life.nodeclaim))
         for when, count, pods in timeline.provisionable:
             if captured < when and (count > len(pending) or any(p not in pending for p in pods)):
                 why = (f"pods changed since the capture: Karpenter found {count} provisionable pod(s) at "
                        f"{moment(when)} that the snapshot does not hold pending; {as_of}")
-                spoilers.append((when, why))
+                spoilers.append((when, None, why))
         spoilers.sort(key=lambda s: s[0])
         self.spoilers = spoilers
         self.launches.sort(key=lambda a: (a[0], a[2]))
@@ -133,8 +135,11 @@ class Forward:
             if not self.launched.get(name, at) < at:
                 return StateAt(None, f"{name} is in neither the snapshot (as of {moment(captured)}) nor the log's "
                                      "launches after it")
-        if self.spoilers and self.spoilers[0][0] < at:
-            return StateAt(None, self.spoilers[0][1])
+        for start, end, why in self.spoilers:
+            if start >= at:
+                break
+            if end is None or at <= end:
+                return StateAt(None, why)
         removed = sorted(n for n, (_, when) in self.went.items() if when < at and n in self.nodes)
         added = [(when, life, node) for when, life, node in self.launches
                  if when < at and not (node in self.went and self.went[node][1] < at)]
