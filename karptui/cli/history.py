@@ -1,4 +1,4 @@
-"""``karptui history LOG... [--events FILE] [--snapshot S] [--since T] [--until T] [--node X]
+"""``karptui history LOG... [--events FILE] [--snapshot S [--audit]] [--since T] [--until T] [--node X]
 [--short-lived 30m] [--output table|json|csv]`` (docs/history.md)."""
 
 from __future__ import annotations
@@ -33,18 +33,56 @@ def _short_lived(text: str | None) -> float:
     return seconds
 
 
-def _events(builder: HistoryBuilder, path: str) -> None:
+def _events(builder: HistoryBuilder, path: str, snapshot=None) -> None:
     """Karpenter's events and kube-scheduler's FailedScheduling from a ``kubectl get events -o json|yaml``
-    file or a snapshot (the same loader reads both)."""
+    file or a snapshot (the same loader reads both; ``snapshot``: that file, already loaded)."""
     from ..history.snapshot import feed_snapshot_events
     from ..sources.files import load_snapshot
 
-    feed_snapshot_events(builder, load_snapshot(path), path)
+    feed_snapshot_events(builder, snapshot if snapshot is not None else load_snapshot(path), path)
+
+
+def _snapshot(arg: str):
+    """``--snapshot S``: a file or directory, or a bundled snapshot's name (as ``simulate`` takes it)."""
+    from ..sources import load_snapshot, resolve_snapshot_path
+
+    return load_snapshot(resolve_snapshot_path(arg))
+
+
+def _audit(builder: HistoryBuilder, snapshot, args: argparse.Namespace, window, discounts) -> dict:
+    """``--audit``: each decision in the window against karptui's disruption simulation at its moment, on
+    the snapshot brought forward by the whole input (docs/history.md, "Decision audit")."""
+    from ..history.audit import audit, audit_json
+    from ..sources.collector import settle_for_simulation
+    from .karpenter_settings import flags_given, with_flags
+    from .karpenter_version import flag_text, with_flag
+    from .simulate import feature_gates, simulation_catalog
+
+    gates = feature_gates(args.feature_gates)
+    snapshot = with_flags(with_flag(snapshot, flag_text(args)), flags_given(args))   # as simulate takes them
+    settle_for_simulation()
+    catalog = simulation_catalog(snapshot, args.instance_types, discounts)
+    whole = finish(builder, catalog=catalog)
+    since, until = window.resolve(whole.last)
+    from .progress import StderrProgress
+
+    with StderrProgress() as progress:   # one simulation per decision audited: a big cluster's take a while
+        progress.label = "decision audit"
+        audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until, progress=progress)
+    doc = audit_json(audits)
+    say(f"audit: {len(audits)} decision(s): {doc['agrees']} agree, {doc['disagrees']} disagree, "
+        f"{doc['unknown']} unknown")
+    return doc
 
 
 def run_history(args: argparse.Namespace) -> int:
     window = parse_window(args.since, args.until)
     short = _short_lived(args.short_lived)
+    if args.audit and not args.snapshot:
+        raise InputError("--audit", "needs --snapshot S: the cluster as captured at or before the decisions")
+    if args.audit and (args.output == "csv" or args.node):
+        raise InputError("--audit", "the audit is in the table and JSON outputs of the whole history, "
+                                    "not with --output csv or --node")
     catalog = None
     if args.instance_types:
         from ..catalog import load_catalog_file
@@ -58,10 +96,13 @@ def run_history(args: argparse.Namespace) -> int:
         read, counted = feed_log(builder, path, path if len(args.logs) > 1 else "", warnings)
         lines += read
         events += counted
-    for path in (args.events, args.snapshot):
-        if path:
-            _events(builder, path)
+    snapshot = _snapshot(args.snapshot) if args.snapshot else None
+    if args.events:
+        _events(builder, args.events)
+    if snapshot is not None:
+        _events(builder, args.snapshot, snapshot)
     timeline = finish(builder, window, catalog, discounts, short)
+    audited = _audit(builder, snapshot, args, window, getattr(args, "discounts", None)) if args.audit else None
     for warning in warnings:
         say(f"karptui: {warning}")
     if args.node:
@@ -70,18 +111,20 @@ def run_history(args: argparse.Namespace) -> int:
     if args.output == "csv":
         write_csv(timeline.lives, sys.stdout)
         return 0
+    extra = {"audit": audited} if audited is not None else {}
     if args.output == "json":
-        _json(timeline, sys.stdout)
+        _json(timeline, sys.stdout, extra)
         return 0
-    return emit(timeline.to_dict(), args.output, lambda doc, console: _table(timeline, console))
+    return emit({**timeline.to_dict(), **extra}, args.output,
+                lambda doc, console: _table(timeline, console, audited))
 
 
-def _json(timeline: Timeline, out) -> None:
+def _json(timeline: Timeline, out, extra: dict | None = None) -> None:
     """One line, by json's C encoder (a day of a large cluster is tens of thousands of NodeClaims; the
     indented form, pure Python, took longer than reading the log -- `jq .` indents it), with the NodeClaims
-    written one by one rather than held as one document."""
+    written one by one rather than held as one document. ``extra``: more keys (``audit``) before them."""
     dumps = json.JSONEncoder(separators=(",", ":")).encode
-    head = dumps(timeline.to_dict(lives=False))
+    head = dumps({**timeline.to_dict(lives=False), **(extra or {})})
     out.write(head[:-1] + ',"nodeclaims":[')
     for number, life in enumerate(timeline.lives):
         if number:
@@ -111,7 +154,7 @@ def _fmt(seconds: float | None) -> str:
     return "" if seconds is None else f"{seconds:.0f}s"
 
 
-def _table(timeline: Timeline, console) -> None:
+def _table(timeline: Timeline, console, audited: dict | None = None) -> None:
     """Rich tables of the same facts as the JSON; every cell is text from the log, never markup."""
     from rich.table import Table
 
@@ -174,3 +217,13 @@ def _table(timeline: Timeline, console) -> None:
             cost.add_row(*map(cell, (c.hour, f"{c.spent:.2f}", f"{c.per_hour_at_end:.3f}", c.nodes_at_end,
                                      c.unpriced_at_end)))
         console.print(cost)
+    if audited is not None:
+        audit = Table(title=f"Decision audit ({audited['agrees']} agree, {audited['disagrees']} disagree, "
+                            f"{audited['unknown']} unknown)", title_justify="left")
+        for name in ("time", "method", "nodes", "karptui", "why"):
+            audit.add_column(name)
+        for a in audited["decisions"]:
+            d = a["decision"]
+            audit.add_row(*map(cell, (d["time"], f"{d['method']} {d['action'] or ''}".strip(), ", ".join(d["nodes"]),
+                                      a["verdict"], a["why"])))
+        console.print(audit)

@@ -170,7 +170,10 @@ def build_parser() -> OneLineParser:
     history.add_argument("logs", metavar="LOG", nargs="+", help="Karpenter controller log file(s), maybe gzipped, "
                                                                 "in time order; - for stdin")
     history.add_argument("--events", metavar="FILE", help="a `kubectl get events -o json|yaml` file")
-    history.add_argument("--snapshot", metavar="S", help="a snapshot whose events to read as well")
+    history.add_argument("--snapshot", metavar="S", help="a snapshot (file, directory or bundled name) whose events "
+                                                         "to read as well")
+    history.add_argument("--audit", action="store_true", help="with --snapshot: would karptui have taken each "
+                                                               "disruption decision at its moment? (docs/history.md)")
     history.add_argument("--since", metavar="T", help="RFC 3339 time, or a duration (24h) before the input's last line")
     history.add_argument("--until", metavar="T", help="RFC 3339 time, or a duration before the input's last line")
     history.add_argument("--node", metavar="X", help="why did this NodeClaim, node or instance go: one answer")
@@ -179,7 +182,11 @@ def build_parser() -> OneLineParser:
     history.add_argument("--instance-types", metavar="FILE", help="instance-type catalog for prices (default: "
                                                                    "bundled EC2 data in the log's region)")
     history.add_argument("--output", "-o", choices=("table", "json", "csv"), default="table")
+    history.add_argument("--feature-gates", metavar="K=V,...", help="--audit: Karpenter feature gates, e.g. "
+                                                                     "SpotToSpotConsolidation=true")
     _discounts(history)
+    _karpenter_version(history, suppress=True)
+    _karpenter_settings(history, suppress=True)
     history.set_defaults(run=_lazy(".history", "run_history"))
     serve = commands.add_parser("serve", help="the TUI in a browser (textual-serve), read-only, on 127.0.0.1 "
                                               "unless --host says otherwise (docs/serve.md)")

@@ -126,6 +126,9 @@ class HistoryBuilder:
         self.hours: dict[str, Hour] = {}
         self.launch_failures: list[dict] = []
         self.interruptions: list[dict] = []
+        # (time, count, pod names) of each "found provisionable pod(s)" line: the decision audit asks
+        # whether pods appeared between a snapshot's capture and a decision
+        self.provisionable: list[tuple[datetime, int, tuple[str, ...]]] = []
         self.first: datetime | None = None
         self.last_text = ""
         self.last: datetime | None = None
@@ -376,8 +379,12 @@ class HistoryBuilder:
     def _provisionable(self, e: dict, text: str, ref: str) -> None:
         hour = self._hour(text)
         if hour is not None:
+            count = e.get("count") or len(e.get("pods") or ())
             hour.provisionable_lines += 1
-            hour.provisionable_max = max(hour.provisionable_max, e.get("count") or len(e.get("pods") or ()))
+            hour.provisionable_max = max(hour.provisionable_max, count)
+            when = instant(text)
+            if when is not None:
+                self.provisionable.append((when, count, tuple(e.get("pods") or ())))
 
     def _unschedulable(self, e: dict, text: str, ref: str) -> None:
         hour = self._hour(text)

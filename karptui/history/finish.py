@@ -48,6 +48,7 @@ def finish(builder: HistoryBuilder, window: Window = _UNBOUNDED, catalog: Catalo
         since=since, until=until, first=builder.first, last=end,
         catalog=priced.source if not priced.region else f"{priced.source} {priced.region}",
         discounts=priced.discounts.describe() if priced.discounts is not None else "",
+        provisionable=tuple(builder.provisionable),
     )
 
 

@@ -43,7 +43,7 @@ def slim(event: dict) -> dict | None:
         return {k: event[k] for k in ("kind", "line", "time", "pod", "event") if k in event}
     if kind == "pods_provisionable":
         return {"kind": kind, "line": event["line"], "time": event.get("time", ""),
-                "count": event.get("count") or len(event.get("pods") or ())}
+                "count": event.get("count") or len(event.get("pods") or ()), "pods": event.get("pods") or ()}
     return event
 
 

@@ -107,6 +107,8 @@ class Timeline:
     last: datetime | None
     catalog: str
     discounts: str = ""
+    # (time, count, pod names) of Karpenter's "found provisionable pod(s)" lines, the whole input's
+    provisionable: tuple[tuple[datetime, int, tuple[str, ...]], ...] = ()
 
     def life(self, name: str) -> Life | None:
         """The NodeClaim named, or the one whose node or instance is."""

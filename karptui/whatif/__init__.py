@@ -44,6 +44,7 @@ applies to the bundled ``topology-spread`` snapshot (a test keeps it so)::
         capacityType: on-demand         # on-demand (default) | spot | reserved
         nodepool: default               # optional: its template labels and taints apply
         namePrefix: whatif              # optional: whatif-1, whatif-2 (default whatif-<type>)
+        # names: [ip-10-0-1-9.ec2.internal]   optional, instead: the nodes' own names (count is their number)
         region: ap-northeast-2          # optional: default from the zone
         labels: {team: a}               # optional extra labels
         taints: [{key: dedicated, value: a, effect: NoSchedule}]   # optional

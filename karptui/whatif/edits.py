@@ -196,8 +196,8 @@ class AddNodes:
     """Nodes of one instance type in one zone, as if Karpenter (or a node group) launched them.
 
     ``nodepool`` names the NodePool they belong to: its template labels and
-    taints land on them, as Karpenter does. Names are ``<namePrefix>-<n>``
-    (default prefix ``whatif-<instanceType>``), skipping names already taken.
+    taints land on them, as Karpenter does. Names are ``names`` when given, else
+    ``<namePrefix>-<n>`` (default prefix ``whatif-<instanceType>``), skipping names already taken.
     """
 
     instance_type: str
@@ -209,8 +209,16 @@ class AddNodes:
     region: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Mapping, ...] = ()
+    names: tuple[str, ...] = ()   # the nodes' own names (count is their number): nodes a log names
 
     def __post_init__(self) -> None:
+        if self.names:
+            if isinstance(self.names, str) or not all(isinstance(n, str) and _NODE_NAME.match(n) for n in self.names):
+                raise ValueError("names must be a list of node names (lowercase letters, digits, '-' and '.')")
+            if len(set(self.names)) != len(self.names):
+                raise ValueError("names must not repeat a name")
+            object.__setattr__(self, "names", tuple(self.names))
+            object.__setattr__(self, "count", len(self.names))
         for name in ("instance_type", "zone", "nodepool", "name_prefix", "region"):
             value = getattr(self, name)
             if not isinstance(value, str):
@@ -257,6 +265,8 @@ class AddNodes:
             spec["labels"] = dict(self.labels)
         if self.taints:
             spec["taints"] = [dict(t) for t in self.taints]
+        if self.names:
+            spec["names"] = list(self.names)
         return {"addNodes": spec}
 
     def describe(self) -> str:

@@ -40,7 +40,7 @@ EDIT_KEYS = ("target", "patchType", *OPERATIONS)
 ADD_NODES_KEYS = {
     "instanceType": "instance_type", "zone": "zone", "count": "count", "capacityType": "capacity_type",
     "nodepool": "nodepool", "namePrefix": "name_prefix", "region": "region", "labels": "labels",
-    "taints": "taints",
+    "taints": "taints", "names": "names",
 }
 
 try:

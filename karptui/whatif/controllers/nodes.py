@@ -91,8 +91,10 @@ def add_nodes(run: Run, edit: AddNodes) -> None:
     n = 0
     while len(nodes) < edit.count:
         n += 1
-        name = f"{edit.prefix}-{n}"
+        name = edit.names[n - 1] if edit.names else f"{edit.prefix}-{n}"
         if name in taken:
+            if edit.names:
+                raise EditError(f"addNodes: a node named {name} is already in the snapshot")
             continue
         raw = node_manifest(kind, edit.zone, edit.capacity_type, name, nodepool=nodepool,
                             region=region or None, extra_labels=labels, taints=taints,
