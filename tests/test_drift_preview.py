@@ -18,6 +18,12 @@ SPOT_A, SPOT_B = "ip-192-168-3-76.ap-northeast-2.compute.internal", "ip-192-168-
 TEAM1 = "ip-192-168-2-36.ap-northeast-2.compute.internal"
 
 
+def short(node: str) -> str:
+    """The name the panel's lines use: without EC2's region suffix (the JSON keeps it whole)."""
+    return node.split(".")[0]
+
+
+
 def whatif_file(write, *edits, name="edit"):
     return write(f"{name}.json", {"apiVersion": "karptui/v1", "kind": "WhatIf", "name": name, "edits": list(edits)})
 
@@ -138,13 +144,14 @@ def test_the_whatif_panel_lines_name_each_nodeclaim_and_reason(multi, write):
     run = WhatIfSession(multi, catalog).run(load_whatif(whatif_file(write, TAINTED)), consolidate=False)
     lines = summary_lines(summary(run, catalog))
     start = lines.index("drift: 2 NodeClaims would drift")
-    assert any(line.startswith(f"  default-ghl6z on {SPOT_A} → #") for line in lines[start + 1:])
+    assert any(line.startswith(f"  default-ghl6z on {short(SPOT_A)} → #") for line in lines[start + 1:])
     assert "    NodePoolDrifted: the NodePool's hashed fields changed: spec.template.spec.taints" in lines
     assert ("  drifted nodes cost ~$0.127/h (~$93/mo); Karpenter takes 2 (1 replaced, 1 deleted): replacements "
             "~$0.017/h (~$12/mo), change ~-$0.110/h (~-$80/mo) (~: estimated)") in lines
 
 
 # ---- issue 26: drift replaces whatever the consolidation setting, and a blocked node says what blocks it ----
+
 DND, GUARDED = "ip-192-168-40-236.ap-northeast-2.compute.internal", "ip-192-168-118-56.ap-northeast-2.compute.internal"
 REPORT_POD = "default/report-generator-q7smww69c-qqgq9"  # karpenter.sh/do-not-disrupt: "true", on DND
 TIGHT_PDB = {"target": "PodDisruptionBudget/default/inflate-pdb", "patchType": "merge",  # 6 inflate pods: none may go
@@ -183,9 +190,9 @@ def test_with_consolidation_off_each_drifted_nodeclaim_says_what_replaces_it_and
     nodes = drift["hourly_cost_of_drifted_nodes"]["hourly"]
     assert drift["hourly_cost_change"]["hourly"] == pytest.approx(0.0168 - nodes, abs=1e-6)
     lines = summary_lines(s)
-    assert (f"  default-ghl6z on {SPOT_A} → #2 replace by t4g.small on-demand in ap-northeast-2a (NodePool team1) "
+    assert (f"  default-ghl6z on {short(SPOT_A)} → #2 replace by t4g.small on-demand in ap-northeast-2a (NodePool team1) "
             "at ~$0.0168/h") in lines
-    assert f"  default-qh5xq on {SPOT_B} → #1 delete" in lines
+    assert f"  default-qh5xq on {short(SPOT_B)} → #1 delete" in lines
     assert ("  drifted nodes cost ~$0.127/h (~$93/mo); Karpenter takes 2 (1 replaced, 1 deleted): replacements "
             "~$0.017/h (~$12/mo), change ~-$0.110/h (~-$80/mo) (~: estimated)") in lines
     # the replacement is what Karpenter's provisioning launches for those nodes' pods under the edited
@@ -212,7 +219,7 @@ def test_a_do_not_disrupt_pod_blocking_drift_is_named(consolidation, write, cons
     assert (blocked["verdict"], blocked["kind"], blocked["details"]["pod"]) == ("blocked", "do-not-disrupt", REPORT_POD)
     assert blocked["details"]["annotation"] == "karpenter.sh/do-not-disrupt"
     lines = summary_lines(s)
-    assert f"  default-xgblv on {DND} → stays" in lines
+    assert f"  default-xgblv on {short(DND)} → stays" in lines
     assert (f'    blocked: pod has "karpenter.sh/do-not-disrupt" annotation (Pod={REPORT_POD}): set to "true": it '
             "holds the node until the annotation goes") in lines
 
@@ -229,7 +236,7 @@ def test_a_pdb_allowing_no_disruption_blocking_drift_is_named(consolidation, wri
                                           "default/inflate-wjq4g8lgtc-smtdw"]
     assert items[DND]["blocked"]["kind"] == "do-not-disrupt"  # the pod comes first on that node, as in Karpenter
     lines = summary_lines(s)
-    assert f"  default-hp9st on {GUARDED} → stays" in lines
+    assert f"  default-hp9st on {short(GUARDED)} → stays" in lines
     assert ("    blocked: pdb prevents pod evictions (PodDisruptionBudget=default/inflate-pdb): it allows 0 "
             "disruptions now and guards pods default/inflate-wjq4g8lgtc-n7hj5, default/inflate-wjq4g8lgtc-n92md, "
             "default/inflate-wjq4g8lgtc-smtdw on this node") in lines
@@ -252,4 +259,4 @@ def test_a_disruption_budget_for_drifted_blocking_drift_is_named(consolidation, 
     taken = {i["node"]: i for i in s["drift"]["nodeclaims"]}[GUARDED]
     assert taken["blocked"] is None and (taken["disruption"]["method"], taken["disruption"]["reason"]) == (
         "consolidation", "underutilized")
-    assert f"  default-hp9st on {GUARDED} → #1 delete (consolidation: underutilized)" in summary_lines(s)
+    assert f"  default-hp9st on {short(GUARDED)} → #1 delete (consolidation: underutilized)" in summary_lines(s)
