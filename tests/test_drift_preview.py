@@ -23,7 +23,6 @@ def short(node: str) -> str:
     return node.split(".")[0]
 
 
-
 def whatif_file(write, *edits, name="edit"):
     return write(f"{name}.json", {"apiVersion": "karptui/v1", "kind": "WhatIf", "name": name, "edits": list(edits)})
 
