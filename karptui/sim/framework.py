@@ -48,6 +48,7 @@ DOMAIN_FILTERS = (pod_topology_spread, inter_pod_affinity)
 NODE_LOCAL_FILTERS = FILTERS[:-len(DOMAIN_FILTERS)]
 assert FILTERS[-len(DOMAIN_FILTERS):] == DOMAIN_FILTERS
 CHANGING_FILTERS = (node_ports, node_resources_fit, node_volume_limits)
+FIXED_FILTERS = tuple(plugin for plugin in NODE_LOCAL_FILTERS if plugin not in CHANGING_FILTERS)
 SCORES = (
     (taint_toleration, 3), (node_affinity, 2), (node_resources_fit, 1),
     (pod_topology_spread, 2), (inter_pod_affinity, 2), (balanced_allocation, 1),
@@ -82,13 +83,18 @@ def filters_at(ctx: PodCycle, i: int) -> tuple[bool, list[str]]:
     whole Filter phase over every node each time made preemption on a large cluster cost
     nodes x victims x candidates. A node a plugin refuses stops there, as RunFilterPlugins does
     (a node's status is its first failing plugin's); the CHANGING_FILTERS answer for the node
-    alone, the rest (kept per template, or about whole domains) are read at it."""
+    alone, the rest are read at it: the FIXED_FILTERS' answers kept for the pod's cycle (they
+    change only with the nodes, which a cycle never changes), the domain ones asked afresh."""
     if ctx.state.excluded[i]:
         return False, []
     alone = np.array([i], dtype=np.intp)
     for plugin in FILTERS:
         if plugin in CHANGING_FILTERS:
             failures, at = plugin.filter(ctx, alone), 0
+        elif plugin in FIXED_FILTERS:
+            failures, at = ctx.cycle.get((FIXED_FILTERS, plugin)), i
+            if failures is None:
+                failures = ctx.cycle[(FIXED_FILTERS, plugin)] = plugin.filter(ctx)
         else:
             failures, at = plugin.filter(ctx), i
         refusing = [failure for failure in failures if failure.nodes[at]]

@@ -337,7 +337,8 @@ class ClusterState:
             self.min_priority[i] = min(self.min_priority[i], pod.priority)
         else:
             _remove(self.pods[i], pod)
-            self.min_priority[i] = min((p.priority for p in self.pods[i]), default=_NO_PRIORITY)
+            if pod.priority <= self.min_priority[i]:  # above the lowest, the lowest stays
+                self.min_priority[i] = min((p.priority for p in self.pods[i]), default=_NO_PRIORITY)
         if self._groups is not None:
             self._group_add(pod, i, sign)
         self._with_affinity = None
