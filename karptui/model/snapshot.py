@@ -142,6 +142,15 @@ class Snapshot:
         return index
 
     @cached_property
+    def pdbs_by_namespace(self) -> dict[str, tuple[PodDisruptionBudget, ...]]:
+        """Each namespace's PDBs, in the snapshot's order: a PDB selects only pods of its own
+        namespace, so a pod is compared with these rather than with every PDB of the cluster."""
+        index: dict[str, list[PodDisruptionBudget]] = {}
+        for pdb in self.pdbs:
+            index.setdefault(pdb.namespace, []).append(pdb)
+        return {namespace: tuple(pdbs) for namespace, pdbs in index.items()}
+
+    @cached_property
     def volume_index(self) -> VolumeIndex:
         return VolumeIndex({(c.namespace, c.name): c for c in self.pvcs}, {v.name: v for v in self.pvs},
                            {s.name: s for s in self.storage_classes}, default_storage_class(self.storage_classes))

@@ -61,9 +61,9 @@ def _reasons_in(ctx: PodCycle, verdicts: Verdicts, ids: np.ndarray, wanted: list
     inside = np.isin(ids, wanted) & (ids != MISSING)
     reasons: dict[str, int] = {}
     for i in np.flatnonzero(inside):
-        from .framework import run_filters
+        from .framework import filters_at
 
-        for reason in run_filters(ctx, focus=int(i)).per_node.get(int(i), []):
+        for reason in filters_at(ctx, int(i))[1]:
             if reason != pts.REASON:
                 reasons[reason] = reasons.get(reason, 0) + 1
     return ", ".join(f"{reason} ({n})" if n > 1 else reason for reason, n in sorted(reasons.items()))

@@ -48,6 +48,7 @@ DOMAIN_FILTERS = (pod_topology_spread, inter_pod_affinity)
 NODE_LOCAL_FILTERS = FILTERS[:-len(DOMAIN_FILTERS)]
 assert FILTERS[-len(DOMAIN_FILTERS):] == DOMAIN_FILTERS
 CHANGING_FILTERS = (node_ports, node_resources_fit, node_volume_limits)
+FIXED_FILTERS = tuple(plugin for plugin in NODE_LOCAL_FILTERS if plugin not in CHANGING_FILTERS)
 SCORES = (
     (taint_toleration, 3), (node_affinity, 2), (node_resources_fit, 1),
     (pod_topology_spread, 2), (inter_pod_affinity, 2), (balanced_allocation, 1),
@@ -67,15 +68,42 @@ class Verdicts:
     rejection: Rejection | None = None
 
 
-def run_filters(ctx: PodCycle, explain: bool = False, focus: int | None = None) -> Verdicts:
-    """Every filter over every node; ``explain`` keeps each node's reasons (``focus``: one node's)."""
-    explain = explain or focus is not None
+def run_filters(ctx: PodCycle, explain: bool = False) -> Verdicts:
+    """Every filter over every node; ``explain`` keeps each node's reasons."""
     verdicts = Verdicts(~ctx.state.excluded, np.zeros(ctx.size, dtype=bool), per_node={} if explain else None)
-    apply_filters(ctx, FILTERS, verdicts, explain, focus)
+    apply_filters(ctx, FILTERS, verdicts, explain)
     return verdicts
 
 
-def apply_filters(ctx: PodCycle, plugins, verdicts: Verdicts, explain: bool = False, focus: int | None = None,
+def filters_at(ctx: PodCycle, i: int) -> tuple[bool, list[str]]:
+    """Whether node ``i`` passes every filter, and else the reasons of the first plugin that
+    refuses it: what ``run_filters(ctx, explain=True)`` says of that node, asked of it alone.
+
+    Preemption's dry run asks this once per victim it tries to give back, on one node: the
+    whole Filter phase over every node each time made preemption on a large cluster cost
+    nodes x victims x candidates. A node a plugin refuses stops there, as RunFilterPlugins does
+    (a node's status is its first failing plugin's); the CHANGING_FILTERS answer for the node
+    alone, the rest are read at it: the FIXED_FILTERS' answers kept for the pod's cycle (they
+    change only with the nodes, which a cycle never changes), the domain ones asked afresh."""
+    if ctx.state.excluded[i]:
+        return False, []
+    alone = np.array([i], dtype=np.intp)
+    for plugin in FILTERS:
+        if plugin in CHANGING_FILTERS:
+            failures, at = plugin.filter(ctx, alone), 0
+        elif plugin in FIXED_FILTERS:
+            failures, at = ctx.cycle.get((FIXED_FILTERS, plugin)), i
+            if failures is None:
+                failures = ctx.cycle[(FIXED_FILTERS, plugin)] = plugin.filter(ctx)
+        else:
+            failures, at = plugin.filter(ctx), i
+        refusing = [failure for failure in failures if failure.nodes[at]]
+        if refusing:
+            return False, [failure.reason for failure in refusing if failure.reason]
+    return True, []
+
+
+def apply_filters(ctx: PodCycle, plugins, verdicts: Verdicts, explain: bool = False,
                   known: dict | None = None) -> None:
     """``plugins`` in order over the nodes ``verdicts`` still finds feasible, adding their reasons.
 
@@ -100,10 +128,7 @@ def apply_filters(ctx: PodCycle, plugins, verdicts: Verdicts, explain: bool = Fa
             earlier = verdicts.masks.get(failure.reason)
             verdicts.masks[failure.reason] = hit if earlier is None else earlier | hit
             verdicts.plugin_of[failure.reason] = plugin.NAME
-            if focus is not None:
-                if hit[focus]:
-                    verdicts.per_node.setdefault(focus, []).append(failure.reason)
-            elif explain:
+            if explain:
                 for i in np.flatnonzero(hit):
                     verdicts.per_node.setdefault(int(i), []).append(failure.reason)
         if failed_here is not None:
@@ -149,7 +174,7 @@ def select_host(feasible: np.ndarray, scores: np.ndarray) -> int:
 
 
 def fits_on(ctx: PodCycle, i: int) -> bool:
-    return bool(run_filters(ctx).feasible[i])
+    return filters_at(ctx, i)[0]
 
 
 def lower_priority(pods: list[Pod], priority: int) -> list[Pod]:

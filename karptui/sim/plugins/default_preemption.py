@@ -20,7 +20,7 @@ from ...model import Pod
 from ...model.resources import PODS
 from ..cycle import PodCycle
 from ..fit_error import preemption_message
-from ..framework import Verdicts, fits_on, lower_priority, run_filters
+from ..framework import Verdicts, filters_at, fits_on, lower_priority
 from .node_resources_fit import TOO_MANY_PODS, insufficient
 
 NAME = "DefaultPreemption"
@@ -41,21 +41,31 @@ def _importance(pod: Pod) -> tuple:
     return (-pod.priority, pod.created.timestamp() if pod.created else 0.0)
 
 
-def _pdb_allowance(ctx: PodCycle) -> dict:
-    return {(p.namespace, p.name): p.disruptions_allowed or 0 for p in ctx.state.snapshot.pdbs}
+def _allowed(pdbs, name: str) -> int:
+    """A PDB's disruptionsAllowed as preemption reads it; of two PDBs of one name (a dump that
+    holds both), the later one's, as a mapping by name built in the snapshot's order keeps."""
+    return next(p.disruptions_allowed or 0 for p in reversed(pdbs) if p.name == name)
 
 
 def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]:
-    """Split victims into those whose eviction would break a PodDisruptionBudget and the rest."""
-    allowance = _pdb_allowance(ctx)
+    """Split victims into those whose eviction would break a PodDisruptionBudget and the rest.
+
+    A victim is compared only with its namespace's PDBs (no other can select it), and only the
+    PDBs that select a victim are counted down: every PDB of the cluster, victim after victim and
+    dry run after dry run, was most of preemption's time on a large cluster."""
+    by_namespace = ctx.state.snapshot.pdbs_by_namespace
+    allowance: dict[tuple[str, str], int] = {}
     violating, fine = [], []
     for pod in victims:
         breaks = False
-        for pdb in ctx.state.snapshot.pdbs:
+        pdbs = by_namespace.get(pod.namespace, ())
+        for pdb in pdbs:
             # as upstream's filterPodsWithPDBViolation: an empty or missing selector counts for nothing
             if pdb.selects_for_preemption(pod):
-                allowance[(pdb.namespace, pdb.name)] -= 1
-                breaks |= allowance[(pdb.namespace, pdb.name)] < 0
+                key = (pdb.namespace, pdb.name)
+                left = allowance.get(key)
+                left = allowance[key] = (_allowed(pdbs, pdb.name) if left is None else left) - 1
+                breaks |= left < 0
         (violating if breaks else fine).append(pod)
     return violating, fine
 
@@ -67,11 +77,11 @@ def _victims_on(ctx: PodCycle, i: int) -> tuple[Candidate | None, list[str]]:
         return None, [NO_VICTIMS]
     for victim in potential:
         state.evict(victim, i)
-    verdicts = run_filters(ctx, focus=i)
-    if not verdicts.feasible[i]:
+    fits, reasons = filters_at(ctx, i)
+    if not fits:
         for victim in potential:
             state.place(victim, i)
-        return None, verdicts.per_node.get(i, [])
+        return None, reasons
     violating, fine = _violating(ctx, potential)
     victims, violations = [], 0
     for group_violates, group in ((True, violating), (False, fine)):

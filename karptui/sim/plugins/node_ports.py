@@ -23,10 +23,12 @@ def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
     """``nodes`` (indices) asks about those nodes only, the mask then being over them."""
     if not ctx.pod.host_ports:
         return []
-    position = None if nodes is None else {int(i): k for k, i in enumerate(nodes)}
+    wanted, in_use = ctx.pod.host_ports, ctx.state.host_ports
+    # the nodes asked about and the ports in use there: only the nodes that use some port
+    asked = in_use.items() if nodes is None else (
+        (k, in_use[i]) for k, i in enumerate(nodes.tolist()) if i in in_use)
     mask = np.zeros(ctx.size if nodes is None else len(nodes), dtype=bool)
-    for i, used in ctx.state.host_ports.items():
-        k = i if position is None else position.get(i)
-        if k is not None and any(conflicts(w, u) for w in ctx.pod.host_ports for u in used):
+    for k, used in asked:
+        if any(conflicts(w, u) for w in wanted for u in used):
             mask[k] = True
     return [Failure(mask, REASON, UNSCHEDULABLE)] if mask.any() else []

@@ -35,7 +35,7 @@ def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
     failures = [
         Failure(state.requested[PODS][at] + 1 > state.allocatable[PODS][at], TOO_MANY_PODS, UNSCHEDULABLE)
     ]
-    hopeless = unresolvable(ctx)[at] if ctx.version >= (1, 34) else None
+    hopeless = unresolvable(ctx, at) if ctx.version >= (1, 34) else None
     for resource, amount in requests.items():
         if amount <= 0 or resource == PODS:
             continue
@@ -52,14 +52,16 @@ def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
     return [f for f in failures if f.nodes.any()]
 
 
-def unresolvable(ctx: PodCycle) -> np.ndarray:
-    """Nodes whose whole allocatable is too small: no eviction can make room there."""
-    state, mask = ctx.state, np.zeros(ctx.size, dtype=bool)
+def unresolvable(ctx: PodCycle, at=slice(None)) -> np.ndarray:
+    """Nodes whose whole allocatable is too small: no eviction can make room there (of the
+    nodes ``at`` picks, every node unless told)."""
+    state, mask = ctx.state, None
     for resource, amount in ctx.pod.requests.items():
         if amount > 0 and resource != PODS:
             allocatable = state.allocatable[resource] if resource in state.allocatable else state.extended(resource)[0]
-            mask |= amount > allocatable
-    return mask
+            short = amount > allocatable[at]
+            mask = short if mask is None else mask | short
+    return mask if mask is not None else np.zeros(ctx.size, dtype=bool)[at]
 
 
 def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:

@@ -16,5 +16,9 @@ _TAINT = Taint(UNSCHEDULABLE_TAINT_KEY, "", NO_SCHEDULE)
 def filter(ctx: PodCycle) -> list[Failure]:
     if tolerated(_TAINT, ctx.pod.tolerations):
         return []
-    mask = ctx.static((NAME,), lambda: np.array([n.unschedulable for n in ctx.state.nodes], dtype=bool))
+    return ctx.static((NAME,), lambda: _failures(ctx))  # the verdict, not only the mask: asked per dry run
+
+
+def _failures(ctx: PodCycle) -> list[Failure]:
+    mask = np.array([n.unschedulable for n in ctx.state.nodes], dtype=bool)
     return [Failure(mask, REASON, UNRESOLVABLE)] if mask.any() else []

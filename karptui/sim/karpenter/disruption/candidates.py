@@ -116,13 +116,10 @@ class CandidateFinder:
         self.replacements = replacements  # nodes launched by earlier commands: not candidates until they settle
         self._allowance: dict[str, int] | None = None
         self._guards: dict[tuple, list] = {}   # (namespace, labels) -> the PDBs guarding such pods
-        self._pdbs: dict[str, list] = {}
         self.skipped: dict[str, Why] = {}
         # node name -> (its Node, its pods, what find made of them): a pass after a command finds
         # most nodes as they were (the same objects), and answers them again without looking
         self._seen: dict[str, tuple[Node, NodeClaim | None, tuple[Pod, ...], Why | None, tuple]] = {}
-        for pdb in snapshot.pdbs:
-            self._pdbs.setdefault(pdb.namespace, []).append(pdb)
 
     def find(self, state: ClusterState, blocked: dict[str, Why]) -> list[Candidate]:
         """The candidates; ``blocked`` gets why Karpenter may not touch the others, :attr:`skipped` the
@@ -232,7 +229,7 @@ class CandidateFinder:
         key = selected_as(pod)
         guards = self._guards.get(key)
         if guards is None:
-            guards = self._guards[key] = [pdb for pdb in self._pdbs.get(pod.namespace, ()) if pdb.selects(pod)]
+            guards = self._guards[key] = [pdb for pdb in self.snapshot.pdbs_by_namespace.get(pod.namespace, ()) if pdb.selects(pod)]
         return guards
 
     def _do_not_disrupt(self, pod: Pod) -> Why:
