@@ -23,32 +23,19 @@ from textual.widgets import Static
 
 from ..history.timeline import Timeline
 from ..views.filtering import Filter
-from ..views.history import (
-    CHAIN_COLUMNS,
-    HISTORY_SORTS,
-    HOUR_COLUMNS,
-    LIFE_COLUMNS,
-    NO_LOG,
-    VIEW_TITLES,
-    VIEWS,
-    chain_fields,
-    chain_rows,
-    hour_rows,
-    life_fields,
-    life_rows,
-    summary,
-)
+from ..views.history import (CHAIN_COLUMNS, HISTORY_SORTS, HOUR_COLUMNS, LIFE_COLUMNS, NO_LOG, VIEWS, chain_fields,
+                             chain_rows, hour_rows, life_fields, life_rows, summary)
 from . import forked
 from .plain import plain
 from .widgets import VirtualTable
 
 # Columns cut to fit, a tier at a time, then hidden in DROP's order (named in the crumb): never sideways.
 LIFE_SHRINK = ({0: 16, 12: 14, 8: 14}, {1: 8, 2: 9, 3: 10, 12: 8, 0: 14})
-LIFE_DROP = (3, 4, 10, 7, 1)
-CHAIN_SHRINK = ({4: 10, 0: 40}, {0: 24, 2: 10})
+LIFE_DROP = (3, 4, 10, 7, 1, 11, 6)   # at 80 columns: name, type, price, end, when, replaced by
+CHAIN_SHRINK = ({4: 10}, {0: 32, 2: 10})
 CHAIN_DROP = (4,)
 HOUR_SHRINK = ({1: 10},)
-HOUR_DROP = (10, 11, 5, 8, 7)
+HOUR_DROP = (10, 11, 5, 9, 4)         # at 80 columns: churn, pending pods, launch errors, interruptions
 
 
 def _build(events: list[dict], snapshot, discounts, tell: forked.Tell) -> None:
@@ -105,7 +92,8 @@ class HistoryPane(Vertical):
         yield Static(id="history-status")
         yield VirtualTable(LIFE_COLUMNS, shrink=LIFE_SHRINK, drop=LIFE_DROP, cut_middle=frozenset({0}),
                            styler=_life_style, id="history-table")
-        yield VirtualTable(CHAIN_COLUMNS, shrink=CHAIN_SHRINK, drop=CHAIN_DROP, id="history-chains-table")
+        yield VirtualTable(CHAIN_COLUMNS, max_widths={0: 90}, shrink=CHAIN_SHRINK, drop=CHAIN_DROP,
+                           id="history-chains-table")
         yield VirtualTable(HOUR_COLUMNS, shrink=HOUR_SHRINK, drop=HOUR_DROP, id="history-hours-table")
 
     def on_mount(self) -> None:
@@ -128,9 +116,10 @@ class HistoryPane(Vertical):
 
     def show_view(self, view: str) -> None:
         self.view = view
+        self.table.display = True
+        self.table.focus()   # before the table shown until now is hidden: focus must not leave the pane
         self._show_view()
         self.fill()
-        self.table.focus()
         self.post_message(self.ViewChanged())
 
     class ViewChanged(Message):
@@ -205,8 +194,7 @@ class HistoryPane(Vertical):
             self.filter = text
         if sort is not None:
             self.sort = sort
-        status = self.status + f"  ·  v: {' / '.join(VIEW_TITLES[v] for v in VIEWS)} (shown: {VIEW_TITLES[self.view]})"
-        self.query_one("#history-status", Static).update(plain(status))
+        self.query_one("#history-status", Static).update(plain(self.status))
         match = Filter(self.filter)
         timeline, name, reverse = self.timeline, *self.sort
         table = self.table

@@ -22,7 +22,6 @@ from ..history.why import why
 from .format import counted, money
 
 VIEWS = ("nodeclaims", "chains", "hours")
-VIEW_TITLES = {"nodeclaims": "NodeClaims", "chains": "replacement chains", "hours": "per hour"}
 NO_LOG = "(no Karpenter log: open with --logs FILE)"
 
 LIFE_COLUMNS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "$/h", "created", "launch→ready", "end",
@@ -31,7 +30,7 @@ LIFE_COLUMNS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "$/h", "cre
 HISTORY_SORTS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "price", "created", "ready", "end", "at",
                  "gone", "lived", "replaced by")
 CHAIN_COLUMNS = ("replacement chain · link", "at", "reason", "saving $/h", "command")
-HOUR_COLUMNS = ("hour", "nodepool", "created", "disrupted", "gone", "short-lived", "pending pods", "launch failures",
+HOUR_COLUMNS = ("hour", "nodepool", "created", "disrupted", "gone", "short-lived", "pending pods", "launch errors",
                 "interruptions", "spent $", "$/h at end", "nodes")
 
 
@@ -218,7 +217,7 @@ def summary(timeline: Timeline, now: datetime | None = None) -> str:
     spent = sum(c.spent for c in timeline.cost)
     prices = f"{timeline.catalog} prices" + (f", after discount {timeline.discounts}" if timeline.discounts else "")
     return (f"{counted(len(timeline.lives), 'NodeClaim')}{span} · {counted(len(timeline.chains), 'chain')} · "
-            f"{len(timeline.short_lived):,} lived under {minutes} · "
+            f"{len(timeline.short_lived):,} lived <{minutes} · "
             f"{counted(len(timeline.launch_failures), 'launch failure')} · "
             f"{counted(len(timeline.interruptions), 'interruption')} · ${spent:,.2f} spent ({prices})")
 
