@@ -34,7 +34,7 @@ LIFE_SHRINK = ({0: 16, 12: 14, 8: 14}, {1: 8, 2: 9, 3: 10, 12: 8, 0: 14})
 LIFE_DROP = (3, 4, 10, 7, 1, 11, 6)   # at 80 columns: name, type, price, end, when, replaced by
 CHAIN_SHRINK = ({4: 10}, {0: 32, 2: 10})
 CHAIN_DROP = (4,)
-HOUR_SHRINK = ({1: 10},)
+HOUR_SHRINK = ({1: 10}, {0: 12, 1: 8})   # an hour of another day than the log's is dated: its date gives first
 HOUR_DROP = (10, 11, 5, 9, 4)         # at 80 columns: churn, pending pods, launch errors, interruptions
 
 
@@ -94,7 +94,8 @@ class HistoryPane(Vertical):
                            styler=_life_style, id="history-table")
         yield VirtualTable(CHAIN_COLUMNS, max_widths={0: 90}, shrink=CHAIN_SHRINK, drop=CHAIN_DROP,
                            id="history-chains-table")
-        yield VirtualTable(HOUR_COLUMNS, shrink=HOUR_SHRINK, drop=HOUR_DROP, id="history-hours-table")
+        yield VirtualTable(HOUR_COLUMNS, shrink=HOUR_SHRINK, drop=HOUR_DROP, cut_start=frozenset({0}),
+                           id="history-hours-table")
 
     def on_mount(self) -> None:
         self._show_view()
@@ -131,18 +132,20 @@ class HistoryPane(Vertical):
             self.query_one(selector).display = name == self.view
 
     # ---- the worker ---------------------------------------------------------------------------
-    def start(self, key: object, events: list[dict], snapshot, discounts, now: datetime | None) -> None:
+    def start(self, key: object, events: list[dict], snapshot, discounts, now: datetime | None,
+              no_log: str = NO_LOG) -> None:
         """Build for ``key`` unless that Timeline is here or on its way; a build under way is let finish and
-        the newest input built next (a followed log grows faster than a big one is read)."""
+        the newest input built next (a followed log grows faster than a big one is read). Without a log line
+        there is no NodeClaim to show (events only annotate the lives lines tell): ``no_log`` says so."""
         if key in (self.key, self.running):
             self.queued = None if key == self.running else self.queued
             return
-        if not events and not _has_events(snapshot):
-            self.key, self.timeline, self.now, self.error, self.status = key, None, now, "", NO_LOG
+        if not events:
+            self.key, self.timeline, self.now, self.error, self.status = key, None, now, "", no_log
             self.fill()
             return
         if self.running is not None:
-            self.queued = (key, events, snapshot, discounts, now)
+            self.queued = (key, events, snapshot, discounts, now, no_log)
             return
         self.running, self.queued, self.error = key, None, ""
         self.now = now
@@ -200,7 +203,7 @@ class HistoryPane(Vertical):
         table = self.table
         if timeline is None:
             words = self.error and "(no history: see above)" or (
-                NO_LOG if self.status == NO_LOG else "(computing…)" if self.running is not None else
+                "(computing…)" if self.running is not None else self.status if self.key is not None else
                 "(press 5 or :history to build)")
             table.set_rows([(words,)], ["empty"])
             return
@@ -217,7 +220,4 @@ class HistoryPane(Vertical):
             rows, keys = [(f"(no {what} matches)" if match else f"(no {what} in the log)",)], ["empty"]
         table.set_rows(rows, keys)
 
-
-def _has_events(snapshot) -> bool:
-    return snapshot is not None and bool(snapshot.events)
 

@@ -30,16 +30,19 @@ LIFE_COLUMNS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "$/h", "cre
 HISTORY_SORTS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "price", "created", "ready", "end", "at",
                  "gone", "lived", "replaced by")
 CHAIN_COLUMNS = ("replacement chain · link", "at", "reason", "saving $/h", "command")
-HOUR_COLUMNS = ("hour", "nodepool", "created", "disrupted", "gone", "short-lived", "pending pods", "launch errors",
-                "interruptions", "spent $", "$/h at end", "nodes")
+HOUR_COLUMNS = ("hour", "nodepool", "created", "disrupted", "gone", "short-lived", "pending", "launch errors",
+                "interrupted", "spent $", "$/h at end", "nodes")
+
+
+def _day(timeline: Timeline) -> str:
+    """The one UTC day the log's lines span (``2025-06-02``), or "" when they span more."""
+    days = {when.astimezone(UTC).date().isoformat() for when in (timeline.first, timeline.last) if when is not None}
+    return days.pop() if len(days) == 1 else ""
 
 
 def _time_format(timeline: Timeline) -> str:
-    """Times in the tables: the clock alone when everything shown is of one UTC day, else with the date
-    (events of a snapshot may be of another day than its log)."""
-    days = {when.astimezone(UTC).date().isoformat() for when in (timeline.first, timeline.last) if when is not None}
-    days |= {hour.hour[:10] for hour in timeline.pending}
-    return "%H:%M:%S" if len(days) <= 1 else "%m-%d %H:%M:%S"
+    """Times in the tables: the clock alone when the log is of one UTC day, else with the date."""
+    return "%H:%M:%S" if _day(timeline) else "%m-%d %H:%M:%S"
 
 
 def _clock(when: datetime | None, fmt: str) -> str:
@@ -152,9 +155,10 @@ def chain_fields(chain: Chain) -> tuple[str, ...]:
     return (*chain.nodeclaims, *(link.reason for link in chain.links))
 
 
-def _hour_label(hour: str, fmt: str) -> str:
-    """``03:00Z`` within one day, ``06-02 03:00Z`` across days (the key is ``2025-06-02T03:00Z``)."""
-    return hour[11:] if fmt == "%H:%M:%S" else f"{hour[5:10]} {hour[11:]}"
+def _hour_label(hour: str, day: str) -> str:
+    """``03:00Z`` on the log's one day, else ``2025-06-02 03:00Z`` (a snapshot's events may be of another
+    day than its log; the key is ``2025-06-02T03:00Z``)."""
+    return hour[11:] if hour[:10] == day else f"{hour[:10]} {hour[11:]}"
 
 
 def pending_pods(hour) -> int:
@@ -166,7 +170,7 @@ def pending_pods(hour) -> int:
 def hour_rows(timeline: Timeline, keep: Callable[[str], bool] | None = None) -> HistoryRows:
     """One row per hour (every NodePool together, with pending pods, failures, interruptions and cost),
     then one per NodePool that churned in it (``keep`` filters the NodePools)."""
-    fmt = _time_format(timeline)
+    day = _day(timeline)
     short = set(timeline.short_lived)
     short_by: Counter = Counter()
     for life in timeline.lives:
@@ -186,7 +190,7 @@ def hour_rows(timeline: Timeline, keep: Callable[[str], bool] | None = None) -> 
             continue
         spent = cost.get(hour)
         p = pending.get(hour)
-        rows.append((f"▼ {_hour_label(hour, fmt)}", "(all)", *(str(sum(getattr(c, f) for c in churn.get(hour, ())))
+        rows.append((f"▼ {_hour_label(hour, day)}", "(all)", *(str(sum(getattr(c, f) for c in churn.get(hour, ())))
                                                             for f in ("created", "disrupted", "terminated")),
                      str(sum(n for (h, _), n in short_by.items() if h == hour)),
                      str(pending_pods(p)) if p is not None else "0", str(failures.get(hour, 0)),
@@ -207,7 +211,7 @@ def summary(timeline: Timeline, now: datetime | None = None) -> str:
     first, last = timeline.first, timeline.last
     span = ""
     if first is not None and last is not None:
-        if _time_format(timeline) == "%H:%M:%S":
+        if _day(timeline):
             span = f" · {_clock(first, '%H:%M:%S')}–{_clock(last, '%H:%M:%S')} UTC {_clock(first, '%Y-%m-%d')}"
         else:
             span = f" · {_clock(first, '%Y-%m-%d %H:%M')}–{_clock(last, '%Y-%m-%d %H:%M')} UTC"
