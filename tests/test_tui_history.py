@@ -168,7 +168,7 @@ async def test_sorting_and_filtering_the_nodeclaims():
         # e-040: nvme-raid-r8xwd went 1m41s after its decision, nvme-raid-h8zr3 1m41s (101.294 s) after its
         # interruption: X sorts by disrupt→gone, the unknowns after
         await pilot.press("X")
-        assert crumb(app).startswith("history: nodeclaims  · sort gone ▲")
+        assert crumb(app).startswith("history: nodeclaims  · sort disrupt→gone ▲")
         gone = [row[10] for row in table.rows]
         known = [g for g in gone if g != "-"]
         assert known and gone[:len(known)] == known
@@ -281,6 +281,26 @@ async def test_lines_appended_to_a_followed_log_are_built_again(tmp_path):
                 break
         assert "life:general-z5k4r" in pane(app).table.keys
         assert status(app).startswith("4 NodeClaims")
+
+
+async def test_names_from_the_log_are_shown_as_written_never_read_as_markup(tmp_path):
+    """A garbled or hostile log's NodeClaim name is text: in the table, the drill-in's title and answer."""
+    name, pool = "[@click=app.quit]x[/]", "[b]gen[/b]"
+    log = tmp_path / "karpenter.log"
+    log.write_text(json.dumps({"level": "INFO", "time": "2025-06-02T03:12:00.530Z", "logger": "controller",
+                               "message": "created nodeclaim", "controller": "provisioner",
+                               "NodePool": {"name": pool}, "NodeClaim": {"name": name},
+                               "instance-types": "c5.large"}) + "\n")
+    app = app_with(log)
+    async with app.run_test(size=WIDE) as pilot:
+        await built(app, pilot)
+        table = pane(app).table
+        assert table.rows[0][:2] == (name, pool)
+        assert shown(table)[1].startswith(f"{name}  {pool}")
+        await pilot.press("enter")
+        assert app.is_running and isinstance(app.screen, DetailScreen)
+        assert str(app.screen.query_one("#source", Static).render()) == f"NodeClaim {name}"
+        assert app.screen.sections["Why did it go"][0].startswith(f"{name} did not go")
 
 
 def test_history_pane(snap_compare):

@@ -11,6 +11,7 @@ clock to read it by (a recording gives one the same way).
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 from functools import partial
 
@@ -64,6 +65,7 @@ class HistoryPane(Vertical):
     """A status line over one of three tables (NodeClaims, chains, hours); ``v`` shows the next."""
 
     BINDINGS = [Binding("v", "next_view", "NodeClaims/chains/hours")]
+    REBUILD_INTERVAL = 3.0   # seconds between the end of a build and the next, while lines keep arriving
 
     class Computed(Message):
         """The worker's Timeline for ``key`` (None, with ``error``, when it failed)."""
@@ -87,6 +89,9 @@ class HistoryPane(Vertical):
         self.error = ""
         self.filter = ""
         self.sort: tuple[str, bool] = ("created", False)
+        self._finished = 0.0              # when the last build landed (time.monotonic)
+        self._waiting = False             # a timer will build the queued input
+        self._drawn: tuple | None = None  # what the table shows: a refill of 25,000 lives is not free
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-status")
@@ -144,8 +149,11 @@ class HistoryPane(Vertical):
             self.key, self.timeline, self.now, self.error, self.status = key, None, now, "", no_log
             self.fill()
             return
-        if self.running is not None:
+        wait = self._finished + self.REBUILD_INTERVAL - time.monotonic() if self.timeline is not None else 0.0
+        if self.running is not None or self._waiting or wait > 0:
             self.queued = (key, events, snapshot, discounts, now, no_log)
+            if self.running is None and not self._waiting:
+                self._wait(wait)
             return
         self.running, self.queued, self.error = key, None, ""
         self.now = now
@@ -154,6 +162,18 @@ class HistoryPane(Vertical):
                        f"{summary(self.timeline, now)} · newer lines: rebuilding…")
         self.fill()
         self.compute(key, list(events), snapshot, discounts)
+
+    def _wait(self, seconds: float) -> None:
+        """The queued input is built after ``seconds``: a log that grows all the time (the live leader's) is
+        read again every REBUILD_INTERVAL at most, not without a pause."""
+        self._waiting = True
+        self.set_timer(max(0.0, seconds), self._start_queued)
+
+    def _start_queued(self) -> None:
+        self._waiting = False
+        if self.queued is not None:
+            queued, self.queued = self.queued, None
+            self.start(*queued)
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False,
           description="the History pane's timeline")
@@ -175,14 +195,14 @@ class HistoryPane(Vertical):
         message.stop()
         if message.key != self.running:
             return
-        self.key, self.running = message.key, None
+        self.key, self.running, self._finished = message.key, None, time.monotonic()
         if message.timeline is not None:
             self.show(message.timeline, self.now)
         else:
             self.error = self.status = message.error
             self.fill()
         if self.queued is not None:
-            self.start(*self.queued)
+            self._wait(self.REBUILD_INTERVAL)
 
     # ---- drawing ------------------------------------------------------------------------------
     def show(self, timeline: Timeline, now: datetime | None) -> None:
@@ -201,6 +221,11 @@ class HistoryPane(Vertical):
         match = Filter(self.filter)
         timeline, name, reverse = self.timeline, *self.sort
         table = self.table
+        drawn = (timeline, self.view, self.filter, self.sort)
+        if timeline is not None and self._drawn is not None and self._drawn[0] is timeline and \
+                self._drawn[1:] == drawn[1:]:
+            return   # a live cluster's redraw every few seconds: the same rows
+        self._drawn = drawn
         if timeline is None:
             words = self.error and "(no history: see above)" or (
                 "(computing…)" if self.running is not None else self.status if self.key is not None else

@@ -27,8 +27,8 @@ NO_LOG = "(no Karpenter log: open with --logs FILE)"
 LIFE_COLUMNS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "$/h", "created", "launch→ready", "end",
                 "at", "disrupt→gone", "lived", "replaced by")
 # one sort per column, in the columns' order (the header's ▲ is over the sort's column)
-HISTORY_SORTS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "price", "created", "ready", "end", "at",
-                 "gone", "lived", "replaced by")
+HISTORY_SORTS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "price", "created", "launch→ready", "end",
+                 "at", "disrupt→gone", "lived", "replaced by")
 CHAIN_COLUMNS = ("replacement chain · link", "at", "reason", "saving $/h", "command")
 HOUR_COLUMNS = ("hour", "nodepool", "created", "disrupted", "gone", "short-lived", "pending", "launch errors",
                 "interrupted", "spent $", "$/h at end", "nodes")
@@ -95,10 +95,10 @@ def _life_key(sort: str) -> Callable[[Life], tuple]:
         "capacity": lambda life: (life.capacity_type, life.nodeclaim),
         "price": lambda life: (*number(life.price), life.nodeclaim),
         "created": lambda life: (*time(life.start), life.nodeclaim),
-        "ready": lambda life: (*number(life.launch_to_ready), life.nodeclaim),
+        "launch→ready": lambda life: (*number(life.launch_to_ready), life.nodeclaim),
         "end": lambda life: (_end(life), life.nodeclaim),
         "at": lambda life: (*time(_ended_at(life)), life.nodeclaim),
-        "gone": lambda life: (*number(life.disrupt_to_gone), life.nodeclaim),
+        "disrupt→gone": lambda life: (*number(life.disrupt_to_gone), life.nodeclaim),
         "lived": lambda life: (*number(life.lived), life.nodeclaim),
         "replaced by": lambda life: (", ".join(life.replaced_by), life.nodeclaim),
     }

@@ -82,7 +82,8 @@ SORT_KEYS = {
     "pending": {"N": "pod", "C": "cpu", "M": "memory", "A": "age", "I": "simulated", "R": "reason", "K": "karpenter"},
     "activity": {"L": "line", "T": "time", "V": "level", "E": "event", "D": "details"},
     "history": {"N": "nodeclaim", "O": "nodepool", "T": "type", "Z": "zone", "Y": "capacity", "R": "price",
-                "C": "created", "L": "ready", "E": "end", "D": "at", "X": "gone", "I": "lived", "B": "replaced by"},
+                "C": "created", "L": "launch→ready", "E": "end", "D": "at", "X": "disrupt→gone", "I": "lived",
+                "B": "replaced by"},
 }
 SORT_LETTERS = {letter: "Sort by " + ", ".join(f"{keys[letter]} ({pane})" for pane, keys in SORT_KEYS.items()
                                                 if letter in keys)
