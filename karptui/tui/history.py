@@ -24,8 +24,8 @@ from textual.widgets import Static
 
 from ..history.timeline import Timeline
 from ..views.filtering import Filter
-from ..views.history import (CHAIN_COLUMNS, HISTORY_SORTS, HOUR_COLUMNS, LIFE_COLUMNS, NO_LOG, VIEWS, chain_fields,
-                             chain_rows, hour_rows, life_fields, life_rows, summary)
+from ..views.history import (CHAIN_COLUMNS, HISTORY_SORTS, HOUR_COLUMNS, LIFE_COLUMNS, NO_LOG, VIEWS, LifeTable,
+                             chain_fields, chain_rows, hour_rows, life_fields, life_rows, life_table, summary)
 from . import forked
 from .plain import plain
 from .widgets import VirtualTable
@@ -40,11 +40,13 @@ HOUR_DROP = (10, 11, 5, 9, 4)         # at 80 columns: churn, pending pods, laun
 
 
 def _build(events: list[dict], snapshot, discounts, tell: forked.Tell) -> None:
-    """The Timeline, told back down the pipe (frozen dataclasses of plain values: it pickles)."""
+    """The Timeline and its NodeClaims' rows, told back down the pipe (frozen dataclasses of plain values:
+    they pickle); the rows' durations and times are worked out here, off the screen's process."""
     from ..history.snapshot import events_timeline
 
     try:
-        tell("done", events_timeline(events, snapshot, None, discounts))
+        timeline = events_timeline(events, snapshot, None, discounts)
+        tell("done", (timeline, life_table(timeline)))
     except Exception as error:  # noqa: BLE001 -- a bug must not leave "computing…" forever
         tell("error", f"the history could not be built: {type(error).__name__}: {error}")
 
@@ -68,9 +70,9 @@ class HistoryPane(Vertical):
     REBUILD_INTERVAL = 3.0   # seconds between the end of a build and the next, while lines keep arriving
 
     class Computed(Message):
-        """The worker's Timeline for ``key`` (None, with ``error``, when it failed)."""
+        """The worker's (Timeline, LifeTable) for ``key`` (None, with ``error``, when it failed)."""
 
-        def __init__(self, key: object, timeline: Timeline | None, error: str = "") -> None:
+        def __init__(self, key: object, timeline: tuple | None, error: str = "") -> None:
             super().__init__()
             self.key, self.timeline, self.error = key, timeline, error
 
@@ -81,6 +83,7 @@ class HistoryPane(Vertical):
         super().__init__(id=id)
         self.view = "nodeclaims"
         self.timeline: Timeline | None = None
+        self.lives: LifeTable | None = None   # the Timeline's NodeClaim rows, formatted once
         self.now: datetime | None = None
         self.key: object = None           # what the Timeline shown was built from
         self.running: object = None       # what the worker builds now
@@ -197,7 +200,7 @@ class HistoryPane(Vertical):
             return
         self.key, self.running, self._finished = message.key, None, time.monotonic()
         if message.timeline is not None:
-            self.show(message.timeline, self.now)
+            self.show(*message.timeline, now=self.now)
         else:
             self.error = self.status = message.error
             self.fill()
@@ -205,10 +208,12 @@ class HistoryPane(Vertical):
             self._wait(self.REBUILD_INTERVAL)
 
     # ---- drawing ------------------------------------------------------------------------------
-    def show(self, timeline: Timeline, now: datetime | None) -> None:
+    def show(self, timeline: Timeline, table: LifeTable | None = None, now: datetime | None = None) -> None:
         """Show ``timeline``, read by the clock ``now`` (the snapshot's time: the status line says how long
-        before it the log ends). Any Timeline will do: a log's, or a recording's."""
+        before it the log ends). Any Timeline will do: a log's, or a recording's; ``table``, its NodeClaims'
+        rows, is made here when not given."""
         self.timeline, self.now, self.error = timeline, now, ""
+        self.lives = table if table is not None else life_table(timeline)
         self.status = summary(timeline, now)
         self.fill()
 
@@ -233,8 +238,9 @@ class HistoryPane(Vertical):
             table.set_rows([(words,)], ["empty"])
             return
         if self.view == "nodeclaims":
-            found = life_rows(timeline, name, reverse, match.predicate(life_fields) if match else None)
-            table.show_sort(HISTORY_SORTS.index(name), reverse)
+            found = life_rows(self.lives, name, reverse, match.predicate(life_fields) if match else None)
+            if (table.sort_column, table.sort_reverse) != (HISTORY_SORTS.index(name), reverse):
+                table.show_sort(HISTORY_SORTS.index(name), reverse)   # it measures every row: only when it changes
         elif self.view == "chains":
             found = chain_rows(timeline, match.predicate(chain_fields) if match else None)
         else:

@@ -77,8 +77,9 @@ class HistoryRows:
     keys: tuple[str, ...]
 
 
-def _life_key(sort: str) -> Callable[[Life], tuple]:
-    """A sort's key: unknown values (no price, no time) after the known ones (before them reversed)."""
+def _life_key(sort: str) -> Callable[[Life, tuple], tuple]:
+    """A sort's key over a life and its :class:`LifeTable` facts: unknown values (no price, no time) after
+    the known ones (before them reversed)."""
     never = datetime.max.replace(tzinfo=UTC)
 
     def number(value: float | None) -> tuple:
@@ -87,20 +88,21 @@ def _life_key(sort: str) -> Callable[[Life], tuple]:
     def time(value: datetime | None) -> tuple:
         return (value is None, value or never)
 
-    keys: dict[str, Callable[[Life], tuple]] = {
-        "nodeclaim": lambda life: (life.nodeclaim,),
-        "nodepool": lambda life: (life.nodepool, life.nodeclaim),
-        "type": lambda life: (life.instance_type, life.nodeclaim),
-        "zone": lambda life: (life.zone, life.nodeclaim),
-        "capacity": lambda life: (life.capacity_type, life.nodeclaim),
-        "price": lambda life: (*number(life.price), life.nodeclaim),
-        "created": lambda life: (*time(life.start), life.nodeclaim),
-        "launch→ready": lambda life: (*number(life.launch_to_ready), life.nodeclaim),
-        "end": lambda life: (_end(life), life.nodeclaim),
-        "at": lambda life: (*time(_ended_at(life)), life.nodeclaim),
-        "disrupt→gone": lambda life: (*number(life.disrupt_to_gone), life.nodeclaim),
-        "lived": lambda life: (*number(life.lived), life.nodeclaim),
-        "replaced by": lambda life: (", ".join(life.replaced_by), life.nodeclaim),
+    # facts: (start, price, launch→ready, end, at, disrupt→gone, lived)
+    keys: dict[str, Callable[[Life, tuple], tuple]] = {
+        "nodeclaim": lambda life, f: (life.nodeclaim,),
+        "nodepool": lambda life, f: (life.nodepool, life.nodeclaim),
+        "type": lambda life, f: (life.instance_type, life.nodeclaim),
+        "zone": lambda life, f: (life.zone, life.nodeclaim),
+        "capacity": lambda life, f: (life.capacity_type, life.nodeclaim),
+        "price": lambda life, f: (*number(f[1]), life.nodeclaim),
+        "created": lambda life, f: (*time(f[0]), life.nodeclaim),
+        "launch→ready": lambda life, f: (*number(f[2]), life.nodeclaim),
+        "end": lambda life, f: (f[3], life.nodeclaim),
+        "at": lambda life, f: (*time(f[4]), life.nodeclaim),
+        "disrupt→gone": lambda life, f: (*number(f[5]), life.nodeclaim),
+        "lived": lambda life, f: (*number(f[6]), life.nodeclaim),
+        "replaced by": lambda life, f: (", ".join(life.replaced_by), life.nodeclaim),
     }
     return keys[sort]
 
@@ -111,22 +113,38 @@ def life_fields(life: Life) -> tuple[str, ...]:
             life.capacity_type, _end(life), *life.replaced_by, *life.replaces)
 
 
-def life_cells(life: Life, fmt: str) -> tuple[str, ...]:
-    return (life.nodeclaim, life.nodepool or "-", life.instance_type or "-", life.zone or "-",
-            life.capacity_type or "-", money(life.price) if life.price is not None else "-",
-            _clock(life.created, fmt) or "-", span_text(life.launch_to_ready) or "-", _end(life),
-            _clock(_ended_at(life), fmt) or "-", span_text(life.disrupt_to_gone) or "-",
-            span_text(life.lived) or "-", ", ".join(life.replaced_by) or "-")
+@dataclass(frozen=True, eq=False)
+class LifeTable:
+    """A Timeline's NodeClaim rows, formatted once: a sort or a filter only reorders them (a day of a big
+    cluster is tens of thousands of lives; the pane makes this in its worker's process)."""
+
+    lives: tuple[Life, ...]
+    cells: tuple[tuple[str, ...], ...]
+    facts: tuple[tuple, ...]   # per life: (start, price, launch→ready, end, at, disrupt→gone, lived)
 
 
-def life_rows(timeline: Timeline, sort: str = "created", reverse: bool = False,
-              keep: Callable[[Life], bool] | None = None) -> HistoryRows:
+def life_table(timeline: Timeline) -> LifeTable:
     fmt = _time_format(timeline)
-    lives = [life for life in timeline.lives if keep is None or keep(life)]
-    if sort != "created" or reverse:   # the Timeline's own order is by creation
-        lives.sort(key=_life_key(sort), reverse=reverse)
-    return HistoryRows(tuple(life_cells(life, fmt) for life in lives),
-                       tuple(f"life:{life.nodeclaim}" for life in lives))
+    cells, facts = [], []
+    for life in timeline.lives:
+        ready, gone, lived, at, end = life.launch_to_ready, life.disrupt_to_gone, life.lived, _ended_at(life), _end(life)
+        cells.append((life.nodeclaim, life.nodepool or "-", life.instance_type or "-", life.zone or "-",
+                      life.capacity_type or "-", money(life.price) if life.price is not None else "-",
+                      _clock(life.created, fmt) or "-", span_text(ready) or "-", end, _clock(at, fmt) or "-",
+                      span_text(gone) or "-", span_text(lived) or "-", ", ".join(life.replaced_by) or "-"))
+        facts.append((life.start, life.price, ready, end, at, gone, lived))
+    return LifeTable(timeline.lives, tuple(cells), tuple(facts))
+
+
+def life_rows(table: LifeTable, sort: str = "created", reverse: bool = False,
+              keep: Callable[[Life], bool] | None = None) -> HistoryRows:
+    """The NodeClaims ``keep`` keeps, sorted by ``sort`` (the Timeline's own order is by creation)."""
+    lives, facts = table.lives, table.facts
+    index = [i for i, life in enumerate(lives) if keep is None or keep(life)]
+    if sort != "created" or reverse:
+        key = _life_key(sort)
+        index.sort(key=lambda i: key(lives[i], facts[i]), reverse=reverse)
+    return HistoryRows(tuple(table.cells[i] for i in index), tuple(f"life:{lives[i].nodeclaim}" for i in index))
 
 
 def _saving(value: float | None) -> str:
