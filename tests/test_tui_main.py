@@ -309,7 +309,9 @@ async def test_colon_aliases_switch_panes_or_say_where_the_answer_is():
         assert app.screen.query_one(TabbedContent).active == "activity"
         await pilot.press("colon", "n", "c", "enter")
         await pilot.pause()
-        assert any("no NodeClaims pane" in str(n.message) for n in app._notifications)
+        assert app.screen.query_one(TabbedContent).active == "history"   # NodeClaims' lives, from the log
+        assert any("the History pane (5) has every NodeClaim the log names" in str(n.message)
+                   for n in app._notifications)
         await pilot.press("colon", "n", "o", "enter")
         assert app.screen.query_one(TabbedContent).active == "nodes"
         await pilot.press("colon", "a", "c", "t", "right", "enter")  # → takes the completion

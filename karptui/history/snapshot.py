@@ -4,6 +4,8 @@ asks this; ``karptui history --events/--snapshot`` feeds events through the same
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..logs import LogParser
 from ..model import Snapshot
 from .builder import HistoryBuilder
@@ -24,9 +26,18 @@ def feed_snapshot_events(builder: HistoryBuilder, snapshot: Snapshot, file: str)
 
 def snapshot_timeline(snapshot: Snapshot, catalog=None, discounts=None) -> Timeline:
     """The timeline of the log ``snapshot`` carries and of its events (empty when it has neither)."""
-    builder = HistoryBuilder()
     text = snapshot.meta.logs_text
-    if text:
-        builder.feed_all(LogParser().parse(text.splitlines(keepends=True)), snapshot.meta.logs_source or "")
-    feed_snapshot_events(builder, snapshot, snapshot.meta.source or "")
+    events = LogParser().parse(text.splitlines(keepends=True)) if text else ()
+    return events_timeline(events, snapshot, catalog, discounts, snapshot.meta.logs_source or "")
+
+
+def events_timeline(events: Iterable[dict], snapshot: Snapshot | None, catalog=None, discounts=None,
+                    file: str = "") -> Timeline:
+    """The timeline of log events the log reader has already read (the TUI's: the snapshot's log, ``--logs``
+    and the lines followed since), then of ``snapshot``'s events: the History pane's way in, the same
+    builder and :func:`finish` as ``karptui history``."""
+    builder = HistoryBuilder()
+    builder.feed_all(events, file)   # "": lines are numbered ``N``, as `karptui history` numbers one log's
+    if snapshot is not None:
+        feed_snapshot_events(builder, snapshot, snapshot.meta.source or "")
     return finish(builder, catalog=catalog, discounts=discounts)

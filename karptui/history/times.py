@@ -8,7 +8,7 @@ from ..logs.timeline import (
     _instant as instant,  # the one reader of every spelling logs and the API use
 )
 
-__all__ = ["hour_of", "instant", "seconds_between", "stamp"]
+__all__ = ["hour_of", "instant", "seconds_between", "span_text", "stamp"]
 
 
 def seconds_between(start: datetime | None, end: datetime | None) -> float | None:
@@ -29,3 +29,12 @@ def stamp(when: datetime | None) -> str | None:
 def hour_of(when: datetime) -> str:
     """The UTC hour an instant falls in, ``2025-03-25T22:00Z``: the buckets of churn, pending and cost."""
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:00Z")
+
+
+def span_text(seconds: float | None) -> str:
+    """A duration as the answers and the History pane write it: ``45s``, ``1m41s``, ``2h05m00s``; "" unknown."""
+    if seconds is None:
+        return ""
+    minutes, rest = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{rest:02d}s" if hours else (f"{minutes}m{rest:02d}s" if minutes else f"{rest}s")

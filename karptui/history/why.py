@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .life import Life
-from .times import stamp
+from .times import span_text, stamp
 
 _METHODS = {"consolidation": "consolidation", "underutilized": "consolidation (underutilized)",
             "emptiness": "consolidation (empty)", "drift": "drift", "expiration": "expiration",
@@ -16,15 +16,6 @@ _INTERRUPTIONS = {"spot_interruption": "a spot interruption warning", "rebalance
 
 def _at(when) -> str:
     return f" at {stamp(when)}" if when is not None else ""
-
-
-def _seconds(value: float | None) -> str:
-    if value is None:
-        return ""
-    minutes, seconds = divmod(round(value), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m{seconds:02d}s" if hours else (f"{minutes}m{seconds:02d}s" if minutes
-                                                                   else f"{seconds}s")
 
 
 def why(life: Life) -> str:
@@ -67,12 +58,12 @@ def why(life: Life) -> str:
     if "terminated" in life.steps and (d is not None or i is not None):
         gone = f"gone{_at(life.terminated)}"
         if life.disrupt_to_gone is not None:
-            gone += f", {_seconds(life.disrupt_to_gone)} after the decision"
+            gone += f", {span_text(life.disrupt_to_gone)} after the decision"
         parts.append(gone)
     elif d is not None or i is not None:
         parts.append("not yet gone at the end of the input")
     if life.lived is not None:
-        parts.append(f"it lived {_seconds(life.lived)}")
+        parts.append(f"it lived {span_text(life.lived)}")
     for when, event, reason in life.blocked[:3]:
         parts.append(f"earlier, {event}{_at(when)}: {reason}")
     return "; ".join(parts) + "."

@@ -23,7 +23,7 @@ from textual.message import Message
 from ..catalog import catalog_from_snapshot_region
 from ..logs import LogParser
 from ..model import Snapshot
-from ..sources.manifests import log_line, manifest_in_files
+from ..sources.manifests import log_line, log_lines, manifest_in_files
 from ..views.details import node_detail, pod_detail
 from ..views.disruption import SAID_KINDS
 from ..views.info import warnings_with_catalog
@@ -302,6 +302,7 @@ class KarptuiApp(App):
                 main.fill_pending()
             if any(e["kind"] in SAID_KINDS for e in events):  # the Disruption pane's "Karpenter said"
                 main.fill_disruption()
+            main.fill_history()   # built again in the background, if the pane has been shown
             main.refresh_header()
 
     def _main_screen(self) -> MainScreen | None:
@@ -382,6 +383,8 @@ class KarptuiApp(App):
         not kept in the model (memory at 50,000 pods), so a worker reads that one again from the
         snapshot's file or, live, from the API server; the screen says so meanwhile. False when
         there is no such node or pod."""
+        if kind == "nodeclaim":
+            return self._show_history_lines(name)
         obj = self.snapshot.node_by_name.get(name) if kind == "node" else \
             self.pod_by_key.get(name) if kind == "pod" else None
         if obj is None:
@@ -394,6 +397,30 @@ class KarptuiApp(App):
         self.push_screen(screen)
         self._read_manifest(screen, obj, where)
         return True
+
+    def _show_history_lines(self, name: str) -> bool:
+        """``y`` on a History pane NodeClaim: the log lines its history came from, read by a worker (a day's
+        log is hundreds of MiB of text to walk)."""
+        from ..views.history import line_numbers
+        from .history import HistoryPane
+
+        main = self._main_screen()
+        timeline = main.query_one(HistoryPane).timeline if main is not None else None
+        life = timeline.life(name) if timeline is not None else None
+        if life is None:
+            return False
+        title = f"NodeClaim {life.nodeclaim}: the lines about it"
+        screen = DetailScreen(title, {"Lines": [f"reading {len(line_numbers(life))} line(s) of the log…"]})
+        self.push_screen(screen)
+        self._read_history_lines(screen, life)
+        return True
+
+    @work(thread=True, group="manifest", exit_on_error=False, description="reading a NodeClaim's log lines")
+    def _read_history_lines(self, screen: DetailScreen, life) -> None:
+        from ..views.history import line_numbers, lines_detail
+
+        found = log_lines(line_numbers(life), self.snapshot.meta.logs_text, self.follow_logs)
+        self.call_from_thread(screen.set_section, "Lines", lines_detail(life, found))
 
     @work(thread=True, group="manifest", exit_on_error=False, description="reading a manifest")
     def _read_manifest(self, screen: DetailScreen, obj, where: str) -> None:
@@ -474,6 +501,8 @@ class KarptuiApp(App):
             ("Nodes", "Show nodes grouped by zone", lambda: self._main("nodes")),
             ("Pending pods", "Show pending pods and why", lambda: self._main("pending")),
             ("Karpenter activity", "Show Karpenter's recent decisions", lambda: self._main("activity")),
+            ("History", "What Karpenter did: NodeClaims' lives, replacement chains, churn, cost per hour",
+             lambda: self._main("history")),
             ("What-if", "Edit constraints and re-run the simulator", self.action_whatif),
             ("Help", "List every key", self.action_help),
             ("Cycle theme", "Switch to the next theme", self.action_cycle_theme),
@@ -481,7 +510,7 @@ class KarptuiApp(App):
         ):
             yield SystemCommand(title, help_text, callback)
         # and every key of the screen underneath (sort, filter, drill in; run, undo, save, ...)
-        seen = {"Nodes", "Pending", "Activity", "What-if", "Help", "Theme", "Quit"}
+        seen = {"Nodes", "Pending", "Activity", "History", "What-if", "Help", "Theme", "Quit"}
         for binding in getattr(screen, "BINDINGS", ()):
             if isinstance(binding, Binding) and binding.description and binding.description not in seen:
                 seen.add(binding.description)

@@ -23,17 +23,19 @@ from ...text import visible
 from ...views.activity import activity_detail, activity_rows
 from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
+from ...views.history import HISTORY_SORTS, NO_LOG, hour_detail, life_detail
 from ...views.format import age, cpu
 from ...views.nodes import NODE_SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launch_key, launchable_zones, workload_spread
 from ..disruption import DisruptionPane
+from ..history import HistoryPane
 from ..keybar import Crumb, KeyBar
 from ..plain import notify_plain, plain, plain_lines
 from ..widgets import VirtualTable
 from .detail import DetailScreen
 
-PANES = ("nodes", "pending", "activity", "disruption")
+PANES = ("nodes", "pending", "activity", "disruption", "history")
 REASON_WIDTH = 60
 KARPENTER_WIDTH = 48
 SIMULATED_WIDTH = 40
@@ -62,25 +64,34 @@ ALIASES = {
     "po": ("pending", "the Pending pane lists pending pods; a node's drill-in (enter) lists its pods"),
     "ev": ("activity", ""),
     "np": ("nodes", "NodePools are the nodepool column and the zones they may launch into"),
-    "nc": (None, "karptui has no NodeClaims pane: new NodeClaims are in Pending's simulated column and Activity"),
+    "nc": ("history", "the History pane (5) has every NodeClaim the log names, its life and why it went; the "
+                      "NodeClaims Karpenter would launch are in Pending's simulated column"),
     "ctx": (None, "the context is chosen on the command line: karptui --context NAME"),
     "dis": ("disruption", ""),
+    "history": ("history", ""),
 }
 LONG_NAMES = {"node": "no", "nodes": "no", "pod": "po", "pods": "po", "pending": "po", "event": "ev", "events": "ev",
               "activity": "ev", "nodepool": "np", "nodepools": "np", "nodeclaim": "nc", "nodeclaims": "nc",
-              "context": "ctx", "contexts": "ctx", "disruption": "dis", "consolidation": "dis"}
-PANE_SORTS = {"nodes": list(NODE_SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS)}
+              "context": "ctx", "contexts": "ctx", "disruption": "dis", "consolidation": "dis", "hist": "history"}
+# the History pane's views by name (`:chains`, `:hours`); `:history` shows its NodeClaims
+HISTORY_COMMANDS = {"nodeclaims": "nodeclaims", "lives": "nodeclaims", "chains": "chains", "chain": "chains",
+                    "hours": "hours", "churn": "hours", "cost": "hours"}
+PANE_SORTS = {"nodes": list(NODE_SORTS), "pending": list(PENDING_SORTS), "activity": list(ACTIVITY_SORTS),
+              "history": list(HISTORY_SORTS)}
 # shift+letter sorts the pane shown by one column, as k9s does (again: the other way); S and G are taken
 SORT_KEYS = {
     "nodes": {"N": "name", "T": "type", "Y": "capacity", "O": "nodepool", "C": "cpu%", "M": "memory%", "P": "pods",
               "A": "age", "R": "price", "D": "consolidation"},
     "pending": {"N": "pod", "C": "cpu", "M": "memory", "A": "age", "I": "simulated", "R": "reason", "K": "karpenter"},
     "activity": {"L": "line", "T": "time", "V": "level", "E": "event", "D": "details"},
+    "history": {"N": "nodeclaim", "O": "nodepool", "T": "type", "Z": "zone", "Y": "capacity", "R": "price",
+                "C": "created", "L": "launch→ready", "E": "end", "D": "at", "X": "disrupt→gone", "I": "lived",
+                "B": "replaced by"},
 }
 SORT_LETTERS = {letter: "Sort by " + ", ".join(f"{keys[letter]} ({pane})" for pane, keys in SORT_KEYS.items()
                                                 if letter in keys)
                 for letter in sorted({letter for keys in SORT_KEYS.values() for letter in keys})}
-COMMANDS = sorted({*ALIASES, *LONG_NAMES, "budgets", "whatif", "help", "quit"})
+COMMANDS = sorted({*ALIASES, *LONG_NAMES, *HISTORY_COMMANDS, "budgets", "whatif", "help", "quit"})
 
 
 def _node_style(column: int, cell: str) -> str | None:
@@ -116,12 +127,14 @@ class MainScreen(Screen):
         Binding("2", "pane('pending')", "Pending", show=False),
         Binding("3", "pane('activity')", "Activity", show=False),
         Binding("4", "pane('disruption')", "Disruption", show=False),
+        Binding("5", "pane('history')", "History", show=False),
     ]
 
     # Each pane's own state: a change redraws that pane only.
     filters: reactive[dict] = reactive(lambda: {pane: "" for pane in PANES}, init=False)
     sorts: reactive[dict] = reactive(lambda: {"nodes": ("name", False), "pending": ("pod", False),
-                                              "activity": ("line", False)}, init=False)
+                                              "activity": ("line", False), "history": ("created", False)},
+                                   init=False)
     workload: reactive[str] = reactive("", init=False)  # the pending pod whose workload the zone balance shows
 
     def __init__(self) -> None:
@@ -158,10 +171,13 @@ class MainScreen(Screen):
                                    id="activity-table")
             with TabPane("Disruption", id="disruption"):
                 yield DisruptionPane(id="disruption-pane")
+            with TabPane("History", id="history"):
+                yield HistoryPane(id="history-pane")
         yield Crumb(id="crumb")
         yield Input(placeholder="filter: regex, !inverse, label key=value (live; enter keeps it, escape clears)",
                     id="filter")
-        yield Input(placeholder=":no :po :ev :np :nc :ctx :disruption :whatif :help :quit (→ completes)",
+        yield Input(placeholder=":no :po :ev :np :nc :ctx :disruption :history :chains :hours :whatif :help :quit "
+                                "(→ completes)",
                     suggester=SuggestFromList(COMMANDS, case_sensitive=False), id="command")
         yield KeyBar()
 
@@ -238,6 +254,7 @@ class MainScreen(Screen):
         self.fill_pending()
         self.fill_activity()
         self.fill_disruption()
+        self.fill_history()
         self.refresh_crumb()
 
     def fill_nodes(self) -> None:
@@ -342,6 +359,21 @@ class MainScreen(Screen):
         return [pane.error or "computing… (consolidation is simulated in the background; this fills in "
                 "when it lands, or see the Disruption pane, 4)"]
 
+    def fill_history(self, start: bool = False) -> None:
+        """The History pane: built from the session's log events and the snapshot's events the first time
+        it is shown, and again (in the background) whenever more lines have arrived since."""
+        pane = self.query_one(HistoryPane)
+        if start or pane.started:
+            app = self.app
+            snapshot = app.snapshot
+            key = (len(app.events), len(snapshot.events), snapshot.meta.source)
+            pane.start(key, app.events, snapshot, app.catalog.discounts, app.clock_of(snapshot).now,
+                       "(no line of Karpenter's log read from the leader yet)" if app.live is not None else NO_LOG)
+        pane.fill(self.filters["history"], self.sorts["history"])
+
+    def on_history_pane_view_changed(self, message: HistoryPane.ViewChanged) -> None:
+        self.refresh_crumb()
+
     def append_activity(self, events: list[dict]) -> None:
         """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""
         table = self.query_one("#activity-table", VirtualTable)
@@ -430,8 +462,13 @@ class MainScreen(Screen):
         shown = Filter(self.filters[pane])
         crumb = shown.crumb() + (f" ({shown.problem})" if shown.problem else "")
         hidden = self.table().hidden_columns
+        sort = f"  · sort {name} {'▼' if reverse else '▲'}"
+        if pane == "history":   # one pane, three views: the sort is the NodeClaims'
+            view = self.query_one(HistoryPane).view
+            pane = f"history: {view}"
+            sort = sort if view == "nodeclaims" else ""
         self.query_one("#crumb", Crumb).show(
-            visible(f"{pane}{'  ' + crumb if crumb else ''}  · sort {name} {'▼' if reverse else '▲'}"
+            visible(f"{pane}{'  ' + crumb if crumb else ''}{sort}"
                     + (f"  · too narrow for {', '.join(hidden)}" if hidden else "")))
 
     def on_virtual_table_columns_hidden(self, event: VirtualTable.ColumnsHidden) -> None:
@@ -452,7 +489,7 @@ class MainScreen(Screen):
 
     def fill(self, pane: str) -> None:
         {"nodes": self.fill_nodes, "pending": self.fill_pending, "activity": self.fill_activity,
-         "disruption": self.fill_disruption}[pane]()
+         "disruption": self.fill_disruption, "history": self.fill_history}[pane]()
 
     # ---- actions ---------------------------------------------------------------------------
     @property
@@ -460,6 +497,8 @@ class MainScreen(Screen):
         return self.query_one(TabbedContent).active or "nodes"
 
     def table(self) -> VirtualTable:
+        if self.pane == "history":
+            return self.query_one(HistoryPane).table   # the view shown
         return self.query_one(f"#{self.pane}-table", VirtualTable)
 
     def action_pane(self, pane: str) -> None:
@@ -469,6 +508,8 @@ class MainScreen(Screen):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if self.pane == "disruption":
             self.fill_disruption(start=True)
+        elif self.pane == "history":
+            self.fill_history(start=True)
         self.table().focus()
         self.refresh_crumb()
         if self.pane == "nodes":
@@ -549,6 +590,9 @@ class MainScreen(Screen):
             if note:
                 notify_plain(self, f":{word}: {note}", timeout=6)
             self.table().focus()
+        elif word in HISTORY_COMMANDS:  # a view of the History pane (5 then v)
+            self.action_pane("history")
+            self.query_one(HistoryPane).show_view(HISTORY_COMMANDS[word])
         elif word in ("budgets", "budget"):  # the Disruption pane's budgets view (4 then b)
             self.action_pane("disruption")
             self.query_one(DisruptionPane).show_budgets(True)
@@ -559,7 +603,8 @@ class MainScreen(Screen):
         elif word in ("q", "quit"):
             self.app.exit()
         else:
-            notify_plain(self, f"unknown command :{word} (no, po, ev, np, nc, ctx, disruption, whatif, help, quit)",
+            notify_plain(self, f"unknown command :{word} (no, po, ev, np, nc, ctx, disruption, history, chains, "
+                               "hours, whatif, help, quit)",
                          severity="warning")
             self.table().focus()
 
@@ -585,6 +630,24 @@ class MainScreen(Screen):
             self.post_message(self.Open("pod", self._pending_pod(key)))
         elif kind in ("line", "event") and key in self._activity:
             self._show_activity(self._activity[key])
+        elif kind in ("life", "chain", "link", "hour", "pool"):
+            self._open_history(kind, name)
+
+    def _open_history(self, kind: str, name: str) -> None:
+        """A NodeClaim's drill-in (its "why did it go" first; from a chain, its first NodeClaim; from a link,
+        the one replaced), or an hour's."""
+        timeline = self.query_one(HistoryPane).timeline
+        if timeline is None:
+            return
+        if kind in ("hour", "pool"):
+            hour = name if kind == "hour" else name.rsplit(":", 1)[0]   # pool:HOUR:NODEPOOL
+            self.app.push_screen(DetailScreen(f"hour {hour} (UTC)", hour_detail(timeline, hour)))
+            return
+        claim = name.partition(":")[2] if kind == "link" else name
+        life = timeline.life(claim)
+        if life is not None:
+            self.app.push_screen(DetailScreen(f"NodeClaim {life.nodeclaim}", life_detail(timeline, life),
+                                              ref=("nodeclaim", life.nodeclaim)))
 
     def _show_activity(self, row) -> None:
         """An Activity row in full: the line as written and what karptui read from it."""
@@ -600,8 +663,12 @@ class MainScreen(Screen):
         if kind in ("line", "event") and key in self._activity:
             self._show_activity(self._activity[key])
             return
+        if kind in ("life", "chain", "link"):   # a NodeClaim of the History pane: the lines it came from
+            name = name.partition(":")[2] if kind == "link" else name
+            kind = "nodeclaim"
         if not self.app.show_yaml(kind, name):
-            notify_plain(self, "y shows a node's or a pod's YAML: select one first", severity="warning")
+            notify_plain(self, "y shows a node's or a pod's YAML, or a NodeClaim's lines: select one first",
+                         severity="warning")
 
 
 def _activity_cells(rows) -> tuple[list[tuple[str, ...]], list[str]]:
