@@ -32,6 +32,7 @@ from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
 from ....model.disruption import PodDisruptionBudget
 from ....model.selectors import selected_as
 from ....model import labels as L
+from ..deleting import marked_for_deletion
 from ..existingnode import BASE, ONE_POD, base_vector
 from ....model.fields import parse_duration
 from ...state import ClusterState
@@ -164,7 +165,7 @@ class CandidateFinder:
             pods = state.pods[i]
             seen = self._seen.get(node.name)
             if seen is None or seen[0] is not node or seen[1] is not claim or not _same(seen[2], pods):
-                why = self._blocker(node, pool, pods, allowance)
+                why = self._blocker(node, claim, pool, pods, allowance)
                 seen = self._seen[node.name] = (node, claim, tuple(pods), why,
                                                 () if why is not None else self._costs(node, claim, pool, pods))
             why = seen[3]
@@ -175,11 +176,12 @@ class CandidateFinder:
             out.append(Candidate(i, node, claim, pool, *seen[4]))
         return out
 
-    def _blocker(self, node: Node, pool: NodePool, pods: list[Pod], allowance: dict[str, int]) -> Why | None:
+    def _blocker(self, node: Node, claim: NodeClaim | None, pool: NodePool, pods: list[Pod],
+                 allowance: dict[str, int]) -> Why | None:
         """Why the node is no candidate at all, or None (Karpenter's words, then the pod, the PDB,
         the annotation's value)."""
         legacy = pool.kind == "Provisioner"
-        if node.deleted is not None:
+        if marked_for_deletion(node, claim):  # its NodeClaim being deleted is how Karpenter marks it
             return Why(BLOCKED, "deleting", "node is deleting or marked for deletion")
         if node.name in self.nominated:
             return Why(BLOCKED, "nominated", "node is nominated for a pending pod",

@@ -77,6 +77,8 @@ class Disruption:
     # terminate-first (no room for a replacement: the node goes first, provisioning refills it)
     forceful: bool = False
     terminate_first: bool = False
+    # the name the simulation gives each NodeClaim of ``launches``, in that order
+    replacement_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,11 +157,14 @@ class Disruptor:
         self.skip_unplaceable = skip_unplaceable
 
     # ---- what the methods call ------------------------------------------------------------------
-    def simulate(self, candidates: list[Candidate], planned: bool = True) -> Simulation:
+    def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True) -> Simulation:
         """Karpenter's SimulateScheduling for ``candidates``. ``planned=False`` (drift) leaves out the
         pending pods the provisioning plan already launches NodeClaims for: drift takes every new
         NodeClaim its simulation needs, so with them in, the plan would launch their node twice
-        (karptui's divergence, said in docs/simulate-json.md)."""
+        (karptui's divergence, said in docs/simulate-json.md). ``consolidating``: a consolidation's
+        simulation, which may not move pods onto a node still within its consolidateAfter (the
+        scheduler's IsConsolidationSimulation option); drift's passes none (``drift.go``), so its
+        pods may go to any node."""
         self.simulated += 1
         self.simulations_run += 1
         if self.progress is not None:
@@ -167,7 +172,7 @@ class Disruptor:
         pending = self.pending if planned or not self.planned else \
             [p for p in self.pending if p.key not in self.planned]
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
-                        self._settling(), self._existing(), self._unplaceable() if self.skip_unplaceable else frozenset())
+                        self._settling() if consolidating else frozenset(), self._existing(), self._unplaceable() if self.skip_unplaceable else frozenset())
 
     def _unplaceable(self) -> frozenset[str]:
         """The pending pods no simulation over this cluster state can place (see :mod:`..unplaceable`),
@@ -438,7 +443,8 @@ class Disruptor:
                           _METHOD_REPORTED.get(command.method, "consolidation"), tuple(sorted(moves)),
                           self._replacement_name(command, number, 0) if command.replacements else "",
                           tuple((r.claim.template.name, r.launch) for r in command.replacements),
-                          *self._estimate(command, price), command.forceful, command.terminate_first)
+                          *self._estimate(command, price), command.forceful, command.terminate_first,
+                          tuple(self._replacement_name(command, number, k) for k in range(len(command.replacements))))
 
     def _estimate(self, command: Command, price: float) -> tuple[float, str]:
         """Karpenter's estimated savings of the command, and what its release's estimate counted
