@@ -276,3 +276,15 @@ def test_budgets_show_reason_unhealthy_where_repair_is_paced_by_budgets(tmp_path
 def test_budgets_follow_the_controller_deployments_gates(tmp_path):
     cluster = _cluster(NOT_READY_45M, deployment_env={"FEATURE_GATES": "NodeRepair=true"})
     assert "Unhealthy" in _budgets(tmp_path, cluster)
+
+
+def test_legacy_repair_leaves_a_nodeclaim_already_being_deleted(tmp_path):
+    """The node.health controller does nothing for a NodeClaim that has a deletionTimestamp (deleteNodeClaim
+    returns early): a second unhealthy node is deleted alone."""
+    cluster = _cluster(NOT_READY_45M, nodes=6)
+    cluster.add_node({"name": "node-7", "instanceType": "default-instance-type", "zone": "test-zone-1",
+                      "capacityType": "on-demand", "nodepool": "default", "conditions": NOT_READY_45M})
+    cluster.mark_for_deletion("node-1")
+    doc = _simulate(tmp_path, cluster, "--feature-gates", "NodeRepair=true", "--karpenter-version", "v1.14.3")
+    assert doc["disruptions"][0]["forceful"] is True
+    assert doc["disruptions"][0]["nodes"] == ["node-7"]

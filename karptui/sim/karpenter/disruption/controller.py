@@ -316,15 +316,16 @@ class Disruptor:
         return commands, [Blocked(n, r.karpenter) for n, r in sorted(self.blocked.items())]
 
     def candidates_by_reason(self, state: ClusterState) -> dict[tuple[str, str], list[str]]:
-        """(NodePool, reason) -> the nodes that reason's method would take up now, best savings per
-        cost first: the ones a budget holds back when it allows fewer (the budgets view)."""
+        """(NodePool, reason) -> the nodes that reason's method would take up now, in the order it takes
+        them (repair and drift have their own; the others best savings per cost first): the ones a
+        budget holds back when it allows fewer (the budgets view)."""
         self.state = state
         candidates = sorted(self.finder.find(state, {}), key=lambda c: -c.savings_ratio)
         out: dict[tuple[str, str], list[str]] = {}
         for method in ((repair,) if self.repair == node_repair.VOLUNTARY else ()) + (emptiness, drift, singlenode):
-            for c in candidates:
-                if method.should_disrupt(self, c) is None:
-                    out.setdefault((c.pool.name, method.REASON), []).append(c.name)
+            mine = [c for c in candidates if method.should_disrupt(self, c) is None]
+            for c in method.order(self, mine) if method in (repair, drift) else mine:
+                out.setdefault((c.pool.name, method.REASON), []).append(c.name)
         return out
 
     def unconsolidatable_nodes(self) -> list[Blocked]:

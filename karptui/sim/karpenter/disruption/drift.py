@@ -51,9 +51,24 @@ def drifted_at(c: Candidate) -> datetime:
     return since if since is not None else _NO_TIME
 
 
+def static_order(candidates: list[Candidate]) -> list[Candidate]:
+    """Static NodePools' drifted nodes, as static drift takes them: the cheaper to disrupt first."""
+    return sorted((c for c in candidates if c.pool.replicas is not None), key=lambda c: (c.disruption_cost, c.name))
+
+
+def drift_order(candidates: list[Candidate]) -> list[Candidate]:
+    """The other drifted nodes, as drift takes them: oldest drift first, the empty ones before the others."""
+    candidates = sorted((c for c in candidates if c.pool.replicas is None), key=drifted_at)
+    return [c for c in candidates if not c.pods] + [c for c in candidates if c.pods]
+
+
+def order(ctx, candidates: list[Candidate]) -> list[Candidate]:
+    """Every drifted candidate in the order the method takes them up (static drift runs first)."""
+    return static_order(candidates) + drift_order(candidates)
+
+
 def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Command | None:
-    fixed = sorted((c for c in candidates if c.pool.replicas is not None), key=lambda c: (c.disruption_cost, c.name))
-    for c in fixed:  # static drift runs before drift
+    for c in static_order(candidates):  # static drift runs before drift
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
@@ -61,9 +76,7 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         if command is not None:
             return command
         ctx.note(c, NAME, why)
-    candidates = sorted((c for c in candidates if c.pool.replicas is None), key=drifted_at)
-    ordered = [c for c in candidates if not c.pods] + [c for c in candidates if c.pods]
-    for c in ordered:
+    for c in drift_order(candidates):
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
