@@ -33,7 +33,7 @@ from .budgets import applying, budget_mapping, blocked_by_budget
 from .candidates import Candidate, CandidateFinder, reschedulable
 from .command import Command, REPLACE
 from .savings import estimated_savings, leaked
-from ..versions import karpenter_version
+from ..versions import V1_14, karpenter_version
 from .consolidation import consolidate
 from .simulation import Simulation, simulate
 from .verdicts import (BLOCKED, DELETE, METHOD_ORDER, REPAIR_FIRST, REPLACE as REPLACED, SKIPPED, Ledger,
@@ -203,6 +203,10 @@ class Disruptor:
         return self._settled
 
     def _nodes_settling(self) -> frozenset[str]:
+        """The nodes a consolidation may not move pods onto: still within their NodePool's consolidateAfter
+        (kubernetes-sigs/karpenter#3006, from v1.14.0; before it any node took them)."""
+        if karpenter_version(self.snapshot) < V1_14:
+            return frozenset()
         out = set()
         for i, node in enumerate(self.state.nodes):
             pool = self.pools.get(node.nodepool)
