@@ -33,6 +33,7 @@ from ....model.disruption import PodDisruptionBudget
 from ....model.selectors import selected_as
 from ....model import labels as L
 from ..deleting import marked_for_deletion
+from ..donotdisrupt import reads_durations
 from ..existingnode import BASE, ONE_POD, base_vector
 from ....model.fields import parse_duration
 from ...state import ClusterState
@@ -111,6 +112,7 @@ class CandidateFinder:
     def __init__(self, snapshot: Snapshot, catalog: Catalog, now: datetime | None,
                  replacements: set[str], nominated: frozenset[str] = frozenset()) -> None:
         self.snapshot, self.catalog, self.now = snapshot, catalog, now
+        self.durations = reads_durations(snapshot)  # a do-not-disrupt duration holds a pod (v1.12+)
         # nodes Karpenter's provisioning just counted on for a pending pod (it nominates them)
         self.nominated = nominated
         self.pools = pools_as_read(snapshot)  # consolidateAfter as the version simulated reads it
@@ -192,7 +194,7 @@ class CandidateFinder:
                 return Why(BLOCKED, "node-annotation", f'disruption is blocked through the "{key}" annotation',
                            f'the node itself carries {key}: "true"', (("annotation", key), ("value", "true")))
         for pod in pods:
-            if pod.blocks_disruption(self.now, legacy):
+            if pod.blocks_disruption(self.now, legacy, self.durations):
                 if legacy:
                     return Why(BLOCKED, "do-not-evict", f"pod {pod.namespace}/{pod.name} has do not evict annotation",
                                f'pod {pod.key} carries {L.DO_NOT_EVICT}: "true"',
