@@ -214,3 +214,28 @@ def test_a_window_past_the_calendars_end_is_one_line_and_exit_2(cli, at, hours):
 def test_a_window_at_the_calendars_start_is_answered(cli):
     code, out, _ = cli("budgets", "topology-spread", "--at", "0001-01-01T00:00:00Z")
     assert code == 0 and out
+
+
+def test_held_back_drifted_nodes_are_the_later_drifted(cli, tmp_path):
+    """Drift takes the earliest drifted first, so a budget of 1 holds back the one drifted later, even
+    when consolidation's order (best savings per cost) would put it first."""
+    import yaml
+
+    from karptui.model.snapshot import SnapshotMeta
+    from karptui.sources.snapshot_file import write_snapshot
+    from tests.karpenter_spec.harness import NOW, Cluster, named_catalog
+
+    types = named_catalog("fake-default")
+    cluster = Cluster({t["name"]: t for t in types})
+    cluster.apply({"kind": "NodePool", "metadata": {"name": "default"},
+                   "spec": {"disruption": {"consolidateAfter": "Never", "budgets": [{"nodes": "1"}]}}})
+    for name, itype, since in (("node-a", "arm-instance-type", "10m"), ("node-b", "small-instance-type", "2h")):
+        cluster.add_node({"name": name, "instanceType": itype, "zone": "test-zone-1", "capacityType": "on-demand",
+                          "nodepool": "default", "drifted": True, "driftedSince": since})
+    snapshot, catalog = tmp_path / "snap.yaml", tmp_path / "catalog.yaml"
+    write_snapshot(snapshot, cluster.manifests(), SnapshotMeta(name="drift", captured_at=NOW))
+    catalog.write_text(yaml.safe_dump({"instanceTypes": types}))
+    code, out, err = cli("budgets", str(snapshot), "--instance-types", str(catalog), "--hours", "0", "-o", "json")
+    assert code == 0, err
+    drifted = {r["reason"]: r for r in json.loads(out)["nodepools"][0]["reasons"]}["Drifted"]
+    assert (drifted["candidates"], drifted["held_back"]) == (["node-b", "node-a"], ["node-a"])

@@ -246,3 +246,45 @@ def test_terminate_first_in_the_pane_and_per_version(tmp_path):
     snapshot_path, _ = _files(tmp_path, room)
     roomy = simulate(_versioned(load_snapshot(snapshot_path), "v1.15.1"), catalog=catalog, consolidate=True)
     assert roomy.disruptions[0].action == "replace" and not roomy.disruptions[0].terminate_first
+
+
+def _budgets(tmp_path, cluster, *flags) -> dict:
+    snapshot, catalog = _files(tmp_path, cluster)
+    code, out, err = run_cli("budgets", snapshot, "--instance-types", catalog, "--hours", "0", "-o", "json", *flags)
+    assert code == 0, err
+    (pool,) = json.loads(out)["nodepools"]
+    return {r["reason"]: r for r in pool["reasons"]}
+
+
+def test_budgets_show_reason_unhealthy_where_repair_is_paced_by_budgets(tmp_path):
+    """v1.15 with the gate: repair is a disruption method under budgets for reason Unhealthy, and a node
+    not Ready does not spend that budget (it is what repair takes); earlier lines, the legacy controller
+    and no gate: no such reason (the forceful controller ignores budgets)."""
+    cluster = _cluster(NOT_READY_45M, pool_extra={"disruption": {
+        "consolidateAfter": "Never", "budgets": [{"nodes": "50%"}, {"nodes": "0", "reasons": ["Drifted"]}]}})
+    reasons = _budgets(tmp_path, cluster, "--feature-gates", "NodeRepair=true", "--karpenter-version", "v1.15.1")
+    assert list(reasons) == ["Unhealthy", "Empty", "Drifted", "Underutilized"]
+    assert (reasons["Unhealthy"]["allowed"], reasons["Unhealthy"]["candidates"]) == (1, ["node-1"])
+    assert reasons["Unhealthy"]["binding_budgets"] == [0]
+    assert reasons["Empty"]["allowed"] == 0  # node-1 not Ready spends the other reasons' 50% of 2
+    for flags in (("--feature-gates", "NodeRepair=true", "--karpenter-version", "v1.14.3"),
+                  ("--karpenter-version", "v1.15.1"),
+                  ("--feature-gates", "NodeRepair=true", "--karpenter-version", "v1.15.1", "--legacy-node-repair")):
+        assert list(_budgets(tmp_path, cluster, *flags)) == ["Empty", "Drifted", "Underutilized"], flags
+
+
+def test_budgets_follow_the_controller_deployments_gates(tmp_path):
+    cluster = _cluster(NOT_READY_45M, deployment_env={"FEATURE_GATES": "NodeRepair=true"})
+    assert "Unhealthy" in _budgets(tmp_path, cluster)
+
+
+def test_legacy_repair_leaves_a_nodeclaim_already_being_deleted(tmp_path):
+    """The node.health controller does nothing for a NodeClaim that has a deletionTimestamp (deleteNodeClaim
+    returns early): a second unhealthy node is deleted alone."""
+    cluster = _cluster(NOT_READY_45M, nodes=6)
+    cluster.add_node({"name": "node-7", "instanceType": "default-instance-type", "zone": "test-zone-1",
+                      "capacityType": "on-demand", "nodepool": "default", "conditions": NOT_READY_45M})
+    cluster.mark_for_deletion("node-1")
+    doc = _simulate(tmp_path, cluster, "--feature-gates", "NodeRepair=true", "--karpenter-version", "v1.14.3")
+    assert doc["disruptions"][0]["forceful"] is True
+    assert doc["disruptions"][0]["nodes"] == ["node-7"]

@@ -1,5 +1,5 @@
 """``karptui budgets SNAPSHOT [--at TIME] [--hours N] [--whatif FILE] [--instance-types FILE]
-[--output table|json]``: the disruption budgets per NodePool and reason, now and over the hours ahead."""
+[--feature-gates K=V,...] [--karpenter-version V] [--output table|json]``: the disruption budgets per NodePool and reason, now and over the hours ahead."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from ..text import visible
 from ..views.budgets import WindowPastCalendar, budgets_json, budgets_lines, budgets_view
 from ..views.clock import Clock, snapshot_clock
 from ..views.info import warnings_with_catalog
+from .karpenter_settings import flags_given, with_flags
+from .karpenter_version import flag_text, with_flag
 from .output import emit, say
+from .simulate import feature_gates
 
 MAX_HOURS = 24 * 31
 
@@ -31,14 +34,16 @@ def parse_at(text: str) -> datetime:
 def run_budgets(args: argparse.Namespace) -> int:
     hours = check_hours(args.hours)
     at = parse_at(args.at) if args.at else None
-    snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+    snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), flag_text(args)),
+                          flags_given(args))
     catalog = snapshot_catalog(snapshot, args.instance_types)
     whatif = None
     if args.whatif:
         from ..whatif import load_whatif
 
         whatif = load_whatif(args.whatif)
-    view, warnings = budgets_answer(snapshot, catalog, at=at, hours=hours, whatif=whatif)
+    view, warnings = budgets_answer(snapshot, catalog, at=at, hours=hours, whatif=whatif,
+                                    gates=feature_gates(args.feature_gates))
     for warning in warnings:  # as simulate says them: a skipped NodePool is why it is not here
         say(f"karptui: warning: {warning}")
     if args.output == "json":
@@ -55,9 +60,10 @@ def check_hours(hours: int) -> int:
     return hours
 
 
-def budgets_answer(snapshot, catalog, *, at: datetime | None, hours: int, whatif=None) -> tuple:
+def budgets_answer(snapshot, catalog, *, at: datetime | None, hours: int, whatif=None, gates=None) -> tuple:
     """The budgets view at ``at`` (default: the snapshot's clock) over ``hours``, after ``whatif``
-    if given, and the loader's warnings: what ``budgets`` prints and ``karptui mcp`` returns."""
+    if given, and the loader's warnings: what ``budgets`` prints and ``karptui mcp`` returns.
+    ``gates``: ``--feature-gates`` (None: the snapshot's controller's)."""
     if whatif is not None:
         from ..whatif.session import apply_drifting
 
@@ -67,7 +73,7 @@ def budgets_answer(snapshot, catalog, *, at: datetime | None, hours: int, whatif
             raise InputError(whatif.source, str(exc)) from None
     clock = Clock(at, True) if at is not None else snapshot_clock(snapshot)
     try:
-        view = budgets_view(snapshot, catalog, clock, hours=hours)
+        view = budgets_view(snapshot, catalog, clock, hours=hours, gates=gates)
     except WindowPastCalendar as exc:
         where = "--at" if at is not None else snapshot.meta.source or "the snapshot's capture time"
         raise InputError(where, str(exc)) from None

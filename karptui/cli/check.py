@@ -58,7 +58,7 @@ def run_check(args: argparse.Namespace) -> int:
     sim, _ = simulation_document(snapshot, catalog, gates=gates, consolidate=args.consolidate, whatif=whatif,
                                  whatif_file=args.whatif or whatif.source, edits_catalog=bool(args.instance_types),
                                  namespace=getattr(args, "namespace", None))
-    view, warnings = budgets_answer(snapshot, catalog, at=at, hours=HOURS, whatif=whatif)
+    view, warnings = budgets_answer(snapshot, catalog, at=at, hours=HOURS, whatif=whatif, gates=gates)
     doc = check_document(sim, budgets_document(view, warnings), change=change, consolidated=args.consolidate,
                          thresholds=thresholds)
     for warning in doc.get("warnings", ()):

@@ -128,7 +128,11 @@ def build_parser() -> OneLineParser:
     budgets.add_argument("--hours", type=int, default=24, help="how far ahead the timeline goes (default 24)")
     budgets.add_argument("--whatif", metavar="FILE", help="apply this what-if file first")
     budgets.add_argument("--instance-types", metavar="FILE", help="instance-type catalog (default: bundled EC2 data)")
+    budgets.add_argument("--feature-gates", metavar="K=V,...",
+                         help="Karpenter feature gates, e.g. NodeRepair=true (reason Unhealthy from v1.15)")
     budgets.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    _karpenter_version(budgets, suppress=True)
+    _karpenter_settings(budgets, suppress=True)
     budgets.set_defaults(run=_lazy(".budgets", "run_budgets"))
     check = commands.add_parser("check", help="review a change for CI: what a what-if or changed manifests "
                                               "would drift, leave pending, launch and cost (docs/ci.md)")

@@ -154,7 +154,8 @@ class Answers:
         with _named({"--at": "at", "--hours": "hours"}):
             hours = check_hours(hours)
             moment = parse_at(_bounded(at, "at", 64)) if at else None
-        view, warnings = budgets_answer(self.snapshot, self.catalog(discounted=False), at=moment, hours=hours)
+        view, warnings = budgets_answer(self.snapshot, self.catalog(discounted=False), at=moment, hours=hours,
+                                        gates=self.gates)
         return budgets_document(view, warnings)
 
     def whatif(self, whatif: str | Mapping, *, consolidate: bool = False, explain: bool = False) -> dict:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import labels as L
+from .errors import ModelError
 from .fields import as_list, as_map, as_str, parse_duration, parse_time
 from .meta import KubeObject, meta_fields
 from .nodeclass import NodeClassRef, parse_node_class_ref
@@ -32,6 +33,9 @@ class NodeClaim(KubeObject):
     allocatable: Resources = EMPTY
     conditions: Mapping[str, str]  # Launched/Registered/Initialized/Ready/... -> status
     last_pod_event: datetime | None = None  # status.lastPodEventTime: when a pod last came or went
+    # type -> the condition's lastTransitionTime, where it has one: drift takes the NodeClaim that
+    # drifted first (its Drifted condition's time)
+    condition_since: Mapping[str, datetime] = field(default_factory=dict)
 
     @property
     def ref(self) -> str:
@@ -69,12 +73,18 @@ class NodeClaim(KubeObject):
 def build_nodeclaim(obj: Mapping, api_version: str, kind: str) -> NodeClaim:
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
-    conditions = {}
+    conditions, since = {}, {}
     for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
         cond = as_map(raw, f"status.conditions[{i}]")
         # v1alpha5 Machines prefix their conditions: MachineLaunched -> Launched
         ctype = as_str(cond.get("type"), "type").removeprefix("Machine")
         conditions[ctype] = as_str(cond.get("status"), "status")
+        try:
+            stamp = parse_time(cond.get("lastTransitionTime"), f"status.conditions[{i}].lastTransitionTime")
+        except ModelError:  # only an ordering hint: a bad one costs the order, not the NodeClaim
+            stamp = None
+        if stamp is not None:
+            since[ctype] = stamp
     ref_key = "machineTemplateRef" if kind == "Machine" else "nodeClassRef"
     return NodeClaim(
         **meta_fields(obj, keep_raw=False),  # thousands of them, never a what-if target
@@ -94,5 +104,6 @@ def build_nodeclaim(obj: Mapping, api_version: str, kind: str) -> NodeClaim:
         capacity=Resources.parse(status.get("capacity"), "status.capacity"),
         allocatable=Resources.parse(status.get("allocatable"), "status.allocatable"),
         conditions=conditions,
+        condition_since=since,
         last_pod_event=parse_time(status.get("lastPodEventTime"), "status.lastPodEventTime"),
     )

@@ -82,12 +82,13 @@ class Pod(KubeObject):
         """A static pod's mirror; the kubelet owns it, nobody can evict it."""
         return L.MIRROR_POD in self.annotations or self.owner_kind == "Node"
 
-    def blocks_disruption(self, now=None, legacy: bool = False) -> bool:
+    def blocks_disruption(self, now=None, legacy: bool = False, durations: bool = True) -> bool:
         """Whether this pod's annotation stops Karpenter disrupting its node right now.
 
-        ``karpenter.sh/do-not-disrupt: "true"``, or a duration ("5m") the pod has not yet run
-        for since its ``status.startTime`` (Karpenter v1.1+; a pod not started yet is kept); ``legacy``
-        reads v1alpha5's ``karpenter.sh/do-not-evict`` instead. Finished and terminating pods block nothing.
+        ``karpenter.sh/do-not-disrupt: "true"``, or (``durations``: the releases that read them, see
+        :mod:`karptui.sim.karpenter.donotdisrupt`) a duration ("5m") the pod has not yet run for since its
+        ``status.startTime`` (a pod not started yet is kept); ``legacy`` reads v1alpha5's
+        ``karpenter.sh/do-not-evict`` instead. Finished and terminating pods block nothing.
         """
         if self.is_terminal or self.deleted is not None:
             return False
@@ -98,6 +99,8 @@ class Pod(KubeObject):
             return False
         if value == "true":
             return True
+        if not durations:  # anything else holds nothing in a release that reads only "true"
+            return False
         try:  # a duration: blocks until the pod has run that long
             seconds = parse_duration(value, L.DO_NOT_DISRUPT)
         except ModelError:

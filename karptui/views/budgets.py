@@ -7,7 +7,10 @@ the one owner) at the snapshot's time and every ``step`` after it, and names the
 candidates each budget holds back now: the nodes the reason's method would take up
 (its candidate filter passes) beyond what the budgets allow, best savings per cost
 first. Node counts stay as captured: the timeline says what the budgets would allow
-the cluster as it is. Headless: the TUI and ``karptui budgets`` both show it.
+the cluster as it is. Reason ``Unhealthy`` is shown where node repair is a disruption method
+paced by budgets (v1.15 with the ``NodeRepair`` gate, :func:`karptui.sim.karpenter.repair.repair_mode`):
+the legacy controller of earlier releases deletes unhealthy nodes outside any budget. Headless: the
+TUI and ``karptui budgets`` both show it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from datetime import datetime, timedelta, timezone
 
 from ..model import Snapshot
 from ..sim.karpenter.disruption import budgets as B
+from ..sim.karpenter.featuregates import FeatureGates
+from ..sim.karpenter.repair import VOLUNTARY, repair_mode
+from ..sim.karpenter.settings import controller_gates
 from ..sim.state import ClusterState
 from .clock import Clock
 from .format import counted
@@ -96,25 +102,39 @@ def _duration(seconds: float | None) -> str:
     return (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes or not hours else "")
 
 
-def budgets_view(snapshot: Snapshot, catalog, clock: Clock, hours: int = 24, step: timedelta = STEP) -> BudgetsView:
+def budget_reasons(snapshot: Snapshot, gates: FeatureGates) -> tuple[str, ...]:
+    """The reasons budgets pace in the release simulated: ``Unhealthy`` first where repair is the
+    first disruption method (v1.15 with the NodeRepair gate), then Empty, Drifted, Underutilized."""
+    return ((B.UNHEALTHY,) if repair_mode(snapshot, gates) == VOLUNTARY else ()) + B.REASONS
+
+
+def budgets_view(snapshot: Snapshot, catalog, clock: Clock, hours: int = 24, step: timedelta = STEP,
+                 gates: FeatureGates | None = None) -> BudgetsView:
     """Every NodePool's budgets at ``clock.now`` and over the next ``hours``
-    (:class:`WindowPastCalendar` when those hours run past the calendar's end)."""
+    (:class:`WindowPastCalendar` when those hours run past the calendar's end). ``gates``: Karpenter's
+    feature gates (default: the snapshot's controller's), a what-if's ``featureGates`` over them."""
     at = clock.now
     window_fits(at, hours)
+    gates = (gates or controller_gates(snapshot)).with_(snapshot.feature_gates)
+    reasons = budget_reasons(snapshot, gates)
     state = ClusterState(snapshot)
     pools = {p.name: p for p in snapshot.nodepools if p.kind != "Provisioner"}
     counts = B.pool_counts(pools, state)
+    # a node not Ready spends every budget but Unhealthy's (unhealthy nodes are what repair takes)
+    by_reason = {reason: B.pool_counts(pools, state, reason) if reason == B.UNHEALTHY else counts
+                 for reason in reasons}
     candidates: dict[tuple[str, str], list[str]] = {}
     if catalog is not None and pools:
         from ..sim.karpenter.disruption import Disruptor
 
-        candidates = Disruptor(snapshot, catalog).candidates_by_reason(state)
+        candidates = Disruptor(snapshot, catalog, gates=gates).candidates_by_reason(state)
     end = at + timedelta(hours=hours)
     out = []
     for name in sorted(pools):
-        pool, count = pools[name], counts[name]
+        pool = pools[name]
         rows, holding = [], {i: [] for i in range(len(pool.budgets))}
-        for reason in B.REASONS:
+        for reason in reasons:
+            count = by_reason[reason][name]
             # the budgets in force whose limit is the allowance (the budgets module's own rule)
             least, applying = B.allowed(pool, count.nodes, reason, at), {id(b) for b in B.applying(pool, reason, at)}
             binding = tuple(i for i, b in enumerate(pool.budgets)
@@ -134,6 +154,7 @@ def budgets_view(snapshot: Snapshot, catalog, clock: Clock, hours: int = 24, ste
                     changes.append((moment, value))
                     last = value
             rows.append(ReasonRow(name, reason, now, timeline, tuple(changes), binding, mine, held))
+        count = counts[name]
         lines = []
         for i, b in enumerate(pool.budgets):
             on = B.active(b, at)

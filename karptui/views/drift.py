@@ -31,7 +31,7 @@ def _plan(result, consolidated: bool) -> tuple[tuple, dict]:
     return (tuple(run.commands), dict(run.verdicts)) if run is not None else ((), {})
 
 
-def _launch_json(nodepool: str, launch, catalog) -> dict:
+def launch_json(nodepool: str, launch, catalog) -> dict:
     """A replacement: its NodePool, its offering (list ``price``; null fields when none fits),
     ``price_after_discount`` when discounted, and ``price_text``, its price as shown (marked)."""
     if launch is None:
@@ -62,7 +62,7 @@ def drift_json(drifting: tuple[Drifting, ...] | list[Drifting], result, catalog,
             launches = [launch for _, launch in d.launches]
             disruption = {"command": number, "method": d.method, "action": d.action, "reason": d.reason,
                           "replacement": d.replacement.to_dict() if d.replacement else None,
-                          "replacements": [_launch_json(pool, launch, catalog) for pool, launch in d.launches]}
+                          "replacements": [launch_json(pool, launch, catalog) for pool, launch in d.launches]}
             replacing[number] = (d, launches)
         elif why is not None and why.kind != NOT_DRIFTED.kind:  # only maybe drifting: not marked, nothing to say
             blocked = {"verdict": why.verdict, "kind": why.kind, "reason": why.text,

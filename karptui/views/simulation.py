@@ -11,6 +11,7 @@ from ..sim.result import NodeClaimPlan
 from ..logs.timeline import snapshot_events
 from .cost import CostPath, disruption_savings, launch_cost
 from .disruption import said_json
+from .drift import launch_json
 from .nodepool_table import nodepools_json
 from .overview import in_namespace
 from .prediction import predict
@@ -67,6 +68,9 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
              "estimated_savings_per_hour": d.estimated_savings, "estimate_counts": d.estimate_counts or None,
              "replacement_name": d.replacement_name or None, "moves": dict(d.moves),
              "forceful": d.forceful, "terminate_first": d.terminate_first,
+             # every NodeClaim the command launches (drift launches as many as its pods need)
+             "replacements": [{"name": name, **launch_json(pool, launch, catalog)}
+                              for name, (pool, launch) in zip(d.replacement_names, d.launches)],
              **_savings(d, result, catalog)}
             for d in result.disruptions
         ]

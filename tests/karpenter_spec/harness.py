@@ -46,7 +46,7 @@ FAKE_REPAIR_POLICIES = [{"conditionType": "BadNode", "conditionStatus": "False",
 UPSTREAM_VERSION = "v1.14.0"
 RESERVATION_ID = "karpenter.k8s.aws/capacity-reservation-id"  # the AWS provider's; the fake's is karpenter.kwok.sh/...
 ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
-              "notes"}
+              "advanceClock", "notes"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
                "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "nodeTaintCount", "onNode", "onNewNode", "sameNode",
                "differentNodes", "newNodes", "nodes", "everyNodeLabels", "skew", "nodeClaim", "command", "noCommand",
@@ -55,7 +55,8 @@ POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
             "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
-             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions", "drifted"}
+             "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions", "drifted",
+             "driftedSince"}
 
 
 class ScenarioError(Exception):
@@ -289,9 +290,11 @@ class Cluster:
             self.nodeclaims[name] = self._nodeclaim(name, pool, labels, taints, capacity, claim_allocatable, provider_id,
                                                     created, initialized, registered=not raw.get("inflight"),
                                                     startup=tspec.get("startupTaints") or [])
-        if raw.get("drifted") is not None and pool:  # the NodeClaim's Drifted condition, True or False
+        if raw.get("drifted") is not None and pool:  # the NodeClaim's Drifted condition, True or False, set
+            # ``driftedSince`` before the scenario's time (default: at it, as a test's SetTrue stamps it)
             self.nodeclaims[name]["status"]["conditions"].append(
-                {"type": "Drifted", "status": "True" if raw["drifted"] else "False"})
+                {"type": "Drifted", "status": "True" if raw["drifted"] else "False",
+                 "lastTransitionTime": _stamp(NOW - _duration(raw.get("driftedSince", "0s")))})
         if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
             self.mark_for_deletion(name)
         if raw.get("inflight"):
@@ -512,7 +515,10 @@ class Scenario:
                                                 "repairPolicies": self.data.get("repairPolicies", FAKE_REPAIR_POLICIES)},
                                                sort_keys=False))
         problems: list[str] = []
+        clock = timedelta(0)  # how far the rounds have stepped the clock past NOW (env.Clock.Step)
         for number, rnd in enumerate(self.data["rounds"]):
+            if rnd.get("advanceClock") is not None:
+                clock += _duration(rnd["advanceClock"])
             for obj in rnd.get("apply") or []:
                 cluster.apply(obj)
             for name in rnd.get("deleteNodes") or []:
@@ -542,7 +548,7 @@ class Scenario:
                                                                                     FAKE_REPAIR_POLICIES)},
                                                    sort_keys=False))
             snapshot = workdir / f"round-{number}.yaml"
-            write_snapshot(snapshot, cluster.manifests(), SnapshotMeta(name=self.path.stem, captured_at=NOW))
+            write_snapshot(snapshot, cluster.manifests(), SnapshotMeta(name=self.path.stem, captured_at=NOW + clock))
             args = ["simulate", str(snapshot), "--instance-types", str(catalog_path), "--output", "json"]
             if rnd.get("consolidate"):
                 args.append("--consolidate")
@@ -582,18 +588,18 @@ class Scenario:
 
     def _disrupt(self, cluster: Cluster, doc: dict) -> None:
         """The first disruption command carried out: its nodes gone (their pods pending again,
-        as evicted pods are), the replacement launched."""
+        as evicted pods are), every NodeClaim it launches running (drift launches as many as the
+        pods need)."""
         commands = doc.get("disruptions") or []
         if not commands:
             return
         command = commands[0]
-        pool = cluster.node_labels(command["nodes"][0]).get(NODEPOOL)
         moves = command.get("moves") or {}
-        launch = command.get("replacement")
-        if launch and launch.get("instance_type") in cluster.catalog:
-            cluster.add_node({"name": command.get("replacement_name") or "replacement", "created": "1s",
-                              "instanceType": launch["instance_type"], "zone": launch.get("zone"),
-                              "capacityType": launch.get("capacity_type"), "nodepool": pool})
+        for launch in command.get("replacements") or []:
+            if launch.get("instance_type") in cluster.catalog:
+                cluster.add_node({"name": launch["name"], "created": "1s", "instanceType": launch["instance_type"],
+                                  "zone": launch.get("zone"), "capacityType": launch.get("capacity_type"),
+                                  "nodepool": launch["nodepool"]})
         for name in command["nodes"]:
             for key, pod in list(cluster.pods.items()):
                 if pod["spec"].get("nodeName") != name:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...model import Pod, Snapshot
+from .donotdisrupt import reads_durations
 
 # PodDisruptionBudget settings that allow no eviction whatever the pod count
 _FULLY_BLOCKING_MAX_UNAVAILABLE = ("0", "0%")
@@ -51,7 +52,7 @@ def currently_reschedulable(pod: Pod, snapshot: Snapshot, now) -> bool:
     stateful_leaving = pod.deleted is not None and not pod.is_terminal and pod.owner_kind == "StatefulSet"
     if not (active or stateful_leaving) or pod.is_daemonset_pod or pod.is_mirror:
         return False
-    if active and pod.blocks_disruption(now):
+    if active and pod.blocks_disruption(now, durations=reads_durations(snapshot)):
         return False
     return not (active and _fully_blocked(pod, snapshot))
 

@@ -44,6 +44,7 @@ class KarpenterVersion:
 
 
 V1_9 = KarpenterVersion(1, 9)
+V1_12 = KarpenterVersion(1, 12)   # do-not-disrupt durations (.donotdisrupt)
 V1_14 = KarpenterVersion(1, 14)
 V1_14_1 = KarpenterVersion(1, 14, 1)
 V1_15 = KarpenterVersion(1, 15)

@@ -23,6 +23,7 @@ from ....model import labels as L
 from ....model.cron import parse_cron, utc
 from ....model.nodepool import Budget
 from ...state import ClusterState
+from ..deleting import marked_for_deletion
 
 EMPTY, DRIFTED, UNDERUTILIZED = "Empty", "Drifted", "Underutilized"
 REASONS = (EMPTY, DRIFTED, UNDERUTILIZED)
@@ -95,13 +96,14 @@ class PoolCount:
 def pool_counts(pools: dict[str, NodePool], state: ClusterState, reason: str = "") -> dict[str, PoolCount]:
     counts = {name: 0 for name in pools}
     disrupting = {name: 0 for name in pools}
+    claims = state.snapshot.nodeclaim_by_node
     for i, node in enumerate(state.nodes):
         pool = node.nodepool
         if state.excluded[i] or pool not in pools or node.labels.get(L.NODE_INITIALIZED) != "true" and \
                 pools[pool].kind != "Provisioner":
             continue
         counts[pool] += 1
-        if node.deleted is not None or (not node.ready and reason != UNHEALTHY):
+        if marked_for_deletion(node, claims.get(node.name)) or (not node.ready and reason != UNHEALTHY):
             disrupting[pool] += 1
     return {name: PoolCount(counts[name], disrupting[name]) for name in pools}
 

@@ -32,6 +32,8 @@ from ....model import Node, NodeClaim, NodePool, Pod, Snapshot
 from ....model.disruption import PodDisruptionBudget
 from ....model.selectors import selected_as
 from ....model import labels as L
+from ..deleting import marked_for_deletion
+from ..donotdisrupt import reads_durations
 from ..existingnode import BASE, ONE_POD, base_vector
 from ....model.fields import parse_duration
 from ...state import ClusterState
@@ -110,6 +112,7 @@ class CandidateFinder:
     def __init__(self, snapshot: Snapshot, catalog: Catalog, now: datetime | None,
                  replacements: set[str], nominated: frozenset[str] = frozenset()) -> None:
         self.snapshot, self.catalog, self.now = snapshot, catalog, now
+        self.durations = reads_durations(snapshot)  # a do-not-disrupt duration holds a pod (v1.12+)
         # nodes Karpenter's provisioning just counted on for a pending pod (it nominates them)
         self.nominated = nominated
         self.pools = pools_as_read(snapshot)  # consolidateAfter as the version simulated reads it
@@ -161,7 +164,7 @@ class CandidateFinder:
             pods = state.pods[i]
             seen = self._seen.get(node.name)
             if seen is None or seen[0] is not node or seen[1] is not claim or not _same(seen[2], pods):
-                why = self._blocker(node, pool, pods, allowance)
+                why = self._blocker(node, claim, pool, pods, allowance)
                 seen = self._seen[node.name] = (node, claim, tuple(pods), why,
                                                 () if why is not None else self._costs(node, claim, pool, pods))
             why = seen[3]
@@ -172,11 +175,12 @@ class CandidateFinder:
             out.append(Candidate(i, node, claim, pool, *seen[4]))
         return out
 
-    def _blocker(self, node: Node, pool: NodePool, pods: list[Pod], allowance: dict[str, int]) -> Why | None:
+    def _blocker(self, node: Node, claim: NodeClaim | None, pool: NodePool, pods: list[Pod],
+                 allowance: dict[str, int]) -> Why | None:
         """Why the node is no candidate at all, or None (Karpenter's words, then the pod, the PDB,
         the annotation's value)."""
         legacy = pool.kind == "Provisioner"
-        if node.deleted is not None:
+        if marked_for_deletion(node, claim):  # its NodeClaim being deleted is how Karpenter marks it
             return Why(BLOCKED, "deleting", "node is deleting or marked for deletion")
         if node.name in self.nominated:
             return Why(BLOCKED, "nominated", "node is nominated for a pending pod",
@@ -187,7 +191,7 @@ class CandidateFinder:
                 return Why(BLOCKED, "node-annotation", f'disruption is blocked through the "{key}" annotation',
                            f'the node itself carries {key}: "true"', (("annotation", key), ("value", "true")))
         for pod in pods:
-            if pod.blocks_disruption(self.now, legacy):
+            if pod.blocks_disruption(self.now, legacy, self.durations):
                 if legacy:
                     return Why(BLOCKED, "do-not-evict", f"pod {pod.namespace}/{pod.name} has do not evict annotation",
                                f'pod {pod.key} carries {L.DO_NOT_EVICT}: "true"',

@@ -33,7 +33,7 @@ from .budgets import applying, budget_mapping, blocked_by_budget
 from .candidates import Candidate, CandidateFinder, reschedulable
 from .command import Command, REPLACE
 from .savings import estimated_savings, leaked
-from ..versions import karpenter_version
+from ..versions import V1_14, karpenter_version
 from .consolidation import consolidate
 from .simulation import Simulation, simulate
 from .verdicts import (BLOCKED, DELETE, METHOD_ORDER, REPAIR_FIRST, REPLACE as REPLACED, SKIPPED, Ledger,
@@ -77,6 +77,8 @@ class Disruption:
     # terminate-first (no room for a replacement: the node goes first, provisioning refills it)
     forceful: bool = False
     terminate_first: bool = False
+    # the name the simulation gives each NodeClaim of ``launches``, in that order
+    replacement_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,11 +157,14 @@ class Disruptor:
         self.skip_unplaceable = skip_unplaceable
 
     # ---- what the methods call ------------------------------------------------------------------
-    def simulate(self, candidates: list[Candidate], planned: bool = True) -> Simulation:
+    def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True) -> Simulation:
         """Karpenter's SimulateScheduling for ``candidates``. ``planned=False`` (drift) leaves out the
         pending pods the provisioning plan already launches NodeClaims for: drift takes every new
         NodeClaim its simulation needs, so with them in, the plan would launch their node twice
-        (karptui's divergence, said in docs/simulate-json.md)."""
+        (karptui's divergence, said in docs/simulate-json.md). ``consolidating``: a consolidation's
+        simulation, which may not move pods onto a node still within its consolidateAfter (the
+        scheduler's IsConsolidationSimulation option); drift's passes none (``drift.go``), so its
+        pods may go to any node."""
         self.simulated += 1
         self.simulations_run += 1
         if self.progress is not None:
@@ -167,7 +172,7 @@ class Disruptor:
         pending = self.pending if planned or not self.planned else \
             [p for p in self.pending if p.key not in self.planned]
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
-                        self._settling(), self._existing(), self._unplaceable() if self.skip_unplaceable else frozenset())
+                        self._settling() if consolidating else frozenset(), self._existing(), self._unplaceable() if self.skip_unplaceable else frozenset())
 
     def _unplaceable(self) -> frozenset[str]:
         """The pending pods no simulation over this cluster state can place (see :mod:`..unplaceable`),
@@ -198,6 +203,10 @@ class Disruptor:
         return self._settled
 
     def _nodes_settling(self) -> frozenset[str]:
+        """The nodes a consolidation may not move pods onto: still within their NodePool's consolidateAfter
+        (kubernetes-sigs/karpenter#3006, from v1.14.0; before it any node took them)."""
+        if karpenter_version(self.snapshot) < V1_14:
+            return frozenset()
         out = set()
         for i, node in enumerate(self.state.nodes):
             pool = self.pools.get(node.nodepool)
@@ -311,15 +320,16 @@ class Disruptor:
         return commands, [Blocked(n, r.karpenter) for n, r in sorted(self.blocked.items())]
 
     def candidates_by_reason(self, state: ClusterState) -> dict[tuple[str, str], list[str]]:
-        """(NodePool, reason) -> the nodes that reason's method would take up now, best savings per
-        cost first: the ones a budget holds back when it allows fewer (the budgets view)."""
+        """(NodePool, reason) -> the nodes that reason's method would take up now, in the order it takes
+        them (repair and drift have their own; the others best savings per cost first): the ones a
+        budget holds back when it allows fewer (the budgets view)."""
         self.state = state
         candidates = sorted(self.finder.find(state, {}), key=lambda c: -c.savings_ratio)
         out: dict[tuple[str, str], list[str]] = {}
         for method in ((repair,) if self.repair == node_repair.VOLUNTARY else ()) + (emptiness, drift, singlenode):
-            for c in candidates:
-                if method.should_disrupt(self, c) is None:
-                    out.setdefault((c.pool.name, method.REASON), []).append(c.name)
+            mine = [c for c in candidates if method.should_disrupt(self, c) is None]
+            for c in method.order(self, mine) if method in (repair, drift) else mine:
+                out.setdefault((c.pool.name, method.REASON), []).append(c.name)
         return out
 
     def unconsolidatable_nodes(self) -> list[Blocked]:
@@ -438,7 +448,8 @@ class Disruptor:
                           _METHOD_REPORTED.get(command.method, "consolidation"), tuple(sorted(moves)),
                           self._replacement_name(command, number, 0) if command.replacements else "",
                           tuple((r.claim.template.name, r.launch) for r in command.replacements),
-                          *self._estimate(command, price), command.forceful, command.terminate_first)
+                          *self._estimate(command, price), command.forceful, command.terminate_first,
+                          tuple(self._replacement_name(command, number, k) for k in range(len(command.replacements))))
 
     def _estimate(self, command: Command, price: float) -> tuple[float, str]:
         """Karpenter's estimated savings of the command, and what its release's estimate counted

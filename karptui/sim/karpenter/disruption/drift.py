@@ -2,7 +2,7 @@
 
 Static NodePools' drifted nodes first (Karpenter's ``staticdrift.go``, :mod:`.static`: a NodeClaim
 from the template while ``limits.nodes`` has room, else from v1.15 terminate-first); then the others,
-empty drifted nodes first, then the others, oldest drift first; a node goes
+oldest drift first (the Drifted condition's time), the empty ones before the others; a node goes
 when the simulation finds a place for all its pods, with as many new
 NodeClaims as that takes (Karpenter's ``drift.go``).
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 
 from ....model import Snapshot
 from ....model import labels as L
@@ -33,6 +34,7 @@ from . import static
 from .verdicts import SKIPPED, Why
 
 NAME, REASON = "drift", DRIFTED
+_NO_TIME = datetime.min.replace(tzinfo=timezone.utc)
 NOT_DRIFTED = Why(SKIPPED, "not-drifted", "", "not drifted: its NodeClaim has no Drifted condition that is True")
 
 
@@ -42,9 +44,31 @@ def should_disrupt(ctx, c: Candidate) -> Why | None:
     return NOT_DRIFTED
 
 
+def drifted_at(c: Candidate) -> datetime:
+    """When the candidate's NodeClaim turned Drifted: drift takes the earliest first (``drift.go`` sorts
+    by the condition's lastTransitionTime). A condition without a time sorts first, as Go's zero time."""
+    since = c.claim.condition_since.get("Drifted") if c.claim is not None else None
+    return since if since is not None else _NO_TIME
+
+
+def static_order(candidates: list[Candidate]) -> list[Candidate]:
+    """Static NodePools' drifted nodes, as static drift takes them: the cheaper to disrupt first."""
+    return sorted((c for c in candidates if c.pool.replicas is not None), key=lambda c: (c.disruption_cost, c.name))
+
+
+def drift_order(candidates: list[Candidate]) -> list[Candidate]:
+    """The other drifted nodes, as drift takes them: oldest drift first, the empty ones before the others."""
+    candidates = sorted((c for c in candidates if c.pool.replicas is None), key=drifted_at)
+    return [c for c in candidates if not c.pods] + [c for c in candidates if c.pods]
+
+
+def order(ctx, candidates: list[Candidate]) -> list[Candidate]:
+    """Every drifted candidate in the order the method takes them up (static drift runs first)."""
+    return static_order(candidates) + drift_order(candidates)
+
+
 def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Command | None:
-    fixed = sorted((c for c in candidates if c.pool.replicas is not None), key=lambda c: (c.disruption_cost, c.name))
-    for c in fixed:  # static drift runs before drift
+    for c in static_order(candidates):  # static drift runs before drift
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
@@ -52,13 +76,12 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         if command is not None:
             return command
         ctx.note(c, NAME, why)
-    candidates = [c for c in candidates if c.pool.replicas is None]
-    ordered = [c for c in candidates if not c.pods] + [c for c in candidates if c.pods]
-    for c in ordered:
+    for c in drift_order(candidates):
         if budgets.get(c.pool.name, 0) == 0:
             ctx.block(c, ctx.budget_reason(c, REASON), NAME)
             continue
-        simulation = ctx.simulate([c], planned=False)
+        # drift's SimulateScheduling has no consolidateAfter check on where the pods go
+        simulation = ctx.simulate([c], planned=False, consolidating=False)
         if not simulation.all_scheduled:
             ctx.note(c, NAME, no_room(simulation))
             continue

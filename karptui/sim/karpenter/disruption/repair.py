@@ -21,6 +21,7 @@ from __future__ import annotations
 from ....catalog.pricing import node_price
 from ...state import ClusterState
 from .. import repair as R
+from ..deleting import marked_for_deletion
 from ..launch import choose
 from . import static
 from .budgets import UNHEALTHY
@@ -109,7 +110,7 @@ def forceful(ctx, state: ClusterState) -> Command | None:
         pool = ctx.pools.get(node.nodepool)
         if claim is None or pool is None:
             continue
-        if node.deleted is not None:
+        if marked_for_deletion(node, claim):  # already going: the controller leaves a deleting NodeClaim be
             continue
         found, why = eligible(ctx, node)
         if why is not None:
