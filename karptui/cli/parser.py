@@ -79,8 +79,8 @@ def build_parser() -> OneLineParser:
     parser.set_defaults(run=_lazy(".live", "run_live"))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
 
-    open_cmd = commands.add_parser("open", help="explore a saved snapshot or kubectl dump")
-    open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    open_cmd = commands.add_parser("open", help="explore a saved snapshot, kubectl dump or recording")
+    open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, bundled snapshot name, or a recording (karptui record)")
     open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach (a plain file is followed as it grows)")
     _namespace(open_cmd)
     _discounts(open_cmd)

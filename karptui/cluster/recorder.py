@@ -125,8 +125,14 @@ class Recorder:
             end = self.clock()
             changes, logs, start = self.changes, self.logs, self.interval_start
             self.changes, self.logs, self.interval_start = [], [], end
-        self.writer.delta(start, end, changes, logs)
+        try:
+            self.writer.delta(start, end, changes, logs)
+        except BaseException:  # not written (a signal, a full disk): the next flush carries them
+            with self.lock:
+                self.changes, self.logs, self.interval_start = changes + self.changes, logs + self.logs, start
+            raise
         self.intervals += 1
+        self.writer.rotate()
         return len(changes)
 
     def run(self, duration: float | None, on_interval: Callable[[int], None] = lambda changes: None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 
@@ -141,28 +141,53 @@ class Recording:
         return [entry for segment in self.segments for entry in segment.logs]
 
     @cached_property
-    def decisions(self) -> list[Moment]:
-        """Karpenter's decision lines within the recording, at their own times (the time received
-        when a line's own cannot be read), in order."""
+    def _parsed(self) -> tuple[list[datetime], list[dict]]:
+        """Each log line's time (:meth:`logs_until`), and the events Karpenter's lines are read as.
+
+        A line's time is the one it says, when it says one no later than it arrived (Karpenter's
+        clock: "disrupting node(s)" at 03:12:05 was decided then, whenever the follower got it);
+        else the time it was received."""
         from ..history.times import instant as log_instant
         from ..logs import LogParser
 
-        found = []
         lines = self.logs
-        for event in LogParser().parse(line for _, line in lines):
-            if event["kind"] not in DECISION_KINDS:
-                continue
-            received, text = lines[event["line"] - 1]
-            said = log_instant(event.get("time")) if event.get("time") else None
-            at = said if said is not None and self.start <= said <= self.end else received
-            if self.start <= at <= self.end:
-                found.append(Moment(at, "decision", text))
+        times = [received for received, _ in lines]
+        events = list(LogParser().parse(text for _, text in lines))
+        for event in events:
+            index = event["line"] - 1
+            said = log_instant(event["time"]) if isinstance(event.get("time"), str) else None
+            if said is not None and said <= times[index]:
+                times[index] = said
+        return times, events
+
+    @cached_property
+    def decisions(self) -> list[Moment]:
+        """Karpenter's decision lines within the recording, at their times (:meth:`_parsed`), in order."""
+        times, events = self._parsed
+        found = [Moment(times[e["line"] - 1], "decision", self.logs[e["line"] - 1][1]) for e in events
+                 if e["kind"] in DECISION_KINDS and self.start <= times[e["line"] - 1] <= self.end]
         return sorted(found, key=lambda m: m.at)
 
     def moments(self) -> list[Moment]:
         """Each interval's end and each Karpenter decision, in time order (the TUI steps through them)."""
         ends = [Moment(s.end, "interval") for s in self.segments]
         return sorted([*ends, *self.decisions], key=lambda m: (m.at, m.what))
+
+    def step(self, at: datetime, by: str, direction: int) -> datetime | None:
+        """Where scrubbing goes from ``at``: the next (``direction`` 1) or previous (-1) decision
+        (``by="decision"``), or an hour later or earlier (``by="hour"``, kept within the recording);
+        None when there is nothing further that way."""
+        if by == "decision":
+            times = [m.at for m in self.decisions]
+            if direction > 0:
+                index = bisect.bisect_right(times, at)
+                return times[index] if index < len(times) else None
+            index = bisect.bisect_left(times, at)
+            return times[index - 1] if index > 0 else None
+        if by != "hour":
+            raise ValueError(f"no step by {by!r}")
+        target = min(self.end, max(self.start, at + timedelta(hours=direction)))
+        return None if target == at else target
 
     # ---- the state at a time ----------------------------------------------------------------
     def objects_at(self, at: datetime) -> dict:
@@ -180,9 +205,9 @@ class Recording:
         return state
 
     def logs_until(self, at: datetime) -> list[str]:
-        """The Karpenter log lines received up to ``at``."""
-        times = [when for when, _ in self.logs]
-        return [line for _, line in self.logs[:bisect.bisect_right(times, at)]]
+        """The Karpenter log lines of the recording up to ``at`` (by their times, :meth:`_parsed`), in order."""
+        times, _ = self._parsed
+        return [text for (_, text), when in zip(self.logs, times) if when <= at]
 
     def snapshot_at(self, at: datetime) -> Snapshot:
         """The cluster as it was at ``at``, as an ordinary Snapshot (its capture time is ``at``)."""

@@ -75,19 +75,18 @@ class RecordingWriter:
     def base(self, start: datetime, end: datetime, objects: Iterable[dict],
              logs: Iterable[tuple[datetime, str]] = ()) -> Path:
         """The first segment: every object as listed, and the log lines read before it."""
-        self.seq += 1
-        written = self._write(self.seq, BASE, start, end, {"objects": list(objects)}, logs)
+        written = self._write(self.seq + 1, BASE, start, end, {"objects": list(objects)}, logs)
+        self.seq += 1  # only once written: a write interrupted leaves no gap in the numbers
         self._check_fits(written.stat().st_size)
         return written
 
     def delta(self, start: datetime, end: datetime, changes: Iterable[tuple[datetime, str, dict]],
               logs: Iterable[tuple[datetime, str]] = ()) -> Path:
-        """One interval: each change as seen (time, ADDED|MODIFIED|DELETED, object) and its log lines;
-        then a rotation if the directory is over its cap."""
-        self.seq += 1
-        written = self._write(self.seq, DELTA, start, end,
+        """One interval: each change as seen (time, ADDED|MODIFIED|DELETED, object) and its log lines.
+        The caller then calls :meth:`rotate`."""
+        written = self._write(self.seq + 1, DELTA, start, end,
                               {"changes": [[stamp(t), kind, obj] for t, kind, obj in changes]}, logs)
-        self.rotate()
+        self.seq += 1
         return written
 
     def _write(self, seq: int, kind: str, start: datetime, end: datetime, body: dict,
