@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -55,10 +55,6 @@ def deltas_with(out: Path, predicate) -> bool:
     return False
 
 
-def named(name: str):
-    return lambda kind, obj, want=None: obj["metadata"]["name"] == name
-
-
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """A recording made by ``karptui record`` while nodes come and go and Karpenter decides."""
@@ -67,7 +63,7 @@ def recorded(tmp_path_factory):
     with FakeAPI(bookmark_interval=0.2) as api:
         stand_in(api)
         api.append_log(NS, "karpenter-a", "controller",
-                       line("found provisionable pod(s)", datetime.now(timezone.utc), Pods="default/web-0"))
+                       line("found provisionable pod(s)", datetime.now(UTC), Pods="default/web-0"))
         kubeconfig = api.kubeconfig(tmp / "k")
         timeline: dict[str, datetime] = {}
 
@@ -76,7 +72,7 @@ def recorded(tmp_path_factory):
             api.add(pool_node(3))  # Karpenter launched a node
             eventually(lambda: deltas_with(out, lambda k, o: k == "ADDED" and o["metadata"]["name"] == "node-3"), 30)
             time.sleep(0.3)
-            timeline["decided"] = datetime.now(timezone.utc)
+            timeline["decided"] = datetime.now(UTC)
             api.append_log(NS, "karpenter-a", "controller", line(
                 "disrupting node(s)", timeline["decided"], controller="disruption", reason="underutilized",
                 decision="delete", **{"disrupted-nodes": [{"Node": {"name": "node-0"}, "NodeClaim": {"name": "c0"}}]}))
@@ -136,7 +132,7 @@ async def test_open_scrubs_every_pane_to_the_moment(recorded):
     from karptui.tui.app import KarptuiApp
     from karptui.tui.widgets import VirtualTable
 
-    out, timeline = recorded
+    out, _ = recorded
     rec = Recording(out)
     app = KarptuiApp(rec.snapshot_at(rec.end), recording=rec, simulate_on_start=False)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -203,7 +199,8 @@ def test_kill_9_mid_interval_loses_at_most_that_interval(tmp_path):
             confirmed = ["node-0", "node-1", "node-2"]
             for i in (3, 4, 5):
                 api.add(pool_node(i))
-                eventually(lambda: deltas_with(out, lambda k, o, n=f"node-{i}": o["metadata"]["name"] == n), 30)
+                written = f"node-{i}"
+                eventually(lambda n=written: deltas_with(out, lambda k, o: o["metadata"]["name"] == n), 30)
                 confirmed.append(f"node-{i}")
             api.add(pool_node(6))  # seen by the child, not yet written: this interval is the one lost
             time.sleep(0.05)
@@ -230,7 +227,7 @@ def test_rotation_keeps_the_directory_under_its_cap_and_what_remains_replays(tmp
     cap = 60_000
     writer = RecordingWriter(tmp_path / "rec", cap)
     writer.check()
-    start = datetime(2026, 11, 28, 0, 0, tzinfo=timezone.utc)
+    start = datetime(2026, 11, 28, 0, 0, tzinfo=UTC)
     state = {f"node-{i}": _node(i) for i in range(20)}
     writer.begin(300, start)
     writer.base(start, start, state.values())

@@ -31,8 +31,8 @@ def _terminate(signum, frame) -> None:
 
 def run_record(args: argparse.Namespace) -> int:
     from ..cluster.recorder import Recorder
-    from ..sources.decode import size_text as human_bytes
     from ..recording import RecordingWriter, parse_size
+    from ..sources.decode import size_text as human_bytes
     from .live import _connect, _slow_reads, logs_since
 
     every = duration(args.every, "--every")

@@ -220,7 +220,7 @@ class Recording:
     @cached_property
     def meta(self) -> SnapshotMeta:
         m = self.manifest
-        text = lambda key: m.get(key) if isinstance(m.get(key), str) else ""  # noqa: E731
+        text = lambda key: m.get(key) if isinstance(m.get(key), str) else ""
         return SnapshotMeta(source=f"recording {self.path}", name=text("context") or self.path.name,
                             context=text("context"), cluster=text("cluster"),
                             kubernetes_version=text("kubernetesVersion"), logs_source=text("logsSource"))

@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import InputError
-from ..sources.decode import size_text as human_bytes
 from ..sources.atomic import atomic_write
+from ..sources.decode import size_text as human_bytes
 from .reader import apply, read_segment, replayable
 from .segments import (BASE, DELTA, FORMAT, MANIFEST, VERSION, encode, identity, list_segments, segment_name,
                        stamp)
