@@ -285,3 +285,12 @@ def test_record_and_open_bad_input_is_one_line(cli, tmp_path, recorded):
     newest.write_bytes(b"not gzip")
     code, _, err = cli("open", broken)
     assert code == 2 and newest.name in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_snapshot_command_reads_a_recording_as_its_newest_state(cli, recorded):
+    code, out, err = cli("snapshot", "info", recorded[0], "--output", "json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert info["nodes"] == 3, info
+    code, out, err = cli("simulate", recorded[0], "--output", "json")
+    assert code == 0, err
