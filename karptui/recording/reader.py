@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model import Snapshot, SnapshotMeta
-from ..model.build import SnapshotBuilder
+from ..model.build import SnapshotBuilder, convert
 from .segments import (BASE, CHANGE_TYPES, DELTA, FORMAT, MANIFEST, VERSION, SegmentFile, decode, identity,
                        instant, list_segments)
 
@@ -124,6 +124,7 @@ class Recording:
         if not self.files:
             raise InputError(path, "holds no base segment yet (the recorder had not finished its first listing)")
         self.segments = [read_segment(f) for f in self.files]
+        self._built: dict[int, tuple[dict, object]] = {}  # id(raw object) -> (it, what the model built)
 
     # ---- what it spans --------------------------------------------------------------------
     @property
@@ -211,11 +212,21 @@ class Recording:
 
     def snapshot_at(self, at: datetime) -> Snapshot:
         """The cluster as it was at ``at``, as an ordinary Snapshot (its capture time is ``at``)."""
-        builder = SnapshotBuilder()
+        builder = SnapshotBuilder(self._convert)
         origin = f"recording {self.path.name}"
         for obj in self.objects_at(at).values():
             builder.add(obj, origin)
         return builder.build(replace(self.meta, captured_at=at, logs_text="\n".join(self.logs_until(at))))
+
+    def _convert(self, obj: dict):
+        """:func:`~karptui.model.build.convert`, once per recorded object: the states of a recording
+        share most of their objects, so a step of the scrubber builds only what changed."""
+        hit = self._built.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        converted = convert(obj)
+        self._built[id(obj)] = (obj, converted)
+        return converted
 
     @cached_property
     def meta(self) -> SnapshotMeta:

@@ -26,6 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import InputError
+from ..sources import fast_json
 
 FORMAT = "karptui-recording"
 VERSION = 1
@@ -91,7 +92,7 @@ def decode(path: Path) -> dict:
         data = path.read_bytes()
         if path.name.endswith(".gz"):
             data = gzip.decompress(data)
-        document = json.loads(data)
+        document = fast_json.loads(data)
     except FileNotFoundError:
         raise InputError(path, "no such file (removed while it was read?)") from None
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
