@@ -18,7 +18,7 @@ import pytest
 from karptui.cli import main
 from karptui.recording import Recording, RecordingWriter, is_recording
 from karptui.recording.segments import list_segments
-from tests.conftest import node_obj
+from tests.conftest import node_obj, pod_obj
 from tests.fakeapi import FakeAPI
 from tests.test_live import eventually, nodepool, only_gets
 from tests.test_live_logs import NS, karpenter_pod, lease
@@ -62,6 +62,7 @@ def recorded(tmp_path_factory):
     out = tmp / "rec"
     with FakeAPI(bookmark_interval=0.2) as api:
         stand_in(api)
+        api.add(pod_obj("web-0", cpu="2"))  # pending until Karpenter's new node takes it
         api.append_log(NS, "karpenter-a", "controller",
                        line("found provisionable pod(s)", datetime.now(UTC), Pods="default/web-0"))
         kubeconfig = api.kubeconfig(tmp / "k")
@@ -71,6 +72,8 @@ def recorded(tmp_path_factory):
             eventually(lambda: any(f.type == "base" for f in list_segments(out)) if out.is_dir() else False, 30)
             api.add(pool_node(3))  # Karpenter launched a node
             eventually(lambda: deltas_with(out, lambda k, o: k == "ADDED" and o["metadata"]["name"] == "node-3"), 30)
+            api.modify(pod_obj("web-0", cpu="2", node="node-3"))  # kube-scheduler bound it
+            eventually(lambda: deltas_with(out, lambda k, o: k == "MODIFIED" and o["metadata"]["name"] == "web-0"), 30)
             time.sleep(0.3)
             timeline["decided"] = datetime.now(UTC)
             api.append_log(NS, "karpenter-a", "controller", line(
@@ -149,8 +152,12 @@ async def test_open_scrubs_every_pane_to_the_moment(recorded):
                     return
             raise AssertionError(app.source_line())
 
+        def pending() -> list[str]:
+            return app.screen.query_one("#pending-table", VirtualTable).keys
+
         assert nodes() == ["node-1", "node-2", "node-3"]
         assert app.source_line().startswith(f"as at {rec.end:%Y-%m-%d %H:%M:%S} UTC, recorded · ")
+        assert "pod:default/web-0" not in pending()
         await pilot.press("left_square_bracket")  # the previous decision: node-0 about to go
         await settle(lambda: "node-0" in nodes())
         assert nodes() == ["node-0", "node-1", "node-2", "node-3"]
@@ -163,6 +170,8 @@ async def test_open_scrubs_every_pane_to_the_moment(recorded):
         await pilot.press("left_curly_bracket")  # an hour earlier: the recording's start
         await settle(lambda: "node-3" not in nodes())
         assert app.moment == rec.start and nodes() == ["node-0", "node-1", "node-2"]
+        await pilot.press("2")
+        assert "pod:default/web-0" in pending()  # pending then, before node-3 came
         assert not any(e["kind"] == "disruption" for e in app.events)
         await pilot.press("right_square_bracket")
         await settle(lambda: "node-3" in nodes())
@@ -294,3 +303,16 @@ def test_every_snapshot_command_reads_a_recording_as_its_newest_state(cli, recor
     assert info["nodes"] == 3, info
     code, out, err = cli("simulate", recorded[0], "--output", "json")
     assert code == 0, err
+
+
+def test_record_for_a_while_then_stops_by_itself(cli, tmp_path):
+    with FakeAPI(bookmark_interval=0.2) as api:
+        stand_in(api)
+        code, stdout, err = cli("record", tmp_path / "rec", "--every", "0.3s", "--for", "1s", "--logs-since", "0",
+                                "--kubeconfig", api.kubeconfig(tmp_path / "k"), "--max-size", "0")
+    assert code == 0, err
+    assert stdout.startswith("recorded ") and " interval(s) of fake to " in stdout
+    rec = Recording(tmp_path / "rec")
+    intervals = len([s for s in rec.segments if s.type == "delta"])
+    assert intervals >= 3 and f"recorded {intervals} interval(s)" in stdout
+    assert rec.manifest["maxSize"] is None and rec.manifest["every"] == 0.3
