@@ -191,6 +191,10 @@ async def test_scrub_keys_on_a_snapshot_say_what_they_are_for():
         await pilot.pause()
         assert any("step through a recording" in str(n.message) for n in app._notifications)
         assert app.moment is None and not app.source_line().startswith("as at")
+        from karptui.tui.screens.help import help_rows
+
+        keys = {key: what for key, what, _ in help_rows(app, app.screen)}
+        assert keys["["] == "Previous decision (recording)" and keys["}"] == "An hour later (recording)"
 
 
 # ---- kill -9 ----------------------------------------------------------------------------------

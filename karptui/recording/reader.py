@@ -235,7 +235,3 @@ class Recording:
         return SnapshotMeta(source=f"recording {self.path}", name=text("context") or self.path.name,
                             context=text("context"), cluster=text("cluster"),
                             kubernetes_version=text("kubernetesVersion"), logs_source=text("logsSource"))
-
-    def size(self) -> int:
-        """Bytes on disk: the manifest and every segment (the ones a rotation left behind too)."""
-        return (self.path / MANIFEST).stat().st_size + sum(f.size for f in list_segments(self.path))
