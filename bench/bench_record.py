@@ -69,9 +69,8 @@ def serve(nodes: int, pods: int) -> None:
         for _ in range(count):
             old = alive.pop(0)
             name = old["metadata"]["name"]
-            stamp = lambda: when  # noqa: E731 - Karpenter's own time of the simulated moment
             api.append_log(NS, "karpenter-0", "controller", json.dumps({
-                "level": "INFO", "time": stamp(), "logger": "controller", "message": "disrupting node(s)",
+                "level": "INFO", "time": when, "logger": "controller", "message": "disrupting node(s)",
                 "controller": "disruption", "reason": "underutilized", "decision": "replace",
                 "disrupted-nodes": [{"Node": {"name": name}}]}))
             for pod in by_node.pop(name, []):
@@ -86,7 +85,7 @@ def serve(nodes: int, pods: int) -> None:
             api.add(new)
             alive.append(new)
             api.append_log(NS, "karpenter-0", "controller", json.dumps({
-                "level": "INFO", "time": stamp(), "logger": "controller", "message": "launched nodeclaim",
+                "level": "INFO", "time": when, "logger": "controller", "message": "launched nodeclaim",
                 "controller": "nodeclaim.lifecycle", "NodeClaim": {"name": new_name},
                 "instance-type": new["metadata"]["labels"].get("node.kubernetes.io/instance-type", ""),
                 "zone": new["metadata"]["labels"].get("topology.kubernetes.io/zone", ""),
@@ -103,7 +102,7 @@ def serve(nodes: int, pods: int) -> None:
             api.add({"apiVersion": "v1", "kind": "Event",
                      "metadata": {"name": f"{name}.disrupted.{interval}", "namespace": "default"},
                      "involvedObject": {"kind": "Node", "name": name}, "reason": "DisruptionTerminating",
-                     "message": f"Disrupting Node: Underutilized/Replace", "type": "Normal",
+                     "message": "Disrupting Node: Underutilized/Replace", "type": "Normal",
                      "source": {"component": "karpenter"}, "firstTimestamp": when, "lastTimestamp": when,
                      "count": 1})
         print("done", flush=True)
@@ -128,6 +127,7 @@ def main() -> None:
     from karptui.cluster.connect import connect
     from karptui.cluster.recorder import Recorder
     from karptui.recording import Recording, RecordingWriter, parse_size
+    from karptui.recording.segments import list_segments
     from karptui.sources.decode import size_text
 
     child = subprocess.Popen([sys.executable, __file__, "--serve", str(args.nodes), str(args.pods)],
@@ -136,7 +136,10 @@ def main() -> None:
     scale = args.every / args.real_every
     sim_start = datetime(2026, 11, 27, 6, 0, tzinfo=UTC)
     began = time.monotonic()
-    clock = lambda: sim_start + timedelta(seconds=(time.monotonic() - began) * scale)  # noqa: E731
+
+    def clock() -> datetime:
+        return sim_start + timedelta(seconds=(time.monotonic() - began) * scale)
+
     out = Path(tempfile.mkdtemp()) / "rec"
     cap = parse_size(args.max_size)
     writer = RecordingWriter(out, cap)
@@ -168,8 +171,7 @@ def main() -> None:
     child.stdin.write("quit\n")
     child.stdin.flush()
     child.wait(30)
-    deltas = [f.size for f in __import__("karptui.recording.segments", fromlist=["x"]).list_segments(out)
-              if f.type == "delta"]
+    deltas = [f.size for f in list_segments(out) if f.type == "delta"]
     print(f"{intervals} intervals of {args.every:.0f} s ({args.hours:g} h simulated) in {time.monotonic() - t0:.0f} s")
     print(f"recording: {size_text(writer.size())} on disk, the largest it was {size_text(biggest)}, "
           f"cap {size_text(cap)} ({100 * biggest / cap:.2f}% of it at most)")
