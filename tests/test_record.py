@@ -179,6 +179,9 @@ async def test_open_scrubs_every_pane_to_the_moment(recorded):
         await pilot.press("right_curly_bracket")  # an hour later: the end
         await settle(lambda: "node-0" not in nodes())
         assert app.moment == rec.end
+        await pilot.press("left_curly_bracket", "right_square_bracket")  # typed ahead: start, then its next decision
+        await settle(lambda: app.scrub_to is None and app.moment == rec.decisions[0].at)
+        assert nodes() == ["node-0", "node-1", "node-2", "node-3"]
 
 
 async def test_scrub_keys_on_a_snapshot_say_what_they_are_for():

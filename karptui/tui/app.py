@@ -143,6 +143,7 @@ class KarptuiApp(App):
         self.recording = recording
         self.prepare = prepare or (lambda snapshot: snapshot)
         self.moment: datetime | None = recording.end if recording is not None else None
+        self.scrub_to: datetime | None = None   # the moment being built, while a worker builds it
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             # No animations unless asked for: each frame of the tab underline's slide is a full redraw,
             # which doubled a pane switch's cost on 5,000 nodes and goes down an SSH link to the bastion.
@@ -389,12 +390,13 @@ class KarptuiApp(App):
             notify_plain(self, "[ ] { } step through a recording: karptui record OUT, then karptui open OUT",
                          timeout=6)
             return
-        target = self.recording.step(self.moment, by, direction)
+        target = self.recording.step(self.scrub_to or self.moment, by, direction)  # a key pressed again goes on
         if target is None:
             where = "earlier" if direction < 0 else "later"
             what = "decision of Karpenter's" if by == "decision" else "state"
             notify_plain(self, f"no {where} {what} in this recording", timeout=4)
             return
+        self.scrub_to = target
         self.show_moment(target)
 
     @work(thread=True, exclusive=True, group="scrub", exit_on_error=False, description="a recorded moment")
@@ -406,7 +408,11 @@ class KarptuiApp(App):
         self.post_message(MomentReady(at, snapshot, self._overview(snapshot, events, format_cells=True), events))
 
     def on_moment_ready(self, message: MomentReady) -> None:
-        """Swapped in as a live update is: every pane redrawn, the pending pods simulated again."""
+        """Swapped in as a live update is: every pane redrawn, the pending pods simulated again
+        (a moment superseded by another key press while it was built is not shown)."""
+        if message.at != self.scrub_to:
+            return
+        self.scrub_to = None
         self.moment, self.events = message.at, message.events
         self.log_parser = LogParser()
         self.on_snapshot_updated(SnapshotUpdated(message.snapshot, message.overview))
