@@ -323,3 +323,23 @@ def test_record_for_a_while_then_stops_by_itself(cli, tmp_path):
     intervals = len([s for s in rec.segments if s.type == "delta"])
     assert intervals >= 3 and f"recorded {intervals} interval(s)" in stdout
     assert rec.manifest["maxSize"] is None and rec.manifest["every"] == 0.3
+
+
+def test_events_that_expired_are_still_in_the_history(tmp_path):
+    writer = RecordingWriter(tmp_path / "rec")
+    writer.check()
+    start = datetime(2026, 11, 28, 3, 0, tzinfo=UTC)
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "node-0.disrupting", "namespace": "default"},
+             "involvedObject": {"kind": "Node", "name": "node-0"}, "reason": "DisruptionTerminating",
+             "message": "Disrupting Node: Underutilized/Delete", "type": "Normal",
+             "source": {"component": "karpenter"}, "lastTimestamp": "2026-11-28T03:12:05Z", "count": 1}
+    writer.begin(300, start)
+    writer.base(start, start, [pool_node(0), pool_node(1)])
+    writer.delta(start, start + timedelta(minutes=5), [(start + timedelta(minutes=1), "ADDED", event)])
+    writer.delta(start + timedelta(minutes=5), start + timedelta(minutes=10),
+                 [(start + timedelta(minutes=9), "DELETED", {"apiVersion": "v1", "kind": "Event",
+                                                             "metadata": dict(event["metadata"])})])
+    rec = Recording(tmp_path / "rec")
+    assert rec.snapshot_at(rec.end).events == () and rec.events_until(start) == []
+    assert [e.reason for e in rec.snapshot_at(start + timedelta(minutes=5)).events] == ["DisruptionTerminating"]
+    assert [(e.reason, e.involved_name) for e in rec.events_until(rec.end)] == [("DisruptionTerminating", "node-0")]

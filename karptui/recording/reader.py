@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model import Snapshot, SnapshotMeta
 from ..model.build import SnapshotBuilder, convert
+from ..model.errors import ModelError
 from .segments import (BASE, CHANGE_TYPES, DELTA, FORMAT, MANIFEST, VERSION, SegmentFile, decode, identity,
                        instant, list_segments)
 
@@ -105,7 +106,8 @@ def apply(state: dict, change_type: str, obj: dict) -> None:
 
 
 class Recording:
-    """A recording directory, opened: :meth:`moments`, :meth:`snapshot_at`, :meth:`logs_until`."""
+    """A recording directory, opened: :meth:`moments`, :meth:`snapshot_at`, :meth:`logs_until`,
+    :meth:`events_until`."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -204,6 +206,29 @@ class Recording:
                     break
                 apply(state, change_type, obj)
         return state
+
+    def events_until(self, at: datetime) -> list:
+        """Every Kubernetes Event the recording saw up to ``at`` (model Events, each as last seen by
+        then), those the API server had let expire included: the state at ``at`` has only those it
+        still served, a history of the night wants them all."""
+        seen = {identity(o): o for o in self.segments[0].objects if o.get("kind") == "Event"}
+        for segment in self.segments[1:]:
+            if segment.start > at:
+                break
+            for when, change_type, obj in segment.changes:
+                if when > at:
+                    break
+                if change_type != "DELETED" and obj.get("kind") == "Event":
+                    seen[identity(obj)] = obj
+        events = []
+        for obj in seen.values():
+            try:
+                converted = self._convert(obj)
+            except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError):
+                continue  # snapshot_at says so in its warnings; here it is simply not an event
+            if converted is not None:
+                events.append(converted[2])
+        return events
 
     def logs_until(self, at: datetime) -> list[str]:
         """The Karpenter log lines of the recording up to ``at`` (by their times, :meth:`_parsed`), in order."""
