@@ -184,18 +184,22 @@ async def test_open_scrubs_every_pane_to_the_moment(recorded):
         assert nodes() == ["node-0", "node-1", "node-2", "node-3"]
 
 
-async def test_scrub_keys_on_a_snapshot_say_what_they_are_for():
+async def test_scrub_keys_are_a_recordings_only(recorded):
     from karptui.sources import bundled_snapshot, load_snapshot
     from karptui.tui.app import KarptuiApp
+    from karptui.tui.screens.help import help_rows
 
     app = KarptuiApp(load_snapshot(bundled_snapshot()), simulate_on_start=False)
     async with app.run_test(size=(160, 45)) as pilot:
-        await pilot.press("right_square_bracket")
+        before = app.snapshot
+        await pilot.press("right_square_bracket", "left_curly_bracket")
         await pilot.pause()
-        assert any("step through a recording" in str(n.message) for n in app._notifications)
-        assert app.moment is None and not app.source_line().startswith("as at")
-        from karptui.tui.screens.help import help_rows
-
+        assert app.moment is None and app.snapshot is before and not app.source_line().startswith("as at")
+        assert "[" not in {key for key, _, _ in help_rows(app, app.screen)}
+    rec = Recording(recorded[0])
+    app = KarptuiApp(rec.snapshot_at(rec.end), recording=rec, simulate_on_start=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
         keys = {key: what for key, what, _ in help_rows(app, app.screen)}
         assert keys["["] == "Previous decision (recording)" and keys["}"] == "An hour later (recording)"
 

@@ -384,12 +384,12 @@ class KarptuiApp(App):
         return self.totals + synced + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
 
     # ---- scrubbing a recording ---------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The scrub keys exist only on a recording: elsewhere they neither act nor show in help."""
+        return self.recording is not None if action == "scrub" else True
+
     def action_scrub(self, by: str, direction: int) -> None:
         """``[`` ``]``: the previous or next Karpenter decision; ``{`` ``}``: an hour earlier or later."""
-        if self.recording is None:
-            notify_plain(self, "[ ] { } step through a recording: karptui record OUT, then karptui open OUT",
-                         timeout=6)
-            return
         target = self.recording.step(self.scrub_to or self.moment, by, direction)  # a key pressed again goes on
         if target is None:
             where = "earlier" if direction < 0 else "later"
