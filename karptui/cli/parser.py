@@ -79,8 +79,8 @@ def build_parser() -> OneLineParser:
     parser.set_defaults(run=_lazy(".live", "run_live"))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=OneLineParser)
 
-    open_cmd = commands.add_parser("open", help="explore a saved snapshot or kubectl dump")
-    open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    open_cmd = commands.add_parser("open", help="explore a saved snapshot, kubectl dump or recording")
+    open_cmd.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, bundled snapshot name, or a recording (karptui record)")
     open_cmd.add_argument("--logs", metavar="FILE", help="Karpenter controller log file to attach (a plain file is followed as it grows)")
     _namespace(open_cmd)
     _discounts(open_cmd)
@@ -106,6 +106,20 @@ def build_parser() -> OneLineParser:
     save.add_argument("--logs-since", metavar="DURATION", default=None,
                       help="how much Karpenter log to include (default 1h; 0: none)")
     save.set_defaults(run=_lazy(".live", "run_snapshot_save"))
+    record = commands.add_parser("record", help="record the live cluster's changes and Karpenter's log to a "
+                                 "directory (open it with karptui open OUT)")
+    record.add_argument("out", metavar="OUT", help="directory to create (or an empty one)")
+    record.add_argument("--every", metavar="DURATION", default="5m", help="interval between segments (default 5m)")
+    record.add_argument("--for", dest="duration", metavar="DURATION", default=None,
+                        help="stop after this long (default: until interrupted)")
+    record.add_argument("--max-size", metavar="SIZE", default="1GiB",
+                        help="cap on the directory's size: the oldest intervals are dropped beyond it "
+                             "(default 1GiB; 0: no cap)")
+    record.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context")
+    record.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
+    record.add_argument("--logs-since", metavar="DURATION", default=None,
+                        help="how much Karpenter log before the start to include (default 1h; 0: no logs)")
+    record.set_defaults(run=_lazy(".record", "run_record"))
     info = snapshot_cmds.add_parser("info", help="summarise a snapshot: counts, zones, warnings")
     info.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
     info.add_argument("--output", "-o", choices=("table", "json"), default="table")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..errors import InputError
 from ..model import Snapshot
 from ..sources import bundled_snapshot, load_snapshot, resolve_snapshot_path
 from ..sources.collector import settle_for_simulation
@@ -16,7 +17,8 @@ from .karpenter_version import flag_text, with_flag
 
 
 def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
-         follow_from: int | None = None, namespace: str | None = None, discounts: str | None = None) -> int:
+         follow_from: int | None = None, namespace: str | None = None, discounts: str | None = None,
+         recording=None, prepare=None) -> int:
     from ..catalog.discounts import find_discounts
     from ..tui.app import KarptuiApp  # bad input has failed by now, before the screen is taken
     from ..tui.themes import check_theme_name
@@ -29,7 +31,7 @@ def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None =
     # +1 replica run took 1.3-2.3 s, 1.1-1.5 s frozen). A live session's snapshots come and go: not there.
     settle_for_simulation()
     return play(KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from,
-                           namespace=namespace, discounts=found))
+                           namespace=namespace, discounts=found, recording=recording, prepare=prepare))
 
 
 def play(app) -> int:
@@ -86,6 +88,18 @@ def leave_at_once(code: int) -> None:
 
 def run_open(args: argparse.Namespace) -> int:
     version, settings = flag_text(args), flags_given(args)
+    from ..recording import Recording, is_recording
+
+    if is_recording(args.snapshot):  # karptui record's directory: opened on its newest state, scrubbable
+        if args.logs:
+            raise InputError("--logs", f"{args.snapshot} is a recording: it carries its own Karpenter log")
+        recording = Recording(args.snapshot)
+
+        def prepare(snapshot: Snapshot) -> Snapshot:
+            return with_flags(with_flag(snapshot, version), settings)
+
+        return _run(prepare(recording.snapshot_at(recording.end)), args.theme, namespace=getattr(args, "namespace", None),
+                    discounts=getattr(args, "discounts", None), recording=recording, prepare=prepare)
     snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
     follow, offset = None, None
     if args.logs:

@@ -57,8 +57,13 @@ class Informer:
 
     def __init__(self, resource: Resource, lister: Callable[..., Any], on_change: Callable[[], None],
                  page: int = PAGE, watch_seconds: int = WATCH_SECONDS, read_timeout: float = READ_TIMEOUT,
-                 resync: float = RESYNC) -> None:
+                 resync: float = RESYNC, journal: Callable[[Resource, str, Any], None] | None = None) -> None:
+        """``journal`` (``karptui record``): told, from this thread, each change as the API server sent
+        it: ``(resource, "ADDED"|"MODIFIED"|"DELETED", raw object)`` for a watch event, and
+        ``(resource, "LISTED", [raw objects])`` after each whole list (the first, and every relist
+        after a 410 or a resync, when watch events may have been missed)."""
         self.resource = resource
+        self.journal = journal
         self.lister = lister
         self.on_change = on_change
         self.page, self.watch_seconds, self.read_timeout = page, watch_seconds, read_timeout
@@ -167,6 +172,7 @@ class Informer:
             with self.lock:
                 self.objects = objects
         metadata: dict = {}
+        raw: list[dict] | None = [] if self.journal is not None else None
         self.listing_since, self.listed, self.expected = time.monotonic(), 0, None
         try:
             for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
@@ -179,6 +185,8 @@ class Informer:
                     for item in listing.get("items") or ():
                         if isinstance(item, dict):
                             self._put(page, item)
+                            if raw is not None:
+                                raw.append(item)
                 self._read(objects, page, len(listing.get("items") or ()), metadata, first)
         except ApiException as exc:
             if exc.status == 410:  # the continue token expired mid-list
@@ -191,6 +199,8 @@ class Informer:
         self._listed_at = time.monotonic()
         self.resource_version = metadata.get("resourceVersion") or "0"
         self.state, self.note = SYNCED, ""
+        if raw is not None:
+            self.journal(self.resource, "LISTED", raw)
         self.synced.set()
         self.on_change()
 
@@ -257,6 +267,8 @@ class Informer:
                 self.objects.pop((meta.get("namespace") or "", meta.get("name") or ""), None)
             else:
                 self._put(self.objects, obj)
+        if self.journal is not None:
+            self.journal(self.resource, kind, obj)
         self.counts["events"] += 1
         if version:
             self.resource_version = version

@@ -109,7 +109,10 @@ def assemble(fields: Mapping[str, Iterable[Any]], meta: SnapshotMeta | None = No
 class SnapshotBuilder:
     """Collects raw objects one by one; :meth:`build` makes the Snapshot."""
 
-    def __init__(self) -> None:
+    def __init__(self, converter: Callable[[Mapping], Any] | None = None) -> None:
+        """``converter``: :func:`convert`, or one that remembers what it built (a recording's
+        states share most objects: scrubbing builds only the ones that changed)."""
+        self._convert = converter or convert
         self._objects: dict[str, dict[tuple[str, str, str], Any]] = {}
         self._ignored: Counter[str] = Counter()
         self._skipped: list[str] = []
@@ -122,7 +125,7 @@ class SnapshotBuilder:
             self._skip(origin, describe(obj), "not an object")
             return
         try:
-            converted = convert(obj)
+            converted = self._convert(obj)
         except ModelError as exc:
             self._skip(origin, describe(obj), str(exc))
             return

@@ -56,6 +56,11 @@ NOT_A_DUMP = ("no Kubernetes objects in it (expected the output of kubectl get .
 
 
 def _load(path: str | Path) -> Snapshot:
+    from ..recording import Recording, is_recording
+
+    if is_recording(path):  # karptui record's directory: every command reads its newest state
+        recording = Recording(path)
+        return recording.snapshot_at(recording.end)
     builder = SnapshotBuilder()
     meta_docs = []
     kinds = 0

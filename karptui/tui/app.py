@@ -28,7 +28,7 @@ from ..views.details import node_detail, pod_detail
 from ..views.disruption import SAID_KINDS
 from ..views.info import warnings_with_catalog
 from ..views.manifest import manifest_lines, not_found_lines, reading_lines, yaml_lines
-from ..views.clock import Clock, snapshot_clock
+from ..views.clock import Clock, recorded_moment, snapshot_clock
 from ..views.cost import CostPath, cost_path, discount_of
 from ..views.overview import Overview, header_cost, header_simulated, overview, shown_pending
 from . import forked
@@ -81,6 +81,14 @@ def _wait_cancelled(worker) -> None:
         time.sleep(0.2)
 
 
+class MomentReady(Message):
+    """A recording's state at ``at``, built off the event loop: what scrubbing shows next."""
+
+    def __init__(self, at: datetime, snapshot: Snapshot, built: Overview, events: list[dict]) -> None:
+        super().__init__()
+        self.at, self.snapshot, self.overview, self.events = at, snapshot, built, events
+
+
 class LogsAppended(Message):
     """New log events: ``events``, or none to say the live follower's backlog has some (such a
     wake-up supersedes another still queued: one takes everything waiting)."""
@@ -102,6 +110,11 @@ class KarptuiApp(App):
         Binding("question_mark", "help", "Help"),
         Binding("w", "whatif", "What-if"),
         Binding("t", "cycle_theme", "Theme"),
+        # scrubbing a recording (karptui open OUT of karptui record): the whole TUI as it was then
+        Binding("left_square_bracket", "scrub('decision', -1)", "Previous decision (recording)", show=False),
+        Binding("right_square_bracket", "scrub('decision', 1)", "Next decision (recording)", show=False),
+        Binding("left_curly_bracket", "scrub('hour', -1)", "An hour earlier (recording)", show=False),
+        Binding("right_curly_bracket", "scrub('hour', 1)", "An hour later (recording)", show=False),
     ]
 
     crash: str = ""   # an internal error's traceback, when one ended the session (cli.tui.play says it)
@@ -120,9 +133,17 @@ class KarptuiApp(App):
     def __init__(self, snapshot: Snapshot, now: datetime | None = None, catalog=None, theme: str | None = None,
                  simulate_on_start: bool = True, follow_logs: str | None = None,
                  follow_from: int | None = None, live=None, logs_since: float | None = 600.0,
-                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None, discounts=None) -> None:
-        """``discounts`` (karptui.catalog.discounts.Discounts, ``--discounts``): taken off every price shown."""
+                 live_interval: float = LIVE_INTERVAL, namespace: str | None = None, discounts=None,
+                 recording=None, prepare=None) -> None:
+        """``discounts`` (karptui.catalog.discounts.Discounts, ``--discounts``): taken off every price shown.
+        ``recording`` (karptui.recording.Recording): ``snapshot`` is its state at its end, and ``[`` ``]``
+        ``{`` ``}`` step the whole TUI through it; ``prepare`` applies the command line's
+        ``--karpenter-version`` and settings to each state shown, as to ``snapshot``."""
         super().__init__()
+        self.recording = recording
+        self.prepare = prepare or (lambda snapshot: snapshot)
+        self.moment: datetime | None = recording.end if recording is not None else None
+        self.scrub_to: datetime | None = None   # the moment being built, while a worker builds it
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             # No animations unless asked for: each frame of the tab underline's slide is a full redraw,
             # which doubled a pane switch's cost on 5,000 nodes and goes down an SSH link to the bastion.
@@ -347,6 +368,10 @@ class KarptuiApp(App):
 
     # ---- what the screens show -------------------------------------------------------------
     def source_line(self) -> str:
+        shown = f"{recorded_moment(self.moment)} · " if self.moment is not None else ""
+        return shown + self._source_line()
+
+    def _source_line(self) -> str:
         logs = f" · {len(self.events)} Karpenter log events" if self.events else ""
         sim = ""
         if self.result is not None:
@@ -358,6 +383,40 @@ class KarptuiApp(App):
         path = self.cost_path if self.cost_path is not None and self.cost_path.now == self.overview.cost else None
         cost = f" · {header_cost(path or CostPath(self.overview.cost, discount=discount_of(self.catalog)))}"
         return self.totals + synced + cost + logs + sim + (f" · what-if {whatif}" if whatif else "") + notes
+
+    # ---- scrubbing a recording ---------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The scrub keys exist only on a recording: elsewhere they neither act nor show in help."""
+        return self.recording is not None if action == "scrub" else True
+
+    def action_scrub(self, by: str, direction: int) -> None:
+        """``[`` ``]``: the previous or next Karpenter decision; ``{`` ``}``: an hour earlier or later."""
+        target = self.recording.step(self.scrub_to or self.moment, by, direction)  # a key pressed again goes on
+        if target is None:
+            where = "earlier" if direction < 0 else "later"
+            what = "decision of Karpenter's" if by == "decision" else "state"
+            notify_plain(self, f"no {where} {what} in this recording", timeout=4)
+            return
+        self.scrub_to = target
+        self.show_moment(target)
+
+    @work(thread=True, exclusive=True, group="scrub", exit_on_error=False, description="a recorded moment")
+    def show_moment(self, at: datetime) -> None:
+        """The recording's state at ``at``, its log up to then, and their overview, built in a thread."""
+        snapshot = self.prepare(self.recording.snapshot_at(at))
+        lines = snapshot.meta.logs_text.splitlines()
+        events = list(LogParser().parse(lines)) if lines else []
+        self.post_message(MomentReady(at, snapshot, self._overview(snapshot, events, format_cells=True), events))
+
+    def on_moment_ready(self, message: MomentReady) -> None:
+        """Swapped in as a live update is: every pane redrawn, the pending pods simulated again
+        (a moment superseded by another key press while it was built is not shown)."""
+        if message.at != self.scrub_to:
+            return
+        self.scrub_to = None
+        self.moment, self.events = message.at, message.events
+        self.log_parser = LogParser()
+        self.on_snapshot_updated(SnapshotUpdated(message.snapshot, message.overview))
 
     def missing(self, kind: str) -> str:
         """Why a live pane has nothing of ``kind`` (RBAC, or not served), or ""."""

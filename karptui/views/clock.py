@@ -36,3 +36,8 @@ def snapshot_clock(snapshot: Snapshot, live: bool = False, wall: datetime | None
     if snapshot.meta.captured_at is not None:
         return Clock(snapshot.meta.captured_at, True)
     return Clock(snapshot.as_of or wall, False)
+
+
+def recorded_moment(at: datetime) -> str:
+    """The header's name for a moment of a recording: ``as at 2026-11-28 03:12:05 UTC, recorded``."""
+    return f"as at {at.astimezone(timezone.utc):%Y-%m-%d %H:%M:%S} UTC, recorded"

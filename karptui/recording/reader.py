@@ -1,0 +1,262 @@
+"""A recording read back: the moments it knows, and the cluster as it was at any of them.
+
+``snapshot_at(t)`` is the base segment with every change seen up to ``t`` applied, built
+by the same :class:`~karptui.model.build.SnapshotBuilder` a snapshot file goes through, so
+every pane and the simulator take it unchanged; its metadata carries the Karpenter log
+lines received up to ``t`` (the Activity pane, the Disruption pane's "Karpenter said").
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import InputError
+from ..model import Snapshot, SnapshotMeta
+from ..model.build import SnapshotBuilder, convert
+from ..model.errors import ModelError
+from .segments import (BASE, CHANGE_TYPES, DELTA, FORMAT, MANIFEST, VERSION, SegmentFile, decode, identity,
+                       instant, list_segments)
+
+#: The log events that are Karpenter deciding something: a provisioning decision (the NodeClaims
+#: it computed for pending pods) and a disruption decision ("disrupting node(s)", any method).
+DECISION_KINDS = ("nodeclaims_computed", "disruption")
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A time the recording knows the cluster's state at: an interval's end, or a decision line."""
+
+    at: datetime
+    what: str   # "interval" or "decision"
+    line: str = ""  # a decision's log line
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment, decoded: its interval, its changes (time, type, object) and log lines (time, line)."""
+
+    seq: int
+    type: str
+    start: datetime
+    end: datetime
+    objects: tuple[dict, ...]
+    changes: tuple[tuple[datetime, str, dict], ...]
+    logs: tuple[tuple[datetime, str], ...]
+
+
+def is_recording(path: str | Path) -> bool:
+    """Whether ``path`` is a recording's directory (its manifest names the format)."""
+    folder = Path(path)
+    manifest = folder / MANIFEST
+    if not folder.is_dir() or not manifest.is_file():
+        return False
+    try:
+        return decode(manifest).get("format") == FORMAT
+    except InputError:
+        return False
+
+
+def read_segment(file: SegmentFile) -> Segment:
+    doc = decode(file.path)
+    where = file.path
+    if doc.get("segment") != file.type or doc.get("seq") != file.seq:
+        raise InputError(where, f"says it is {doc.get('segment')!r} {doc.get('seq')!r}, not the {file.type} "
+                                f"{file.seq} its name says")
+    objects = doc.get("objects") if file.type == BASE else []
+    changes, logs = [], []
+    for item in doc.get("changes") or () if file.type == DELTA else ():
+        if not (isinstance(item, list) and len(item) == 3 and item[1] in CHANGE_TYPES and isinstance(item[2], dict)):
+            raise InputError(where, f"a change is not [time, ADDED|MODIFIED|DELETED, object]: {str(item)[:80]}")
+        changes.append((instant(item[0], where), item[1], item[2]))
+    for item in doc.get("logs") or ():
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
+            raise InputError(where, f"a log entry is not [time, line]: {str(item)[:80]}")
+        logs.append((instant(item[0], where), item[1]))
+    if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
+        raise InputError(where, "its objects are not a list of objects")
+    return Segment(file.seq, file.type, instant(doc.get("start"), where), instant(doc.get("end"), where),
+                   tuple(objects), tuple(changes), tuple(logs))
+
+
+def replayable(files: list[SegmentFile]) -> list[SegmentFile]:
+    """The chain a reader replays: the lowest base, then the deltas numbered one after another
+    from it (anything older was being rotated away when a recorder stopped; a gap ends it)."""
+    bases = [f for f in files if f.type == BASE]
+    if not bases:
+        return []
+    first = bases[0]
+    chain, deltas = [first], {f.seq: f for f in files if f.type == DELTA}
+    seq = first.seq + 1
+    while seq in deltas:
+        chain.append(deltas[seq])
+        seq += 1
+    return chain
+
+
+def apply(state: dict, change_type: str, obj: dict) -> None:
+    """One change to a state keyed by :func:`identity`."""
+    if change_type == "DELETED":
+        state.pop(identity(obj), None)
+    else:
+        state[identity(obj)] = obj
+
+
+class Recording:
+    """A recording directory, opened: :meth:`moments`, :meth:`snapshot_at`, :meth:`logs_until`,
+    :meth:`events_until`."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise InputError(path, "is not a recording (not a directory)")
+        manifest = self.path / MANIFEST
+        if not manifest.is_file():
+            raise InputError(path, f"is not a recording (no {MANIFEST})")
+        self.manifest = decode(manifest)
+        if self.manifest.get("format") != FORMAT:
+            raise InputError(manifest, f"is not a {FORMAT} manifest")
+        if self.manifest.get("version") != VERSION:
+            raise InputError(manifest, f"is version {self.manifest.get('version')!r} of the format; this karptui "
+                                       f"reads version {VERSION}")
+        self.files = replayable(list_segments(self.path))
+        if not self.files:
+            raise InputError(path, "holds no base segment yet (the recorder had not finished its first listing)")
+        self.segments = [read_segment(f) for f in self.files]
+        self._built: dict[int, tuple[dict, object]] = {}  # id(raw object) -> (it, what the model built)
+
+    # ---- what it spans --------------------------------------------------------------------
+    @property
+    def start(self) -> datetime:
+        """The earliest time with a known state: the base segment's end."""
+        return self.segments[0].end
+
+    @property
+    def end(self) -> datetime:
+        return self.segments[-1].end
+
+    @cached_property
+    def logs(self) -> list[tuple[datetime, str]]:
+        """Every log line kept, with the time it was received, in order."""
+        return [entry for segment in self.segments for entry in segment.logs]
+
+    @cached_property
+    def _parsed(self) -> tuple[list[datetime], list[dict]]:
+        """Each log line's time (:meth:`logs_until`), and the events Karpenter's lines are read as.
+
+        A line's time is the one it says, when it says one no later than it arrived (Karpenter's
+        clock: "disrupting node(s)" at 03:12:05 was decided then, whenever the follower got it);
+        else the time it was received."""
+        from ..history.times import instant as log_instant
+        from ..logs import LogParser
+
+        lines = self.logs
+        times = [received for received, _ in lines]
+        events = list(LogParser().parse(text for _, text in lines))
+        for event in events:
+            index = event["line"] - 1
+            said = log_instant(event["time"]) if isinstance(event.get("time"), str) else None
+            if said is not None and said <= times[index]:
+                times[index] = said
+        return times, events
+
+    @cached_property
+    def decisions(self) -> list[Moment]:
+        """Karpenter's decision lines within the recording, at their times (:meth:`_parsed`), in order."""
+        times, events = self._parsed
+        found = [Moment(times[e["line"] - 1], "decision", self.logs[e["line"] - 1][1]) for e in events
+                 if e["kind"] in DECISION_KINDS and self.start <= times[e["line"] - 1] <= self.end]
+        return sorted(found, key=lambda m: m.at)
+
+    def moments(self) -> list[Moment]:
+        """Each interval's end and each Karpenter decision, in time order (the TUI steps through them)."""
+        ends = [Moment(s.end, "interval") for s in self.segments]
+        return sorted([*ends, *self.decisions], key=lambda m: (m.at, m.what))
+
+    def step(self, at: datetime, by: str, direction: int) -> datetime | None:
+        """Where scrubbing goes from ``at``: the next (``direction`` 1) or previous (-1) decision
+        (``by="decision"``), or an hour later or earlier (``by="hour"``, kept within the recording);
+        None when there is nothing further that way."""
+        if by == "decision":
+            times = [m.at for m in self.decisions]
+            if direction > 0:
+                index = bisect.bisect_right(times, at)
+                return times[index] if index < len(times) else None
+            index = bisect.bisect_left(times, at)
+            return times[index - 1] if index > 0 else None
+        if by != "hour":
+            raise ValueError(f"no step by {by!r}")
+        target = min(self.end, max(self.start, at + timedelta(hours=direction)))
+        return None if target == at else target
+
+    # ---- the state at a time ----------------------------------------------------------------
+    def objects_at(self, at: datetime) -> dict:
+        """The recorded objects (redacted API objects) as they were at ``at``, by identity."""
+        if at < self.start:
+            raise ValueError(f"{at.isoformat()} is before the recording's first state ({self.start.isoformat()})")
+        state = {identity(o): o for o in self.segments[0].objects}
+        for segment in self.segments[1:]:
+            if segment.start > at:
+                break
+            for when, change_type, obj in segment.changes:
+                if when > at:
+                    break
+                apply(state, change_type, obj)
+        return state
+
+    def events_until(self, at: datetime) -> list:
+        """Every Kubernetes Event the recording saw up to ``at`` (model Events, each as last seen by
+        then), those the API server had let expire included: the state at ``at`` has only those it
+        still served, a history of the night wants them all."""
+        seen = {identity(o): o for o in self.segments[0].objects if o.get("kind") == "Event"}
+        for segment in self.segments[1:]:
+            if segment.start > at:
+                break
+            for when, change_type, obj in segment.changes:
+                if when > at:
+                    break
+                if change_type != "DELETED" and obj.get("kind") == "Event":
+                    seen[identity(obj)] = obj
+        events = []
+        for obj in seen.values():
+            try:
+                converted = self._convert(obj)
+            except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError):
+                continue  # snapshot_at says so in its warnings; here it is simply not an event
+            if converted is not None:
+                events.append(converted[2])
+        return events
+
+    def logs_until(self, at: datetime) -> list[str]:
+        """The Karpenter log lines of the recording up to ``at`` (by their times, :meth:`_parsed`), in order."""
+        times, _ = self._parsed
+        return [text for (_, text), when in zip(self.logs, times) if when <= at]
+
+    def snapshot_at(self, at: datetime) -> Snapshot:
+        """The cluster as it was at ``at``, as an ordinary Snapshot (its capture time is ``at``)."""
+        builder = SnapshotBuilder(self._convert)
+        origin = f"recording {self.path.name}"
+        for obj in self.objects_at(at).values():
+            builder.add(obj, origin)
+        return builder.build(replace(self.meta, captured_at=at, logs_text="\n".join(self.logs_until(at))))
+
+    def _convert(self, obj: dict):
+        """:func:`~karptui.model.build.convert`, once per recorded object: the states of a recording
+        share most of their objects, so a step of the scrubber builds only what changed."""
+        hit = self._built.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        converted = convert(obj)
+        self._built[id(obj)] = (obj, converted)
+        return converted
+
+    @cached_property
+    def meta(self) -> SnapshotMeta:
+        m = self.manifest
+        text = lambda key: m.get(key) if isinstance(m.get(key), str) else ""
+        return SnapshotMeta(source=f"recording {self.path}", name=text("context") or self.path.name,
+                            context=text("context"), cluster=text("cluster"),
+                            kubernetes_version=text("kubernetesVersion"), logs_source=text("logsSource"))
