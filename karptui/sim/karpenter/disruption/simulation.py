@@ -104,6 +104,13 @@ class PendingRun:
     results: Results | None
     usable: bool
     kinds: tuple[Pod, ...] = ()   # one pending pod per namespace and label set (what selectors read)
+    limits: dict = field(default_factory=dict)   # NodePool -> what its limits left before the run
+    uncut: frozenset[str] = frozenset()          # NodePools whose limits cut nothing in the run
+    pending: list[Pod] = field(default_factory=list)   # the pods, and those of them queued
+    queued: list[Pod] = field(default_factory=list)
+    # the same run with other limits left (candidates taken out give their NodePools room back), by
+    # every NodePool's limits left
+    by_limits: dict[tuple, Results] = field(default_factory=dict)
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -111,17 +118,19 @@ def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pend
     """Karpenter's scheduler over the pending pods alone (the ones a simulation queues), once per
     cluster state. Usable only when no topology group answers about them (none of them owns one, no
     bound pod's required anti-affinity selects one), no tracked reservation is in play, no pod
-    requests a negative amount, none of them lands on an existing node, the NodePools' limits cut
-    no instance type even at the run's end, and they do not open exactly one NodeClaim."""
+    requests a negative amount, none of them lands on an existing node and they do not open exactly
+    one NodeClaim. Which NodePools' limits cut no instance type even at the run's end is noted."""
     scheduler = Scheduler(snapshot, state, catalog, pending, prepared=prepared, settling=settling, existing=existing)
+    limits = _limits_left(scheduler)
     kinds = tuple({selected_as(p): p for p in pending}.values())  # a selector reads a pod's namespace and labels
     topology = scheduler.topology
     if topology.groups or any(g.owners or _selects_any(g, kinds) for g in topology.inverse.values()) \
             or scheduler.reservations is not None or any_negative(pending):
         return PendingRun(None, False)
-    results = scheduler.solve(_queued(pending, [], unplaceable))
-    usable = not results.on_existing and len(results.claims) != 1 and _limits_never_cut(scheduler)
-    return PendingRun(results, usable, kinds)
+    queued = _queued(pending, [], unplaceable)
+    results = scheduler.solve(queued)
+    usable = not results.on_existing and len(results.claims) != 1
+    return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued)
 
 
 def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: list[Pod], settling: frozenset[str],
@@ -136,7 +145,8 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     to count the same pods as in its own run; a pending pod meets only NodeClaims: taking nodes
     out and filling them only refuses it again, and the NodeClaims, opened by the pending pods in
     the same order with the limits cutting no type (the candidates' NodePools' limits leave more,
-    not less), are the ones the whole run opens. A pending pod the whole run answers from an earlier
+    not less; where they cut something, the pending pods' run is made again with the limits the
+    candidates leave, once per such limits), are the ones the whole run opens. A pending pod the whole run answers from an earlier
     failure of its signature is refused the same when tried afresh, as nothing it could use
     changed; and the whole run's extra turns of its queue place nothing. The answer, NodeClaims
     and all, is the whole run's; not its cost. With exactly one NodeClaim (a replacement, whose
@@ -148,10 +158,22 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     if scheduler.reservations is not None or any(_selects_any(g, shared.kinds) for g in topology.groups.values()) \
             or any(g.owners and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
         return None
+    limits = _limits_left(scheduler)
     alone = scheduler.solve(moving)
     if alone.claims or alone.errors or len(alone.on_existing) != len({p.key for p in moving}):
         return None
     pending = shared.results
+    if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
+        # the pending pods alone with these limits left; with the candidates taken out, as they are
+        # now (fewer nodes than the shared run's: still none takes a pending pod)
+        key = tuple(sorted(limits.items()))
+        pending = shared.by_limits.get(key)
+        if pending is None:
+            again = Scheduler(snapshot, state, catalog, shared.pending, prepared=prepared, settling=settling,
+                              existing=existing)
+            pending = shared.by_limits[key] = again.solve(shared.queued)
+        if pending.on_existing or len(pending.claims) == 1:
+            return None
     return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim), dict(pending.errors))
 
 
@@ -159,19 +181,23 @@ def _selects_any(group, pods) -> bool:
     return any(group.selects(p) for p in pods)
 
 
-def _limits_never_cut(scheduler: Scheduler) -> bool:
-    """At the run's end (limits only shrink as NodeClaims open), every NodePool's limits still hold
-    each of its instance types and leave nodes to launch: they refused nothing, and a run with more
-    left (a candidate taken out gives its NodePool its capacity back) keeps the same types."""
+def _uncut(scheduler: Scheduler) -> frozenset[str]:
+    """The NodePools whose limits, at the run's end (they only shrink as NodeClaims open), still hold
+    each of their instance types and leave nodes to launch: they refused nothing, and a run with
+    more left (a candidate taken out gives its NodePool its capacity back) keeps the same types."""
+    out = set()
     for template in scheduler.templates:
         left = scheduler.remaining.get(template.name)
-        if not left:
-            continue
-        if "nodes" in left and left["nodes"] <= 0:
-            return False
-        if len(scheduler._fit_limits(template, left)) != len(template.rows):
-            return False
-    return True
+        if not left or (("nodes" not in left or left["nodes"] > 0)
+                        and len(scheduler._fit_limits(template, left)) == len(template.rows)):
+            out.add(template.name)
+    return frozenset(out)
+
+
+def _limits_left(scheduler: Scheduler) -> dict:
+    """What each NodePool's limits leave, as the scheduler keys them (a zero left is a limit, unlike
+    no entry)."""
+    return {name: tuple(left.items()) for name, left in scheduler.remaining.items()}
 
 
 def uninitialized_error(node) -> str:
