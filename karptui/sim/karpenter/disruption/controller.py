@@ -48,6 +48,9 @@ MAX_COMMANDS = 200
 # bench/gen_cluster.py meets neither (its plan of 95 commands is the same with and without them).
 SINGLE_NODE_SIMULATIONS = 1000
 MULTI_NODE_SIMULATIONS = 100
+# simulations over one cluster state before the pending pods' run is shared (simulation.pending_run): it
+# costs one simulation, and a pass that finds its command at the first candidates never pays it back
+SHARED_AFTER = 3
 EXPLAINED = 10  # candidates left for want of room simulated once more to name the pod (see verdicts())
 
 
@@ -157,6 +160,7 @@ class Disruptor:
         # answer is provably the same (simulation.pending_run; False: in every one, as tests compare)
         self.share_pending = share_pending
         self._shared: PendingRun | None = None
+        self._state_simulations = 0  # simulations over the cluster state as it now stands
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True) -> Simulation:
@@ -172,7 +176,13 @@ class Disruptor:
             [p for p in self.pending if p.key not in self.planned]
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
                         self._settling(), self._existing(), self._unplaceable() if self.skip_unplaceable else frozenset(),
-                        self._pending_run() if pending is self.pending and self.share_pending else None)
+                        self._pending_run() if pending is self.pending and self._sharing() else None)
+
+    def _sharing(self) -> bool:
+        """Whether this simulation takes the pending pods' shared run where it may: once the cluster
+        state has had SHARED_AFTER simulations (a choice of cost only: either way the answer is the same)."""
+        self._state_simulations += 1
+        return self.share_pending and self._state_simulations > SHARED_AFTER
 
     def _pending_run(self) -> PendingRun:
         """The pending pods scheduled alone, once per cluster state (every simulation over it that
@@ -469,6 +479,7 @@ class Disruptor:
         each replacement running as a new node."""
         state = self.state
         self._settled = self._room = self._never = self._health = self._shared = None
+        self._state_simulations = 0
         indices = [c.index for c in command.candidates]
         if command.decision != REPLACE:
             moved = command.simulation.moved if command.simulation is not None else []

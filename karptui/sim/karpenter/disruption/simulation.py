@@ -109,8 +109,9 @@ class PendingRun:
     pending: list[Pod] = field(default_factory=list)   # the pods, and those of them queued
     queued: list[Pod] = field(default_factory=list)
     # the same run with other limits left (candidates taken out give their NodePools room back), by
-    # every NodePool's limits left
+    # every NodePool's limits left; and how often each such limits came (made the second time)
     by_limits: dict[tuple, Results] = field(default_factory=dict)
+    limits_seen: dict[tuple, int] = field(default_factory=dict)
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -151,7 +152,7 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     changed; and the whole run's extra turns of its queue place nothing. The answer, NodeClaims
     and all, is the whole run's; not its cost. With exactly one NodeClaim (a replacement, whose
     pods a command moves) the whole run is kept, so no command holds the shared run's NodeClaim."""
-    if any_negative(moving):
+    if any_negative(moving) or len(moving) > len(shared.queued):  # then the shared run saves little
         return None
     scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
     topology = scheduler.topology
@@ -159,14 +160,19 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
             or any(g.owners and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
         return None
     limits = _limits_left(scheduler)
+    key = None
+    if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
+        key = tuple(sorted(limits.items()))
+        shared.limits_seen[key] = seen = shared.limits_seen.get(key, 0) + 1
+        if seen < 2:  # limits met once may never come again: not worth a run of their own yet
+            return None
     alone = scheduler.solve(moving)
     if alone.claims or alone.errors or len(alone.on_existing) != len({p.key for p in moving}):
         return None
     pending = shared.results
-    if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
+    if key is not None:
         # the pending pods alone with these limits left; with the candidates taken out, as they are
         # now (fewer nodes than the shared run's: still none takes a pending pod)
-        key = tuple(sorted(limits.items()))
         pending = shared.by_limits.get(key)
         if pending is None:
             again = Scheduler(snapshot, state, catalog, shared.pending, prepared=prepared, settling=settling,
