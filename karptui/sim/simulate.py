@@ -51,8 +51,10 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     ``equivalence`` lets pods of one signature share their cycles' work (see :mod:`.equivalence`;
     the same answers); False runs every plugin afresh for every pod (tests compare).
     ``skip_unplaceable`` leaves the pending pods no consolidation simulation can place out of
-    those simulations' queues (see :mod:`.karpenter.unplaceable`; the same answers); False
-    schedules every pending pod in every simulation (tests compare).
+    those simulations' queues (see :mod:`.karpenter.unplaceable`; the same answers), and
+    schedules the pending pods once per cluster state where the simulations can take that answer
+    (see :func:`.karpenter.disruption.simulation.pending_run`); False schedules every pending pod
+    in every simulation (tests compare).
     ``keep_pass(p)`` is given kube-scheduler's pass as it ended, before Karpenter's part; ``after``
     (such a pass, of a snapshot this one only adds pending pods to) goes on from it instead of
     scheduling its pods again, when :meth:`SchedulerPass.new_pods` says it holds (the same answers;
@@ -150,7 +152,8 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
 
             disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=disruption_pending(attempts),
                                   progress=progress, found=found, nominated=nominated(attempts),
-                                  planned=planned(attempts), skip_unplaceable=skip_unplaceable, gates=gates)
+                                  planned=planned(attempts), skip_unplaceable=skip_unplaceable, gates=gates,
+                                  share_pending=skip_unplaceable)
             commands, stuck = disruptor.run(state)
             disruptions, blocked = tuple(commands), tuple(stuck)
             notes.extend(disruptor.timeouts)

@@ -35,7 +35,7 @@ from .command import Command, REPLACE
 from .savings import estimated_savings, leaked
 from ..versions import V1_14, karpenter_version
 from .consolidation import consolidate
-from .simulation import Simulation, simulate
+from .simulation import PendingRun, Simulation, pending_run, simulate
 from .verdicts import (BLOCKED, DELETE, METHOD_ORDER, REPAIR_FIRST, REPLACE as REPLACED, SKIPPED, Ledger,
                        NodeVerdicts, Why, span)
 
@@ -48,6 +48,9 @@ MAX_COMMANDS = 200
 # bench/gen_cluster.py meets neither (its plan of 95 commands is the same with and without them).
 SINGLE_NODE_SIMULATIONS = 1000
 MULTI_NODE_SIMULATIONS = 100
+# simulations over one cluster state before the pending pods' run is shared (simulation.pending_run): it
+# costs one simulation, and a pass that finds its command at the first candidates never pays it back
+SHARED_AFTER = 3
 EXPLAINED = 10  # candidates left for want of room simulated once more to name the pod (see verdicts())
 
 
@@ -95,7 +98,7 @@ class Disruptor:
                  simulations: dict[str, int] | None = None, methods: tuple = METHODS,
                  phase: str = "consolidation", nominated: frozenset[str] = frozenset(),
                  planned: frozenset[str] = frozenset(), skip_unplaceable: bool = True,
-                 gates: FeatureGates | None = None) -> None:
+                 gates: FeatureGates | None = None, share_pending: bool = True) -> None:
         self.snapshot, self.catalog = snapshot, catalog
         # how the release simulated repairs unhealthy nodes (NodeRepair gate): off, legacy or voluntary
         self.repair = node_repair.repair_mode(snapshot, gates or DEFAULT_GATES)
@@ -155,6 +158,11 @@ class Disruptor:
         # leave the pending pods no simulation can place out of its queue (the same answers; False
         # runs every pending pod through every simulation, as tests compare)
         self.skip_unplaceable = skip_unplaceable
+        # schedule the pending pods once per cluster state, not in every simulation, where the
+        # answer is provably the same (simulation.pending_run; False: in every one, as tests compare)
+        self.share_pending = share_pending
+        self._shared: PendingRun | None = None
+        self._state_simulations = 0  # simulations over the cluster state as it now stands
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True) -> Simulation:
@@ -172,7 +180,27 @@ class Disruptor:
         pending = self.pending if planned or not self.planned else \
             [p for p in self.pending if p.key not in self.planned]
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
-                        self._settling() if consolidating else frozenset(), self._existing(), self._unplaceable() if self.skip_unplaceable else frozenset())
+                        self._settling() if consolidating else frozenset(), self._existing(),
+                        self._unplaceable() if self.skip_unplaceable else frozenset(),
+                        # the shared run was made with consolidation's settling nodes: drift's own
+                        # simulations (which may use them) schedule their pending pods themselves
+                        self._pending_run() if consolidating and pending is self.pending and self._sharing()
+                        else None)
+
+    def _sharing(self) -> bool:
+        """Whether this simulation takes the pending pods' shared run where it may: once the cluster
+        state has had SHARED_AFTER simulations (a choice of cost only: either way the answer is the same)."""
+        self._state_simulations += 1
+        return self.share_pending and self._state_simulations > SHARED_AFTER
+
+    def _pending_run(self) -> PendingRun:
+        """The pending pods scheduled alone, once per cluster state (every simulation over it that
+        the conditions of :func:`.simulation.pending_run` allow takes their answer from it)."""
+        if self._shared is None:
+            self._shared = pending_run(self.snapshot, self.state, self.catalog, self.prepared, self.pending,
+                                       self._settling(), self._existing(),
+                                       self._unplaceable() if self.skip_unplaceable else frozenset())
+        return self._shared
 
     def _unplaceable(self) -> frozenset[str]:
         """The pending pods no simulation over this cluster state can place (see :mod:`..unplaceable`),
@@ -304,6 +332,7 @@ class Disruptor:
     # ---- the loop -----------------------------------------------------------------------------------
     def run(self, state: ClusterState) -> tuple[list[Disruption], list[Blocked]]:
         self.state = state
+        self._shared = None
         commands: list[Disruption] = []
         for _ in range(self.max_commands):
             if self.progress is not None:
@@ -324,6 +353,7 @@ class Disruptor:
         them (repair and drift have their own; the others best savings per cost first): the ones a
         budget holds back when it allows fewer (the budgets view)."""
         self.state = state
+        self._shared = None
         candidates = sorted(self.finder.find(state, {}), key=lambda c: -c.savings_ratio)
         out: dict[tuple[str, str], list[str]] = {}
         for method in ((repair,) if self.repair == node_repair.VOLUNTARY else ()) + (emptiness, drift, singlenode):
@@ -463,7 +493,8 @@ class Disruptor:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
         each replacement running as a new node."""
         state = self.state
-        self._settled = self._room = self._never = self._health = None
+        self._settled = self._room = self._never = self._health = self._shared = None
+        self._state_simulations = 0
         indices = [c.index for c in command.candidates]
         if command.decision != REPLACE:
             moved = command.simulation.moved if command.simulation is not None else []

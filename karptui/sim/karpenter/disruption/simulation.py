@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ....model import Pod
+from ....model.selectors import selected_as
 from ...simulate import filter_error
 from ...state import ClusterState
 from ...version import cluster_version
@@ -42,7 +43,7 @@ class Simulation:
 
 def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candidates: list[Candidate],
              pending: list[Pod], settling: frozenset[str], existing=None,
-             unplaceable: frozenset[str] = frozenset()) -> Simulation:
+             unplaceable: frozenset[str] = frozenset(), shared: PendingRun | None = None) -> Simulation:
     """The candidates are taken out of the cluster (``excluded``) for the run. Their pods stay
     bound to them meanwhile: Karpenter's scheduler and topology only count pods on nodes not
     taken out, so evicting and binding them again per simulation (a tenth of a 2,000-node plan)
@@ -51,18 +52,21 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
 
     ``unplaceable``: keys of pending pods no run over ``existing`` can place
     (:mod:`..unplaceable`); they stay out of the queue (still known to the topology, as the
-    scheduler is built with every pod), which changes no placement, only what the run costs."""
+    scheduler is built with every pod), which changes no placement, only what the run costs.
+
+    ``shared``: the pending pods' run alone over this cluster state (:func:`pending_run`); when
+    its conditions hold for these candidates (:func:`_apart`), the pending pods are not scheduled
+    again: the answer is the same, its cost that of the candidates' pods."""
     indices = [c.index for c in candidates]
     state.excluded[indices] = True
     try:
         moving = [p for c in candidates for p in c.pods]
-        scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
-                              existing=existing)
-        if unplaceable and not any_negative(moving):
-            queued = [p for p in pending if p.key not in unplaceable]
-        else:
-            queued = pending
-        results = scheduler.solve(queued + moving)
+        results = _apart(snapshot, state, catalog, prepared, moving, settling, existing, shared) \
+            if shared is not None and shared.usable else None
+        if results is None:
+            scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
+                                  existing=existing)
+            results = scheduler.solve(_queued(pending, moving, unplaceable) + moving)
         keyed = [(p, p.key) for p in moving]  # a pod's key is made afresh each time it is read
         errors = {key: results.errors[key] for _, key in keyed if key in results.errors}
         moved = []
@@ -82,6 +86,124 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
         return Simulation(results, moved, not errors, errors, fits)
     finally:
         state.excluded[indices] = False
+
+
+def _queued(pending: list[Pod], moving: list[Pod], unplaceable: frozenset[str]) -> list[Pod]:
+    """The pending pods a simulation schedules: all but those no run can place (see :mod:`..unplaceable`),
+    unless a moved pod requests a negative amount."""
+    if unplaceable and not any_negative(moving):
+        return [p for p in pending if p.key not in unplaceable]
+    return pending
+
+
+@dataclass
+class PendingRun:
+    """The pending pods' run alone over one cluster state, no candidate taken out, and whether a
+    simulation may take its answer for theirs (``usable``: see :func:`_apart`)."""
+
+    results: Results | None
+    usable: bool
+    kinds: tuple[Pod, ...] = ()   # one pending pod per namespace and label set (what selectors read)
+    limits: dict = field(default_factory=dict)   # NodePool -> what its limits left before the run
+    uncut: frozenset[str] = frozenset()          # NodePools whose limits cut nothing in the run
+    pending: list[Pod] = field(default_factory=list)   # the pods, and those of them queued
+    queued: list[Pod] = field(default_factory=list)
+    # the same run with other limits left (candidates taken out give their NodePools room back), by
+    # every NodePool's limits left; and how often each such limits came (made the second time)
+    by_limits: dict[tuple, Results] = field(default_factory=dict)
+    limits_seen: dict[tuple, int] = field(default_factory=dict)
+
+
+def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
+                settling: frozenset[str], existing, unplaceable: frozenset[str] = frozenset()) -> PendingRun:
+    """Karpenter's scheduler over the pending pods alone (the ones a simulation queues), once per
+    cluster state. Usable only when no topology group answers about them (none of them owns one, no
+    bound pod's required anti-affinity selects one), no tracked reservation is in play, no pod
+    requests a negative amount, none of them lands on an existing node and they do not open exactly
+    one NodeClaim. Which NodePools' limits cut no instance type even at the run's end is noted."""
+    scheduler = Scheduler(snapshot, state, catalog, pending, prepared=prepared, settling=settling, existing=existing)
+    limits = _limits_left(scheduler)
+    kinds = tuple({selected_as(p): p for p in pending}.values())  # a selector reads a pod's namespace and labels
+    topology = scheduler.topology
+    if topology.groups or any(g.owners or _selects_any(g, kinds) for g in topology.inverse.values()) \
+            or scheduler.reservations is not None or any_negative(pending):
+        return PendingRun(None, False)
+    queued = _queued(pending, [], unplaceable)
+    results = scheduler.solve(queued)
+    usable = not results.on_existing and len(results.claims) != 1
+    return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued)
+
+
+def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: list[Pod], settling: frozenset[str],
+           existing, shared: PendingRun) -> Results | None:
+    """The simulation's results from the pending pods' run and a run of the candidates' pods alone,
+    or None when the two could meet (the whole simulation then runs).
+
+    The scheduler takes pods largest first, pending and moved interleaved. They stay apart when
+    every moved pod lands on an existing node in a run of its own, no pending pod lands on one in
+    theirs, no topology group answers about a pending pod (:func:`pending_run`) and none the moved
+    pods own selects one. Then a moved pod meets only existing nodes, and the groups it answers
+    to count the same pods as in its own run; a pending pod meets only NodeClaims: taking nodes
+    out and filling them only refuses it again, and the NodeClaims, opened by the pending pods in
+    the same order with the limits cutting no type (the candidates' NodePools' limits leave more,
+    not less; where they cut something, the pending pods' run is made again with the limits the
+    candidates leave, once per such limits), are the ones the whole run opens. A pending pod the whole run answers from an earlier
+    failure of its signature is refused the same when tried afresh, as nothing it could use
+    changed; and the whole run's extra turns of its queue place nothing. The answer, NodeClaims
+    and all, is the whole run's; not its cost. With exactly one NodeClaim (a replacement, whose
+    pods a command moves) the whole run is kept, so no command holds the shared run's NodeClaim."""
+    if any_negative(moving) or len(moving) > len(shared.queued):  # then the shared run saves little
+        return None
+    scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
+    topology = scheduler.topology
+    if scheduler.reservations is not None or any(_selects_any(g, shared.kinds) for g in topology.groups.values()) \
+            or any(g.owners and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
+        return None
+    limits = _limits_left(scheduler)
+    key = None
+    if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
+        key = tuple(sorted(limits.items()))
+        shared.limits_seen[key] = seen = shared.limits_seen.get(key, 0) + 1
+        if seen < 2:  # limits met once may never come again: not worth a run of their own yet
+            return None
+    alone = scheduler.solve(moving)
+    if alone.claims or alone.errors or len(alone.on_existing) != len({p.key for p in moving}):
+        return None
+    pending = shared.results
+    if key is not None:
+        # the pending pods alone with these limits left; with the candidates taken out, as they are
+        # now (fewer nodes than the shared run's: still none takes a pending pod)
+        pending = shared.by_limits.get(key)
+        if pending is None:
+            again = Scheduler(snapshot, state, catalog, shared.pending, prepared=prepared, settling=settling,
+                              existing=existing)
+            pending = shared.by_limits[key] = again.solve(shared.queued)
+        if pending.on_existing or len(pending.claims) == 1:
+            return None
+    return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim), dict(pending.errors))
+
+
+def _selects_any(group, pods) -> bool:
+    return any(group.selects(p) for p in pods)
+
+
+def _uncut(scheduler: Scheduler) -> frozenset[str]:
+    """The NodePools whose limits, at the run's end (they only shrink as NodeClaims open), still hold
+    each of their instance types and leave nodes to launch: they refused nothing, and a run with
+    more left (a candidate taken out gives its NodePool its capacity back) keeps the same types."""
+    out = set()
+    for template in scheduler.templates:
+        left = scheduler.remaining.get(template.name)
+        if not left or (("nodes" not in left or left["nodes"] > 0)
+                        and len(scheduler._fit_limits(template, left)) == len(template.rows)):
+            out.add(template.name)
+    return frozenset(out)
+
+
+def _limits_left(scheduler: Scheduler) -> dict:
+    """What each NodePool's limits leave, as the scheduler keys them (a zero left is a limit, unlike
+    no entry)."""
+    return {name: tuple(left.items()) for name, left in scheduler.remaining.items()}
 
 
 def uninitialized_error(node) -> str:
