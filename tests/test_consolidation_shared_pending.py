@@ -50,7 +50,7 @@ def both(snapshot, monkeypatch) -> tuple[dict, int, int]:
     return fast, taken[0], taken[1]
 
 
-@pytest.mark.parametrize("shape, nodes, seed", [("classic", 120, 1), ("web", 60, 2), ("batch", 60, 2)])
+@pytest.mark.parametrize("shape, nodes, seed", [("classic", 120, 1), ("web", 120, 1), ("batch", 60, 2)])
 def test_generated_clusters_answer_the_same(shape, nodes, seed, monkeypatch):
     s = gen_cluster.SHAPES[shape]
     snapshot = build_snapshot(gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=seed,
