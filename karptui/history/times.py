@@ -23,7 +23,10 @@ def stamp(when: datetime | None) -> str | None:
     """RFC 3339 in UTC with milliseconds, as Karpenter writes its times."""
     if when is None:
         return None
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    when = when.astimezone(UTC)
+    if when.year < 1000:  # strftime writes year 999 as "999", isoformat as "0999": keep what was always written
+        return when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return when.isoformat(timespec="milliseconds")[:-6] + "Z"   # "+00:00" off; a third of strftime's cost
 
 
 def hour_of(when: datetime) -> str:
