@@ -111,6 +111,19 @@ class Hour:
     failed_scheduling: set = field(default_factory=set)
     nominated: int = 0
 
+    def add(self, other: Hour) -> None:
+        """The same hour as counted from another part of the log."""
+        self.provisionable_lines += other.provisionable_lines
+        self.provisionable_max = max(self.provisionable_max, other.provisionable_max)
+        self.unschedulable |= other.unschedulable
+        self.failed_scheduling |= other.failed_scheduling
+        self.nominated += other.nominated
+
+
+# The kinds whose handlers only count into the hour of their line's time (no life, no order): the parts of a
+# log read apart can count them each in a builder of their own and be merged (:meth:`HistoryBuilder.add_hours`)
+HOURLY = frozenset({"pods_provisionable", "pod_unschedulable", "pod_nominated"})
+
 
 class HistoryBuilder:
     """Feed events (the log reader's dicts) with where each came from; read the result with
@@ -155,6 +168,18 @@ class HistoryBuilder:
             if text:
                 self.last_text = text
             handler(event, text, f"{prefix}{event['line']}" if event.get("line") else "event")
+
+    def add_hours(self, hours: dict[str, Hour], last_text: str = "") -> None:
+        """What another builder counted of :data:`HOURLY` events, read from a part of the same log;
+        ``last_text`` is the time of that part's last event, when it came after those fed here."""
+        for key, other in hours.items():
+            mine = self.hours.get(key)
+            if mine is None:
+                self.hours[key] = other
+            else:
+                mine.add(other)
+        if last_text:
+            self.last_text = last_text
 
     def _when(self, text: str) -> datetime | None:
         when = instant(text) if text else None
