@@ -171,11 +171,12 @@ def _cost(lives: list[Life], first: datetime | None, last: datetime | None, sinc
                                                                             else None)
         spans.append((began or first, life.terminated, life.price))
     first_hour = start.replace(minute=0, second=0, microsecond=0)
-    hours = []   # (hour, lo, hi): the hour and the part of it inside start..stop
+    hours = []   # (hour, lo, hi, seconds): the hour, the part of it inside start..stop and its length
     hour = first_hour
     while hour <= stop:
         end = hour + timedelta(hours=1)
-        hours.append((hour, max(hour, start), min(end, stop)))
+        lo, hi = max(hour, start), min(end, stop)
+        hours.append((hour, lo, hi, (hi - lo).total_seconds()))
         hour = end
     spent, rate = [0.0] * len(hours), [0.0] * len(hours)
     nodes, unpriced = [0] * len(hours), [0] * len(hours)
@@ -185,9 +186,11 @@ def _cost(lives: list[Life], first: datetime | None, last: datetime | None, sinc
         # every sum is the one a pass over all of them for each hour gives, to the last bit.
         low = max(0, _hour_index(first_hour, began) - 1)
         high = len(hours) if gone is None else min(len(hours), _hour_index(first_hour, gone) + 2)
+        ends = gone or last
         for index in range(low, high):
-            hour, lo, hi = hours[index]
-            overlap = (min(gone or last, hi) - max(began, lo)).total_seconds()
+            hour, lo, hi, seconds = hours[index]
+            # an hour it spans whole: the overlap is the hour's part, the same number as computed below
+            overlap = seconds if began <= lo and ends >= hi else (min(ends, hi) - max(began, lo)).total_seconds()
             if overlap > 0 and cost is not None:
                 spent[index] += cost * overlap / 3600
             if began <= hi and (gone is None or gone > hi):
@@ -197,7 +200,7 @@ def _cost(lives: list[Life], first: datetime | None, last: datetime | None, sinc
                 else:
                     rate[index] += cost
     return tuple(CostHour(hour_of(hour), round(spent[i], 4), round(rate[i], 4), nodes[i], unpriced[i])
-                 for i, (hour, _, _) in enumerate(hours))
+                 for i, (hour, _, _, _) in enumerate(hours))
 
 
 def _hour_index(first_hour: datetime, when: datetime) -> int:

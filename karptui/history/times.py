@@ -24,11 +24,16 @@ def stamp(when: datetime | None) -> str | None:
     if when is None:
         return None
     when = when.astimezone(UTC)
-    if when.year < 1000:  # strftime writes year 999 as "999", isoformat as "0999": keep what was always written
+    if when.year < 1000:  # strftime writes the year 999 as "999", not "0999": what was always written
         return when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    return when.isoformat(timespec="milliseconds")[:-6] + "Z"   # "+00:00" off; a third of strftime's cost
+    # every time of a day's history goes through here: printf-style formatting takes half strftime's time
+    return "%d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (when.year, when.month, when.day, when.hour, when.minute,
+                                                  when.second, when.microsecond // 1000)
 
 
 def hour_of(when: datetime) -> str:
     """The UTC hour an instant falls in, ``2025-03-25T22:00Z``: the buckets of churn, pending and cost."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:00Z")
+    when = when.astimezone(UTC)
+    if when.year < 1000:
+        return when.strftime("%Y-%m-%dT%H:00Z")
+    return "%d-%02d-%02dT%02d:00Z" % (when.year, when.month, when.day, when.hour)
