@@ -143,21 +143,11 @@ class HistoryBuilder:
         self.last_text = ""
         self.last: datetime | None = None
         self.events = 0
-        self._handlers = {
-            "nodeclaim_created": self._created, "nodeclaim_launched": self._launched,
-            "nodeclaim_registered": self._registered, "nodeclaim_initialized": self._initialized,
-            "disruption": self._disruption, "node_terminated": self._terminated,
-            "interruption": self._interruption, "launch_failed": self._launch_failed,
-            "other": self._other, "pods_provisionable": self._provisionable,
-            "pod_unschedulable": self._unschedulable, "pod_nominated": self._nominated,
-            "disruption_blocked": self._blocked, "unconsolidatable": self._blocked,
-            "consolidation_rejected": self._blocked,
-        }
 
     # -- input ------------------------------------------------------------------------------------
 
     def feed_all(self, events: Iterable[dict], file: str = "") -> None:
-        handlers = self._handlers
+        handlers = _HANDLERS
         prefix = f"{file}:" if file else ""
         for event in events:
             self.events += 1
@@ -167,7 +157,7 @@ class HistoryBuilder:
             text = event.get("time") or ""
             if text:
                 self.last_text = text
-            handler(event, text, f"{prefix}{event['line']}" if event.get("line") else "event")
+            handler(self, event, text, f"{prefix}{event['line']}" if event.get("line") else "event")
 
     def add_hours(self, hours: dict[str, Hour], last_text: str = "") -> None:
         """What another builder counted of :data:`HOURLY` events, read from a part of the same log;
@@ -433,6 +423,20 @@ class HistoryBuilder:
         if hour is None:
             hour = self.hours[key] = Hour()
         hour.failed_scheduling.add(pod)
+
+
+# The handler of each kind: the class's functions, not bound methods kept on the builder (a builder holding
+# its own methods is a reference cycle, which only the collector frees: a day's lives all waited for it)
+_HANDLERS = {
+    "nodeclaim_created": HistoryBuilder._created, "nodeclaim_launched": HistoryBuilder._launched,
+    "nodeclaim_registered": HistoryBuilder._registered, "nodeclaim_initialized": HistoryBuilder._initialized,
+    "disruption": HistoryBuilder._disruption, "node_terminated": HistoryBuilder._terminated,
+    "interruption": HistoryBuilder._interruption, "launch_failed": HistoryBuilder._launch_failed,
+    "other": HistoryBuilder._other, "pods_provisionable": HistoryBuilder._provisionable,
+    "pod_unschedulable": HistoryBuilder._unschedulable, "pod_nominated": HistoryBuilder._nominated,
+    "disruption_blocked": HistoryBuilder._blocked, "unconsolidatable": HistoryBuilder._blocked,
+    "consolidation_rejected": HistoryBuilder._blocked,
+}
 
 
 def build_history(events: Iterable[dict], file: str = "") -> HistoryBuilder:
