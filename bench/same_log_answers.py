@@ -93,7 +93,7 @@ def main() -> int:
     parser.add_argument("--baseline", metavar="REV", default="main")
     parser.add_argument("--table-limit", type=float, default=1.0, metavar="MIB")
     args = parser.parse_args()
-    logs = args.logs or sorted((ROOT / "tests" / "log_corpus").glob("*.log"))
+    logs = [log.resolve() for log in args.logs] or sorted((ROOT / "tests" / "log_corpus").glob("*.log"))
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         jobs = jobs_for(logs, args.table_limit, scratch)
