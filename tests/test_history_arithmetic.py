@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from karptui.history.finish import _cost
 from karptui.history.life import Life
-from karptui.history.times import hour_of, stamp
 from karptui.history.timeline import CostHour
+from karptui.history.times import hour_of, stamp
 
 DAY = datetime(2026, 3, 1, tzinfo=UTC)
 ZONES = st.sampled_from([UTC, timezone(timedelta(hours=2)), timezone(timedelta(hours=-7, minutes=-30))])

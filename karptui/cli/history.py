@@ -45,7 +45,7 @@ def _events(builder: HistoryBuilder, path: str) -> None:
 
 def run_history(args: argparse.Namespace) -> int:
     # A day's log makes hundreds of thousands of events and lives and no reference cycles: the collector's
-    # passes over them (each full one walks every life read so far) took a third of the command's CPU
+    # passes over them (each full one walks every life read so far) took as long as the history's own work
     with collector_paused():
         return _history(args)
 

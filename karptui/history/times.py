@@ -26,9 +26,9 @@ def stamp(when: datetime | None) -> str | None:
     when = when.astimezone(UTC)
     if when.year < 1000:  # strftime writes the year 999 as "999", not "0999": what was always written
         return when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    # every time of a day's history goes through here: printf-style formatting takes half strftime's time
-    return "%d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (when.year, when.month, when.day, when.hour, when.minute,
-                                                  when.second, when.microsecond // 1000)
+    # every time of a day's history goes through here: formatting the fields takes half strftime's time
+    return (f"{when.year}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
+            f".{when.microsecond // 1000:03d}Z")
 
 
 def hour_of(when: datetime) -> str:
@@ -36,4 +36,4 @@ def hour_of(when: datetime) -> str:
     when = when.astimezone(UTC)
     if when.year < 1000:
         return when.strftime("%Y-%m-%dT%H:00Z")
-    return "%d-%02d-%02dT%02d:00Z" % (when.year, when.month, when.day, when.hour)
+    return f"{when.year}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:00Z"
