@@ -161,7 +161,7 @@ class HistoryBuilder:
 
     def add_hours(self, hours: dict[str, Hour], last_text: str = "") -> None:
         """What another builder counted of :data:`HOURLY` events, read from a part of the same log;
-        ``last_text`` is the time of that part's last event, when it came after those fed here."""
+        ``last_text`` is the time of that part's last event (any kind), when it came after those fed here."""
         for key, other in hours.items():
             mine = self.hours.get(key)
             if mine is None:
@@ -437,6 +437,7 @@ _HANDLERS = {
     "disruption_blocked": HistoryBuilder._blocked, "unconsolidatable": HistoryBuilder._blocked,
     "consolidation_rejected": HistoryBuilder._blocked,
 }
+READ = frozenset(_HANDLERS)   # the kinds a builder reads: the others are passed over, their times too
 
 
 def build_history(events: Iterable[dict], file: str = "") -> HistoryBuilder:

@@ -20,7 +20,7 @@ from multiprocessing import get_all_start_methods, get_context
 
 from ..logs import LogParser
 from ..logs.reader import _Lines, read_lines
-from .builder import HOURLY, HistoryBuilder
+from .builder import HOURLY, READ, HistoryBuilder
 
 PARALLEL_MIN_BYTES = 32 << 20
 RANGES_PER_PROCESS = 4   # smaller ranges: less of the log's events waiting in memory at once
@@ -113,7 +113,8 @@ def _cut(handle, near: int) -> int | None:
 def _read_range(job: tuple[str, int, int]) -> tuple[list[dict], dict, str, int, int, int]:
     """A range's events for history: the :data:`HOURLY` ones counted here, in a builder of the range's own
     (most of a busy log's lines, so they never cross to the parent), the others slimmed and sent; and the
-    time of the range's last event if it was an hourly one (the builder's ``last_text`` after the range)."""
+    time of the range's last event the builder reads, kept or not (its ``last_text`` after the range, as
+    when the log is read in one process: ``--since 24h`` counts back from the log's last time)."""
     path, start, end = job
     parser = LogParser()
     found: list[dict] = []
@@ -121,16 +122,15 @@ def _read_range(job: tuple[str, int, int]) -> tuple[list[dict], dict, str, int, 
 
     def hourly(events):
         for event in events:
+            if event["kind"] in READ:
+                last[0] = event.get("time") or last[0]
             kept = slim(event)
             if kept is None:
                 continue
             if kept["kind"] in HOURLY:
-                last[0] = kept.get("time") or last[0]
                 yield kept
             else:
                 found.append(kept)
-                if kept.get("time"):
-                    last[0] = ""
 
     counted = HistoryBuilder()
     counted.feed_all(hourly(parser.parse(_range_lines(path, start, end))))
