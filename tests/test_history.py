@@ -305,13 +305,13 @@ def test_ranges_end_at_the_logs_last_time_whatever_its_line(monkeypatch, tmp_pat
     from karptui.history import read
     from karptui.history.builder import HistoryBuilder
 
-    tail = ['{"level":"INFO","time":"2025-03-26T09:00:00.000Z","logger":"controller","message":"tainted node",'
-            '"controller":"node.termination","Node":{"name":"elsewhere"},"NodeClaim":{"name":"elsewhere"}}',
-            '{"level":"ERROR","time":"2025-03-26T09:30:00.000Z","logger":"controller","message":"could not schedule '
-            'pod","controller":"provisioner","Pod":{"name":"p","namespace":"d"},"error":"incompatible with nodepool '
-            '\\"a\\", no instance type satisfied resources"}',
-            '{"level":"INFO","time":"2025-03-26T10:00:00.000Z","logger":"controller","message":"discovered subnets",'
-            '"commit":"c1"}']
+    tail = [('{"level":"INFO","time":"2025-03-26T09:00:00.000Z","logger":"controller","message":"tainted node",'
+             '"controller":"node.termination","Node":{"name":"elsewhere"},"NodeClaim":{"name":"elsewhere"}}'),
+            ('{"level":"ERROR","time":"2025-03-26T09:30:00.000Z","logger":"controller","message":"could not '
+             'schedule pod","controller":"provisioner","Pod":{"name":"p","namespace":"d"},"error":"incompatible '
+             'with nodepool \\"a\\", no instance type satisfied resources"}'),
+            ('{"level":"INFO","time":"2025-03-26T10:00:00.000Z","logger":"controller","message":"discovered subnets",'
+             '"commit":"c1"}')]
     path = tmp_path / "day.log"
     path.write_text((CORPUS / "e-040.log").read_text().rstrip("\n") + "\n" + "\n".join(tail) + "\n")
 
