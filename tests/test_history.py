@@ -296,3 +296,32 @@ def test_a_log_read_in_ranges_gives_the_same_history(monkeypatch, name):
     whole, split = history(1 << 40), history(1)
     assert len(read._ranges(str(CORPUS / name), 3)) >= 2
     assert split == whole
+
+
+def test_ranges_end_at_the_logs_last_time_whatever_its_line(monkeypatch, tmp_path):
+    """The window's last time (``--since 24h`` counts back from it) is the log's last line's, also when
+    history keeps nothing of that line (``discovered subnets``, after a pod's pending hour and a taint):
+    read in ranges as read whole (the ranges had ended at the last line they sent on)."""
+    from karptui.history import read
+    from karptui.history.builder import HistoryBuilder
+
+    tail = [('{"level":"INFO","time":"2025-03-26T09:00:00.000Z","logger":"controller","message":"tainted node",'
+             '"controller":"node.termination","Node":{"name":"elsewhere"},"NodeClaim":{"name":"elsewhere"}}'),
+            ('{"level":"ERROR","time":"2025-03-26T09:30:00.000Z","logger":"controller","message":"could not '
+             'schedule pod","controller":"provisioner","Pod":{"name":"p","namespace":"d"},"error":"incompatible '
+             'with nodepool \\"a\\", no instance type satisfied resources"}'),
+            ('{"level":"INFO","time":"2025-03-26T10:00:00.000Z","logger":"controller","message":"discovered subnets",'
+             '"commit":"c1"}')]
+    path = tmp_path / "day.log"
+    path.write_text((CORPUS / "e-040.log").read_text().rstrip("\n") + "\n" + "\n".join(tail) + "\n")
+
+    def window(minimum: int):
+        monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", minimum)
+        monkeypatch.setattr(read, "workers", lambda: 3)
+        builder = HistoryBuilder()
+        read.feed_log(builder, str(path), "", [])
+        return finish(builder).to_dict()["window"]
+
+    whole, split = window(1 << 40), window(1)
+    assert whole["last"] == "2025-03-26T10:00:00.000Z"
+    assert split == whole

@@ -18,6 +18,7 @@ from ..history.why import answer, why
 from ..history.window import parse_window
 from ..model.errors import ModelError
 from ..model.fields import parse_duration
+from ..sources.collector import collector_paused
 from .output import emit, json_text, say
 
 
@@ -76,6 +77,13 @@ def _audit(builder: HistoryBuilder, snapshot, args: argparse.Namespace, window, 
 
 
 def run_history(args: argparse.Namespace) -> int:
+    # A day's log makes hundreds of thousands of events and lives and no reference cycles: the collector's
+    # passes over them (each full one walks every life read so far) took as long as the history's own work
+    with collector_paused():
+        return _history(args)
+
+
+def _history(args: argparse.Namespace) -> int:
     window = parse_window(args.since, args.until)
     short = _short_lived(args.short_lived)
     if args.audit and not args.snapshot:

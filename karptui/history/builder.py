@@ -111,6 +111,19 @@ class Hour:
     failed_scheduling: set = field(default_factory=set)
     nominated: int = 0
 
+    def add(self, other: Hour) -> None:
+        """The same hour as counted from another part of the log."""
+        self.provisionable_lines += other.provisionable_lines
+        self.provisionable_max = max(self.provisionable_max, other.provisionable_max)
+        self.unschedulable |= other.unschedulable
+        self.failed_scheduling |= other.failed_scheduling
+        self.nominated += other.nominated
+
+
+# The kinds whose handlers only count into the hour of their line's time (no life, no order): the parts of a
+# log read apart can count them each in a builder of their own and be merged (:meth:`HistoryBuilder.add_hours`)
+HOURLY = frozenset({"pods_provisionable", "pod_unschedulable", "pod_nominated"})
+
 
 class HistoryBuilder:
     """Feed events (the log reader's dicts) with where each came from; read the result with
@@ -133,21 +146,11 @@ class HistoryBuilder:
         self.last_text = ""
         self.last: datetime | None = None
         self.events = 0
-        self._handlers = {
-            "nodeclaim_created": self._created, "nodeclaim_launched": self._launched,
-            "nodeclaim_registered": self._registered, "nodeclaim_initialized": self._initialized,
-            "disruption": self._disruption, "node_terminated": self._terminated,
-            "interruption": self._interruption, "launch_failed": self._launch_failed,
-            "other": self._other, "pods_provisionable": self._provisionable,
-            "pod_unschedulable": self._unschedulable, "pod_nominated": self._nominated,
-            "disruption_blocked": self._blocked, "unconsolidatable": self._blocked,
-            "consolidation_rejected": self._blocked,
-        }
 
     # -- input ------------------------------------------------------------------------------------
 
     def feed_all(self, events: Iterable[dict], file: str = "") -> None:
-        handlers = self._handlers
+        handlers = _HANDLERS
         prefix = f"{file}:" if file else ""
         for event in events:
             self.events += 1
@@ -157,7 +160,19 @@ class HistoryBuilder:
             text = event.get("time") or ""
             if text:
                 self.last_text = text
-            handler(event, text, f"{prefix}{event['line']}" if event.get("line") else "event")
+            handler(self, event, text, f"{prefix}{event['line']}" if event.get("line") else "event")
+
+    def add_hours(self, hours: dict[str, Hour], last_text: str = "") -> None:
+        """What another builder counted of :data:`HOURLY` events, read from a part of the same log;
+        ``last_text`` is the time of that part's last event (any kind), when it came after those fed here."""
+        for key, other in hours.items():
+            mine = self.hours.get(key)
+            if mine is None:
+                self.hours[key] = other
+            else:
+                mine.add(other)
+        if last_text:
+            self.last_text = last_text
 
     def _when(self, text: str) -> datetime | None:
         when = instant(text) if text else None
@@ -415,6 +430,21 @@ class HistoryBuilder:
         if hour is None:
             hour = self.hours[key] = Hour()
         hour.failed_scheduling.add(pod)
+
+
+# The handler of each kind: the class's functions, not bound methods kept on the builder (a builder holding
+# its own methods is a reference cycle, which only the collector frees: a day's lives all waited for it)
+_HANDLERS = {
+    "nodeclaim_created": HistoryBuilder._created, "nodeclaim_launched": HistoryBuilder._launched,
+    "nodeclaim_registered": HistoryBuilder._registered, "nodeclaim_initialized": HistoryBuilder._initialized,
+    "disruption": HistoryBuilder._disruption, "node_terminated": HistoryBuilder._terminated,
+    "interruption": HistoryBuilder._interruption, "launch_failed": HistoryBuilder._launch_failed,
+    "other": HistoryBuilder._other, "pods_provisionable": HistoryBuilder._provisionable,
+    "pod_unschedulable": HistoryBuilder._unschedulable, "pod_nominated": HistoryBuilder._nominated,
+    "disruption_blocked": HistoryBuilder._blocked, "unconsolidatable": HistoryBuilder._blocked,
+    "consolidation_rejected": HistoryBuilder._blocked,
+}
+READ = frozenset(_HANDLERS)   # the kinds a builder reads: the others are passed over, their times too
 
 
 def build_history(events: Iterable[dict], file: str = "") -> HistoryBuilder:

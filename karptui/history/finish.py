@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
+from functools import cache
 
 from ..catalog import Catalog
 from .builder import Command, Draft, HistoryBuilder
@@ -31,7 +32,9 @@ def finish(builder: HistoryBuilder, window: Window = _UNBOUNDED, catalog: Catalo
             for new in command.replacements:
                 replaced_by[old].append(new)
                 replaces[new].append(old)
-    frozen = {d.key: _life(d, priced, replaced_by.get(d.key, ()), replaces.get(d.key, ())) for d in drafts}
+    # a day's thousands of launches are a few dozen offerings: each priced once
+    price_of = cache(lambda itype, zone, capacity: price(priced, itype, zone, capacity))
+    frozen = {d.key: _life(d, price_of, replaced_by.get(d.key, ()), replaces.get(d.key, ())) for d in drafts}
     kept = [life for life in frozen.values() if _within(life, since, until)]
     kept.sort(key=lambda life: (life.start or _NEVER, life.nodeclaim))
     names = {life.nodeclaim for life in kept}
@@ -52,8 +55,8 @@ def finish(builder: HistoryBuilder, window: Window = _UNBOUNDED, catalog: Catalo
     )
 
 
-def _life(d: Draft, catalog: Catalog, replaced_by, replaces) -> Life:
-    cost, estimated, discounted = price(catalog, d.instance_type, d.zone, d.capacity_type) if d.instance_type \
+def _life(d: Draft, price_of, replaced_by, replaces) -> Life:
+    cost, estimated, discounted = price_of(d.instance_type, d.zone, d.capacity_type) if d.instance_type \
         else (None, False, False)
     command = d.command
     disruption = None
@@ -168,22 +171,39 @@ def _cost(lives: list[Life], first: datetime | None, last: datetime | None, sinc
         began = life.launched or life.registered or life.initialized or (first if life.disrupted or life.terminated
                                                                             else None)
         spans.append((began or first, life.terminated, life.price))
-    hour = start.replace(minute=0, second=0, microsecond=0)
-    out = []
+    first_hour = start.replace(minute=0, second=0, microsecond=0)
+    hours = []   # (hour, lo, hi, seconds): the hour, the part of it inside start..stop and its length
+    hour = first_hour
     while hour <= stop:
         end = hour + timedelta(hours=1)
         lo, hi = max(hour, start), min(end, stop)
-        spent, rate, nodes, unpriced = 0.0, 0.0, 0, 0
-        for began, gone, cost in spans:
-            overlap = (min(gone or last, hi) - max(began, lo)).total_seconds()
-            if overlap > 0 and cost is not None:
-                spent += cost * overlap / 3600
-            if began <= hi and (gone is None or gone > hi):
-                nodes += 1
-                if cost is None:
-                    unpriced += 1
-                else:
-                    rate += cost
-        out.append(CostHour(hour_of(hour), round(spent, 4), round(rate, 4), nodes, unpriced))
+        hours.append((hour, lo, hi, (hi - lo).total_seconds()))
         hour = end
-    return tuple(out)
+    spent, rate = [0.0] * len(hours), [0.0] * len(hours)
+    nodes, unpriced = [0] * len(hours), [0] * len(hours)
+    for began, gone, cost in spans:
+        # Only the hours from the one before its start to the one after its end can count it (a NodeClaim
+        # of a day's log spans a few of them): each hour still adds its NodeClaims in their order, so
+        # every sum is the one a pass over all of them for each hour gives, to the last bit.
+        low = max(0, _hour_index(first_hour, began) - 1)
+        high = len(hours) if gone is None else min(len(hours), _hour_index(first_hour, gone) + 2)
+        ends = gone or last
+        for index in range(low, high):
+            hour, lo, hi, seconds = hours[index]
+            # an hour it spans whole: the overlap is the hour's part, the same number as computed below
+            overlap = seconds if began <= lo and ends >= hi else (min(ends, hi) - max(began, lo)).total_seconds()
+            if overlap > 0 and cost is not None:
+                spent[index] += cost * overlap / 3600
+            if began <= hi and (gone is None or gone > hi):
+                nodes[index] += 1
+                if cost is None:
+                    unpriced[index] += 1
+                else:
+                    rate[index] += cost
+    return tuple(CostHour(hour_of(hour), round(spent[i], 4), round(rate[i], 4), nodes[i], unpriced[i])
+                 for i, (hour, _, _, _) in enumerate(hours))
+
+
+def _hour_index(first_hour: datetime, when: datetime) -> int:
+    """Which of the hours from ``first_hour`` ``when`` falls in (negative before it)."""
+    return (when - first_hour) // timedelta(hours=1)

@@ -20,7 +20,7 @@ from multiprocessing import get_all_start_methods, get_context
 
 from ..logs import LogParser
 from ..logs.reader import _Lines, read_lines
-from .builder import HistoryBuilder
+from .builder import HOURLY, READ, HistoryBuilder
 
 PARALLEL_MIN_BYTES = 32 << 20
 RANGES_PER_PROCESS = 4   # smaller ranges: less of the log's events waiting in memory at once
@@ -65,11 +65,12 @@ def feed_log(builder: HistoryBuilder, path: str, file: str, warnings: list[str])
     lines = events = 0
     context = get_context("fork") if "fork" in get_all_start_methods() else get_context()
     with ProcessPoolExecutor(min(processes, len(ranges)), mp_context=context) as pool:
-        for found, taken, counted, long in pool.map(_read_range, [(path, a, b) for a, b in ranges]):
+        for found, hours, last_text, taken, counted, long in pool.map(_read_range, [(path, a, b) for a, b in ranges]):
             for event in found:
                 if event.get("line"):
                     event["line"] += lines
             builder.feed_all(found, file)
+            builder.add_hours(hours, last_text)
             lines += taken
             events += counted
             if long:
@@ -109,11 +110,31 @@ def _cut(handle, near: int) -> int | None:
     return None
 
 
-def _read_range(job: tuple[str, int, int]) -> tuple[list[dict], int, int, int]:
+def _read_range(job: tuple[str, int, int]) -> tuple[list[dict], dict, str, int, int, int]:
+    """A range's events for history: the :data:`HOURLY` ones counted here, in a builder of the range's own
+    (most of a busy log's lines, so they never cross to the parent), the others slimmed and sent; and the
+    time of the range's last event the builder reads, kept or not (its ``last_text`` after the range, as
+    when the log is read in one process: ``--since 24h`` counts back from the log's last time)."""
     path, start, end = job
     parser = LogParser()
-    found = [e for e in (slim(e) for e in parser.parse(_range_lines(path, start, end))) if e is not None]
-    return found, parser.stats.lines, parser.stats.events, 0
+    found: list[dict] = []
+    last = [""]
+
+    def hourly(events):
+        for event in events:
+            if event["kind"] in READ:
+                last[0] = event.get("time") or last[0]
+            kept = slim(event)
+            if kept is None:
+                continue
+            if kept["kind"] in HOURLY:
+                yield kept
+            else:
+                found.append(kept)
+
+    counted = HistoryBuilder()
+    counted.feed_all(hourly(parser.parse(_range_lines(path, start, end))))
+    return found, counted.hours, last[0], parser.stats.lines, parser.stats.events, 0
 
 
 def _range_lines(path: str, start: int, end: int) -> Iterator[str]:

@@ -23,12 +23,20 @@ def stamp(when: datetime | None) -> str | None:
     """RFC 3339 in UTC with milliseconds, as Karpenter writes its times."""
     if when is None:
         return None
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    when = when.astimezone(UTC)
+    if when.year < 1000:  # strftime writes the year 999 as "999", not "0999": what was always written
+        return when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    # every time of a day's history goes through here: formatting the fields takes half strftime's time
+    return (f"{when.year}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
+            f".{when.microsecond // 1000:03d}Z")
 
 
 def hour_of(when: datetime) -> str:
     """The UTC hour an instant falls in, ``2025-03-25T22:00Z``: the buckets of churn, pending and cost."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:00Z")
+    when = when.astimezone(UTC)
+    if when.year < 1000:
+        return when.strftime("%Y-%m-%dT%H:00Z")
+    return f"{when.year}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:00Z"
 
 
 def span_text(seconds: float | None) -> str:
