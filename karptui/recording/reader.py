@@ -198,28 +198,28 @@ class Recording:
         if at < self.start:
             raise ValueError(f"{at.isoformat()} is before the recording's first state ({self.start.isoformat()})")
         state = {identity(o): o for o in self.segments[0].objects}
+        for change_type, obj in self._changes_until(at):
+            apply(state, change_type, obj)
+        return state
+
+    def _changes_until(self, at: datetime):
+        """(change type, object) of every change recorded after the base up to ``at``, in order."""
         for segment in self.segments[1:]:
             if segment.start > at:
-                break
+                return
             for when, change_type, obj in segment.changes:
                 if when > at:
                     break
-                apply(state, change_type, obj)
-        return state
+                yield change_type, obj
 
     def events_until(self, at: datetime) -> list:
         """Every Kubernetes Event the recording saw up to ``at`` (model Events, each as last seen by
         then), those the API server had let expire included: the state at ``at`` has only those it
         still served, a history of the night wants them all."""
         seen = {identity(o): o for o in self.segments[0].objects if o.get("kind") == "Event"}
-        for segment in self.segments[1:]:
-            if segment.start > at:
-                break
-            for when, change_type, obj in segment.changes:
-                if when > at:
-                    break
-                if change_type != "DELETED" and obj.get("kind") == "Event":
-                    seen[identity(obj)] = obj
+        for change_type, obj in self._changes_until(at):
+            if change_type != "DELETED" and obj.get("kind") == "Event":
+                seen[identity(obj)] = obj
         events = []
         for obj in seen.values():
             try:
