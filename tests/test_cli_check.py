@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.views.check import md
@@ -379,3 +380,52 @@ def test_the_mcp_whatif_tool_answers_the_same_drift(cli):
     _, doc, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND)
     assert tool["whatif"]["drift"] == doc["whatif"]["drift"]
     assert tool["whatif"]["diff"]["hourly_cost"] == doc["whatif"]["diff"]["hourly_cost"]
+
+
+# ---------------------------------------------------------------- the live cluster
+
+
+KARPENTER_V1BETA1 = (("karpenter.sh", "v1beta1", "nodepools", "NodePool"),
+                     ("karpenter.sh", "v1beta1", "nodeclaims", "NodeClaim"),
+                     ("karpenter.k8s.aws", "v1beta1", "ec2nodeclasses", "EC2NodeClass"))
+
+
+@pytest.fixture
+def api():
+    """The bundled multi-nodepool snapshot's objects served by the stand-in API server
+    (tests/fakeapi.py), Karpenter's v1beta1 API as that cluster ran it."""
+    from tests.fakeapi import FakeAPI
+
+    with FakeAPI(karpenter=False) as fake:
+        for spec in KARPENTER_V1BETA1:
+            fake.add_resource(*spec)
+        for obj in yaml.safe_load((ROOT / "snapshots" / "multi-nodepool.yaml").read_text())["items"]:
+            fake.add(obj)
+        yield fake
+
+
+def test_without_a_snapshot_the_live_cluster_is_reviewed_as_its_snapshot_is(cli, api, kubeconfig):
+    """``check --kubeconfig K --apply ...`` lists the cluster once, read-only, and reviews the change
+    exactly as on the snapshot of the same objects: the same JSON, the same pull-request comment."""
+    at = ("--at", "2024-03-16T06:48:13Z")  # live, the capture time is now: the same moment asked of both
+    code, live, err = check_json(cli, "--kubeconfig", kubeconfig, "--apply", ON_DEMAND, *at, "--fail-on", "drift>1")
+    assert code == 3, err
+    _, saved, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND, *at, "--fail-on", "drift>1")
+    assert live == saved
+    assert live["summary"]["drift"] == 2 and live["budgets"]["windows"][0]["allowed_now"] == 1
+    requests = list(api.requests)
+    assert requests and {method for method, _, _ in requests} == {"GET"}
+    assert not [path for _, path, _ in requests if path.endswith("/log")]  # the review reads no Karpenter log
+    code, markdown, _ = cli("check", "--kubeconfig", kubeconfig, "--apply", ON_DEMAND, *at, "-o", "markdown")
+    assert code == 0 and markdown == cli("check", "multi-nodepool", "--apply", ON_DEMAND, *at, "-o", "markdown")[1]
+
+
+def test_live_a_bad_change_is_one_line_before_the_cluster_is_listed(cli, api, kubeconfig, write):
+    for flag, content, says in (
+            ("--apply", "kind: [", "bad.yaml: "),
+            ("--whatif", "edits: [{target: NodePool/default, scael: 1}]", "edit 1: unknown key 'scael'")):
+        code, out, err = cli("check", "--kubeconfig", kubeconfig, flag, write("bad.yaml", content))
+        assert code == 2 and out == "" and says in err and len(err.splitlines()) == 1, err
+    assert api.requests == []
+    code, _, err = cli("check", "--kubeconfig", kubeconfig, "--context", "nope", "--apply", ON_DEMAND)
+    assert code == 2 and "nope" in err and len(err.splitlines()) == 1, err

@@ -132,7 +132,12 @@ def build_parser() -> OneLineParser:
     budgets.set_defaults(run=_lazy(".budgets", "run_budgets"))
     check = commands.add_parser("check", help="review a change for CI: what a what-if or changed manifests "
                                               "would drift, leave pending, launch and cost (docs/ci.md)")
-    check.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    check.add_argument("snapshot", metavar="SNAPSHOT", nargs="?",
+                       help="file, directory, or bundled snapshot name (default: the live cluster, read once "
+                            "as `snapshot save` reads it)")
+    # SUPPRESS: given before "check" (the global options) they must not be reset here
+    check.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context (no SNAPSHOT: live)")
+    check.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
     check.add_argument("--whatif", metavar="FILE", help="the change: a what-if file")
     check.add_argument("--apply", metavar="MANIFEST", nargs="+", action="extend",
                        help="the change: manifests applied as `kubectl apply -f` would (NodePool, EC2NodeClass, "
