@@ -44,7 +44,7 @@ from ..model.snapshot import Snapshot
 from ..sources.decode import read_text, size_text
 from ..sources.yaml_load import load_all
 from .controllers.common import FIELD_OF_KIND, kind_of
-from .edits import CLUSTER_SCOPED, TARGET_KINDS, Create, Edit, Patch, Target, WhatIf
+from .edits import CLUSTER_SCOPED, TARGET_KINDS, Create, Edit, Patch, Target, WhatIf, edits_over_cap
 from .patch import DIRECTIVE, KEY_DEFAULTS, MERGE, MERGE_KEYS, STRATEGIC
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -79,6 +79,9 @@ def whatif_from_manifests(snapshot: Snapshot, paths: Sequence[str | Path],
             edit = _edit(snapshot, doc, applied, notes, f"{path}: object {number}")
             if edit is not None:
                 edits.append(edit)
+                too_many = edits_over_cap(len(edits))
+                if too_many:
+                    raise InputError(path, f"object {number}: {too_many}")
     if not edits:
         raise InputError(str(paths[0]) if len(paths) == 1 else None,
                          "no object karptui models in the manifests (NodePool, EC2NodeClass, Deployment, ...)")
