@@ -432,3 +432,55 @@ async def test_cluster_text_reaches_the_client_escaped(serve, cli, write):
             if tool == "why_pending":
                 assert not result.is_error, text
                 assert json.loads(text)["pod"] == next(p for p in explained["pods"] if p["pod"] == f"{NS}/{POD}")
+
+
+async def test_check_simulate_and_the_tools_answer_a_nodepool_change_alike(serve, cli):
+    """One question -- what does moving NodePool default to on-demand do -- asked of ``simulate
+    --whatif -o json``, ``budgets --whatif -o json``, the MCP tools (run_whatif, disruption_budgets
+    with the what-if) and ``check`` (the what-if file, and the same change as a manifest): every
+    figure of the review is one of theirs."""
+    check_dir = REPO / "tests" / "fixtures" / "check"
+    whatif = check_dir / "nodepool-on-demand.whatif.yaml"
+    simulated = printed(cli, "simulate", "multi-nodepool", "--whatif", whatif)
+    budgets = printed(cli, "budgets", "multi-nodepool", "--whatif", whatif)
+    review = printed(cli, "check", "multi-nodepool", "--whatif", whatif)
+    applied = printed(cli, "check", "multi-nodepool", "--apply", check_dir / "nodepool-on-demand.yaml")
+    async with serve("multi-nodepool") as session:
+        tool = await ask(session, "run_whatif", whatif=whatif.read_text())
+        tool_budgets = await ask(session, "disruption_budgets", whatif=yaml.safe_load(whatif.read_text()))
+    assert tool["whatif"].pop("file") == "whatif" and simulated["whatif"].pop("file") == str(whatif)
+    assert tool == simulated
+    assert tool_budgets == budgets
+    assert review["whatif"]["file"] == str(whatif)
+    review["whatif"].pop("file")
+    assert review["whatif"] == simulated["whatif"]
+    assert {k: v for k, v in applied["whatif"].items() if k not in ("file", "name")} == \
+        {k: v for k, v in simulated["whatif"].items() if k != "name"}
+    assert applied["summary"] == review["summary"] and applied["cost"] == review["cost"]
+
+    drift = simulated["whatif"]["drift"]
+    hourly = simulated["whatif"]["diff"]["hourly_cost"]
+    # what drifts, and what replaces it at what price
+    assert review["summary"]["drift"] == len(drift["nodeclaims"]) == 2
+    replacements = [r for i in drift["nodeclaims"] if i["disruption"] for r in i["disruption"]["replacements"]]
+    assert [{k: r[k] for k in replacements[0]} for r in review["launches"]["replacements"]] == replacements
+    assert review["summary"]["launches"] == len(replacements) + len(simulated["whatif"]["diff"]["nodeclaims"]["added"])
+    # the cost: the what-if's cost path, plus drift's commands (not consolidated)
+    assert review["cost"]["before"] == hourly["cost_before"] and review["cost"]["after"] == hourly["cost_after"]
+    assert review["cost"]["drift_change"] == drift["hourly_cost_change"]
+    change = hourly["cost_after"]["hourly"] - hourly["cost_before"]["hourly"] + drift["hourly_cost_change"]["hourly"]
+    assert review["cost"]["change_per_hour"] == pytest.approx(change, abs=1e-4)
+    assert review["cost"]["change_per_month"] == pytest.approx(change * 730, abs=0.01)
+    assert review["cost"]["change_percent"] == pytest.approx(change / hourly["cost_before"]["hourly"] * 100, abs=0.01)
+    # pods left pending: simulate's newly pending and the new pods with no place
+    assert review["summary"]["pending"] == len(simulated["whatif"]["diff"]["newly_pending"]) + \
+        len([p for p in simulated["whatif"]["diff"]["added"] if p["after"] is None])
+    # when the budgets let it happen: budgets' own entries and allowance for reason Drifted
+    (window,) = review["budgets"]["windows"]
+    (pool,) = [p for p in budgets["nodepools"] if p["name"] == window["nodepool"]]
+    assert review["budgets"]["nodepools"] == [pool] and review["budgets"]["at"] == budgets["at"]
+    drifted = next(r for r in pool["reasons"] if r["reason"] == "Drifted")
+    assert window["allowed_now"] == drifted["allowed"] == 1
+    # the one held back is the one drift takes second (command #2), not the first
+    second = next(i for i in drift["nodeclaims"] if i["disruption"]["command"] == 2)
+    assert window["held_back"] == [second["node"]]

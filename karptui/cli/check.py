@@ -102,5 +102,7 @@ def _print_table(doc: dict, console: Console) -> None:
         for row in section.rows:
             table.add_row(*row)
         console.print(table)
+        if section.note:
+            console.print(Text(section.note, style="dim"))
     for note in [*doc["change"]["notes"], *doc["whatif"].get("notes", [])]:
         console.print(Text.assemble(("note:", "yellow"), f" {note}"))

@@ -123,13 +123,17 @@ def build_server(answers: Answers, max_output: int) -> MCPServer:
         at: Annotated[str | None, Field(description="ISO 8601 time, e.g. 2026-11-27T09:30Z (no offset: UTC); "
                                                     "default: the snapshot's capture time", json_schema_extra={"maxLength": 64})] = None,
         hours: Annotated[int, Field(description="how many hours ahead the timeline goes (0 to 744)")] = 24,
+        whatif: Annotated[str | dict[str, Any] | None, Field(description=(
+            "a what-if applied first, as run_whatif takes it (budgets --whatif FILE): the NodeClaims its "
+            "edits drift are marked Drifted, candidates for reason Drifted"))] = None,
     ) -> str:
         """How many nodes Karpenter may disrupt, per NodePool and disruption reason (Empty, Drifted,
         Underutilized), at `at` and every hour of the next `hours`, as `karptui budgets -o json`:
         each NodePool's `spec.disruption.budgets` (nodes, schedule, duration, reasons), whether each
         is active and when it next starts or ends, the nodes allowed (less those already disrupting)
-        and the candidates each holds back."""
-        return answer(answers.budgets, at, hours)
+        and the candidates each holds back. With `whatif`, after that change (`karptui check`'s
+        budgets)."""
+        return answer(answers.budgets, at, hours, whatif)
 
     @server.tool(name="run_whatif", annotations=READ_ONLY, structured_output=False)
     def run_whatif(
