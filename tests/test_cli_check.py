@@ -429,3 +429,21 @@ def test_live_a_bad_change_is_one_line_before_the_cluster_is_listed(cli, api, ku
     assert api.requests == []
     code, _, err = cli("check", "--kubeconfig", kubeconfig, "--context", "nope", "--apply", ON_DEMAND)
     assert code == 2 and "nope" in err and len(err.splitlines()) == 1, err
+
+
+def test_manifests_past_the_edit_cap_are_one_line_and_exit_2(cli, write, monkeypatch):
+    """Each object changed is a what-if edit, applied to the whole cluster in turn: past the cap
+    of a what-if's edits (limits.MAX_WHATIF_EDITS, here lowered to 3) the check stops at once,
+    naming the manifest and the object, as a what-if file past it is refused."""
+    from karptui import limits
+
+    monkeypatch.setattr(limits, "MAX_WHATIF_EDITS", 3)
+    manifest = write("many.yaml", "\n---\n".join(json.dumps(deployment(name=f"web-{i}")) for i in range(4)))
+    code, out, err = cli("check", "multi-nodepool", "--apply", manifest)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.strip().endswith("many.yaml: object 4: 4 edits, more than karptui's cap of 3 for one what-if "
+                                "(each is applied to the whole cluster in turn)")
+    whatif = write("many-edits.yaml", {"edits": [{"target": "Deployment/default/inflate", "scale": 1}] * 4})
+    code, _, err = cli("check", "multi-nodepool", "--whatif", whatif)
+    assert code == 2 and err.strip().endswith("many-edits.yaml: 4 edits, more than karptui's cap of 3 for one "
+                                              "what-if (each is applied to the whole cluster in turn)")
