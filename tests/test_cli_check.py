@@ -94,11 +94,18 @@ def test_budgets_say_when_drift_may_start(cli):
     assert window["drift_can_start"] == "2024-03-16T20:00:00Z"
     assert window["budgets"] == ['nodes 0 at 0 0 * * * for 20h (Drifted)', "nodes 10%"]
     assert {i["blocked"]["kind"] for i in doc["whatif"]["drift"]["nodeclaims"]} == {"budget"}
-    # at 21:00 the window is open
+    code, markdown, _ = cli("check", "multi-nodepool", "--apply", CHECK / "nodepool-night-budget.yaml",
+                            "--at", "2024-03-16T06:48:13Z", "-o", "markdown")
+    assert markdown.count("budgets let drift start at 2024-03-16T20:00:00Z: --at 2024-03-16T20:00:00Z shows "
+                          "what replaces it then") == 2
+    # at 21:00 the window is open, and the simulation, asked at 21:00 too, takes them
     _, later, _ = check_json(cli, "multi-nodepool", "--apply", CHECK / "nodepool-night-budget.yaml",
                              "--at", "2024-03-16T21:00Z")
     assert later["budgets"]["windows"][0]["drift_can_start"] == "2024-03-16T21:00:00Z"
     assert later["budgets"]["windows"][0]["allowed_now"] == 1
+    assert [i["blocked"] for i in later["whatif"]["drift"]["nodeclaims"]] == [None, None]
+    assert sorted(i["disruption"]["action"] for i in later["whatif"]["drift"]["nodeclaims"]) == ["delete", "replace"]
+    assert later["summary"]["launches"] == 1 and later["cost"]["change_per_hour"] == pytest.approx(-0.11, abs=1e-4)
     # a 10% budget of two nodes allows one now: the other is held back
     _, plain, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND)
     (window,) = plain["budgets"]["windows"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from rich.console import Console
 from rich.table import Table
@@ -49,6 +50,8 @@ def run_check(args: argparse.Namespace) -> int:
 
         read = read_manifests(args.apply)
     snapshot = with_flags(with_flag(_cluster(args), flag_text(args)), flags_given(args))
+    if at is not None:  # the change lands then: Karpenter's budgets (and node ages) are the simulation's then too
+        snapshot = replace(snapshot, meta=replace(snapshot.meta, captured_at=at))
     settle_for_simulation()
     catalog = simulation_catalog(snapshot, args.instance_types, getattr(args, "discounts", None))
     if args.whatif:

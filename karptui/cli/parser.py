@@ -142,8 +142,9 @@ def build_parser() -> OneLineParser:
     check.add_argument("--apply", metavar="MANIFEST", nargs="+", action="extend",
                        help="the change: manifests applied as `kubectl apply -f` would (NodePool, EC2NodeClass, "
                             "Deployment...; multi-document YAML)")
-    check.add_argument("--at", metavar="TIME", help="ISO 8601 time the change lands, for the budgets window "
-                                                   "(default: the snapshot's capture time)")
+    check.add_argument("--at", metavar="TIME", help="ISO 8601 time the change lands: the budgets window and "
+                                                   "Karpenter's simulated disruption are asked then (default: the "
+                                                   "snapshot's capture time)")
     check.add_argument("--fail-on", metavar="COND,...", action="append",
                        help="thresholds that make the exit status 3: drift>N, pending>N, launches>N, cost>+5%%, "
                             "cost>+10/h, cost>+500/mo (> or >=)")

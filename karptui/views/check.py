@@ -190,8 +190,10 @@ def _count(n: int, word: str) -> str:
 def check_sections(doc: dict) -> list[Section]:
     drift = doc["whatif"].get("drift") or {"nodeclaims": []}
     claims = {i["node"]: i["nodeclaim"] for i in drift["nodeclaims"]}
+    opens = {w["nodepool"]: w["drift_can_start"] for w in doc["budgets"]["windows"]
+             if w["drift_can_start"] and w["drift_can_start"] != doc["budgets"]["at"]}
     sections = [Section("NodeClaims that would drift", ("NodeClaim", "node", "NodePool", "why", "then", "costs now"),
-                        tuple(_drift_row(i) for i in drift["nodeclaims"]), "none")]
+                        tuple(_drift_row(i, opens.get(i["nodepool"])) for i in drift["nodeclaims"]), "none")]
     sections.append(Section(f"when budgets let drift happen (reason {DRIFTED}, from {doc['budgets']['at']}, "
                             f"next {doc['budgets']['hours']} h)",
                             ("NodePool", "drifting", "allowed now", "drift can start", "budgets"),
@@ -223,7 +225,9 @@ def check_sections(doc: dict) -> list[Section]:
     return sections
 
 
-def _drift_row(item: dict) -> tuple[str, ...]:
+def _drift_row(item: dict, opens: str | None = None) -> tuple[str, ...]:
+    """One drifting NodeClaim; ``opens``: when its NodePool's budgets first let drift start, if
+    later than the review's time (a NodeClaim a budget holds is then said to wait for it)."""
     why = "; ".join(f"{'maybe ' if not r['certain'] else ''}{r['reason']}: {r['detail']}" for r in item["reasons"])
     d, blocked = item.get("disruption"), item.get("blocked")
     if d:
@@ -232,6 +236,8 @@ def _drift_row(item: dict) -> tuple[str, ...]:
         then = f"#{d['command']} {d['action']}" + (f" by {said}" if said else "")
     elif blocked:
         then = f"stays: {blocked['reason']}"
+        if blocked.get("kind") == "budget" and opens:
+            then += f" -- budgets let drift start at {opens}: --at {opens} shows what replaces it then"
     else:
         then = "not marked (depends on what AWS resolves)" if not any(r["certain"] for r in item["reasons"]) else ""
     cost = Cost.from_dict(item["hourly_cost"]).rate_text() if item.get("hourly_cost") else ""
