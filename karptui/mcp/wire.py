@@ -233,8 +233,8 @@ def not_a_request(error: Exception) -> tuple[str, int]:
     return "request: not a JSON-RPC 2.0 message (jsonrpc, id, method, params)", INVALID_REQUEST
 
 
-#: How deep pydantic-core's JSON parser nests (its recursion limit): found once, not assumed.
 def _json_depth() -> int:
+    """How deep pydantic-core's JSON parser (the SDK's) nests before it gives up: found, not assumed."""
     import pydantic_core
 
     low, high = 1, 4096
@@ -248,6 +248,7 @@ def _json_depth() -> int:
     return low
 
 
+#: Levels of nesting the SDK's JSON-RPC parser reads (200 with pydantic-core 2).
 JSON_DEPTH = _json_depth()
 
 
