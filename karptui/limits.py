@@ -46,6 +46,11 @@ MAX_WHATIF_ADD_NODES = 20_000
 MAX_WHATIF_PODS = 500_000
 #: Nodes in the cluster once every edit is applied.
 MAX_WHATIF_NODES = 50_000
+#: Edits in one what-if (or objects changed by ``check --apply``'s manifests). Each edit is
+#: applied to the whole snapshot in turn: 10,000 took 46 s and 100,000 nearly four minutes on
+#: the bundled consolidation snapshot (measured), before the simulation starts. A what-if an
+#: operator writes has a handful; a pull request's manifests, a few hundred objects at most.
+MAX_WHATIF_EDITS = 10_000
 #: topologySpreadConstraints one pod template may carry. The API server refuses two with the
 #: same topologyKey and whenUnsatisfiable (kube-apiserver's ValidateSpreadConstraintNotRepeat;
 #: karptui refuses them too), so a pod has at most two per label key, and a constraint on a
@@ -108,3 +113,10 @@ LOG_FOLLOW_DEADLINE = 15 * 60.0
 #: ``aws eks get-token`` and ``gke-gcloud-auth-plugin`` answer in a second or two; a
 #: browser or device-code login waiting for a person needs a minute or so.
 EXEC_PLUGIN_DEADLINE = 120.0
+
+# --- karptui mcp: the requests an MCP client sends over stdio (karptui/mcp) --------------------
+
+#: Bytes of one JSON-RPC request line. The largest input a tool takes is a what-if, and a
+#: what-if file is read to MAX_SMALL_FILE_BYTES: a request is bounded the same. A longer line
+#: is skipped to its newline, only its ends kept, and answered with one line.
+MAX_MCP_REQUEST_BYTES = MAX_SMALL_FILE_BYTES

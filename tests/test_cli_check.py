@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.views.check import md
@@ -93,11 +94,18 @@ def test_budgets_say_when_drift_may_start(cli):
     assert window["drift_can_start"] == "2024-03-16T20:00:00Z"
     assert window["budgets"] == ['nodes 0 at 0 0 * * * for 20h (Drifted)', "nodes 10%"]
     assert {i["blocked"]["kind"] for i in doc["whatif"]["drift"]["nodeclaims"]} == {"budget"}
-    # at 21:00 the window is open
+    code, markdown, _ = cli("check", "multi-nodepool", "--apply", CHECK / "nodepool-night-budget.yaml",
+                            "--at", "2024-03-16T06:48:13Z", "-o", "markdown")
+    assert markdown.count("budgets let drift start at 2024-03-16T20:00:00Z: --at 2024-03-16T20:00:00Z shows "
+                          "what replaces it then") == 2
+    # at 21:00 the window is open, and the simulation, asked at 21:00 too, takes them
     _, later, _ = check_json(cli, "multi-nodepool", "--apply", CHECK / "nodepool-night-budget.yaml",
                              "--at", "2024-03-16T21:00Z")
     assert later["budgets"]["windows"][0]["drift_can_start"] == "2024-03-16T21:00:00Z"
     assert later["budgets"]["windows"][0]["allowed_now"] == 1
+    assert [i["blocked"] for i in later["whatif"]["drift"]["nodeclaims"]] == [None, None]
+    assert sorted(i["disruption"]["action"] for i in later["whatif"]["drift"]["nodeclaims"]) == ["delete", "replace"]
+    assert later["summary"]["launches"] == 1 and later["cost"]["change_per_hour"] == pytest.approx(-0.11, abs=1e-4)
     # a 10% budget of two nodes allows one now: the other is held back
     _, plain, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND)
     (window,) = plain["budgets"]["windows"]
@@ -379,3 +387,70 @@ def test_the_mcp_whatif_tool_answers_the_same_drift(cli):
     _, doc, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND)
     assert tool["whatif"]["drift"] == doc["whatif"]["drift"]
     assert tool["whatif"]["diff"]["hourly_cost"] == doc["whatif"]["diff"]["hourly_cost"]
+
+
+# ---------------------------------------------------------------- the live cluster
+
+
+KARPENTER_V1BETA1 = (("karpenter.sh", "v1beta1", "nodepools", "NodePool"),
+                     ("karpenter.sh", "v1beta1", "nodeclaims", "NodeClaim"),
+                     ("karpenter.k8s.aws", "v1beta1", "ec2nodeclasses", "EC2NodeClass"))
+
+
+@pytest.fixture
+def api():
+    """The bundled multi-nodepool snapshot's objects served by the stand-in API server
+    (tests/fakeapi.py), Karpenter's v1beta1 API as that cluster ran it."""
+    from tests.fakeapi import FakeAPI
+
+    with FakeAPI(karpenter=False) as fake:
+        for spec in KARPENTER_V1BETA1:
+            fake.add_resource(*spec)
+        for obj in yaml.safe_load((ROOT / "snapshots" / "multi-nodepool.yaml").read_text())["items"]:
+            fake.add(obj)
+        yield fake
+
+
+def test_without_a_snapshot_the_live_cluster_is_reviewed_as_its_snapshot_is(cli, api, kubeconfig):
+    """``check --kubeconfig K --apply ...`` lists the cluster once, read-only, and reviews the change
+    exactly as on the snapshot of the same objects: the same JSON, the same pull-request comment."""
+    at = ("--at", "2024-03-16T06:48:13Z")  # live, the capture time is now: the same moment asked of both
+    code, live, err = check_json(cli, "--kubeconfig", kubeconfig, "--apply", ON_DEMAND, *at, "--fail-on", "drift>1")
+    assert code == 3, err
+    _, saved, _ = check_json(cli, "multi-nodepool", "--apply", ON_DEMAND, *at, "--fail-on", "drift>1")
+    assert live == saved
+    assert live["summary"]["drift"] == 2 and live["budgets"]["windows"][0]["allowed_now"] == 1
+    requests = list(api.requests)
+    assert requests and {method for method, _, _ in requests} == {"GET"}
+    assert not [path for _, path, _ in requests if path.endswith("/log")]  # the review reads no Karpenter log
+    code, markdown, _ = cli("check", "--kubeconfig", kubeconfig, "--apply", ON_DEMAND, *at, "-o", "markdown")
+    assert code == 0 and markdown == cli("check", "multi-nodepool", "--apply", ON_DEMAND, *at, "-o", "markdown")[1]
+
+
+def test_live_a_bad_change_is_one_line_before_the_cluster_is_listed(cli, api, kubeconfig, write):
+    for flag, content, says in (
+            ("--apply", "kind: [", "bad.yaml: "),
+            ("--whatif", "edits: [{target: NodePool/default, scael: 1}]", "edit 1: unknown key 'scael'")):
+        code, out, err = cli("check", "--kubeconfig", kubeconfig, flag, write("bad.yaml", content))
+        assert code == 2 and out == "" and says in err and len(err.splitlines()) == 1, err
+    assert api.requests == []
+    code, _, err = cli("check", "--kubeconfig", kubeconfig, "--context", "nope", "--apply", ON_DEMAND)
+    assert code == 2 and "nope" in err and len(err.splitlines()) == 1, err
+
+
+def test_manifests_past_the_edit_cap_are_one_line_and_exit_2(cli, write, monkeypatch):
+    """Each object changed is a what-if edit, applied to the whole cluster in turn: past the cap
+    of a what-if's edits (limits.MAX_WHATIF_EDITS, here lowered to 3) the check stops at once,
+    naming the manifest and the object, as a what-if file past it is refused."""
+    from karptui import limits
+
+    monkeypatch.setattr(limits, "MAX_WHATIF_EDITS", 3)
+    manifest = write("many.yaml", "\n---\n".join(json.dumps(deployment(name=f"web-{i}")) for i in range(4)))
+    code, out, err = cli("check", "multi-nodepool", "--apply", manifest)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.strip().endswith("many.yaml: object 4: 4 edits, more than karptui's cap of 3 for one what-if "
+                                "(each is applied to the whole cluster in turn)")
+    whatif = write("many-edits.yaml", {"edits": [{"target": "Deployment/default/inflate", "scale": 1}] * 4})
+    code, _, err = cli("check", "multi-nodepool", "--whatif", whatif)
+    assert code == 2 and err.strip().endswith("many-edits.yaml: 4 edits, more than karptui's cap of 3 for one "
+                                              "what-if (each is applied to the whole cluster in turn)")

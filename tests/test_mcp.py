@@ -276,3 +276,211 @@ async def test_node_history_is_the_history_commands_answer(serve, cli):
                                                                                    node="nope-1")
     async with serve("consolidation") as session:
         assert "start the server with --logs FILE" in await refused(session, "node_history", node="x")
+
+
+# ---------------------------------------------------------------- hostile input, bounded
+
+
+async def test_arguments_of_the_wrong_type_are_one_line_naming_the_argument(serve):
+    """The SDK's own pydantic error is several lines quoting the input; the server says one."""
+    async with serve("consolidation") as session:
+        said = {name: await refused(session, tool, **arguments) for name, tool, arguments in (
+            ("hours", "disruption_budgets", {"hours": "\x1b[2Jabc"}),
+            ("pod", "why_pending", {"pod": 5}),
+            ("whatif", "run_whatif", {"whatif": [1, 2]}),
+            ("consolidate", "run_whatif", {"whatif": "edits: []", "consolidate": "maybe"}),
+            ("missing", "why_pending", {}))}
+    assert said == {
+        "hours": "Error executing tool disruption_budgets: hours: expected a whole number, got a string",
+        "pod": "Error executing tool why_pending: pod: expected a string, got a number",
+        "whatif": "Error executing tool run_whatif: whatif: expected a string or an object, got a list",
+        "consolidate": "Error executing tool run_whatif: consolidate: expected true or false, got a string",
+        "missing": "Error executing tool why_pending: pod: missing (required)"}
+
+
+async def test_a_request_past_the_cap_is_answered_in_one_line_and_the_server_goes_on(serve, tmp_path):
+    """A what-if argument of 65 MiB: the line is read to its end in chunks (its middle dropped)
+    and answered with the cap, a what-if file's; the next request is answered as usual."""
+    from karptui import limits
+
+    big = "# " + "x" * (limits.MAX_MCP_REQUEST_BYTES + (1 << 20)) + "\nedits: []\n"
+    async with serve("consolidation") as session:
+        line = await refused(session, "run_whatif", whatif=big)
+        assert (await ask(session, "cluster_summary"))["nodes"] == 4
+    assert line.startswith("Error executing tool run_whatif: request: 68,157,")
+    assert line.endswith(" bytes, more than the 64 MiB karptui reads of one request (the cap on a what-if file)")
+    assert "request refused: request: 68,157," in (tmp_path / "server-stderr.txt").read_text()
+
+
+async def test_a_request_nested_past_the_parser_is_answered_not_dropped(serve, cli, write):
+    """The SDK's JSON parser stops at 200 levels and would drop the request unanswered (the client
+    waiting for ever); 250 levels of what-if object (as deep as the SDK's client sends) are
+    answered. A what-if *text* nested 300 levels deep is refused by the YAML cap, in the command
+    line's words."""
+    from karptui.mcp.wire import JSON_DEPTH
+
+    assert JSON_DEPTH == 200
+    deep: dict = {}
+    inner = deep
+    for _ in range(250):
+        inner["a"] = {}
+        inner = inner["a"]
+    text = "edits: " + "[" * 300 + "]" * 300 + "\n"
+    code, _, err = cli("simulate", "consolidation", "--whatif", write("deep.yaml", text), "-o", "json")
+    assert code == 2 and "nested more than 256 levels" in err, err
+    async with serve("consolidation") as session:
+        nested = await refused(session, "run_whatif", whatif=deep)
+        as_text = await refused(session, "run_whatif", whatif=text)
+    assert nested == ("Error executing tool run_whatif: request: nested deeper than the 200 levels the JSON-RPC "
+                      "parser reads (a what-if given as an object nests less, the request's own levels counted)")
+    assert as_text.endswith("whatif: " + err.strip().split(": ", 2)[2])
+
+
+async def test_a_whatif_of_100000_edits_is_refused_as_the_command_line_refuses_it(serve, cli, write):
+    whatif = {"edits": [{"target": "Deployment/default/inflate", "scale": 2}] * 100_000}
+    code, _, err = cli("simulate", "consolidation", "--whatif", write("many.json", whatif), "-o", "json")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "100,000 edits, more than karptui's cap of 10,000 for one what-if" in err
+    async with serve("consolidation") as session:
+        as_text = await refused(session, "run_whatif", whatif=json.dumps(whatif))
+        as_object = await refused(session, "run_whatif", whatif=whatif)
+    said = err.strip().split(": ", 2)[2]
+    assert as_text.endswith(f"whatif: {said}") and as_object.endswith(f"whatif: {said}")
+
+
+def test_lines_that_are_not_requests_are_answered_on_the_wire():
+    """Below the SDK's client: a line of garbage, a JSON-RPC request with a bad envelope, a
+    notification nested too deep. Requests are answered (their id found without parsing the
+    line), a notification is not, and the server goes on (a ping after them is answered)."""
+    import subprocess
+
+    lines = ["nope {", '{"jsonrpc": "2.0", "id": 7, "method": 5}',
+             '{"jsonrpc":"2.0","method":"notifications/x","params":' + "[" * 300 + "]" * 300 + "}",
+             json.dumps({"jsonrpc": "2.0", "id": 8, "method": "ping"})]
+    server = subprocess.Popen([sys.executable, "-m", "karptui", "mcp", "consolidation"], cwd=REPO, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        server.stdin.write("\n".join(lines) + "\n")
+        server.stdin.flush()
+        replies = [json.loads(server.stdout.readline()) for _ in range(3)]  # the ping's answer is the third
+    finally:
+        server.stdin.close()
+        stderr = server.stderr.read()
+        server.wait(timeout=60)
+    assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32700
+    assert replies[0]["error"]["message"].startswith("request: not JSON (")  # then the parser's words
+    assert replies[1] == {"jsonrpc": "2.0", "id": 7, "error": {
+        "code": -32600, "message": "request: not a JSON-RPC 2.0 message (jsonrpc, id, method, params)"}}
+    assert replies[2] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    assert stderr.count("karptui mcp: request refused:") == 3
+
+
+@pytest.mark.parametrize("line, found", [
+    ('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_whatif","arguments":{"x":1}}}',
+     {"id": 3, "method": "tools/call", "name": "run_whatif"}),
+    ('{"method":"tools/call","params":{"arguments":{"id":9,"name":"no"},"name":"why_pending"},"jsonrpc":"2.0","id":"a"}',
+     {"id": "a", "method": "tools/call", "name": "why_pending"}),
+    ('{"method":"tools/call","params":{"name":"x","arguments":{"w":"' + '\\"}' * 50, {"method": "tools/call", "name": "x"}),
+    ('[{"id":1}]', {}),
+])
+def test_the_envelope_is_found_without_parsing_the_line(line, found):
+    from karptui.mcp.wire import envelope
+
+    assert envelope(line) == found
+
+
+async def test_a_long_line_is_read_in_chunks_and_only_its_ends_kept():
+    from karptui.mcp import wire
+
+    request = '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{"w":"' + "x" * 5000 + '"}},"id":42}'
+    stream = ("\n".join(['{"a":1}', request, "", '{"b":2}']) + "\n").encode()
+    chunks = [stream[i:i + 999] for i in range(0, len(stream), 999)]
+    refusals = []
+
+    async def read(_size: int) -> bytes:
+        return chunks.pop(0) if chunks else b""
+
+    async def refused(line) -> None:
+        refusals.append(line)
+
+    got = [line async for line in wire.bounded_lines(read, refused, most=4096)]
+    assert got == ['{"a":1}', '{"b":2}']
+    (line,) = refusals
+    assert (line.id, line.method, line.tool) == (42, "tools/call", "t")
+    assert line.why == wire.too_long(len(request), 4096)
+    assert line.reply()["result"]["isError"] is True
+    # a line of exactly the cap is read whole
+    chunks[:] = [b'{"c":"' + b"y" * (4096 - 8) + b'"}\n']
+    assert [len(x) async for x in wire.bounded_lines(read, refused, most=4096)] == [4096]
+
+
+async def test_cluster_text_reaches_the_client_escaped(serve, cli, write):
+    """A hostile snapshot (escape sequences, bidi overrides, Rich markup in names, events and
+    Karpenter's log): the answer's text holds none of them raw, and is the command line's JSON."""
+    from karptui.text import UNSAFE
+    from tests.test_hostile_display import NS, POD, hostile_objects
+    from tests.conftest import kube_list
+
+    path = write("hostile.json", kube_list(*hostile_objects()))
+    explained = printed(cli, "simulate", path, "--explain")
+    async with serve(str(path)) as session:
+        for tool, arguments in (("why_pending", {"pod": f"{NS}/{POD}"}), ("cluster_summary", {}),
+                                ("karpenter_launches", {}), ("consolidation", {})):
+            result = await session.call_tool(tool, arguments)
+            text = result.content[0].text
+            assert UNSAFE.search(text.replace("\n", " ")) is None, (tool, text[:200])  # the indent's own newlines aside
+            if tool == "why_pending":
+                assert not result.is_error, text
+                assert json.loads(text)["pod"] == next(p for p in explained["pods"] if p["pod"] == f"{NS}/{POD}")
+
+
+async def test_check_simulate_and_the_tools_answer_a_nodepool_change_alike(serve, cli):
+    """One question -- what does moving NodePool default to on-demand do -- asked of ``simulate
+    --whatif -o json``, ``budgets --whatif -o json``, the MCP tools (run_whatif, disruption_budgets
+    with the what-if) and ``check`` (the what-if file, and the same change as a manifest): every
+    figure of the review is one of theirs."""
+    check_dir = REPO / "tests" / "fixtures" / "check"
+    whatif = check_dir / "nodepool-on-demand.whatif.yaml"
+    simulated = printed(cli, "simulate", "multi-nodepool", "--whatif", whatif)
+    budgets = printed(cli, "budgets", "multi-nodepool", "--whatif", whatif)
+    review = printed(cli, "check", "multi-nodepool", "--whatif", whatif)
+    applied = printed(cli, "check", "multi-nodepool", "--apply", check_dir / "nodepool-on-demand.yaml")
+    async with serve("multi-nodepool") as session:
+        tool = await ask(session, "run_whatif", whatif=whatif.read_text())
+        tool_budgets = await ask(session, "disruption_budgets", whatif=yaml.safe_load(whatif.read_text()))
+    assert tool["whatif"].pop("file") == "whatif" and simulated["whatif"].pop("file") == str(whatif)
+    assert tool == simulated
+    assert tool_budgets == budgets
+    assert review["whatif"]["file"] == str(whatif)
+    review["whatif"].pop("file")
+    assert review["whatif"] == simulated["whatif"]
+    assert {k: v for k, v in applied["whatif"].items() if k not in ("file", "name")} == \
+        {k: v for k, v in simulated["whatif"].items() if k != "name"}
+    assert applied["summary"] == review["summary"] and applied["cost"] == review["cost"]
+
+    drift = simulated["whatif"]["drift"]
+    hourly = simulated["whatif"]["diff"]["hourly_cost"]
+    # what drifts, and what replaces it at what price
+    assert review["summary"]["drift"] == len(drift["nodeclaims"]) == 2
+    replacements = [r for i in drift["nodeclaims"] if i["disruption"] for r in i["disruption"]["replacements"]]
+    assert [{k: r[k] for k in replacements[0]} for r in review["launches"]["replacements"]] == replacements
+    assert review["summary"]["launches"] == len(replacements) + len(simulated["whatif"]["diff"]["nodeclaims"]["added"])
+    # the cost: the what-if's cost path, plus drift's commands (not consolidated)
+    assert review["cost"]["before"] == hourly["cost_before"] and review["cost"]["after"] == hourly["cost_after"]
+    assert review["cost"]["drift_change"] == drift["hourly_cost_change"]
+    change = hourly["cost_after"]["hourly"] - hourly["cost_before"]["hourly"] + drift["hourly_cost_change"]["hourly"]
+    assert review["cost"]["change_per_hour"] == pytest.approx(change, abs=1e-4)
+    assert review["cost"]["change_per_month"] == pytest.approx(change * 730, abs=0.01)
+    assert review["cost"]["change_percent"] == pytest.approx(change / hourly["cost_before"]["hourly"] * 100, abs=0.01)
+    # pods left pending: simulate's newly pending and the new pods with no place
+    assert review["summary"]["pending"] == len(simulated["whatif"]["diff"]["newly_pending"]) + \
+        len([p for p in simulated["whatif"]["diff"]["added"] if p["after"] is None])
+    # when the budgets let it happen: budgets' own entries and allowance for reason Drifted
+    (window,) = review["budgets"]["windows"]
+    (pool,) = [p for p in budgets["nodepools"] if p["name"] == window["nodepool"]]
+    assert review["budgets"]["nodepools"] == [pool] and review["budgets"]["at"] == budgets["at"]
+    drifted = next(r for r in pool["reasons"] if r["reason"] == "Drifted")
+    assert window["allowed_now"] == drifted["allowed"] == 1
+    # the one held back is the one drift takes second (command #2), not the first
+    second = next(i for i in drift["nodeclaims"] if i["disruption"]["command"] == 2)
+    assert window["held_back"] == [second["node"]]

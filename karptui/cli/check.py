@@ -1,4 +1,4 @@
-"""``karptui check SNAPSHOT (--whatif FILE | --apply MANIFEST...) [--at TIME] [--fail-on COND,...]
+"""``karptui check [SNAPSHOT] (--whatif FILE | --apply MANIFEST...) [--at TIME] [--fail-on COND,...]
 [--output table|markdown|json] [simulate's flags]``: a change reviewed for CI.
 
 The change runs as ``simulate --whatif`` runs it (a manifest is first turned into what-if
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from rich.console import Console
 from rich.table import Table
@@ -40,19 +41,24 @@ def run_check(args: argparse.Namespace) -> int:
     gates = feature_gates(args.feature_gates)
     if bool(args.whatif) == bool(args.apply):
         raise InputError(None, "give the change: --whatif FILE or --apply MANIFEST... (one of them)")
-    snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), flag_text(args)),
-                          flags_given(args))
+    if args.whatif:  # the change's files first: a bad one is one line before a live cluster is listed
+        from ..whatif import load_whatif
+
+        whatif, read = load_whatif(args.whatif), None
+    else:
+        from ..whatif.manifests import read_manifests, whatif_from_manifests
+
+        read = read_manifests(args.apply)
+    snapshot = with_flags(with_flag(_cluster(args), flag_text(args)), flags_given(args))
+    if at is not None:  # the change lands then: Karpenter's budgets (and node ages) are the simulation's then too
+        snapshot = replace(snapshot, meta=replace(snapshot.meta, captured_at=at))
     settle_for_simulation()
     catalog = simulation_catalog(snapshot, args.instance_types, getattr(args, "discounts", None))
     if args.whatif:
-        from ..whatif import load_whatif
-
-        whatif, notes = load_whatif(args.whatif), []
+        notes = []
         change = {"whatif": args.whatif, "apply": []}
     else:
-        from ..whatif.manifests import whatif_from_manifests
-
-        whatif, notes = whatif_from_manifests(snapshot, args.apply)
+        whatif, notes = whatif_from_manifests(snapshot, args.apply, read)
         change = {"whatif": None, "apply": list(args.apply)}
     change.update({"name": whatif.name, "edits": [edit.describe() for edit in whatif.edits], "notes": notes})
     sim, _ = simulation_document(snapshot, catalog, gates=gates, consolidate=args.consolidate, whatif=whatif,
@@ -74,6 +80,17 @@ def run_check(args: argparse.Namespace) -> int:
     return doc["exit_status"]
 
 
+def _cluster(args: argparse.Namespace):
+    """The cluster as it is: SNAPSHOT, else the live cluster read once as ``snapshot save`` reads it
+    (read-only, the same caps), without Karpenter's log unless ``--logs-since`` asks for it: the
+    review reads none of it."""
+    if args.snapshot:
+        return load_snapshot(resolve_snapshot_path(args.snapshot))
+    from .live import captured_snapshot
+
+    return captured_snapshot(args, getattr(args, "namespace", None), logs_default=0.0)
+
+
 def _print_table(doc: dict, console: Console) -> None:
     console.print(Text(f"karptui check: {doc['change']['name']}", style="bold"))
     console.print(summary_line(doc))
@@ -88,5 +105,7 @@ def _print_table(doc: dict, console: Console) -> None:
         for row in section.rows:
             table.add_row(*row)
         console.print(table)
+        if section.note:
+            console.print(Text(section.note, style="dim"))
     for note in [*doc["change"]["notes"], *doc["whatif"].get("notes", [])]:
         console.print(Text.assemble(("note:", "yellow"), f" {note}"))

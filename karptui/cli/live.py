@@ -174,13 +174,14 @@ def run_snapshot_save(args: argparse.Namespace) -> int:
     return 0
 
 
-def captured_snapshot(args: argparse.Namespace, namespace: str | None = None):
+def captured_snapshot(args: argparse.Namespace, namespace: str | None = None, logs_default: float = 3600.0):
     """The live cluster as ``snapshot save`` would write it (its objects, recent Karpenter log and
-    what could not be read), held in memory instead: for ``karptui mcp`` with no SNAPSHOT."""
+    what could not be read), held in memory instead: for ``karptui mcp`` and ``karptui check`` with
+    no SNAPSHOT. ``logs_default``: seconds of log read when ``--logs-since`` is not given."""
     from ..cluster.capture import capture
     from ..model.build import SnapshotBuilder
 
-    since = logs_since(getattr(args, "logs_since", None), 3600.0)
+    since = logs_since(getattr(args, "logs_since", None), logs_default)
     connection = _connect(args, namespace)
     try:
         objects, meta, notes = capture(connection, since)

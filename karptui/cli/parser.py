@@ -150,13 +150,19 @@ def build_parser() -> OneLineParser:
     budgets.set_defaults(run=_lazy(".budgets", "run_budgets"))
     check = commands.add_parser("check", help="review a change for CI: what a what-if or changed manifests "
                                               "would drift, leave pending, launch and cost (docs/ci.md)")
-    check.add_argument("snapshot", metavar="SNAPSHOT", help="file, directory, or bundled snapshot name")
+    check.add_argument("snapshot", metavar="SNAPSHOT", nargs="?",
+                       help="file, directory, or bundled snapshot name (default: the live cluster, read once "
+                            "as `snapshot save` reads it)")
+    # SUPPRESS: given before "check" (the global options) they must not be reset here
+    check.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context (no SNAPSHOT: live)")
+    check.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
     check.add_argument("--whatif", metavar="FILE", help="the change: a what-if file")
     check.add_argument("--apply", metavar="MANIFEST", nargs="+", action="extend",
                        help="the change: manifests applied as `kubectl apply -f` would (NodePool, EC2NodeClass, "
                             "Deployment...; multi-document YAML)")
-    check.add_argument("--at", metavar="TIME", help="ISO 8601 time the change lands, for the budgets window "
-                                                   "(default: the snapshot's capture time)")
+    check.add_argument("--at", metavar="TIME", help="ISO 8601 time the change lands: the budgets window and "
+                                                   "Karpenter's simulated disruption are asked then (default: the "
+                                                   "snapshot's capture time)")
     check.add_argument("--fail-on", metavar="COND,...", action="append",
                        help="thresholds that make the exit status 3: drift>N, pending>N, launches>N, cost>+5%%, "
                             "cost>+10/h, cost>+500/mo (> or >=)")

@@ -147,33 +147,25 @@ class Answers:
                 "consolidation_scores": [s for s in answer["consolidation_scores"] if name in s["nodes"]],
                 "nodes": mine, **_run_keys(doc)}
 
-    def budgets(self, at: str | None = None, hours: int = 24) -> dict:
-        """``budgets -o json [--at TIME] [--hours N]``."""
+    def budgets(self, at: str | None = None, hours: int = 24, whatif: str | Mapping | None = None) -> dict:
+        """``budgets -o json [--at TIME] [--hours N] [--whatif FILE]``."""
         from ..cli.budgets import budgets_answer, budgets_document, check_hours, parse_at
 
         with _named({"--at": "at", "--hours": "hours"}):
             hours = check_hours(hours)
             moment = parse_at(_bounded(at, "at", 64)) if at else None
-        view, warnings = budgets_answer(self.snapshot, self.catalog(discounted=False), at=moment, hours=hours,
-                                        gates=self.gates)
+        loaded = None if whatif is None else _loaded(whatif)
+        with self._lock:
+            view, warnings = budgets_answer(self.snapshot, self.catalog(discounted=False), at=moment, hours=hours,
+                                            whatif=loaded, gates=self.gates)
         return budgets_document(view, warnings)
 
     def whatif(self, whatif: str | Mapping, *, consolidate: bool = False, explain: bool = False) -> dict:
         """``simulate --whatif FILE -o json``, the what-if given as its file's text or as the object
         itself (read as the same YAML, so the same caps and the same one-line errors apply)."""
         from ..cli.simulate import simulation_document
-        from ..whatif.io import whatif_from_text
 
-        if isinstance(whatif, Mapping):
-            import json
-
-            try:
-                whatif = json.dumps(whatif)
-            except (TypeError, ValueError, RecursionError) as exc:
-                raise InputError("whatif", f"not a JSON object: {exc}") from None
-        if not isinstance(whatif, str):
-            raise InputError("whatif", "expected a what-if: its YAML or JSON text, or the object")
-        loaded = whatif_from_text(whatif, "whatif")
+        loaded = _loaded(whatif)
         with self._lock:  # one simulation at a time: the picture is shared
             doc, _ = simulation_document(self.snapshot, self.catalog(), gates=self.gates, consolidate=consolidate,
                                          explain=explain, whatif=loaded, whatif_file="whatif",
@@ -220,6 +212,23 @@ class Answers:
         if not isinstance(value, str) or not value.strip():
             raise InputError(what, f"expected a {what} name{' (namespace/name)' if what == 'pod' else ''}")
         return _bounded(value.strip(), what, MAX_NAME)
+
+
+def _loaded(whatif: str | Mapping):
+    """A tool's ``whatif`` argument (the file's YAML or JSON text, or the object) as the WhatIf a
+    file of that text loads to: the same caps, the same one-line errors, named ``whatif``."""
+    from ..whatif.io import whatif_from_text
+
+    if isinstance(whatif, Mapping):
+        import json
+
+        try:
+            whatif = json.dumps(whatif)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise InputError("whatif", f"not a JSON object: {exc}") from None
+    if not isinstance(whatif, str):
+        raise InputError("whatif", "expected a what-if: its YAML or JSON text, or the object")
+    return whatif_from_text(whatif, "whatif")
 
 
 def _bounded(value: str, what: str, most: int) -> str:

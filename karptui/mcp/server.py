@@ -7,20 +7,26 @@ server's output cap (:mod:`.cap`); bad input is a tool error with the command li
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from typing import Annotated, Any
 
+import anyio
+import mcp_types
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..errors import ClusterUnavailable, InputError
 from ..text import visible
 from .answers import MAX_NAME, Answers
 from .cap import capped
+from .wire import KEEP, Refused, bounded_lines, not_a_request, refuse, stdin_private
 
 #: The longest tool error line: a what-if's error quotes part of the input.
 MAX_ERROR = 2000
@@ -43,7 +49,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 def build_server(answers: Answers, max_output: int) -> MCPServer:
     """The server and its tools over ``answers``; every answer capped at ``max_output`` bytes."""
-    server = MCPServer("karptui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server("karptui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     def answer(ask, *args, **kwargs) -> str:
         try:
@@ -117,13 +123,17 @@ def build_server(answers: Answers, max_output: int) -> MCPServer:
         at: Annotated[str | None, Field(description="ISO 8601 time, e.g. 2026-11-27T09:30Z (no offset: UTC); "
                                                     "default: the snapshot's capture time", json_schema_extra={"maxLength": 64})] = None,
         hours: Annotated[int, Field(description="how many hours ahead the timeline goes (0 to 744)")] = 24,
+        whatif: Annotated[str | dict[str, Any] | None, Field(description=(
+            "a what-if applied first, as run_whatif takes it (budgets --whatif FILE): the NodeClaims its "
+            "edits drift are marked Drifted, candidates for reason Drifted"))] = None,
     ) -> str:
         """How many nodes Karpenter may disrupt, per NodePool and disruption reason (Empty, Drifted,
         Underutilized), at `at` and every hour of the next `hours`, as `karptui budgets -o json`:
         each NodePool's `spec.disruption.budgets` (nodes, schedule, duration, reasons), whether each
         is active and when it next starts or ends, the nodes allowed (less those already disrupting)
-        and the candidates each holds back."""
-        return answer(answers.budgets, at, hours)
+        and the candidates each holds back. With `whatif`, after that change (`karptui check`'s
+        budgets)."""
+        return answer(answers.budgets, at, hours, whatif)
 
     @server.tool(name="run_whatif", annotations=READ_ONLY, structured_output=False)
     def run_whatif(
@@ -146,6 +156,104 @@ def build_server(answers: Answers, max_output: int) -> MCPServer:
         return answer(answers.whatif, whatif, consolidate=consolidate, explain=explain)
 
     return server
+
+
+class _Server(MCPServer):
+    """The SDK's server, with two things said as karptui says them: arguments of the wrong type
+    (the SDK's pydantic error is several lines quoting the input) and a request line the wire
+    refuses (:mod:`.wire`; the SDK would drop it unanswered)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {_line(wrong_arguments(exc.__cause__))}") \
+                    from exc.__cause__
+            raise
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport, fed by :func:`.wire.bounded_lines` instead of stdin's lines."""
+        stdin = os.fdopen(stdin_private(), "rb", buffering=0)
+        replies: list = []   # the transport's write stream, once open
+
+        async def read(size: int) -> bytes:
+            return await anyio.to_thread.run_sync(stdin.read, size, abandon_on_cancel=True)
+
+        async def refused(line: Refused) -> None:
+            print(f"karptui mcp: request refused: {line.why}", file=sys.stderr, flush=True)
+            reply = line.reply()
+            if reply is not None and replies:
+                try:
+                    await replies[0].send(SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(reply)))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    pass
+
+        async def lines():
+            async for line in bounded_lines(read, refused):
+                try:  # the SDK parses it again; a line it cannot parse it would drop unanswered
+                    mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except ValidationError as exc:
+                    why, code = not_a_request(exc)
+                    await refused(refuse(line[:KEEP], line[-KEEP:], why, code))
+                    continue
+                yield line
+
+        async with stdio_server(stdin=_Lines(lines())) as (read_stream, write_stream):
+            replies.append(write_stream)
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
+
+
+class _Lines:
+    """What the SDK's transport iterates over (``async for line in stdin``)."""
+
+    def __init__(self, lines) -> None:
+        self._lines = lines
+
+    def __aiter__(self):
+        return self._lines
+
+
+#: What a tool argument of the wrong type should have been, by pydantic's error type.
+_EXPECTED = {"string_type": "a string", "int_type": "a whole number", "int_parsing": "a whole number",
+             "int_from_float": "a whole number", "bool_type": "true or false", "bool_parsing": "true or false",
+             "dict_type": "an object", "model_type": "an object", "list_type": "a list", "none_required": "null",
+             "float_type": "a number", "float_parsing": "a number"}
+
+
+def wrong_arguments(error: ValidationError) -> str:
+    """The SDK's argument validation error as one line per argument, joined: ``hours: expected a
+    whole number, got a string``; a union's alternatives said together (``a string or an
+    object``). The input is named by its JSON type, never quoted: it is the caller's data."""
+    by_argument: dict[str, list[dict]] = {}
+    for item in error.errors():
+        loc = item.get("loc") or ("arguments",)
+        by_argument.setdefault(str(loc[0]), []).append(item)
+    said = []
+    for argument, items in by_argument.items():
+        if any(i["type"] == "missing" for i in items):
+            said.append(f"{argument}: missing (required)")
+            continue
+        expected = list(dict.fromkeys(_EXPECTED.get(i["type"], i["msg"].split("\n")[0].lower()) for i in items))
+        said.append(f"{argument}: expected {' or '.join(expected)}, got {_json_type(items[0].get('input'))}")
+    return "; ".join(said)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
 
 
 def _line(text: str) -> str:

@@ -108,14 +108,18 @@ def _budgets(budgets: dict, drift: dict) -> dict:
         if any(r["certain"] for r in item["reasons"]):
             drifting.setdefault(item["nodepool"], []).append(item["node"])
     pools = [p for p in budgets.get("nodepools", []) if p["name"] in drifting]
+    # the order drift takes them: its commands' (empty NodeClaims first, then by when each drifted,
+    # one NodeClaim a command, as Karpenter's drift method), the ones no command takes last
+    order = {i["node"]: (i.get("disruption") or {}).get("command") or math.inf for i in drift["nodeclaims"]}
     windows = []
     for pool in pools:
         row = next(r for r in pool["reasons"] if r["reason"] == DRIFTED)
         allowed = row["allowed"]
+        taken = sorted(drifting[pool["name"]], key=lambda node: (order.get(node, math.inf), node))
         start = budgets["at"] if allowed is None or allowed > 0 else next(
             (c["at"] for c in row["changes"] if c["allowed"] is None or c["allowed"] > 0), None)
         windows.append({"nodepool": pool["name"], "drifting": len(drifting[pool["name"]]), "allowed_now": allowed,
-                        "held_back": row["held_back"], "binding_budgets": row["binding_budgets"],
+                        "held_back": [] if allowed is None else taken[allowed:], "binding_budgets": row["binding_budgets"],
                         "drift_can_start": start, "changes": row["changes"],
                         "budgets": [_budget_words(b) for b in pool["budgets"] if not b["reasons"]
                                     or DRIFTED in b["reasons"]]})
@@ -141,6 +145,7 @@ class Section:
     headers: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     empty: str = ""
+    note: str = ""   # said under the table: what its figures count
 
 
 def _money(doc: dict | None) -> str:
@@ -161,7 +166,7 @@ def change_words(doc: dict) -> str:
         return "not priced (no NodePools)"
     mark = "~" if cost["estimated"] else ""
     percent = cost["change_percent"]
-    share = (f", {'+' if percent >= 0 else ''}{percent:.1f}%" if percent is not None
+    share = (f", {mark}{'+' if percent >= 0 else ''}{percent:.1f}%" if percent is not None
              else ", from $0" if cost["change_per_hour"] else "")
     return (f"{mark}{signed(cost['change_per_hour'])}/h ({mark}{signed(cost['change_per_month'], 0)}/mo{share})")
 
@@ -184,12 +189,16 @@ def _count(n: int, word: str) -> str:
 
 def check_sections(doc: dict) -> list[Section]:
     drift = doc["whatif"].get("drift") or {"nodeclaims": []}
+    claims = {i["node"]: i["nodeclaim"] for i in drift["nodeclaims"]}
+    opens = {w["nodepool"]: w["drift_can_start"] for w in doc["budgets"]["windows"]
+             if w["drift_can_start"] and w["drift_can_start"] != doc["budgets"]["at"]}
     sections = [Section("NodeClaims that would drift", ("NodeClaim", "node", "NodePool", "why", "then", "costs now"),
-                        tuple(_drift_row(i) for i in drift["nodeclaims"]), "none")]
+                        tuple(_drift_row(i, opens.get(i["nodepool"])) for i in drift["nodeclaims"]), "none")]
     sections.append(Section(f"when budgets let drift happen (reason {DRIFTED}, from {doc['budgets']['at']}, "
                             f"next {doc['budgets']['hours']} h)",
                             ("NodePool", "drifting", "allowed now", "drift can start", "budgets"),
-                            tuple(_window_row(w, doc["budgets"]["at"]) for w in doc["budgets"]["windows"]), "nothing drifts"))
+                            tuple(_window_row(w, doc["budgets"]["at"], claims) for w in doc["budgets"]["windows"]),
+                            "nothing drifts"))
     sections.append(Section("pods that would become pending", ("pod", "was on", "reason"),
                             tuple((p["pod"], "(new pod)" if p["new"] else p["before"] or "", p["reason"] or "")
                                   for p in doc["pending"]),
@@ -201,11 +210,14 @@ def check_sections(doc: dict) -> list[Section]:
                   r["price_text"]) for r in doc["launches"]["replacements"]]
     sections.append(Section("NodeClaims launched", ("for", "NodeClaim", "price"), tuple(launches), "none"))
     cost = doc["cost"]
-    rows = [("before", _money(cost["before"])), ("after", _money(cost["after"]))]
+    rows = [("before the change", _money(cost["before"])), ("after the change", _money(cost["after"]))]
     if cost["drift_change"]:
         rows.append(("drift's commands (not in after)", _change(cost["drift_change"])))
     rows.append(("change", change_words(doc)))
-    sections.append(Section("cost", ("", "per hour (per month)"), tuple(rows)))
+    then = (" and consolidated (--consolidate), drift's commands included." if doc["consolidated"] else
+            ". Drift's commands, replacing the drifted NodeClaims, come after; their row is what they change.")
+    sections.append(Section("cost", ("", "per hour (per month)"), tuple(rows), note=(
+        f"Before and after: the nodes' prices once Karpenter has launched NodeClaims for the pending pods{then}")))
     if doc["thresholds"]:
         sections.append(Section("thresholds (--fail-on)", ("threshold", "value", "crossed"),
                                 tuple((t["threshold"], _value(t), "yes" if t["crossed"] else "no")
@@ -213,7 +225,9 @@ def check_sections(doc: dict) -> list[Section]:
     return sections
 
 
-def _drift_row(item: dict) -> tuple[str, ...]:
+def _drift_row(item: dict, opens: str | None = None) -> tuple[str, ...]:
+    """One drifting NodeClaim; ``opens``: when its NodePool's budgets first let drift start, if
+    later than the review's time (a NodeClaim a budget holds is then said to wait for it)."""
     why = "; ".join(f"{'maybe ' if not r['certain'] else ''}{r['reason']}: {r['detail']}" for r in item["reasons"])
     d, blocked = item.get("disruption"), item.get("blocked")
     if d:
@@ -222,6 +236,8 @@ def _drift_row(item: dict) -> tuple[str, ...]:
         then = f"#{d['command']} {d['action']}" + (f" by {said}" if said else "")
     elif blocked:
         then = f"stays: {blocked['reason']}"
+        if blocked.get("kind") == "budget" and opens:
+            then += f" -- budgets let drift start at {opens}: --at {opens} shows what replaces it then"
     else:
         then = "not marked (depends on what AWS resolves)" if not any(r["certain"] for r in item["reasons"]) else ""
     cost = Cost.from_dict(item["hourly_cost"]).rate_text() if item.get("hourly_cost") else ""
@@ -229,9 +245,10 @@ def _drift_row(item: dict) -> tuple[str, ...]:
     return (item["nodeclaim"] + already, item["node"], item["nodepool"], why, then, cost)
 
 
-def _window_row(w: dict, at: str) -> tuple[str, ...]:
+def _window_row(w: dict, at: str, claims: dict[str, str]) -> tuple[str, ...]:
     allowed = "no limit" if w["allowed_now"] is None else str(w["allowed_now"])
-    held = f" ({len(w['held_back'])} held back)" if w["held_back"] else ""
+    held = (f" (held back: {', '.join(claims.get(n, n) for n in w['held_back'])})" if len(w["held_back"]) <= 5
+            else f" ({len(w['held_back'])} held back)")  if w["held_back"] else ""
     start = w["drift_can_start"] or "not within the hours shown"
     if start == at:
         start = f"now ({at})"
@@ -272,6 +289,8 @@ def check_markdown(doc: dict, title: str = "karptui check") -> str:
     for section in check_sections(doc):
         lines += ["", f"#### {md(section.title)}", ""]
         lines += _md_table(section.headers, section.rows) if section.rows else [f"_{md(section.empty)}_"]
+        if section.note:
+            lines += ["", md(section.note)]
     notes = list(doc["change"].get("notes", [])) + list(doc["whatif"].get("notes", [])) + list(doc.get("warnings", []))
     if notes:
         lines += ["", "#### notes", ""] + [f"- {md(n)}" for n in notes]

@@ -396,6 +396,14 @@ API_VERSION = "karptui/v1"
 KIND = "WhatIf"
 
 
+def edits_over_cap(count: int) -> str | None:
+    """Why ``count`` edits are too many for one what-if (:data:`karptui.limits.MAX_WHATIF_EDITS`), or None."""
+    if count <= limits.MAX_WHATIF_EDITS:
+        return None
+    return (f"{count:,} edits, more than karptui's cap of {limits.MAX_WHATIF_EDITS:,} for one what-if "
+            "(each is applied to the whole cluster in turn)")
+
+
 def _check_node_name(name: object) -> None:
     if not isinstance(name, str) or not name or "/" in name:
         raise ValueError(f"node name {name!r} is not valid")

@@ -31,6 +31,7 @@ from .edits import (
     SetKarpenterVersion,
     Target,
     WhatIf,
+    edits_over_cap,
 )
 from .patch import STRATEGIC
 
@@ -99,6 +100,9 @@ def parse_whatif(data: object, source: str = "", default_name: str = "") -> What
         raise InputError(source, "edits missing (a list of edits)")
     if not isinstance(raw_edits, list):
         raise InputError(source, "edits must be a list")
+    too_many = edits_over_cap(len(raw_edits))
+    if too_many:
+        raise InputError(source, too_many)
     edits = []
     for number, item in enumerate(raw_edits, 1):
         try:

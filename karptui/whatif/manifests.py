@@ -44,7 +44,7 @@ from ..model.snapshot import Snapshot
 from ..sources.decode import read_text, size_text
 from ..sources.yaml_load import load_all
 from .controllers.common import FIELD_OF_KIND, kind_of
-from .edits import CLUSTER_SCOPED, TARGET_KINDS, Create, Edit, Patch, Target, WhatIf
+from .edits import CLUSTER_SCOPED, TARGET_KINDS, Create, Edit, Patch, Target, WhatIf, edits_over_cap
 from .patch import DIRECTIVE, KEY_DEFAULTS, MERGE, MERGE_KEYS, STRATEGIC
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -58,18 +58,30 @@ DEFAULT_NAMESPACE = "default"
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def whatif_from_manifests(snapshot: Snapshot, paths: Sequence[str | Path]) -> tuple[WhatIf, list[str]]:
-    """The what-if that applies ``paths``' objects in order, and notes on how they were read
-    (skipped kinds, a namespace defaulted, no last-applied configuration to delete fields by)."""
+def read_manifests(paths: Sequence[str | Path]) -> list[tuple[str | Path, list[Mapping]]]:
+    """Each manifest file of ``paths`` (directories expanded) and its objects: every file read and
+    checked, so a bad one is one line before a live cluster is listed for the snapshot."""
+    return [(path, _objects(path)) for path in manifest_files(paths)]
+
+
+def whatif_from_manifests(snapshot: Snapshot, paths: Sequence[str | Path],
+                          read: list[tuple[str | Path, list[Mapping]]] | None = None) -> tuple[WhatIf, list[str]]:
+    """The what-if that applies ``paths``' objects in order (``read``: as :func:`read_manifests`
+    read them already), and notes on how they were read (skipped kinds, a namespace defaulted, no
+    last-applied configuration to delete fields by)."""
     edits: list[Edit] = []
     notes: list[str] = []
     applied: dict[Target, Mapping] = {}  # objects applied earlier in this run: their manifest is the last applied
-    paths = manifest_files(paths)
-    for path in paths:
-        for number, doc in enumerate(_objects(path), 1):
+    read = read_manifests(paths) if read is None else read
+    paths = [path for path, _ in read]
+    for path, objects in read:
+        for number, doc in enumerate(objects, 1):
             edit = _edit(snapshot, doc, applied, notes, f"{path}: object {number}")
             if edit is not None:
                 edits.append(edit)
+                too_many = edits_over_cap(len(edits))
+                if too_many:
+                    raise InputError(path, f"object {number}: {too_many}")
     if not edits:
         raise InputError(str(paths[0]) if len(paths) == 1 else None,
                          "no object karptui models in the manifests (NodePool, EC2NodeClass, Deployment, ...)")
