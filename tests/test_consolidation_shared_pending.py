@@ -50,11 +50,14 @@ def both(snapshot, monkeypatch) -> tuple[dict, int, int]:
     return fast, taken[0], taken[1]
 
 
-@pytest.mark.parametrize("shape, nodes, seed", [("classic", 120, 1), ("web", 120, 1), ("batch", 60, 2)])
+@pytest.mark.parametrize("shape, nodes, seed", [("classic", 120, 1), ("web", 60, 2), ("batch", 60, 2)])
 def test_generated_clusters_answer_the_same(shape, nodes, seed, monkeypatch):
     s = gen_cluster.SHAPES[shape]
-    snapshot = build_snapshot(gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=seed,
-                                                   pending_fraction=s.pending_fraction, shape=shape)["items"])
+    # the generator's own instance data: with the shared EC2 data beside the checkout, the 60-node web
+    # cluster's pending pods all fit no NodePool's types, and the shared run has nothing to take
+    doc = gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=seed, catalog=gen_cluster.BUILT_IN,
+                               pending_fraction=s.pending_fraction, shape=shape)
+    snapshot = build_snapshot(doc["items"])
     doc, taken, other_limits = both(snapshot, monkeypatch)
     if shape == "batch":
         # its pending Jobs carry zone spread and anti-affinity: every simulation schedules them

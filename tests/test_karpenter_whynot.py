@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from karptui.sim import simulate
+from karptui.sim.karpenter.versions import V1_14
 from karptui.whatif import apply_whatif, parse_whatif
 
 XLARGE = "ip-192-168-118-56.ap-northeast-2.compute.internal"      # c5a.xlarge, on-demand, 3 inflate pods
@@ -59,7 +60,9 @@ def test_the_do_not_disrupt_pod_blocks_every_method_and_is_named(seed):
 
 
 def test_a_do_not_disrupt_duration_says_how_long_it_still_holds_the_node(seed):
-    snapshot = seed[0]
+    # durations are Karpenter's from v1.12.0 (before, only "true" holds a pod: tests/karpenter_spec/drift);
+    # the seed's controller is v1.0.1, simulated by v1.9's rules
+    snapshot = replace(seed[0], karpenter_version=V1_14, karpenter_version_set_by="test")
     pods = tuple(replace(p, annotations={**p.annotations, "karpenter.sh/do-not-disrupt": "48h"})
                  if p.key == DO_NOT_DISRUPT_POD else p for p in snapshot.pods)
     pod = next(p for p in pods if p.key == DO_NOT_DISRUPT_POD)

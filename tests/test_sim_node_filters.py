@@ -35,7 +35,7 @@ SHAPES = {"batch": (80, None), "web": (60, 0.1), "classic": (80, 0.1)}
 def generated(shape: str):
     nodes, pending = SHAPES[shape]
     s = gen_cluster.SHAPES[shape]
-    doc = gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=7, shape=shape,
+    doc = gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=7, shape=shape, catalog=gen_cluster.BUILT_IN,
                                pending_fraction=s.pending_fraction if pending is None else pending)
     return build_snapshot(doc["items"])
 

@@ -304,9 +304,25 @@ async def test_names_from_the_log_are_shown_as_written_never_read_as_markup(tmp_
         assert app.screen.sections["Why did it go"][0].startswith(f"{name} did not go")
 
 
+def pane_built(*keys: str):
+    """A snapshot test's ``run_before``: ``5``, then wait until the pane shows its history (its worker
+    starts once the tab is shown and answers by message: on a busy machine waiting for the workers
+    right after the key found none yet, and the picture was "computing…"), then ``keys``."""
+    async def run_before(pilot):
+        await after_keys("5")(pilot)
+        app = pilot.app
+        while pane(app).timeline is None or pane(app).running is not None:
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.05)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+    return run_before
+
+
 def test_history_pane(snap_compare):
-    assert snap_compare(app_with(CHAIN), terminal_size=WIDE, run_before=after_keys("5"))
+    assert snap_compare(app_with(CHAIN), terminal_size=WIDE, run_before=pane_built())
 
 
 def test_history_pane_chains_80x24(snap_compare):
-    assert snap_compare(app_with(CHAIN), terminal_size=SMALL, run_before=after_keys("5", "v"))
+    assert snap_compare(app_with(CHAIN), terminal_size=SMALL, run_before=pane_built("v"))
