@@ -96,8 +96,17 @@ def test_budgets_say_when_drift_may_start(cli):
     assert {i["blocked"]["kind"] for i in doc["whatif"]["drift"]["nodeclaims"]} == {"budget"}
     code, markdown, _ = cli("check", "multi-nodepool", "--apply", CHECK / "nodepool-night-budget.yaml",
                             "--at", "2024-03-16T06:48:13Z", "-o", "markdown")
-    assert markdown.count("budgets let drift start at 2024-03-16T20:00:00Z: --at 2024-03-16T20:00:00Z shows "
-                          "what replaces it then") == 2
+    # what replaces them once the window opens: the change simulated again at 20:00
+    assert window["when_open"]["at"] == "2024-03-16T20:00:00Z"
+    opened = {i["node"]: i for i in window["when_open"]["nodeclaims"]}
+    assert sorted(opened) == sorted(window["held_back"])
+    assert {i["blocked"] for i in opened.values()} == {None}
+    actions = {node: i["disruption"]["action"] for node, i in opened.items()}
+    assert sorted(actions.values()) == ["delete", "replace"]
+    (replaced,) = [i for i in opened.values() if i["disruption"]["action"] == "replace"]
+    (new,) = replaced["disruption"]["replacements"]
+    assert markdown.count("budgets let drift start at 2024-03-16T20:00:00Z: then ") == 2
+    assert f"then \\#{replaced['disruption']['command']} replace by {new['instance_type']} " in markdown
     # at 21:00 the window is open, and the simulation, asked at 21:00 too, takes them
     _, later, _ = check_json(cli, "multi-nodepool", "--apply", CHECK / "nodepool-night-budget.yaml",
                              "--at", "2024-03-16T21:00Z")

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..sources.collector import settle_for_simulation
 from ..text import visible_doc
-from ..views.check import check_document, check_markdown, check_sections, summary_line, verdict_line
+from ..views.check import check_document, held_back_times, check_markdown, check_sections, summary_line, verdict_line
 from ..views.thresholds import parse_thresholds
 from .budgets import budgets_answer, budgets_document, parse_at
 from .karpenter_settings import flags_given, with_flags
@@ -65,8 +65,18 @@ def run_check(args: argparse.Namespace) -> int:
                                  whatif_file=args.whatif or whatif.source, edits_catalog=bool(args.instance_types),
                                  namespace=getattr(args, "namespace", None))
     view, warnings = budgets_answer(snapshot, catalog, at=at, hours=HOURS, whatif=whatif, gates=gates)
-    doc = check_document(sim, budgets_document(view, warnings), change=change, consolidated=args.consolidate,
-                         thresholds=thresholds)
+    budgets = budgets_document(view, warnings)
+    doc = check_document(sim, budgets, change=change, consolidated=args.consolidate, thresholds=thresholds)
+    later = {}
+    for when in held_back_times(doc):  # what replaces the NodeClaims budgets hold back, once they let it
+        then = replace(snapshot, meta=replace(snapshot.meta, captured_at=parse_at(when)))
+        later[when], _ = simulation_document(then, catalog, gates=gates, consolidate=args.consolidate, whatif=whatif,
+                                             whatif_file=args.whatif or whatif.source,
+                                             edits_catalog=bool(args.instance_types),
+                                             namespace=getattr(args, "namespace", None))
+    if later:
+        doc = check_document(sim, budgets, change=change, consolidated=args.consolidate, thresholds=thresholds,
+                             later=later)
     for warning in doc.get("warnings", ()):
         say(f"karptui: warning: {warning}")
     if args.output == "json":

@@ -13,7 +13,7 @@ Every string from the cluster reaches markdown through :func:`md`. Headless.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..text import visible
@@ -25,8 +25,12 @@ EXIT_CROSSED = 3
 
 
 def check_document(sim: dict, budgets: dict, *, change: dict, consolidated: bool,
-                   thresholds: Sequence[Threshold] = ()) -> dict:
-    """The review of one change (docs/check-json.md) from ``simulate``'s and ``budgets``' documents."""
+                   thresholds: Sequence[Threshold] = (), later: Mapping[str, dict] | None = None) -> dict:
+    """The review of one change (docs/check-json.md) from ``simulate``'s and ``budgets``' documents.
+
+    ``later``: ``simulate``'s documents of the same change at the times budgets first let drift
+    start (:func:`held_back_times`), keyed by that time: what replaces the NodeClaims a budget
+    holds back now, once the window opens."""
     whatif = sim["whatif"]
     diff, drift = whatif["diff"], whatif.get("drift") or {"nodeclaims": []}
     replacements = _replacements(drift)
@@ -48,7 +52,7 @@ def check_document(sim: dict, budgets: dict, *, change: dict, consolidated: bool
         "consolidated": consolidated,
         "summary": summary,
         "cost": cost,
-        "budgets": _budgets(budgets, drift),
+        "budgets": _budgets(budgets, drift, later or {}),
         "pending": [{"pod": p["pod"], "before": p["before"], "new": p in added, "reason": p["reason_after"]}
                     for p in pending],
         "launches": {"provisioning": provisioning, "replacements": replacements},
@@ -100,9 +104,30 @@ def _cost(hourly: dict | None, drift: dict, consolidated: bool) -> dict:
             "_percent": percent}
 
 
-def _budgets(budgets: dict, drift: dict) -> dict:
+def held_back_times(doc: dict) -> list[str]:
+    """The times, later than the review's, at which budgets first let drift take NodeClaims they
+    hold back now: the caller simulates the change again at each (``check_document``'s ``later``)."""
+    at = doc["budgets"]["at"]
+    return sorted({w["drift_can_start"] for w in doc["budgets"]["windows"]
+                   if w["held_back"] and w["drift_can_start"] and w["drift_can_start"] != at})
+
+
+def _when_open(window: dict, later: Mapping[str, dict]) -> dict | None:
+    """What drift does with the held-back NodeClaims once the window opens, from the simulation at
+    that time: each one's command (or what still blocks it), the cluster otherwise as captured."""
+    sim = later.get(window["drift_can_start"] or "")
+    if not window["held_back"] or sim is None:
+        return None
+    items = {i["node"]: i for i in (sim["whatif"].get("drift") or {"nodeclaims": []})["nodeclaims"]}
+    return {"at": window["drift_can_start"],
+            "nodeclaims": [{"node": node, "disruption": (items.get(node) or {}).get("disruption"),
+                            "blocked": (items.get(node) or {}).get("blocked")} for node in window["held_back"]]}
+
+
+def _budgets(budgets: dict, drift: dict, later: Mapping[str, dict]) -> dict:
     """When the NodePools' budgets for reason Drifted let Karpenter take the drifted NodeClaims:
-    now, at the first change that allows one, or not within the hours asked."""
+    now, at the first change that allows one, or not within the hours asked; and, where a budget
+    holds some back, what drift does with them then."""
     drifting: dict[str, list[str]] = {}
     for item in drift["nodeclaims"]:
         if any(r["certain"] for r in item["reasons"]):
@@ -123,6 +148,7 @@ def _budgets(budgets: dict, drift: dict) -> dict:
                         "drift_can_start": start, "changes": row["changes"],
                         "budgets": [_budget_words(b) for b in pool["budgets"] if not b["reasons"]
                                     or DRIFTED in b["reasons"]]})
+        windows[-1]["when_open"] = _when_open(windows[-1], later)
     return {"at": budgets.get("at"), "at_known": budgets.get("at_known"), "hours": budgets.get("hours"),
             "windows": windows, "nodepools": pools}
 
@@ -192,8 +218,11 @@ def check_sections(doc: dict) -> list[Section]:
     claims = {i["node"]: i["nodeclaim"] for i in drift["nodeclaims"]}
     opens = {w["nodepool"]: w["drift_can_start"] for w in doc["budgets"]["windows"]
              if w["drift_can_start"] and w["drift_can_start"] != doc["budgets"]["at"]}
+    then = {i["node"]: (w["when_open"]["at"], i) for w in doc["budgets"]["windows"] if w.get("when_open")
+            for i in w["when_open"]["nodeclaims"]}
     sections = [Section("NodeClaims that would drift", ("NodeClaim", "node", "NodePool", "why", "then", "costs now"),
-                        tuple(_drift_row(i, opens.get(i["nodepool"])) for i in drift["nodeclaims"]), "none")]
+                        tuple(_drift_row(i, opens.get(i["nodepool"]), then.get(i["node"])) for i in drift["nodeclaims"]),
+                        "none")]
     sections.append(Section(f"when budgets let drift happen (reason {DRIFTED}, from {doc['budgets']['at']}, "
                             f"next {doc['budgets']['hours']} h)",
                             ("NodePool", "drifting", "allowed now", "drift can start", "budgets"),
@@ -225,19 +254,29 @@ def check_sections(doc: dict) -> list[Section]:
     return sections
 
 
-def _drift_row(item: dict, opens: str | None = None) -> tuple[str, ...]:
+def _command_words(d: dict) -> str:
+    said = ", ".join(f"{r['instance_type']} {r['capacity_type']} in {r['zone']} ({r['nodepool']}) {r['price_text']}"
+                     if r["instance_type"] else f"no offering fits ({r['nodepool']})" for r in d["replacements"])
+    return f"#{d['command']} {d['action']}" + (f" by {said}" if said else "")
+
+
+def _drift_row(item: dict, opens: str | None = None, later: tuple[str, dict] | None = None) -> tuple[str, ...]:
     """One drifting NodeClaim; ``opens``: when its NodePool's budgets first let drift start, if
-    later than the review's time (a NodeClaim a budget holds is then said to wait for it)."""
+    later than the review's time (a NodeClaim a budget holds is then said to wait for it);
+    ``later``: that time and what drift does with it then (``when_open``)."""
     why = "; ".join(f"{'maybe ' if not r['certain'] else ''}{r['reason']}: {r['detail']}" for r in item["reasons"])
     d, blocked = item.get("disruption"), item.get("blocked")
     if d:
-        said = ", ".join(f"{r['instance_type']} {r['capacity_type']} in {r['zone']} ({r['nodepool']}) {r['price_text']}"
-                         if r["instance_type"] else f"no offering fits ({r['nodepool']})" for r in d["replacements"])
-        then = f"#{d['command']} {d['action']}" + (f" by {said}" if said else "")
+        then = _command_words(d)
     elif blocked:
         then = f"stays: {blocked['reason']}"
-        if blocked.get("kind") == "budget" and opens:
-            then += f" -- budgets let drift start at {opens}: --at {opens} shows what replaces it then"
+        if blocked.get("kind") == "budget" and later:
+            at, step = later
+            then += f" -- budgets let drift start at {at}: then " + (
+                _command_words(step["disruption"]) if step["disruption"] else
+                f"still stays: {step['blocked']['reason']}" if step["blocked"] else "no drift command takes it")
+        elif blocked.get("kind") == "budget" and opens:
+            then += f" -- budgets let drift start at {opens}"
     else:
         then = "not marked (depends on what AWS resolves)" if not any(r["certain"] for r in item["reasons"]) else ""
     cost = Cost.from_dict(item["hourly_cost"]).rate_text() if item.get("hourly_cost") else ""
