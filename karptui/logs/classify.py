@@ -19,7 +19,8 @@ _POOL_REASON = re.compile(r'incompatible with (?:nodepool|provisioner) "([^"]+)"
 _OVERHEAD = re.compile(r"^daemonset overhead=(\{[^}]*\}), ")
 _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 # v1.9+: the whole command in one string, "Underutilized/ID: Replace: nodepools=[a,b]: [n1, n2] -> [1 replacement] ..."
-_COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+): (?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]")
+# (an author's shortened copy may stop after the NodePools: "Empty/...: delete: nodepools=[general]")
+_COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+)(?:: nodepools=\[([^\]]*)\])?(?:: \[([^\]]*)\])?")
 # v0.4-v0.2x TTLs; v0.4 named the node in the message ("... for empty node NAME", "... expired node NAME after")
 _TTL = re.compile(r"^triggering termination (?:for expired node(?: (\S+))? after|after [\w.]+ for empty node(?: (\S+))?$)",
                   re.I)
@@ -203,6 +204,8 @@ _PACKINGS = (
     (re.compile(r"^computed packing of (\d+) node\(s\) for (\d+) pod"), 1, 2),
     (re.compile(r"^computed packings? for (\d+) pod\(s\) onto (\d+) node"), 2, 1),
     (re.compile(r"^scheduled (\d+) pods? onto (\d+) (?:new )?nodes?"), 2, 1),
+    # v0.1 (cloudprovider/aws/fleet/packing): "Successfully packed %d pods onto %d nodes", one node a packing
+    (re.compile(r"^successfully packed (\d+) pods? onto (\d+) nodes?"), 2, 1),
 )
 
 
@@ -219,9 +222,12 @@ def _computed(f: dict, message: str, lowered: str, level: str, logger: str, line
     for pattern, claims, pods in _PACKINGS:  # older eras: counts in the message
         match = pattern.match(lowered)
         if match:
-            return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
-                    "nodeclaims": int(match.group(claims)),
-                    "pods": int(match.group(pods))}
+            out = {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
+                   "nodeclaims": int(match.group(claims)), "pods": int(match.group(pods))}
+            options = _OPTIONS.search(message, match.end())  # v0.5-v0.8: "... with instance type option(s) [a b]"
+            if options:
+                out["instance_types"] = options.group(1).split()
+            return out
     match = _PACKING_V04.match(lowered)
     if match:  # v0.3-v0.4: one line per packing; "Incremented node count" may add nodes to it later
         return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
@@ -449,7 +455,7 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
         out.setdefault("action", decision.lower())
         if pools:
             out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
-        nodes = nodes or [n.strip() for n in names.split(",") if n.strip() and not _elided(n.strip())]
+        nodes = nodes or [n.strip() for n in (names or "").split(",") if n.strip() and not _elided(n.strip())]
     out["nodes"] = nodes
     replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
     if len(replacements) == 1:
@@ -638,6 +644,7 @@ BY_FIRST_WORD = {
     "found": (_provisionable,),
     "computed": (_computed,),
     "scheduled": (_computed,),
+    "successfully": (_computed,),
     "created": (_created,),
     "creating": (_created, _launch_failed),
     "launching": (_created, _launch_failed),

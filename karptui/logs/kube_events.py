@@ -164,11 +164,18 @@ def _table_row(parts: list[str]) -> dict | None:
     return _event(reason, message, obj, "")
 
 
+# Reasons Karpenter shares with other programs, and the message that makes a row Karpenter's when no
+# source column says whose it is: its terminator's Evicted ("Evicted pod" to v1.0, "Evicted pod: REASON"
+# after; kubelet's eviction manager writes "The node was low on resource: ...") and its FailedScheduling
+_SHARED_REASONS = {"Evicted": re.compile(r"Evicted pod(?::|\s*$)"), "FailedScheduling": re.compile("Failed to schedule pod")}
+
+
 def _karpenters(reason: str, message: str, source: str) -> bool:
     if source:
         return source in KARPENTER_SOURCES
-    if reason == "FailedScheduling":
-        return message.startswith("Failed to schedule pod")
+    shared = _SHARED_REASONS.get(reason)
+    if shared is not None:
+        return shared.match(message) is not None
     return reason in KARPENTER_REASONS or message.startswith(_TRANSITION)
 
 

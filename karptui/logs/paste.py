@@ -19,6 +19,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from .foreign import foreign_console_time
+
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
 # An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
 _LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
@@ -120,6 +122,8 @@ def unwrap(text: str) -> Unwrapped:
             if rest is None:
                 break
             after = body[rest.end():]
+            if _LEVEL.match(after) and foreign_console_time(match.group(0)):
+                return Unwrapped("", source, stamp)  # a console line's own time, another program's encoder
             if _LEVEL.match(after) or _TIME.match(after) or after.startswith(("{", "[pod/")) \
                     or _STERN.match(after) or _LOGGER.match(after):
                 stamp = stamp or match.group(0)
@@ -182,6 +186,8 @@ def console(body: str, stamp: str) -> Console | None:
     if caller:
         body = body[caller.end():]
     if not level and not logger:
+        return None
+    if level and foreign_console_time(when):  # its own time, just before its level: another program's encoder
         return None
     if not level and not when and not body:
         return None

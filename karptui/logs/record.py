@@ -13,13 +13,15 @@ import re
 from dataclasses import dataclass, field
 
 from .classify import classify
+from .foreign import foreign_console_time, foreign_json, foreign_klog
 from .kube_events import event_message, event_row, json_event
 from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, salvage, split_context,
                     unwrap)
 
-# kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
+# kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME ", RFC 3339 with nanoseconds),
+# either or both. A whole-second time is not kubectl's: the paste path reads it (another encoder's own time).
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
-                           r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) )?")
+                           r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+(?:Z|[+-]\d\d:\d\d)) )?")
 # client-go's leader election writes klog lines into the controller's log:
 # I0520 10:58:02.046318       1 leaderelection.go:248] attempting to acquire leader lease ...
 _KLOG = re.compile(r"^([IWEF])(\d{4} \d\d:\d\d:\d\d\.\d+)\s+\d+ ([^\]\s]+)\] (.*)$")
@@ -125,6 +127,8 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
     if isinstance(inner, str) and inner.startswith("{") and "message" not in data:
         # a log shipper's record (fluent-bit, Docker's json-file) with Karpenter's line inside
         return _json_record(number, inner.rstrip("\r\n"), source, stamp or str(data.get("time") or ""))
+    if foreign_json(data):
+        return None
     if not isinstance(message, str):
         message = data.get("msg")
     if not isinstance(message, str) or not isinstance(level, str):
@@ -166,6 +170,8 @@ def _klog_record(number: int, text: str, source: str, stamp: str) -> Record | No
     if match is None:
         return None
     letter, when, logger, message = match.groups()
+    if foreign_klog(logger):
+        return None
     return Record(number, stamp or when, _KLOG_LEVELS[letter], logger, message, {}, source)
 
 
@@ -183,8 +189,8 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     if len(parts) < 4 or parts[1] not in _LEVELS:
         return None
     when, level, logger, message = parts[0], parts[1], parts[2], parts[3]
-    if not when[:1].isdigit() or ".go:" in message[-8:]:
-        return None  # no time, or zap's caller column: the paste path reads those
+    if not when[:1].isdigit() or ".go:" in message[-8:] or foreign_console_time(when):
+        return None  # no time, or zap's caller column: the paste path reads those (another program's: none)
     context: dict = {}
     if len(parts) == 4 and message[-1:] == "}":
         glued = glued_context(message)
