@@ -701,6 +701,30 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
     return {"line": line, "time": when, "level": level, "kind": "other", "message": message}
 
 
+# Karpenter's own messages that have no kind of their own (``other``) but are distinctive enough that the
+# message alone -- a paste that kept only the message column, a braceless fragment, a quote in prose -- is
+# Karpenter's line, of every era: v0.5-v0.2x provisioning ("Batched N pod(s) in 1.0s", from v0.10.1
+# "N pod(s) will schedule against new capacity, M pod(s) against existing capacity"), the v0.5-v0.2x
+# emptiness TTL and discovery lines, v1's "waiting on cluster sync", the AWS provider's v1.6+ "failed while
+# checking on-demand fallback", and the drain's start (``_marked``: tainted node, cordoned node, annotated
+# nodeclaim). Sources: aws/karpenter-provider-aws pkg/controllers/provisioning, pkg/controllers/node
+# (v0.5-v0.16), pkg/cloudprovider/aws (v0.5-v0.16), pkg/providers/instance/instance.go (v1.6);
+# kubernetes-sigs/karpenter pkg/controllers/provisioning (v0.32-v1.x).
+_OTHER_TEMPLATES = re.compile(
+    r"^(?:batched \d+ pods?(?:\(s\))? in \S+$|\d+ pod\(s\) will schedule against new capacity"
+    r"|added ttl to empty node$|removed emptiness ttl from node$|relaxing soft constraints for pod"
+    r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
+    r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
+    r"|waiting on cluster sync$|failed while checking on-demand fallback$"
+    r"|tainted node$|cordoned node$|annotated nodeclaim$)")
+
+
+def known(found: dict) -> bool:
+    """Whether a classified message is one of Karpenter's templates: a kind of its own, or an ``other``
+    whose words are Karpenter's (the test for a message that reached us without its log line's head)."""
+    return found["kind"] != "other" or _OTHER_TEMPLATES.match(found.get("message", "").lower()) is not None
+
+
 # The words that begin a template and no other line, of every era: a message cut after them (the paste
 # ended, the author wrote "...", a viewer's column was too narrow) is still that template's line, with
 # only what survived the cut. Tried only once the whole templates have failed.

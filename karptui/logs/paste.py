@@ -83,6 +83,18 @@ def first_record(body: str) -> str:
 FRAGMENT = re.compile(r'^"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*"')
 
 
+# Karpenter's words quoted inside a prose line: an inline code span (`...`, ```...```; opened and never
+# closed where the paste was cut) or a double-quoted sentence
+_SPANS = re.compile(r'(`+)(.+?)(?:\1|$)|"([^"]{12,})"')
+
+
+def quoted_spans(text: str) -> list[tuple[str, str]]:
+    """The ``(mark, text)`` of each span quoted inside a line (``mark`` is the backticks or ``"``), in order."""
+    if "`" not in text and '"' not in text:
+        return []
+    return [(m.group(1), m.group(2)) if m.group(1) else ('"', m.group(3)) for m in _SPANS.finditer(text)]
+
+
 @dataclass(slots=True)
 class Unwrapped:
     """The payload of a pasted line and what its wrappers said."""

@@ -12,11 +12,11 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .classify import classify
+from .classify import classify, known
 from .foreign import foreign_console_time, foreign_json, foreign_klog
 from .kube_events import event_message, event_row, json_event
-from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, salvage, split_context,
-                    unwrap)
+from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, quoted_spans, salvage,
+                    split_context, unwrap)
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME ", RFC 3339 with nanoseconds),
 # either or both. A whole-second time is not kubectl's: the paste path reads it (another encoder's own time).
@@ -140,7 +140,7 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
             # an author's shortened copy, {"message": ..., and a few of its keys}: kept when the message is
             # one of Karpenter's templates, as a bare message is; any other program's JSON stays noise
             shortened = Record(number, str(data.get("time") or stamp), "", "", message, data, source)
-            return shortened if classify(shortened)["kind"] != "other" else None
+            return shortened if known(classify(shortened)) else None
         level = ""  # a log store kept the message and dropped the level
     when = when or data.get("ts") or stamp
     if isinstance(when, (int, float)) and not isinstance(when, bool):
@@ -212,8 +212,9 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     return when, _LEVELS[level], logger, message, context
 
 
-def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record | None:
-    """A line the fast paths did not take: peel the paste's wrappers and try again."""
+def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: bool = False) -> Record | None:
+    """A line the fast paths did not take: peel the paste's wrappers and try again (at last, what a
+    prose line quotes; ``quoted`` when this is such a quote already)."""
     if GO_TRACE.match(text):
         return None
     got = unwrap(text)
@@ -235,7 +236,8 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         row = event_row(body)
         if row is not None:
             return _event_record(number, row, source)
-        return _bare_message(number, body, source, stamp)
+        found = _bare_message(number, body, source, stamp)
+        return found if found is not None or quoted else _quoted(number, body, source, stamp)
     context: dict = {}
     if found.context:
         try:
@@ -279,10 +281,34 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
-    if classify(record)["kind"] != "other":
+    if known(classify(record)):
         return record
     told = event_message(text)  # or one of Karpenter's event messages, the MESSAGE column alone
     return None if told is None else _event_record(number, told, source)
+
+
+def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
+    """A prose line that quotes Karpenter: a code span holding one of its lines, event rows or template
+    messages (the span may run to the end of a cut paste), or one of its event messages in double quotes
+    ("... due to "SpotToSpotConsolidation requires 15 cheaper instance type options ..."."). An event row
+    in a span counts only with its TYPE column (``Normal``/``Warning``), as copied from a table: a row
+    written from its REASON on (`Nominated  karpenter  Pod should schedule on: ...`) is the author naming
+    what one would see. A quoted word or sentence that is not one of Karpenter's stays prose."""
+    for mark, span in quoted_spans(body):
+        if mark == '"':
+            told = event_message(span)
+            if told is not None:
+                return _event_record(number, told, source)
+            continue
+        found = _pasted(number, span, source, stamp, quoted=True)
+        if found is None:
+            continue
+        if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and known(classify(found)):
+            return found
+    return None
+
+
+_ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")
 
 
 def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
@@ -312,7 +338,7 @@ def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
         if "time" not in data and isinstance(data.get("ts"), (int, float)):
             record.time = _epoch(data["ts"])
         return record
-    return record if classify(record)["kind"] != "other" else None
+    return record if known(classify(record)) else None
 
 
 def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | None:
