@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # record.py reads a bare message through classify(); the type is all this needs
     from .record import Record
 
-_POOL_REASON = re.compile(r'incompatible with (?:nodepool|provisioner) "([^"]+)", ')
+# (a paste cut right after a NodePool's name still names it: "...; incompatible with nodepool "gpu",")
+_POOL_REASON = re.compile(r'incompatible with (?:nodepool|provisioner) "([^"]+)"(?:, |,?$)')
 _OVERHEAD = re.compile(r"^daemonset overhead=(\{[^}]*\}), ")
 _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 # v1.9+: the whole command in one string, "Underutilized/ID: Replace: nodepools=[a,b]: [n1, n2] -> [1 replacement] ..."

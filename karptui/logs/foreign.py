@@ -17,6 +17,11 @@ Karpenter's logging never writes:
   controller-runtime's RFC 3339 encoder): Karpenter's console encoder was ISO 8601 with
   milliseconds in every era that wrote console lines (``2022-03-04T13:14:47.767Z``).
 
+Some lines come from a library both write: knative's ``fallback`` logger (``"ts": 1713885315.54``,
+``"msg": "Starting informers..."``) is in Karpenter's v0.1x-v0.3x output and in any knative-based
+controller's. Such a line right after another program's line is that program's; anywhere else it
+is Karpenter's process's (``other``).
+
 Sources: kubernetes-sigs/karpenter ``pkg/operator/logging/logging.go`` (v0.32, v1.x) and
 ``pkg/operator/operator.go`` (``klog.SetLogger``); aws/karpenter-provider-aws
 ``charts/karpenter/templates/*logging*.yaml`` (v0.5-v0.31 ``encoderConfig``).
@@ -24,6 +29,7 @@ Sources: kubernetes-sigs/karpenter ``pkg/operator/logging/logging.go`` (v0.32, v
 
 from __future__ import annotations
 
+import json
 import re
 
 # Files of client-go, apimachinery and k8s.io/utils that write klog lines into the output of a
@@ -58,3 +64,32 @@ def foreign_console_time(when: str) -> bool:
     """Whether a console line's own time (the column before its level) was written by another
     program's encoder: whole seconds, where Karpenter's writes milliseconds."""
     return bool(when) and _WHOLE_SECOND.match(when) is not None
+
+
+# knative's fallback logger (controller-runtime's zap JSON: ``ts``, ``msg``): Karpenter's process writes
+# these lines (knative injection's "Starting informers...") and so does any other knative-based controller
+_SHARED = re.compile(r'"logger":\s*"fallback"')
+_KLOG_HEAD = re.compile(r"\s*[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ ([^\]\s]+)\] ")
+_CONSOLE_HEAD = re.compile(r"\s*(\S+)\s+(?:DEBUG|INFO|WARN|ERROR)\s")
+
+
+def shared_library_line(text: str) -> bool:
+    """Whether a line is of a shape Karpenter's process and other controllers both write (knative's
+    fallback logger): whose it is, only the lines around it say."""
+    return '"ts":' in text and _SHARED.search(text) is not None
+
+
+def foreign_line(text: str) -> bool:
+    """Whether a physical line is another program's by the rules above (read from its text alone)."""
+    match = _KLOG_HEAD.match(text)
+    if match:
+        return foreign_klog(match.group(1))
+    stripped = text.strip()
+    if stripped.startswith("{") and '"severity"' in stripped:
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            return False
+        return type(data) is dict and foreign_json(data)
+    match = _CONSOLE_HEAD.match(text)
+    return match is not None and foreign_console_time(match.group(1))

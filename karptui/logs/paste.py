@@ -268,7 +268,7 @@ _PAIR = re.compile(r'"([\w.\-/ ]+)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:e
                    r'\{"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\})')
 
 
-_CUT_VALUE = re.compile(r'\s*,\s*"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)$')
+_CUT_VALUE = re.compile(r'\s*,\s*"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)\\?$')  # (maybe cut inside an escape)
 
 
 def salvage(text: str) -> dict:

@@ -252,6 +252,9 @@ _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+
                            r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
 
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
+
+
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
     """Only the message column survived (a log viewer's copy, a CSV export, an author's shortened
     copy that kept the message and its context): keep it when it is one of Karpenter's own
@@ -261,8 +264,9 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if column:  # a log store's time column, or zap's caller column, before the message
         stamp = stamp or (column.group(1) or "")
         text = text[column.end():]
-    if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ...")
-        text = text.strip('",').replace('\\"', '"')
+    if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ..."), or a quote
+        whole = _QUOTED.match(text)  # closed, then prose ("...got 1". Expected ...)
+        text = (whole.group(1) if whole else text.strip('",')).replace('\\"', '"')
     fields: dict = {}
     elided = ELIDED_CONTEXT.search(text) if text[-1:] == "}" else None
     if elided is not None:  # the author's "{...}" for the context
