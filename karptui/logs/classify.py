@@ -707,8 +707,8 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
 # Karpenter's line, of every era: v0.5-v0.2x provisioning ("Batched N pod(s) in 1.0s", from v0.10.1
 # "N pod(s) will schedule against new capacity, M pod(s) against existing capacity"), the v0.5-v0.2x
 # emptiness TTL and discovery lines, v1's "waiting on cluster sync", the AWS provider's v1.6+ "failed while
-# checking on-demand fallback", and the drain's start (``_marked``: tainted node, cordoned node, annotated
-# nodeclaim). Sources: aws/karpenter-provider-aws pkg/controllers/provisioning, pkg/controllers/node
+# checking on-demand fallback", the drain's start (``_marked``: tainted node, cordoned node, annotated
+# nodeclaim) and the leader lease taken. Sources: aws/karpenter-provider-aws pkg/controllers/provisioning, pkg/controllers/node
 # (v0.5-v0.16), pkg/cloudprovider/aws (v0.5-v0.16), pkg/providers/instance/instance.go (v1.6);
 # kubernetes-sigs/karpenter pkg/controllers/provisioning (v0.32-v1.x).
 _OTHER_TEMPLATES = re.compile(
@@ -717,7 +717,9 @@ _OTHER_TEMPLATES = re.compile(
     r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
     r"|waiting on cluster sync$|failed while checking on-demand fallback$"
-    r"|tainted node$|cordoned node$|annotated nodeclaim$)")
+    r"|tainted node$|cordoned node$|annotated nodeclaim$"
+    # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
+    r"|attempting to acquire leader lease|successfully acquired lease)")
 
 
 def known(found: dict) -> bool:
