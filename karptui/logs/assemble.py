@@ -80,17 +80,19 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
     """A JSON object that continues on the next lines (pretty-printed or wrapped), if it closes."""
     parts = [body]
     size = len(body)
+    quoted = _inside_string(body)  # whether the text so far stops inside a string: a wrap there is the text's own
     for index in range(MAX_JOINED_LINES):
         line = _ahead(held, source, index)
-        if line is None:
-            return None, 0
+        if line is None or index and (not line.strip() or _NOISE.match(line) or _STARTS_RECORD.match(line)):
+            return _cut_wrap(parts)
         piece = line.rstrip("\r\n")
         if index == 0 and body != "{" and _STARTS_RECORD.match(piece):
             return None, 0  # cut off, and the next record begins: nothing to join
         piece = unwrap(piece).body if piece.lstrip().startswith((">", "`")) else piece
         if parts[-1].endswith("\\") and not parts[-1].endswith("\\\\"):
             parts[-1] = parts[-1][:-1]  # a backslash-continued wrap
-        parts.append(piece.strip() if _between_tokens(parts[-1]) else piece)
+        parts.append(piece.strip() if not quoted and _between_tokens(parts[-1]) else piece)
+        quoted = _inside_string(parts[-1], quoted)
         size += len(piece)
         if size > MAX_JOINED_CHARS:
             return None, 0
@@ -102,6 +104,29 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
                 continue
             return joined, index + 1
     return None, 0
+
+
+def _cut_wrap(parts: list[str]) -> tuple[str | None, int]:
+    """A record hard-wrapped inside a string and then cut (the paste ended before it closed): its lines
+    joined, for the pairs they carry (a NodePool's reason on the second line is still the record's).
+    Only a first line that stopped inside a string value was wrapped; any other cut record stands alone."""
+    if len(parts) < 2 or not _inside_string(parts[0]):
+        return None, 0
+    return "".join(parts), len(parts) - 1
+
+
+def _inside_string(text: str, quoted: bool = False) -> bool:
+    """Whether a JSON text stops inside a string (an odd number of unescaped quotes), given whether
+    it started inside one."""
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+    return quoted
 
 
 def _between_tokens(previous: str) -> bool:

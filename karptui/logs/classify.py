@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # record.py reads a bare message through classify(); the type is all this needs
     from .record import Record
 
-_POOL_REASON = re.compile(r'incompatible with (?:nodepool|provisioner) "([^"]+)", ')
+# (a paste cut right after a NodePool's name still names it: "...; incompatible with nodepool "gpu",")
+_POOL_REASON = re.compile(r'incompatible with (?:nodepool|provisioner) "([^"]+)"(?:, |,?$)')
 _OVERHEAD = re.compile(r"^daemonset overhead=(\{[^}]*\}), ")
 _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 # v1.9+: the whole command in one string, "Underutilized/ID: Replace: nodepools=[a,b]: [n1, n2] -> [1 replacement] ..."
-_COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+): (?:nodepools=\[([^\]]*)\]: )?\[([^\]]*)\]")
+# (an author's shortened copy may stop after the NodePools: "Empty/...: delete: nodepools=[general]")
+_COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+)(?:: nodepools=\[([^\]]*)\])?(?:: \[([^\]]*)\])?")
 # v0.4-v0.2x TTLs; v0.4 named the node in the message ("... for empty node NAME", "... expired node NAME after")
 _TTL = re.compile(r"^triggering termination (?:for expired node(?: (\S+))? after|after [\w.]+ for empty node(?: (\S+))?$)",
                   re.I)
@@ -203,6 +205,8 @@ _PACKINGS = (
     (re.compile(r"^computed packing of (\d+) node\(s\) for (\d+) pod"), 1, 2),
     (re.compile(r"^computed packings? for (\d+) pod\(s\) onto (\d+) node"), 2, 1),
     (re.compile(r"^scheduled (\d+) pods? onto (\d+) (?:new )?nodes?"), 2, 1),
+    # v0.1 (cloudprovider/aws/fleet/packing): "Successfully packed %d pods onto %d nodes", one node a packing
+    (re.compile(r"^successfully packed (\d+) pods? onto (\d+) nodes?"), 2, 1),
 )
 
 
@@ -219,9 +223,12 @@ def _computed(f: dict, message: str, lowered: str, level: str, logger: str, line
     for pattern, claims, pods in _PACKINGS:  # older eras: counts in the message
         match = pattern.match(lowered)
         if match:
-            return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
-                    "nodeclaims": int(match.group(claims)),
-                    "pods": int(match.group(pods))}
+            out = {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
+                   "nodeclaims": int(match.group(claims)), "pods": int(match.group(pods))}
+            options = _OPTIONS.search(message, match.end())  # v0.5-v0.8: "... with instance type option(s) [a b]"
+            if options:
+                out["instance_types"] = options.group(1).split()
+            return out
     match = _PACKING_V04.match(lowered)
     if match:  # v0.3-v0.4: one line per packing; "Incremented node count" may add nodes to it later
         return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
@@ -449,7 +456,7 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
         out.setdefault("action", decision.lower())
         if pools:
             out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
-        nodes = nodes or [n.strip() for n in names.split(",") if n.strip() and not _elided(n.strip())]
+        nodes = nodes or [n.strip() for n in (names or "").split(",") if n.strip() and not _elided(n.strip())]
     out["nodes"] = nodes
     replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
     if len(replacements) == 1:
@@ -638,6 +645,7 @@ BY_FIRST_WORD = {
     "found": (_provisionable,),
     "computed": (_computed,),
     "scheduled": (_computed,),
+    "successfully": (_computed,),
     "created": (_created,),
     "creating": (_created, _launch_failed),
     "launching": (_created, _launch_failed),
@@ -692,6 +700,32 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
         if cut is not None:
             return cut
     return {"line": line, "time": when, "level": level, "kind": "other", "message": message}
+
+
+# Karpenter's own messages that have no kind of their own (``other``) but are distinctive enough that the
+# message alone -- a paste that kept only the message column, a braceless fragment, a quote in prose -- is
+# Karpenter's line, of every era: v0.5-v0.2x provisioning ("Batched N pod(s) in 1.0s", from v0.10.1
+# "N pod(s) will schedule against new capacity, M pod(s) against existing capacity"), the v0.5-v0.2x
+# emptiness TTL and discovery lines, v1's "waiting on cluster sync", the AWS provider's v1.6+ "failed while
+# checking on-demand fallback", the drain's start (``_marked``: tainted node, cordoned node, annotated
+# nodeclaim) and the leader lease taken. Sources: aws/karpenter-provider-aws pkg/controllers/provisioning, pkg/controllers/node
+# (v0.5-v0.16), pkg/cloudprovider/aws (v0.5-v0.16), pkg/providers/instance/instance.go (v1.6);
+# kubernetes-sigs/karpenter pkg/controllers/provisioning (v0.32-v1.x).
+_OTHER_TEMPLATES = re.compile(
+    r"^(?:batched \d+ pods?(?:\(s\))? in \S+$|\d+ pod\(s\) will schedule against new capacity"
+    r"|added ttl to empty node$|removed emptiness ttl from node$|relaxing soft constraints for pod"
+    r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
+    r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
+    r"|waiting on cluster sync$|failed while checking on-demand fallback$"
+    r"|tainted node$|cordoned node$|annotated nodeclaim$"
+    # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
+    r"|attempting to acquire leader lease|successfully acquired lease)")
+
+
+def known(found: dict) -> bool:
+    """Whether a classified message is one of Karpenter's templates: a kind of its own, or an ``other``
+    whose words are Karpenter's (the test for a message that reached us without its log line's head)."""
+    return found["kind"] != "other" or _OTHER_TEMPLATES.match(found.get("message", "").lower()) is not None
 
 
 # The words that begin a template and no other line, of every era: a message cut after them (the paste

@@ -57,6 +57,8 @@ _CANNOT = re.compile(r"^Cannot disrupt (?:Node|NodeClaim): ")
 _LEADING_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+")
 _NODE_EVENT = re.compile(r"^Node (\S+) event: ")
 _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
+# A describe row's Age column cut before its end: "78s (x53 ov", "3m2s (x4"
+_CUT_AGE = re.compile(r"^\d+[smhdy](?:\d+[smh])?\s+\(x\d*(?: o?v?e?r?.*)?$")
 _TRANSITION = "Status condition transitioned"
 # InsufficientCapacityError: "NodeClaim NAME event: ERROR" on the NodeClaim (v1.0+), and from v1.15 (#3143) on
 # each pod nominated to it, "NodeClaim NAME nominated for this pod failed to launch: ERROR" (a comma after
@@ -97,6 +99,11 @@ _MESSAGE_REASONS = (
      "Nominated"),
     (_CANNOT, "DisruptionBlocked"),
     (re.compile(r"No allowed disruptions (?:for disruption reason \w+ )?due to blocking budget"), "DisruptionBlocked"),
+    # Unconsolidatable (pkg/controllers/disruption/consolidation.go, v0.3x-v1.x): the consolidation checks'
+    # own sentences; an apostrophe may have become a typographic one in a web page
+    (re.compile(r"(?:SpotToSpotConsolidation (?:requires \d+ cheaper instance type options|is disabled, can.t replace)"
+                r"|Can.t (?:replace (?:spot node )?with a cheaper (?:spot )?node|remove without creating \d+ candidates)"
+                r"|NodePool \"[^\"]+\" has (?:non-empty )?consolidation disabled)"), "Unconsolidatable"),
 )
 
 
@@ -151,8 +158,8 @@ def _table_row(parts: list[str]) -> dict | None:
         source = ""
     else:  # describe: [Age] From Message, Age may be missing
         if len(rest) >= 3 and _AGE.match(rest[0]) or len(rest) == 2 and _AGE.match(rest[0]) \
-                and rest[1].split()[-1] in KARPENTER_SOURCES:
-            rest = rest[1:]
+                and rest[1].split()[-1] in KARPENTER_SOURCES or len(rest) == 1 and _CUT_AGE.match(rest[0]):
+            rest = rest[1:]  # the age; or a row cut inside its age ("78s (x53 ov"): nothing after it
         alone = len(rest) == 1 and rest[0].split()[-1] in KARPENTER_SOURCES  # cut after From
         source = rest[0] if len(rest) >= 2 or alone else ""
         message = "  ".join(rest[1:] if source else rest)
@@ -164,11 +171,18 @@ def _table_row(parts: list[str]) -> dict | None:
     return _event(reason, message, obj, "")
 
 
+# Reasons Karpenter shares with other programs, and the message that makes a row Karpenter's when no
+# source column says whose it is: its terminator's Evicted ("Evicted pod" to v1.0, "Evicted pod: REASON"
+# after; kubelet's eviction manager writes "The node was low on resource: ...") and its FailedScheduling
+_SHARED_REASONS = {"Evicted": re.compile(r"Evicted pod(?::|\s*$)"), "FailedScheduling": re.compile("Failed to schedule pod")}
+
+
 def _karpenters(reason: str, message: str, source: str) -> bool:
     if source:
         return source in KARPENTER_SOURCES
-    if reason == "FailedScheduling":
-        return message.startswith("Failed to schedule pod")
+    shared = _SHARED_REASONS.get(reason)
+    if shared is not None:
+        return shared.match(message) is not None
     return reason in KARPENTER_REASONS or message.startswith(_TRANSITION)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from .assemble import logical_lines
 from .classify import classify, classify_message
+from .foreign import foreign_line, shared_library_line
 from .kube_events import json_event
 from .paste import GO_TRACE
 from .record import FastError, Record, fast_loads, kubectl_wrap, parse_body, parse_record, zap_console, zap_head
@@ -116,6 +117,7 @@ class LogParser:
 
     def __init__(self) -> None:
         self.stats = Stats()
+        self._previous = ""   # the line before, for a line whose program only its neighbour tells
 
     def _leader(self, found: dict) -> None:
         """Only the leader replica acts (lease karpenter-leader-election); note who took it."""
@@ -128,6 +130,9 @@ class LogParser:
         for what its first line carries."""
         self.stats.lines += 1
         found = event(self.stats.lines, text)
+        if found is not None and _theirs(found, text, self._previous):
+            found = None
+        self._previous = text
         if found is not None:
             self.stats.events += 1
         return found
@@ -135,11 +140,15 @@ class LogParser:
     def parse(self, lines: Iterable[str]) -> Iterator[dict]:
         stats = self.stats
         number, events = stats.lines, stats.events
+        previous = self._previous
         try:
             described: tuple[str, str] | None = None
             for text, taken in logical_lines(lines):  # feed() inlined: runs ~10^5-10^6 times a second
                 number += taken
                 found = event(number - taken + 1, text)
+                if found is not None and found["kind"] == "other" and _theirs(found, text, previous):
+                    found = None
+                previous = text
                 if found is None:
                     if "describe" in text:
                         match = _DESCRIBE.search(text)
@@ -155,6 +164,13 @@ class LogParser:
                 yield found
         finally:
             stats.lines, stats.events = number, events
+            self._previous = previous
+
+
+def _theirs(found: dict, text: str, previous: str) -> bool:
+    """Whether a line Karpenter's process and other programs both write (foreign.py) is, by the line
+    before it, the other program's."""
+    return found["kind"] == "other" and shared_library_line(text) and foreign_line(previous)
 
 
 class EventWindow:

@@ -19,6 +19,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from .foreign import foreign_console_time
+
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
 # An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
 _LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
@@ -81,6 +83,18 @@ def first_record(body: str) -> str:
 FRAGMENT = re.compile(r'^"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*"')
 
 
+# Karpenter's words quoted inside a prose line: an inline code span (`...`, ```...```; opened and never
+# closed where the paste was cut) or a double-quoted sentence
+_SPANS = re.compile(r'(`+)(.+?)(?:\1|$)|"([^"]{12,})"')
+
+
+def quoted_spans(text: str) -> list[tuple[str, str]]:
+    """The ``(mark, text)`` of each span quoted inside a line (``mark`` is the backticks or ``"``), in order."""
+    if "`" not in text and '"' not in text:
+        return []
+    return [(m.group(1), m.group(2)) if m.group(1) else ('"', m.group(3)) for m in _SPANS.finditer(text)]
+
+
 @dataclass(slots=True)
 class Unwrapped:
     """The payload of a pasted line and what its wrappers said."""
@@ -120,6 +134,8 @@ def unwrap(text: str) -> Unwrapped:
             if rest is None:
                 break
             after = body[rest.end():]
+            if _LEVEL.match(after) and foreign_console_time(match.group(0)):
+                return Unwrapped("", source, stamp)  # a console line's own time, another program's encoder
             if _LEVEL.match(after) or _TIME.match(after) or after.startswith(("{", "[pod/")) \
                     or _STERN.match(after) or _LOGGER.match(after):
                 stamp = stamp or match.group(0)
@@ -182,6 +198,8 @@ def console(body: str, stamp: str) -> Console | None:
     if caller:
         body = body[caller.end():]
     if not level and not logger:
+        return None
+    if level and foreign_console_time(when):  # its own time, just before its level: another program's encoder
         return None
     if not level and not when and not body:
         return None
@@ -250,7 +268,7 @@ _PAIR = re.compile(r'"([\w.\-/ ]+)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:e
                    r'\{"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\})')
 
 
-_CUT_VALUE = re.compile(r'\s*,\s*"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)$')
+_CUT_VALUE = re.compile(r'\s*,\s*"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)\\?$')  # (maybe cut inside an escape)
 
 
 def salvage(text: str) -> dict:

@@ -12,14 +12,16 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .classify import classify
+from .classify import classify, known
+from .foreign import foreign_console_time, foreign_json, foreign_klog
 from .kube_events import event_message, event_row, json_event
-from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, salvage, split_context,
-                    unwrap)
+from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, quoted_spans, salvage,
+                    split_context, unwrap)
 
-# kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME "), either or both
+# kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME ", RFC 3339 with nanoseconds),
+# either or both. A whole-second time is not kubectl's: the paste path reads it (another encoder's own time).
 _KUBECTL_WRAP = re.compile(r"(?:\[(pod/[^\]/]+/[^\]]+)\] )?"
-                           r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) )?")
+                           r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+(?:Z|[+-]\d\d:\d\d)) )?")
 # client-go's leader election writes klog lines into the controller's log:
 # I0520 10:58:02.046318       1 leaderelection.go:248] attempting to acquire leader lease ...
 _KLOG = re.compile(r"^([IWEF])(\d{4} \d\d:\d\d:\d\d\.\d+)\s+\d+ ([^\]\s]+)\] (.*)$")
@@ -125,6 +127,8 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
     if isinstance(inner, str) and inner.startswith("{") and "message" not in data:
         # a log shipper's record (fluent-bit, Docker's json-file) with Karpenter's line inside
         return _json_record(number, inner.rstrip("\r\n"), source, stamp or str(data.get("time") or ""))
+    if foreign_json(data):
+        return None
     if not isinstance(message, str):
         message = data.get("msg")
     if not isinstance(message, str) or not isinstance(level, str):
@@ -136,7 +140,7 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
             # an author's shortened copy, {"message": ..., and a few of its keys}: kept when the message is
             # one of Karpenter's templates, as a bare message is; any other program's JSON stays noise
             shortened = Record(number, str(data.get("time") or stamp), "", "", message, data, source)
-            return shortened if classify(shortened)["kind"] != "other" else None
+            return shortened if known(classify(shortened)) else None
         level = ""  # a log store kept the message and dropped the level
     when = when or data.get("ts") or stamp
     if isinstance(when, (int, float)) and not isinstance(when, bool):
@@ -166,6 +170,8 @@ def _klog_record(number: int, text: str, source: str, stamp: str) -> Record | No
     if match is None:
         return None
     letter, when, logger, message = match.groups()
+    if foreign_klog(logger):
+        return None
     return Record(number, stamp or when, _KLOG_LEVELS[letter], logger, message, {}, source)
 
 
@@ -183,8 +189,8 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     if len(parts) < 4 or parts[1] not in _LEVELS:
         return None
     when, level, logger, message = parts[0], parts[1], parts[2], parts[3]
-    if not when[:1].isdigit() or ".go:" in message[-8:]:
-        return None  # no time, or zap's caller column: the paste path reads those
+    if not when[:1].isdigit() or ".go:" in message[-8:] or foreign_console_time(when):
+        return None  # no time, or zap's caller column: the paste path reads those (another program's: none)
     context: dict = {}
     if len(parts) == 4 and message[-1:] == "}":
         glued = glued_context(message)
@@ -206,8 +212,9 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     return when, _LEVELS[level], logger, message, context
 
 
-def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record | None:
-    """A line the fast paths did not take: peel the paste's wrappers and try again."""
+def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: bool = False) -> Record | None:
+    """A line the fast paths did not take: peel the paste's wrappers and try again (at last, what a
+    prose line quotes; ``quoted`` when this is such a quote already)."""
     if GO_TRACE.match(text):
         return None
     got = unwrap(text)
@@ -229,7 +236,8 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "") -> Record
         row = event_row(body)
         if row is not None:
             return _event_record(number, row, source)
-        return _bare_message(number, body, source, stamp)
+        found = _bare_message(number, body, source, stamp)
+        return found if found is not None or quoted else _quoted(number, body, source, stamp)
     context: dict = {}
     if found.context:
         try:
@@ -244,6 +252,9 @@ _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+
                            r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
 
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
+
+
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
     """Only the message column survived (a log viewer's copy, a CSV export, an author's shortened
     copy that kept the message and its context): keep it when it is one of Karpenter's own
@@ -253,8 +264,9 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if column:  # a log store's time column, or zap's caller column, before the message
         stamp = stamp or (column.group(1) or "")
         text = text[column.end():]
-    if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ...")
-        text = text.strip('",').replace('\\"', '"')
+    if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ..."), or a quote
+        whole = _QUOTED.match(text)  # closed, then prose ("...got 1". Expected ...)
+        text = (whole.group(1) if whole else text.strip('",')).replace('\\"', '"')
     fields: dict = {}
     elided = ELIDED_CONTEXT.search(text) if text[-1:] == "}" else None
     if elided is not None:  # the author's "{...}" for the context
@@ -273,10 +285,34 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
-    if classify(record)["kind"] != "other":
+    if known(classify(record)):
         return record
     told = event_message(text)  # or one of Karpenter's event messages, the MESSAGE column alone
     return None if told is None else _event_record(number, told, source)
+
+
+def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
+    """A prose line that quotes Karpenter: a code span holding one of its lines, event rows or template
+    messages (the span may run to the end of a cut paste), or one of its event messages in double quotes
+    ("... due to "SpotToSpotConsolidation requires 15 cheaper instance type options ..."."). An event row
+    in a span counts only with its TYPE column (``Normal``/``Warning``), as copied from a table: a row
+    written from its REASON on (`Nominated  karpenter  Pod should schedule on: ...`) is the author naming
+    what one would see. A quoted word or sentence that is not one of Karpenter's stays prose."""
+    for mark, span in quoted_spans(body):
+        if mark == '"':
+            told = event_message(span)
+            if told is not None:
+                return _event_record(number, told, source)
+            continue
+        found = _pasted(number, span, source, stamp, quoted=True)
+        if found is None:
+            continue
+        if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and known(classify(found)):
+            return found
+    return None
+
+
+_ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")
 
 
 def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
@@ -306,7 +342,7 @@ def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
         if "time" not in data and isinstance(data.get("ts"), (int, float)):
             record.time = _epoch(data["ts"])
         return record
-    return record if classify(record)["kind"] != "other" else None
+    return record if known(classify(record)) else None
 
 
 def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | None:
