@@ -154,3 +154,24 @@ def test_a_nodepool_with_consolidate_after_consolidates_under_every_line(cli):
                              "--output", "json")
         assert code == 0, err
         assert [d["action"] for d in json.loads(out)["disruptions"]] == ["delete"], version
+
+
+# ---- Balanced consolidation: a policy from v1.14.0 (kubernetes-sigs/karpenter#2962) ------------------------
+# Before it the CRD's enum refuses Balanced, and v1.9.1's consolidation.go ShouldDisrupt takes any policy but
+# WhenEmptyOrUnderutilized as "has non-empty consolidation disabled" (emptiness still runs).
+@pytest.mark.parametrize("version, moves, scored", [
+    ("v1.9.2", [], False),
+    ("v1.14.1", [("delete", ["node-light"])], True),
+    ("v1.15.1", [("delete", ["node-light"])], True),
+])
+def test_a_balanced_nodepool_is_scored_from_v1_14_and_consolidates_only_empty_nodes_before(cli, version, moves, scored):
+    from tests.conftest import FIXTURES
+
+    code, out, err = cli("simulate", FIXTURES / "balanced" / "balanced-policy.yaml", "--consolidate", "--explain",
+                         "--karpenter-version", version, "--output", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(d["action"], d["nodes"]) for d in doc["disruptions"]] == moves
+    assert bool(doc["consolidation_scores"]) is scored
+    said = "is Balanced, which Karpenter before v1.14 does not have" in json.dumps(doc)
+    assert said is not scored
