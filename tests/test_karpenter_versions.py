@@ -85,11 +85,22 @@ def test_a_version_older_than_the_lines_modelled_is_said_plainly(cli, write):
     assert code == 0 and "Karpenter v0.37.0 (controller image; simulated by v1.9's rules)" in " ".join(out.split())
 
 
-def test_every_bundled_snapshot_says_which_version_it_assumes(cli):
-    for name in ("consolidation", "multi-nodepool", "overprovisioning", "topology-spread"):
-        code, out, _ = cli("snapshot", "info", name, "--output", "json")
-        found = json.loads(out)["karpenter_version"]
-        assert code == 0 and found["source"] == "controller image", (name, found)
+@pytest.mark.parametrize("name, version", [("consolidation", "v1.0.1"), ("multi-nodepool", "v0.35.1"),
+                                           ("overprovisioning", "v1.0.1"), ("topology-spread", "v0.27.3")])
+def test_every_bundled_snapshot_says_which_version_it_assumes(cli, name, version):
+    """In `snapshot info`, in `simulate`'s JSON and in the TUI header: each bundled snapshot's controller image, and
+    that a release older than v1.9 is simulated by v1.9's rules."""
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from karptui.views.overview import header_totals
+
+    code, out, _ = cli("snapshot", "info", name, "--output", "json")
+    found = json.loads(out)["karpenter_version"]
+    assert code == 0 and (found["version"], found["source"]) == (version, "controller image"), (name, found)
+    code, out, err = cli("simulate", name, "--output", "json")
+    assert code == 0, err
+    assert json.loads(out)["karpenter_version"] == found
+    snapshot = load_snapshot(bundled_snapshot(name))
+    assert f"Karpenter {version} (controller image; simulated by v1.9's rules)" in header_totals(snapshot, snapshot.as_of)
 
 
 def test_the_flag_sets_the_version_and_the_json_says_so(cli):
