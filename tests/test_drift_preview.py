@@ -98,14 +98,18 @@ def test_nodeclass_hash_drifts_and_new_ami_selectors_only_maybe(multi, write):
     assert (reason.reason, reason.certain) == ("AMIDrift", False)
 
 
-def test_an_ec2nodeclass_hash_version_bump_is_no_drift(multi, write):
-    """v1.15 writes EC2NodeClass hash version v6 where v1.14 wrote v5 (aws pkg/apis/v1/ec2nodeclass.go): the class is
-    re-hashed under v6 while NodeClaims still say v5, and Karpenter compares the hashes only at equal versions, so
-    neither the bump nor an edit seen across it drifts a NodeClaim by hash (aws nodeclass/hash/controller.go)."""
+@pytest.mark.parametrize("version, before, after", [("v1.9.2", "v3", "v4"), ("v1.14.3", "v4", "v5"),
+                                                    ("v1.15.1", "v5", "v6")])
+def test_an_ec2nodeclass_hash_version_bump_is_no_drift(multi, write, version, before, after):
+    """Each line writes its own EC2NodeClass hash version (aws pkg/apis/v1/ec2nodeclass.go: v4 at v1.9.2, v5 at
+    v1.14.1, v6 on main for v1.15): after an upgrade the class is re-hashed under the new version while NodeClaims
+    still say the old one, and Karpenter compares the hashes only at equal versions, so neither the bump nor an
+    edit seen across it drifts a NodeClaim by hash (aws nodeclass/hash/controller.go, the same on every line)."""
+    multi = replace(multi, karpenter_version=version)
     classes = tuple(replace(c, annotations={**c.annotations, "karpenter.k8s.aws/ec2nodeclass-hash": "9999",
-                                            "karpenter.k8s.aws/ec2nodeclass-hash-version": "v6"})
+                                            "karpenter.k8s.aws/ec2nodeclass-hash-version": after})
                     for c in multi.nodeclasses)
-    claims = tuple(replace(c, annotations={**c.annotations, "karpenter.k8s.aws/ec2nodeclass-hash-version": "v5"})
+    claims = tuple(replace(c, annotations={**c.annotations, "karpenter.k8s.aws/ec2nodeclass-hash-version": before})
                    for c in multi.nodeclaims)
     bumped = replace(multi, nodeclasses=classes, nodeclaims=claims)
     assert drift_preview(multi, bumped) == []

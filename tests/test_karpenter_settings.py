@@ -126,9 +126,10 @@ def test_default_spread_from_the_deployment_spreads_a_replicasets_pods_over_zone
     assert doc["karpenter_settings"]["default_constraints"][0]["topologyKey"] == ZONE
     assert _zones(doc) == ["zone-a", "zone-b", "zone-c"]
     # Karpenter before v1.15 has no such setting: the pods share one node
-    older = _simulate(cli, write, items, "--karpenter-version", "v1.14.3")
-    assert len(older["nodeclaims"]) == 1
-    assert any("read from Karpenter v1.15" in n for n in older["karpenter_settings"]["notes"])
+    for version in ("v1.9.2", "v1.14.3"):
+        older = _simulate(cli, write, items, "--karpenter-version", version)
+        assert len(older["nodeclaims"]) == 1, version
+        assert any("read from Karpenter v1.15" in n for n in older["karpenter_settings"]["notes"]), version
 
 
 def test_default_spread_leaves_pods_with_constraints_of_their_own_and_pods_nothing_selects(cli, write):

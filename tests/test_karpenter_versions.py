@@ -85,11 +85,22 @@ def test_a_version_older_than_the_lines_modelled_is_said_plainly(cli, write):
     assert code == 0 and "Karpenter v0.37.0 (controller image; simulated by v1.9's rules)" in " ".join(out.split())
 
 
-def test_every_bundled_snapshot_says_which_version_it_assumes(cli):
-    for name in ("consolidation", "multi-nodepool", "overprovisioning", "topology-spread"):
-        code, out, _ = cli("snapshot", "info", name, "--output", "json")
-        found = json.loads(out)["karpenter_version"]
-        assert code == 0 and found["source"] == "controller image", (name, found)
+@pytest.mark.parametrize("name, version", [("consolidation", "v1.0.1"), ("multi-nodepool", "v0.35.1"),
+                                           ("overprovisioning", "v1.0.1"), ("topology-spread", "v0.27.3")])
+def test_every_bundled_snapshot_says_which_version_it_assumes(cli, name, version):
+    """In `snapshot info`, in `simulate`'s JSON and in the TUI header: each bundled snapshot's controller image, and
+    that a release older than v1.9 is simulated by v1.9's rules."""
+    from karptui.sources import bundled_snapshot, load_snapshot
+    from karptui.views.overview import header_totals
+
+    code, out, _ = cli("snapshot", "info", name, "--output", "json")
+    found = json.loads(out)["karpenter_version"]
+    assert code == 0 and (found["version"], found["source"]) == (version, "controller image"), (name, found)
+    code, out, err = cli("simulate", name, "--output", "json")
+    assert code == 0, err
+    assert json.loads(out)["karpenter_version"] == found
+    snapshot = load_snapshot(bundled_snapshot(name))
+    assert f"Karpenter {version} (controller image; simulated by v1.9's rules)" in header_totals(snapshot, snapshot.as_of)
 
 
 def test_the_flag_sets_the_version_and_the_json_says_so(cli):
@@ -154,3 +165,24 @@ def test_a_nodepool_with_consolidate_after_consolidates_under_every_line(cli):
                              "--output", "json")
         assert code == 0, err
         assert [d["action"] for d in json.loads(out)["disruptions"]] == ["delete"], version
+
+
+# ---- Balanced consolidation: a policy from v1.14.0 (kubernetes-sigs/karpenter#2962) ------------------------
+# Before it the CRD's enum refuses Balanced, and v1.9.1's consolidation.go ShouldDisrupt takes any policy but
+# WhenEmptyOrUnderutilized as "has non-empty consolidation disabled" (emptiness still runs).
+@pytest.mark.parametrize("version, moves, scored", [
+    ("v1.9.2", [], False),
+    ("v1.14.1", [("delete", ["node-light"])], True),
+    ("v1.15.1", [("delete", ["node-light"])], True),
+])
+def test_a_balanced_nodepool_is_scored_from_v1_14_and_consolidates_only_empty_nodes_before(cli, version, moves, scored):
+    from tests.conftest import FIXTURES
+
+    code, out, err = cli("simulate", FIXTURES / "balanced" / "balanced-policy.yaml", "--consolidate", "--explain",
+                         "--karpenter-version", version, "--output", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(d["action"], d["nodes"]) for d in doc["disruptions"]] == moves
+    assert bool(doc["consolidation_scores"]) is scored
+    said = "is Balanced, which Karpenter before v1.14 does not have" in json.dumps(doc)
+    assert said is not scored

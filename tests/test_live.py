@@ -176,6 +176,33 @@ def test_a_cluster_without_karpenter_says_so(tmp_path):
             cluster.stop()
 
 
+def _controller(image: str) -> dict:
+    labels = {"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/instance": "karpenter"}
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "karpenter", "namespace": "kube-system", "labels": labels},
+            "spec": {"replicas": 2, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "controller", "image": image}]}}}}
+
+
+def test_the_live_clusters_karpenter_version_is_its_controllers_image_and_follows_an_upgrade(api, live):
+    """The version the header, JSON and `snapshot info` give comes from the controller's Deployment as the
+    cluster serves it, and moves with a rollout; without the Deployment, the NodePools' API version."""
+    from karptui.views.info import snapshot_info
+
+    assert live.wait_synced(10)
+    found = snapshot_info(live.snapshot())["karpenter_version"]
+    assert (found["version"], found["source"]) == ("v1.15.1", "NodePool API version")
+    api.add(_controller("public.ecr.aws/karpenter/controller:1.14.3@sha256:" + "c" * 64))
+    found = eventually(lambda: (f := snapshot_info(live.snapshot())["karpenter_version"])["source"] == "controller image"
+                       and f)
+    assert found["version"] == "v1.14.3"
+    assert found["detail"] == "Deployment kube-system/karpenter runs public.ecr.aws/karpenter/controller:1.14.3"
+    api.modify(_controller("public.ecr.aws/karpenter/controller:1.15.1"))
+    eventually(lambda: snapshot_info(live.snapshot())["karpenter_version"]["version"] == "v1.15.1")
+    only_gets(api)
+
+
 def test_410_gone_means_list_again_and_nothing_is_lost(api, live):
     nodes = watched_nodes(api, live)
     api.drop_watches()

@@ -85,6 +85,7 @@ def test_kube_and_system_reserved_expressions_replace_the_defaults_in_their_unit
 
 
 @pytest.mark.parametrize("version, gates, why", [
+    ("v1.9.2", "NodeClassCEL=true", "read from Karpenter v1.15"),
     ("v1.14.3", "NodeClassCEL=true", "read from Karpenter v1.15"),
     ("v1.15.1", "NodeClassCEL=false", "need the AWS feature gate NodeClassCEL"),
 ])

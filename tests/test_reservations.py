@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from karptui.catalog import parse_catalog
 from karptui.model import build_snapshot
 from karptui.sim import simulate
@@ -60,8 +62,9 @@ def test_a_reservation_with_room_is_launched_into_and_named():
     assert plan.requirements["karpenter.sh/capacity-type"] == ("reserved",)
 
 
-def test_before_v1_15_the_pod_beyond_the_reservation_waits_for_the_next_simulation():
-    snapshot, catalog = _cluster("v1.14.3", left=1, pods=2)
+@pytest.mark.parametrize("version", ["v1.9.2", "v1.14.0", "v1.14.3"])
+def test_before_v1_15_the_pod_beyond_the_reservation_waits_for_the_next_simulation(version):
+    snapshot, catalog = _cluster(version, left=1, pods=2)
     result = simulate(snapshot, catalog=catalog)
     assert _launches(result) == [("reserved", "cr-0a1b2c3d4e5f60718")]
     waiting = [a for a in result.attempts if a.node is None]
@@ -69,8 +72,9 @@ def test_before_v1_15_the_pod_beyond_the_reservation_waits_for_the_next_simulati
     assert "compatible reserved offerings are available, but could not be reserved" in waiting[0].karpenter_reason
 
 
-def test_from_v1_15_the_pod_beyond_the_reservation_falls_through_to_on_demand():
-    snapshot, catalog = _cluster("v1.15.1", left=1, pods=2)
+@pytest.mark.parametrize("version", ["v1.15.0", "v1.15.1"])
+def test_from_v1_15_the_pod_beyond_the_reservation_falls_through_to_on_demand(version):
+    snapshot, catalog = _cluster(version, left=1, pods=2)
     result = simulate(snapshot, catalog=catalog)
     assert _launches(result) == [("on-demand", None), ("reserved", "cr-0a1b2c3d4e5f60718")]
     assert all(a.node is not None for a in result.attempts)

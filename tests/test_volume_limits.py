@@ -10,6 +10,8 @@ import dataclasses
 import subprocess
 import sys
 
+import pytest
+
 from karptui.catalog import parse_catalog
 from karptui.model import build_snapshot
 from karptui.sim import simulate
@@ -210,8 +212,9 @@ def test_from_v1_15_a_new_nodeclaim_keeps_only_types_that_attach_its_volumes():
     assert plan.instance_types == ("large",)
 
 
-def test_before_v1_15_instance_type_volume_limits_are_not_counted():
-    snapshot, catalog = _karpenter_cluster("v1.14.0")
+@pytest.mark.parametrize("version", ["v1.9.2", "v1.14.0", "v1.14.3"])
+def test_before_v1_15_instance_type_volume_limits_are_not_counted(version):
+    snapshot, catalog = _karpenter_cluster(version)
     (plan,) = simulate(snapshot, catalog=catalog).nodeclaims
     assert plan.launch["instance_type"] == "small"
 

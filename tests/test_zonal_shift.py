@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from karptui.catalog import parse_catalog
 from karptui.model import build_snapshot
 from karptui.sim import simulate
@@ -52,18 +54,20 @@ def test_no_shift_launches_in_the_cheapest_zone():
     assert _zones(_run([])) == ["us-east-1a"]
 
 
-def test_a_shifted_zone_gets_no_launch_and_a_note_says_why():
-    result = _run([_event("ZonalShiftActive", "us-east-1a", "use1-az1", 5)])
+@pytest.mark.parametrize("version", ["v1.14.0", "v1.14.3", "v1.15.1"])
+def test_a_shifted_zone_gets_no_launch_and_a_note_says_why(version):
+    result = _run([_event("ZonalShiftActive", "us-east-1a", "use1-az1", 5)], version=version)
     assert _zones(result) == ["us-east-1b"]
     assert "zonal shift: no launch in us-east-1a (event ZonalShiftActive on NodePool default)" in result.notes
-    pinned = _run([_event("ZonalShiftActive", "us-east-1a", "use1-az1", 5)], zone="us-east-1a")
+    pinned = _run([_event("ZonalShiftActive", "us-east-1a", "use1-az1", 5)], version=version, zone="us-east-1a")
     assert pinned.nodeclaims == () and [a.node for a in pinned.attempts] == [None]
 
 
-def test_a_shift_cleared_later_is_over():
+@pytest.mark.parametrize("version", ["v1.14.0", "v1.15.1"])
+def test_a_shift_cleared_later_is_over(version):
     events = [_event("ZonalShiftActive", "us-east-1a", "use1-az1", 5), _event("ZonalShiftCleared", "us-east-1a", "use1-az1", 9)]
-    assert _zones(_run(events)) == ["us-east-1a"]
-    assert _zones(_run(list(reversed(events)))) == ["us-east-1a"]  # by time, not by order in the dump
+    assert _zones(_run(events, version=version)) == ["us-east-1a"]
+    assert _zones(_run(list(reversed(events)), version=version)) == ["us-east-1a"]  # by time, not by order in the dump
 
 
 def test_v1_9_has_no_zonal_shift():

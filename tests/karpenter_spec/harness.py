@@ -46,7 +46,7 @@ FAKE_REPAIR_POLICIES = [{"conditionType": "BadNode", "conditionStatus": "False",
 UPSTREAM_VERSION = "v1.14.0"
 RESERVATION_ID = "karpenter.k8s.aws/capacity-reservation-id"  # the AWS provider's; the fake's is karpenter.kwok.sh/...
 ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
-              "advanceClock", "notes"}
+              "advanceClock", "notes", "labelNodes", "deletePodsOnNodesWith"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
                "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "nodeTaintCount", "onNode", "onNewNode", "sameNode",
                "differentNodes", "newNodes", "nodes", "everyNodeLabels", "skew", "nodeClaim", "command", "noCommand",
@@ -466,6 +466,7 @@ class Scenario:
             self.catalog_entries = [fake_type(t) for t in self.data["instanceTypes"]]
         else:
             self.catalog_entries = named_catalog(self.data.get("catalog", "fake-default"))
+        self._catalog_at_start = copy.deepcopy(self.catalog_entries)  # each run starts from it (see run)
         for i, rnd in enumerate(self.data.get("rounds") or []):
             unknown = set(rnd) - ROUND_KEYS
             if unknown:
@@ -509,7 +510,9 @@ class Scenario:
         disagreements (empty: Karpenter and karptui agree)."""
         version = version or self.karpenter_version
         cluster = self.cluster()
-        self.catalog_entries = copy.deepcopy(self.catalog_entries)  # reservations are used up round by round
+        # reservations are used up round by round, in a copy: every run (one per Karpenter version) starts
+        # with the scenario's own
+        self.catalog_entries = copy.deepcopy(self._catalog_at_start)
         catalog_path = workdir / "catalog.yaml"
         catalog_path.write_text(yaml.safe_dump({"instanceTypes": self.catalog_entries,
                                                 "repairPolicies": self.data.get("repairPolicies", FAKE_REPAIR_POLICIES)},
@@ -526,6 +529,17 @@ class Scenario:
             for name in rnd.get("deletePods") or []:
                 key = name if "/" in name else f"default/{name}"
                 cluster.pods.pop(key, None)
+            for key, values in (rnd.get("deletePodsOnNodesWith") or {}).items():  # the pods on nodes whose label
+                # ``key`` has one of ``values`` (upstream deleting pods by where they landed)
+                wanted = {str(v) for v in (values if isinstance(values, list) else [values])}
+                for pod_key, pod in list(cluster.pods.items()):
+                    node = cluster.nodes.get(pod["spec"].get("nodeName") or "")
+                    if node is not None and node["metadata"]["labels"].get(key) in wanted:
+                        cluster.pods.pop(pod_key)
+            for name, labels in (rnd.get("labelNodes") or {}).items():  # labels set on an existing Node (ExpectApplied)
+                if name not in cluster.nodes:
+                    raise ScenarioError(f"labelNodes: no node {name}")
+                cluster.nodes[name]["metadata"]["labels"].update({str(k): str(v) for k, v in labels.items()})
             for name in rnd.get("markNodesOf") or []:  # the node this pod is on, marked for deletion
                 pod = cluster.pods.get(name if "/" in name else f"default/{name}")
                 node = pod and pod["spec"].get("nodeName")
@@ -635,7 +649,9 @@ class Scenario:
                 self._use_reservation(itype["name"], launch["reservation_id"])
             cluster.add_node({"name": name, "instanceType": itype["name"], "zone": launch.get("zone"),
                               "capacityType": launch.get("capacity_type"), "nodepool": claim["nodepool"],
-                              "labels": labels, "taints": tspec.get("taints") or [], "created": "1s",
+                              # the NodeClaim's taints and startup taints, as test.NodeClaimLinkedNode makes its Node
+                              "labels": labels, "taints": [*(tspec.get("taints") or []), *(tspec.get("startupTaints") or [])],
+                              "created": "1s",
                               "initialized": False})
         placed, pending = {}, set()
         for attempt in doc["pods"]:

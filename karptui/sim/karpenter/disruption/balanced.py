@@ -18,6 +18,13 @@ Single-node consolidation first asks whether a candidate's best case (deleting
 it) could pass at all, and skips it otherwise (``CanPassThreshold``); then it
 scores the move it found. Multi-node consolidation scores every prefix it tries.
 Follows ``pkg/controllers/disruption/balanced.go``.
+
+The policy came in v1.14.0 (kubernetes-sigs/karpenter#2962): before it the CRD's enum refuses
+``Balanced``, and the older controllers' consolidation takes any policy other than
+``WhenEmptyOrUnderutilized`` as non-empty consolidation disabled (``consolidation.go``'s
+``ShouldDisrupt`` at v1.9.1) while emptiness still deletes empty nodes. :func:`policy_known`
+says which: a NodePool with ``Balanced`` simulated as v1.9 consolidates only when empty, unscored,
+and its nodes' verdicts say why.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from ....model.nodepool import BALANCED
 from .candidates import NODE_BASE_COST, Candidate, eviction_cost
 from .command import DELETE, Command
 from .savings import estimated_savings
-from ..versions import karpenter_version
+from ..versions import V1_14, karpenter_version
 
 BALANCED_K = 2
 
@@ -90,8 +97,20 @@ class Score:
                 "nodepool_disruption_cost": round(self.nodepool_disruption_cost, 6), "text": self.text()}
 
 
-def is_balanced(candidate: Candidate) -> bool:
-    return candidate.pool.consolidation_policy == BALANCED
+def policy_known(snapshot) -> bool:
+    """Whether the Karpenter simulated has the Balanced policy (from v1.14.0)."""
+    return karpenter_version(snapshot) >= V1_14
+
+
+def unknown_words(pool_name: str) -> str:
+    """Why a Balanced NodePool consolidates only empty nodes in a Karpenter older than v1.14."""
+    return (f'consolidationPolicy of NodePool "{pool_name}" is Balanced, which Karpenter before v1.14 does not have '
+            "(the API server refuses such a NodePool; its consolidation reads any policy but "
+            "WhenEmptyOrUnderutilized as non-empty consolidation disabled)")
+
+
+def is_balanced(ctx, candidate: Candidate) -> bool:
+    return candidate.pool.consolidation_policy == BALANCED and policy_known(ctx.snapshot)
 
 
 def pool_totals(ctx, pool: str) -> tuple[float, float]:
@@ -110,7 +129,7 @@ def pool_totals(ctx, pool: str) -> tuple[float, float]:
 
 def best_case(ctx, candidate: Candidate) -> Score | None:
     """Deleting the candidate, scored (``CanPassThreshold``); None for a pool that is not Balanced."""
-    if not is_balanced(candidate):
+    if not is_balanced(ctx, candidate):
         return None
     cost, disruption = pool_totals(ctx, candidate.pool.name)
     if cost <= 0:
@@ -129,7 +148,7 @@ def score_command(ctx, command: Command) -> list[Score]:
                                 karpenter_version(ctx.snapshot))
     out = []
     for pool, members in by_pool.items():
-        if not is_balanced(members[0]):
+        if not is_balanced(ctx, members[0]):
             continue
         share = savings * (sum(c.price for c in members) / source) if source > 0 and len(by_pool) > 1 else savings
         cost, disruption = pool_totals(ctx, pool)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ....model.nodepool import BALANCED, WHEN_EMPTY_OR_UNDERUTILIZED
 from ....model import labels as L
-from .balanced import best_case, score_command
+from .balanced import best_case, policy_known, score_command, unknown_words
 from .budgets import UNDERUTILIZED
 from .candidates import Candidate
 from .command import Command
@@ -37,10 +37,13 @@ def should_disrupt(ctx, c: Candidate) -> Why | None:
         return ctx.disabled(c)
     if c.empty:
         return Why(SKIPPED, "empty", "", "empty: emptiness deletes it, not consolidation")
-    if c.pool.consolidation_policy not in (WHEN_EMPTY_OR_UNDERUTILIZED, BALANCED):
+    balanced = c.pool.consolidation_policy == BALANCED
+    if c.pool.consolidation_policy != WHEN_EMPTY_OR_UNDERUTILIZED and not (balanced and policy_known(ctx.snapshot)):
         owner = "Provisioner" if c.legacy else "NodePool"
-        return Why(SKIPPED, "when-empty", f'{owner} "{c.pool.name}" has non-empty consolidation disabled',
-                   f"consolidationPolicy is {c.pool.consolidation_policy} and the node holds {len(c.pods)} pod(s)",
+        detail = f"consolidationPolicy is {c.pool.consolidation_policy} and the node holds {len(c.pods)} pod(s)"
+        if balanced:
+            detail = f"{unknown_words(c.pool.name)}; the node holds {len(c.pods)} pod(s)"
+        return Why(SKIPPED, "when-empty", f'{owner} "{c.pool.name}" has non-empty consolidation disabled', detail,
                    (("consolidation_policy", c.pool.consolidation_policy),))
     return ctx.finder.consolidatable(c, ctx.state)
 
