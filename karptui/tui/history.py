@@ -134,10 +134,6 @@ class HistoryPane(Vertical):
     class ViewChanged(Message):
         """The view shown changed: the crumb under the tables names it."""
 
-    class Refilled(Message):
-        """The view's rows were replaced: the crumb names the columns the width now hides (the table's
-        own ColumnsHidden can be handled before the last of a refill's fits: seen at 80×24)."""
-
     def _show_view(self) -> None:
         for name, selector in (("nodeclaims", "#history-table"), ("chains", "#history-chains-table"),
                                ("hours", "#history-hours-table")):
@@ -254,6 +250,5 @@ class HistoryPane(Vertical):
             what = {"nodeclaims": "NodeClaim", "chains": "replacement chain", "hours": "hour"}[self.view]
             rows, keys = [(f"(no {what} matches)" if match else f"(no {what} in the log)",)], ["empty"]
         table.set_rows(rows, keys)
-        self.post_message(self.Refilled())
 
 

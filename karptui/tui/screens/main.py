@@ -374,9 +374,6 @@ class MainScreen(Screen):
     def on_history_pane_view_changed(self, message: HistoryPane.ViewChanged) -> None:
         self.refresh_crumb()
 
-    def on_history_pane_refilled(self, message: HistoryPane.Refilled) -> None:
-        self.refresh_crumb()
-
     def append_activity(self, events: list[dict]) -> None:
         """New lines of a tailed log: appended, and followed if the cursor sat on the last row."""
         table = self.query_one("#activity-table", VirtualTable)
