@@ -23,6 +23,7 @@ from .format import counted, money
 
 VIEWS = ("nodeclaims", "chains", "hours")
 NO_LOG = "(no Karpenter log: open with --logs FILE)"
+READING_LOG = "(reading Karpenter's log…: this fills in when it is read)"   # while the session's log is parsed
 
 LIFE_COLUMNS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "$/h", "created", "launch→ready", "end",
                 "at", "disrupt→gone", "lived", "replaced by")
