@@ -187,7 +187,8 @@ class KarptuiApp(App):
         clock = self.clock_of(snapshot)
         return overview(snapshot, self.catalog, self.events if events is None else events, clock.now,
                         live=self.live is not None, format_cells=format_cells, time_note=clock.note,
-                        namespace=None if self.live is not None else self.namespace)
+                        namespace=None if self.live is not None else self.namespace,
+                        recorded=self.recording is not None)
 
     # What the screens read, all from the one overview of the snapshot shown.
     snapshot = property(lambda self: self.overview.snapshot)

@@ -52,9 +52,11 @@ class Overview:
 
 
 def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime, live: bool = False,
-             format_cells: bool = False, time_note: str = "", namespace: str | None = None) -> Overview:
+             format_cells: bool = False, time_note: str = "", namespace: str | None = None,
+             recorded: bool = False) -> Overview:
     """``time_note``: why ``now`` is what it is, when it is not the capture time (:mod:`.clock`);
-    ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot)."""
+    ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot); ``recorded``:
+    a recording's state, whose moment the header names first (:func:`.clock.recorded_moment`)."""
     costs = {n.name: node_cost(n, catalog) for n in snapshot.nodes}  # each node's offering, looked up once
     prices = {name: None if c.unpriced else c.hourly for name, c in costs.items()}
     rows = node_rows(snapshot, prices, {name for name, c in costs.items() if c.estimated_prices},
@@ -63,7 +65,7 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     pending = shown_pending(snapshot, events, karpenter_events, namespace)
     cost = node_costs_total(costs.values())
     built = Overview(snapshot, now, prices, rows, pending, {p.key: p for p in snapshot.pods},
-                     header_totals(snapshot, now, live, time_note, namespace), karpenter_events, cost=cost,
+                     header_totals(snapshot, now, live, time_note, namespace, recorded), karpenter_events, cost=cost,
                      namespace=namespace)
     if format_cells:
         for row in rows:
@@ -84,12 +86,13 @@ def shown_pending(snapshot: Snapshot, events: list[dict], karpenter_events: list
 
 
 def header_totals(snapshot: Snapshot, now: datetime, live: bool = False, time_note: str = "",
-                  namespace: str | None = None) -> str:
-    """The header's fixed part: where from, when, counts (the cost follows: :func:`header_cost`)."""
+                  namespace: str | None = None, recorded: bool = False) -> str:
+    """The header's fixed part: where from, when, counts (the cost follows: :func:`header_cost`). A
+    recording's state is not said again as a capture time: its moment opens the header."""
     info = snapshot_info(snapshot)
     # the file's name, not its path: the header has one line to spend (`snapshot info` prints the path)
     where = info["name"] or PurePath(info["source"] or "snapshot").name
-    when = f" captured {info['captured_at']}" if info["captured_at"] else ""
+    when = f" captured {info['captured_at']}" if info["captured_at"] and not recorded else ""
     if live:
         where, when = f"live {snapshot.meta.context}", f" updated {now.astimezone().strftime('%H:%M:%S')}"
     elif time_note:
