@@ -176,7 +176,7 @@ async def test_sorting_and_filtering_the_nodeclaims():
         assert [row[10] for row in table.rows][-len(known):] == known[::-1]
         await pilot.press("slash", *"interruption", "enter")
         assert [k for k in table.keys] == ["life:nvme-raid-h8zr3"]
-        assert table.rows[0][8] == "interruption (spot interruption)"
+        assert table.rows[0][8] == "spot interruption"
         await pilot.press("escape")
         assert len(table.keys) > 1
 

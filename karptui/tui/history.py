@@ -31,9 +31,9 @@ from .plain import plain
 from .widgets import VirtualTable
 
 # Columns cut to fit, a tier at a time, then hidden in DROP's order (named in the crumb): never sideways.
-# launch→ready and disrupt→gone give their long titles first (their cells are a few characters); "end" keeps its
-# action ("underutilized replace", not "underutilized re…") until the second tier
-LIFE_SHRINK = ({0: 16, 12: 14, 7: 8, 10: 8}, {8: 14, 1: 8, 2: 9, 3: 10, 12: 8, 0: 14})
+# launch→ready and disrupt→gone give their long titles first (their cells are a few characters); then "end" (its
+# action last), then the names a user searches by; at 80 columns every tier is spent and names are cut too
+LIFE_SHRINK = ({7: 8, 10: 8}, {8: 14, 12: 14, 0: 16}, {1: 8, 2: 9, 3: 10, 12: 8, 0: 14})
 LIFE_DROP = (3, 4, 10, 7, 1, 11, 6)   # at 80 columns: name, type, price, end, when, replaced by
 CHAIN_SHRINK = ({4: 10}, {0: 32, 2: 10})
 CHAIN_DROP = (4,)
@@ -55,7 +55,7 @@ def _build(events: list[dict], snapshot, discounts, tell: forked.Tell) -> None:
 
 def _life_style(column: int, cell: str) -> str | None:
     if column == 8:
-        if cell.startswith(("interruption", "launch failed")):
+        if cell.startswith(("interruption", "spot interruption", "launch failed")):
             return "bad"
         if cell.startswith("running"):
             return "good"

@@ -56,7 +56,7 @@ def _end(life: Life) -> str:
         return f"{life.end_reason} {life.disruption.action}"
     if life.interruption is not None:
         kind = life.interruption.message_kind.replace("_", " ")
-        return f"interruption ({kind})"
+        return kind if "interruption" in kind else f"interruption ({kind})"   # not "interruption (spot interruption)"
     return life.end_reason.replace("_", " ")
 
 

@@ -33,15 +33,19 @@ class Overview:
     karpenter_events: list[dict] = field(default_factory=list)  # the snapshot's, as log records, oldest first
     cost: Cost = field(default_factory=lambda: Cost(0.0))       # the nodes' cost now (views.cost)
     namespace: str | None = None                                 # -n NS: the pending rows are its pods
+    recorded: bool = False                                       # a recording's state: its moment is ``now``
     _cells: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @property
     def scheduling_key(self) -> tuple:
         """What a simulation's answer depends on, roughly: the pending pods and each node's load.
-        A live update that leaves it alone (a label, a status line) needs no new simulation."""
+        A live update that leaves it alone (a label, a status line) needs no new simulation. A recording's
+        moment counts too: two moments with the same objects are not the same answer when a budget's
+        schedule, consolidateAfter or a do-not-disrupt duration ends between them (scrubbing to 03:12:05
+        must not show the answer simulated at 03:00)."""
         return (tuple(sorted(r.key for r in self.pending)),
                 tuple((r.name, r.pods, r.cpu_requested, r.memory_requested, r.unschedulable, r.ready)
-                      for r in self.node_rows))
+                      for r in self.node_rows), self.now if self.recorded else None)
 
     def cells(self, row: NodeRow) -> tuple[str, ...]:
         """The node's table cells, formatted on first use."""
@@ -66,7 +70,7 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     cost = node_costs_total(costs.values())
     built = Overview(snapshot, now, prices, rows, pending, {p.key: p for p in snapshot.pods},
                      header_totals(snapshot, now, live, time_note, namespace, recorded), karpenter_events, cost=cost,
-                     namespace=namespace)
+                     namespace=namespace, recorded=recorded)
     if format_cells:
         for row in rows:
             built.cells(row)
