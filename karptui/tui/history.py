@@ -32,10 +32,11 @@ from .widgets import VirtualTable
 
 # Columns cut to fit, a tier at a time, then hidden in DROP's order (named in the crumb): never sideways.
 # launch→ready and disrupt→gone give their long titles first (their cells are a few characters); then "end" (its
-# action last), then the names a user searches by; at 80 columns every tier is spent and names are cut too
-LIFE_SHRINK = ({7: 8, 10: 8}, {8: 14, 12: 14, 0: 16}, {1: 8, 2: 9, 3: 10, 12: 8, 0: 14})
+# action last), then the names a user searches by; at 80 columns "created" is hidden (named in the crumb) rather
+# than cut "replaced by" to "default…"
+LIFE_SHRINK = ({7: 8, 10: 8}, {8: 14, 12: 14, 0: 16}, {1: 8, 2: 9, 3: 10, 0: 14})   # a replacement's name stays whole
 LIFE_DROP = (3, 4, 10, 7, 1, 11, 6)   # at 80 columns: name, type, price, end, when, replaced by
-CHAIN_SHRINK = ({4: 10}, {0: 32, 2: 10})
+CHAIN_SHRINK = ({4: 10}, {0: 32, 2: 13})   # the reason whole ("underutilized"); at 80 columns the command goes
 CHAIN_DROP = (4,)
 HOUR_SHRINK = ({1: 10}, {0: 12, 1: 8})   # an hour of another day than the log's is dated: its date gives first
 HOUR_DROP = (10, 11, 5, 9, 4)         # at 80 columns: churn, pending pods, launch errors, interruptions
