@@ -346,3 +346,12 @@ def test_ranges_end_at_the_logs_last_time_whatever_its_line(monkeypatch, tmp_pat
     whole, split = window(1 << 40), window(1)
     assert whole["last"] == "2025-03-26T10:00:00.000Z"
     assert split == whole
+
+
+def test_a_chain_whose_links_cancel_out_saved_nothing_rather_than_minus_nothing():
+    """The History pane and the table print a saving to four places: a sum that rounds to zero is +0.0000
+    (a long drift/expiration chain whose prices come and go), never -0.0000."""
+    from karptui.views.history import saving_text
+
+    assert [saving_text(v) for v in (-4e-08, -0.0, 0.148, -0.0316, None)] == [   # -4e-08: links that cancel, in floats
+        "+0.0000", "+0.0000", "+0.1480", "-0.0316", "-"]
