@@ -360,8 +360,8 @@ def test_the_bundled_night_is_the_readmes_journey_and_what_its_generator_writes(
     assert [m.at.strftime("%H:%M:%S") for m in rec.decisions] == ["01:47:20", "02:20:41", "03:12:05", "05:31:12",
                                                                   "06:40:09"]
     timeline = snapshot_timeline(rec.snapshot_at(rec.end))
-    assert [c.nodeclaims for c in timeline.chains] == [("default-xpsl4", "default-8jftb", "default-qr4hp",
-                                                         "default-ctpxw")]
+    assert [c.nodeclaims for c in timeline.chains] == [("default-xpsl4", "default-8jftb", "default-xctk6",
+                                                         "default-bq896")]
     at = rec.step(rec.end - timedelta(hours=5), "decision", 1)
     assert at.strftime("%H:%M:%S") == "03:12:05"
     assert "ip-10-0-229-214.ec2.internal" in rec.snapshot_at(at).node_by_name

@@ -57,7 +57,7 @@ class Night:
         self.rng = random.Random(seed)
         self.types = gen_cluster.load_instance_types(gen_cluster.BUILT_IN)
         self.objects: dict[tuple, dict] = {}
-        for item in gen_cluster.generate(nodes, pods, seed=seed, catalog=gen_cluster.BUILT_IN)["items"]:
+        for item in gen_cluster.generate(nodes, pods, seed=seed, pending_fraction=0.0, catalog=gen_cluster.BUILT_IN)["items"]:
             if item["kind"] in ("Deployment", "ReplicaSet", "Pod") and item["metadata"]["name"].startswith("karpenter"):
                 text = json.dumps(item).replace("karpenter/controller:1.1.1", f"karpenter/controller:{KARPENTER}")
                 item = json.loads(text)   # a release karptui models, whose v1 lines these are
