@@ -366,7 +366,7 @@ def test_the_bundled_night_is_the_readmes_journey_and_what_its_generator_writes(
     assert at.strftime("%H:%M:%S") == "03:12:05"
     assert "ip-10-0-229-214.ec2.internal" in rec.snapshot_at(at).node_by_name
     assert "ip-10-0-229-214.ec2.internal" not in rec.snapshot_at(rec.end).node_by_name
-    code, out, err = cli("snapshot", "info", "night-shift")
+    code, out, _ = cli("snapshot", "info", "night-shift")
     assert code == 0 and "night-shift (generated)" in out
     again = tmp_path / "night"
     subprocess.run([sys.executable, str(Path(__file__).parent.parent / "tools" / "gen_recording.py"), str(again)],

@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import gen_cluster  # noqa: E402
+import gen_cluster
 
-from karptui.cluster.redact import redact  # noqa: E402
-from karptui.recording import RecordingWriter  # noqa: E402
+from karptui.cluster.redact import redact
+from karptui.recording import RecordingWriter
 
 START = datetime(2025, 6, 2, tzinfo=UTC)   # the night after gen_cluster's clock (2025-06-01T12:00Z)
 KARPENTER = "1.14.1"
