@@ -118,6 +118,7 @@ def main() -> None:
     parser.add_argument("--real-every", type=float, default=0.4, help="real seconds per interval")
     parser.add_argument("--max-size", default="1GiB")
     parser.add_argument("--churn", type=int, default=3, help="nodes replaced per interval")
+    parser.add_argument("--out", help="where to write the recording (default: a new temporary directory); kept")
     parser.add_argument("--serve", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -140,7 +141,7 @@ def main() -> None:
     def clock() -> datetime:
         return sim_start + timedelta(seconds=(time.monotonic() - began) * scale)
 
-    out = Path(tempfile.mkdtemp()) / "rec"
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp()) / "rec"
     cap = parse_size(args.max_size)
     writer = RecordingWriter(out, cap)
     writer.check()
@@ -183,7 +184,7 @@ def main() -> None:
     snapshot = rec.snapshot_at(rec.end)
     print(f"open + newest state: {time.monotonic() - t1:.1f} s; {len(snapshot.nodes):,} nodes, "
           f"{len(snapshot.pods):,} pods, {len(rec.decisions):,} decisions, {len(rec.moments()):,} moments; "
-          f"spans {rec.start:%Y-%m-%d %H:%M} to {rec.end:%Y-%m-%d %H:%M} UTC")
+          f"spans {rec.start:%Y-%m-%d %H:%M} to {rec.end:%Y-%m-%d %H:%M} UTC; kept in {out}")
 
 
 if __name__ == "__main__":

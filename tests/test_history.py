@@ -190,6 +190,27 @@ def test_events_file_counts_failed_scheduling(cli, write):
     assert code == 0 and [p["failed_scheduling_pods"] for p in pending] == [1]
 
 
+def test_one_interruption_told_by_its_line_and_two_events_counts_once(cli, write):
+    """Karpenter logs an interruption once and records a SpotInterrupted event on the Node and another on the
+    NodeClaim (``kubectl get events`` shows both): e-040's one interruption stays one."""
+    node = "ip-10-0-6-139.eu-west-1.compute.internal"
+
+    def event(kind: str, name: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"{name}.spot", "namespace": "default"},
+                "involvedObject": {"kind": kind, "name": name}, "reason": "SpotInterrupted",
+                "message": "Spot interruption warning was triggered", "source": {"component": "karpenter"},
+                "type": "Warning", "lastTimestamp": "2025-03-25T22:52:44Z"}
+
+    events = write("events.json", {"apiVersion": "v1", "kind": "List",
+                                   "items": [event("Node", node), event("NodeClaim", "nvme-raid-h8zr3")]})
+    code, out, _ = cli("history", CORPUS / "e-040.log", "--events", events, "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and [(i["nodeclaim"], i["message_kind"]) for i in doc["interruptions"]] == [
+        ("nvme-raid-h8zr3", "spot_interruption")]
+    gone = next(life for life in doc["nodeclaims"] if life["nodeclaim"] == "nvme-raid-h8zr3")
+    assert gone["end"] == "interruption" and gone["interruption"]["line"] == "11"
+
+
 # chain-v1.log: a consolidation replace, then a drift replace of the replacement (read from its lines)
 CHAIN = Path(__file__).parent / "fixtures" / "history" / "chain-v1.log"
 
@@ -325,3 +346,12 @@ def test_ranges_end_at_the_logs_last_time_whatever_its_line(monkeypatch, tmp_pat
     whole, split = window(1 << 40), window(1)
     assert whole["last"] == "2025-03-26T10:00:00.000Z"
     assert split == whole
+
+
+def test_a_chain_whose_links_cancel_out_saved_nothing_rather_than_minus_nothing():
+    """The History pane and the table print a saving to four places: a sum that rounds to zero is +0.0000
+    (a long drift/expiration chain whose prices come and go), never -0.0000."""
+    from karptui.views.history import saving_text
+
+    assert [saving_text(v) for v in (-4e-08, -0.0, 0.148, -0.0316, None)] == [   # -4e-08: links that cancel, in floats
+        "+0.0000", "+0.0000", "+0.1480", "-0.0316", "-"]

@@ -347,3 +347,30 @@ def test_events_that_expired_are_still_in_the_history(tmp_path):
     assert rec.snapshot_at(rec.end).events == () and rec.events_until(start) == []
     assert [e.reason for e in rec.snapshot_at(start + timedelta(minutes=5)).events] == ["DisruptionTerminating"]
     assert [(e.reason, e.involved_name) for e in rec.events_until(rec.end)] == [("DisruptionTerminating", "node-0")]
+
+
+def test_the_bundled_night_is_the_readmes_journey_and_what_its_generator_writes(cli, tmp_path):
+    """README: ``karptui open night-shift`` (a bundled name) shows the chain, and a step back to the decision at
+    03:12:05 still has the node that went then; the files are tools/gen_recording.py's, byte for byte."""
+    from karptui.history.snapshot import snapshot_timeline
+    from karptui.sources import resolve_snapshot_path
+
+    path = resolve_snapshot_path("night-shift")
+    rec = Recording(path)
+    assert [m.at.strftime("%H:%M:%S") for m in rec.decisions] == ["01:47:20", "02:20:41", "03:12:05", "05:31:12",
+                                                                  "06:40:09"]
+    timeline = snapshot_timeline(rec.snapshot_at(rec.end))
+    assert [c.nodeclaims for c in timeline.chains] == [("default-xpsl4", "default-8jftb", "default-xctk6",
+                                                         "default-bq896")]
+    at = rec.step(rec.end - timedelta(hours=5), "decision", 1)
+    assert at.strftime("%H:%M:%S") == "03:12:05"
+    assert "ip-10-0-229-214.ec2.internal" in rec.snapshot_at(at).node_by_name
+    assert "ip-10-0-229-214.ec2.internal" not in rec.snapshot_at(rec.end).node_by_name
+    code, out, _ = cli("snapshot", "info", "night-shift")
+    assert code == 0 and "night-shift (generated)" in out
+    again = tmp_path / "night"
+    subprocess.run([sys.executable, str(Path(__file__).parent.parent / "tools" / "gen_recording.py"), str(again)],
+                   check=True, capture_output=True)
+    assert sorted(p.name for p in again.iterdir()) == sorted(p.name for p in path.iterdir())
+    for made in again.iterdir():
+        assert made.read_bytes() == (path / made.name).read_bytes(), made.name

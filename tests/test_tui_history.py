@@ -176,7 +176,7 @@ async def test_sorting_and_filtering_the_nodeclaims():
         assert [row[10] for row in table.rows][-len(known):] == known[::-1]
         await pilot.press("slash", *"interruption", "enter")
         assert [k for k in table.keys] == ["life:nvme-raid-h8zr3"]
-        assert table.rows[0][8] == "interruption (spot interruption)"
+        assert table.rows[0][8] == "spot interruption"
         await pilot.press("escape")
         assert len(table.keys) > 1
 
@@ -258,6 +258,48 @@ async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhil
         await pilot.pause()
         assert status(app).startswith("4 NodeClaims")
         assert pane(app).table.rows[0][0] == "▼ general-q7x2k → general-h2t8w → general-z5k4r"
+
+
+class SlowParser:
+    """The app's parser, held until ``release``: a day's log takes that long to read."""
+
+    def __init__(self, parser) -> None:
+        import threading
+
+        self.parser, self.gate = parser, threading.Event()
+
+    def parse(self, lines):
+        self.gate.wait(30)
+        return self.parser.parse(lines)
+
+    def release(self) -> None:
+        self.gate.set()
+
+
+async def test_the_first_screen_does_not_wait_for_the_log_and_the_panes_fill_when_it_is_read():
+    app = app_with(CHAIN)
+    slow = app.log_parser = SlowParser(app.log_parser)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#nodes-table", VirtualTable).row_count > 0   # the cluster is shown
+        assert "reading Karpenter's log…" in app.source_line() and app.events == []
+        await pilot.press("3")
+        activity = app.screen.query_one("#activity-table", VirtualTable)
+        before = activity.row_count   # the snapshot's own events, until the log's join them
+        await pilot.press("5")
+        assert pane(app).table.rows[0][0].startswith("(reading Karpenter's log")
+        slow.release()
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if pane(app).timeline is not None and pane(app).running is None:
+                break
+        assert "17 Karpenter log events" in app.source_line()
+        assert status(app).startswith("4 NodeClaims")
+        assert pane(app).table.rows[0][0] == "general-q7x2k"
+        await pilot.press("3")
+        from karptui.views.activity import activity_rows
+        shown = activity_rows(app.events, snapshot_events=app.overview.karpenter_events)
+        assert activity.row_count == len(shown) > before   # as if the log had been there from the start
 
 
 async def test_lines_appended_to_a_followed_log_are_built_again(tmp_path):

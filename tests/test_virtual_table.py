@@ -1,6 +1,8 @@
 """The virtualised table: what a user sees when a table is longer or wider than the screen."""
 
 from textual.app import App
+from textual.containers import Vertical
+from textual.message import Message
 
 from karptui.tui.widgets import VirtualTable, _fit, _fit_start
 
@@ -80,3 +82,48 @@ async def test_refilled_rows_redraw_and_scroll_sideways_by_cells():
         await pilot.pause()
         assert str(table.render_line(1).text) == " -1  ████ 10"  # the cut half of 드 is blank
         assert table.render_line(1).cell_length == table.size.width
+
+
+class Refill(Message):
+    """Asks the container to refill its table: its handler is where the rows are set."""
+
+
+class Holder(Vertical):
+    """A container whose own handler sets the table's rows, as the History pane does when its worker answers."""
+
+    def compose(self):
+        yield VirtualTable(("nodeclaim", "nodepool", "zone", "capacity"), drop=(3, 2, 1), id="held")
+
+    def on_refill(self, message: Refill) -> None:
+        self.query_one(VirtualTable).set_rows([("general-q7x2k", "general", "eu-west-1a", "on-demand")] * 3,
+                                              ["a", "b", "c"])
+
+
+class Above(App):
+    def __init__(self) -> None:
+        super().__init__()
+        self.heard: list[tuple[str, tuple[str, ...]]] = []
+
+    def compose(self):
+        yield Holder()
+
+    def on_virtual_table_columns_hidden(self, event: VirtualTable.ColumnsHidden) -> None:
+        self.heard.append(("hidden", event.table.hidden_columns))
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.heard.append(("highlighted", (event.key or "",)))
+
+
+async def test_rows_set_in_a_containers_handler_are_still_heard_above_it():
+    """Textual stops a bubbling message at the widget whose handler made it: the table's messages must be
+    the table's, or a screen above the container never learns which columns a refill hid."""
+    app = Above()
+    async with app.run_test(size=(30, 8)) as pilot:
+        await pilot.pause()
+        app.heard.clear()
+        app.query_one(Holder).post_message(Refill())
+        await pilot.pause()
+        hidden = app.query_one(VirtualTable).hidden_columns
+        assert hidden == ("zone", "capacity")   # in column order
+        assert ("hidden", hidden) in app.heard
+        assert ("highlighted", ("a",)) in app.heard

@@ -13,6 +13,7 @@ from ..history.finish import DEFAULT_SHORT_LIVED, finish
 from ..history.lp4k import write_csv
 from ..history.read import feed_log
 from ..history.timeline import Timeline
+from ..views.history import saving_text
 from ..history.times import stamp
 from ..history.why import answer, why
 from ..history.window import parse_window
@@ -191,7 +192,7 @@ def _table(timeline: Timeline, console, audited: dict | None = None) -> None:
         for chain in timeline.chains:
             links = "; ".join(f"{link.old} → {', '.join(link.new)} ({link.reason})" for link in chain.links)
             chains.add_row(cell(" → ".join(chain.nodeclaims)), cell(links),
-                           cell("" if chain.saving is None else f"{chain.saving:+.4f}"))
+                           cell("" if chain.saving is None else saving_text(chain.saving)))
         console.print(chains)
     if timeline.churn:
         churn = Table(title="Churn per NodePool per hour", title_justify="left")

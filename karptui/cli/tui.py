@@ -90,10 +90,11 @@ def run_open(args: argparse.Namespace) -> int:
     version, settings = flag_text(args), flags_given(args)
     from ..recording import Recording, is_recording
 
-    if is_recording(args.snapshot):  # karptui record's directory: opened on its newest state, scrubbable
+    where = resolve_snapshot_path(args.snapshot)
+    if is_recording(where):  # karptui record's directory (or a bundled one's name): its newest state, scrubbable
         if args.logs:
             raise InputError("--logs", f"{args.snapshot} is a recording: it carries its own Karpenter log")
-        recording = Recording(args.snapshot)
+        recording = Recording(where)
 
         def prepare(snapshot: Snapshot) -> Snapshot:
             return with_flags(with_flag(snapshot, version), settings)

@@ -125,6 +125,20 @@ class Hour:
 HOURLY = frozenset({"pods_provisionable", "pod_unschedulable", "pod_nominated"})
 
 
+TOLD_AGAIN_SECONDS = 300.0
+
+
+def _told_again(known: tuple | None, when: datetime | None, message_kind: str, action: str) -> bool:
+    """Whether an interruption of this kind is the one already known for the NodeClaim: Karpenter tells one
+    interruption several times (its ``initiating delete from interruption message`` line, and an event on
+    the Node and one on the NodeClaim, e.g. SpotInterrupted, which say no action), and it happened once.
+    Within a few minutes of the first; another kind (a rebalance recommendation, then the interruption), or
+    another action the provider logged (v0.2x's offering removed, then the node deleted), is another record."""
+    if known is None or known[1] != message_kind or (action and known[2] and action != known[2]):
+        return False
+    return known[0] is None or when is None or abs((when - known[0]).total_seconds()) <= TOLD_AGAIN_SECONDS
+
+
 class HistoryBuilder:
     """Feed events (the log reader's dicts) with where each came from; read the result with
     :func:`karptui.history.finish.finish`."""
@@ -345,11 +359,14 @@ class HistoryBuilder:
         when = self._when(text)
         record = {"time": when, "node": e.get("node"), "nodeclaim": e.get("nodeclaim"),
                   "message_kind": e.get("message_kind") or "unknown", "action": e.get("action") or "", "line": ref}
-        self.interruptions.append(record)
         if not (e.get("nodeclaim") or e.get("node")):
+            self.interruptions.append(record)
             return
         draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
         draft.seen.add("interrupted")
+        if _told_again(draft.interruption, when, record["message_kind"], record["action"]):
+            return
+        self.interruptions.append(record)
         if draft.interruption is None or draft.interruption[2] == "remove_offering":
             draft.interruption = (when, record["message_kind"], record["action"], ref)
 

@@ -9,6 +9,14 @@ from .life import Life
 from .times import stamp
 
 
+class Flat:
+    """A record whose JSON is its fields as they are, in order: ``to_dict`` is :func:`dataclasses.asdict`,
+    written once here for every such record of the timeline."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)  # type: ignore[call-overload]  # each subclass is a dataclass
+
+
 @dataclass(frozen=True)
 class Link:
     """One replacement: ``old`` replaced by ``new`` (one or more NodeClaims) for ``reason``; ``saving`` is
@@ -44,7 +52,7 @@ class Chain:
 
 
 @dataclass(frozen=True)
-class Churn:
+class Churn(Flat):
     """One NodePool's hour: NodeClaims launched, disrupted and gone."""
 
     nodepool: str
@@ -53,12 +61,9 @@ class Churn:
     disrupted: int
     terminated: int
 
-    def to_dict(self) -> dict:
-        return asdict(self)   # flat: its fields are the JSON's keys, in order
-
 
 @dataclass(frozen=True)
-class PendingHour:
+class PendingHour(Flat):
     """Pending pods in one hour: Karpenter's batches (``found provisionable pod(s)``), the pods it could not
     schedule (``could not schedule pod``), the pods with a FailedScheduling event."""
 
@@ -69,12 +74,9 @@ class PendingHour:
     failed_scheduling_pods: int
     nominated: int
 
-    def to_dict(self) -> dict:
-        return asdict(self)   # flat: its fields are the JSON's keys, in order
-
 
 @dataclass(frozen=True)
-class CostHour:
+class CostHour(Flat):
     """The launched NodeClaims' cost in one hour: what was spent (USD), and the rate and node count at its end."""
 
     hour: str
@@ -82,9 +84,6 @@ class CostHour:
     per_hour_at_end: float
     nodes_at_end: int
     unpriced_at_end: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)   # flat: its fields are the JSON's keys, in order
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ lines received up to ``t`` (the Activity pane, the Disruption pane's "Karpenter 
 from __future__ import annotations
 
 import bisect
+import threading
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -125,18 +126,43 @@ class Recording:
         self.files = replayable(list_segments(self.path))
         if not self.files:
             raise InputError(path, "holds no base segment yet (the recorder had not finished its first listing)")
-        self.segments = [read_segment(f) for f in self.files]
+        self._decoded: dict[int, Segment] = {}   # index in files -> the segment, decoded when first needed
+        self._lock = threading.Lock()            # the TUI's workers read it beside the screen
         self._built: dict[int, tuple[dict, object]] = {}  # id(raw object) -> (it, what the model built)
+
+    # ---- its segments, decoded when needed --------------------------------------------------
+    def segment(self, index: int) -> Segment:
+        """The ``index``-th segment of the chain (0: the base), decoded the first time it is asked for.
+
+        Opening decodes nothing: a state at ``t`` needs the base and the intervals up to ``t``, the
+        span only the base and the last interval, the log's decisions every interval's lines; each
+        is decoded when something asks, once."""
+        found = self._decoded.get(index)
+        if found is None:
+            with self._lock:
+                found = self._decoded.get(index)
+                if found is None:
+                    found = self._decoded[index] = read_segment(self.files[index])
+        return found
+
+    @property
+    def segments(self) -> list[Segment]:
+        """Every segment, decoded (all of them: for what needs the whole recording)."""
+        return [self.segment(i) for i in range(len(self.files))]
+
+    def _deltas(self):
+        """The intervals after the base, in order, each decoded as the walk reaches it."""
+        return (self.segment(i) for i in range(1, len(self.files)))
 
     # ---- what it spans --------------------------------------------------------------------
     @property
     def start(self) -> datetime:
         """The earliest time with a known state: the base segment's end."""
-        return self.segments[0].end
+        return self.segment(0).end
 
     @property
     def end(self) -> datetime:
-        return self.segments[-1].end
+        return self.segment(len(self.files) - 1).end
 
     @cached_property
     def logs(self) -> list[tuple[datetime, str]]:
@@ -197,14 +223,14 @@ class Recording:
         """The recorded objects (redacted API objects) as they were at ``at``, by identity."""
         if at < self.start:
             raise ValueError(f"{at.isoformat()} is before the recording's first state ({self.start.isoformat()})")
-        state = {identity(o): o for o in self.segments[0].objects}
+        state = {identity(o): o for o in self.segment(0).objects}
         for change_type, obj in self._changes_until(at):
             apply(state, change_type, obj)
         return state
 
     def _changes_until(self, at: datetime):
         """(change type, object) of every change recorded after the base up to ``at``, in order."""
-        for segment in self.segments[1:]:
+        for segment in self._deltas():
             if segment.start > at:
                 return
             for when, change_type, obj in segment.changes:
@@ -216,7 +242,7 @@ class Recording:
         """Every Kubernetes Event the recording saw up to ``at`` (model Events, each as last seen by
         then), those the API server had let expire included: the state at ``at`` has only those it
         still served, a history of the night wants them all."""
-        seen = {identity(o): o for o in self.segments[0].objects if o.get("kind") == "Event"}
+        seen = {identity(o): o for o in self.segment(0).objects if o.get("kind") == "Event"}
         for change_type, obj in self._changes_until(at):
             if change_type != "DELETED" and obj.get("kind") == "Event":
                 seen[identity(obj)] = obj
@@ -231,9 +257,15 @@ class Recording:
         return events
 
     def logs_until(self, at: datetime) -> list[str]:
-        """The Karpenter log lines of the recording up to ``at`` (by their times, :meth:`_parsed`), in order."""
+        """The Karpenter log lines of the recording up to ``at`` (by their times, :meth:`_parsed`), in order.
+
+        A line's time is never later than when it was received, so at or after the last line received
+        (the newest state, which ``karptui open`` shows first) every line counts and none is parsed."""
+        lines = self.logs
+        if not lines or at >= max(received for received, _ in lines):
+            return [text for _, text in lines]
         times, _ = self._parsed
-        return [text for (_, text), when in zip(self.logs, times) if when <= at]
+        return [text for (_, text), when in zip(lines, times) if when <= at]
 
     def snapshot_at(self, at: datetime) -> Snapshot:
         """The cluster as it was at ``at``, as an ordinary Snapshot (its capture time is ``at``)."""

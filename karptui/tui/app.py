@@ -91,11 +91,13 @@ class MomentReady(Message):
 
 class LogsAppended(Message):
     """New log events: ``events``, or none to say the live follower's backlog has some (such a
-    wake-up supersedes another still queued: one takes everything waiting)."""
+    wake-up supersedes another still queued: one takes everything waiting). ``initial``: the whole
+    log the session opened with, read by the worker that started with the app."""
 
-    def __init__(self, events: list[dict]) -> None:
+    def __init__(self, events: list[dict], initial: bool = False) -> None:
         super().__init__()
         self.events = events
+        self.initial = initial
 
     def can_replace(self, message: Message) -> bool:
         return not self.events and isinstance(message, LogsAppended) and not message.events
@@ -157,8 +159,10 @@ class KarptuiApp(App):
         self.catalog = (catalog if catalog is not None else catalog_from_snapshot_region(snapshot)).with_discounts(
             discounts)
         self.log_parser = LogParser()  # one parser: a tailed line is numbered after the lines already read
-        self.events = (list(self.log_parser.parse(snapshot.meta.logs_text.splitlines()))
-                       if snapshot.meta.logs_text else [])
+        # The log the session opens with (--logs, a snapshot's or a recording's) is parsed by a worker once
+        # the first screen is up (a day's log is minutes of parsing); its events fill the panes when read.
+        self.events: list[dict] = []
+        self.logs_reading = bool(snapshot.meta.logs_text)
         self.use_snapshot(snapshot)
         self.simulated_key: tuple | None = None
         self._log_lock = threading.Lock()   # live log events wait here for the screen
@@ -183,7 +187,8 @@ class KarptuiApp(App):
         clock = self.clock_of(snapshot)
         return overview(snapshot, self.catalog, self.events if events is None else events, clock.now,
                         live=self.live is not None, format_cells=format_cells, time_note=clock.note,
-                        namespace=None if self.live is not None else self.namespace)
+                        namespace=None if self.live is not None else self.namespace,
+                        recorded=self.recording is not None)
 
     # What the screens read, all from the one overview of the snapshot shown.
     snapshot = property(lambda self: self.overview.snapshot)
@@ -226,8 +231,12 @@ class KarptuiApp(App):
             self.run_simulation()
         elif self.simulate_on_start:  # in a thread: after the first paint, which its GIL would hold up
             self.call_after_refresh(self.run_simulation)
-        if self.follow_logs:
+        if self.logs_reading:
+            self.read_logs(self.snapshot.meta.logs_text)   # a followed file is tailed once it is read
+        elif self.follow_logs:
             self.tail_logs(self.follow_logs)
+        if self.recording is not None:
+            self.read_decisions()
         if self.live is not None:
             self.follow_cluster()
             if self.logs_since != 0:
@@ -291,6 +300,24 @@ class KarptuiApp(App):
             self._log_backlog.extend(events)
         self.post_message(LogsAppended([]))
 
+    @work(thread=True, exclusive=True, group="logs-read", exit_on_error=False, description="Karpenter's log, read")
+    def read_logs(self, text: str) -> None:
+        """The log the session opened with, parsed off the event loop: the first screen does not wait
+        for it; the Activity, Pending, Disruption and History panes take its events when they land."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        events = list(self.log_parser.parse(text.splitlines()))
+        if not worker.is_cancelled:
+            self.post_message(LogsAppended(events, initial=True))
+
+    @work(thread=True, exclusive=True, group="recording-decisions", exit_on_error=False,
+          description="the recording's decisions")
+    def read_decisions(self) -> None:
+        """The recording's Karpenter decisions (``[`` ``]`` step between them) worked out in the background:
+        the first key press need not parse the day's log first."""
+        _ = self.recording.decisions
+
     @work(thread=True, exclusive=True, group="tail", exit_on_error=False, description="log file followed")
     def tail_logs(self, path: str) -> None:
         """``tail -f`` the Karpenter log: each poll's new events arrive as one message, one redraw."""
@@ -307,7 +334,13 @@ class KarptuiApp(App):
 
     def on_logs_appended(self, message: LogsAppended) -> None:
         events = message.events
-        if not events:  # the live follower's wake-up: take everything waiting
+        if message.initial:
+            if not self.logs_reading:   # a scrub showed another moment meanwhile, with its own log
+                return
+            self.logs_reading = False
+            if self.follow_logs:   # numbered after the lines just read: the same parser, from where they end
+                self.tail_logs(self.follow_logs)
+        elif not events:  # the live follower's wake-up: take everything waiting
             with self._log_lock:
                 events, self._log_backlog = self._log_backlog, []
         self.events.extend(events)
@@ -318,7 +351,10 @@ class KarptuiApp(App):
                                                                           self.overview.namespace))
         main = self._main_screen()
         if main is not None:
-            main.append_activity(events)
+            if message.initial:   # the log's events among the snapshot's, in order
+                main.fill_activity()
+            else:
+                main.append_activity(events)
             if newer_reasons:
                 main.fill_pending()
             if any(e["kind"] in SAID_KINDS for e in events):  # the Disruption pane's "Karpenter said"
@@ -372,7 +408,8 @@ class KarptuiApp(App):
         return shown + self._source_line()
 
     def _source_line(self) -> str:
-        logs = f" · {len(self.events)} Karpenter log events" if self.events else ""
+        logs = (" · reading Karpenter's log…" if self.logs_reading else
+                f" · {len(self.events)} Karpenter log events" if self.events else "")
         sim = ""
         if self.result is not None:
             sim = f" · {header_simulated(self.result.scheduled, len(self.result.nodeclaims))}"
@@ -416,6 +453,9 @@ class KarptuiApp(App):
         self.scrub_to = None
         self.moment, self.events = message.at, message.events
         self.log_parser = LogParser()
+        if self.logs_reading:   # the newest state's log is no longer the one shown
+            self.logs_reading = False
+            self.workers.cancel_group(self, "logs-read")
         self.on_snapshot_updated(SnapshotUpdated(message.snapshot, message.overview))
 
     def missing(self, kind: str) -> str:

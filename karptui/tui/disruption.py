@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ..views.budgets import WindowPastCalendar, budgets_lines, budgets_view
-from ..views.clock import Clock
+from ..views.clock import Clock, recorded_moment
 from ..views.disruption import (BLOCKED, DECISION, KEPT, DisruptionView, captured_not_whatif, found_line,
                                 simulated_view, with_karpenter_said)
 from ..views.nodes import short_name
@@ -90,6 +90,7 @@ class DisruptionPane(Vertical):
         self.found: list[str] = []      # the commands the run under way has found so far
         self._events: list[dict] = []
         self._snapshot = None
+        self._simulating = None         # the snapshot the run under way (or the last) simulates
         self.status = "not computed yet: it starts when this pane is first shown"
         self.filter = ""
         self.error = ""                 # why the last run gave no answer
@@ -176,6 +177,7 @@ class DisruptionPane(Vertical):
 
     def _launch(self, key: object, snapshot, catalog) -> None:
         self.running, self.queued, self.error = key, None, ""
+        self._simulating = snapshot   # what the answer will be of
         self.found = []
         self.status = ("computing… (consolidation is simulated in the background; keys keep working)"
                        if self.simulated is None else
@@ -247,10 +249,17 @@ class DisruptionPane(Vertical):
         if message.view is not None:
             self.simulated = message.view
             self.view = with_karpenter_said(message.view, self._snapshot, self._events)
-        self.status = message.error or f"{message.view.summary} · simulated on the snapshot as captured"
+        self.status = message.error or f"{message.view.summary} · simulated on {self._simulated_on()}"
         self.fill()
         if self.queued is not None:
             self._launch(*self.queued)
+
+    def _simulated_on(self) -> str:
+        """What the answer is of: a recording's moment (the header's words for it), else the snapshot."""
+        at = self._simulating.meta.captured_at if self._simulating is not None else None
+        if getattr(self.app, "recording", None) is not None and at is not None:
+            return f"the cluster {recorded_moment(at)}"
+        return "the snapshot as captured"
 
     # ---- drawing ----------------------------------------------------------------------------
     def _status_lines(self) -> str:

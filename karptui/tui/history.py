@@ -31,9 +31,12 @@ from .plain import plain
 from .widgets import VirtualTable
 
 # Columns cut to fit, a tier at a time, then hidden in DROP's order (named in the crumb): never sideways.
-LIFE_SHRINK = ({0: 16, 12: 14, 8: 14}, {1: 8, 2: 9, 3: 10, 12: 8, 0: 14})
+# launch→ready and disrupt→gone give their long titles first (their cells are a few characters); then "end" (its
+# action last), then the names a user searches by; at 80 columns "created" is hidden (named in the crumb) rather
+# than cut "replaced by" to "default…"
+LIFE_SHRINK = ({7: 8, 10: 8}, {8: 14, 12: 14, 0: 16}, {1: 8, 2: 9, 3: 10, 0: 14})   # a replacement's name stays whole
 LIFE_DROP = (3, 4, 10, 7, 1, 11, 6)   # at 80 columns: name, type, price, end, when, replaced by
-CHAIN_SHRINK = ({4: 10}, {0: 32, 2: 10})
+CHAIN_SHRINK = ({4: 10}, {0: 32, 2: 13})   # the reason whole ("underutilized"); at 80 columns the command goes
 CHAIN_DROP = (4,)
 HOUR_SHRINK = ({1: 10}, {0: 12, 1: 8})   # an hour of another day than the log's is dated: its date gives first
 HOUR_DROP = (10, 11, 5, 9, 4)         # at 80 columns: churn, pending pods, launch errors, interruptions
@@ -53,7 +56,7 @@ def _build(events: list[dict], snapshot, discounts, tell: forked.Tell) -> None:
 
 def _life_style(column: int, cell: str) -> str | None:
     if column == 8:
-        if cell.startswith(("interruption", "launch failed")):
+        if cell.startswith(("interruption", "spot interruption", "launch failed")):
             return "bad"
         if cell.startswith("running"):
             return "good"
@@ -133,10 +136,6 @@ class HistoryPane(Vertical):
 
     class ViewChanged(Message):
         """The view shown changed: the crumb under the tables names it."""
-
-    class Refilled(Message):
-        """The view's rows were replaced: the crumb names the columns the width now hides (the table's
-        own ColumnsHidden can be handled before the last of a refill's fits: seen at 80×24)."""
 
     def _show_view(self) -> None:
         for name, selector in (("nodeclaims", "#history-table"), ("chains", "#history-chains-table"),
@@ -254,6 +253,5 @@ class HistoryPane(Vertical):
             what = {"nodeclaims": "NodeClaim", "chains": "replacement chain", "hours": "hour"}[self.view]
             rows, keys = [(f"(no {what} matches)" if match else f"(no {what} in the log)",)], ["empty"]
         table.set_rows(rows, keys)
-        self.post_message(self.Refilled())
 
 

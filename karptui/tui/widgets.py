@@ -144,10 +144,17 @@ class VirtualTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
     class _RowMessage(Message):
-        """A row of this table, by key (its handlers see the table as ``control``)."""
+        """A row of this table, by key (its handlers see the table as ``control``).
+
+        The table is its sender. Textual takes as a message's sender whichever widget's handler is
+        running when the message is made, and stops a bubbling message once it reaches its sender:
+        rows set from a container's handler (the History pane filling in when its worker answers)
+        made the container the sender, so ColumnsHidden and Highlighted stopped there and the screen
+        above never heard of them (the crumb went on naming the columns hidden before the rows came)."""
 
         def __init__(self, table: VirtualTable, key: str | None) -> None:
             super().__init__()
+            self._sender = table
             self.table = table
             self.key = key
 

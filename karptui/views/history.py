@@ -23,6 +23,7 @@ from .format import counted, money
 
 VIEWS = ("nodeclaims", "chains", "hours")
 NO_LOG = "(no Karpenter log: open with --logs FILE)"
+READING_LOG = "(reading Karpenter's log…: this fills in when it is read)"   # while the session's log is parsed
 
 LIFE_COLUMNS = ("nodeclaim", "nodepool", "type", "zone", "capacity", "$/h", "created", "launch→ready", "end",
                 "at", "disrupt→gone", "lived", "replaced by")
@@ -55,7 +56,7 @@ def _end(life: Life) -> str:
         return f"{life.end_reason} {life.disruption.action}"
     if life.interruption is not None:
         kind = life.interruption.message_kind.replace("_", " ")
-        return f"interruption ({kind})"
+        return kind if "interruption" in kind else f"interruption ({kind})"   # not "interruption (spot interruption)"
     return life.end_reason.replace("_", " ")
 
 
@@ -147,8 +148,13 @@ def life_rows(table: LifeTable, sort: str = "created", reverse: bool = False,
     return HistoryRows(tuple(table.cells[i] for i in index), tuple(f"life:{lives[i].nodeclaim}" for i in index))
 
 
-def _saving(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.4f}"
+def saving_text(value: float | None) -> str:
+    """A saving in USD per hour, as the tables print it: ``+0.1480``; a sum that rounds to nothing is
+    ``+0.0000``, not ``-0.0000`` (a chain whose links cancel out saved nothing, it did not lose)."""
+    if value is None:
+        return "-"
+    rounded = round(value, 4)
+    return f"{rounded + 0.0 if rounded else 0.0:+.4f}"
 
 
 def chain_rows(timeline: Timeline, keep: Callable[[Chain], bool] | None = None) -> HistoryRows:
@@ -160,11 +166,11 @@ def chain_rows(timeline: Timeline, keep: Callable[[Chain], bool] | None = None) 
             continue
         first = chain.links[0].time if chain.links else None
         rows.append((f"▼ {' → '.join(chain.nodeclaims)}", _clock(first, fmt),
-                     counted(len(chain.links), "link"), _saving(chain.saving), ""))
+                     counted(len(chain.links), "link"), saving_text(chain.saving), ""))
         keys.append(f"chain:{chain.nodeclaims[0]}")
         for number, link in enumerate(chain.links):
             rows.append((f"  {link.old} → {', '.join(link.new)}", _clock(link.time, fmt) or "-", link.reason,
-                         _saving(link.saving), link.command_id or "-"))
+                         saving_text(link.saving), link.command_id or "-"))
             keys.append(f"link:{number}:{link.old}")
     return HistoryRows(tuple(rows), tuple(keys))
 
@@ -256,9 +262,9 @@ def life_detail(timeline: Timeline, life: Life) -> dict[str, list[str]]:
     sections["Life"] = _steps(life)
     chain = next((c for c in timeline.chains if life.nodeclaim in c.nodeclaims), None)
     if chain is not None:
-        sections["Replacement chain"] = [" → ".join(chain.nodeclaims) + f"  (saving {_saving(chain.saving)} $/h)"] + [
+        sections["Replacement chain"] = [" → ".join(chain.nodeclaims) + f"  (saving {saving_text(chain.saving)} $/h)"] + [
             f"{stamp(link.time) or '(no time)'}  {link.old} → {', '.join(link.new)}: {link.reason}, saving "
-            f"{_saving(link.saving)} $/h" + (f" (command {link.command_id})" if link.command_id else "")
+            f"{saving_text(link.saving)} $/h" + (f" (command {link.command_id})" if link.command_id else "")
             for link in chain.links]
     d = life.disruption
     if d is not None:

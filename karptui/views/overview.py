@@ -33,15 +33,19 @@ class Overview:
     karpenter_events: list[dict] = field(default_factory=list)  # the snapshot's, as log records, oldest first
     cost: Cost = field(default_factory=lambda: Cost(0.0))       # the nodes' cost now (views.cost)
     namespace: str | None = None                                 # -n NS: the pending rows are its pods
+    recorded: bool = False                                       # a recording's state: its moment is ``now``
     _cells: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @property
     def scheduling_key(self) -> tuple:
         """What a simulation's answer depends on, roughly: the pending pods and each node's load.
-        A live update that leaves it alone (a label, a status line) needs no new simulation."""
+        A live update that leaves it alone (a label, a status line) needs no new simulation. A recording's
+        moment counts too: two moments with the same objects are not the same answer when a budget's
+        schedule, consolidateAfter or a do-not-disrupt duration ends between them (scrubbing to 03:12:05
+        must not show the answer simulated at 03:00)."""
         return (tuple(sorted(r.key for r in self.pending)),
                 tuple((r.name, r.pods, r.cpu_requested, r.memory_requested, r.unschedulable, r.ready)
-                      for r in self.node_rows))
+                      for r in self.node_rows), self.now if self.recorded else None)
 
     def cells(self, row: NodeRow) -> tuple[str, ...]:
         """The node's table cells, formatted on first use."""
@@ -52,9 +56,11 @@ class Overview:
 
 
 def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime, live: bool = False,
-             format_cells: bool = False, time_note: str = "", namespace: str | None = None) -> Overview:
+             format_cells: bool = False, time_note: str = "", namespace: str | None = None,
+             recorded: bool = False) -> Overview:
     """``time_note``: why ``now`` is what it is, when it is not the capture time (:mod:`.clock`);
-    ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot)."""
+    ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot); ``recorded``:
+    a recording's state, whose moment the header names first (:func:`.clock.recorded_moment`)."""
     costs = {n.name: node_cost(n, catalog) for n in snapshot.nodes}  # each node's offering, looked up once
     prices = {name: None if c.unpriced else c.hourly for name, c in costs.items()}
     rows = node_rows(snapshot, prices, {name for name, c in costs.items() if c.estimated_prices},
@@ -63,8 +69,8 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     pending = shown_pending(snapshot, events, karpenter_events, namespace)
     cost = node_costs_total(costs.values())
     built = Overview(snapshot, now, prices, rows, pending, {p.key: p for p in snapshot.pods},
-                     header_totals(snapshot, now, live, time_note, namespace), karpenter_events, cost=cost,
-                     namespace=namespace)
+                     header_totals(snapshot, now, live, time_note, namespace, recorded), karpenter_events, cost=cost,
+                     namespace=namespace, recorded=recorded)
     if format_cells:
         for row in rows:
             built.cells(row)
@@ -84,12 +90,13 @@ def shown_pending(snapshot: Snapshot, events: list[dict], karpenter_events: list
 
 
 def header_totals(snapshot: Snapshot, now: datetime, live: bool = False, time_note: str = "",
-                  namespace: str | None = None) -> str:
-    """The header's fixed part: where from, when, counts (the cost follows: :func:`header_cost`)."""
+                  namespace: str | None = None, recorded: bool = False) -> str:
+    """The header's fixed part: where from, when, counts (the cost follows: :func:`header_cost`). A
+    recording's state is not said again as a capture time: its moment opens the header."""
     info = snapshot_info(snapshot)
     # the file's name, not its path: the header has one line to spend (`snapshot info` prints the path)
     where = info["name"] or PurePath(info["source"] or "snapshot").name
-    when = f" captured {info['captured_at']}" if info["captured_at"] else ""
+    when = f" captured {info['captured_at']}" if info["captured_at"] and not recorded else ""
     if live:
         where, when = f"live {snapshot.meta.context}", f" updated {now.astimezone().strftime('%H:%M:%S')}"
     elif time_note:

@@ -23,7 +23,7 @@ from ...text import visible
 from ...views.activity import activity_detail, activity_rows
 from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
-from ...views.history import HISTORY_SORTS, NO_LOG, hour_detail, life_detail
+from ...views.history import HISTORY_SORTS, NO_LOG, READING_LOG, hour_detail, life_detail
 from ...views.format import age, cpu
 from ...views.nodes import NODE_SORTS, usage_level, zone_cells, zone_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
@@ -328,7 +328,8 @@ class MainScreen(Screen):
             order = sorted(range(len(rows)), key=key, reverse=reverse)
             rows, keys = [rows[i] for i in order], [keys[i] for i in order]
         if not shown:
-            rows, keys = [("", "", "", "", "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
+            rows, keys = [("", "", "", "", READING_LOG if self.app.logs_reading else
+                           "(no Karpenter logs: open a snapshot with --logs FILE)")], ["empty"]
         table = self.query_one("#activity-table", VirtualTable)
         table.set_rows(rows, keys)
         table.show_sort(column, reverse)
@@ -368,13 +369,11 @@ class MainScreen(Screen):
             snapshot = app.snapshot
             key = (len(app.events), len(snapshot.events), snapshot.meta.source)
             pane.start(key, app.events, snapshot, app.catalog.discounts, app.clock_of(snapshot).now,
-                       "(no line of Karpenter's log read from the leader yet)" if app.live is not None else NO_LOG)
+                       "(no line of Karpenter's log read from the leader yet)" if app.live is not None else
+                       READING_LOG if app.logs_reading else NO_LOG)
         pane.fill(self.filters["history"], self.sorts["history"])
 
     def on_history_pane_view_changed(self, message: HistoryPane.ViewChanged) -> None:
-        self.refresh_crumb()
-
-    def on_history_pane_refilled(self, message: HistoryPane.Refilled) -> None:
         self.refresh_crumb()
 
     def append_activity(self, events: list[dict]) -> None:
