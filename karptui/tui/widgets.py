@@ -154,7 +154,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
         def __init__(self, table: VirtualTable, key: str | None) -> None:
             super().__init__()
-            self._sender = table
+            self.set_sender(table)
             self.table = table
             self.key = key
 
