@@ -55,19 +55,23 @@ def feed_log(builder: HistoryBuilder, path: str, file: str, warnings: list[str])
         builder.feed_all(parser.parse(read_lines(path, warnings)), file)
         return parser.stats.lines, parser.stats.events
     lines = events = 0
+    skipped = _Lines()   # the ranges' over-long lines, told as one read of the whole file tells them
     context = get_context("fork") if "fork" in get_all_start_methods() else get_context()
     with ProcessPoolExecutor(min(processes, len(ranges)), mp_context=context) as pool:
         jobs = [(path, a, b, builder.keep_provisionable) for a, b in ranges]
-        for found, hourly, last_text, taken, counted, long in pool.map(_read_range, jobs):
+        for found, hourly, last_text, taken, counted, (long, first_long) in pool.map(_read_range, jobs):
             for event in found:
                 if event.get("line"):
                     event["line"] += lines
             builder.feed_all(found, file)
             builder.add_counts(hourly, last_text)
+            if long and not skipped.long:
+                skipped.first_long = lines + first_long
+            skipped.long += long
             lines += taken
             events += counted
-            if long:
-                warnings.append(f"{path}: {long} line(s) over the length cap skipped")
+    if skipped.long:
+        warnings.append(skipped.warning(path))
     return lines, events
 
 
@@ -103,11 +107,12 @@ def _cut(handle, near: int) -> int | None:
     return None
 
 
-def _read_range(job: tuple[str, int, int, bool]) -> tuple[list[dict], tuple, str, int, int, int]:
+def _read_range(job: tuple[str, int, int, bool]) -> tuple[list[dict], tuple, str, int, int, tuple[int, int]]:
     """A range's events for history: the :data:`HOURLY` ones counted here, in a builder of the range's own
-    (most of a busy log's lines, so they never cross to the parent), the others slimmed and sent; and the
+    (most of a busy log's lines, so they never cross to the parent), the others slimmed and sent; the
     time of the range's last event the builder reads, kept or not (its ``last_text`` after the range, as
-    when the log is read in one process: ``--since 24h`` counts back from the log's last time).
+    when the log is read in one process: ``--since 24h`` counts back from the log's last time); and how
+    many lines were over the length cap, with the first's number in the range.
 
     One loop over the reader's events, no generator between: it runs once per line of the log."""
     path, start, end, provisionable = job
@@ -117,7 +122,8 @@ def _read_range(job: tuple[str, int, int, bool]) -> tuple[list[dict], tuple, str
     last = ""
     counted = HistoryBuilder(provisionable)
     count = counted.count
-    for event in parser.parse(_range_lines(path, start, end)):
+    splitter = _Lines()
+    for event in parser.parse(_range_lines(path, start, end, splitter)):
         kind = event["kind"]
         if kind not in READ:
             continue
@@ -128,12 +134,13 @@ def _read_range(job: tuple[str, int, int, bool]) -> tuple[list[dict], tuple, str
         kept = slim(event)
         if kept is not None:
             append(kept)
-    return found, counted.counts(), last, parser.stats.lines, parser.stats.events, 0
+    return found, counted.counts(), last, parser.stats.lines, parser.stats.events, (splitter.long, splitter.first_long)
 
 
-def _range_lines(path: str, start: int, end: int) -> Iterator[str]:
-    """The lines of a byte range, split and decoded as the reader does (its cap on a line's length too)."""
-    splitter = _Lines()
+def _range_lines(path: str, start: int, end: int, splitter: _Lines | None = None) -> Iterator[str]:
+    """The lines of a byte range, split and decoded as the reader does (its cap on a line's length too:
+    ``splitter`` counts the lines over it)."""
+    splitter = splitter if splitter is not None else _Lines()
     with open(path, "rb") as handle:
         handle.seek(start)
         left = end - start
