@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from itertools import pairwise
+from itertools import chain, pairwise
 from multiprocessing import get_all_start_methods, get_context
 
 from ..logs import LogParser
@@ -139,8 +139,12 @@ def _read_range(job: tuple[str, int, int, bool]) -> tuple[list[dict], tuple, str
 
 def _range_lines(path: str, start: int, end: int, splitter: _Lines | None = None) -> Iterator[str]:
     """The lines of a byte range, split and decoded as the reader does (its cap on a line's length too:
-    ``splitter`` counts the lines over it)."""
-    splitter = splitter if splitter is not None else _Lines()
+    ``splitter`` counts the lines over it); each read's lines handed out by ``itertools.chain``, so a
+    line costs no Python frame here (as :func:`karptui.logs.reader.read_lines` hands them out)."""
+    return chain.from_iterable(_range_batches(path, start, end, splitter if splitter is not None else _Lines()))
+
+
+def _range_batches(path: str, start: int, end: int, splitter: _Lines) -> Iterator[list[str]]:
     with open(path, "rb") as handle:
         handle.seek(start)
         left = end - start
@@ -149,5 +153,5 @@ def _range_lines(path: str, start: int, end: int, splitter: _Lines | None = None
             if not chunk:
                 break
             left -= len(chunk)
-            yield from splitter.feed(chunk)
-    yield from splitter.end()
+            yield splitter.feed(chunk)
+    yield splitter.end()
