@@ -312,10 +312,38 @@ def test_a_log_read_in_ranges_gives_the_same_history(monkeypatch, name):
         monkeypatch.setattr(read, "workers", lambda: 3)
         builder = HistoryBuilder()
         counts = read.feed_log(builder, str(CORPUS / name), "", [])
-        return counts, finish(builder).to_dict()
+        timeline = finish(builder)
+        # the provisionable batches too: the decision audit reads them (they were counted apart and dropped)
+        return counts, timeline.to_dict(), timeline.provisionable
 
     whole, split = history(1 << 40), history(1)
     assert len(read._ranges(str(CORPUS / name), 3)) >= 2
+    assert split == whole
+
+
+def test_a_log_read_in_ranges_warns_of_its_overlong_lines_as_read_whole(monkeypatch, tmp_path):
+    """A line over the length cap is skipped with one warning naming the first such line: the same
+    warning read in ranges (the ranges had counted none) as read whole."""
+    from karptui import limits
+    from karptui.history import read
+    from karptui.history.builder import HistoryBuilder
+
+    monkeypatch.setattr(limits, "MAX_LOG_LINE_BYTES", 4096)
+    lines = (CORPUS / "e-040.log").read_text().rstrip("\n").split("\n")
+    huge = '{"level":"INFO","time":"2025-03-26T09:00:00.000Z","message":"' + "x" * 5000 + '"}'
+    path = tmp_path / "day.log"
+    path.write_text("\n".join(lines[:3] + [huge] + lines[3:] + [huge]) + "\n")
+
+    def read_with(minimum: int):
+        monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", minimum)
+        monkeypatch.setattr(read, "workers", lambda: 3)
+        warnings: list[str] = []
+        counts = read.feed_log(HistoryBuilder(), str(path), "", warnings)
+        return counts, warnings
+
+    whole, split = read_with(1 << 40), read_with(1)
+    assert len(read._ranges(str(path), 12)) >= 2
+    assert whole[1] == [f"{path}: 2 line(s) over 4,096 bytes skipped (first: line 4); Karpenter's lines are a few KiB"]
     assert split == whole
 
 

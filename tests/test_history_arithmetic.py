@@ -83,3 +83,15 @@ def test_stamp_and_hour_are_strftimes_text(when):
     utc = when.astimezone(UTC)
     assert stamp(when) == utc.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     assert hour_of(when) == utc.strftime("%Y-%m-%dT%H:00Z")
+
+
+def test_stamp_writes_karpenters_utc_milliseconds_from_any_offset():
+    """Milliseconds cut, not rounded; any offset (or none: local time) brought to UTC; years before 1000 as
+    they were always written."""
+    assert stamp(datetime(2026, 3, 1, 0, 0, 1, 497999, tzinfo=UTC)) == "2026-03-01T00:00:01.497Z"
+    assert stamp(datetime(2026, 3, 1, 0, 0, 1, tzinfo=UTC)) == "2026-03-01T00:00:01.000Z"
+    assert stamp(datetime(2026, 3, 1, 1, 30, tzinfo=timezone(timedelta(hours=5, minutes=30)))) == \
+        "2026-02-28T20:00:00.000Z"
+    assert stamp(datetime(999, 1, 2, 3, 4, 5, 6000, tzinfo=UTC)) == "999-01-02T03:04:05.006Z"
+    naive = datetime(2026, 3, 1, 12, 0, 0, 250000)
+    assert stamp(naive) == stamp(naive.astimezone(UTC)) and stamp(None) is None

@@ -262,6 +262,29 @@ def test_cli_audit_json_and_table(cli, write):
     assert "Decision audit (0 agree, 0 disagree, 1 unknown)" in out and "pods changed since the capture" in out
 
 
+def test_cli_audit_of_a_log_read_in_ranges_sees_its_provisionable_pods(cli, write, monkeypatch):
+    """A log large enough to be read by several processes (cut small here) is audited as one read whole:
+    the "found provisionable pod(s)" lines counted apart still tell the audit of pods that appeared."""
+    from karptui.history import read
+
+    subnets = ('{"level":"DEBUG","time":"2024-09-10T02:2%d:00.000Z","logger":"controller","message":"discovered '
+               'subnets","commit":"a2b6190","controller":"nodeclass","subnets":["subnet-0a1","subnet-0b2"]}\n')
+    log = write("karpenter.log", "".join(subnets % n for n in range(3)) +
+                '{"level":"INFO","time":"2024-09-10T02:25:00.100Z","logger":"controller","message":"found '
+                'provisionable pod(s)","controller":"provisioner","Pods":"default/web-1, default/web-2",'
+                '"duration":"20ms"}\n' + "".join(subnets % n for n in range(6, 9)) +
+                disrupting("2024-09-10T02:31:00.180Z", "underutilized", "delete", BIG, "default-hp9st", "c5a.xlarge", 4))
+    monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(read, "workers", lambda: 3)
+    assert len(read._ranges(log, 12)) >= 4
+    code, out, err = cli("history", log, "--snapshot", "consolidation", "--audit", "-o", "json")
+    assert code == 0, err
+    [decision] = json.loads(out)["audit"]["decisions"]
+    assert decision["verdict"] == "unknown"
+    assert decision["why"].startswith("pods changed since the capture: Karpenter found 2 provisionable pod(s) at "
+                                      "2024-09-10 02:25:00Z")
+
+
 def test_cli_audit_bad_input(cli, write):
     log = write("karpenter.log", "")
     one_line_error(*cli("history", log, "--audit"), "--audit: needs --snapshot S")

@@ -98,7 +98,7 @@ def _history(args: argparse.Namespace) -> int:
         catalog = load_catalog_file(args.instance_types)
     from ..catalog.discounts import find_discounts
     discounts = find_discounts(getattr(args, "discounts", None))
-    builder = HistoryBuilder()
+    builder = HistoryBuilder(provisionable=bool(args.audit))   # only the decision audit reads them
     warnings: list[str] = []
     lines = events = 0
     for path in args.logs:

@@ -143,7 +143,10 @@ class HistoryBuilder:
     """Feed events (the log reader's dicts) with where each came from; read the result with
     :func:`karptui.history.finish.finish`."""
 
-    def __init__(self) -> None:
+    def __init__(self, provisionable: bool = True) -> None:
+        """``provisionable``: keep each "found provisionable pod(s)" line's time, count and pods (the
+        decision audit reads them; a day's log has a hundred thousand, which nothing else reads)."""
+        self.keep_provisionable = provisionable
         self.drafts: dict[str, Draft] = {}
         self.by_node: dict[str, str] = {}
         self.commands: list[Command] = []
@@ -176,15 +179,27 @@ class HistoryBuilder:
                 self.last_text = text
             handler(self, event, text, f"{prefix}{event['line']}" if event.get("line") else "event")
 
-    def add_hours(self, hours: dict[str, Hour], last_text: str = "") -> None:
-        """What another builder counted of :data:`HOURLY` events, read from a part of the same log;
-        ``last_text`` is the time of that part's last event (any kind), when it came after those fed here."""
+    def count(self, event: dict) -> None:
+        """One :data:`HOURLY` event, in a builder that reads a part of a log for another
+        (:func:`karptui.history.read.feed_log`): counted into its hour, nothing else kept."""
+        _HANDLERS[event["kind"]](self, event, event.get("time") or "", "")
+
+    def counts(self) -> tuple[dict[str, Hour], list[tuple[datetime, int, tuple[str, ...]]]]:
+        """What :meth:`count` gathered, for :meth:`add_counts` of the builder of the whole log."""
+        return self.hours, self.provisionable
+
+    def add_counts(self, counts: tuple[dict[str, Hour], list], last_text: str = "") -> None:
+        """What another builder counted of :data:`HOURLY` events (:meth:`counts`), read from the part of the
+        same log that follows the events fed here; ``last_text`` is the time of that part's last event (any
+        kind the builder reads), when it came after those fed here."""
+        hours, provisionable = counts
         for key, other in hours.items():
             mine = self.hours.get(key)
             if mine is None:
                 self.hours[key] = other
             else:
                 mine.add(other)
+        self.provisionable.extend(provisionable)
         if last_text:
             self.last_text = last_text
 
@@ -414,9 +429,10 @@ class HistoryBuilder:
             count = e.get("count") or len(e.get("pods") or ())
             hour.provisionable_lines += 1
             hour.provisionable_max = max(hour.provisionable_max, count)
-            when = instant(text)
-            if when is not None:
-                self.provisionable.append((when, count, tuple(e.get("pods") or ())))
+            if self.keep_provisionable:
+                when = instant(text)
+                if when is not None:
+                    self.provisionable.append((when, count, tuple(e.get("pods") or ())))
 
     def _unschedulable(self, e: dict, text: str, ref: str) -> None:
         hour = self._hour(text)

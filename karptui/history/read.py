@@ -4,8 +4,10 @@ A day of a large cluster's log is ~200 MiB, and the reader (``karptui.logs``) is
 ``karptui history``. A plain file over :data:`PARALLEL_MIN_BYTES` is cut into byte ranges, each read by
 the same reader in its own process: a cut falls only after a line ending ``}`` (a whole record, which
 the reader never joins to the next) and before a line that begins a record, so no record spans two
-ranges. Each process sends back only what history reads of each event (:func:`slim`), and the ranges'
-events are fed in file order with their line numbers made absolute. Gzipped files, stdin and small
+ranges. Each process counts the pending-pod lines (:data:`HOURLY`, most of a busy log's lines) into a
+builder of its own, and sends back those counts and only what history reads of the other events
+(:func:`slim`); the ranges' events are fed in file order with their line numbers made absolute, and their
+counts added in the same order. Gzipped files, stdin and small
 files are read in this process, as ``karptui logs parse`` reads them.
 """
 
@@ -15,7 +17,7 @@ import os
 import re
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from itertools import pairwise
+from itertools import chain, pairwise
 from multiprocessing import get_all_start_methods, get_context
 
 from ..logs import LogParser
@@ -26,24 +28,14 @@ PARALLEL_MIN_BYTES = 32 << 20
 RANGES_PER_PROCESS = 4   # smaller ranges: less of the log's events waiting in memory at once
 _READ = 1 << 20
 _RECORD_START = re.compile(rb'\{"|\d{4}-\d\d-\d\dT')
-_NEEDED = frozenset({"nodeclaim_created", "nodeclaim_launched", "nodeclaim_registered", "nodeclaim_initialized",
-                     "disruption", "node_terminated", "interruption", "launch_failed", "pods_provisionable",
-                     "pod_unschedulable", "pod_nominated", "disruption_blocked", "unconsolidatable",
-                     "consolidation_rejected"})
 
 
 def slim(event: dict) -> dict | None:
-    """What :class:`HistoryBuilder` reads of an event; None for one it ignores (most ``other`` lines)."""
-    kind = event["kind"]
-    if kind == "other":
+    """An event :class:`HistoryBuilder` reads and that is not :data:`HOURLY` (those are counted where they
+    are read), or None for one it ignores (most ``other`` lines: only a taint, an annotation or a node
+    makes one part of a life)."""
+    if event["kind"] == "other":
         return event if ("taint" in event or "annotation" in event or "node" in event) else None
-    if kind not in _NEEDED:
-        return None
-    if kind == "pod_unschedulable":  # its NodePools' reasons are long and history counts pods
-        return {k: event[k] for k in ("kind", "line", "time", "pod", "event") if k in event}
-    if kind == "pods_provisionable":
-        return {"kind": kind, "line": event["line"], "time": event.get("time", ""),
-                "count": event.get("count") or len(event.get("pods") or ()), "pods": event.get("pods") or ()}
     return event
 
 
@@ -63,18 +55,23 @@ def feed_log(builder: HistoryBuilder, path: str, file: str, warnings: list[str])
         builder.feed_all(parser.parse(read_lines(path, warnings)), file)
         return parser.stats.lines, parser.stats.events
     lines = events = 0
+    skipped = _Lines()   # the ranges' over-long lines, told as one read of the whole file tells them
     context = get_context("fork") if "fork" in get_all_start_methods() else get_context()
     with ProcessPoolExecutor(min(processes, len(ranges)), mp_context=context) as pool:
-        for found, hours, last_text, taken, counted, long in pool.map(_read_range, [(path, a, b) for a, b in ranges]):
+        jobs = [(path, a, b, builder.keep_provisionable) for a, b in ranges]
+        for found, hourly, last_text, taken, counted, (long, first_long) in pool.map(_read_range, jobs):
             for event in found:
                 if event.get("line"):
                     event["line"] += lines
             builder.feed_all(found, file)
-            builder.add_hours(hours, last_text)
+            builder.add_counts(hourly, last_text)
+            if long and not skipped.long:
+                skipped.first_long = lines + first_long
+            skipped.long += long
             lines += taken
             events += counted
-            if long:
-                warnings.append(f"{path}: {long} line(s) over the length cap skipped")
+    if skipped.long:
+        warnings.append(skipped.warning(path))
     return lines, events
 
 
@@ -110,36 +107,44 @@ def _cut(handle, near: int) -> int | None:
     return None
 
 
-def _read_range(job: tuple[str, int, int]) -> tuple[list[dict], dict, str, int, int, int]:
+def _read_range(job: tuple[str, int, int, bool]) -> tuple[list[dict], tuple, str, int, int, tuple[int, int]]:
     """A range's events for history: the :data:`HOURLY` ones counted here, in a builder of the range's own
-    (most of a busy log's lines, so they never cross to the parent), the others slimmed and sent; and the
+    (most of a busy log's lines, so they never cross to the parent), the others slimmed and sent; the
     time of the range's last event the builder reads, kept or not (its ``last_text`` after the range, as
-    when the log is read in one process: ``--since 24h`` counts back from the log's last time)."""
-    path, start, end = job
+    when the log is read in one process: ``--since 24h`` counts back from the log's last time); and how
+    many lines were over the length cap, with the first's number in the range.
+
+    One loop over the reader's events, no generator between: it runs once per line of the log."""
+    path, start, end, provisionable = job
     parser = LogParser()
     found: list[dict] = []
-    last = [""]
-
-    def hourly(events):
-        for event in events:
-            if event["kind"] in READ:
-                last[0] = event.get("time") or last[0]
-            kept = slim(event)
-            if kept is None:
-                continue
-            if kept["kind"] in HOURLY:
-                yield kept
-            else:
-                found.append(kept)
-
-    counted = HistoryBuilder()
-    counted.feed_all(hourly(parser.parse(_range_lines(path, start, end))))
-    return found, counted.hours, last[0], parser.stats.lines, parser.stats.events, 0
-
-
-def _range_lines(path: str, start: int, end: int) -> Iterator[str]:
-    """The lines of a byte range, split and decoded as the reader does (its cap on a line's length too)."""
+    append = found.append
+    last = ""
+    counted = HistoryBuilder(provisionable)
+    count = counted.count
     splitter = _Lines()
+    for event in parser.parse(_range_lines(path, start, end, splitter)):
+        kind = event["kind"]
+        if kind not in READ:
+            continue
+        last = event.get("time") or last
+        if kind in HOURLY:
+            count(event)
+            continue
+        kept = slim(event)
+        if kept is not None:
+            append(kept)
+    return found, counted.counts(), last, parser.stats.lines, parser.stats.events, (splitter.long, splitter.first_long)
+
+
+def _range_lines(path: str, start: int, end: int, splitter: _Lines | None = None) -> Iterator[str]:
+    """The lines of a byte range, split and decoded as the reader does (its cap on a line's length too:
+    ``splitter`` counts the lines over it); each read's lines handed out by ``itertools.chain``, so a
+    line costs no Python frame here (as :func:`karptui.logs.reader.read_lines` hands them out)."""
+    return chain.from_iterable(_range_batches(path, start, end, splitter if splitter is not None else _Lines()))
+
+
+def _range_batches(path: str, start: int, end: int, splitter: _Lines) -> Iterator[list[str]]:
     with open(path, "rb") as handle:
         handle.seek(start)
         left = end - start
@@ -148,5 +153,5 @@ def _range_lines(path: str, start: int, end: int) -> Iterator[str]:
             if not chunk:
                 break
             left -= len(chunk)
-            yield from splitter.feed(chunk)
-    yield from splitter.end()
+            yield splitter.feed(chunk)
+    yield splitter.end()

@@ -23,12 +23,13 @@ def stamp(when: datetime | None) -> str | None:
     """RFC 3339 in UTC with milliseconds, as Karpenter writes its times."""
     if when is None:
         return None
-    when = when.astimezone(UTC)
+    if when.tzinfo is not UTC:
+        when = when.astimezone(UTC)
     if when.year < 1000:  # strftime writes the year 999 as "999", not "0999": what was always written
         return when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    # every time of a day's history goes through here: formatting the fields takes half strftime's time
-    return (f"{when.year}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
-            f".{when.microsecond // 1000:03d}Z")
+    # every time of a day's history goes through here (hundreds of thousands): isoformat, in C, writes the
+    # same digits (milliseconds cut, not rounded) and its "+00:00" gives way to the "Z"
+    return when.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def hour_of(when: datetime) -> str:
