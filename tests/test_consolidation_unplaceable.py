@@ -62,3 +62,36 @@ def test_generated_cluster_answers_the_same(monkeypatch):
 @pytest.mark.parametrize("name", SEEDS)
 def test_bundled_snapshots_answer_the_same(name, monkeypatch):
     both(load_snapshot(bundled_snapshot(name)), monkeypatch)
+
+
+def test_room_for_reads_every_node_as_its_available_does():
+    """ExistingPool.room_for, the columns unplaceable asks, says of each node what a pass over its
+    ``available`` says (room for every requested resource, GPUs included, nothing overcommitted), before
+    and after pods settle on nodes (a delete carried out)."""
+    from karptui.sim.karpenter.existingnode import ExistingPool, base_vector, existing_nodes
+    from karptui.sim.karpenter.scheduler import Prepared
+    from karptui.sim.state import ClusterState
+
+    snapshot = build_snapshot(gen_cluster.generate(120, 1200, seed=1, pending_fraction=0.05)["items"])
+    catalog = catalog_from_snapshot_region(snapshot)
+    prepared = Prepared(snapshot, catalog)
+    state = ClusterState(snapshot)
+    pool = ExistingPool(existing_nodes(state, snapshot, prepared.daemon_checks, catalog, set()))
+    pods = [p for p in snapshot.pods if not p.node_name] + [p for p in snapshot.pods if p.node_name][:200]
+    assert any(set(p.requests) - {"cpu", "memory"} for p in pods)  # an extended resource is asked for
+
+    def by_hand(requests):
+        return [not any(v < 0 for v in n.available.values())
+                and all(amount <= n.available.get(name, 0) for name, amount in requests.items()) for n in pool.nodes]
+
+    def check():
+        for pod in pods:
+            requests = prepared.pod_data(pod).requests
+            assert pool.room_for(requests, base_vector(requests)).tolist() == by_hand(requests), pod.key
+
+    check()
+    bound = [p for p in snapshot.pods if p.node_name][:300]
+    target = pool.nodes[0].index
+    pool.settle([(p, target) for p in bound])  # more than the node holds: it is overcommitted now
+    assert any(v < 0 for v in pool.nodes[0].available.values())
+    check()

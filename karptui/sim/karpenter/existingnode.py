@@ -356,6 +356,8 @@ class ExistingPool:
         # (narrowing only ever removes values, so what the labels rule out stays out)
         self.masks = NodeMasks([n.taints for n in nodes], [n.reqs for n in nodes].__getitem__)
         self._fitting: dict[bytes, np.ndarray] = {}   # see fitting
+        self._columns: dict[str, np.ndarray] = {}     # see room_for
+        self._sound: np.ndarray | None = None
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
         # some node counts volumes (a CSINode with limits): pods with volumes ask each node in turn
@@ -370,6 +372,24 @@ class ExistingPool:
         if found is None:
             found = self._fitting[key] = (self.free >= need).all(axis=1)
         return found
+
+    def room_for(self, requests, need: np.ndarray) -> np.ndarray:
+        """Nodes with room for every one of ``requests`` (``need``: its ``base_vector``) and nothing
+        overcommitted (no negative amount left), as the pool stands: what a pass over each node's
+        ``available`` would find, as columns kept until pods settle (unplaceable asks it of every
+        pending pod, once per cluster state)."""
+        if self._sound is None:
+            self._sound = np.array([not any(v < 0 for v in n.available.values()) for n in self.nodes], dtype=bool)
+        mask = self.fitting(need) & self._sound
+        for name, amount in requests.items():
+            if name in BASE:
+                continue
+            column = self._columns.get(name)
+            if column is None:
+                column = self._columns[name] = np.array([n.available.get(name, 0) for n in self.nodes],
+                                                        dtype=np.int64)
+            mask = mask & (column >= amount)
+        return mask
 
     def capacity(self, nodepool: str, resource: str, alive: np.ndarray) -> int:
         """What the ``alive`` nodes of ``nodepool`` hold of ``resource`` in all (its limits count it)."""
@@ -401,4 +421,6 @@ class ExistingPool:
             node.ports.extend(pod.host_ports)
             self.free[k] -= base_vector(pod.requests + ONE_POD)
         self._fitting.clear()
+        self._columns.clear()
+        self._sound = None
 

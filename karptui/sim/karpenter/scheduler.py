@@ -103,11 +103,21 @@ class Prepared:
         self._pod_data: dict[int, tuple[Pod, PodData]] = {}
         self.snapshot = snapshot
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
+        self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
         # reserved offerings that name their reservation: counted as NodeClaims hold them (.reservations)
         self.reservations_named = any(tracked(o) for t in self.types.types for o in t.offerings)
         self.reservations_selected = selected_by_pool(snapshot, self.pools) if self.reservations_named else {}
+
+    def names_taken(self, snapshot: Snapshot) -> frozenset[str]:
+        """The names of ``snapshot``'s nodes and NodeClaims, which a new NodeClaim may not take (kept for
+        the snapshot: consolidation's simulations over one cluster name NodeClaims hundreds of times)."""
+        found = self._names
+        if found is None or found[0] is not snapshot:
+            found = self._names = (snapshot, frozenset(n.name for n in snapshot.nodes)
+                                   | frozenset(c.name for c in snapshot.nodeclaims))
+        return found[1]
 
     def scheduled_as(self, pods: Sequence[Pod]) -> Sequence[Pod]:
         """The pods as Karpenter schedules them: v1.15's default spread constraints given to those
@@ -461,7 +471,7 @@ class Scheduler:
         """A NodeClaim name no node or NodeClaim of the cluster has yet."""
         taken = self._taken
         if taken is None:
-            taken = self._taken = {n.name for n in self.snapshot.nodes} | {c.name for c in self.snapshot.nodeclaims}
+            taken = self._taken = set(self.prepared.names_taken(self.snapshot))
         index = len(self.results.claims)
         while (name := claim_name(pool, index)) in taken:
             index += 1000

@@ -41,10 +41,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
-
 from ...model import Pod
 from ...model.taints import tolerates_all
+from ..signature import signature
 from .existingnode import ExistingPool, base_vector
 from .preferences import PodData, relax
 from .requirements import Reqs
@@ -58,7 +57,18 @@ def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool) -> frozenset[
     with one among them nothing is; a NodeClaim's requests or a node's room could then come back)."""
     if any_negative(pods):
         return frozenset()
-    return frozenset(p.key for p in pods if never_placed(p, prepared, pool))
+    answers: dict = {}  # signature -> the answer: every field read here is part of it (see above)
+    out = []
+    for p in pods:
+        key = signature(p)
+        found = answers.get(key) if key is not None and not p.resource_claims else None
+        if found is None:
+            found = never_placed(p, prepared, pool)
+            if key is not None and not p.resource_claims:
+                answers[key] = found
+        if found:
+            out.append(p.key)
+    return frozenset(out)
 
 
 def any_negative(pods: Iterable[Pod]) -> bool:
@@ -83,12 +93,10 @@ def never_placed(pod: Pod, prepared, pool: ExistingPool) -> bool:
 def _fails_everywhere(pod: Pod, data: PodData, prepared, pool: ExistingPool) -> bool:
     if pool.nodes:
         need = base_vector(data.requests)
-        mask = pool.fitting(need) & pool.masks.tolerated(pod.tolerations) & pool.masks.admitted(data.reqs)
-        for k in np.flatnonzero(mask).tolist():
-            available = pool.nodes[k].available
-            if not any(v < 0 for v in available.values()) and \
-                    all(amount <= available.get(name, 0) for name, amount in data.requests.items()):
-                return False
+        mask = pool.room_for(data.requests, need) & pool.masks.tolerated(pod.tolerations) \
+            & pool.masks.admitted(data.reqs)
+        if mask.any():
+            return False
     types = prepared.types
     vector = types.vector(data.requests)
     for template in prepared.templates:
