@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..logs.classify import drain_begins
 from .times import hour_of, instant
 
 MAX_LINES_PER_LIFE = 200     # "why did it go" needs the lines about it, not every unconsolidatable event
@@ -97,6 +98,7 @@ class Command:
     nodepools: list[str]
     line: str
     expected: int                     # replacements still to come (logged count, or 1 for a replace before v1)
+    size: int | None = None           # the nodes the line says it terminates, when it gives their number
     replacements: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)   # draft keys
 
@@ -317,7 +319,7 @@ class HistoryBuilder:
             expected = 1 if action == "replace" else 0
         command = Command(when, e.get("method") or "other", action, e.get("command_id") or "",
                           [c.get("node") or c.get("nodeclaim") or "" for c in candidates], e.get("pod_count"),
-                          list(e.get("nodepools") or ()), ref, expected)
+                          list(e.get("nodepools") or ()), ref, expected, e.get("node_count"))
         for candidate in candidates:
             draft = self._draft(candidate.get("nodeclaim"), candidate.get("node"), ref)
             if draft.command is None:
@@ -363,7 +365,7 @@ class HistoryBuilder:
                 draft.failures.append((when, e.get("error") or ""))
 
     def _other(self, e: dict, text: str, ref: str) -> None:
-        if not (e.get("taint") or e.get("annotation") or e.get("message") == "cordoned node"):
+        if not (e.get("annotation") or drain_begins(e)):
             return
         if not (e.get("nodeclaim") or e.get("node")):
             return
@@ -375,7 +377,7 @@ class HistoryBuilder:
         elif "drained" not in draft.seen:
             draft.seen.add("drained")
             draft.drained = when
-            draft.taint = e.get("taint") or "cordoned"
+            draft.taint = e.get("taint") or e["message"].split(" ", 1)[0].lower()   # "tainted" (not printed), "cordoned"
 
     def _hour(self, text: str) -> Hour | None:
         """The hour bucket of a line: sliced from a UTC RFC 3339 time (most lines), parsed otherwise."""

@@ -64,7 +64,8 @@ def _life(d: Draft, price_of, replaced_by, replaces) -> Life:
         me = {d.key, d.node}
         disruption = Disruption(command.time, command.method, command.action, command.command_id,
                                 tuple(n for n in command.nodes if n not in me), command.pod_count,
-                                tuple(command.replacements), tuple(command.nodepools), command.line)
+                                tuple(command.replacements), tuple(command.nodepools), command.line,
+                                command.size)
     interruption = Interruption(*d.interruption) if d.interruption else None
     order = ("created", "launched", "registered", "initialized", "disrupted", "interrupted", "drained", "terminated")
     return Life(

@@ -23,12 +23,15 @@ class Disruption:
     replacements: tuple[str, ...] = ()    # NodeClaims created for this command
     nodepools: tuple[str, ...] = ()       # v1.10+: the NodePools the command spans
     line: str = ""
+    node_count: int | None = None         # the command's size as logged: more than 1 + others when names were cut
+
 
     def to_dict(self) -> dict:
         return {"time": stamp(self.time), "method": self.method, "action": self.action or None,
                 "command_id": self.command_id or None, "other_nodes": list(self.others),
                 "pod_count": self.pod_count, "replacements": list(self.replacements),
-                "nodepools": list(self.nodepools), "line": self.line}
+                "nodepools": list(self.nodepools), "line": self.line,
+                "node_count": self.node_count if self.node_count is not None else 1 + len(self.others)}
 
 
 @dataclass(frozen=True)

@@ -389,6 +389,8 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     if at < 0:
         return out
     words = message[at + 13:].split(" ", 2)  # "1 nodes (2 pods) a/b/c ..." or "1 nodes a/b/c ..."
+    if words[0].isdigit():   # the command's size, which outlives a list cut short
+        out["node_count"] = int(words[0])
     targets = words[2] if len(words) == 3 else ""
     if targets.startswith("("):
         targets = targets.partition(") ")[2]
@@ -396,8 +398,13 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     if pods[1:].isdigit():
         out["pod_count"] = int(pods[1:])
     targets, sep, replacement = targets.partition(" and replacing with ")
+    parts = targets.split(", ")
+    candidates = [_candidate(part) for part in parts if part.count("/") == 2 and not _elided(part)]
+    if not sep and candidates and parts[-1].count("/") < 2:
+        # every era writes each candidate as name/instance-type/capacity-type: a last one without them was cut
+        # mid-name by the paste ("..., i-0f7c2a9e5d3b18649.ec2.inter"), so it names no node
+        targets = ", ".join(parts[:-1])
     out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not _elided(n)]
-    candidates = [_candidate(part) for part in targets.split(", ") if part.count("/") == 2 and not _elided(part)]
     if candidates:
         out["candidates"] = candidates
     if sep:
@@ -619,15 +626,29 @@ def _score(f: dict, level: str, line: int, when: str) -> dict:
     return _present(out)
 
 
+def drain_begins(event: dict) -> bool:
+    """Whether an ``other`` event is the start of a node's drain: the termination controller's ``tainted node``
+    (karpenter.sh/disrupted, v1; the taint is not always printed) or ``cordoned node`` (before v1), never the
+    ``annotated nodeclaim`` that precedes it. The history's owner of that rule (docs/history.md, ``drained``)."""
+    message = event.get("message")
+    if type(message) is not str or not (event.get("node") or event.get("nodeclaim")):
+        return False
+    lowered = message.lower()
+    return lowered == "tainted node" or lowered.startswith("cordoned node")
+
+
 def _marked(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
             when: str) -> dict | None:
     """``tainted node`` (v1: karpenter.sh/disrupted), ``cordoned node`` (before v1) and ``annotated nodeclaim``
     (its termination timestamp): still ``other``, with the node or NodeClaim they concern and the taint or
-    annotation, so a NodeClaim's history can say when its drain began."""
-    if lowered not in ("tainted node", "cordoned node", "annotated nodeclaim"):
+    annotation, so a NodeClaim's history can say when its drain began. Some v0.1x builds put the node's name in
+    the message (``Cordoned node ip-10-1-2-3.ec2.internal``), as v0.3-v0.4 did for ``Deleted node``."""
+    named = message[14:].strip() if lowered.startswith("cordoned node ") else ""
+    if lowered not in ("tainted node", "cordoned node", "annotated nodeclaim") and not (
+            named and " " not in named and _node_like(named)):
         return None
     out = {"line": line, "time": when, "level": level, "kind": "other", "message": message,
-           "node": _name(f, "Node", "node"), "nodeclaim": _name(f, "NodeClaim", "nodeclaim")}
+           "node": named or _name(f, "Node", "node"), "nodeclaim": _name(f, "NodeClaim", "nodeclaim")}
     key = f.get("taint.Key")
     if type(key) is str:
         out["taint"] = f"{key}:{f.get('taint.Value') or ''}:{f.get('taint.Effect') or ''}"
