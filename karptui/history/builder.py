@@ -15,6 +15,7 @@ from .times import hour_of, instant
 
 MAX_LINES_PER_LIFE = 200     # "why did it go" needs the lines about it, not every unconsolidatable event
 MAX_BLOCKED_PER_LIFE = 10
+_SAME_CALL = 10.0   # seconds: a launch and the creation line its provisioning call logs after it
 _REPLACING = ("disruption", "deprovisioning")   # the controllers whose NodeClaims replace disrupted ones
 
 
@@ -138,6 +139,7 @@ class HistoryBuilder:
         self.commands_of: dict[str, list[Command]] = {}   # draft key -> the commands naming it
         self.open: Command | None = None          # a replace command still waiting for its replacements
         self.unnamed: list = []                   # creations that named no NodeClaim, waiting for their launch
+        self.unpaired: Draft | None = None        # the newest launch, while no creation line has followed it
         self.hours: dict[str, Hour] = {}
         self.launch_failures: list[dict] = []
         self.interruptions: list[dict] = []
@@ -255,11 +257,35 @@ class HistoryBuilder:
         claim = e.get("nodeclaim")
         when = self._when(text)
         command = self._replacing(e.get("controller"))
-        if not claim:  # before v0.28 ("launching node with ..."): the launch line that follows names the node
+        if not claim:
+            draft = self._launch_before(when, e)
+            if draft is not None:  # v0.9-v0.16: "Created node with ..." right after its own "Launched instance"
+                if len(draft.lines) < MAX_LINES_PER_LIFE:
+                    draft.lines.append(ref)
+                self._creation(draft, when, e, command)
+                return
+            # before v0.28 ("launching node with ..."): the launch line that follows names the node
             self.unnamed.append((when, e, ref, command))
             return
+        self.unpaired = None
         draft = self._draft(claim, None, ref)
         self._creation(draft, when, e, command)
+
+    def _launch_before(self, when: datetime | None, e: dict) -> Draft | None:
+        """The launch a nameless creation line reports, when that is unambiguous: v0.9-v0.16 logged
+        ``Launched instance: ID, hostname: X, type: T ...`` and then, in the same call, ``Created node with N
+        pods requesting ... from types A, B and K other(s)`` (aws/karpenter-provider-aws v0.13.0
+        pkg/controllers/provisioning/provisioner.go ``launch``). So: the newest launch with no creation line
+        after it, within seconds, whose type the creation's list holds or may hold (K others)."""
+        draft, self.unpaired = self.unpaired, None
+        if draft is None or "created" in draft.seen:
+            return None
+        if when is not None and draft.launched is not None and not 0 <= (when - draft.launched).total_seconds() <= _SAME_CALL:
+            return None
+        types = e.get("instance_types") or ()
+        if draft.instance_type and types and draft.instance_type not in types and not e.get("more"):
+            return None
+        return draft
 
     def _creation(self, draft: Draft, when: datetime | None, e: dict, command: Command | None) -> None:
         draft.created = draft.created or when
@@ -291,6 +317,7 @@ class HistoryBuilder:
             self._creation(draft, created, found, command)
         draft.launched = draft.launched or when
         draft.seen.add("launched")
+        self.unpaired = draft if "created" not in draft.seen else None
         draft.instance_type = e.get("instance_type") or draft.instance_type
         draft.zone = e.get("zone") or draft.zone
         draft.capacity_type = e.get("capacity_type") or draft.capacity_type
