@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..logs.classify import drain_begins
+from ..logs.classify import drain_begins, garbage_collected
 from .times import hour_of, instant
 
 MAX_LINES_PER_LIFE = 200     # "why did it go" needs the lines about it, not every unconsolidatable event
@@ -33,6 +33,7 @@ class Draft:
         "disrupted",
         "drained",
         "failures",
+        "collected",
         "initialized",
         "instance_type",
         "interruption",
@@ -57,7 +58,7 @@ class Draft:
         self.requested: tuple[str, ...] = ()
         self.more = 0
         self.created = self.launched = self.registered = self.initialized = None
-        self.disrupted = self.drained = self.annotated = self.terminated = None
+        self.disrupted = self.drained = self.annotated = self.terminated = self.collected = None
         self.taint = self.annotation = ""
         self.command: Command | None = None
         self.interruption: tuple | None = None
@@ -392,6 +393,13 @@ class HistoryBuilder:
                 draft.failures.append((when, e.get("error") or ""))
 
     def _other(self, e: dict, text: str, ref: str) -> None:
+        if garbage_collected(e):
+            draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+            draft.collected = draft.collected or self._when(text)
+            draft.nodepool = draft.nodepool or e.get("nodepool") or ""
+            draft.provider_id = draft.provider_id or e.get("provider_id") or ""
+            draft.seen.add("garbage_collected")
+            return
         if not (e.get("annotation") or drain_begins(e)):
             return
         if not (e.get("nodeclaim") or e.get("node")):

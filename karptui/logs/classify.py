@@ -626,6 +626,32 @@ def _score(f: dict, level: str, line: int, when: str) -> dict:
     return _present(out)
 
 
+_GARBAGE = re.compile(r"^garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation")
+
+
+def _garbage(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+             when: str) -> dict | None:
+    """``garbage collecting nodeclaim with no cloudprovider representation`` (``machine`` in v0.2x-v0.3x; a
+    debug line): the garbage-collection controller deleted a NodeClaim whose instance the cloud provider no
+    longer has (terminated outside Karpenter), counted in Karpenter's disrupted-NodeClaims metric under the
+    reason ``garbage_collected`` (kubernetes-sigs/karpenter v1.9.0
+    pkg/controllers/nodeclaim/garbagecollection/controller.go). Still ``other``: it is how a NodeClaim went,
+    which :func:`garbage_collected` tells the history."""
+    if _GARBAGE.match(lowered) is None:
+        return None
+    return _present({"line": line, "time": when, "level": level, "kind": "other", "message": message,
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+                     "node": _name(f, "Node", "node"),
+                     "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"),
+                     "provider_id": f.get("provider-id") if type(f.get("provider-id")) is str else None,
+                     "reason": "garbage_collected"})
+
+
+def garbage_collected(event: dict) -> bool:
+    """Whether an ``other`` event says its NodeClaim was deleted for having no instance behind it."""
+    return event.get("reason") == "garbage_collected" and bool(event.get("nodeclaim") or event.get("node"))
+
+
 def drain_begins(event: dict) -> bool:
     """Whether an ``other`` event is the start of a node's drain: the termination controller's ``tainted node``
     (karpenter.sh/disrupted, v1; the taint is not always printed) or ``cordoned node`` (before v1), never the
@@ -691,6 +717,7 @@ BY_FIRST_WORD = {
     "tainted": (_marked,),
     "cordoned": (_marked,),
     "annotated": (_marked,),
+    "garbage": (_garbage,),
 }
 
 
@@ -739,6 +766,7 @@ _OTHER_TEMPLATES = re.compile(
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
     r"|waiting on cluster sync$|failed while checking on-demand fallback$"
     r"|tainted node$|cordoned node$|annotated nodeclaim$"
+    r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")
 
