@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..logs.classify import drain_begins, garbage_collected
+from ..logs.kube_events import lifecycle_step
 from .times import hour_of, instant
 
 MAX_LINES_PER_LIFE = 200     # "why did it go" needs the lines about it, not every unconsolidatable event
@@ -141,6 +142,7 @@ class HistoryBuilder:
         self.open: Command | None = None          # a replace command still waiting for its replacements
         self.unnamed: list = []                   # creations that named no NodeClaim, waiting for their launch
         self.unpaired: Draft | None = None        # the newest launch, while no creation line has followed it
+        self.terminating: tuple | None = None     # (method, action, node) of a DisruptionTerminating row on a Node
         self.hours: dict[str, Hour] = {}
         self.launch_failures: list[dict] = []
         self.interruptions: list[dict] = []
@@ -393,6 +395,11 @@ class HistoryBuilder:
                 draft.failures.append((when, e.get("error") or ""))
 
     def _other(self, e: dict, text: str, ref: str) -> None:
+        if e.get("event"):
+            step = lifecycle_step(e)
+            if step is not None:
+                self._event_step(e, step, text, ref)
+            return
         if garbage_collected(e):
             draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
             draft.collected = draft.collected or self._when(text)
@@ -413,6 +420,31 @@ class HistoryBuilder:
             draft.seen.add("drained")
             draft.drained = when
             draft.taint = e.get("taint") or e["message"].split(" ", 1)[0].lower()   # "tainted" (not printed), "cordoned"
+
+    def _event_step(self, e: dict, step: str, text: str, ref: str) -> None:
+        """A Karpenter event row that shows a step of a life (:func:`lifecycle_step`). DisruptionTerminating is
+        filed on the Node and then on its NodeClaim with the same reason: a NodeClaim's row right after a Node's
+        with the same method and action is the same life's."""
+        claim, node = e.get("nodeclaim"), e.get("node")
+        pair, self.terminating = self.terminating, None
+        if not (claim or node):
+            return
+        when = self._when(text)
+        if step == "disrupted":
+            if claim and not node and pair is not None and pair[:2] == (e.get("method"), e.get("action")):
+                self._draft(claim, pair[2], ref)   # merges the node's draft, and its command, into the NodeClaim's
+                return
+            if node and not claim:
+                self.terminating = (e.get("method"), e.get("action"), node)
+            self._disruption({"method": e.get("method"), "action": e.get("action") or "",
+                              "candidates": [{"nodeclaim": claim, "node": node}]}, text, ref)
+            return
+        draft = self._draft(claim, node, ref)
+        draft.seen.add(step)
+        if step == "drained":
+            draft.drained = draft.drained or when
+        elif getattr(draft, step) is None:
+            setattr(draft, step, when)
 
     def _hour(self, text: str) -> Hour | None:
         """The hour bucket of a line: sliced from a UTC RFC 3339 time (most lines), parsed otherwise."""

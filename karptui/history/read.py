@@ -36,7 +36,9 @@ def slim(event: dict) -> dict | None:
     """What :class:`HistoryBuilder` reads of an event; None for one it ignores (most ``other`` lines)."""
     kind = event["kind"]
     if kind == "other":
-        return event if ("taint" in event or "annotation" in event or "node" in event) else None
+        # the drain's start, a garbage collection, an event row's step: each names its node or NodeClaim
+        return event if ("taint" in event or "annotation" in event or "node" in event or "nodeclaim" in event) \
+            else None
     if kind not in _NEEDED:
         return None
     if kind == "pod_unschedulable":  # its NodePools' reasons are long and history counts pods

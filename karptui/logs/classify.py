@@ -338,6 +338,12 @@ def _method(reason: object) -> str:
     return _V1_REASONS.get(reason.lower(), "other") if isinstance(reason, str) else "other"
 
 
+def disruption_method(reason: str) -> str:
+    """The method a disruption reason names, every era's word (v1's Underutilized, Drifted; Expiration before)."""
+    lowered = reason.lower()
+    return lowered if lowered in _METHODS else _method(reason)
+
+
 def _disruption(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                 when: str) -> dict | None:
     if lowered == "disrupting node(s)":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .classify import consolidation_message, unschedulable
+from .classify import consolidation_message, disruption_method, unschedulable
 from .paste import unwrap
 
 # Karpenter core and the AWS provider; older eras' names too (NominatePod, InstanceSpotRebalanceRecommendation).
@@ -60,6 +60,11 @@ _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 # A describe row's Age column cut before its end: "78s (x53 ov", "3m2s (x4"
 _CUT_AGE = re.compile(r"^\d+[smhdy](?:\d+[smh])?\s+\(x\d*(?: o?v?e?r?.*)?$")
 _TRANSITION = "Status condition transitioned"
+# DisruptionTerminating: "Disrupting Node: REASON" then "Disrupting NodeClaim: REASON", one event each, filed
+# together (pkg/controllers/disruption/events/events.go ``Terminating``); REASON is v1's (Underutilized, Empty,
+# Drifted, Expired) or before v1 METHOD/ACTION ("Expiration/Replace")
+_TERMINATING = re.compile(r"^Disrupting (?:Node|NodeClaim|Machine): (\w+)(?:/(\w+))?")
+_STEPS = {"Launched": "launched", "Registered": "registered", "Initialized": "initialized"}
 # InsufficientCapacityError: "NodeClaim NAME event: ERROR" on the NodeClaim (v1.0+), and from v1.15 (#3143) on
 # each pod nominated to it, "NodeClaim NAME nominated for this pod failed to launch: ERROR" (a comma after
 # NAME accepted: the release notes wrote one)
@@ -262,7 +267,26 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
             out["action"] = action
         return out
     out.update(kind="other", message=message)
+    if reason == "DisruptionTerminating":
+        terminating = _TERMINATING.match(message)
+        if terminating:
+            out["method"] = disruption_method(terminating.group(1))
+            if terminating.group(2) and terminating.group(2).lower() in ("delete", "replace"):
+                out["action"] = terminating.group(2).lower()
     return out
+
+
+def lifecycle_step(event: dict) -> str | None:
+    """The step of a NodeClaim's life an ``other`` event row shows, for the history: its status conditions
+    Launched, Registered and Initialized turning True ("Status condition transitioned, Type: Launched,
+    Status: Unknown -> True"), ``disrupted`` (DisruptionTerminating) and ``drained`` (FailedDraining: "Failed
+    to drain node, N pods are waiting to be evicted", the drain under way)."""
+    reason, message = event.get("event"), event.get("message") or ""
+    if reason in _STEPS:
+        return _STEPS[reason] if message.startswith(_TRANSITION) and "-> True" in message else None
+    if reason == "DisruptionTerminating":
+        return "disrupted" if "method" in event else None
+    return "drained" if reason == "FailedDraining" else None
 
 
 def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | None:
@@ -284,5 +308,5 @@ def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | N
     return found
 
 
-__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_message", "event_row", "json_event", "karpenter_event", "open_row",
-           "wrapped_row"]
+__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_message", "event_row", "json_event", "karpenter_event",
+           "lifecycle_step", "open_row", "wrapped_row"]
