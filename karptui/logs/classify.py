@@ -787,7 +787,7 @@ def known(found: dict) -> bool:
 # ended, the author wrote "...", a viewer's column was too narrow) is still that template's line, with
 # only what survived the cut. Tried only once the whole templates have failed.
 _CUT_HEADS = re.compile(
-    r"^(?:(?P<launched>launched instance: (?P<instance>[^,\s]+(?=,))?)"
+    r"^(?:(?P<launched>launched instance: (?P<instance>[^,\s]+(?=,))?(?:, hostname: (?P<host>[^,\s]+)(?=,|$))?)"
     r"|(?P<created>(?:created|launching) (?:node|machine|nodeclaim) with\b|creating \d+ node\(s\) with\b)"
     r"|(?P<computed>computed (?:\d+ new|new|packings?)\b)"
     r"|(?P<disruption>(?:deprovisioning|disrupting|consolidating) via\b(?: (?P<method>\w+))?|triggering termination\b)"
@@ -805,6 +805,11 @@ def _cut_template(f: dict, lowered: str, level: str, line: int, when: str) -> di
     out = {"line": line, "time": when, "level": level, "kind": _CUT_KINDS[which]}
     if which == "launched" and match.group("instance"):
         out["provider_id"] = match.group("instance")
+        host = match.group("host")
+        # the hostname (the node, so the NodeClaim of that era) when it is whole: a comma after it, or the
+        # line ends on a whole EC2 name (".internal"), not inside one
+        if host and _node_like(host) and (lowered[match.end():match.end() + 1] == "," or host.endswith(".internal")):
+            out["nodeclaim"] = host
     elif which == "created":
         pool = _name(f, "provisioner", "nodepool", "Provisioner", "NodePool")
         if pool:
