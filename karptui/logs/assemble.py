@@ -107,10 +107,12 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
 
 
 def _cut_wrap(parts: list[str]) -> tuple[str | None, int]:
-    """A record hard-wrapped inside a string and then cut (the paste ended before it closed): its lines
-    joined, for the pairs they carry (a NodePool's reason on the second line is still the record's).
-    Only a first line that stopped inside a string value was wrapped; any other cut record stands alone."""
-    if len(parts) < 2 or not _inside_string(parts[0]):
+    """A record wrapped and then cut (the paste ended before it closed): its lines joined, for the pairs
+    they carry (a NodePool's reason on the second line is still the record's). Only a first line that
+    stopped inside a string value, or between pairs with the next line going on with a key (a wrap after
+    a comma, jq's one key a line), was wrapped; any other cut record stands alone."""
+    if len(parts) < 2 or not (_inside_string(parts[0]) or _between_tokens(parts[0])
+                              and parts[1].lstrip().startswith('"')):
         return None, 0
     return "".join(parts), len(parts) - 1
 

@@ -265,7 +265,7 @@ def _closes(body: str, start: int) -> bool:
 
 
 _PAIR = re.compile(r'"([\w.\-/ ]+)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false|null|'
-                   r'\{"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\})')
+                   r'\{\s*"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\s*\})')
 
 
 _CUT_VALUE = re.compile(r'\s*,\s*"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)\\?$')  # (maybe cut inside an escape)
