@@ -60,6 +60,10 @@ _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 # A describe row's Age column cut before its end: "78s (x53 ov", "3m2s (x4"
 _CUT_AGE = re.compile(r"^\d+[smhdy](?:\d+[smh])?\s+\(x\d*(?: o?v?e?r?.*)?$")
 _TRANSITION = "Status condition transitioned"
+# A describe row whose columns a viewer joined with single spaces (k9s' describe view, inside its "│" border):
+# TYPE REASON AGE FROM MESSAGE, taken only with Karpenter's own source in the FROM column
+_SINGLE_SPACED = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+) (?:\S+(?: \(x\d+ over \S+\))? )?"
+                            r"(karpenter|eks-auto-mode/compute) (\S.*)$")
 # DisruptionTerminating: "Disrupting Node: REASON" then "Disrupting NodeClaim: REASON", one event each, filed
 # together (pkg/controllers/disruption/events/events.go ``Terminating``); REASON is v1's (Underutilized, Empty,
 # Drifted, Expired) or before v1 METHOD/ACTION ("Expiration/Replace")
@@ -86,6 +90,10 @@ def event_row(text: str) -> dict | None:
         found = _table_row(parts)
         if found is not None:
             return found
+    elif len(parts) == 1:
+        single = _SINGLE_SPACED.match(body)
+        if single is not None:
+            return _event(single.group(2), single.group(4), "", "")
     elif len(parts) == 2 and parts[0] in _TYPES and parts[1] in KARPENTER_REASONS:
         return _event(parts[1], "", "", "")  # a row cut after its reason: only Karpenter files that one
     match = _LOG_STORE.match(body)
