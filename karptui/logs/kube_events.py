@@ -60,6 +60,7 @@ _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 # A describe row's Age column cut before its end: "78s (x53 ov", "3m2s (x4"
 _CUT_AGE = re.compile(r"^\d+[smhdy](?:\d+[smh])?\s+\(x\d*(?: o?v?e?r?.*)?$")
 _TRANSITION = "Status condition transitioned"
+_OBJECT = re.compile(r"(?:node|nodeclaim|machine|pod)/\S+")
 # A describe row whose columns a viewer joined with single spaces (k9s' describe view, inside its "│" border):
 # TYPE REASON AGE FROM MESSAGE, taken only with Karpenter's own source in the FROM column
 _SINGLE_SPACED = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+) (?:\S+(?: \(x\d+ over \S+\))? )?"
@@ -96,6 +97,12 @@ def event_row(text: str) -> dict | None:
             return _event(single.group(2), single.group(4), "", "")
     elif len(parts) == 2 and parts[0] in _TYPES and parts[1] in KARPENTER_REASONS:
         return _event(parts[1], "", "", "")  # a row cut after its reason: only Karpenter files that one
+    elif len(parts) == 2 and _OBJECT.fullmatch(parts[0]):
+        # a get-events table cut to its OBJECT and MESSAGE columns: Karpenter's when the message's template is
+        told = event_message(parts[1])
+        if told is not None:
+            kind_name, _, name = parts[0].partition("/")
+            return _event(told["event"], parts[1], parts[0] if not _elided(name) else "", "")
     match = _LOG_STORE.match(body)
     if match and match.group(2) in KARPENTER_REASONS:
         obj = match.group(4) or ""
@@ -112,6 +119,10 @@ _MESSAGE_REASONS = (
      "Nominated"),
     (_CANNOT, "DisruptionBlocked"),
     (re.compile(r"No allowed disruptions (?:for disruption reason \w+ )?due to blocking budget"), "DisruptionBlocked"),
+    # DisruptionTerminating's "Disrupting Node|NodeClaim: REASON", and the terminator's Evicted with its reason
+    # (v1.1+ "Evicted pod: Underutilized"; kubelet's eviction manager never writes "Evicted pod: ")
+    (re.compile(r"Disrupting (?:Node|NodeClaim|Machine): \w+(?:/\w+)?$"), "DisruptionTerminating"),
+    (re.compile(r"Evicted pod: \w+$"), "Evicted"),
     # Unconsolidatable (pkg/controllers/disruption/consolidation.go, v0.3x-v1.x): the consolidation checks'
     # own sentences; an apostrophe may have become a typographic one in a web page
     (re.compile(r"(?:SpotToSpotConsolidation (?:requires \d+ cheaper instance type options|is disabled, can.t replace)"
@@ -128,6 +139,11 @@ def event_message(text: str) -> dict | None:
         if match and (reason != "Nominated" or match.end() == len(text.rstrip())):
             return _event(reason, text, "", "")
     return None
+
+
+def _elided(name: str) -> bool:
+    """An object name an author shortened (``nodeclaim/...``): names nothing."""
+    return not name.strip(".…")
 
 
 def _columns(body: str) -> list[str]:

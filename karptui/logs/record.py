@@ -285,7 +285,7 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
-    if known(classify(record)):
+    if known(classify(record)) or _zap_context(fields) and text[:1].isupper():
         return record
     told = event_message(text)  # or one of Karpenter's event messages, the MESSAGE column alone
     return None if told is None else _event_record(number, told, source)
@@ -307,9 +307,17 @@ def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
         found = _pasted(number, span, source, stamp, quoted=True)
         if found is None:
             continue
-        if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and known(classify(found)):
+        if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and (
+                known(classify(found)) or _zap_context(found.fields) and found.message[:1].isupper()):
             return found
     return None
+
+
+def _zap_context(fields: dict) -> bool:
+    """A message that kept its console context, which Karpenter's v0.x logger opens with its build's commit
+    (``{"commit": "6b0d3f2"}``): Karpenter's line by its shape, whatever the message (its head was lost),
+    when the message begins as v0.x's did, capitalised (a line cut at its start begins mid-word)."""
+    return type(fields.get("commit")) is str and len(fields) <= 4
 
 
 _ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")
