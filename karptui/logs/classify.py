@@ -759,7 +759,8 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
 # Karpenter's own messages that have no kind of their own (``other``) but are distinctive enough that the
 # message alone -- a paste that kept only the message column, a braceless fragment, a quote in prose -- is
 # Karpenter's line, of every era: v0.5-v0.2x provisioning ("Batched N pod(s) in 1.0s", from v0.10.1
-# "N pod(s) will schedule against new capacity, M pod(s) against existing capacity"), the v0.5-v0.2x
+# "N pod(s) will schedule against new capacity, M pod(s) against existing capacity", v0.5-v0.16's error
+# "Provisioning failed, ERROR"), the v0.5-v0.2x
 # emptiness TTL and discovery lines, v1's "waiting on cluster sync", the AWS provider's v1.6+ "failed while
 # checking on-demand fallback", the drain's start (``_marked``: tainted node, cordoned node, annotated
 # nodeclaim) and the leader lease taken. Sources: aws/karpenter-provider-aws pkg/controllers/provisioning, pkg/controllers/node
@@ -770,7 +771,7 @@ _OTHER_TEMPLATES = re.compile(
     r"|added ttl to empty node$|removed emptiness ttl from node$|relaxing soft constraints for pod"
     r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
-    r"|waiting on cluster sync$|failed while checking on-demand fallback$"
+    r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
     r"|tainted node$|cordoned node$|annotated nodeclaim$"
     r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)

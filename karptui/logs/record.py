@@ -285,7 +285,7 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
-    if known(classify(record)) or _zap_context(fields) and text[:1].isupper():
+    if known(classify(record)):
         return record
     told = event_message(text)  # or one of Karpenter's event messages, the MESSAGE column alone
     return None if told is None else _event_record(number, told, source)
@@ -310,8 +310,7 @@ def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
         if found.preset is None and not (found.fields or found.time or found.level or found.logger) \
                 and _naming(body, span, found):
             continue   # the author naming a message in a sentence ("stuck with the `waiting on cluster sync` logs")
-        if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and (
-                known(classify(found)) or _zap_context(found.fields) and found.message[:1].isupper()):
+        if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and known(classify(found)):
             return found
     return None
 
@@ -325,13 +324,6 @@ def _naming(body: str, span: str, found: Record) -> bool:
     at = body.find(span)
     after = body[at + len(span):].strip(" `.:;,") if at >= 0 else ""
     return at >= 0 and bool(body[:at].strip(" `>")) and bool(after)
-
-
-def _zap_context(fields: dict) -> bool:
-    """A message that kept its console context, which Karpenter's v0.x logger opens with its build's commit
-    (``{"commit": "6b0d3f2"}``): Karpenter's line by its shape, whatever the message (its head was lost),
-    when the message begins as v0.x's did, capitalised (a line cut at its start begins mid-word)."""
-    return type(fields.get("commit")) is str and len(fields) <= 4
 
 
 _ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")
