@@ -91,7 +91,9 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
         piece = unwrap(piece).body if piece.lstrip().startswith((">", "`")) else piece
         if parts[-1].endswith("\\") and not parts[-1].endswith("\\\\"):
             parts[-1] = parts[-1][:-1]  # a backslash-continued wrap
-        parts.append(piece.strip() if not quoted and _between_tokens(parts[-1]) else piece)
+        if not quoted and _between_tokens(parts[-1]):   # jq's indent goes; a space a string wraps at stays
+            piece = piece.lstrip() if _inside_string(piece.lstrip()) else piece.strip()
+        parts.append(piece)
         quoted = _inside_string(parts[-1], quoted)
         size += len(piece)
         if size > MAX_JOINED_CHARS:
