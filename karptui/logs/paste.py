@@ -152,8 +152,10 @@ def unwrap(text: str) -> Unwrapped:
         if start:  # terminal escapes or a viewer's columns glued in front of a JSON record
             body = body[start.start():]
         break
-    return Unwrapped(body.replace("\\t", "\t") if "\\t" in body and not body.startswith("{") else body,
-                     source, stamp)
+    # a log store's escaped TABs of a console line; a JSON record's (braced, or one that lost its brace) are
+    # its strings' own escapes
+    escaped = "\\t" in body and not body.startswith("{") and not (body[:1] == '"' and FRAGMENT.match(body))
+    return Unwrapped(body.replace("\\t", "\t") if escaped else body, source, stamp)
 
 
 def _looks_like_payload(text: str) -> bool:
