@@ -229,3 +229,14 @@ def test_a_nodeclaims_terminating_row_after_its_nodes_is_one_life():
 def test_karpenters_words_alone_or_named(line, kind):
     found = parse([line])
     assert (found[1]["kind"] if found else None) == kind
+
+
+def test_a_clusters_events_add_steps_only_to_lives_the_log_shows():
+    """A snapshot's (or --events') events name every NodeClaim of the cluster: they make no life of their own."""
+    row = {"line": 0, "time": "2024-05-01T10:00:00Z", "level": "", "kind": "other", "event": "DisruptionTerminating",
+           "message": "Disrupting NodeClaim: Drifted", "method": "drift", "origin": "event"}
+    launched = {"line": 1, "time": "2024-05-01T09:00:00Z", "level": "info", "kind": "nodeclaim_launched",
+                "nodeclaim": "seen-a1b2c", "instance_type": "m5.large"}
+    got = {life.nodeclaim: life for life in finish(build_history(
+        [launched, dict(row, nodeclaim="seen-a1b2c"), dict(row, nodeclaim="unseen-d3e4f")])).lives}
+    assert list(got) == ["seen-a1b2c"] and got["seen-a1b2c"].end_reason == "drift"

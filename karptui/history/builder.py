@@ -424,10 +424,14 @@ class HistoryBuilder:
     def _event_step(self, e: dict, step: str, text: str, ref: str) -> None:
         """A Karpenter event row that shows a step of a life (:func:`lifecycle_step`). DisruptionTerminating is
         filed on the Node and then on its NodeClaim with the same reason: a NodeClaim's row right after a Node's
-        with the same method and action is the same life's."""
+        with the same method and action is the same life's. A row pasted in a log is one of its lines; a snapshot's
+        or ``--events``' event (``origin: event``) adds to a life the input otherwise shows, and makes none, as
+        :meth:`_blocked` does (a cluster's events name every node)."""
         claim, node = e.get("nodeclaim"), e.get("node")
         pair, self.terminating = self.terminating, None
         if not (claim or node):
+            return
+        if e.get("origin") == "event" and not ((claim and claim in self.drafts) or (node and node in self.by_node)):
             return
         when = self._when(text)
         if step == "disrupted":
