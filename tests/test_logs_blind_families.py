@@ -51,9 +51,9 @@ def test_a_cordoned_node_word_is_no_node():
 # --- garbage collection: the NodeClaim went because its instance had gone -----------------------------------------
 
 @pytest.mark.parametrize("line,claim", [
-    (f'{T.format(39)}\tDEBUG\tcontroller.machine.garbagecollection\tgarbage collecting machine  with no cloudprovider '
+    ((f'{T.format(39)}\tDEBUG\tcontroller.machine.garbagecollection\tgarbage collecting machine  with no cloudprovider '
      'representation\t{"commit": "9a3f61c", "provisioner": "gpu", "machine": "gpu-k7d2m", '
-     '"provider-id": "aws:///us-east-1b/i-0b3d7f1a9e5c28460"}', "gpu-k7d2m"),
+     '"provider-id": "aws:///us-east-1b/i-0b3d7f1a9e5c28460"}'), "gpu-k7d2m"),
     (json.dumps({"level": "DEBUG", "time": T.format(39), "logger": "controller",
                  "message": "garbage collecting nodeclaim with no cloudprovider representation", "commit": "4d9b2e7",
                  "controller": "nodeclaim.garbagecollection", "NodeClaim": {"name": "general-x2c9f"},
@@ -161,10 +161,10 @@ def test_a_record_that_lost_its_brace_keeps_its_escaped_tabs():
 # --- event rows a viewer reshaped ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("row,kind", [
-    ('│ Warning FailedScheduling 7s karpenter Failed to schedule pod, incompatible with nodepool "default", '
-     'daemonset overhead={"cpu":"150m","pods":"3"}, did not tolerate a=b:NoSchedule │', "pod_unschedulable"),
-    ('│ Warning FailedScheduling 3m (x4 over 9m) karpenter Failed to schedule pod, incompatible with provisioner '
-     '"dev", incompatible requirements, key nodeType, nodeType In [dev] not in nod │', "pod_unschedulable"),
+    (('│ Warning FailedScheduling 7s karpenter Failed to schedule pod, incompatible with nodepool "default", '
+     'daemonset overhead={"cpu":"150m","pods":"3"}, did not tolerate a=b:NoSchedule │'), "pod_unschedulable"),
+    (('│ Warning FailedScheduling 3m (x4 over 9m) karpenter Failed to schedule pod, incompatible with provisioner '
+     '"dev", incompatible requirements, key nodeType, nodeType In [dev] not in nod │'), "pod_unschedulable"),
     ("│ Normal DisruptionBlocked 2m karpenter Cannot disrupt Node: state node is nominated for a pending pod │",
      "disruption_blocked"),
     ("│ Normal Nominated 2m default-scheduler Pod should schedule on: nodeclaim/x │", None),   # not Karpenter's
@@ -195,10 +195,10 @@ def test_an_events_table_cut_to_object_and_message(row, want):
 
 
 def test_event_rows_give_the_steps_of_a_life():
-    rows = ["  Normal  Launched    9m  karpenter  Status condition transitioned, Type: Launched, Status: Unknown -> True, "
-            "Reason: Launched",
-            "  Normal  Registered  5m  karpenter  Status condition transitioned, Type: Registered, Status: Unknown -> True, "
-            "Reason: Registered",
+    rows = [("  Normal  Launched    9m  karpenter  Status condition transitioned, Type: Launched, Status: Unknown -> True, "
+            "Reason: Launched"),
+            ("  Normal  Registered  5m  karpenter  Status condition transitioned, Type: Registered, Status: Unknown -> True, "
+            "Reason: Registered"),
             "  Normal  DisruptionTerminating  19s  karpenter  Disrupting NodeClaim: Underutilized"]
     events = [dict(e, nodeclaim="pool-q4k8z") for e in LogParser().parse(rows)]
     got = {life.nodeclaim: life for life in finish(build_history(events)).lives}["pool-q4k8z"]
@@ -208,8 +208,8 @@ def test_event_rows_give_the_steps_of_a_life():
 def test_a_nodeclaims_terminating_row_after_its_nodes_is_one_life():
     rows = ["default  0s  Normal   DisruptionTerminating  node/ip-10-0-33-209.ec2.internal   Disrupting Node: Drifted",
             "default  0s  Normal   DisruptionTerminating  nodeclaim/gpu-t7m2p   Disrupting NodeClaim: Drifted",
-            "default  0s  Warning  FailedDraining  node/ip-10-0-33-209.ec2.internal   Failed to drain node, 4 pods are "
-            "waiting to be evicted"]
+            ("default  0s  Warning  FailedDraining  node/ip-10-0-33-209.ec2.internal   Failed to drain node, 4 pods are "
+            "waiting to be evicted")]
     got = lives(rows)
     assert list(got) == ["gpu-t7m2p"] and got["gpu-t7m2p"].node == "ip-10-0-33-209.ec2.internal"
     assert got["gpu-t7m2p"].steps == ("disrupted", "drained") and got["gpu-t7m2p"].end_reason == "drift"
@@ -218,8 +218,8 @@ def test_a_nodeclaims_terminating_row_after_its_nodes_is_one_life():
 # --- Karpenter's own words pasted alone, and named in prose -------------------------------------------------------
 
 @pytest.mark.parametrize("line,kind", [
-    ('`Provisioning failed, getting volume topology requirements, getting persistent volume claim data\t'
-     '{"commit": "6b0d3f2"}`', "other"),
+    (('`Provisioning failed, getting volume topology requirements, getting persistent volume claim data\t'
+     '{"commit": "6b0d3f2"}`'), "other"),
     ("Provisioning failed, launching node, creating cloud provider instance, no instance types", "other"),
     ("I was stuck with the `waiting on cluster sync` logs instead.", None),
     ("karpenter logs `DEBUG\tcontroller.provisioner\twaiting on cluster sync` forever", "other"),

@@ -101,7 +101,7 @@ def event_row(text: str) -> dict | None:
         # a get-events table cut to its OBJECT and MESSAGE columns: Karpenter's when the message's template is
         told = event_message(parts[1])
         if told is not None:
-            kind_name, _, name = parts[0].partition("/")
+            name = parts[0].partition("/")[2]
             return _event(told["event"], parts[1], parts[0] if not _elided(name) else "", "")
     match = _LOG_STORE.match(body)
     if match and match.group(2) in KARPENTER_REASONS:
