@@ -10,10 +10,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..logs.classify import drain_begins, garbage_collected
+from ..logs.kube_events import lifecycle_step
 from .times import hour_of, instant
 
 MAX_LINES_PER_LIFE = 200     # "why did it go" needs the lines about it, not every unconsolidatable event
 MAX_BLOCKED_PER_LIFE = 10
+_SAME_CALL = 10.0   # seconds: a launch and the creation line its provisioning call logs after it
 _REPLACING = ("disruption", "deprovisioning")   # the controllers whose NodeClaims replace disrupted ones
 
 
@@ -26,6 +29,7 @@ class Draft:
         "blocked",
         "capacity_type",
         "claim_deleted",
+        "collected",
         "command",
         "created",
         "disrupted",
@@ -55,7 +59,7 @@ class Draft:
         self.requested: tuple[str, ...] = ()
         self.more = 0
         self.created = self.launched = self.registered = self.initialized = None
-        self.disrupted = self.drained = self.annotated = self.terminated = None
+        self.disrupted = self.drained = self.annotated = self.terminated = self.collected = None
         self.taint = self.annotation = ""
         self.command: Command | None = None
         self.interruption: tuple | None = None
@@ -97,6 +101,7 @@ class Command:
     nodepools: list[str]
     line: str
     expected: int                     # replacements still to come (logged count, or 1 for a replace before v1)
+    size: int | None = None           # the nodes the line says it terminates, when it gives their number
     replacements: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)   # draft keys
 
@@ -153,6 +158,8 @@ class HistoryBuilder:
         self.commands_of: dict[str, list[Command]] = {}   # draft key -> the commands naming it
         self.open: Command | None = None          # a replace command still waiting for its replacements
         self.unnamed: list = []                   # creations that named no NodeClaim, waiting for their launch
+        self.unpaired: Draft | None = None        # the newest launch, while no creation line has followed it
+        self.terminating: tuple | None = None     # (method, action, node) of a DisruptionTerminating row on a Node
         self.hours: dict[str, Hour] = {}
         self.launch_failures: list[dict] = []
         self.interruptions: list[dict] = []
@@ -282,11 +289,35 @@ class HistoryBuilder:
         claim = e.get("nodeclaim")
         when = self._when(text)
         command = self._replacing(e.get("controller"))
-        if not claim:  # before v0.28 ("launching node with ..."): the launch line that follows names the node
+        if not claim:
+            draft = self._launch_before(when, e)
+            if draft is not None:  # v0.9-v0.16: "Created node with ..." right after its own "Launched instance"
+                if len(draft.lines) < MAX_LINES_PER_LIFE:
+                    draft.lines.append(ref)
+                self._creation(draft, when, e, command)
+                return
+            # before v0.28 ("launching node with ..."): the launch line that follows names the node
             self.unnamed.append((when, e, ref, command))
             return
+        self.unpaired = None
         draft = self._draft(claim, None, ref)
         self._creation(draft, when, e, command)
+
+    def _launch_before(self, when: datetime | None, e: dict) -> Draft | None:
+        """The launch a nameless creation line reports, when that is unambiguous: v0.9-v0.16 logged
+        ``Launched instance: ID, hostname: X, type: T ...`` and then, in the same call, ``Created node with N
+        pods requesting ... from types A, B and K other(s)`` (aws/karpenter-provider-aws v0.13.0
+        pkg/controllers/provisioning/provisioner.go ``launch``). So: the newest launch with no creation line
+        after it, within seconds, whose type the creation's list holds or may hold (K others)."""
+        draft, self.unpaired = self.unpaired, None
+        if draft is None or "created" in draft.seen:
+            return None
+        if when is not None and draft.launched is not None and not 0 <= (when - draft.launched).total_seconds() <= _SAME_CALL:
+            return None
+        types = e.get("instance_types") or ()
+        if draft.instance_type and types and draft.instance_type not in types and not e.get("more"):
+            return None
+        return draft
 
     def _creation(self, draft: Draft, when: datetime | None, e: dict, command: Command | None) -> None:
         draft.created = draft.created or when
@@ -318,6 +349,7 @@ class HistoryBuilder:
             self._creation(draft, created, found, command)
         draft.launched = draft.launched or when
         draft.seen.add("launched")
+        self.unpaired = draft if "created" not in draft.seen else None
         draft.instance_type = e.get("instance_type") or draft.instance_type
         draft.zone = e.get("zone") or draft.zone
         draft.capacity_type = e.get("capacity_type") or draft.capacity_type
@@ -346,7 +378,7 @@ class HistoryBuilder:
             expected = 1 if action == "replace" else 0
         command = Command(when, e.get("method") or "other", action, e.get("command_id") or "",
                           [c.get("node") or c.get("nodeclaim") or "" for c in candidates], e.get("pod_count"),
-                          list(e.get("nodepools") or ()), ref, expected)
+                          list(e.get("nodepools") or ()), ref, expected, e.get("node_count"))
         for candidate in candidates:
             draft = self._draft(candidate.get("nodeclaim"), candidate.get("node"), ref)
             if draft.command is None:
@@ -395,7 +427,19 @@ class HistoryBuilder:
                 draft.failures.append((when, e.get("error") or ""))
 
     def _other(self, e: dict, text: str, ref: str) -> None:
-        if not (e.get("taint") or e.get("annotation") or e.get("message") == "cordoned node"):
+        if e.get("event"):
+            step = lifecycle_step(e)
+            if step is not None:
+                self._event_step(e, step, text, ref)
+            return
+        if garbage_collected(e):
+            draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+            draft.collected = draft.collected or self._when(text)
+            draft.nodepool = draft.nodepool or e.get("nodepool") or ""
+            draft.provider_id = draft.provider_id or e.get("provider_id") or ""
+            draft.seen.add("garbage_collected")
+            return
+        if not (e.get("annotation") or drain_begins(e)):
             return
         if not (e.get("nodeclaim") or e.get("node")):
             return
@@ -407,7 +451,36 @@ class HistoryBuilder:
         elif "drained" not in draft.seen:
             draft.seen.add("drained")
             draft.drained = when
-            draft.taint = e.get("taint") or "cordoned"
+            draft.taint = e.get("taint") or e["message"].split(" ", 1)[0].lower()   # "tainted" (not printed), "cordoned"
+
+    def _event_step(self, e: dict, step: str, text: str, ref: str) -> None:
+        """A Karpenter event row that shows a step of a life (:func:`lifecycle_step`). DisruptionTerminating is
+        filed on the Node and then on its NodeClaim with the same reason: a NodeClaim's row right after a Node's
+        with the same method and action is the same life's. A row pasted in a log is one of its lines; a snapshot's
+        or ``--events``' event (``origin: event``) adds to a life the input otherwise shows, and makes none, as
+        :meth:`_blocked` does (a cluster's events name every node)."""
+        claim, node = e.get("nodeclaim"), e.get("node")
+        pair, self.terminating = self.terminating, None
+        if not (claim or node):
+            return
+        if e.get("origin") == "event" and not ((claim and claim in self.drafts) or (node and node in self.by_node)):
+            return
+        when = self._when(text)
+        if step == "disrupted":
+            if claim and not node and pair is not None and pair[:2] == (e.get("method"), e.get("action")):
+                self._draft(claim, pair[2], ref)   # merges the node's draft, and its command, into the NodeClaim's
+                return
+            if node and not claim:
+                self.terminating = (e.get("method"), e.get("action"), node)
+            self._disruption({"method": e.get("method"), "action": e.get("action") or "",
+                              "candidates": [{"nodeclaim": claim, "node": node}]}, text, ref)
+            return
+        draft = self._draft(claim, node, ref)
+        draft.seen.add(step)
+        if step == "drained":
+            draft.drained = draft.drained or when
+        elif getattr(draft, step) is None:
+            setattr(draft, step, when)
 
     def _hour(self, text: str) -> Hour | None:
         """The hour bucket of a line: sliced from a UTC RFC 3339 time (most lines), parsed otherwise."""

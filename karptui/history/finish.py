@@ -64,15 +64,17 @@ def _life(d: Draft, price_of, replaced_by, replaces) -> Life:
         me = {d.key, d.node}
         disruption = Disruption(command.time, command.method, command.action, command.command_id,
                                 tuple(n for n in command.nodes if n not in me), command.pod_count,
-                                tuple(command.replacements), tuple(command.nodepools), command.line)
+                                tuple(command.replacements), tuple(command.nodepools), command.line,
+                                command.size)
     interruption = Interruption(*d.interruption) if d.interruption else None
-    order = ("created", "launched", "registered", "initialized", "disrupted", "interrupted", "drained", "terminated")
+    order = ("created", "launched", "registered", "initialized", "disrupted", "interrupted", "garbage_collected",
+             "drained", "terminated")
     return Life(
         nodeclaim=d.key, nodepool=d.nodepool, node=d.node, provider_id=d.provider_id, requested_types=d.requested,
         requested_more=d.more, instance_type=d.instance_type, zone=d.zone, capacity_type=d.capacity_type,
         price=cost, price_estimated=estimated, price_discounted=discounted, created=d.created, launched=d.launched,
         registered=d.registered, initialized=d.initialized, disrupted=d.disrupted, drained=d.drained,
-        annotated=d.annotated, terminated=d.terminated, nodeclaim_deleted=d.claim_deleted, taint=d.taint, annotation=d.annotation,
+        annotated=d.annotated, terminated=d.terminated, garbage_collected=d.collected, nodeclaim_deleted=d.claim_deleted, taint=d.taint, annotation=d.annotation,
         disruption=disruption, interruption=interruption, launch_failures=tuple(d.failures),
         blocked=tuple(d.blocked), replaces=tuple(replaces), replaced_by=tuple(replaced_by),
         steps=tuple(s for s in order if s in d.seen), lines=tuple(d.lines))
@@ -86,13 +88,13 @@ def _at(when: datetime | None, since: datetime | None, until: datetime | None) -
 
 def _within(life: Life, since: datetime | None, until: datetime | None) -> bool:
     """A life overlaps the window: begun by its end, not gone before its start (unknown ends are open)."""
-    times = [t for t in (life.start, life.disrupted, life.drained, life.terminated) if t is not None]
+    times = [t for t in (life.start, life.disrupted, life.drained, life.gone) if t is not None]
     if not times:
         return since is None and until is None
     first, last = min(times), max(times)
     if until is not None and first > until:
         return False
-    gone = life.terminated
+    gone = life.gone
     return not (since is not None and gone is not None and gone < since) and not (
         since is not None and gone is None and last < since and life.end_reason != "running")
 
@@ -168,9 +170,9 @@ def _cost(lives: list[Life], first: datetime | None, last: datetime | None, sinc
     for life in lives:
         if life.instance_type == "" and life.launched is None:
             continue
-        began = life.launched or life.registered or life.initialized or (first if life.disrupted or life.terminated
+        began = life.launched or life.registered or life.initialized or (first if life.disrupted or life.gone
                                                                             else None)
-        spans.append((began or first, life.terminated, life.price))
+        spans.append((began or first, life.gone, life.price))
     first_hour = start.replace(minute=0, second=0, microsecond=0)
     hours = []   # (hour, lo, hi, seconds): the hour, the part of it inside start..stop and its length
     hour = first_hour

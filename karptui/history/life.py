@@ -23,12 +23,15 @@ class Disruption:
     replacements: tuple[str, ...] = ()    # NodeClaims created for this command
     nodepools: tuple[str, ...] = ()       # v1.10+: the NodePools the command spans
     line: str = ""
+    node_count: int | None = None         # the command's size as logged: more than 1 + others when names were cut
+
 
     def to_dict(self) -> dict:
         return {"time": stamp(self.time), "method": self.method, "action": self.action or None,
                 "command_id": self.command_id or None, "other_nodes": list(self.others),
                 "pod_count": self.pod_count, "replacements": list(self.replacements),
-                "nodepools": list(self.nodepools), "line": self.line}
+                "nodepools": list(self.nodepools), "line": self.line,
+                "node_count": self.node_count if self.node_count is not None else 1 + len(self.others)}
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Life:
     annotated: datetime | None = None     # the termination-timestamp annotation was set (v1)
     terminated: datetime | None = None    # the first "deleted node" / "deleted nodeclaim" line
     nodeclaim_deleted: datetime | None = None  # the "deleted nodeclaim" line (the finalizer done: instance gone)
+    garbage_collected: datetime | None = None  # deleted for having no cloud provider instance behind it
     taint: str = ""
     annotation: str = ""
     disruption: Disruption | None = None
@@ -91,6 +95,11 @@ class Life:
     @property
     def start(self) -> datetime | None:
         return self.created or self.launched or self.registered or self.initialized
+
+    @property
+    def gone(self) -> datetime | None:
+        """When it was last in the cluster: the first deletion line, else its garbage collection."""
+        return self.terminated or self.garbage_collected
 
     @property
     def launch_to_ready(self) -> float | None:
@@ -117,11 +126,14 @@ class Life:
     @property
     def end_reason(self) -> str:
         """Why it went, in one word: the disruption method, ``interruption``, ``deleted`` (no reason logged),
-        ``launch_failed``, ``draining`` (the drain began, no reason logged) or ``running``."""
+        ``garbage_collected`` (its instance had gone from the cloud provider), ``launch_failed``, ``draining``
+        (the drain began, no reason logged) or ``running``."""
         if self.disruption is not None:
             return self.disruption.method
         if self.interruption is not None:
             return "interruption"
+        if "garbage_collected" in self.steps:
+            return "garbage_collected"
         if self.terminated is not None or "terminated" in self.steps:
             return "deleted"
         if self.launch_failures and self.launched is None:
@@ -141,7 +153,7 @@ class Life:
             "created": stamp(self.created), "launched": stamp(self.launched), "registered": stamp(self.registered),
             "initialized": stamp(self.initialized), "disrupted": stamp(self.disrupted),
             "drained": stamp(self.drained), "terminated": stamp(self.terminated),
-            "nodeclaim_deleted": stamp(self.nodeclaim_deleted),
+            "nodeclaim_deleted": stamp(self.nodeclaim_deleted), "garbage_collected": stamp(self.garbage_collected),
             "launch_to_ready_seconds": self.launch_to_ready, "created_to_ready_seconds": self.created_to_ready,
             "disrupt_to_gone_seconds": self.disrupt_to_gone, "lived_seconds": self.lived,
             "end": self.end_reason,

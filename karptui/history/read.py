@@ -32,10 +32,11 @@ _RECORD_START = re.compile(rb'\{"|\d{4}-\d\d-\d\dT')
 
 def slim(event: dict) -> dict | None:
     """An event :class:`HistoryBuilder` reads and that is not :data:`HOURLY` (those are counted where they
-    are read), or None for one it ignores (most ``other`` lines: only a taint, an annotation or a node
-    makes one part of a life)."""
+    are read), or None for one it ignores (most ``other`` lines: only a taint, an annotation, a node or a
+    NodeClaim -- the drain's start, a garbage collection, an event row's step -- makes one part of a life)."""
     if event["kind"] == "other":
-        return event if ("taint" in event or "annotation" in event or "node" in event) else None
+        return event if ("taint" in event or "annotation" in event or "node" in event or "nodeclaim" in event) \
+            else None
     return event
 
 

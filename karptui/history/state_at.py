@@ -168,8 +168,8 @@ def _went(life: Life, captured: datetime) -> tuple[str, datetime] | None:
         seen.append(("drained", life.drained))
     if life.interruption is not None and life.interruption.action in _LEAVING and life.interruption.time is not None:
         seen.append(("interrupted", life.interruption.time))
-    if life.terminated is not None:
-        seen.append(("deleted", life.terminated))
+    if life.gone is not None:
+        seen.append(("deleted", life.gone))
     after = [(what, when) for what, when in seen if captured < when]
     return min(after, key=lambda s: s[1]) if after else None
 

@@ -44,6 +44,10 @@ def why(life: Life) -> str:
                   "remove_offering": "marked its offering unavailable", "none": "took no action"}.get(i.action, i.action)
         parts.append(f"{who} went after {_INTERRUPTIONS.get(i.message_kind, i.message_kind)}{_at(i.time)}: "
                      f"the interruption controller {action}")
+    elif "garbage_collected" in life.steps:
+        parts.append(f"{who} was garbage-collected{_at(life.garbage_collected)}: its instance was no longer in the "
+                     "cloud provider (terminated outside Karpenter), so Karpenter deleted the NodeClaim; not a "
+                     "disruption")
     elif "terminated" in life.steps:
         parts.append(f"{who} was deleted{_at(life.terminated)}, and no line in the input says why (a deletion by "
                      "hand, an expiry or disruption logged before the input starts, or a line the log lost)")

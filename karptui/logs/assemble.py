@@ -91,7 +91,9 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
         piece = unwrap(piece).body if piece.lstrip().startswith((">", "`")) else piece
         if parts[-1].endswith("\\") and not parts[-1].endswith("\\\\"):
             parts[-1] = parts[-1][:-1]  # a backslash-continued wrap
-        parts.append(piece.strip() if not quoted and _between_tokens(parts[-1]) else piece)
+        if not quoted and _between_tokens(parts[-1]):   # jq's indent goes; a space a string wraps at stays
+            piece = piece.lstrip() if _inside_string(piece.lstrip()) else piece.strip()
+        parts.append(piece)
         quoted = _inside_string(parts[-1], quoted)
         size += len(piece)
         if size > MAX_JOINED_CHARS:
@@ -107,10 +109,12 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
 
 
 def _cut_wrap(parts: list[str]) -> tuple[str | None, int]:
-    """A record hard-wrapped inside a string and then cut (the paste ended before it closed): its lines
-    joined, for the pairs they carry (a NodePool's reason on the second line is still the record's).
-    Only a first line that stopped inside a string value was wrapped; any other cut record stands alone."""
-    if len(parts) < 2 or not _inside_string(parts[0]):
+    """A record wrapped and then cut (the paste ended before it closed): its lines joined, for the pairs
+    they carry (a NodePool's reason on the second line is still the record's). Only a first line that
+    stopped inside a string value, or between pairs with the next line going on with a key (a wrap after
+    a comma, jq's one key a line), was wrapped; any other cut record stands alone."""
+    if len(parts) < 2 or not (_inside_string(parts[0]) or _between_tokens(parts[0])
+                              and parts[1].lstrip().startswith('"')):
         return None, 0
     return "".join(parts), len(parts) - 1
 

@@ -338,6 +338,12 @@ def _method(reason: object) -> str:
     return _V1_REASONS.get(reason.lower(), "other") if isinstance(reason, str) else "other"
 
 
+def disruption_method(reason: str) -> str:
+    """The method a disruption reason names, every era's word (v1's Underutilized, Drifted; Expiration before)."""
+    lowered = reason.lower()
+    return lowered if lowered in _METHODS else _method(reason)
+
+
 def _disruption(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                 when: str) -> dict | None:
     if lowered == "disrupting node(s)":
@@ -389,6 +395,8 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     if at < 0:
         return out
     words = message[at + 13:].split(" ", 2)  # "1 nodes (2 pods) a/b/c ..." or "1 nodes a/b/c ..."
+    if words[0].isdigit():   # the command's size, which outlives a list cut short
+        out["node_count"] = int(words[0])
     targets = words[2] if len(words) == 3 else ""
     if targets.startswith("("):
         targets = targets.partition(") ")[2]
@@ -396,8 +404,13 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
     if pods[1:].isdigit():
         out["pod_count"] = int(pods[1:])
     targets, sep, replacement = targets.partition(" and replacing with ")
+    parts = targets.split(", ")
+    candidates = [_candidate(part) for part in parts if part.count("/") == 2 and not _elided(part)]
+    if not sep and candidates and parts[-1].count("/") < 2:
+        # every era writes each candidate as name/instance-type/capacity-type: a last one without them was cut
+        # mid-name by the paste ("..., i-0f7c2a9e5d3b18649.ec2.inter"), so it names no node
+        targets = ", ".join(parts[:-1])
     out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not _elided(n)]
-    candidates = [_candidate(part) for part in targets.split(", ") if part.count("/") == 2 and not _elided(part)]
     if candidates:
         out["candidates"] = candidates
     if sep:
@@ -619,15 +632,55 @@ def _score(f: dict, level: str, line: int, when: str) -> dict:
     return _present(out)
 
 
+_GARBAGE = re.compile(r"^garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation")
+
+
+def _garbage(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+             when: str) -> dict | None:
+    """``garbage collecting nodeclaim with no cloudprovider representation`` (``machine`` in v0.2x-v0.3x; a
+    debug line): the garbage-collection controller deleted a NodeClaim whose instance the cloud provider no
+    longer has (terminated outside Karpenter), counted in Karpenter's disrupted-NodeClaims metric under the
+    reason ``garbage_collected`` (kubernetes-sigs/karpenter v1.9.0
+    pkg/controllers/nodeclaim/garbagecollection/controller.go). Still ``other``: it is how a NodeClaim went,
+    which :func:`garbage_collected` tells the history."""
+    if _GARBAGE.match(lowered) is None:
+        return None
+    return _present({"line": line, "time": when, "level": level, "kind": "other", "message": message,
+                     "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
+                     "node": _name(f, "Node", "node"),
+                     "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"),
+                     "provider_id": f.get("provider-id") if type(f.get("provider-id")) is str else None,
+                     "reason": "garbage_collected"})
+
+
+def garbage_collected(event: dict) -> bool:
+    """Whether an ``other`` event says its NodeClaim was deleted for having no instance behind it."""
+    return event.get("reason") == "garbage_collected" and bool(event.get("nodeclaim") or event.get("node"))
+
+
+def drain_begins(event: dict) -> bool:
+    """Whether an ``other`` event is the start of a node's drain: the termination controller's ``tainted node``
+    (karpenter.sh/disrupted, v1; the taint is not always printed) or ``cordoned node`` (before v1), never the
+    ``annotated nodeclaim`` that precedes it. The history's owner of that rule (docs/history.md, ``drained``)."""
+    message = event.get("message")
+    if type(message) is not str or not (event.get("node") or event.get("nodeclaim")):
+        return False
+    lowered = message.lower()
+    return lowered == "tainted node" or lowered.startswith("cordoned node")
+
+
 def _marked(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
             when: str) -> dict | None:
     """``tainted node`` (v1: karpenter.sh/disrupted), ``cordoned node`` (before v1) and ``annotated nodeclaim``
     (its termination timestamp): still ``other``, with the node or NodeClaim they concern and the taint or
-    annotation, so a NodeClaim's history can say when its drain began."""
-    if lowered not in ("tainted node", "cordoned node", "annotated nodeclaim"):
+    annotation, so a NodeClaim's history can say when its drain began. Some v0.1x builds put the node's name in
+    the message (``Cordoned node ip-10-1-2-3.ec2.internal``), as v0.3-v0.4 did for ``Deleted node``."""
+    named = message[14:].strip() if lowered.startswith("cordoned node ") else ""
+    if lowered not in ("tainted node", "cordoned node", "annotated nodeclaim") and not (
+            named and " " not in named and _node_like(named)):
         return None
     out = {"line": line, "time": when, "level": level, "kind": "other", "message": message,
-           "node": _name(f, "Node", "node"), "nodeclaim": _name(f, "NodeClaim", "nodeclaim")}
+           "node": named or _name(f, "Node", "node"), "nodeclaim": _name(f, "NodeClaim", "nodeclaim")}
     key = f.get("taint.Key")
     if type(key) is str:
         out["taint"] = f"{key}:{f.get('taint.Value') or ''}:{f.get('taint.Effect') or ''}"
@@ -670,6 +723,7 @@ BY_FIRST_WORD = {
     "tainted": (_marked,),
     "cordoned": (_marked,),
     "annotated": (_marked,),
+    "garbage": (_garbage,),
 }
 
 
@@ -705,7 +759,8 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
 # Karpenter's own messages that have no kind of their own (``other``) but are distinctive enough that the
 # message alone -- a paste that kept only the message column, a braceless fragment, a quote in prose -- is
 # Karpenter's line, of every era: v0.5-v0.2x provisioning ("Batched N pod(s) in 1.0s", from v0.10.1
-# "N pod(s) will schedule against new capacity, M pod(s) against existing capacity"), the v0.5-v0.2x
+# "N pod(s) will schedule against new capacity, M pod(s) against existing capacity", v0.5-v0.16's error
+# "Provisioning failed, ERROR"), the v0.5-v0.2x
 # emptiness TTL and discovery lines, v1's "waiting on cluster sync", the AWS provider's v1.6+ "failed while
 # checking on-demand fallback", the drain's start (``_marked``: tainted node, cordoned node, annotated
 # nodeclaim) and the leader lease taken. Sources: aws/karpenter-provider-aws pkg/controllers/provisioning, pkg/controllers/node
@@ -716,8 +771,9 @@ _OTHER_TEMPLATES = re.compile(
     r"|added ttl to empty node$|removed emptiness ttl from node$|relaxing soft constraints for pod"
     r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
-    r"|waiting on cluster sync$|failed while checking on-demand fallback$"
+    r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
     r"|tainted node$|cordoned node$|annotated nodeclaim$"
+    r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")
 
@@ -732,7 +788,7 @@ def known(found: dict) -> bool:
 # ended, the author wrote "...", a viewer's column was too narrow) is still that template's line, with
 # only what survived the cut. Tried only once the whole templates have failed.
 _CUT_HEADS = re.compile(
-    r"^(?:(?P<launched>launched instance: (?P<instance>[^,\s]+(?=,))?)"
+    r"^(?:(?P<launched>launched instance: (?P<instance>[^,\s]+(?=,))?(?:, hostname: (?P<host>[^,\s]+)(?=,|$))?)"
     r"|(?P<created>(?:created|launching) (?:node|machine|nodeclaim) with\b|creating \d+ node\(s\) with\b)"
     r"|(?P<computed>computed (?:\d+ new|new|packings?)\b)"
     r"|(?P<disruption>(?:deprovisioning|disrupting|consolidating) via\b(?: (?P<method>\w+))?|triggering termination\b)"
@@ -750,6 +806,11 @@ def _cut_template(f: dict, lowered: str, level: str, line: int, when: str) -> di
     out = {"line": line, "time": when, "level": level, "kind": _CUT_KINDS[which]}
     if which == "launched" and match.group("instance"):
         out["provider_id"] = match.group("instance")
+        host = match.group("host")
+        # the hostname (the node, so the NodeClaim of that era) when it is whole: a comma after it, or the
+        # line ends on a whole EC2 name (".internal"), not inside one
+        if host and _node_like(host) and (lowered[match.end():match.end() + 1] == "," or host.endswith(".internal")):
+            out["nodeclaim"] = host
     elif which == "created":
         pool = _name(f, "provisioner", "nodepool", "Provisioner", "NodePool")
         if pool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .classify import consolidation_message, unschedulable
+from .classify import consolidation_message, disruption_method, unschedulable
 from .paste import unwrap
 
 # Karpenter core and the AWS provider; older eras' names too (NominatePod, InstanceSpotRebalanceRecommendation).
@@ -60,6 +60,16 @@ _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 # A describe row's Age column cut before its end: "78s (x53 ov", "3m2s (x4"
 _CUT_AGE = re.compile(r"^\d+[smhdy](?:\d+[smh])?\s+\(x\d*(?: o?v?e?r?.*)?$")
 _TRANSITION = "Status condition transitioned"
+_OBJECT = re.compile(r"(?:node|nodeclaim|machine|pod)/\S+")
+# A describe row whose columns a viewer joined with single spaces (k9s' describe view, inside its "│" border):
+# TYPE REASON AGE FROM MESSAGE, taken only with Karpenter's own source in the FROM column
+_SINGLE_SPACED = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+) (?:\S+(?: \(x\d+ over \S+\))? )?"
+                            r"(karpenter|eks-auto-mode/compute) (\S.*)$")
+# DisruptionTerminating: "Disrupting Node: REASON" then "Disrupting NodeClaim: REASON", one event each, filed
+# together (pkg/controllers/disruption/events/events.go ``Terminating``); REASON is v1's (Underutilized, Empty,
+# Drifted, Expired) or before v1 METHOD/ACTION ("Expiration/Replace")
+_TERMINATING = re.compile(r"^Disrupting (?:Node|NodeClaim|Machine): (\w+)(?:/(\w+))?")
+_STEPS = {"Launched": "launched", "Registered": "registered", "Initialized": "initialized"}
 # InsufficientCapacityError: "NodeClaim NAME event: ERROR" on the NodeClaim (v1.0+), and from v1.15 (#3143) on
 # each pod nominated to it, "NodeClaim NAME nominated for this pod failed to launch: ERROR" (a comma after
 # NAME accepted: the release notes wrote one)
@@ -81,8 +91,18 @@ def event_row(text: str) -> dict | None:
         found = _table_row(parts)
         if found is not None:
             return found
+    elif len(parts) == 1:
+        single = _SINGLE_SPACED.match(body)
+        if single is not None:
+            return _event(single.group(2), single.group(4), "", "")
     elif len(parts) == 2 and parts[0] in _TYPES and parts[1] in KARPENTER_REASONS:
         return _event(parts[1], "", "", "")  # a row cut after its reason: only Karpenter files that one
+    elif len(parts) == 2 and _OBJECT.fullmatch(parts[0]):
+        # a get-events table cut to its OBJECT and MESSAGE columns: Karpenter's when the message's template is
+        told = event_message(parts[1])
+        if told is not None:
+            name = parts[0].partition("/")[2]
+            return _event(told["event"], parts[1], parts[0] if not _elided(name) else "", "")
     match = _LOG_STORE.match(body)
     if match and match.group(2) in KARPENTER_REASONS:
         obj = match.group(4) or ""
@@ -99,6 +119,10 @@ _MESSAGE_REASONS = (
      "Nominated"),
     (_CANNOT, "DisruptionBlocked"),
     (re.compile(r"No allowed disruptions (?:for disruption reason \w+ )?due to blocking budget"), "DisruptionBlocked"),
+    # DisruptionTerminating's "Disrupting Node|NodeClaim: REASON", and the terminator's Evicted with its reason
+    # (v1.1+ "Evicted pod: Underutilized"; kubelet's eviction manager never writes "Evicted pod: ")
+    (re.compile(r"Disrupting (?:Node|NodeClaim|Machine): \w+(?:/\w+)?$"), "DisruptionTerminating"),
+    (re.compile(r"Evicted pod: \w+$"), "Evicted"),
     # Unconsolidatable (pkg/controllers/disruption/consolidation.go, v0.3x-v1.x): the consolidation checks'
     # own sentences; an apostrophe may have become a typographic one in a web page
     (re.compile(r"(?:SpotToSpotConsolidation (?:requires \d+ cheaper instance type options|is disabled, can.t replace)"
@@ -115,6 +139,11 @@ def event_message(text: str) -> dict | None:
         if match and (reason != "Nominated" or match.end() == len(text.rstrip())):
             return _event(reason, text, "", "")
     return None
+
+
+def _elided(name: str) -> bool:
+    """An object name an author shortened (``nodeclaim/...``): names nothing."""
+    return not name.strip(".…")
 
 
 def _columns(body: str) -> list[str]:
@@ -262,7 +291,26 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
             out["action"] = action
         return out
     out.update(kind="other", message=message)
+    if reason == "DisruptionTerminating":
+        terminating = _TERMINATING.match(message)
+        if terminating:
+            out["method"] = disruption_method(terminating.group(1))
+            if terminating.group(2) and terminating.group(2).lower() in ("delete", "replace"):
+                out["action"] = terminating.group(2).lower()
     return out
+
+
+def lifecycle_step(event: dict) -> str | None:
+    """The step of a NodeClaim's life an ``other`` event row shows, for the history: its status conditions
+    Launched, Registered and Initialized turning True ("Status condition transitioned, Type: Launched,
+    Status: Unknown -> True"), ``disrupted`` (DisruptionTerminating) and ``drained`` (FailedDraining: "Failed
+    to drain node, N pods are waiting to be evicted", the drain under way)."""
+    reason, message = event.get("event"), event.get("message") or ""
+    if reason in _STEPS:
+        return _STEPS[reason] if message.startswith(_TRANSITION) and "-> True" in message else None
+    if reason == "DisruptionTerminating":
+        return "disrupted" if "method" in event else None
+    return "drained" if reason == "FailedDraining" else None
 
 
 def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | None:
@@ -284,5 +332,5 @@ def _launch_failed(message: str, out: dict, obj: str, pod_hint: str) -> dict | N
     return found
 
 
-__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_message", "event_row", "json_event", "karpenter_event", "open_row",
-           "wrapped_row"]
+__all__ = ["KARPENTER_REASONS", "KARPENTER_SOURCES", "event_message", "event_row", "json_event", "karpenter_event",
+           "lifecycle_step", "open_row", "wrapped_row"]

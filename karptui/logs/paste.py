@@ -152,8 +152,10 @@ def unwrap(text: str) -> Unwrapped:
         if start:  # terminal escapes or a viewer's columns glued in front of a JSON record
             body = body[start.start():]
         break
-    return Unwrapped(body.replace("\\t", "\t") if "\\t" in body and not body.startswith("{") else body,
-                     source, stamp)
+    # a log store's escaped TABs of a console line; a JSON record's (braced, or one that lost its brace) are
+    # its strings' own escapes
+    escaped = "\\t" in body and not body.startswith("{") and not (body[:1] == '"' and FRAGMENT.match(body))
+    return Unwrapped(body.replace("\\t", "\t") if escaped else body, source, stamp)
 
 
 def _looks_like_payload(text: str) -> bool:
@@ -265,7 +267,7 @@ def _closes(body: str, start: int) -> bool:
 
 
 _PAIR = re.compile(r'"([\w.\-/ ]+)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|true|false|null|'
-                   r'\{"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\})')
+                   r'\{\s*"name"\s*:\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"namespace"\s*:\s*"(?:[^"\\]|\\.)*")?\s*\})')
 
 
 _CUT_VALUE = re.compile(r'\s*,\s*"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)\\?$')  # (maybe cut inside an escape)

@@ -307,9 +307,23 @@ def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
         found = _pasted(number, span, source, stamp, quoted=True)
         if found is None:
             continue
+        if found.preset is None and not (found.fields or found.time or found.level or found.logger) \
+                and _naming(body, span, found):
+            continue   # the author naming a message in a sentence ("stuck with the `waiting on cluster sync` logs")
         if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and known(classify(found)):
             return found
     return None
+
+
+def _naming(body: str, span: str, found: Record) -> bool:
+    """A code span in the middle of a sentence holding only a message with no kind of its own (no time, level,
+    logger nor context with it): the author names the message (prose), as a row written from its REASON on inside prose is; a span that is the
+    whole line, or ends it, is the line pasted."""
+    if classify(found)["kind"] != "other":
+        return False
+    at = body.find(span)
+    after = body[at + len(span):].strip(" `.:;,") if at >= 0 else ""
+    return at >= 0 and bool(body[:at].strip(" `>")) and bool(after)
 
 
 _ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")

@@ -1,0 +1,242 @@
+"""The families behind the reader's and the history's misses on held-out sets h and i (issue 30), each tested
+across its siblings. Every line is written from the template of the program that writes it (Karpenter, the
+AWS provider, Kubernetes' event tables, k9s), never copied from a paste.
+"""
+
+import json
+
+import pytest
+
+from karptui.history.builder import build_history
+from karptui.history.finish import finish
+from karptui.history.why import why
+from karptui.logs import LogParser
+
+
+def parse(lines):
+    return {e["line"]: e for e in LogParser().parse(lines)}
+
+
+def lives(lines):
+    return {life.nodeclaim: life for life in finish(build_history(LogParser().parse(lines))).lives}
+
+
+T = "2022-07-24T21:29:{:02}.000Z"
+NODE = "ip-192-168-10-20.us-west-2.compute.internal"
+
+
+# --- the drain's start: v0.1x "Cordoned node" with the node in its context or its message, v1 "tainted node" -----
+
+@pytest.mark.parametrize("line", [
+    f'{T.format(43)}\tINFO\tcontroller.termination\tCordoned node\t{{"commit": "7c21e90", "node": "{NODE}"}}',
+    f'{T.format(43)}\tINFO\tcontroller.Termination\tCordoned node {NODE}\t{{"commit": "7c21e90"}}',
+    json.dumps({"level": "INFO", "time": T.format(43), "logger": "controller.node.termination",
+                "message": "tainted node", "commit": "6d2e8b1", "node": NODE}),
+    json.dumps({"level": "INFO", "time": T.format(43), "logger": "controller.node.termination",
+                "message": "tainted node", "commit": "6d2e8b1", "node": NODE, "taint.Key": "karpenter.sh/disrupted",
+                "taint.Value": "", "taint.Effect": "NoSchedule"}),
+])
+def test_the_drain_begins_with_every_eras_line(line):
+    disrupt = f'{T.format(42)}\tINFO\tcontroller.node\tTriggering termination after 30s for empty node {NODE}\t' \
+              '{"commit": "7c21e90"}'
+    got = lives([disrupt, line])[NODE]
+    assert got.steps == ("disrupted", "drained") and got.drained is not None
+    assert parse([line])[1]["node"] == NODE
+
+
+def test_a_cordoned_node_word_is_no_node():
+    assert "node" not in parse([f'{T.format(43)}\tINFO\tcontroller.termination\tCordoned node and more\t{{}}'])[1]
+
+
+# --- garbage collection: the NodeClaim went because its instance had gone -----------------------------------------
+
+@pytest.mark.parametrize("line,claim", [
+    ((f'{T.format(39)}\tDEBUG\tcontroller.machine.garbagecollection\tgarbage collecting machine  with no cloudprovider '
+     'representation\t{"commit": "9a3f61c", "provisioner": "gpu", "machine": "gpu-k7d2m", '
+     '"provider-id": "aws:///us-east-1b/i-0b3d7f1a9e5c28460"}'), "gpu-k7d2m"),
+    (json.dumps({"level": "DEBUG", "time": T.format(39), "logger": "controller",
+                 "message": "garbage collecting nodeclaim with no cloudprovider representation", "commit": "4d9b2e7",
+                 "controller": "nodeclaim.garbagecollection", "NodeClaim": {"name": "general-x2c9f"},
+                 "Node": {"name": NODE}, "provider-id": "aws:///us-west-2a/i-0123456789abcdef0"}), "general-x2c9f"),
+])
+def test_a_garbage_collected_nodeclaim_went(line, claim):
+    found = parse([line])[1]
+    assert (found["kind"], found["nodeclaim"], found["reason"]) == ("other", claim, "garbage_collected")
+    got = lives([line])[claim]
+    assert got.end_reason == "garbage_collected" and got.garbage_collected is not None
+    assert "garbage-collected" in why(got) and "not a disruption" in why(got)
+
+
+# --- v0.9-v0.16: "Created node with ..." right after its own "Launched instance" ---------------------------------
+
+LAUNCH = ("{t}\tINFO\tcontroller.provisioning\tLaunched instance: i-0e5a2c9d71f4b3806, hostname: {host}, type: {type}, "
+          'zone: eu-west-1b, capacityType: spot\t{{"commit": "b3e07d2", "provisioner": "default"}}')
+CREATED = ('{t}\tINFO\tcontroller.provisioning\tCreated node with 1 pods requesting {{"cpu":"1125m","pods":"3"}} '
+           'from types {types}\t{{"commit": "b3e07d2", "provisioner": "default"}}')
+
+
+@pytest.mark.parametrize("itype,types,gap,paired", [
+    ("t3.medium", "c4.large, t3.medium, c5a.large", 0, True),
+    ("t3.medium", "c4.large, c6a.large and 306 other(s)", 1, True),         # among the others
+    ("t3.medium", "c4.large, c6a.large", 1, False),                          # not among the whole list
+    ("t3.medium", "c4.large, t3.medium and 4 other(s)", 30, False),          # half a minute later: another call
+])
+def test_a_nameless_creation_is_the_launch_just_before_it(itype, types, gap, paired):
+    got = lives([LAUNCH.format(t=T.format(10), host=NODE, type=itype),
+                 CREATED.format(t=T.format(10 + gap), types=types)])[NODE]
+    assert ("created" in got.steps) is paired
+    assert (got.nodepool == "default") is paired
+
+
+def test_a_creation_before_its_launch_still_waits_for_it():
+    older = ('{t}\tINFO\tcontroller.provisioning\tLaunching node with 2 pods requesting {{"cpu":"1"}} from types '
+             'm5.large\t{{"commit": "5ad27c3", "provisioner": "default"}}')
+    got = lives([older.format(t=T.format(1)), LAUNCH.format(t=T.format(3), host=NODE, type="m5.large")])[NODE]
+    assert got.steps == ("created", "launched")
+
+
+@pytest.mark.parametrize("tail,host", [
+    (f", hostname: {NODE}", NODE),
+    (f", hostname: {NODE}, type: t3.med", NODE),
+    (", hostname: ip-192-168-10", None),         # cut inside the hostname: not a node
+])
+def test_a_launch_line_cut_after_its_hostname(tail, host):
+    found = parse([f"{T.format(5)}\tINFO\tcontroller.provisioning\tLaunched instance: i-0f18a6c3e5d2b7940{tail}"])[1]
+    assert found["kind"] == "nodeclaim_launched" and found.get("nodeclaim") == host
+
+
+# --- a disruption line cut inside its list: the command's size outlives the names ---------------------------------
+
+@pytest.mark.parametrize("head", ["deprovisioning via consolidation delete, terminating 8 nodes",
+                                  "disrupting via consolidation delete, terminating 8 candidates"])
+def test_a_cut_candidate_list_keeps_the_commands_size(head):
+    names = [f"ip-10-0-{i}-{i}.ec2.internal/m5.large/spot" for i in range(1, 5)]
+    line = f"{T.format(55)}\tINFO\tcontroller.deprovisioning\t{head} {', '.join(names)}, ip-10-0-5-5.ec2.inter"
+    found = parse([line])[1]
+    assert found["node_count"] == 8 and found["nodes"] == [n.split("/")[0] for n in names]
+    got = lives([line])["ip-10-0-1-1.ec2.internal"]
+    assert got.disruption.node_count == 8 and got.disruption.to_dict()["node_count"] == 8
+    assert len(got.disruption.others) == 3
+
+
+def test_a_whole_list_names_every_node():
+    line = f"{T.format(55)}\tINFO\tcontroller.deprovisioning\tdeprovisioning via consolidation delete, terminating " \
+           "2 nodes ip-10-0-1-1.ec2.internal/m5.large/spot, ip-10-0-2-2.ec2.internal/m5.large/spot"
+    assert parse([line])[1]["nodes"] == ["ip-10-0-1-1.ec2.internal", "ip-10-0-2-2.ec2.internal"]
+
+
+# --- records wrapped and then cut ---------------------------------------------------------------------------------
+
+def test_a_record_wrapped_between_pairs_and_cut_keeps_its_later_pairs():
+    lines = ['{"level":"INFO","time":"2024-03-10T22:46:10.959Z","logger":"controller.nodeclaim.termination",',
+             '"message":"deleted nodeclaim","commit":"6d2e8b1","nodeclaim":"spot-r7k2d","node":"' + NODE + '"', "```"]
+    found = parse(lines)[1]
+    assert (found["kind"], found["nodeclaim"], found["node"]) == ("node_terminated", "spot-r7k2d", NODE)
+
+
+def test_a_wrap_inside_a_message_keeps_its_space():
+    lines = ['{"level":"INFO","time":"2024-03-10T22:46:09.544Z","logger":"controller.disruption",',
+             '"message":"disrupting via emptiness delete, ',
+             f'terminating 1 candidates {NODE}/t3.small/spot","commit":"6d2e8b1"}}']
+    assert parse(lines)[1]["nodes"] == [NODE]
+
+
+def test_a_pretty_printed_record_cut_in_its_error_keeps_its_pod():
+    record = ["{", '   "level":"ERROR",', '   "time":"2025-01-11T19:37:06.957Z",', '   "logger":"controller",',
+              '   "message":"could not schedule pod",', '   "Pod":{', '      "name":"api-5f8c2d9b6e-tq4wx",',
+              '      "namespace":"ledger"', "   },",
+              '   "error":"incompatible with nodepool \\"metrics\\", did not tolerate a=b:NoSchedule; incompatible w']
+    found = parse(record)[1]
+    assert (found["kind"], found["pod"]) == ("pod_unschedulable", "ledger/api-5f8c2d9b6e-tq4wx")
+    assert found["nodepools"][0]["name"] == "metrics"
+
+
+def test_a_record_that_lost_its_brace_keeps_its_escaped_tabs():
+    whole = json.dumps({"level": "FATAL", "time": "2024-07-10T17:15:33.196Z", "logger": "controller",
+                        "message": "Checking EC2 API connectivity, AccessDenied\n\tstatus code: 403", "commit": "b8e41d6"})
+    found = parse([whole[1:]])[1]
+    assert (found["kind"], found["level"]) == ("other", "error")
+
+
+# --- event rows a viewer reshaped ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("row,kind", [
+    (('│ Warning FailedScheduling 7s karpenter Failed to schedule pod, incompatible with nodepool "default", '
+     'daemonset overhead={"cpu":"150m","pods":"3"}, did not tolerate a=b:NoSchedule │'), "pod_unschedulable"),
+    (('│ Warning FailedScheduling 3m (x4 over 9m) karpenter Failed to schedule pod, incompatible with provisioner '
+     '"dev", incompatible requirements, key nodeType, nodeType In [dev] not in nod │'), "pod_unschedulable"),
+    ("│ Normal DisruptionBlocked 2m karpenter Cannot disrupt Node: state node is nominated for a pending pod │",
+     "disruption_blocked"),
+    ("│ Normal Nominated 2m default-scheduler Pod should schedule on: nodeclaim/x │", None),   # not Karpenter's
+    ("│ Warning FailedScheduling 7s default-scheduler 0/3 nodes are available │", None),
+])
+def test_a_single_spaced_describe_row(row, kind):
+    found = parse([row])
+    assert (found[1]["kind"] if found else None) == kind
+    if kind == "pod_unschedulable":
+        assert found[1]["nodepools"][0]["name"] in ("default", "dev")
+
+
+@pytest.mark.parametrize("row,want", [
+    ("nodeclaim/general-x2c9f    Disrupting NodeClaim: Underutilized",
+     {"kind": "other", "event": "DisruptionTerminating", "nodeclaim": "general-x2c9f", "method": "underutilized"}),
+    ("node/ip-10-0-33-209.ec2.internal   Disrupting Node: Expiration/Replace",
+     {"kind": "other", "method": "expiration", "action": "replace", "node": "ip-10-0-33-209.ec2.internal"}),
+    ("nodeclaim/...     Disrupting NodeClaim: Drifted", {"kind": "other", "method": "drift", "nodeclaim": None}),
+    ("pod/web-1   Evicted pod: Underutilized", {"kind": "other", "event": "Evicted", "pod": "web-1"}),
+    ("pod/web-1   Started container web", None),
+])
+def test_an_events_table_cut_to_object_and_message(row, want):
+    found = parse([row])
+    if want is None:
+        assert found == {}
+    else:
+        assert {k: found[1].get(k) for k in want} == want
+
+
+def test_event_rows_give_the_steps_of_a_life():
+    rows = [("  Normal  Launched    9m  karpenter  Status condition transitioned, Type: Launched, Status: Unknown -> True, "
+            "Reason: Launched"),
+            ("  Normal  Registered  5m  karpenter  Status condition transitioned, Type: Registered, Status: Unknown -> True, "
+            "Reason: Registered"),
+            "  Normal  DisruptionTerminating  19s  karpenter  Disrupting NodeClaim: Underutilized"]
+    events = [dict(e, nodeclaim="pool-q4k8z") for e in LogParser().parse(rows)]
+    got = {life.nodeclaim: life for life in finish(build_history(events)).lives}["pool-q4k8z"]
+    assert got.steps == ("launched", "registered", "disrupted") and got.disruption.method == "underutilized"
+
+
+def test_a_nodeclaims_terminating_row_after_its_nodes_is_one_life():
+    rows = ["default  0s  Normal   DisruptionTerminating  node/ip-10-0-33-209.ec2.internal   Disrupting Node: Drifted",
+            "default  0s  Normal   DisruptionTerminating  nodeclaim/gpu-t7m2p   Disrupting NodeClaim: Drifted",
+            ("default  0s  Warning  FailedDraining  node/ip-10-0-33-209.ec2.internal   Failed to drain node, 4 pods are "
+            "waiting to be evicted")]
+    got = lives(rows)
+    assert list(got) == ["gpu-t7m2p"] and got["gpu-t7m2p"].node == "ip-10-0-33-209.ec2.internal"
+    assert got["gpu-t7m2p"].steps == ("disrupted", "drained") and got["gpu-t7m2p"].end_reason == "drift"
+
+
+# --- Karpenter's own words pasted alone, and named in prose -------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind", [
+    (('`Provisioning failed, getting volume topology requirements, getting persistent volume claim data\t'
+     '{"commit": "6b0d3f2"}`'), "other"),
+    ("Provisioning failed, launching node, creating cloud provider instance, no instance types", "other"),
+    ("I was stuck with the `waiting on cluster sync` logs instead.", None),
+    ("karpenter logs `DEBUG\tcontroller.provisioner\twaiting on cluster sync` forever", "other"),
+    ("The log says `waiting on cluster sync`", "other"),            # the span ends the line: the line pasted
+    ('`Starting workers\t{"commit": "089ce6b", "worker count": 10}`', None),
+])
+def test_karpenters_words_alone_or_named(line, kind):
+    found = parse([line])
+    assert (found[1]["kind"] if found else None) == kind
+
+
+def test_a_clusters_events_add_steps_only_to_lives_the_log_shows():
+    """A snapshot's (or --events') events name every NodeClaim of the cluster: they make no life of their own."""
+    row = {"line": 0, "time": "2024-05-01T10:00:00Z", "level": "", "kind": "other", "event": "DisruptionTerminating",
+           "message": "Disrupting NodeClaim: Drifted", "method": "drift", "origin": "event"}
+    launched = {"line": 1, "time": "2024-05-01T09:00:00Z", "level": "info", "kind": "nodeclaim_launched",
+                "nodeclaim": "seen-a1b2c", "instance_type": "m5.large"}
+    got = {life.nodeclaim: life for life in finish(build_history(
+        [launched, dict(row, nodeclaim="seen-a1b2c"), dict(row, nodeclaim="unseen-d3e4f")])).lives}
+    assert list(got) == ["seen-a1b2c"] and got["seen-a1b2c"].end_reason == "drift"
