@@ -20,8 +20,8 @@ from ...model import Pod
 from ...model.resources import PODS
 from ..cycle import PodCycle
 from ..fit_error import preemption_message
-from ..framework import Verdicts, filters_at, fits_on, lower_priority
-from .node_resources_fit import TOO_MANY_PODS, insufficient
+from ..framework import BUT_RESOURCES, Verdicts, filters_at, fits_on, lower_priority, only_resources_see_evictions
+from .node_resources_fit import TOO_MANY_PODS, insufficient, wanted
 
 NAME = "DefaultPreemption"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -71,10 +71,16 @@ def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]
 
 
 def _victims_on(ctx: PodCycle, i: int) -> tuple[Candidate | None, list[str]]:
+    """The dry run on node ``i``: every lower-priority pod evicted, then given back one by one
+    while the pod still fits. Where only resources can tell (:func:`_victims_by_room`) it is
+    worked out on the node's free room, with the same answer; else pods are placed and evicted."""
     state, pod = ctx.state, ctx.pod
     potential = sorted(lower_priority(state.pods[i], pod.priority), key=_importance)
     if not potential:
         return None, [NO_VICTIMS]
+    found = _victims_by_room(ctx, i, potential)
+    if found is not None:
+        return found
     for victim in potential:
         state.evict(victim, i)
     fits, reasons = filters_at(ctx, i)
@@ -93,6 +99,50 @@ def _victims_on(ctx: PodCycle, i: int) -> tuple[Candidate | None, list[str]]:
                 violations += group_violates
     for victim in victims:
         state.place(victim, i)
+    return Candidate(i, tuple(victims), violations), []
+
+
+def _uses(pod: Pod, resource: str) -> int:
+    """What ``pod`` takes of ``resource`` on its node, as ClusterState accounts it."""
+    return pod.requests.get(resource, 0) + (resource == PODS)
+
+
+def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candidate | None, list[str]] | None:
+    """:func:`_victims_on`'s dry run, for a pod only NodeResourcesFit can refuse as pods leave:
+    the filters that ignore the node's pods asked once, then each victim weighed against the room
+    left (allocatable minus what stays, for every resource the pod asks for and one pod's place)
+    instead of being placed and every filter asked again. The node is left as the dry run's
+    evictions and placements leave it (``ClusterState.dry_run_on``). None when even with every
+    lower-priority pod gone the room is short (the full dry run then says why), or when another
+    filter could answer differently as they leave (``framework.only_resources_see_evictions``)."""
+    state, pod = ctx.state, ctx.pod
+    if not only_resources_see_evictions(ctx, potential):
+        return None
+    want = wanted(pod)
+    room = {r: int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in want}
+    for victim in potential:
+        for r in want:
+            room[r] += _uses(victim, r)
+    if any(room[r] < amount for r, amount in want.items()):
+        return None
+    moves = [(victim, -1) for victim in potential]
+    fits, reasons = filters_at(ctx, i, BUT_RESOURCES)   # as they answer with every victim gone
+    if not fits:
+        state.dry_run_on(i, moves + [(victim, +1) for victim in potential])
+        return None, reasons
+    violating, fine = _violating(ctx, potential)
+    victims, violations = [], 0
+    for group_violates, group in ((True, violating), (False, fine)):
+        for victim in group:
+            moves.append((victim, +1))
+            after = {r: room[r] - _uses(victim, r) for r in want}
+            if all(after[r] >= amount for r, amount in want.items()):
+                room = after
+            else:
+                moves.append((victim, -1))
+                victims.append(victim)
+                violations += group_violates
+    state.dry_run_on(i, moves + [(victim, +1) for victim in victims])
     return Candidate(i, tuple(victims), violations), []
 
 
@@ -154,7 +204,7 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     potential = np.flatnonzero(resolvable & ~without_victims)
     short, reasons = _still_short(ctx, potential)
     statuses.update(reasons)
-    wanted = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
+    enough = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
     candidates: list[Candidate] = []
     for i in potential[~short[potential]]:
         i = int(i)
@@ -164,7 +214,7 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
                 statuses[reason] += 1
             continue
         candidates.append(candidate)
-        if len(candidates) >= wanted:
+        if len(candidates) >= enough:
             break
     if candidates:
         return _best(candidates), ""
