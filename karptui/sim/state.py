@@ -330,9 +330,12 @@ class ClusterState:
         go in that order), and what is kept while ``changes`` stands is asked again after each
         change: replaying the moves on the lists and the count keeps all of it as the full dry
         run left it."""
-        pods, before = self.pods[i], len(self.pods[i])
+        pods, before, log = self.pods[i], len(self.pods[i]), self._log
         for pod, sign in moves:
-            self._stamp(i)
+            self.changes += 1   # as _stamp, the node's stamp set once below (each would be its last)
+            log.append(i)
+            if len(log) > 64:
+                del log[:32]
             if sign > 0:
                 pods.append(pod)
             else:
@@ -344,6 +347,7 @@ class ClusterState:
         if len(pods) != before:
             raise ValueError(f"a dry run on node {i} left {len(pods)} pods of {before}")
         if moves:
+            self.touched[i] = self.changes
             self._with_affinity = None
 
     def _account(self, pod: Pod, i: int, sign: int) -> None:

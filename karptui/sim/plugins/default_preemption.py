@@ -47,6 +47,21 @@ def _allowed(pdbs, name: str) -> int:
     return next(p.disruptions_allowed or 0 for p in reversed(pdbs) if p.name == name)
 
 
+def _guarding(ctx: PodCycle, pdbs: tuple, pod: Pod) -> tuple:
+    """Of its namespace's ``pdbs``, those that guard ``pod`` for preemption, in their order.
+
+    As upstream's filterPodsWithPDBViolation, an empty or missing selector counts for nothing. A
+    PDB reads only the pod's namespace and labels, and a workload's replicas share one labels
+    mapping: the answer is kept per mapping for the simulation (with the mapping and the PDBs it
+    was found for, so a reused id is never mistaken), not asked of every PDB for every victim of
+    every dry run (4.3 million selector tests in a 5,000-node batch cluster's simulation)."""
+    key = (NAME, "guarding", id(pdbs), id(pod.labels))
+    found = ctx.cache.get(key)
+    if found is None or found[0] is not pdbs or found[1] is not pod.labels:
+        found = ctx.cache[key] = (pdbs, pod.labels, tuple(pdb for pdb in pdbs if pdb.selects_for_preemption(pod)))
+    return found[2]
+
+
 def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]:
     """Split victims into those whose eviction would break a PodDisruptionBudget and the rest.
 
@@ -59,13 +74,11 @@ def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]
     for pod in victims:
         breaks = False
         pdbs = by_namespace.get(pod.namespace, ())
-        for pdb in pdbs:
-            # as upstream's filterPodsWithPDBViolation: an empty or missing selector counts for nothing
-            if pdb.selects_for_preemption(pod):
-                key = (pdb.namespace, pdb.name)
-                left = allowance.get(key)
-                left = allowance[key] = (_allowed(pdbs, pdb.name) if left is None else left) - 1
-                breaks |= left < 0
+        for pdb in _guarding(ctx, pdbs, pod) if pdbs else ():
+            key = (pdb.namespace, pdb.name)
+            left = allowance.get(key)
+            left = allowance[key] = (_allowed(pdbs, pdb.name) if left is None else left) - 1
+            breaks |= left < 0
         (violating if breaks else fine).append(pod)
     return violating, fine
 
@@ -119,11 +132,12 @@ def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candi
     if not only_resources_see_evictions(ctx, potential):
         return None
     want = wanted(pod)
-    room = {r: int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in want}
+    resources, amounts = list(want), list(want.values())
+    uses = {id(victim): [_uses(victim, r) for r in resources] for victim in potential}
+    room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
     for victim in potential:
-        for r in want:
-            room[r] += _uses(victim, r)
-    if any(room[r] < amount for r, amount in want.items()):
+        room = [left + used for left, used in zip(room, uses[id(victim)])]
+    if any(left < amount for left, amount in zip(room, amounts)):
         return None
     moves = [(victim, -1) for victim in potential]
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES)   # as they answer with every victim gone
@@ -135,8 +149,8 @@ def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candi
     for group_violates, group in ((True, violating), (False, fine)):
         for victim in group:
             moves.append((victim, +1))
-            after = {r: room[r] - _uses(victim, r) for r in want}
-            if all(after[r] >= amount for r, amount in want.items()):
+            after = [left - used for left, used in zip(room, uses[id(victim)])]
+            if all(left >= amount for left, amount in zip(after, amounts)):
                 room = after
             else:
                 moves.append((victim, -1))
