@@ -14,9 +14,11 @@ test: ``--version``, ``snapshot info FILE``, ``simulate FILE -o json`` and, up t
 yardstick, a plain ``json.load`` of the same file in its own process, runs in the same round,
 so a busy machine slows both alike. With ``--baseline REV`` a temporary git worktree of REV
 runs the same commands, the two trees alternating round by round. The fastest of
-``--repeat`` rounds is the figure (the slowest is kept in the JSON); peak RSS is each child's
-own (``os.wait4``). Children run with ``PYTHONHASHSEED=0`` and ``COLUMNS=120``, so two runs
-differ in their code, not in string hashing or the terminal's width.
+``--repeat`` rounds is the figure (the slowest is kept in the JSON); peak RSS and CPU time
+(user + system) are each child's own (``os.wait4``), and a second table takes the ratios on CPU
+time, which a machine shared with other work stretches far less than wall time. Children run
+with ``PYTHONHASHSEED=0`` and ``COLUMNS=120``, so two runs differ in their code, not in string
+hashing or the terminal's width.
 
 Pending pods/s is the number of pending pods ``simulate`` tried divided by its time minus
 ``snapshot info``'s (the open). The sha256 of each ``simulate`` answer is printed, so an
@@ -62,6 +64,7 @@ class Run:
     seconds: float
     peak_mib: float
     code: int
+    cpu: float = 0.0      # user + system seconds of the child (a loaded machine stretches seconds, not this)
     sha256: str = ""
     pending: int | None = None
 
@@ -158,7 +161,7 @@ def run_child(argv: list, cwd: Path, timeout: float, keep_stdout: bool = False) 
             err.seek(0)
             tail = err.read().decode("utf-8", "replace").strip().splitlines()[-1:]
             print(f"  ! exit {proc.returncode}: {' '.join(map(str, argv[1:]))}: {' '.join(tail)}", file=sys.stderr)
-    run = Run(seconds, usage.ru_maxrss / 1024, proc.returncode)
+    run = Run(seconds, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime)
     return run, data if keep_stdout else b""
 
 
@@ -273,6 +276,7 @@ def derive(figs: dict) -> dict:
         best, worst = f.best(), f.worst()
         out[name] = None if best is None else {
             "seconds": round(best.seconds, 3), "slowest": round(worst.seconds, 3),
+            "cpu": round(min(r.cpu for r in f.runs if r.code == 0), 3),
             "peak_mib": round(max(r.peak_mib for r in f.runs if r.code == 0), 1)}
         if best is not None and best.sha256:
             shas = {r.sha256 for r in f.runs if r.code == 0}
@@ -285,6 +289,13 @@ def derive(figs: dict) -> dict:
         spent = sim["seconds"] - info["seconds"]
         out["pods_per_s"] = round(sim["pending"] / spent) if spent > 0 else None
     out["consolidate_ratio"] = round(cons["seconds"] / info["seconds"], 2) if cons and info else None
+    # the same figures in CPU time (user + system), which a machine shared with other work
+    # stretches far less than the seconds from start to exit
+    out["open_ratio_cpu"] = round(info["cpu"] / load["cpu"], 2) if info and load and load["cpu"] > 0 else None
+    out["pods_per_s_cpu"] = None
+    if sim and info and sim.get("pending") is not None:
+        spent = sim["cpu"] - info["cpu"]
+        out["pods_per_s_cpu"] = round(sim["pending"] / spent) if spent > 0 else None
     return out
 
 
@@ -332,6 +343,23 @@ def _s(fig) -> str:
 
 def _mib(fig) -> str:
     return "-" if not fig else f"{fig['peak_mib']:.0f}"
+
+
+def _cpu(fig) -> str:
+    return "-" if not fig else f"{fig['cpu']:.2f}"
+
+
+def cpu_table(rows: list) -> str:
+    """The same commands in CPU seconds (user + system) and the targets' ratios taken on them."""
+    head = ("shape", "nodes", "tree", "json.load cpu s", "info cpu s", "info/json.load cpu (≤1.0)",
+            "simulate cpu s", "pending pods/s cpu (≥3000)", "consolidate cpu s")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = (r["shape"], f"{r['nodes']:,}", r["tree"], _cpu(r["json.load"]), _cpu(r["info"]),
+                 "-" if r.get("open_ratio_cpu") is None else f"{r['open_ratio_cpu']:.2f}", _cpu(r.get("simulate")),
+                 "-" if r.get("pods_per_s_cpu") is None else f"{r['pods_per_s_cpu']:,}", _cpu(r.get("consolidate")))
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(lines)
 
 
 def table(rows: list) -> str:
@@ -393,6 +421,7 @@ def main(argv=None) -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; fastest of {args.repeat} round(s)")
     print(table(rows))
+    print(cpu_table(rows))
     text = growth(rows)
     if text:
         print(text)

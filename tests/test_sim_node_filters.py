@@ -47,7 +47,9 @@ def whole_phase(ctx, i):
 
 
 def checking(monkeypatch) -> list:
-    """Makes every filters_at call also run the whole phase and compare; returns the calls' log."""
+    """Makes every filters_at call also run the whole phase and compare; returns the calls' log.
+    Every dry run is the full one (placing and evicting, asking filters_at at each step), not
+    the one worked out on the node's room where only resources can tell."""
     calls = []
     alone = framework.filters_at
 
@@ -59,6 +61,7 @@ def checking(monkeypatch) -> list:
 
     monkeypatch.setattr(framework, "filters_at", both)
     monkeypatch.setattr(default_preemption, "filters_at", both)
+    monkeypatch.setattr(default_preemption, "only_resources_see_evictions", lambda ctx, leaving: False)
     return calls
 
 
@@ -101,11 +104,13 @@ def test_every_pending_pod_on_every_node_before_and_after_simulating(shape):
 def test_simulate_answers_as_with_the_whole_phase_on_generated_clusters(shape, monkeypatch):
     calls = []
     alone = framework.filters_at
-    monkeypatch.setattr(default_preemption, "filters_at", lambda ctx, i: calls.append(i) or alone(ctx, i))
+    monkeypatch.setattr(default_preemption, "filters_at", lambda ctx, i, *only: calls.append(i) or alone(ctx, i, *only))
     fast = answer(generated(shape))
     assert calls
+    # the plain path: every dry run evicts and places, and asks the whole phase at each step
     monkeypatch.setattr(framework, "filters_at", whole_phase)
     monkeypatch.setattr(default_preemption, "filters_at", whole_phase)
+    monkeypatch.setattr(default_preemption, "only_resources_see_evictions", lambda ctx, leaving: False)
     assert answer(generated(shape)) == fast
 
 

@@ -49,6 +49,9 @@ NODE_LOCAL_FILTERS = FILTERS[:-len(DOMAIN_FILTERS)]
 assert FILTERS[-len(DOMAIN_FILTERS):] == DOMAIN_FILTERS
 CHANGING_FILTERS = (node_ports, node_resources_fit, node_volume_limits)
 FIXED_FILTERS = tuple(plugin for plugin in NODE_LOCAL_FILTERS if plugin not in CHANGING_FILTERS)
+# the filters whose verdict taking bound pods away can change, but resources; and every filter but resources
+EVICTION_AWARE_FILTERS = tuple(plugin for plugin in CHANGING_FILTERS + DOMAIN_FILTERS if plugin is not node_resources_fit)
+BUT_RESOURCES = tuple(plugin for plugin in FILTERS if plugin is not node_resources_fit)
 SCORES = (
     (taint_toleration, 3), (node_affinity, 2), (node_resources_fit, 1),
     (pod_topology_spread, 2), (inter_pod_affinity, 2), (balanced_allocation, 1),
@@ -75,7 +78,16 @@ def run_filters(ctx: PodCycle, explain: bool = False) -> Verdicts:
     return verdicts
 
 
-def filters_at(ctx: PodCycle, i: int) -> tuple[bool, list[str]]:
+def only_resources_see_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
+    """Whether, for this pod, taking any of the bound pods ``leaving`` away (on one node) changes
+    no filter's verdict but NodeResourcesFit's: each other filter that follows the pods (ports,
+    volume limits, topology spread, inter-pod affinity) says they are nothing to it. Every other
+    filter then answers on that node as it does now, whichever of them stay: preemption asks
+    those once and weighs its victims by their requests alone, as its full dry run would find."""
+    return all(plugin.blind_to_evictions(ctx, leaving) for plugin in EVICTION_AWARE_FILTERS)
+
+
+def filters_at(ctx: PodCycle, i: int, plugins=FILTERS) -> tuple[bool, list[str]]:
     """Whether node ``i`` passes every filter, and else the reasons of the first plugin that
     refuses it: what ``run_filters(ctx, explain=True)`` says of that node, asked of it alone.
 
@@ -84,11 +96,12 @@ def filters_at(ctx: PodCycle, i: int) -> tuple[bool, list[str]]:
     nodes x victims x candidates. A node a plugin refuses stops there, as RunFilterPlugins does
     (a node's status is its first failing plugin's); the CHANGING_FILTERS answer for the node
     alone, the rest are read at it: the FIXED_FILTERS' answers kept for the pod's cycle (they
-    change only with the nodes, which a cycle never changes), the domain ones asked afresh."""
+    change only with the nodes, which a cycle never changes), the domain ones asked afresh.
+    ``plugins`` (in FILTERS' order) asks only those."""
     if ctx.state.excluded[i]:
         return False, []
     alone = np.array([i], dtype=np.intp)
-    for plugin in FILTERS:
+    for plugin in plugins:
         if plugin in CHANGING_FILTERS:
             failures, at = plugin.filter(ctx, alone), 0
         elif plugin in FIXED_FILTERS:

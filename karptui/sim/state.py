@@ -311,12 +311,47 @@ class ClusterState:
             found[2] = self.changes
         return totals
 
-    def _account(self, pod: Pod, i: int, sign: int) -> None:
+    def _stamp(self, i: int) -> None:
+        """One change on node ``i`` counted (``changes``, ``touched``, the log of latest changes)."""
         self.changes += 1
         self.touched[i] = self.changes
         self._log.append(i)
         if len(self._log) > 64:
             del self._log[:32]
+
+    def dry_run_on(self, i: int, moves: list[tuple[Pod, int]]) -> None:
+        """Node ``i`` as these evictions (-1) and placements (+1) there leave it, when together
+        they come back to the pods it had: its usage unchanged, no vector touched, but its pods
+        and their host ports in the order the moves leave them and each move counted as a change.
+
+        Preemption works its dry run out on a node's free room when only resources can tell
+        (``framework.only_resources_see_evictions``). The order of a node's pods is part of the
+        answer (placements list them as placed) and of later choices (victims of equal importance
+        go in that order), and what is kept while ``changes`` stands is asked again after each
+        change: replaying the moves on the lists and the count keeps all of it as the full dry
+        run left it."""
+        pods, before, log = self.pods[i], len(self.pods[i]), self._log
+        for pod, sign in moves:
+            self.changes += 1   # as _stamp, the node's stamp set once below (each would be its last)
+            log.append(i)
+            if len(log) > 64:
+                del log[:32]
+            if sign > 0:
+                pods.append(pod)
+            else:
+                _remove(pods, pod)
+            if pod.host_ports:
+                used = self.host_ports.setdefault(i, [])
+                for port in pod.host_ports:
+                    used.append(port) if sign > 0 else used.remove(port)
+        if len(pods) != before:
+            raise ValueError(f"a dry run on node {i} left {len(pods)} pods of {before}")
+        if moves:
+            self.touched[i] = self.changes
+            self._with_affinity = None
+
+    def _account(self, pod: Pod, i: int, sign: int) -> None:
+        self._stamp(i)
         level = self._level(pod.priority)
         for name, value in pod.requests.items():
             if name in self.requested:
@@ -402,6 +437,22 @@ class ClusterState:
         per_node = found[1]
         per_node[i] = per_node.get(i, 0) + sign
 
+    def counted_by(self, selectors: tuple[tuple[LabelSelector | None, frozenset[str] | None], ...],
+                   skip_terminating: bool = False) -> Callable[[Pod], bool]:
+        """Whether a pod counts toward :meth:`counts` of these selectors: the counter's own test
+        (the one kept, when the counter exists; made afresh, and no counter started, when not)."""
+        found = self._counters.get((selectors, skip_terminating))
+        if found is not None:
+            return found[0]
+        parts = [pod_matcher(s, ns) for s, ns in selectors]
+        if len(parts) == 1 and not skip_terminating:
+            return parts[0]
+
+        def matches(pod: Pod) -> bool:
+            return (not skip_terminating or pod.deleted is None) and all(m(pod) for m in parts)
+
+        return matches
+
     def counts(self, selectors: tuple[tuple[LabelSelector | None, frozenset[str] | None], ...],
                skip_terminating: bool = False) -> np.ndarray:
         """Per-node number of bound pods matching every (selector, namespaces) pair.
@@ -413,13 +464,7 @@ class ClusterState:
         key = (selectors, skip_terminating)
         found = self._counters.get(key)
         if found is None:
-            parts = [pod_matcher(s, ns) for s, ns in selectors]
-            if len(parts) == 1 and not skip_terminating:
-                matches = parts[0]
-            else:
-                def matches(pod: Pod) -> bool:
-                    return (not skip_terminating or pod.deleted is None) and all(m(pod) for m in parts)
-
+            matches = self.counted_by(selectors, skip_terminating)
             spaces = set()
             for _, namespaces in selectors:
                 spaces |= {None} if namespaces is None else set(namespaces)

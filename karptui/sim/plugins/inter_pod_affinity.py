@@ -214,6 +214,28 @@ def _affinity_fails(ctx: PodCycle) -> np.ndarray:
     return ~ok
 
 
+def blind_to_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
+    """Whether taking the bound pods ``leaving`` away cannot change this filter's verdict on the
+    pod (see ``framework.only_resources_see_evictions``): none of them holds a required
+    anti-affinity term that selects the pod (the index's groups the filter reads, ``matching``),
+    and none counts toward the pod's own required terms (the counters ``_affinity_fails`` and the
+    anti-affinity step read)."""
+    pod, state = ctx.pod, ctx.state
+    for other in leaving:
+        terms = other.affinity.anti_required
+        if terms and any(pair_matches(pair, pod) for pair in resolved_terms(terms, other, state)):
+            return False
+    if pod.affinity.pod_required:
+        counted = state.counted_by(resolved_terms(pod.affinity.pod_required, pod, state))
+        if any(counted(p) for p in leaving):
+            return False
+    for pair in resolved_terms(pod.affinity.anti_required, pod, state):
+        counted = state.counted_by((pair,))
+        if any(counted(p) for p in leaving):
+            return False
+    return True
+
+
 def filter(ctx: PodCycle) -> list[Failure]:
     pod = ctx.pod
     holding = [(group, counts.vector) for group, counts in _index(ctx).matching("anti", pod) if counts.any()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model import Pod
 from ...model.pod import HostPort
 from ..cycle import Failure, PodCycle
 from ..status import UNSCHEDULABLE
@@ -17,6 +18,12 @@ def conflicts(wanted: HostPort, used: HostPort) -> bool:
     if wanted.port != used.port or wanted.protocol != used.protocol:
         return False
     return wanted.host_ip == used.host_ip or _ANY in (wanted.host_ip, used.host_ip)
+
+
+def blind_to_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
+    """Whether taking the bound pods ``leaving`` away cannot change this filter's verdict on the
+    pod (see ``framework.only_resources_see_evictions``): it asks for no hostPort, or they hold none."""
+    return not ctx.pod.host_ports or not any(pod.host_ports for pod in leaving)
 
 
 def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:

@@ -52,6 +52,16 @@ def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
     return [f for f in failures if f.nodes.any()]
 
 
+def wanted(pod) -> dict[str, int]:
+    """What Filter compares with a node's free room: one pod's place, and each positive request
+    (but ``pods``). A node fits when its room in every one of them is at least this much."""
+    out = {PODS: 1}
+    for resource, amount in pod.requests.items():
+        if amount > 0 and resource != PODS:
+            out[resource] = amount
+    return out
+
+
 def unresolvable(ctx: PodCycle, at=slice(None)) -> np.ndarray:
     """Nodes whose whole allocatable is too small: no eviction can make room there (of the
     nodes ``at`` picks, every node unless told)."""

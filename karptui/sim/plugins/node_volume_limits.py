@@ -159,6 +159,13 @@ def attached(state: ClusterState) -> AttachedVolumes:
     return state.shared(AttachedVolumes, lambda: AttachedVolumes(state))
 
 
+def blind_to_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
+    """Whether taking the bound pods ``leaving`` away cannot change this filter's verdict on the
+    pod (see ``framework.only_resources_see_evictions``): without claims, or without CSINodes to
+    give limits, the pod is never refused; pods without claims attach no volume (``update``)."""
+    return not ctx.pod.pvc_names or not ctx.state.snapshot.csinodes or not any(pod.pvc_names for pod in leaving)
+
+
 def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
     """``nodes`` (indices) asks about those nodes only, the mask then being over them."""
     if not ctx.pod.pvc_names or not ctx.state.snapshot.csinodes:

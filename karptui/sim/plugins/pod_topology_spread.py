@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...model import Pod
 from ...model.affinity import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, TopologySpreadConstraint
 from ...model.selectors import IN, LabelSelector, Requirement
 from ..cycle import Failure, PodCycle, Undecided, either
@@ -109,8 +110,24 @@ def domain_counts(ctx: PodCycle, constraint: TopologySpreadConstraint, keys: tup
     return DomainCounts(domains, counts, present, selector, floor)
 
 
+def _hard(ctx: PodCycle) -> tuple[TopologySpreadConstraint, ...]:
+    return tuple(c for c in ctx.pod.spread_constraints if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+
+
+def blind_to_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
+    """Whether taking the bound pods ``leaving`` away cannot change this filter's verdict on the
+    pod (see ``framework.only_resources_see_evictions``): only DoNotSchedule constraints filter,
+    and only on the pods they count (``_per_domain``'s counter)."""
+    for constraint in _hard(ctx):
+        counted = ctx.state.counted_by(((effective_selector(constraint, ctx.pod.labels),
+                                         frozenset((ctx.pod.namespace,))),), skip_terminating=True)
+        if any(counted(pod) for pod in leaving):
+            return False
+    return True
+
+
 def filter(ctx: PodCycle) -> list[Failure]:
-    hard = tuple(c for c in ctx.pod.spread_constraints if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+    hard = _hard(ctx)
     if not hard:
         return []
     keys = tuple(dict.fromkeys(c.topology_key for c in hard))
