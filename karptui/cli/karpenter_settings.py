@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..model import Snapshot
 from ..sim.karpenter.settings import (AWS_FEATURE_GATES, BOOLEAN, LEGACY_NODE_REPAIR, MIN_VALUES_POLICY,
                                       PREFERENCE_POLICY, SCHEDULER_CONFIG, SETTINGS, TRUE, check_value)
 

@@ -32,8 +32,6 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import yaml
-
 from ...model.affinity import TopologySpreadConstraint, parse_spread_constraints
 from ...model import labels as L
 from ...model.errors import ModelError
@@ -146,10 +144,13 @@ def parse_scheduler_config(text: str) -> tuple[TopologySpreadConstraint, ...]:
     valid label name, a repeated (topologyKey, whenUnsatisfiable) pair. ``ValueError`` with one line."""
     if not text.strip():
         return ()
+    from ...errors import InputError
+    from ...sources import yaml_load  # the one YAML entry point (depth and aliases checked); loaded when used
+
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"scheduler config: not YAML or JSON ({str(exc).splitlines()[0]})") from None
+        doc = yaml_load.load(text, "scheduler config")
+    except InputError as exc:
+        raise ValueError(f"scheduler config: not YAML or JSON ({exc.message})") from None
     if doc is None:
         return ()
     if not isinstance(doc, dict) or set(doc) - {"podTopologySpread"}:
