@@ -34,7 +34,7 @@ ZONE, CAPACITY_TYPE, INSTANCE_TYPE = "topology.kubernetes.io/zone", "karpenter.s
 HOSTNAME, NODEPOOL = "kubernetes.io/hostname", "karpenter.sh/nodepool"
 GiB = 2**30
 
-TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "karpenterVersion", "settings",
+TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "addOfferings", "featureGates", "karpenterVersion", "settings",
             "repairPolicies", "nodePools", "nodes", "pods", "objects", "rounds"}
 # ``settings:`` keys (test.OptionsFields' names) -> the karptui flag that sets Karpenter's option
 SETTING_FLAGS = {"preferencePolicy": "--preference-policy", "minValuesPolicy": "--min-values-policy",
@@ -56,7 +56,7 @@ POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "
             "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
              "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions", "drifted",
-             "driftedSince"}
+             "driftedSince", "consolidatable"}
 
 
 class ScenarioError(Exception):
@@ -295,6 +295,11 @@ class Cluster:
             self.nodeclaims[name]["status"]["conditions"].append(
                 {"type": "Drifted", "status": "True" if raw["drifted"] else "False",
                  "lastTransitionTime": _stamp(NOW - _duration(raw.get("driftedSince", "0s")))})
+        if raw.get("consolidatable") is not None and pool:  # its NodeClaim's Consolidatable condition, set as a
+            # test's SetTrue does (the nodeclaim disruption controller's verdict, whatever the clock says)
+            self.nodeclaims[name]["status"]["conditions"].append(
+                {"type": "Consolidatable", "status": "True" if raw["consolidatable"] else "False",
+                 "lastTransitionTime": _stamp(NOW)})
         if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
             self.mark_for_deletion(name)
         if raw.get("inflight"):
@@ -331,8 +336,9 @@ class Cluster:
         conditions = [{"type": "Launched", "status": "True"}]
         if registered:
             conditions.append({"type": "Registered", "status": "True"})
-        if initialized and registered:
-            conditions.append({"type": "Initialized", "status": "True"})
+        if initialized and registered:  # initialized when it was created (ExpectMakeNodeClaimsInitialized
+            # stamps the clock's now): consolidateAfter counts from it while no pod event is recorded
+            conditions.append({"type": "Initialized", "status": "True", "lastTransitionTime": _stamp(created)})
         return {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
                 "metadata": {"name": name, "uid": f"uid-nodeclaim-{name}", "labels": dict(labels),
                              "creationTimestamp": _stamp(created),
@@ -466,6 +472,7 @@ class Scenario:
             self.catalog_entries = [fake_type(t) for t in self.data["instanceTypes"]]
         else:
             self.catalog_entries = named_catalog(self.data.get("catalog", "fake-default"))
+        self._add_offerings(self.data.get("addOfferings") or {})
         for i, rnd in enumerate(self.data.get("rounds") or []):
             unknown = set(rnd) - ROUND_KEYS
             if unknown:
@@ -475,6 +482,19 @@ class Scenario:
                 raise ScenarioError(f"rounds[{i}].expect: unknown keys {sorted(unknown)}")
         if not self.data.get("rounds"):
             raise ScenarioError("no rounds")
+
+    def _add_offerings(self, extra: dict) -> None:
+        """``addOfferings:`` (type name -> offerings) appended to those catalog types, as a test appends an
+        Offering to one of the suite's instance types (the reserved offerings of the consolidation tests)."""
+        by_name = {t["name"]: t for t in self.catalog_entries}
+        for type_name, offerings in extra.items():
+            entry = by_name.get(type_name)
+            if entry is None:
+                raise ScenarioError(f"addOfferings: instance type {type_name!r} is not in the catalog")
+            spec = {"name": type_name, "resources": {"cpu": entry["cpu"], "memory": entry["memory"],
+                                                     "pods": entry["pods"], **entry.get("extendedResources", {})},
+                    "offerings": offerings}
+            entry["offerings"] = entry["offerings"] + fake_type(spec)["offerings"]
 
     @property
     def name(self) -> str:
@@ -597,9 +617,13 @@ class Scenario:
         moves = command.get("moves") or {}
         for launch in command.get("replacements") or []:
             if launch.get("instance_type") in cluster.catalog:
+                labels = {}
+                if launch.get("reservation_id"):  # launched into a named reservation, as when provisioning
+                    labels[RESERVATION_ID] = launch["reservation_id"]
+                    self._use_reservation(launch["instance_type"], launch["reservation_id"])
                 cluster.add_node({"name": launch["name"], "created": "1s", "instanceType": launch["instance_type"],
                                   "zone": launch.get("zone"), "capacityType": launch.get("capacity_type"),
-                                  "nodepool": launch["nodepool"]})
+                                  "nodepool": launch["nodepool"], "labels": labels})
         for name in command["nodes"]:
             for key, pod in list(cluster.pods.items()):
                 if pod["spec"].get("nodeName") != name:

@@ -434,10 +434,21 @@ class NodeClaim:
         TypeSet rows, cheapest first, at most MAX_INSTANCE_TYPES."""
         return self.types.by_price(self.template.rows[rows].tolist(), reqs)[:MAX_INSTANCE_TYPES]
 
-    def final_requirements(self) -> Reqs:
-        """What the NodeClaim object would say: no placeholder hostname, the instance types and
-        capacity types of its options."""
+    def scheduled_requirements(self) -> Reqs:
+        """The scheduling result's requirements, as Karpenter's FinalizeScheduling leaves them: no
+        placeholder hostname, and a NodeClaim holding reservations pinned to capacity type reserved and
+        to those reservations (so it launches into one it holds, not into any reserved offering).
+        Consolidation prices and launches its replacement under these."""
         reqs = self.reqs.without(L.HOSTNAME)
+        if self.reserved:
+            reqs = reqs.without(L.CAPACITY_TYPE).plus(
+                (Req(L.CAPACITY_TYPE, False, frozenset({RESERVED})), Req(L.CAPACITY_RESERVATION_ID, False, self.reserved)))
+        return reqs
+
+    def final_requirements(self) -> Reqs:
+        """What the NodeClaim object would say: its scheduled requirements (:meth:`scheduled_requirements`),
+        and the instance types and capacity types of its options."""
+        reqs = self.scheduled_requirements()
         rows = self.type_rows()
         names = frozenset(self.types.types[i].name for i in rows)
         # a counted reservation is launched into only by the NodeClaim holding it (.reservations)
@@ -446,11 +457,7 @@ class NodeClaim:
                           and (reqs.get(L.CAPACITY_TYPE) is None or reqs[L.CAPACITY_TYPE].has(o.capacity_type))
                           and not (tracked(o) and o.reservation_id not in self.reserved))
         extra = [Req(L.INSTANCE_TYPE, False, names, min_values=reqs.get_or_exists(L.INSTANCE_TYPE).min_values)]
-        if self.reserved:
-            # as Karpenter's FinalizeScheduling: the NodeClaim launches into one of the reservations it holds
-            extra += [Req(L.CAPACITY_TYPE, False, frozenset({RESERVED})),
-                      Req(L.CAPACITY_RESERVATION_ID, False, self.reserved)]
-        elif kinds:
+        if kinds and not self.reserved:
             extra.append(Req(L.CAPACITY_TYPE, False, kinds))
         return reqs.plus(extra)
 
