@@ -53,7 +53,7 @@ EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "not
                "notDisrupted"}
 POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
-            "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
+            "priority", "owner", "nodeName", "phase", "terminating", "started", "ready", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
              "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions", "drifted",
              "driftedSince", "consolidatable"}
@@ -399,6 +399,9 @@ class Cluster:
         status: dict = {"phase": phase}
         if raw.get("started") is not None:
             status["startTime"] = _stamp(NOW - _duration(raw["started"]))
+        if raw.get("ready") is not None:  # its Ready condition, as a test writes it into the pod's status
+            status["conditions"] = [{"type": "Ready", "status": "True" if raw["ready"] else "False",
+                                     "lastTransitionTime": _stamp(NOW)}]
         if pending:
             status["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                      "message": "0/0 nodes are available"}]

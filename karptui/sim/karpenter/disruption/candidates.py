@@ -206,7 +206,7 @@ class CandidateFinder:
                 return Why(BLOCKED, "pdbs", f"eviction does not support multiple PDBs (PodDisruptionBudget(s)={names})",
                            f"pod {pod.key} is guarded by {len(names)} PDBs, and the eviction API refuses such a pod",
                            (("pod", pod.key), ("pdbs", names)))
-            if guards and allowance[guards[0].key] == 0:
+            if guards and allowance[guards[0].key] == 0 and not guards[0].evicts_regardless(pod):
                 pdb = guards[0].key
                 guarded = [p.key for p in pods if not p.is_terminal and p.deleted is None and not p.is_mirror
                            and [g.key for g in self._guarding(p)] == [pdb]]
@@ -224,7 +224,8 @@ class CandidateFinder:
         for pod in pods:
             if not (pod.is_terminal or pod.deleted is not None or pod.is_mirror):
                 for pdb in self._guarding(pod):
-                    found.setdefault(pdb.key, []).append(pod.key)
+                    if not pdb.evicts_regardless(pod):
+                        found.setdefault(pdb.key, []).append(pod.key)
         return [(key, (self._allowance or {}).get(key, 0), keys) for key, keys in sorted(found.items())]
 
     def _guarding(self, pod: Pod) -> list:
