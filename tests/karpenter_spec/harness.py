@@ -115,6 +115,9 @@ def fake_type(spec: dict) -> dict:
                  "price": raw.get("price", price), "available": raw.get("available", True)}
         if "reservationId" in raw:  # the fake Offering's ReservationID / ReservationCapacity
             offer.update(reservationId=raw["reservationId"], reservationCapacity=raw.get("reservationCapacity", 1))
+        for key in ("capacityOverride", "overheadOverride"):  # the Offering's CapacityOverride / OverheadOverride
+            if raw.get(key) is not None:                        # (an overhead override: its Total())
+                offer[key] = {str(k): str(v) for k, v in raw[key].items()}
         offerings.append(offer)
     cpu, memory = _quantity_value(resources["cpu"]), _quantity_value(resources["memory"])
     labels = {"integer": str(int(cpu)), "size": "small"}

@@ -197,7 +197,7 @@ class NodeClaim:
         """
         if self._room is None:
             rows = self.template.rows[self.rows]
-            self._room = (self.types.allocatable[rows] - self.template.overhead[self.rows]).max(axis=0) \
+            self._room = (self.types.allocatable_max[rows] - self.template.overhead[self.rows]).max(axis=0) \
                 if len(rows) else None
         if self._room is None:
             return False
@@ -323,6 +323,8 @@ class NodeClaim:
             fits = (free >= need.values).all(axis=1)
         else:
             fits = (types.allocatable[type_rows] >= need.values + template.overhead[rows]).all(axis=1)
+        if types.groups and need.unknown is None:  # offerings with their own allocatable
+            fits = types.group_fits(type_rows, fits, need.values + template.overhead[rows], reqs)
         if pod.host_ports:
             fits &= self._ports_ok(pod)[template.group_of[rows]]
         return compatible, fits, offered
@@ -339,7 +341,7 @@ class NodeClaim:
         type_rows = template.rows[self.rows]
         need = types.vector(requests)
         bare = np.zeros(len(self.rows), dtype=bool) if need.unknown is not None else \
-            (types.allocatable[type_rows] >= need.values).all(axis=1)
+            (types.allocatable_max[type_rows] >= need.values).all(axis=1)
         steps = [("nodepool requirements", len(types.types) - pool_compatible),
                  ("nodepool offerings", pool_compatible - len(template.rows)),
                  ("limits", len(template.rows) - len(self.rows))]
