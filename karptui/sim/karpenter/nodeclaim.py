@@ -443,8 +443,8 @@ class NodeClaim:
         Consolidation prices and launches its replacement under these."""
         reqs = self.reqs.without(L.HOSTNAME)
         if self.reserved:
-            reqs = reqs.without(L.CAPACITY_TYPE).plus(
-                (Req(L.CAPACITY_TYPE, False, frozenset({RESERVED})), Req(L.CAPACITY_RESERVATION_ID, False, self.reserved)))
+            reqs = reqs.plus((Req(L.CAPACITY_TYPE, False, frozenset({RESERVED})),
+                              Req(L.CAPACITY_RESERVATION_ID, False, self.reserved)))
         return reqs
 
     def final_requirements(self) -> Reqs:
