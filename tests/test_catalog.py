@@ -340,7 +340,31 @@ BAD_FILES = {
     "reservation-twice": (_one_type(offerings=[{"zone": "a", "capacityType": "reserved", "reservationId": "cr-1",
                                                 "reservationCapacity": 1}] * 2),
                           "offerings[1]: duplicate offering a reserved cr-1"),
+    "bad-capacity-override": (_one_type(offerings=[{"zone": "a", "capacityType": "spot",
+                                                    "capacityOverride": {"example.com/slots": "four"}}]),
+                              "offerings[0].capacityOverride.example.com/slots: 'four' is not a quantity"),
+    "override-twice": (_one_type(offerings=[{"zone": "a", "capacityType": "spot",
+                                             "overheadOverride": {"memory": "1Gi"}}] * 2),
+                       "offerings[1]: duplicate offering a spot with the same overrides"),
 }
+
+
+def test_an_offering_with_overrides_has_its_own_allocatable(write):
+    """Karpenter's CapacityOverride / OverheadOverride: the same zone and capacity type twice, the copy adding
+    a resource and reserving more memory; the type's offerings group by the allocatable they give."""
+    path = write("overrides.yaml", _one_type(offerings=[
+        {"zone": "a", "capacityType": "spot", "price": 0.1},
+        {"zone": "a", "capacityType": "spot", "price": 0.1, "capacityOverride": {"example.com/slots": "4"},
+         "overheadOverride": {"memory": "1Gi"}},
+        {"zone": "b", "capacityType": "spot", "price": 0.1, "available": False,
+         "capacityOverride": {"example.com/slots": "2"}}]))
+    itype = load_catalog_file(path).get("m5.large")
+    groups = itype.allocatable_groups
+    assert [len(offers) for _, offers in groups] == [1, 1]   # the unavailable override is in no group
+    base, overridden = groups[0][0], groups[1][0]
+    assert base == itype.allocatable and "example.com/slots" not in base
+    assert overridden["example.com/slots"] == 4
+    assert overridden["memory"] == base["memory"] - 2**30
 
 
 def test_reserved_offerings_name_their_reservations(write):

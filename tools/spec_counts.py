@@ -1,20 +1,27 @@
-"""Count the ported Karpenter suite as docs/karpenter-spec.md tables it, per folder and per skipped list.
+"""Count the ported Karpenter suite per upstream test file, as docs/karpenter-spec.md tables it.
 
-    python tools/spec_counts.py
+    python tools/spec_counts.py              # per folder, with each skipped list
+    python tools/spec_counts.py --markdown   # per upstream file, the table docs/karpenter-spec.md shows
 
 Ported: scenario files named after an upstream line (``NNNN-*.yaml``; ``from-code-*`` are not upstream tests).
 Divergent: those listed in divergences.yaml. Skipped entries are sorted by the start of their reason:
 "held by" (a unit test or another scenario holds it), "behaviour not modelled" (karptui lacks the
 behaviour), anything else (out of scope: timing, events, metrics, plumbing, Go-only values).
+
+Which upstream file a folder ports is read from the folder table of tests/karpenter_spec/README.md (its one
+owner); a skipped list of ``after-v1.14.1/`` names its upstream file in its first comment line.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 
 import yaml
 
 SPEC = Path(__file__).resolve().parent.parent / "tests" / "karpenter_spec"
+KINDS = ("held", "out of scope", "not modelled")
 
 
 def kind(reason: str) -> str:
@@ -26,33 +33,70 @@ def kind(reason: str) -> str:
     return "out of scope"
 
 
-def main() -> None:
-    divergent = {e["scenario"] for e in yaml.safe_load((SPEC / "divergences.yaml").read_text()) or []}
-    print(f"{'folder / skipped list':44} {'ported':>6} {'diverg':>6} {'from-code':>9} {'held':>5} {'scope':>5} {'not-mod':>7}")
-    totals = [0] * 6
-    for folder in sorted(p for p in SPEC.iterdir() if p.is_dir() and not p.name.startswith("_")):
-        ported = [p for p in folder.glob("[0-9]*.yaml")]
+def folder_files() -> dict[str, str]:
+    """folder -> the upstream test file it ports, from the README's folder table."""
+    out = {}
+    for line in (SPEC / "README.md").read_text().splitlines():
+        found = re.match(r"^\| `([^`/]+)/` \| `([^`]+)`", line)
+        if found:
+            out[found.group(1)] = found.group(2)
+    return out
+
+
+def list_file(listing: Path) -> str | None:
+    """The upstream file a skipped list names in its first comment line."""
+    first = listing.read_text().splitlines()[0] if listing.read_text() else ""
+    found = re.search(r"((?:pkg|test)/\S+?_test\.go)", first)
+    return found.group(1) if found else None
+
+
+def rows() -> list[tuple[str, str, list[int]]]:
+    """(folder or list, upstream file, [ported, divergent, from-code, held, out of scope, not modelled])."""
+    divergent = {e["scenario"].split("@")[0] for e in yaml.safe_load((SPEC / "divergences.yaml").read_text()) or []}
+    files = folder_files()
+    out = []
+    # the folders of ported tests first, then the lists of tests added after v1.14.1
+    for folder in sorted((p for p in SPEC.iterdir() if p.is_dir() and not p.name.startswith("_")),
+                         key=lambda p: (p.name == "after-v1.14.1", p.name)):
+        ported = list(folder.glob("[0-9]*.yaml"))
         derived = list(folder.glob("from-code-*.yaml"))
         div = sum(1 for p in ported if f"{folder.name}/{p.name}" in divergent)
-        lists = sorted(folder.glob("skipped-*.yaml"))
-        counts = {"held": 0, "out of scope": 0, "not modelled": 0}
-        rows = []
-        for listing in lists:
-            mine = {"held": 0, "out of scope": 0, "not modelled": 0}
+        counts = {k: 0 for k in KINDS}
+        lists = []
+        for listing in sorted(folder.glob("skipped-*.yaml")):
+            mine = {k: 0 for k in KINDS}
             for entry in yaml.safe_load(listing.read_text()) or []:
                 mine[kind(entry["reason"])] += 1
-            rows.append((listing.name, mine))
+            lists.append((listing, mine))
             for k, v in mine.items():
                 counts[k] += v
-        row = [len(ported), div, len(derived), counts["held"], counts["out of scope"], counts["not modelled"]]
-        totals = [a + b for a, b in zip(totals, row)]
-        print(f"{folder.name + '/':44} {row[0]:>6} {row[1]:>6} {row[2]:>9} {row[3]:>5} {row[4]:>5} {row[5]:>7}")
-        if len(rows) > 1 or not ported:
-            for name, mine in rows:
-                print(f"  {name:42} {'':>6} {'':>6} {'':>9} {mine['held']:>5} {mine['out of scope']:>5} "
-                      f"{mine['not modelled']:>7}")
-    print(f"{'total':44} {totals[0]:>6} {totals[1]:>6} {totals[2]:>9} {totals[3]:>5} {totals[4]:>5} {totals[5]:>7}")
+        if ported or derived or folder.name in files:
+            out.append((f"{folder.name}/", files.get(folder.name, "?"),
+                        [len(ported), div, len(derived)] + [counts[k] for k in KINDS]))
+        else:  # a folder of skipped lists only: one row per list, each its own upstream file
+            for listing, mine in lists:
+                out.append((f"{folder.name}/{listing.name}", list_file(listing) or "?",
+                            [0, 0, 0] + [mine[k] for k in KINDS]))
+    return out
+
+
+def main(argv: list[str]) -> None:
+    table = rows()
+    totals = [sum(r[2][i] for r in table) for i in range(6)]
+    if "--markdown" in argv:
+        print("| upstream file | where | ported | of them divergent | derived (`from-code`) | skipped: held "
+              "elsewhere | skipped: out of scope | skipped: behaviour not modelled |")
+        print("|---|---|---|---|---|---|---|---|")
+        for where, upstream, n in table:
+            print(f"| `{upstream}` | `{where}` | " + " | ".join(str(v) for v in n) + " |")
+        print("| **total** | | " + " | ".join(f"**{v}**" for v in totals) + " |")
+        return
+    print(f"{'folder / skipped list':48} {'ported':>6} {'diverg':>6} {'from-code':>9} {'held':>5} {'scope':>5} "
+          f"{'not-mod':>7}  upstream file")
+    for where, upstream, n in table:
+        print(f"{where:48} {n[0]:>6} {n[1]:>6} {n[2]:>9} {n[3]:>5} {n[4]:>5} {n[5]:>7}  {upstream}")
+    print(f"{'total':48} {totals[0]:>6} {totals[1]:>6} {totals[2]:>9} {totals[3]:>5} {totals[4]:>5} {totals[5]:>7}")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

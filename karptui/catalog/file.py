@@ -151,13 +151,22 @@ def _offerings(raw: object, where: str) -> tuple[Offering, ...]:
         if capacity_type not in CAPACITY_TYPES:
             raise ModelError(f"{at}.capacityType: {capacity_type!r} is not one of {', '.join(CAPACITY_TYPES)}")
         reservation_id, reservation_capacity = _reservation(data, capacity_type, at)
-        if (zone, capacity_type, reservation_id) in seen:
+        # an offering may add resources to the type's capacity or overhead (Karpenter's CapacityOverride /
+        # OverheadOverride): the same zone and capacity type then appear once per override
+        capacity_override = (_amounts(data["capacityOverride"], f"{at}.capacityOverride")
+                             if data.get("capacityOverride") is not None else None)
+        overhead_override = (_amounts(data["overheadOverride"], f"{at}.overheadOverride")
+                             if data.get("overheadOverride") is not None else None)
+        key = (zone, capacity_type, reservation_id, capacity_override, overhead_override)
+        if key in seen:
             raise ModelError(f"{at}: duplicate offering {zone} {capacity_type}"
-                             + (f" {reservation_id}" if reservation_id else ""))
-        seen.add((zone, capacity_type, reservation_id))
+                             + (f" {reservation_id}" if reservation_id else "")
+                             + (" with the same overrides" if capacity_override or overhead_override else ""))
+        seen.add(key)
         available = as_bool_field(data.get("available"), f"{at}.available", True)
         out.append(Offering(zone, capacity_type, _price(data.get("price"), f"{at}.price"), available,
-                            reservation_id=reservation_id, reservation_capacity=reservation_capacity))
+                            reservation_id=reservation_id, reservation_capacity=reservation_capacity,
+                            capacity_override=capacity_override or None, overhead_override=overhead_override))
     return tuple(out)
 
 

@@ -34,6 +34,15 @@ class Offering:
     price_estimated: bool = False
     reservation_id: str | None = None
     reservation_capacity: int | None = None
+    # Karpenter's Offering CapacityOverride / OverheadOverride (core cloudprovider/types.go, from v1.14.0):
+    # amounts added to the type's capacity and to its overhead when launched through this offering
+    # (resources.Merge sums them), so the offering has its own allocatable (InstanceType.allocatable_groups)
+    capacity_override: Resources | None = None
+    overhead_override: Resources | None = None
+
+    @property
+    def overridden(self) -> bool:
+        return bool(self.capacity_override) or self.overhead_override is not None
 
     @property
     def labels(self) -> dict[str, str]:
@@ -70,6 +79,30 @@ class InstanceType:
 
     def __hash__(self) -> int:  # labels is a plain dict; name and offerings identify a type
         return hash((self.name, self.offerings))
+
+    def allocatable_with(self, offering: Offering) -> Resources:
+        """What pods may request on a node launched through ``offering``: the type's allocatable, plus
+        the offering's capacity override, less its overhead override."""
+        if not offering.overridden:
+            return self.allocatable
+        return self.allocatable + (offering.capacity_override or Resources()) - (offering.overhead_override or Resources())
+
+    @property
+    def allocatable_groups(self) -> tuple[tuple[Resources, tuple[Offering, ...]], ...]:
+        """The available offerings grouped by the allocatable they give, the type's own first (empty when
+        every offering overrides it), as Karpenter's ``AllocatableOfferingsList``: an instance type fits
+        a pod when one group both fits it and has an offering the requirements allow."""
+        groups: dict[tuple, list] = {(None, None): [self.allocatable, []]}
+        for offer in self.offerings:
+            if not offer.available:
+                continue
+            key = (offer.capacity_override, offer.overhead_override) if offer.overridden else (None, None)
+            groups.setdefault(key, [self.allocatable_with(offer), []])[1].append(offer)
+        return tuple((alloc, tuple(offers)) for alloc, offers in groups.values())
+
+    @property
+    def has_overrides(self) -> bool:
+        return any(o.overridden for o in self.offerings)
 
     @property
     def available_offerings(self) -> tuple[Offering, ...]:

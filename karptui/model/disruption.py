@@ -23,8 +23,16 @@ class PodDisruptionBudget(KubeObject):
     current_healthy: int | None = None
     desired_healthy: int | None = None
     expected_pods: int | None = None
+    # spec.unhealthyPodEvictionPolicy: IfHealthyBudget (the API's default) or AlwaysAllow
+    unhealthy_pod_eviction_policy: str = "IfHealthyBudget"
 
     KIND = "PodDisruptionBudget"
+
+    def evicts_regardless(self, pod) -> bool:
+        """Whether the eviction API lets ``pod`` go whatever this PDB allows: its policy is AlwaysAllow
+        and the pod's Ready condition is False (Karpenter's pdb.Limits reads it so before counting
+        disruptions, kubernetes/kubernetes eviction.go likewise)."""
+        return self.unhealthy_pod_eviction_policy == "AlwaysAllow" and pod.unready
 
     def selects(self, pod) -> bool:
         """Whether this PDB guards ``pod`` for the eviction API (and so for Karpenter): same
@@ -94,4 +102,6 @@ def build_pdb(obj: Mapping) -> PodDisruptionBudget:
         current_healthy=as_int(status.get("currentHealthy"), "status.currentHealthy"),
         desired_healthy=as_int(status.get("desiredHealthy"), "status.desiredHealthy"),
         expected_pods=as_int(status.get("expectedPods"), "status.expectedPods"),
+        unhealthy_pod_eviction_policy=as_str(spec.get("unhealthyPodEvictionPolicy"), "spec.unhealthyPodEvictionPolicy",
+                                             "IfHealthyBudget") or "IfHealthyBudget",
     )

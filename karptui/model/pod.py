@@ -52,6 +52,9 @@ class Pod(KubeObject):
     # condition's lastTransitionTime while it is True (None: not ready, or no time given).
     ready: bool = False
     ready_since: datetime | None = None
+    # a Ready condition whose status is False (not merely absent): a PDB whose unhealthyPodEvictionPolicy
+    # is AlwaysAllow lets such a pod be evicted whatever it allows (PodDisruptionBudget.evicts_regardless)
+    unready: bool = False
     restarts: int = 0
     # the containers' images, as written: which Karpenter runs is read from its controller's image tag
     # (karptui.sim.karpenter.versions); replicas share one tuple
@@ -269,21 +272,23 @@ def _pvc_names(spec: Mapping, pod_name: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _conditions(status: Mapping, bound: bool) -> tuple[str, str, bool, datetime | None]:
-    """PodScheduled's reason and message (unbound pods only: a bound pod's is True), and whether
-    the pod is Ready and since when, in one pass over ``status.conditions``."""
+def _conditions(status: Mapping, bound: bool) -> tuple[str, str, bool, datetime | None, bool]:
+    """PodScheduled's reason and message (unbound pods only: a bound pod's is True), whether the pod
+    is Ready and since when, and whether its Ready condition is False, in one pass over
+    ``status.conditions``."""
     reason = message = ""
-    ready, since = False, None
+    ready, since, unready = False, None, False
     for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
         cond = as_map(raw, f"status.conditions[{i}]")
         kind = cond.get("type")
         if kind == "Ready":
             ready = cond.get("status") == "True"
+            unready = cond.get("status") == "False"
             if ready:
                 since = parse_time(cond.get("lastTransitionTime"), f"status.conditions[{i}].lastTransitionTime")
         elif kind == "PodScheduled" and not bound and cond.get("status") != "True":
             reason, message = as_str(cond.get("reason"), "reason"), as_str(cond.get("message"), "message")
-    return reason, message, ready, since
+    return reason, message, ready, since, unready
 
 
 def _restarts(status: Mapping) -> int:
@@ -312,7 +317,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     # each bound pod's node by it, and equal names that are one object compare without a read
     node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
     # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
-    reason, message, ready, ready_since = _conditions(status, bool(node_name))
+    reason, message, ready, ready_since, unready = _conditions(status, bool(node_name))
     scheduling = _shared_scheduling(spec)
     return Pod(
         **fields,
@@ -336,6 +341,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         started=parse_time(status.get("startTime"), "status.startTime"),
         ready=ready,
         ready_since=ready_since,
+        unready=unready,
         restarts=_restarts(status),
         images=_images(spec),
     )

@@ -34,7 +34,7 @@ ZONE, CAPACITY_TYPE, INSTANCE_TYPE = "topology.kubernetes.io/zone", "karpenter.s
 HOSTNAME, NODEPOOL = "kubernetes.io/hostname", "karpenter.sh/nodepool"
 GiB = 2**30
 
-TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "featureGates", "karpenterVersion", "settings",
+TOP_KEYS = {"name", "context", "source", "notes", "catalog", "instanceTypes", "addOfferings", "featureGates", "karpenterVersion", "settings",
             "repairPolicies", "nodePools", "nodes", "pods", "objects", "rounds"}
 # ``settings:`` keys (test.OptionsFields' names) -> the karptui flag that sets Karpenter's option
 SETTING_FLAGS = {"preferencePolicy": "--preference-policy", "minValuesPolicy": "--min-values-policy",
@@ -53,10 +53,10 @@ EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "not
                "notDisrupted"}
 POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
-            "priority", "owner", "nodeName", "phase", "terminating", "started", "spec"}
+            "priority", "owner", "nodeName", "phase", "terminating", "started", "ready", "spec"}
 NODE_KEYS = {"name", "instanceType", "zone", "capacityType", "nodepool", "labels", "annotations", "taints",
              "initialized", "unschedulable", "allocatable", "inflight", "created", "deleting", "conditions", "drifted",
-             "driftedSince"}
+             "driftedSince", "consolidatable"}
 
 
 class ScenarioError(Exception):
@@ -115,6 +115,9 @@ def fake_type(spec: dict) -> dict:
                  "price": raw.get("price", price), "available": raw.get("available", True)}
         if "reservationId" in raw:  # the fake Offering's ReservationID / ReservationCapacity
             offer.update(reservationId=raw["reservationId"], reservationCapacity=raw.get("reservationCapacity", 1))
+        for key in ("capacityOverride", "overheadOverride"):  # the Offering's CapacityOverride / OverheadOverride
+            if raw.get(key) is not None:                        # (an overhead override: its Total())
+                offer[key] = {str(k): str(v) for k, v in raw[key].items()}
         offerings.append(offer)
     cpu, memory = _quantity_value(resources["cpu"]), _quantity_value(resources["memory"])
     labels = {"integer": str(int(cpu)), "size": "small"}
@@ -295,6 +298,11 @@ class Cluster:
             self.nodeclaims[name]["status"]["conditions"].append(
                 {"type": "Drifted", "status": "True" if raw["drifted"] else "False",
                  "lastTransitionTime": _stamp(NOW - _duration(raw.get("driftedSince", "0s")))})
+        if raw.get("consolidatable") is not None and pool:  # its NodeClaim's Consolidatable condition, set as a
+            # test's SetTrue does (the nodeclaim disruption controller's verdict, whatever the clock says)
+            self.nodeclaims[name]["status"]["conditions"].append(
+                {"type": "Consolidatable", "status": "True" if raw["consolidatable"] else "False",
+                 "lastTransitionTime": _stamp(NOW)})
         if raw.get("deleting") and pool:  # being deleted: its NodeClaim (without one, the Node) has a deletionTimestamp
             self.mark_for_deletion(name)
         if raw.get("inflight"):
@@ -331,8 +339,9 @@ class Cluster:
         conditions = [{"type": "Launched", "status": "True"}]
         if registered:
             conditions.append({"type": "Registered", "status": "True"})
-        if initialized and registered:
-            conditions.append({"type": "Initialized", "status": "True"})
+        if initialized and registered:  # initialized when it was created (ExpectMakeNodeClaimsInitialized
+            # stamps the clock's now): consolidateAfter counts from it while no pod event is recorded
+            conditions.append({"type": "Initialized", "status": "True", "lastTransitionTime": _stamp(created)})
         return {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
                 "metadata": {"name": name, "uid": f"uid-nodeclaim-{name}", "labels": dict(labels),
                              "creationTimestamp": _stamp(created),
@@ -393,6 +402,9 @@ class Cluster:
         status: dict = {"phase": phase}
         if raw.get("started") is not None:
             status["startTime"] = _stamp(NOW - _duration(raw["started"]))
+        if raw.get("ready") is not None:  # its Ready condition, as a test writes it into the pod's status
+            status["conditions"] = [{"type": "Ready", "status": "True" if raw["ready"] else "False",
+                                     "lastTransitionTime": _stamp(NOW)}]
         if pending:
             status["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                      "message": "0/0 nodes are available"}]
@@ -466,6 +478,7 @@ class Scenario:
             self.catalog_entries = [fake_type(t) for t in self.data["instanceTypes"]]
         else:
             self.catalog_entries = named_catalog(self.data.get("catalog", "fake-default"))
+        self._add_offerings(self.data.get("addOfferings") or {})
         self._catalog_at_start = copy.deepcopy(self.catalog_entries)  # each run starts from it (see run)
         for i, rnd in enumerate(self.data.get("rounds") or []):
             unknown = set(rnd) - ROUND_KEYS
@@ -476,6 +489,19 @@ class Scenario:
                 raise ScenarioError(f"rounds[{i}].expect: unknown keys {sorted(unknown)}")
         if not self.data.get("rounds"):
             raise ScenarioError("no rounds")
+
+    def _add_offerings(self, extra: dict) -> None:
+        """``addOfferings:`` (type name -> offerings) appended to those catalog types, as a test appends an
+        Offering to one of the suite's instance types (the reserved offerings of the consolidation tests)."""
+        by_name = {t["name"]: t for t in self.catalog_entries}
+        for type_name, offerings in extra.items():
+            entry = by_name.get(type_name)
+            if entry is None:
+                raise ScenarioError(f"addOfferings: instance type {type_name!r} is not in the catalog")
+            spec = {"name": type_name, "resources": {"cpu": entry["cpu"], "memory": entry["memory"],
+                                                     "pods": entry["pods"], **entry.get("extendedResources", {})},
+                    "offerings": offerings}
+            entry["offerings"] = entry["offerings"] + fake_type(spec)["offerings"]
 
     @property
     def name(self) -> str:
@@ -611,9 +637,13 @@ class Scenario:
         moves = command.get("moves") or {}
         for launch in command.get("replacements") or []:
             if launch.get("instance_type") in cluster.catalog:
+                labels = {}
+                if launch.get("reservation_id"):  # launched into a named reservation, as when provisioning
+                    labels[RESERVATION_ID] = launch["reservation_id"]
+                    self._use_reservation(launch["instance_type"], launch["reservation_id"])
                 cluster.add_node({"name": launch["name"], "created": "1s", "instanceType": launch["instance_type"],
                                   "zone": launch.get("zone"), "capacityType": launch.get("capacity_type"),
-                                  "nodepool": launch["nodepool"]})
+                                  "nodepool": launch["nodepool"], "labels": labels})
         for name in command["nodes"]:
             for key, pod in list(cluster.pods.items()):
                 if pod["spec"].get("nodeName") != name:

@@ -58,12 +58,26 @@ class TypeSet:
         interned: dict = {}
         self.reqs = tuple(self._type_reqs(t, interned) for t in self.types)
         self.keys = frozenset(k for r in self.reqs for k in r)
-        columns = sorted({name for t in self.types for name in (*t.allocatable, *t.capacity)} | {PODS})
+        columns = sorted({name for t in self.types for name in (*t.allocatable, *t.capacity)} | {PODS}
+                         | {name for t in self.types for o in t.offerings if o.capacity_override
+                            for name in o.capacity_override})
         self.columns = {name: i for i, name in enumerate(columns)}
         self.allocatable = np.array([[t.allocatable.get(c, 0) for c in columns] for t in self.types],
                                     dtype=np.int64).reshape(len(self.types), len(columns))
         self.capacity = np.array([[t.capacity.get(c, 0) for c in columns] for t in self.types],
                                  dtype=np.int64).reshape(len(self.types), len(columns))
+        # types with offerings that override their capacity or overhead (Karpenter's AllocatableOfferingsList):
+        # row -> ((allocatable row, its available offerings), ...); ``allocatable_max`` bounds every group's
+        # room (the same array as ``allocatable`` when no type has such offerings)
+        self.groups: dict[int, tuple[tuple[np.ndarray, tuple], ...]] = {
+            i: tuple((np.array([alloc.get(c, 0) for c in columns], dtype=np.int64), offers)
+                     for alloc, offers in t.allocatable_groups)
+            for i, t in enumerate(self.types) if t.has_overrides}
+        self.allocatable_max = self.allocatable
+        if self.groups:
+            self.allocatable_max = self.allocatable.copy()
+            for i, groups in self.groups.items():
+                self.allocatable_max[i] = np.max([g[0] for g in groups] + [self.allocatable[i]], axis=0)
         # the types' declared volume limits (v1.15 counts them on new NodeClaims: .volumeusage)
         self.volume_limits = tuple(t.volume_limits for t in self.types)
         self.has_volume_limits = any(self.volume_limits)
@@ -141,6 +155,26 @@ class TypeSet:
         return found
 
     # ---- resources ---------------------------------------------------------------------------
+    def group_fits(self, type_rows: np.ndarray, fits: np.ndarray, need: np.ndarray, reqs: Reqs) -> np.ndarray:
+        """``fits`` (the type's own allocatable against ``need``, one row per type row or one for all)
+        decided again for types whose offerings override their allocatable: such a type fits when one of
+        its groups has room and an offering ``reqs`` allow (Karpenter's ``fits``: resources and offering
+        together, group by group)."""
+        if not self.groups:
+            return fits
+        zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
+        out = fits
+        for k, i in enumerate(type_rows.tolist()):
+            groups = self.groups.get(i)
+            if groups is None:
+                continue
+            if out is fits:
+                out = fits.copy()
+            row = need[k] if need.ndim == 2 else need
+            out[k] = any(bool((alloc >= row).all()) and any(offering_allowed(o, zone, kind) for o in offers)
+                         for alloc, offers in groups)
+        return out
+
     def vector(self, amounts: Mapping[str, int], remember: bool = False) -> Vector:
         """``amounts`` as a row (read-only). ``remember``: keep it per resource list — pods repeat a
         few sizes, and the same row object lets a NodeClaim keep its answer per size."""

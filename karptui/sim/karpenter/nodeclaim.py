@@ -197,7 +197,7 @@ class NodeClaim:
         """
         if self._room is None:
             rows = self.template.rows[self.rows]
-            self._room = (self.types.allocatable[rows] - self.template.overhead[self.rows]).max(axis=0) \
+            self._room = (self.types.allocatable_max[rows] - self.template.overhead[self.rows]).max(axis=0) \
                 if len(rows) else None
         if self._room is None:
             return False
@@ -323,6 +323,8 @@ class NodeClaim:
             fits = (free >= need.values).all(axis=1)
         else:
             fits = (types.allocatable[type_rows] >= need.values + template.overhead[rows]).all(axis=1)
+        if types.groups and need.unknown is None:  # offerings with their own allocatable
+            fits = types.group_fits(type_rows, fits, need.values + template.overhead[rows], reqs)
         if pod.host_ports:
             fits &= self._ports_ok(pod)[template.group_of[rows]]
         return compatible, fits, offered
@@ -339,7 +341,7 @@ class NodeClaim:
         type_rows = template.rows[self.rows]
         need = types.vector(requests)
         bare = np.zeros(len(self.rows), dtype=bool) if need.unknown is not None else \
-            (types.allocatable[type_rows] >= need.values).all(axis=1)
+            (types.allocatable_max[type_rows] >= need.values).all(axis=1)
         steps = [("nodepool requirements", len(types.types) - pool_compatible),
                  ("nodepool offerings", pool_compatible - len(template.rows)),
                  ("limits", len(template.rows) - len(self.rows))]
@@ -434,10 +436,21 @@ class NodeClaim:
         TypeSet rows, cheapest first, at most MAX_INSTANCE_TYPES."""
         return self.types.by_price(self.template.rows[rows].tolist(), reqs)[:MAX_INSTANCE_TYPES]
 
-    def final_requirements(self) -> Reqs:
-        """What the NodeClaim object would say: no placeholder hostname, the instance types and
-        capacity types of its options."""
+    def scheduled_requirements(self) -> Reqs:
+        """The scheduling result's requirements, as Karpenter's FinalizeScheduling leaves them: no
+        placeholder hostname, and a NodeClaim holding reservations pinned to capacity type reserved and
+        to those reservations (so it launches into one it holds, not into any reserved offering).
+        Consolidation prices and launches its replacement under these."""
         reqs = self.reqs.without(L.HOSTNAME)
+        if self.reserved:
+            reqs = reqs.plus((Req(L.CAPACITY_TYPE, False, frozenset({RESERVED})),
+                              Req(L.CAPACITY_RESERVATION_ID, False, self.reserved)))
+        return reqs
+
+    def final_requirements(self) -> Reqs:
+        """What the NodeClaim object would say: its scheduled requirements (:meth:`scheduled_requirements`),
+        and the instance types and capacity types of its options."""
+        reqs = self.scheduled_requirements()
         rows = self.type_rows()
         names = frozenset(self.types.types[i].name for i in rows)
         # a counted reservation is launched into only by the NodeClaim holding it (.reservations)
@@ -446,11 +459,7 @@ class NodeClaim:
                           and (reqs.get(L.CAPACITY_TYPE) is None or reqs[L.CAPACITY_TYPE].has(o.capacity_type))
                           and not (tracked(o) and o.reservation_id not in self.reserved))
         extra = [Req(L.INSTANCE_TYPE, False, names, min_values=reqs.get_or_exists(L.INSTANCE_TYPE).min_values)]
-        if self.reserved:
-            # as Karpenter's FinalizeScheduling: the NodeClaim launches into one of the reservations it holds
-            extra += [Req(L.CAPACITY_TYPE, False, frozenset({RESERVED})),
-                      Req(L.CAPACITY_RESERVATION_ID, False, self.reserved)]
-        elif kinds:
+        if kinds and not self.reserved:
             extra.append(Req(L.CAPACITY_TYPE, False, kinds))
         return reqs.plus(extra)
 

@@ -108,7 +108,7 @@ def _fails_everywhere(pod: Pod, data: PodData, prepared, pool: ExistingPool) -> 
             continue  # a resource no instance type has
         reqs = template.reqs.plus(data.reqs.values())
         rows = template.rows
-        fits = (types.allocatable[rows] >= vector.values + template.overhead).all(axis=1)
+        fits = (types.allocatable_max[rows] >= vector.values + template.overhead).all(axis=1)  # an upper bound
         if not (fits & types.compatible_mask(reqs)[rows] & types.offered_mask(reqs)[rows]).any():
             continue
         return False

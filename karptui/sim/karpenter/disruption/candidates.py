@@ -206,7 +206,7 @@ class CandidateFinder:
                 return Why(BLOCKED, "pdbs", f"eviction does not support multiple PDBs (PodDisruptionBudget(s)={names})",
                            f"pod {pod.key} is guarded by {len(names)} PDBs, and the eviction API refuses such a pod",
                            (("pod", pod.key), ("pdbs", names)))
-            if guards and allowance[guards[0].key] == 0:
+            if guards and allowance[guards[0].key] == 0 and not guards[0].evicts_regardless(pod):
                 pdb = guards[0].key
                 guarded = [p.key for p in pods if not p.is_terminal and p.deleted is None and not p.is_mirror
                            and [g.key for g in self._guarding(p)] == [pdb]]
@@ -224,7 +224,8 @@ class CandidateFinder:
         for pod in pods:
             if not (pod.is_terminal or pod.deleted is not None or pod.is_mirror):
                 for pdb in self._guarding(pod):
-                    found.setdefault(pdb.key, []).append(pod.key)
+                    if not pdb.evicts_regardless(pod):
+                        found.setdefault(pdb.key, []).append(pod.key)
         return [(key, (self._allowance or {}).get(key, 0), keys) for key, keys in sorted(found.items())]
 
     def _guarding(self, pod: Pod) -> list:
@@ -271,19 +272,44 @@ class CandidateFinder:
         return min(1.0, max(0.0, (expiry - (self.now - created).total_seconds()) / expiry))
 
     def settled_for(self, candidate: Candidate, state: ClusterState) -> float | None:
-        """Seconds since the node's pods last changed: the NodeClaim's lastPodEventTime, else its
-        newest pod or the node itself."""
-        if self.now is not None and candidate.claim is not None and candidate.claim.last_pod_event is not None:
-            return (self.now - candidate.claim.last_pod_event).total_seconds()
+        """Seconds since the node's pods last changed, as Karpenter's ``IsUnderConsolidateAfter`` reads
+        it: the NodeClaim's lastPodEventTime, else when it was initialized (its Initialized condition's
+        lastTransitionTime: "when Karpenter recognizes that pods could have started scheduling"); a
+        snapshot with neither stamp falls back to its newest pod or the node itself."""
+        if self.now is None:
+            return None
+        claim = candidate.claim
+        if claim is not None and claim.last_pod_event is not None:
+            return (self.now - claim.last_pod_event).total_seconds()
+        if claim is not None and claim.initialized and "Initialized" in claim.condition_since:
+            return (self.now - claim.condition_since["Initialized"]).total_seconds()
         pods = state.pods[candidate.index]
         stamps = [p.created for p in pods if p.created] + ([candidate.node.created] if candidate.node.created else [])
-        if not stamps or self.now is None:
+        if not stamps:
             return None
         return (self.now - max(stamps)).total_seconds()
 
+    def under_consolidate_after(self, candidate: Candidate, state: ClusterState) -> Why | None:
+        """Why the node is still within its NodePool's consolidateAfter by the clock (Karpenter's
+        ``IsUnderConsolidateAfter``: a set, non-zero consolidateAfter not yet run out since the pods last
+        changed), else None. The one rule both for a candidate whose Consolidatable condition is not read
+        and for a consolidation's destinations (from v1.14, kubernetes-sigs/karpenter#3006), which
+        upstream reads from the clock even where the condition says otherwise."""
+        after = candidate.pool.consolidate_after
+        if not after or (candidate.claim is not None and not candidate.claim.initialized):
+            return None
+        settled = self.settled_for(candidate, state)
+        if settled is not None and settled < after:
+            return Why(WAITING, "consolidate-after",
+                       f"not consolidatable yet: consolidateAfter is {after:g}s and the node's "
+                       f"pods last changed {settled:g}s before the snapshot", f"{span(after - settled)} to go",
+                       (("consolidate_after_seconds", after), ("settled_seconds", settled),
+                        ("remaining_seconds", round(after - settled, 3))))
+        return None
+
     def consolidatable(self, candidate: Candidate, state: ClusterState) -> Why | None:
-        """None when consolidateAfter has passed (the NodeClaim's Consolidatable condition), else why not
-        and how long to go."""
+        """None when consolidateAfter has passed (the NodeClaim's Consolidatable condition, where the
+        snapshot has it and no lastPodEventTime to work it out from), else why not and how long to go."""
         claim = candidate.claim
         if claim is not None and claim.last_pod_event is None and "Consolidatable" in claim.conditions:
             if claim.conditions["Consolidatable"] == "True":
@@ -291,15 +317,7 @@ class CandidateFinder:
             return Why(WAITING, "consolidate-after", "not consolidatable yet",
                        "the NodeClaim's Consolidatable condition is not True",
                        (("consolidate_after_seconds", candidate.pool.consolidate_after),))
-        after = candidate.pool.consolidate_after
-        settled = self.settled_for(candidate, state)
-        if after and settled is not None and settled < after:
-            return Why(WAITING, "consolidate-after",
-                       f"not consolidatable yet: consolidateAfter is {after:g}s and the node's "
-                       f"pods last changed {settled:g}s before the snapshot", f"{span(after - settled)} to go",
-                       (("consolidate_after_seconds", after), ("settled_seconds", settled),
-                        ("remaining_seconds", round(after - settled, 3))))
-        return None
+        return self.under_consolidate_after(candidate, state)
 
 
 def _same(before: tuple[Pod, ...], now: list[Pod]) -> bool:

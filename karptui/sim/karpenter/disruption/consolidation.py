@@ -38,7 +38,7 @@ def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command 
         return None, new_nodes(claims)
     claim = claims[0]
     types = ctx.types
-    reqs = claim.reqs.without(L.HOSTNAME)  # the scheduling result's requirements (minValues kept)
+    reqs = claim.scheduled_requirements()  # the scheduling result's (minValues kept; reserved where it holds some)
     rows = claim.type_rows()
     price = sum(c.price for c in candidates)
     all_spot = all(c.capacity_type == "spot" for c in candidates)

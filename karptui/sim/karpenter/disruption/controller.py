@@ -232,7 +232,8 @@ class Disruptor:
 
     def _nodes_settling(self) -> frozenset[str]:
         """The nodes a consolidation may not move pods onto: still within their NodePool's consolidateAfter
-        (kubernetes-sigs/karpenter#3006, from v1.14.0; before it any node took them)."""
+        by the clock (kubernetes-sigs/karpenter#3006, from v1.14.0; before it any node took them). Upstream's
+        scheduler asks ``IsUnderConsolidateAfter``, not the NodeClaim's Consolidatable condition."""
         if karpenter_version(self.snapshot) < V1_14:
             return frozenset()
         out = set()
@@ -241,7 +242,7 @@ class Disruptor:
             if pool is None or not pool.consolidate_after or self.state.excluded[i]:
                 continue
             probe = Candidate(i, node, self.snapshot.nodeclaim_by_node.get(node.name), pool, None, 0.0)
-            if self.finder.consolidatable(probe, self.state) is not None:
+            if self.finder.under_consolidate_after(probe, self.state) is not None:
                 out.add(node.name)
         return frozenset(out)
 
