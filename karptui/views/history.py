@@ -229,7 +229,8 @@ def hour_rows(timeline: Timeline, keep: Callable[[str], bool] | None = None) -> 
 
 
 def summary(timeline: Timeline, now: datetime | None = None) -> str:
-    """The status line: how much, over when (UTC), and how the log's end stands to the snapshot's clock."""
+    """The status line: how much, over when (UTC), and how the log's end stands to the clock shown (a
+    snapshot's capture time, or the moment of a recording the header names)."""
     if not timeline.lives and not timeline.pending and not timeline.launch_failures:
         return "the log and events name no NodeClaim and no pending pod"
     first, last = timeline.first, timeline.last
@@ -240,7 +241,7 @@ def summary(timeline: Timeline, now: datetime | None = None) -> str:
         else:
             span = f" · {_clock(first, '%Y-%m-%d %H:%M')}–{_clock(last, '%Y-%m-%d %H:%M')} UTC"
         if now is not None and (now - last).total_seconds() > 300:
-            span += f" (ends {span_text((now - last).total_seconds())} before the snapshot's time)"
+            span += f" (ends {span_text((now - last).total_seconds())} before the moment shown)"
     minutes = f"{timeline.short_lived_seconds / 60:g}m"
     spent = sum(c.spent for c in timeline.cost)
     prices = f"{timeline.catalog} prices" + (f", after discount {timeline.discounts}" if timeline.discounts else "")
