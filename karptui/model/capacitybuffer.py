@@ -15,12 +15,14 @@ Source: kubernetes-sigs/karpenter ``pkg/apis/autoscaling/v1beta1/capacitybuffer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .errors import ModelError
 from .fields import as_int, as_list, as_map, as_str
 from .meta import KubeObject, meta_fields
+from .pod import Pod
 from .resources import EMPTY, Resources
+from .workloads import template_pod
 
 ACTIVE_CAPACITY = "buffer.x-k8s.io/active-capacity"   # the default (and only) provisioning strategy
 READY_FOR_PROVISIONING = "ReadyForProvisioning"
@@ -51,11 +53,11 @@ class CapacityBuffer(KubeObject):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PodTemplate(KubeObject):
-    """A core ``PodTemplate``: only its ``template`` (metadata and spec) matters here."""
+    """A core ``PodTemplate``: its ``template`` as a Pod named after it (as a workload's template)."""
 
     KIND = "PodTemplate"
 
-    template: Mapping = field(default_factory=dict, repr=False, compare=False)
+    template: Pod | None = None
 
 
 def _count(value: object, where: str) -> int | None:
@@ -109,7 +111,5 @@ def build_capacity_buffer(obj: Mapping) -> CapacityBuffer:
 
 
 def build_pod_template(obj: Mapping) -> PodTemplate:
-    template = as_map(obj.get("template"), "template")
-    as_map(template.get("spec"), "template.spec")
-    as_map(template.get("metadata"), "template.metadata")
-    return PodTemplate(**meta_fields(obj, keep_raw=False), template=template)
+    fields = meta_fields(obj, keep_raw=False)
+    return PodTemplate(**fields, template=template_pod(obj.get("template"), fields))
