@@ -183,3 +183,46 @@ def test_a_buffer_the_api_server_would_refuse_is_skipped_with_a_warning():
     assert snapshot.capacity_buffers == ()
     assert any("CapacityBuffer" in w and "both" in w for w in snapshot.warnings)
     assert any("replicas or limits must also be set" in w for w in snapshot.warnings)
+
+
+def _bundled_with_buffer(write, version_flag):
+    import yaml
+    from pathlib import Path
+
+    dump = yaml.safe_load((Path(__file__).resolve().parent.parent / "snapshots" / "consolidation.yaml").read_text())
+    shape = {"containers": [{"name": "c", "image": "p", "resources": {"requests": {"cpu": "3", "memory": "1Gi"}}}]}
+    dump["items"] += [
+        {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "warm", "namespace": "default"},
+         "template": {"metadata": {"labels": {"app": "warm"}}, "spec": shape}},
+        {"apiVersion": "autoscaling.x-k8s.io/v1beta1", "kind": "CapacityBuffer",
+         "metadata": {"name": "warm", "namespace": "default", "uid": "b-1"},
+         "spec": {"podTemplateRef": {"name": "warm"}, "replicas": 2}},
+    ]
+    return write("with-buffer.json", dump), ["--karpenter-version", version_flag]
+
+
+def test_simulate_provisions_for_a_buffer_only_with_the_gate_on(cli, write):
+    import json
+
+    path, version = _bundled_with_buffer(write, "v1.15.1")
+    code, out, err = cli("simulate", path, "--output", "json", *version)
+    assert code == 0, err
+    off = json.loads(out)
+    assert "capacity_buffers" not in off
+    assert any("1 CapacityBuffer(s) ignored" in n for n in off["notes"])
+    assert not any(c["buffer_pods"] for c in off["nodeclaims"])
+
+    code, out, err = cli("simulate", path, "--output", "json", "--feature-gates", "CapacityBuffer=true", *version)
+    assert code == 0, err
+    on = json.loads(out)
+    [buffer] = on["capacity_buffers"]
+    assert buffer["buffer"] == "default/warm" and buffer["replicas"] == 2 and buffer["ready_for_provisioning"]
+    # 3 cpu a chunk: the snapshot's nodes have room for at most one, so new capacity is launched
+    assert buffer["on_existing_nodes"] + buffer["on_new_nodeclaims"] == 2 and buffer["failed"] == 0
+    assert buffer["on_new_nodeclaims"] >= 1 and buffer["provisioning"]["reason"] == "RequiresNewCapacity"
+    launched = sorted(p for c in on["nodeclaims"] for p in c["buffer_pods"])
+    assert len(launched) == buffer["on_new_nodeclaims"]
+    assert set(launched) <= {"default/capacity-buffer-warm-1", "default/capacity-buffer-warm-2"}
+    # virtual pods are never reported as pods of the cluster
+    assert not {p["pod"] for p in on["pods"]} & set(launched)
+    assert on["summary"]["pending"] == off["summary"]["pending"]

@@ -132,6 +132,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     scores: tuple = ()
     verdicts: dict = {}
     drift = None
+    buffers = None   # where the capacity buffers' virtual pods went (Karpenter's pass only)
     if catalog is not None and snapshot.nodepools:
         from .karpenter.overlays import karpenter_catalog
         from .karpenter.settings import controller_gates
