@@ -226,3 +226,31 @@ def test_simulate_provisions_for_a_buffer_only_with_the_gate_on(cli, write):
     # virtual pods are never reported as pods of the cluster
     assert not {p["pod"] for p in on["pods"]} & set(launched)
     assert on["summary"]["pending"] == off["summary"]["pending"]
+
+
+def test_snapshot_save_keeps_what_a_buffer_needs(cli, tmp_path):
+    """``snapshot save`` lists CapacityBuffers (a Karpenter-era CRD) and PodTemplates, and keeps of them
+    what the simulation reads: the saved file makes the same virtual pods as the objects the server held."""
+    from tests.fakeapi import FakeAPI
+    from tests.test_live import only_gets
+
+    from karptui.sources import load_snapshot
+
+    objects = [_template(), _buffer(podTemplateRef={"name": "shape"}, replicas=2, limits={"cpu": "5"}),
+               _deployment(4), _buffer("pct", scalableRef={"kind": "Deployment", "name": "web"}, percentage=50)]
+    with FakeAPI(karpenter=False) as api:
+        api.add_resource("autoscaling.x-k8s.io", "v1beta1", "capacitybuffers", "CapacityBuffer", True)
+        served = [api.add(o) for o in objects]
+        out = tmp_path / "saved.json"
+        code, _, err = cli("snapshot", "save", out, "--kubeconfig", api.kubeconfig(tmp_path / "k"), "--logs-since", "0")
+        assert code == 0, err
+        only_gets(api)
+    saved = load_snapshot(out)
+    assert sorted(b.name for b in saved.capacity_buffers) == ["buf", "pct"]
+    assert [t.name for t in saved.pod_templates] == ["shape"]
+    whole = _snapshot(*served)
+    for version in (V1_14_0, V1_15_0):
+        got = buffer_pods(saved, ON, version)
+        assert [(p.name, dict(p.labels), p.requests, p.node_selector) for p in got] == \
+               [(p.name, dict(p.labels), p.requests, p.node_selector) for p in buffer_pods(whole, ON, version)]
+        assert len(got) == 4   # 2 chunks of the template, 50% of the Deployment's 4 replicas
