@@ -10,8 +10,15 @@ from __future__ import annotations
 import pytest
 
 from karptui.model.build import SnapshotBuilder
-from karptui.sim.karpenter.buffers import (BUFFER_NAME, BUFFER_NAMESPACE, FAKE_POD, VIRTUAL_POD_PRIORITY,
-                                           buffer_key, buffer_pods, resolutions, virtual_pods)
+from karptui.sim.karpenter.buffers import (
+    BUFFER_NAME,
+    BUFFER_NAMESPACE,
+    FAKE_POD,
+    VIRTUAL_POD_PRIORITY,
+    buffer_key,
+    buffer_pods,
+    resolutions,
+)
 from karptui.sim.karpenter.featuregates import DEFAULT_GATES, FeatureGates
 from karptui.sim.karpenter.versions import KarpenterVersion
 
@@ -186,8 +193,9 @@ def test_a_buffer_the_api_server_would_refuse_is_skipped_with_a_warning():
 
 
 def _bundled_with_buffer(write, version_flag):
-    import yaml
     from pathlib import Path
+
+    import yaml
 
     dump = yaml.safe_load((Path(__file__).resolve().parent.parent / "snapshots" / "consolidation.yaml").read_text())
     shape = {"containers": [{"name": "c", "image": "p", "resources": {"requests": {"cpu": "3", "memory": "1Gi"}}}]}
@@ -231,10 +239,9 @@ def test_simulate_provisions_for_a_buffer_only_with_the_gate_on(cli, write):
 def test_snapshot_save_keeps_what_a_buffer_needs(cli, tmp_path):
     """``snapshot save`` lists CapacityBuffers (a Karpenter-era CRD) and PodTemplates, and keeps of them
     what the simulation reads: the saved file makes the same virtual pods as the objects the server held."""
+    from karptui.sources import load_snapshot
     from tests.fakeapi import FakeAPI
     from tests.test_live import only_gets
-
-    from karptui.sources import load_snapshot
 
     objects = [_template(), _buffer(podTemplateRef={"name": "shape"}, replicas=2, limits={"cpu": "5"}),
                _deployment(4), _buffer("pct", scalableRef={"kind": "Deployment", "name": "web"}, percentage=50)]

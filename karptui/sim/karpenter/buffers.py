@@ -17,7 +17,7 @@ The shape: a PodTemplate of the buffer's namespace (``podTemplateRef``), or the 
 The provisioner reads the count from the buffer's status, which the controller writes from the
 spec at every reconcile (every 30 s and on each change): the simulation computes it from the spec
 as that reconcile would, so a what-if that edits a buffer sees its effect; the status in a
-snapshot is shown, not used.
+snapshot is kept in the model, not used.
 
 What the virtual pod carries changed in v1.14.1 (core#3174, cherry-picked in #3238):
 v1.14.0 labels it ``karpenter.sh/capacity-buffer-name`` / ``-namespace`` and nothing else, so its
@@ -160,10 +160,6 @@ def buffer_pods(snapshot, gates: FeatureGates, version: KarpenterVersion) -> tup
     if not gates.CapacityBuffer or not snapshot.capacity_buffers:
         return ()
     return tuple(pod for r in resolutions(snapshot) for pod in virtual_pods(r, version))
-
-
-def virtual_only(pods: Iterable[Pod]) -> list[Pod]:
-    return [p for p in pods if is_virtual(p)]
 
 
 class BufferTally:
