@@ -91,6 +91,7 @@ _DEFAULT_RESOURCES = [
     ("", "v1", "events", "Event", True),
     ("", "v1", "persistentvolumes", "PersistentVolume", False),
     ("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True),
+    ("", "v1", "podtemplates", "PodTemplate", True),
     ("", "v1", "namespaces", "Namespace", False),
     ("apps", "v1", "deployments", "Deployment", True),
     ("apps", "v1", "replicasets", "ReplicaSet", True),

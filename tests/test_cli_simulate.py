@@ -27,7 +27,7 @@ def test_contract_keys_and_karpenter_launches(cli):
     assert first["new_node"] is True and first["node"] in claims and first["reason"] is None
     claim = claims[first["node"]]
     assert set(claim) == {"name", "nodepool", "requirements", "labels", "min_values", "annotations", "instance_types",
-                          "launch", "pods"}
+                          "launch", "pods", "buffer_pods"}
     assert claim["annotations"] == {"karpenter.sh/nodeclaim-min-values-relaxed": "false"}
     assert claim["nodepool"] == "default" and first["pod"] in claim["pods"]
     assert claim["labels"]["karpenter.sh/provisioner-name"] == "default"  # the snapshot runs a v1alpha5 Provisioner

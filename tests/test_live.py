@@ -299,6 +299,7 @@ def test_the_shipped_clusterrole_grants_every_read_and_nothing_more():
         assert granted[(KARPENTER_GROUPS[0], plural)] >= {"list", "watch"}
     for plural in ("ec2nodeclasses", "awsnodetemplates"):
         assert granted[(KARPENTER_GROUPS[1], plural)] >= {"list", "watch"}
+    assert granted[("autoscaling.x-k8s.io", "capacitybuffers")] >= {"list", "watch"}
     assert granted[("", "pods/log")] == {"get"} and granted[("coordination.k8s.io", "leases")] == {"get"}
     assert not any(res in ("secrets", "configmaps") for _, res in granted)
 

@@ -206,6 +206,10 @@ KINDS: dict[str, dict] = {
     "NodeClaim": {"spec": KEEP, "status": KARPENTER_STATUS},
     "Machine": {"spec": KEEP, "status": KARPENTER_STATUS},
     "NodeOverlay": {"spec": KEEP, "status": KARPENTER_STATUS},
+    # what a CapacityBuffer asks Karpenter to keep room for (its spec is the autoscaling API, read
+    # whole), and the PodTemplates buffers name: a template's pod spec as a workload's is kept
+    "CapacityBuffer": {"spec": KEEP, "status": {"conditions": CONDITIONS, "replicas": KEEP}},
+    "PodTemplate": {"template": POD_TEMPLATE},
     # v1alpha5's Provisioner could hold its AWS settings inline (spec.provider): a node class
     "Provisioner": {"spec": lambda spec: _provisioner_spec(spec), "status": KARPENTER_STATUS},
     "EC2NodeClass": {"spec": NODE_CLASS_SPEC,

@@ -137,6 +137,7 @@ TYPED = {("", "v1"): client.CoreV1Api, ("apps", "v1"): client.AppsV1Api, ("batch
 # the typed client's method names say the kind in snake case
 SINGULAR = {"nodes": "node", "pods": "pod", "events": "event", "namespaces": "namespace",
             "persistentvolumes": "persistent_volume", "persistentvolumeclaims": "persistent_volume_claim",
+            "podtemplates": "pod_template",
             "deployments": "deployment", "replicasets": "replica_set", "statefulsets": "stateful_set",
             "daemonsets": "daemon_set", "jobs": "job", "poddisruptionbudgets": "pod_disruption_budget",
             "storageclasses": "storage_class", "priorityclasses": "priority_class", "csinodes": "csi_node"}
@@ -148,6 +149,7 @@ BUILTIN = (
     Resource("", "v1", "namespaces", "Namespace", False),
     Resource("", "v1", "persistentvolumes", "PersistentVolume", False),
     Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True),
+    Resource("", "v1", "podtemplates", "PodTemplate", True),
     Resource("apps", "v1", "deployments", "Deployment", True),
     Resource("apps", "v1", "replicasets", "ReplicaSet", True),
     Resource("apps", "v1", "statefulsets", "StatefulSet", True),
@@ -161,8 +163,9 @@ BUILTIN = (
 
 # Karpenter's kinds, by group; of the versions a cluster serves for a kind, the
 # group's preferred one wins (the API lists it first).
-KARPENTER_GROUPS = ("karpenter.sh", "karpenter.k8s.aws")
-KARPENTER_KINDS = {"NodePool", "Provisioner", "NodeClaim", "Machine", "NodeOverlay", "EC2NodeClass", "AWSNodeTemplate"}
+KARPENTER_GROUPS = ("karpenter.sh", "karpenter.k8s.aws", "autoscaling.x-k8s.io")
+KARPENTER_KINDS = {"NodePool", "Provisioner", "NodeClaim", "Machine", "NodeOverlay", "EC2NodeClass", "AWSNodeTemplate",
+                   "CapacityBuffer"}
 
 
 def _document(call: Callable[..., Any], what: str, *args: Any) -> dict:

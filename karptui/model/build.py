@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .capacitybuffer import build_capacity_buffer, build_pod_template
 from .classes import build_priority_class, build_storage_class
 from .crd import build_karpenter_crd
 from .csi import build_csinode
@@ -66,6 +67,8 @@ KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
     ("karpenter.sh", "NodeClaim"): ("nodeclaims", build_nodeclaim),
     ("karpenter.sh", "Machine"): ("nodeclaims", build_nodeclaim),
     ("karpenter.sh", "NodeOverlay"): ("nodeoverlays", build_nodeoverlay),
+    ("autoscaling.x-k8s.io", "CapacityBuffer"): ("capacity_buffers", _plain(build_capacity_buffer)),
+    ("", "PodTemplate"): ("pod_templates", _plain(build_pod_template)),
     ("karpenter.k8s.aws", "EC2NodeClass"): ("nodeclasses", build_node_class),
     ("karpenter.k8s.aws", "AWSNodeTemplate"): ("nodeclasses", build_node_class),
     # Karpenter's own CRDs only (other CRDs count as ignored): they bound the Karpenter release

@@ -14,6 +14,7 @@ from datetime import datetime
 from functools import cached_property
 
 from .as_of import as_of as snapshot_as_of
+from .capacitybuffer import CapacityBuffer, PodTemplate
 from .classes import PriorityClass, StorageClass, default_storage_class
 from .crd import KarpenterCRD
 from .csi import CSINode
@@ -90,6 +91,8 @@ class Snapshot:
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodeclasses: tuple[NodeClass, ...] = ()
     nodeoverlays: tuple[NodeOverlay, ...] = ()
+    capacity_buffers: tuple[CapacityBuffer, ...] = ()   # autoscaling.x-k8s.io (Karpenter's CapacityBuffer gate)
+    pod_templates: tuple[PodTemplate, ...] = ()
     karpenter_crds: tuple[KarpenterCRD, ...] = ()
     # Karpenter feature gates a what-if set (``featureGates:``); they override the caller's
     feature_gates: Mapping[str, bool] = field(default_factory=dict)

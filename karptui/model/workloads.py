@@ -33,8 +33,8 @@ class Workload(KubeObject):
         return f"{self.kind}/{self.key}"
 
 
-def _template_pod(raw: object, owner: Mapping) -> Pod | None:
-    """The pod template as a Pod named after its workload, in its namespace."""
+def template_pod(raw: object, owner: Mapping) -> Pod | None:
+    """The pod template as a Pod named after its owner (a workload, a PodTemplate), in its namespace."""
     if raw is None:
         return None
     template = as_map(raw, "spec.template")
@@ -62,5 +62,5 @@ def build_workload(obj: Mapping, kind: str) -> Workload:
         replicas=replicas,
         ready_replicas=ready or 0,
         selector=parse_label_selector(spec.get("selector"), "spec.selector"),
-        template=_template_pod(spec.get("template"), fields),
+        template=template_pod(spec.get("template"), fields),
     )

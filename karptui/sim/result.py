@@ -50,6 +50,7 @@ class NodeClaimPlan:
     labels: Mapping[str, str] = field(default_factory=dict)   # what Karpenter writes on it (claimlabels)
     min_values: Mapping[str, int] = field(default_factory=dict)   # requirement key -> its minValues
     annotations: Mapping[str, str] = field(default_factory=dict)  # what Karpenter writes on it
+    buffer_pods: tuple[str, ...] = ()   # capacity buffers' virtual pods it is launched for (never API pods)
 
 
 class Placements(Mapping[str, str]):
@@ -128,6 +129,8 @@ class SimResult:
     # karpenter.disruption.DriftRun: without consolidation, what Karpenter's drift method alone does
     # to the NodeClaims a what-if drifted (with consolidation, its commands are among ``disruptions``)
     drift: object = None
+    # karpenter.buffers.BufferTally: where the capacity buffers' virtual pods went (gate on, buffers present)
+    buffers: object = None
 
     @property
     def scheduled(self) -> int:

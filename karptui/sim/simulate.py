@@ -132,6 +132,7 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
     scores: tuple = ()
     verdicts: dict = {}
     drift = None
+    buffers = None   # where the capacity buffers' virtual pods went (Karpenter's pass only)
     if catalog is not None and snapshot.nodepools:
         from .karpenter.overlays import karpenter_catalog
         from .karpenter.settings import controller_gates
@@ -142,7 +143,9 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         gates = gates.with_(snapshot.feature_gates)
         catalog, told = karpenter_catalog(snapshot, catalog, gates)
         notes.extend(told)
-        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress, explain)
+        virtual, buffers = capacity_buffers(snapshot, gates, notes)
+        attempts, plans = provision_pending(snapshot, state, catalog, attempts, batch, progress, explain,
+                                            virtual=virtual, buffers=buffers)
         # Karpenter's placements: on the NodeClaims it launches, and on existing nodes its scheduler
         # found room on after kube-scheduler had given up on the pod
         placements.including({a.pod.key: a.node for a in attempts if a.scheduled and not a.new_node})
@@ -150,10 +153,12 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
         if consolidate:
             from .karpenter.disruption import Disruptor
 
-            disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation, pending=disruption_pending(attempts),
-                                  progress=progress, found=found, nominated=nominated(attempts),
+            disruptor = Disruptor(snapshot, catalog, gates.SpotToSpotConsolidation,
+                                  pending=disruption_pending(attempts) + list(virtual), progress=progress,
+                                  found=found, nominated=nominated(attempts),
                                   planned=planned(attempts), skip_unplaceable=skip_unplaceable, gates=gates,
-                                  share_pending=skip_unplaceable)
+                                  share_pending=skip_unplaceable,
+                                  buffer_nodes=buffers.nodes if buffers is not None else None)
             commands, stuck = disruptor.run(state)
             disruptions, blocked = tuple(commands), tuple(stuck)
             notes.extend(disruptor.timeouts)
@@ -165,11 +170,28 @@ def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, 
             from .karpenter.disruption import drift_alone
 
             drift = drift_alone(snapshot, catalog, state, spot_to_spot=gates.SpotToSpotConsolidation,
-                                pending=disruption_pending(attempts), nominated=nominated(attempts),
+                                pending=disruption_pending(attempts) + list(virtual), nominated=nominated(attempts),
                                 planned=planned(attempts), progress=progress)
             notes.extend(drift.notes)
     return SimResult(snapshot, tuple(attempts), placements, tuple(notes), plans, disruptions, blocked,
-                     unconsolidatable, scores=scores, verdicts=verdicts, drift=drift)
+                     unconsolidatable, scores=scores, verdicts=verdicts, drift=drift, buffers=buffers)
+
+
+def capacity_buffers(snapshot: Snapshot, gates, notes: list[str]):
+    """The capacity buffers' virtual pods Karpenter schedules with the pending pods, and the tally
+    that says where they went (None when the snapshot has no CapacityBuffer); a note when the gate
+    is off and buffers are there (:mod:`.karpenter.buffers`)."""
+    from .karpenter.buffers import BufferTally, buffer_pods, resolutions
+    from .karpenter.versions import karpenter_version
+
+    if not snapshot.capacity_buffers:
+        return (), None
+    if not gates.CapacityBuffer:
+        notes.append(f"{len(snapshot.capacity_buffers)} CapacityBuffer(s) ignored: the CapacityBuffer feature gate "
+                     "is off (Karpenter's default)")
+        return (), None
+    version = karpenter_version(snapshot)
+    return buffer_pods(snapshot, gates, version), BufferTally(version, resolutions(snapshot))
 
 
 def disruption_pending(attempts) -> list[Pod]:

@@ -58,9 +58,11 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
             {"name": c.name, "nodepool": c.nodepool, "requirements": {k: list(v) for k, v in c.requirements.items()},
              "labels": dict(c.labels), "min_values": dict(c.min_values), "annotations": dict(c.annotations),
              "instance_types": list(c.instance_types), "launch": _launch(c.launch, catalog),
-             "pods": list(c.pods)}
+             "pods": list(c.pods), "buffer_pods": list(c.buffer_pods)}
             for c in result.nodeclaims
         ]
+        if result.buffers is not None:
+            doc["capacity_buffers"] = result.buffers.to_json()
         doc["disruptions"] = [
             {"method": d.method, "action": d.action, "reason": d.reason, "nodes": list(d.nodes), "pods": d.pods,
              "replacement": d.replacement.to_dict() if d.replacement else None,

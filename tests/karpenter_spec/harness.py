@@ -45,12 +45,12 @@ FAKE_REPAIR_POLICIES = [{"conditionType": "BadNode", "conditionStatus": "False",
 # the release the corpus was ported from: a scenario runs as that Karpenter (``karpenterVersion:`` for others)
 UPSTREAM_VERSION = "v1.14.0"
 RESERVATION_ID = "karpenter.k8s.aws/capacity-reservation-id"  # the AWS provider's; the fake's is karpenter.kwok.sh/...
-ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
+ROUND_KEYS = {"pods", "consolidate", "expect", "apply", "deleteObjects", "deletePods", "deleteNodes", "markNodesOf", "evictPods",
               "advanceClock", "notes", "labelNodes", "deletePodsOnNodesWith"}
 EXPECT_KEYS = {"scheduled", "notScheduled", "scheduledCount", "nodeLabels", "notNodeLabels", "presentNodeLabels",
                "absentNodeLabels", "sameLabel", "differentLabel", "nodeTaints", "nodeTaintCount", "onNode", "onNewNode", "sameNode",
                "differentNodes", "newNodes", "nodes", "everyNodeLabels", "skew", "nodeClaim", "command", "noCommand",
-               "notDisrupted"}
+               "notDisrupted", "bufferPods", "buffers"}
 POD_KEYS = {"name", "count", "namespace", "labels", "annotations", "requests", "limits", "nodeSelector",
             "tolerations", "affinity", "topologySpreadConstraints", "hostPorts", "initContainers", "overhead",
             "priority", "owner", "nodeName", "phase", "terminating", "started", "ready", "spec"}
@@ -432,6 +432,11 @@ class Cluster:
                         if not (o.get("kind") == kind and o.get("metadata", {}).get("name") == name)]
         self.objects.append(copy.deepcopy(raw))
 
+    def delete_object(self, kind: str, name: str) -> None:
+        """An object of ``objects:`` gone from the cluster (ExpectDeleted), by kind and name."""
+        self.objects = [o for o in self.objects
+                        if not (o.get("kind") == kind and o.get("metadata", {}).get("name") == name)]
+
     def delete_node(self, name: str) -> None:
         self.nodes.pop(name, None)
         self.nodeclaims.pop(name, None)
@@ -550,6 +555,8 @@ class Scenario:
                 clock += _duration(rnd["advanceClock"])
             for obj in rnd.get("apply") or []:
                 cluster.apply(obj)
+            for ref in rnd.get("deleteObjects") or []:   # {kind: PodTemplate, name: t}
+                cluster.delete_object(ref["kind"], ref["name"])
             for name in rnd.get("deleteNodes") or []:
                 cluster.delete_node(name)
             for name in rnd.get("deletePods") or []:
@@ -785,6 +792,23 @@ def check(expect: dict, result: RoundResult, cluster: Cluster) -> list[str]:
             problems.append(f"{group} should each be on a different node, are on {nodes}")
     if "newNodes" in expect and len(result.new_nodes) != expect["newNodes"]:
         problems.append(f"{expect['newNodes']} new node(s) expected, {len(result.new_nodes)} launched")
+    buffers = {b["buffer"]: b for b in result.doc.get("capacity_buffers") or []}
+    if "bufferPods" in expect:   # the virtual pods the provisioner schedules (its virtual pod cache)
+        held = sum(b["on_existing_nodes"] + b["on_new_nodeclaims"] + b["failed"] for b in buffers.values())
+        if held != expect["bufferPods"]:
+            problems.append(f"{expect['bufferPods']} buffer virtual pod(s) expected, the provisioner schedules {held}")
+    for name, wanted in (expect.get("buffers") or {}).items():
+        got = buffers.get(name)
+        if got is None:
+            problems.append(f"CapacityBuffer {name}: not in the simulation's capacity_buffers")
+            continue
+        seen = {"replicas": got["replicas"], "ready": got["ready_for_provisioning"], "reason": got["reason"],
+                "provisioning": (got["provisioning"] or {}).get("reason")}
+        for key, value in wanted.items():
+            if key not in seen:
+                raise ScenarioError(f"buffers.{name}: unknown {key!r} (known: {', '.join(seen)})")
+            if seen[key] != value:
+                problems.append(f"CapacityBuffer {name}: {key} {seen[key]!r}, expected {value!r}")
     if "nodes" in expect and len(cluster.nodes) != expect["nodes"]:
         problems.append(f"{expect['nodes']} node(s) expected in the cluster, {len(cluster.nodes)} there")
     for key, wanted in (expect.get("everyNodeLabels") or {}).items():

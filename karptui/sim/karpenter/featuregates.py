@@ -16,7 +16,8 @@ own syntax) set the same thing. What each gate changes in the simulation:
   no part in dynamic provisioning or consolidation either way.
 - ``NodeRepair``: node repair runs (:mod:`.repair`): the forceful controller before v1.15 (and with
   ``--legacy-node-repair``), the voluntary repair method from v1.15.
-- ``CapacityBuffer``: parsed and reported; nothing the simulator models.
+- ``CapacityBuffer``: the snapshot's CapacityBuffers make virtual pods the provisioner schedules and
+  consolidation keeps room for (:mod:`.buffers`); off (the default), they are ignored.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from ...model.taints import PREFER_NO_SCHEDULE
 from ..plugins.inter_pod_affinity import term_index
 from ..signature import signature
 from ..state import ClusterState
+from .buffers import is_virtual
 from .daemons import daemon_pods
 from .defaultconstraints import with_default_constraints
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
@@ -239,7 +240,8 @@ class Scheduler:
         results = self.results
         queue: deque[Pod] = deque()
         for pod in queue_order(self.prepared.scheduled_as(pods)):
-            error = pod_error(pod) or volume_error(pod, self.snapshot)
+            # capacity buffers' virtual pods join after the provisioner's validation (GetPendingPods)
+            error = None if is_virtual(pod) else pod_error(pod) or volume_error(pod, self.snapshot)
             if error is not None:
                 results.errors[pod.key] = f"ignoring pod, {error}"
                 continue

@@ -9,13 +9,16 @@ kube-scheduler's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ...catalog import Catalog
 from ...model import Snapshot
 from ...model import labels as L
+from ...model.pod import Pod
 from ..result import Attempt, NodeClaimPlan
 from ..state import ClusterState
+from .buffers import BufferTally, is_virtual
 from .claimlabels import nodeclaim_labels
 from .deleting import pods_to_reschedule
 from .launch import choose
@@ -31,16 +34,23 @@ def provisionable(pod) -> bool:
 
 def provision_pending(snapshot: Snapshot, state: ClusterState, catalog: Catalog,
                       attempts: list[Attempt], batch: bool = True, progress=None,
-                      explain: bool = False) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
-    """``explain``: each pod Karpenter tried also gets its NodePool decision table (``nodepools``)."""
+                      explain: bool = False, virtual: Sequence[Pod] = (),
+                      buffers: BufferTally | None = None) -> tuple[list[Attempt], tuple[NodeClaimPlan, ...]]:
+    """``explain``: each pod Karpenter tried also gets its NodePool decision table (``nodepools``).
+    ``virtual``: capacity buffers' virtual pods (:mod:`.buffers`), scheduled after the pending pods as
+    Karpenter adds them; they take room on existing nodes for this pass only and are reported on the
+    NodeClaims launched for them (``buffer_pods``) and, where ``buffers`` is given, counted there."""
     pending = [a.pod for a in attempts if not a.scheduled and provisionable(a.pod)]
     # the pods of nodes being deleted come after the pending ones, as Karpenter lists them; they are
     # reported only on the NodeClaims launched for them (they are no pending pods of the snapshot)
     moving = pods_to_reschedule(snapshot, state)
-    if not pending and not moving:
+    if not pending and not moving and not virtual:
         return attempts, ()
-    scheduler = Scheduler(snapshot, state, catalog, pending + moving, decide=explain, provisioning=True)
-    result = scheduler.solve(pending + moving, batch, progress)
+    pods = pending + list(virtual) + moving
+    scheduler = Scheduler(snapshot, state, catalog, pods, decide=explain, provisioning=True)
+    result = scheduler.solve(pods, batch, progress)
+    if buffers is not None:
+        buffers.count(virtual, result)
     by_key = {p.key: p for p in pending}
     for key, node in result.on_existing.items():
         if node.index is not None and key in by_key:  # kube-scheduler binds it once the node is ready: count it there
@@ -79,7 +89,8 @@ def plan(claim, scheduler: Scheduler) -> NodeClaimPlan:
                       if not r.complement and k not in L.SIMULATION_KEYS},
         instance_types=tuple(scheduler.types.types[i].name for i in rows),
         launch=launch.to_dict() if launch else None,
-        pods=tuple(p.key for p in claim.pods),
+        pods=tuple(p.key for p in claim.pods if not is_virtual(p)),
+        buffer_pods=tuple(p.key for p in claim.pods if is_virtual(p)),
         labels=nodeclaim_labels(reqs, scheduler.types.well_known),
         min_values={k: r.min_values for k, r in reqs.items() if r.min_values is not None},
         annotations={L.NODECLAIM_MIN_VALUES_RELAXED: "true" if claim.min_values_relaxed() else "false"},

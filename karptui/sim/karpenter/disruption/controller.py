@@ -91,6 +91,9 @@ class Blocked:
 
 
 class Disruptor:
+    def buffer_nodes_pods(self, node: str) -> int:
+        return self.buffer_nodes.get(node, 0)
+
     def __init__(self, snapshot: Snapshot, catalog: Catalog, spot_to_spot: bool = False,
                  max_commands: int = MAX_COMMANDS, pending: list[Pod] | None = None,
                  progress: Callable[[str, int, int], None] | None = None,
@@ -98,8 +101,12 @@ class Disruptor:
                  simulations: dict[str, int] | None = None, methods: tuple = METHODS,
                  phase: str = "consolidation", nominated: frozenset[str] = frozenset(),
                  planned: frozenset[str] = frozenset(), skip_unplaceable: bool = True,
-                 gates: FeatureGates | None = None, share_pending: bool = True) -> None:
+                 gates: FeatureGates | None = None, share_pending: bool = True,
+                 buffer_nodes: Mapping[str, int] | None = None) -> None:
         self.snapshot, self.catalog = snapshot, catalog
+        # nodes the provisioning pass put capacity buffers' virtual pods on: the emptiness method
+        # leaves them alone (HasBufferPods); consolidation keeps room for those pods as pending ones
+        self.buffer_nodes = dict(buffer_nodes or {})
         # how the release simulated repairs unhealthy nodes (NodeRepair gate): off, legacy or voluntary
         self.repair = node_repair.repair_mode(snapshot, gates or DEFAULT_GATES)
         if self.repair == node_repair.VOLUNTARY and methods is METHODS:

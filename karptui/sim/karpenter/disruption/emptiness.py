@@ -15,6 +15,9 @@ def should_disrupt(ctx, c: Candidate) -> Why | None:
         return static(c)
     if c.pool.consolidation_policy is None or c.pool.consolidate_after is None:
         return ctx.disabled(c)
+    if c.name in ctx.buffer_nodes:   # the provisioner placed buffer capacity here on purpose
+        return Why(SKIPPED, "buffer-pods", f'Node "{c.name}" has buffer pods',
+                   f"{ctx.buffer_nodes_pods(c.name)} capacity-buffer virtual pod(s) fit on it this pass")
     if not c.empty:
         return Why(SKIPPED, "not-empty", "", f"not empty: {len(c.pods)} pod(s) would have to move",
                    (("pods", len(c.pods)),))
