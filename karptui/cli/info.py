@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ..model.quantity import format_millis, human_bytes
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..views.info import karpenter_words, snapshot_info
 from .output import emit
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def run_info(args: argparse.Namespace) -> int:
@@ -21,6 +21,9 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def _print_table(info: dict, console: Console) -> None:
+    from rich.table import Table  # here: --output json never loads Rich
+    from rich.text import Text
+
     title = info["name"] or info["source"]
     summary = Table(title=f"snapshot {title}", show_header=False, box=None, title_justify="left")
     summary.add_column(style="bold")
