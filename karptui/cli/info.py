@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..model.quantity import format_millis, human_bytes
 from ..sources import load_snapshot, resolve_snapshot_path
+from ..sources.collector import collector_paused, keep_to_the_end
 from ..views.info import karpenter_words, snapshot_info
 from .output import emit
 
@@ -15,7 +16,9 @@ if TYPE_CHECKING:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+    with collector_paused():  # the picture stays to the end of this command: never walked by the collector
+        snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+        keep_to_the_end()
     info = snapshot_info(snapshot)
     return emit(info, args.output, _print_table)
 
