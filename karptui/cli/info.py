@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ..model.quantity import format_millis, human_bytes
 from ..sources import load_snapshot, resolve_snapshot_path
+from ..sources.collector import collector_paused, keep_to_the_end
 from ..views.info import karpenter_words, snapshot_info
 from .output import emit
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 def run_info(args: argparse.Namespace) -> int:
-    snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+    with collector_paused():  # the picture stays to the end of this command: never walked by the collector
+        snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
+        keep_to_the_end()
     info = snapshot_info(snapshot)
     return emit(info, args.output, _print_table)
 
 
 def _print_table(info: dict, console: Console) -> None:
+    from rich.table import Table  # here: --output json never loads Rich
+    from rich.text import Text
+
     title = info["name"] or info["source"]
     summary = Table(title=f"snapshot {title}", show_header=False, box=None, title_justify="left")
     summary.add_column(style="bold")

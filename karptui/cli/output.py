@@ -12,26 +12,34 @@ import json
 import shutil
 import sys
 from collections.abc import Callable
-from typing import TextIO
-
-from rich.console import Console
+from functools import cache
+from typing import TYPE_CHECKING, TextIO
 
 from ..text import visible, visible_doc
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-class _VisibleConsole(Console):
-    """Every plain string printed is made visible first: the document is (``emit``), but a
-    table's extra lines (the cost line, built from a discounts file's family names) were not,
-    and an OSC 52 sequence in a family name reached the terminal raw."""
 
-    def print(self, *objects, **kwargs) -> None:  # noqa: A003 -- Console's own name
-        super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+@cache
+def _visible_console() -> type:
+    """Rich's Console where every plain string printed is made visible first: the document is
+    (``emit``), but a table's extra lines (the cost line, built from a discounts file's family
+    names) were not, and an OSC 52 sequence in a family name reached the terminal raw. Made on
+    the first table: ``--output json`` never loads Rich."""
+    from rich.console import Console
+
+    class _VisibleConsole(Console):
+        def print(self, *objects, **kwargs) -> None:  # noqa: A003 -- Console's own name
+            super().print(*(visible(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    return _VisibleConsole
 
 
 def table_console() -> Console:
     """A console that never reads text as markup: what it prints comes from snapshots, logs and
     clusters, where ``[ap-northeast-2a]`` is data (styles are given as Text and style= instead)."""
-    return _VisibleConsole(markup=False, highlight=False)
+    return _visible_console()(markup=False, highlight=False)
 
 
 def json_text(doc: object) -> str:

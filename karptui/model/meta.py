@@ -64,27 +64,53 @@ def _owner(raw: object, where: str) -> OwnerReference:
     )
 
 
+# Replicas name the same owner: one OwnerReference for all of them (bounded; cleared when full).
+_OWNERS: dict[tuple, OwnerReference] = {}
+_OWNERS_LIMIT = 4096
+
+
+def _owners(raw: object) -> tuple[OwnerReference, ...]:
+    """``metadata.ownerReferences``. The common case (every field a string) is read without building
+    the field paths an error would name; anything else goes through :func:`_owner`, which names it."""
+    refs = []
+    for i, ref in enumerate(as_list(raw, "metadata.ownerReferences")):
+        if type(ref) is dict:
+            kind, name, uid, api_version = ref.get("kind"), ref.get("name"), ref.get("uid"), ref.get("apiVersion")
+            if type(kind) is str and type(name) is str and type(uid) is str and type(api_version) is str:
+                key = (kind, name, uid, api_version, ref.get("controller") is True)
+                found = _OWNERS.get(key)
+                if found is None:
+                    if len(_OWNERS) >= _OWNERS_LIMIT:
+                        _OWNERS.clear()
+                    found = _OWNERS[key] = OwnerReference(kind, name, uid, key[4], api_version)
+                refs.append(found)
+                continue
+        refs.append(_owner(ref, f"metadata.ownerReferences[{i}]"))
+    return tuple(refs)
+
+
 def meta_fields(obj: Mapping, keep_raw: bool = True) -> dict:
     """Keyword arguments for :class:`KubeObject` from ``obj["metadata"]``."""
-    meta = as_map(obj.get("metadata"), "metadata")
+    meta = obj.get("metadata")
+    if type(meta) is not dict:
+        meta = as_map(meta, "metadata")
     name = meta.get("name")
     if type(name) is not str:
         name = as_str(name, "metadata.name")
     if not name:
         raise ModelError("metadata.name: missing")
-    owners = meta.get("ownerReferences")
+    namespace, uid, owners, created = meta.get("namespace"), meta.get("uid"), meta.get("ownerReferences"), \
+        meta.get("creationTimestamp")
+    deleted = meta.get("deletionTimestamp")
     return {
         "name": name,
-        "namespace": as_str(meta.get("namespace"), "metadata.namespace"),
-        "uid": as_str(meta.get("uid"), "metadata.uid"),
+        "namespace": namespace if type(namespace) is str else as_str(namespace, "metadata.namespace"),
+        "uid": uid if type(uid) is str else as_str(uid, "metadata.uid"),
         "labels": as_str_map(meta.get("labels"), "metadata.labels"),
         "annotations": as_str_map(meta.get("annotations"), "metadata.annotations"),
-        "owners": tuple(
-            _owner(raw, f"metadata.ownerReferences[{i}]")
-            for i, raw in enumerate(as_list(owners, "metadata.ownerReferences"))
-        ) if owners else (),
-        "created": parse_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
-        "deleted": parse_time(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
+        "owners": _owners(owners) if owners else (),
+        "created": parse_time(created, "metadata.creationTimestamp") if created is not None else None,
+        "deleted": parse_time(deleted, "metadata.deletionTimestamp") if deleted is not None else None,
         "raw": obj if keep_raw else None,
     }
 

@@ -168,14 +168,14 @@ class _Scheduling:
     spread_constraints: tuple[TopologySpreadConstraint, ...]
 
 
-def _scheduling_key(spec: Mapping) -> str:
-    """One text key for those parts (raises if malformed, so the parser names the field).
+def _scheduling_parts(spec: Mapping) -> tuple:
+    """The parts of a pod spec those depend on (raises if malformed, so the parser names the field).
 
-    Replicas share them, so one ``repr`` and one lookup replace four parses;
+    Replicas share them, so one memo lookup (:func:`.fields.shared`) replaces four parses;
     per-pod details (names, volumes, env) stay out of the key. Affinity has its
     own memo: DaemonSet pods each pin their own node there.
     """
-    return repr((
+    return (
         spec.get("tolerations"),
         spec.get("topologySpreadConstraints"),
         spec.get("nodeSelector"),
@@ -183,7 +183,7 @@ def _scheduling_key(spec: Mapping) -> str:
         [(c.get("resources"), c.get("restartPolicy")) for c in spec.get("initContainers") or ()],
         spec.get("resources"),
         spec.get("overhead"),
-    ))
+    )
 
 
 def _parse_scheduling(spec: Mapping) -> _Scheduling:
@@ -195,11 +195,11 @@ def _parse_scheduling(spec: Mapping) -> _Scheduling:
     )
 
 
-_shared_scheduling = shared(_parse_scheduling, key=_scheduling_key)
+_shared_scheduling = shared(_parse_scheduling, parts=_scheduling_parts)
 _shared_affinity = shared(parse_affinity)
 # A workload's replicas carry the same labels: one mapping for all of them (a large cluster's
 # pods share a few hundred label sets), which selectors then meet again and again.
-_shared_labels = shared(lambda labels: labels, key=lambda labels: tuple(labels.items()))
+_shared_labels = shared(lambda labels: labels)
 
 
 _IMAGE_SETS: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -223,20 +223,34 @@ def _images(spec: Mapping) -> tuple[str, ...]:
     return found
 
 
+def _containers(spec: Mapping, section: str) -> list:
+    """``spec.containers`` or ``spec.initContainers`` (empty for none); an error names a field that is
+    not a list. Each item is still to be read with :func:`_container`."""
+    listed = spec.get(section)
+    if type(listed) is list:
+        return listed
+    return as_list(listed, f"spec.{section}")
+
+
+def _container(raw: object, section: str, i: int) -> Mapping:
+    """One container of :func:`_containers`; its field path is only spelt out when it is not an object."""
+    return raw if type(raw) is dict else as_map(raw, f"spec.{section}[{i}]")
+
+
 def _host_ports(spec: Mapping) -> tuple[HostPort, ...]:
     """hostPorts of the containers and of restartable (sidecar) init containers."""
     ports = []
     for section in ("containers", "initContainers"):
-        for i, raw in enumerate(as_list(spec.get(section), f"spec.{section}")):
-            container = as_map(raw, f"spec.{section}[{i}]")
+        for i, raw in enumerate(_containers(spec, section)):
+            container = _container(raw, section, i)
             declared = container.get("ports")
             if not declared or (section == "initContainers" and container.get("restartPolicy") != "Always"):
                 continue
             for j, port_raw in enumerate(as_list(declared, f"spec.{section}[{i}].ports")):
-                port = as_map(port_raw, f"spec.{section}[{i}].ports[{j}]")
+                port = port_raw if type(port_raw) is dict else as_map(port_raw, f"spec.{section}[{i}].ports[{j}]")
                 if port.get("hostPort"):
                     ports.append(_host_port(port, f"spec.{section}[{i}].ports[{j}]"))
-    return tuple(ports)
+    return tuple(ports) if ports else ()
 
 
 def _host_port(port: Mapping, where: str) -> HostPort:
@@ -252,24 +266,32 @@ def _resource_claims(spec: Mapping) -> tuple[str, ...]:
     names = [as_str(as_map(c, "spec.resourceClaims[]").get("name"), "spec.resourceClaims[].name")
              for c in as_list(spec.get("resourceClaims"), "spec.resourceClaims")]
     for section in ("initContainers", "containers"):
-        for i, raw in enumerate(as_list(spec.get(section), f"spec.{section}")):
-            resources = as_map(as_map(raw, f"spec.{section}[{i}]").get("resources") or {}, f"spec.{section}[{i}].resources")
-            for claim in as_list(resources.get("claims"), f"spec.{section}[{i}].resources.claims"):
+        for i, raw in enumerate(_containers(spec, section)):
+            resources = _container(raw, section, i).get("resources") or {}
+            if type(resources) is not dict:
+                resources = as_map(resources, f"spec.{section}[{i}].resources")
+            claims = resources.get("claims")
+            if claims is None:
+                continue
+            for claim in as_list(claims, f"spec.{section}[{i}].resources.claims"):
                 names.append(as_str(as_map(claim, "claim").get("name"), f"spec.{section}[{i}].resources.claims[].name"))
-    return tuple(dict.fromkeys(names))
+    return tuple(dict.fromkeys(names)) if names else ()
 
 
 def _pvc_names(spec: Mapping, pod_name: str) -> tuple[str, ...]:
+    volumes = spec.get("volumes")
+    if not volumes:
+        return () if volumes is None or type(volumes) is list else tuple(as_list(volumes, "spec.volumes"))
     names = []
-    for i, raw in enumerate(as_list(spec.get("volumes"), "spec.volumes")):
-        volume = as_map(raw, f"spec.volumes[{i}]")
+    for i, raw in enumerate(as_list(volumes, "spec.volumes")):
+        volume = raw if type(raw) is dict else as_map(raw, f"spec.volumes[{i}]")
         claim = volume.get("persistentVolumeClaim")
         if claim:
             names.append(as_str(as_map(claim, "claim").get("claimName"), f"spec.volumes[{i}].claimName"))
         elif volume.get("ephemeral"):
             # generic ephemeral volumes get a PVC named <pod>-<volume>
             names.append(f"{pod_name}-{as_str(volume.get('name'), 'name')}")
-    return tuple(names)
+    return tuple(names) if names else ()
 
 
 def _conditions(status: Mapping, bound: bool) -> tuple[str, str, bool, datetime | None, bool]:
@@ -278,8 +300,11 @@ def _conditions(status: Mapping, bound: bool) -> tuple[str, str, bool, datetime 
     ``status.conditions``."""
     reason = message = ""
     ready, since, unready = False, None, False
-    for i, raw in enumerate(as_list(status.get("conditions"), "status.conditions")):
-        cond = as_map(raw, f"status.conditions[{i}]")
+    conditions = status.get("conditions")
+    if type(conditions) is not list:
+        conditions = as_list(conditions, "status.conditions")
+    for i, raw in enumerate(conditions):
+        cond = raw if type(raw) is dict else as_map(raw, f"status.conditions[{i}]")
         kind = cond.get("type")
         if kind == "Ready":
             ready = cond.get("status") == "True"
@@ -298,7 +323,7 @@ def _restarts(status: Mapping) -> int:
         return 0
     most = 0
     for i, raw in enumerate(as_list(statuses, "status.containerStatuses")):
-        count = as_map(raw, f"status.containerStatuses[{i}]").get("restartCount")
+        count = (raw if type(raw) is dict else as_map(raw, f"status.containerStatuses[{i}]")).get("restartCount")
         if type(count) is int and count > most:
             most = count
     return most

@@ -16,7 +16,6 @@ from typing import BinaryIO
 from .. import limits
 from ..errors import InputError
 from .json_stream import json_objects
-from .yaml_stream import yaml_objects
 
 GZIP_MAGIC = b"\x1f\x8b"
 CHUNK = 8 << 20  # bytes read (or decompressed) at a time
@@ -117,4 +116,6 @@ def objects(text: str, path: str) -> Iterator[object]:
     if first in ("{", "["):
         yield from json_objects(text, path)
         return
+    from .yaml_stream import yaml_objects  # here: a JSON file never loads PyYAML
+
     yield from yaml_objects(text, path)

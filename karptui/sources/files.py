@@ -56,11 +56,12 @@ NOT_A_DUMP = ("no Kubernetes objects in it (expected the output of kubectl get .
 
 
 def _load(path: str | Path) -> Snapshot:
-    from ..recording import Recording, is_recording
+    if Path(path).is_dir():  # only a directory may be a recording: a file never loads their reader
+        from ..recording import Recording, is_recording
 
-    if is_recording(path):  # karptui record's directory: every command reads its newest state
-        recording = Recording(path)
-        return recording.snapshot_at(recording.end)
+        if is_recording(path):  # karptui record's directory: every command reads its newest state
+            recording = Recording(path)
+            return recording.snapshot_at(recording.end)
     builder = SnapshotBuilder()
     meta_docs = []
     kinds = 0

@@ -10,31 +10,31 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
-
-import yaml
 
 from .. import __version__
 from ..model import SnapshotMeta
 from ..model.errors import ModelError
 from ..model.fields import as_map, as_str, parse_time
-from .atomic import atomic_write
 
 META_API_VERSION = "karptui/v1"
 META_KIND = "KarptuiSnapshot"
 
-try:
-    _SafeDumper = yaml.CSafeDumper
-except AttributeError:  # pragma: no cover
-    _SafeDumper = yaml.SafeDumper
 
+@cache
+def _dumper() -> type:
+    """PyYAML's dumper (LibYAML's where built) that writes objects shared in memory out in full, never
+    as anchors and aliases: kubectl never writes them, and karptui's reader refuses more than a few
+    (issue 12). Made when a YAML snapshot is written: reading one needs no PyYAML dumper, and
+    reading a JSON file no PyYAML at all."""
+    import yaml
 
-class _Dumper(_SafeDumper):  # type: ignore[misc, valid-type]
-    """Objects shared in memory are written out in full, never as anchors and aliases: kubectl
-    never writes them, and karptui's reader refuses more than a few (issue 12)."""
+    class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        def ignore_aliases(self, data: object) -> bool:
+            return True
 
-    def ignore_aliases(self, data: object) -> bool:
-        return True
+    return _Dumper
 
 
 def snapshot_meta(docs: list[tuple[Mapping, str]], source: str) -> tuple[SnapshotMeta, list[str]]:
@@ -87,7 +87,9 @@ def encode_snapshot(objects: Iterable[Mapping], meta: SnapshotMeta, fmt: str) ->
     if fmt == "json":
         listing["items"] = [meta_document(meta), *items]
         return json.dumps(listing, separators=(",", ":")).encode()
-    text = yaml.dump_all([meta_document(meta), listing], Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    import yaml
+
+    text = yaml.dump_all([meta_document(meta), listing], Dumper=_dumper(), sort_keys=False, allow_unicode=True)
     return text.encode()
 
 
@@ -97,4 +99,6 @@ def write_snapshot(path: str | Path, objects: Iterable[Mapping], meta: SnapshotM
     data = encode_snapshot(objects, meta, "json" if name.endswith(".json") else "yaml")
     if str(path).endswith(".gz"):
         data = gzip.compress(data, mtime=0)
+    from .atomic import atomic_write  # here: reading a snapshot writes nothing
+
     atomic_write(path, data)

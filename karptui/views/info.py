@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..catalog.catalog import zone_warnings
 from ..model import Snapshot
 from ..model.resources import CPU, MEMORY
 from ..sim.karpenter.settings import karpenter_settings
@@ -15,6 +14,8 @@ def warnings_with_catalog(snapshot: Snapshot, catalog, namespace: str | None = N
     """What the loader skipped or doubts, plus the zones ``catalog`` offers nothing in, and a
     ``-n`` namespace with no pods: what `simulate` prints on stderr and the TUI says on start,
     before answering from them."""
+    from ..catalog.catalog import zone_warnings  # here: `snapshot info` needs no catalog
+
     return list(snapshot.warnings) + zone_warnings(snapshot, catalog) + namespace_warnings(snapshot, namespace)
 
 
