@@ -75,3 +75,27 @@ def test_generated_clusters_answer_the_same(shape, nodes, seed, monkeypatch):
 @pytest.mark.parametrize("name", ["topology-spread", "consolidation", "multi-nodepool", "overprovisioning"])
 def test_bundled_snapshots_answer_the_same(name, monkeypatch):
     both(load_snapshot(bundled_snapshot(name)), monkeypatch)
+
+
+def test_pending_pods_with_their_own_spread_take_the_shared_run(monkeypatch):
+    """Pending pods that spread over zones (half by a label only they carry, half by their app's, which
+    bound pods share) own topology groups: a simulation takes the shared run where its candidates hold
+    none of the pods those groups count, and the answer stays the whole run's, word for word."""
+    s = gen_cluster.SHAPES["classic"]
+    doc = gen_cluster.generate(120, 120 * s.pods_per_node, seed=1, catalog=gen_cluster.BUILT_IN,
+                               pending_fraction=s.pending_fraction, shape="classic")
+    pending = [i for i in doc["items"] if i["kind"] == "Pod" and not i["spec"].get("nodeName")]
+    assert len(pending) > 10
+    for n, pod in enumerate(pending):
+        labels = pod["metadata"].setdefault("labels", {})
+        if n % 2:
+            labels["wave"] = "w1"
+            selector = {"wave": "w1"}
+        else:
+            selector = {"app": labels["app"]}
+        pod["spec"]["topologySpreadConstraints"] = [{
+            "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": selector}}]
+    snapshot = build_snapshot(doc["items"])
+    _, taken, _ = both(snapshot, monkeypatch)
+    assert taken > 0

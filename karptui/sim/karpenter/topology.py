@@ -139,12 +139,37 @@ class Topology:
                 found = self.inverse[group.identity] = group
                 self._index(group)
                 self._inverse_scope.setdefault(_scope(group), []).append(group)
+            found.add_all(self._term_domains(key, counts))
+
+    def _term_domains(self, key: str, counts) -> dict[str, int]:
+        """Per domain of ``key``, the pods an anti-affinity term's index counts on the nodes this run
+        keeps: over every node once while the cluster stands as it was (``changes``), then the nodes
+        taken out subtracted (a simulation takes out a few candidates). An anti-affinity group
+        answers from its counts and which domains it knows, never from their order."""
+        state = self.state
+        cache = state.shared("karpenter-term-domains", dict)
+        found = cache.get((id(counts), key))
+        if found is None or found[0] is not counts or found[1] != state.changes:
+            per_domain: dict[str, int] = {}
             for i, count in sorted(counts.on.items()):
-                if not state.excluded[i]:
-                    domain = state.nodes[i].labels.get(key)
-                    if domain is not None:
-                        for _ in range(count):
-                            found.record(domain)
+                domain = state.nodes[i].labels.get(key)
+                if domain is not None and count:
+                    per_domain[domain] = per_domain.get(domain, 0) + count
+            found = cache[(id(counts), key)] = (counts, state.changes, per_domain)
+        per_domain = found[2]
+        out = [i for i in self._out.tolist() if counts.on.get(i)]
+        if not out:
+            return per_domain
+        per_domain = dict(per_domain)
+        for i in out:
+            domain = state.nodes[i].labels.get(key)
+            if domain is not None:
+                left = per_domain[domain] - counts.on[i]
+                if left > 0:
+                    per_domain[domain] = left
+                else:
+                    del per_domain[domain]
+        return per_domain
 
     def _inverse_for(self, pod: Pod, labels: Mapping[str, str] | None) -> None:
         for term in pod.affinity.anti_required:
@@ -255,21 +280,58 @@ class Topology:
         out = self._out[mask[self._out]]   # the nodes taken out that the filter counts
         domains = state.domains(group.key)
         if group.key != L.HOSTNAME:  # an empty hostname domain changes no answer (a new node is another)
-            nodes = state.shared(("karpenter-filter-domains", group.key, group.node_filter),
-                                 lambda: domains.per_domain(np.ones(len(state.nodes), dtype=np.int64), mask))
-            nodes = _less(nodes, domains, out, np.ones(len(out), dtype=np.int64))
+            nodes = _less(self._nodes_per_domain(group, mask), domains, out, np.ones(len(out), dtype=np.int64))
             group.register(*(domains.values[d] for d in np.flatnonzero(nodes > 0)))
         if group.selector is None:
             return
         per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
         if group.key == L.HOSTNAME:  # a node is its own domain (by name where the label is missing)
-            for host, count in self._host_counts(group, mask, per_node).items():
-                group.add(host, count)
+            group.add_all(self._host_counts(group, mask, per_node))
             return
         key = ("karpenter-group", "skip terminating", group.selector, group.namespaces, group.key, group.node_filter)
         totals = _less(state.domain_totals(key, per_node, domains, mask), domains, out, per_node[out])
         for d in np.flatnonzero(totals):
             group.add(domains.values[d], int(totals[d]))
+
+    def _nodes_per_domain(self, group: TopologyGroup, mask: np.ndarray) -> np.ndarray:
+        """Per domain of the group's key, the nodes its filter counts, none taken out (once per cluster state)."""
+        state = self.state
+        domains = state.domains(group.key)
+        return state.shared(("karpenter-filter-domains", group.key, group.node_filter),
+                            lambda: domains.per_domain(np.ones(len(state.nodes), dtype=np.int64), mask))
+
+    def counted_as_without(self, group: TopologyGroup, before: np.ndarray) -> bool:
+        """Whether :meth:`_count` gives ``group`` here what it gave in a run over the same cluster
+        state that took out only the nodes ``before`` (that run's ``_out``): the nodes this run takes
+        out besides hold none of the pods it selects, and each of their domains keeps a node the
+        filter counts, so the group registers the same domains with the same counts. Consolidation's
+        shared pending run (:mod:`.disruption.simulation`) stands for a simulation's only then."""
+        state = self.state
+        mask = self._filter_mask(group.node_filter)
+        out = self._out[mask[self._out]]
+        extra = np.setdiff1d(out, before, assume_unique=True)
+        if not extra.size:
+            return True
+        if group.selector is not None:
+            per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
+            if per_node[extra].any():
+                return False
+        if group.key == L.HOSTNAME:  # hostname domains come from the pods counted alone
+            return True
+        domains = state.domains(group.key)
+        left = _less(self._nodes_per_domain(group, mask), domains, out, np.ones(len(out), dtype=np.int64))
+        ids = domains.ids[extra]
+        return bool((left[ids[ids != MISSING]] > 0).all())
+
+    def identities(self, pod: Pod) -> list[tuple]:
+        """The identities of the groups ``pod`` would own (see :meth:`update`)."""
+        return [TopologyGroup.identity_of(kind, key, namespaces, max_skew, node_filter, selector)
+                for kind, key, namespaces, selector, max_skew, _, node_filter in self._terms(pod)]
+
+    @property
+    def taken_out(self) -> np.ndarray:
+        """The nodes this run takes out (indices)."""
+        return self._out
 
     def _host_counts(self, group: TopologyGroup, mask: np.ndarray, per_node: np.ndarray) -> dict[str, int]:
         """Per hostname, the group's pods on the nodes its filter counts and this run has not taken out.

@@ -21,7 +21,7 @@ land in. The answers follow Karpenter's ``topologygroup.go``:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,6 +154,16 @@ class TopologyGroup:
         """``count`` selected pods more in ``domain`` (the cluster's, counted once per group)."""
         self.domains[domain] = self.domains.get(domain, 0) + count
         self.empty.discard(domain)
+
+    def add_all(self, counts: Mapping[str, int]) -> None:
+        """:meth:`add` for each domain and (positive) count in turn. A group that knows no domain
+        yet takes a copy: a hostname group holds one per node with its pods, and consolidation
+        builds hundreds of them per simulation."""
+        if not self.domains:
+            self.domains = dict(counts)
+            return
+        for domain, count in counts.items():
+            self.add(domain, count)
 
     def register(self, *domains: str) -> None:
         for domain in domains:

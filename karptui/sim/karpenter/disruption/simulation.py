@@ -17,12 +17,17 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ....model import Pod
 from ....model.selectors import selected_as
+from ...signature import signature
 from ...simulate import filter_error
 from ...state import ClusterState
 from ...version import cluster_version
+from ..preferences import relax
 from ..scheduler import Prepared, Results, Scheduler
+from ..topologygroup import TopologyGroup
 from ..unplaceable import any_negative
 from .candidates import Candidate
 
@@ -112,26 +117,61 @@ class PendingRun:
     # every NodePool's limits left; and how often each such limits came (made the second time)
     by_limits: dict[tuple, Results] = field(default_factory=dict)
     limits_seen: dict[tuple, int] = field(default_factory=dict)
+    # the topology groups the pending pods own, and the nodes the run took out (see _apart)
+    groups: tuple[TopologyGroup, ...] = ()
+    out: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
                 settling: frozenset[str], existing, unplaceable: frozenset[str] = frozenset()) -> PendingRun:
     """Karpenter's scheduler over the pending pods alone (the ones a simulation queues), once per
-    cluster state. Usable only when no topology group answers about them (none of them owns one, no
-    bound pod's required anti-affinity selects one), no tracked reservation is in play, no pod
-    requests a negative amount, none of them lands on an existing node and they do not open exactly
-    one NodeClaim. Which NodePools' limits cut no instance type even at the run's end is noted."""
+    cluster state. Usable only when no anti-affinity answers about them (none of them has any, no
+    bound pod's required anti-affinity selects one), every group a relaxation of theirs would own is
+    one they own already (so a run makes no group of theirs the shared one did not count), no
+    tracked reservation is in play, no pod requests a negative amount, none of them lands on an
+    existing node and they do not open exactly one NodeClaim. Which NodePools' limits cut no
+    instance type even at the run's end is noted. The groups they own are kept: a simulation takes
+    the run only where those count as here (:func:`_apart`)."""
     scheduler = Scheduler(snapshot, state, catalog, pending, prepared=prepared, settling=settling, existing=existing)
     limits = _limits_left(scheduler)
     kinds = tuple({selected_as(p): p for p in pending}.values())  # a selector reads a pod's namespace and labels
     topology = scheduler.topology
-    if topology.groups or any(g.owners or _selects_any(g, kinds) for g in topology.inverse.values()) \
-            or scheduler.reservations is not None or any_negative(pending):
+    if any(g.owners or _selects_any(g, kinds) for g in topology.inverse.values()) \
+            or scheduler.reservations is not None or any_negative(pending) or not _relaxations_owned(scheduler, pending):
         return PendingRun(None, False)
+    groups = tuple(topology.groups.values())
     queued = _queued(pending, [], unplaceable)
     results = scheduler.solve(queued)
     usable = not results.on_existing and len(results.claims) != 1
-    return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued)
+    return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued, groups=groups,
+                      out=topology.taken_out.copy())
+
+
+def _relaxations_owned(scheduler: Scheduler, pending: list[Pod]) -> bool:
+    """Whether every group the pending pods would own, relaxed one preference after another (as the
+    scheduler relaxes a pod it cannot place), is a group they own as they are. A relaxation that drops
+    a node affinity term or adds a toleration makes a new node filter, so a new group, which a run
+    counts with the nodes it takes out; the shared run may not have made it, or made it elsewhere."""
+    topology = scheduler.topology
+    owned = topology.groups
+    if not owned:
+        return True
+    seen = set()
+    for pod in scheduler.prepared.scheduled_as(pending):
+        if not pod.spread_constraints and not pod.affinity.pod_required and not pod.affinity.pod_preferred \
+                and not pod.affinity.anti_required and not pod.affinity.anti_preferred:
+            continue
+        key = signature(pod)
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        current = relax(pod, scheduler.tolerate_prefer_no_schedule)
+        while current is not None:
+            if any(identity not in owned for identity in topology.identities(current)):
+                return False
+            current = relax(current, scheduler.tolerate_prefer_no_schedule)
+    return True
 
 
 def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: list[Pod], settling: frozenset[str],
@@ -142,7 +182,10 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     The scheduler takes pods largest first, pending and moved interleaved. They stay apart when
     every moved pod lands on an existing node in a run of its own, no pending pod lands on one in
     theirs, no topology group answers about a pending pod (:func:`pending_run`) and none the moved
-    pods own selects one. Then a moved pod meets only existing nodes, and the groups it answers
+    pods own selects one; the groups the pending pods own select no moved pod and count here what
+    they counted in the pending pods' run (the candidates hold none of their pods and leave each of
+    their domains a node: :meth:`Topology.counted_as_without`), so every answer they give a pending
+    pod is the one it had there. Then a moved pod meets only existing nodes, and the groups it answers
     to count the same pods as in its own run; a pending pod meets only NodeClaims: taking nodes
     out and filling them only refuses it again, and the NodeClaims, opened by the pending pods in
     the same order with the limits cutting no type (the candidates' NodePools' limits leave more,
@@ -159,6 +202,11 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     if scheduler.reservations is not None or any(_selects_any(g, shared.kinds) for g in topology.groups.values()) \
             or any(g.owners and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
         return None
+    if shared.groups:
+        kinds = tuple({selected_as(p): p for p in moving}.values())
+        if any(_selects_any(g, kinds) for g in shared.groups) \
+                or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
+            return None
     limits = _limits_left(scheduler)
     key = None
     if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
