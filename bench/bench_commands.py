@@ -12,7 +12,8 @@ process, timed from process start to exit, as ``python -m karptui ...`` from the
 test: ``--version``, ``snapshot info FILE``, ``simulate FILE -o json`` and, up to
 ``--consolidate-max`` nodes (or with ``--all``), ``simulate --consolidate FILE -o json``. The
 yardstick, a plain ``json.load`` of the same file in its own process, runs in the same round,
-so a busy machine slows both alike. With ``--baseline REV`` a temporary git worktree of REV
+so a busy machine slows both alike. Each tree's karptui is compiled to bytecode first, as
+installing it would (:func:`compile_tree`). With ``--baseline REV`` a temporary git worktree of REV
 runs the same commands, the two trees alternating round by round. The fastest of
 ``--repeat`` rounds is the figure (the slowest is kept in the JSON); peak RSS and CPU time
 (user + system) are each child's own (``os.wait4``), and a second table takes the ratios on CPU
@@ -231,6 +232,14 @@ def baseline_tree(rev: str, under: Path) -> Path:
     return path
 
 
+def compile_tree(path: Path) -> None:
+    """The tree's karptui compiled to bytecode, as installing it would: no child pays for compiling
+    the source (an environment with PYTHONDONTWRITEBYTECODE would otherwise make every child
+    compile all it imports, a cost an installed karptui does not have and the yardstick never pays)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(path / "karptui")], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def drop_tree(path: Path) -> None:
     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)], check=False)
 
@@ -413,6 +422,8 @@ def main(argv=None) -> int:
         trees = {"current": ROOT}
         if args.baseline:
             trees = {"baseline": baseline_tree(args.baseline, Path(tmp)), "current": ROOT}
+        for tree in trees.values():
+            compile_tree(tree)
         try:
             rows = measure(args, trees, cache)
         finally:
