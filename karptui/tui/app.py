@@ -31,7 +31,7 @@ from ..views.manifest import manifest_lines, not_found_lines, reading_lines, yam
 from ..views.clock import Clock, recorded_moment, snapshot_clock
 from ..views.cost import CostPath, cost_path, discount_of
 from ..views.overview import Overview, header_cost, header_simulated, overview, shown_pending
-from . import forked
+from . import forked, hangup
 from .plain import notify_plain
 from .screens.detail import DetailScreen
 from .screens.help import HelpScreen
@@ -226,6 +226,9 @@ class KarptuiApp(App):
         else:
             notify_plain(self, f"no theme named {wanted!r}; using {self.theme}", severity="warning", timeout=10)
         self._warn_about_snapshot()
+        watched = hangup.terminal_fd()
+        if watched is not None:
+            self.set_interval(hangup.CHECK_SECONDS, lambda: self._end_if_hung_up(watched))
         await self.push_screen(MainScreen())
         if self.simulate_on_start and forked.IN_CHILD_PROCESS:  # at once: a forked child holds no lock we need
             self.run_simulation()
@@ -241,6 +244,11 @@ class KarptuiApp(App):
             self.follow_cluster()
             if self.logs_since != 0:
                 self.follow_karpenter()
+
+    def _end_if_hung_up(self, fd: int) -> None:
+        """The terminal went without a SIGHUP: end the session (:mod:`.hangup` says why)."""
+        if hangup.gone(fd):
+            self.exit(return_code=hangup.EXIT_HANGUP)
 
     # ---- live ------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="live", exit_on_error=False, description="live cluster")
