@@ -1,4 +1,4 @@
-"""``karptui history`` against NodeClaim lives labelled blind: sets h and i of issue 30, whose labellers read
+"""``karptui history`` against NodeClaim lives labelled blind: sets h, i and j of issue 30, whose labellers read
 only the pasted lines and Karpenter's own templates, never karptui (tests/log_corpus/X-history.yaml).
 
 Each labelled life is found in ``karptui history``'s JSON by its NodeClaim's or node's name, else by one of
@@ -37,6 +37,14 @@ KNOWN = {
                                               "the same `ip-172-xx-xx-xx.ec2.internal`, so the replacement takes the old "
                                               "node's deletion",
     ("i-035.log", "ip-10-0-17-58.ec2.internal"): "only Unconsolidatable event rows name it: events make no life each",
+    ("j-001.log", "line 8"): "v0.24's `launching machine with ...` names no machine, and the paste ends before a "
+                             "launch line names one: a nameless creation makes no life",
+    ("j-001.log", "line 9"): "v0.24's `launching machine with ...` names no machine, and the paste ends before a "
+                             "launch line names one: a nameless creation makes no life",
+    ("j-004.log", "line 4"): "FailedDraining and DisruptionBlocked rows pasted without their object column: no name "
+                             "to key a life by",
+    ("j-022.log", "line 4"): "a launch failure whose machine the poster elided: it is in `launch_failures`, with no "
+                             "name to key a life by",
 }
 
 
@@ -66,8 +74,8 @@ def _history(paste: str) -> list[dict]:
 
 
 def test_every_blind_set_is_here():
-    assert {p.name for p in CORPUS.glob("*-history.yaml")} >= {"h-history.yaml", "i-history.yaml"}
-    assert len(_lives()) >= 91   # 42 lives of h, 49 of i
+    assert {p.name for p in CORPUS.glob("*-history.yaml")} >= {"h-history.yaml", "i-history.yaml", "j-history.yaml"}
+    assert len(_lives()) >= 108   # 42 lives of h, 49 of i, 17 of j
 
 
 @pytest.mark.parametrize("paste,label", _lives())

@@ -240,3 +240,85 @@ def test_a_clusters_events_add_steps_only_to_lives_the_log_shows():
     got = {life.nodeclaim: life for life in finish(build_history(
         [launched, dict(row, nodeclaim="seen-a1b2c"), dict(row, nodeclaim="unseen-d3e4f")])).lives}
     assert list(got) == ["seen-a1b2c"] and got["seen-a1b2c"].end_reason == "drift"
+
+
+# --- set j's families (issue 30): lines written from the templates, not copied ---------------------------------
+
+@pytest.mark.parametrize("line,kind,error", [
+    # v0.2x's machine lifecycle: "creating machine, %w", its context cut down to the error pair by the author
+    (f'{T.format(1)}\tERROR\tcontroller\tReconciler error ...  "error": "creating machine, creating instance, '
+     'no subnets found"}', "launch_failed", "creating machine, creating instance, no subnets found"),
+    # the same, and the paste ends inside the error
+    (f'{T.format(1)}\tERROR\tcontroller\tReconciler error … "error": "creating machine, creating instance, no subn',
+     "launch_failed", "creating machine, creating instance, no subn"),
+    # an ellipsis in the message with no pair after it is the message's own
+    (f'{T.format(1)}\tINFO\tcontroller.provisioner\twaiting ... for "cluster sync"', "other", None),
+])
+def test_a_context_cut_down_to_its_last_pairs(line, kind, error):
+    found = parse([line])[1]
+    assert found["kind"] == kind and found.get("error") == error
+
+
+@pytest.mark.parametrize("line,kind", [
+    ('{"level":"DEBUG","time', "other"),                 # zap's head, cut inside its second key's name
+    ('{"level":"DEBUG","logger', "other"),
+    ('{"level":"DEBUG","ti', None),                      # too little to say whose
+    ('{"level":"DEBUG","caller', None),
+])
+def test_a_record_cut_inside_its_head(line, kind):
+    found = parse([line])
+    assert (found[1]["kind"] if found else None) == kind
+
+
+@pytest.mark.parametrize("line,kind", [
+    # Go's log/slog JSON handler (time, level, msg): another program's, whole or cut
+    ('{"time":"2025-11-10T21:11:23.281426826Z","level":"ERROR","msg":"finished call","source":"ApiRequestLog",'
+     '"status_code":404}', None),
+    ('{"time":"2025-11-10T21:11:23.281426826Z","level":"ERROR","msg":"finished call","source":"ApiReq', None),
+    # knative's and controller-runtime's "msg" after zap's level: the Karpenter process's own
+    ('{"level":"info","ts":1710406885.39,"logger":"fallback","caller":"injection/injection.go:61",'
+     '"msg":"Starting informers..."}', "other"),
+])
+def test_slog_records_are_another_programs(line, kind):
+    found = parse([line])
+    assert (found[1]["kind"] if found else None) == kind
+
+
+@pytest.mark.parametrize("row,kind,field", [
+    ("0s Normal DisruptionBlocked nodepool/default No allowed disruptions due to blocking budget",
+     "disruption_blocked", ("reason", "No allowed disruptions due to blocking budget")),
+    ("12m Normal Unconsolidatable node/" + NODE + " Can't replace with a cheaper node",
+     "unconsolidatable", ("node", NODE)),
+    ("Normal DisruptionBlocked nodeclaim/default-x2x9q Node is deleting or marked for deletion",
+     "disruption_blocked", ("nodeclaim", "default-x2x9q")),
+    ("5m Normal Pulled pod/web-7d9c Successfully pulled image", None, None),   # not one of Karpenter's reasons
+])
+def test_a_get_events_row_joined_with_single_spaces(row, kind, field):
+    found = parse([row])
+    assert (found[1]["kind"] if found else None) == kind
+    if field:
+        assert found[1][field[0]] == field[1]
+
+
+def test_instance_terminating_after_a_disruption_is_the_termination():
+    """Deleting a disrupted NodeClaim terminates its instance; the state-change notice comes back through the
+    interruption queue as InstanceTerminating. That is how the life ended, not an interruption of it; on a
+    NodeClaim nothing disrupted, the same row is an interruption."""
+    rows = [f"{m}m          Normal    {r:<24}  node/{n}    {text}" for m, r, n, text in (
+        (53, "DisruptionTerminating", NODE, "Disrupting Node: Underutilized/Delete"),
+        (52, "InstanceTerminating", NODE, "Instance is terminating"),
+        (51, "InstanceTerminating", "ip-10-0-0-9.ec2.internal", "Instance is terminating"),
+    )]
+    got = {life.node: life for life in finish(build_history(LogParser().parse(rows))).lives}
+    disrupted, other = got[NODE], got["ip-10-0-0-9.ec2.internal"]
+    assert "terminated" in disrupted.steps and "interrupted" not in disrupted.steps
+    assert disrupted.end_reason == "underutilized" and disrupted.interruption is None
+    assert other.end_reason == "interruption" and "interrupted" in other.steps
+
+
+def test_a_launch_failure_is_a_step_of_its_life():
+    line = json.dumps({"level": "ERROR", "time": T.format(5), "logger": "controller", "message": "Reconciler error",
+                       "controller": "nodeclaim.lifecycle", "NodeClaim": {"name": "default-q7x2m"},
+                       "error": "launching nodeclaim, creating instance, with fleet error(s), UnauthorizedOperation"})
+    life = lives([line])["default-q7x2m"]
+    assert life.steps == ("launch_failed",) and life.end_reason == "launch_failed"

@@ -410,6 +410,14 @@ class HistoryBuilder:
             self.interruptions.append(record)
             return
         draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+        if record["message_kind"] == "instance_state_change" and draft.seen & {"disrupted", "drained"}:
+            # Karpenter's own termination told back: deleting a disrupted NodeClaim terminates its instance, and
+            # the state-change notice of that reaches the interruption queue ("Instance is terminating",
+            # InstanceTerminating). The instance went; nothing interrupted the life.
+            draft.seen.add("terminated")
+            if draft.terminated is None:
+                draft.terminated = when
+            return
         draft.seen.add("interrupted")
         if _told_again(draft.interruption, when, record["message_kind"], record["action"]):
             return
@@ -423,6 +431,7 @@ class HistoryBuilder:
                                      "pod": e.get("pod"), "error": e.get("error") or "", "line": ref})
         if e.get("nodeclaim"):
             draft = self._draft(e["nodeclaim"], None, ref)
+            draft.seen.add("launch_failed")
             if len(draft.failures) < MAX_BLOCKED_PER_LIFE:
                 draft.failures.append((when, e.get("error") or ""))
 

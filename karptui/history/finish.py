@@ -67,7 +67,7 @@ def _life(d: Draft, price_of, replaced_by, replaces) -> Life:
                                 tuple(command.replacements), tuple(command.nodepools), command.line,
                                 command.size)
     interruption = Interruption(*d.interruption) if d.interruption else None
-    order = ("created", "launched", "registered", "initialized", "disrupted", "interrupted", "garbage_collected",
+    order = ("created", "launch_failed", "launched", "registered", "initialized", "disrupted", "interrupted", "garbage_collected",
              "drained", "terminated")
     return Life(
         nodeclaim=d.key, nodepool=d.nodepool, node=d.node, provider_id=d.provider_id, requested_types=d.requested,

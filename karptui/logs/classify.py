@@ -492,8 +492,10 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
                      "deleted": "node" if lowered == "deleted node" else "nodeclaim"})
 
 
+# v0.2x-v0.3x's machine lifecycle wrapped the cloud provider's error as "creating machine, %w"
+# (pkg/controllers/machine/lifecycle/launch.go at v0.29)
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
-                  "creating cloud provider instance", "insufficient capacity")
+                  "creating cloud provider instance", "insufficient capacity", "creating machine")
 
 
 def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str, line: int,

@@ -56,8 +56,14 @@ def foreign_klog(caller: str) -> bool:
 
 
 def foreign_json(data: dict) -> bool:
-    """Whether a JSON log record is another program's: its level under knative's ``severity`` key."""
-    return "severity" in data and "level" not in data
+    """Whether a JSON log record is another program's: its level under knative's ``severity`` key, or
+    Go's ``log/slog`` JSON handler's record (keys opening ``time``, ``level``, ``msg``; the Azure SDK's
+    request log in the Azure provider's output), which no zap encoder of Karpenter's writes: zap puts
+    ``level`` first and names the text ``message`` (knative's and controller-runtime's ``msg`` come
+    after ``level`` too)."""
+    if "severity" in data and "level" not in data:
+        return True
+    return "msg" in data and "message" not in data and next(iter(data)) == "time"
 
 
 def foreign_console_time(when: str) -> bool:

@@ -65,6 +65,10 @@ _OBJECT = re.compile(r"(?:node|nodeclaim|machine|pod)/\S+")
 # TYPE REASON AGE FROM MESSAGE, taken only with Karpenter's own source in the FROM column
 _SINGLE_SPACED = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+) (?:\S+(?: \(x\d+ over \S+\))? )?"
                             r"(karpenter|eks-auto-mode/compute) (\S.*)$")
+# A get-events row whose columns an author joined with single spaces: [AGE] TYPE REASON KIND/NAME MESSAGE,
+# taken only for one of Karpenter's own reasons
+_SINGLE_SPACED_GET = re.compile(r"^(?:(?:\d+[smhdy])+ )?(Normal|Warning) ([A-Z][A-Za-z]+) "
+                                r"((?:node|nodeclaim|machine|pod|nodepool|provisioner)/\S+) (\S.*)$")
 # DisruptionTerminating: "Disrupting Node: REASON" then "Disrupting NodeClaim: REASON", one event each, filed
 # together (pkg/controllers/disruption/events/events.go ``Terminating``); REASON is v1's (Underutilized, Empty,
 # Drifted, Expired) or before v1 METHOD/ACTION ("Expiration/Replace")
@@ -95,6 +99,9 @@ def event_row(text: str) -> dict | None:
         single = _SINGLE_SPACED.match(body)
         if single is not None:
             return _event(single.group(2), single.group(4), "", "")
+        single = _SINGLE_SPACED_GET.match(body)
+        if single is not None and single.group(2) in KARPENTER_REASONS:
+            return _event(single.group(2), single.group(4), single.group(3), "")
     elif len(parts) == 2 and parts[0] in _TYPES and parts[1] in KARPENTER_REASONS:
         return _event(parts[1], "", "", "")  # a row cut after its reason: only Karpenter files that one
     elif len(parts) == 2 and _OBJECT.fullmatch(parts[0]):

@@ -243,6 +243,34 @@ def glued_context(message: str) -> tuple[str, str] | None:
     return message[:start].rstrip(), message[start:].strip()
 
 
+# The author's "..." in place of the context's opening (its brace and first fields), the pairs they kept
+# after it: ``Reconciler error ...  "error": "creating machine, ..."``
+_ELIDED_OPENING = re.compile(r'\s(?:\.{3}|…)\s+(?="[\w.\-/ ]+"\s*:\s*)')
+# the one pair kept, whole or cut where the paste ends (a whole one may hold a TAB a page unescaped)
+_ONE_VALUE = re.compile(r'\{"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)(?:\\?$|"\s*\}?\s*$)')
+
+
+def elided_opening(message: str) -> tuple[str, dict] | None:
+    """(message, context) when a console line's context was shortened by its author to ``...`` and
+    the pairs they kept: the message is what stands before the ``...``, the context those pairs (the
+    first of them maybe cut off where the paste ends)."""
+    match = _ELIDED_OPENING.search(message)
+    if match is None:
+        return None
+    rest = "{" + message[match.end():]
+    found = salvage(rest)
+    if not found:
+        one = _ONE_VALUE.match(rest)
+        if one is None:
+            return None
+        try:
+            value = json.loads(f'"{one.group(2)}"', strict=False)
+        except ValueError:
+            value = one.group(2).replace('\\"', '"')
+        found = {one.group(1): value}
+    return message[:match.start()].rstrip(), found
+
+
 def _closes(body: str, start: int) -> bool:
     """Whether ``body[start:]`` is one JSON object running to the end (then it is the context)."""
     depth, quoted, escaped = 0, False, False

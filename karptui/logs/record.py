@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from .classify import classify, known
 from .foreign import foreign_console_time, foreign_json, foreign_klog
 from .kube_events import event_message, event_row, json_event
-from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, first_record, glued_context, quoted_spans, salvage,
-                    split_context, unwrap)
+from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, elided_opening, first_record, glued_context,
+                    quoted_spans, salvage, split_context, unwrap)
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME ", RFC 3339 with nanoseconds),
 # either or both. A whole-second time is not kubectl's: the paste path reads it (another encoder's own time).
@@ -192,11 +192,14 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     if not when[:1].isdigit() or ".go:" in message[-8:] or foreign_console_time(when):
         return None  # no time, or zap's caller column: the paste path reads those (another program's: none)
     context: dict = {}
-    if len(parts) == 4 and message[-1:] == "}":
-        glued = glued_context(message)
-        if glued is not None:
-            message, rest = glued
-            parts.append(rest)
+    glued = glued_context(message) if len(parts) == 4 and message[-1:] == "}" else None
+    if glued is not None:
+        message, rest = glued
+        parts.append(rest)
+    elif len(parts) == 4 and ('... "' in message or '...  "' in message or '… "' in message or '…  "' in message):
+        elided = elided_opening(message)
+        if elided is not None:
+            return when, _LEVELS[level], logger, elided[0], elided[1]
     if len(parts) == 5:
         try:
             loaded = fast_loads(parts[4])
@@ -239,13 +242,18 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
         found = _bare_message(number, body, source, stamp)
         return found if found is not None or quoted else _quoted(number, body, source, stamp)
     context: dict = {}
+    message = found.message
     if found.context:
         try:
             loaded = json.loads(found.context)
             context = loaded if isinstance(loaded, dict) else {}
         except (ValueError, RecursionError):
             context = salvage(found.context)
-    return Record(number, found.time, found.level, found.logger, found.message, context, source)
+    elif "..." in message or "…" in message:
+        elided = elided_opening(message)
+        if elided is not None:
+            message, context = elided
+    return Record(number, found.time, found.level, found.logger, message, context, source)
 
 
 _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\s+)?"
@@ -374,13 +382,18 @@ def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | No
     return _from_json(number, data, source, stamp)
 
 
+# zap's head cut inside the name of its second key: {"level":"DEBUG","time
+_CUT_AT_KEY = re.compile(r'\{\s*"level"\s*:\s*"\w+"\s*,\s*"(?:time|ts|logger)$')
+
+
 def _cut_head(number: int, data: dict, body: str, source: str, stamp: str) -> Record | None:
-    """A zap JSON record cut off before its message (inside ``time``, or just after it): zap writes
-    ``level`` first and then ``time``/``logger``, so a whole level word with one of those is a
+    """A zap JSON record cut off before its message (inside ``time``, or just after it, or even inside
+    that key's name): zap writes ``level`` first and then ``time``/``logger``, so a whole level word with one of those is a
     Karpenter line, though nothing more can be said of it than its level (``other``). A value the
     cut went through is not kept: half a time is no time."""
     level = data.get("level")
-    if type(level) is not str or level not in _JSON_LEVELS or not ({"time", "ts", "logger"} & data.keys()):
+    if foreign_json(data) or type(level) is not str or level not in _JSON_LEVELS or \
+            not ({"time", "ts", "logger"} & data.keys() or _CUT_AT_KEY.match(body)):
         return None
     when = data.get("time")
     when = when if type(when) is str and f'"{when}"' in body else stamp
