@@ -322,3 +322,68 @@ def test_a_launch_failure_is_a_step_of_its_life():
                        "error": "launching nodeclaim, creating instance, with fleet error(s), UnauthorizedOperation"})
     life = lives([line])["default-q7x2m"]
     assert life.steps == ("launch_failed",) and life.end_reason == "launch_failed"
+
+
+# --- set k's families (issue 30) ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind", [
+    # a log store's event lines: "COUNTx REASON: MESSAGE (OBJECT.EVENTID)", indented by the page
+    ("    43x Nominated: Pod should schedule on: nodeclaim/gpu-k7w2p, node/ip-10-0-1-2.ec2.internal (web-1.18081a03c5e7d912)",
+     "pod_nominated"),
+    ("    FailedScheduling: Failed to schedule pod, would schedule against uninitialized nodeclaim/gpu-k7w2p (web-2.1a)",
+     "pod_unschedulable"),
+    ("    FailedScheduling: 0/3 nodes are available: 3 Insufficient cpu. (web-2.1a)", None),   # kube-scheduler's
+    # a describe table quoted in Go comments of a test
+    ("\t\t\t//   Normal  Launched  10m  karpenter  Status condition transitioned, Type: Launched, Status: Unknown -> True, "
+     "Reason: Launched", "other"),
+    ("//   Normal  DisruptionBlocked  6m57s (x3 over 10m)  karpenter  Nodeclaim does not have an associated node",
+     "disruption_blocked"),
+])
+def test_event_lines_of_log_stores_and_comments(line, kind):
+    found = parse([line])
+    assert (found[1]["kind"] if found else None) == kind
+    if kind == "disruption_blocked":
+        assert found[1]["reason"] == "Nodeclaim does not have an associated node"
+
+
+def test_get_events_across_namespaces_names_the_pods_namespace():
+    row = "pets       10m     Normal   Nominated           pod/web-5d9b7c8f46-q7t2x   Pod should schedule on: nodeclaim/default-h8v2c"
+    found = parse([row])[1]
+    assert found["kind"] == "pod_nominated" and found["pod"] == "pets/web-5d9b7c8f46-q7t2x"
+    assert found["nodeclaim"] == "default-h8v2c"
+
+
+def test_a_message_with_the_pairs_its_author_kept():
+    found = parse(['"launched nodeclaim"..."capacity-type":"on-demand"     # fell back to on-demand'])[1]
+    assert found["kind"] == "nodeclaim_launched" and found["capacity_type"] == "on-demand"
+
+
+def test_a_describe_table_without_its_object_is_one_unnamed_life():
+    """Every row of a pasted describe table is the described object's: rows a few lines apart make one life,
+    keyed by its first line, null as a name in the JSON; a second table further down is another life."""
+    row = "  Normal  {0:<12} 4m  karpenter  Status condition transitioned, Type: {0}, Status: Unknown -> True, Reason: {0}"
+    lines = [row.format("Launched"), row.format("Registered"), "", "", "", "", row.format("Initialized")]
+    got = list(lives(lines).values())
+    assert [(life.nodeclaim, life.steps) for life in got] == [
+        ("(unnamed, line 1)", ("launched", "registered")), ("(unnamed, line 7)", ("initialized",))]
+    assert got[0].to_dict()["nodeclaim"] is None and got[0].to_dict()["lines"] == ["1", "2"]
+
+
+def test_a_creation_no_launch_followed_is_an_unnamed_life():
+    line = json.dumps({"level": "INFO", "time": T.format(1), "logger": "controller.provisioner",
+                       "message": "launching machine with 1 pods requesting {\"cpu\":\"1\"} from types c6i.large, "
+                                  "c6i.xlarge", "provisioner": "default"})
+    (life,) = lives([line]).values()
+    assert life.steps == ("created",) and not life.named and life.nodepool == "default"
+    assert life.requested_types == ("c6i.large", "c6i.xlarge")
+
+
+def test_a_nodeclaim_row_before_its_nodes_row_is_one_life():
+    rows = ["default  34s  Normal  DisruptionTerminating  nodeclaim/default-z4p9k  Disrupting NodeClaim: Empty",
+            "default  34s  Normal  DisruptionTerminating  node/aks-default-z4p9k  Disrupting Node: Empty",
+            "default  24s  Normal  DisruptionBlocked  node/aks-default-z4p9k  Node is deleting or marked for deletion",
+            "default  18s  Normal  Drained  nodeclaim/default-z4p9k  Status condition transitioned, Type: Drained, "
+            "Status: Unknown -> True, Reason: Drained"]
+    (life,) = lives(rows).values()
+    assert (life.nodeclaim, life.node) == ("default-z4p9k", "aks-default-z4p9k")
+    assert life.steps == ("disrupted", "drained") and life.end_reason == "emptiness"

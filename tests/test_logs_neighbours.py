@@ -245,7 +245,8 @@ def test_evicted_rows_are_karpenters_by_their_message(message, karpenters, lead)
     row = f"{lead}4m          Normal    Evicted            pod/web-6c8f4d9b57-t2w8k       {message}"
     got = parse([row])
     if karpenters:
-        assert got[1]["kind"] == "other" and got[1]["event"] == "Evicted" and got[1]["pod"] == "web-6c8f4d9b57-t2w8k"
+        pod = f"{lead.split()[0]}/web-6c8f4d9b57-t2w8k" if lead.strip() else "web-6c8f4d9b57-t2w8k"  # -A: NAMESPACE
+        assert got[1]["kind"] == "other" and got[1]["event"] == "Evicted" and got[1]["pod"] == pod
     else:
         assert got == {}
 

@@ -58,7 +58,7 @@ def _event_object(reason, message, kind, name, namespace=""):
      "cart-6c9d7f5b8-zt2qw"),
     # kubectl get events -A: NAMESPACE first
     (f"shop        14s         Warning   InsufficientCapacityError   pod/cart-6c9d7f5b8-zt2qw   {POD_ICE}",
-     "cart-6c9d7f5b8-zt2qw"),
+     "shop/cart-6c9d7f5b8-zt2qw"),   # get events -A: the NAMESPACE column names it whole
     # kubectl describe pod's Events table: Type, Reason, Age, From, Message
     (f"  Warning  InsufficientCapacityError  14s   karpenter          {POD_ICE}", None),
     # a log store's "Reason: message (object)"

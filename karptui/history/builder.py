@@ -42,6 +42,7 @@ class Draft:
         "launched",
         "lines",
         "more",
+        "named",
         "node",
         "nodepool",
         "provider_id",
@@ -53,8 +54,9 @@ class Draft:
         "zone",
     )
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, named: bool = True) -> None:
         self.key = key
+        self.named = named   # False: no line names it (key "(unnamed, line N)"), see HistoryBuilder._unnamed
         self.nodepool = self.node = self.provider_id = self.instance_type = self.zone = self.capacity_type = ""
         self.requested: tuple[str, ...] = ()
         self.more = 0
@@ -86,6 +88,12 @@ class Draft:
 def _line_order(ref: str) -> tuple:
     file, _, line = ref.rpartition(":")
     return (file, int(line) if line.isdigit() else 0)
+
+
+def _adjacent(before: str, ref: str, gap: int = 3) -> bool:
+    """Whether line ``ref`` follows line ``before`` of the same input within ``gap`` lines (one table's rows)."""
+    (file_a, a), (file_b, b) = _line_order(before), _line_order(ref)
+    return file_a == file_b and 0 < b - a <= gap
 
 
 @dataclass
@@ -158,8 +166,9 @@ class HistoryBuilder:
         self.commands_of: dict[str, list[Command]] = {}   # draft key -> the commands naming it
         self.open: Command | None = None          # a replace command still waiting for its replacements
         self.unnamed: list = []                   # creations that named no NodeClaim, waiting for their launch
+        self.nameless: Draft | None = None        # the newest life whose event rows name no object
         self.unpaired: Draft | None = None        # the newest launch, while no creation line has followed it
-        self.terminating: tuple | None = None     # (method, action, node) of a DisruptionTerminating row on a Node
+        self.terminating: tuple | None = None     # (method, action, name, "node"|"nodeclaim") of a DisruptionTerminating row
         self.hours: dict[str, Hour] = {}
         self.launch_failures: list[dict] = []
         self.interruptions: list[dict] = []
@@ -255,6 +264,31 @@ class HistoryBuilder:
             draft.lines.append(ref)
         return draft
 
+    def _unnamed(self, ref: str) -> Draft:
+        """The life of an event row that names no object: a describe table pasted without the command or the
+        object above it. Every row of such a table is the described object's, so rows a few lines apart are one
+        life, keyed by its first line; the steps they show would otherwise be lost."""
+        last = self.nameless
+        if last is not None and last.lines and _adjacent(last.lines[-1], ref):
+            if len(last.lines) < MAX_LINES_PER_LIFE:
+                last.lines.append(ref)
+            return last
+        draft = self.nameless = self.drafts[f"(unnamed, line {ref})"] = Draft(f"(unnamed, line {ref})", named=False)
+        draft.lines.append(ref)
+        return draft
+
+    def leftover_creations(self) -> list[Draft]:
+        """A life for each creation line that named no NodeClaim and that no launch line followed (v0.2x's
+        ``launching machine with N pods ...`` at the end of a paste): the NodeClaim was being created, unnamed.
+        Fresh drafts on each call; the builder keeps waiting for their launches."""
+        out = []
+        for when, e, ref, _ in self.unnamed:
+            draft = Draft(f"(unnamed, line {ref})", named=False)
+            draft.lines.append(ref)
+            self._creation_fields(draft, when, e)
+            out.append(draft)
+        return out
+
     def _rekey(self, old: str, new: str) -> None:
         for command in self.commands_of.pop(old, ()):
             self.commands_of.setdefault(new, []).append(command)
@@ -320,10 +354,7 @@ class HistoryBuilder:
         return draft
 
     def _creation(self, draft: Draft, when: datetime | None, e: dict, command: Command | None) -> None:
-        draft.created = draft.created or when
-        draft.seen.add("created")
-        draft.nodepool = e.get("nodepool") or draft.nodepool
-        draft.requested, draft.more = tuple(e.get("instance_types") or ()), e.get("more") or 0
+        self._creation_fields(draft, when, e)
         if command is not None:
             command.replacements.append(draft.key)
             self.commands_of.setdefault(draft.key, []).append(command)
@@ -338,6 +369,13 @@ class HistoryBuilder:
         if command.expected <= 0:
             self.open = None
         return command
+
+    @staticmethod
+    def _creation_fields(draft: Draft, when: datetime | None, e: dict) -> None:
+        draft.created = draft.created or when
+        draft.seen.add("created")
+        draft.nodepool = e.get("nodepool") or draft.nodepool
+        draft.requested, draft.more = tuple(e.get("instance_types") or ()), e.get("more") or 0
 
     def _launched(self, e: dict, text: str, ref: str) -> None:
         draft = self._step_draft(e, "launched", ref)
@@ -470,17 +508,28 @@ class HistoryBuilder:
         :meth:`_blocked` does (a cluster's events name every node)."""
         claim, node = e.get("nodeclaim"), e.get("node")
         pair, self.terminating = self.terminating, None
-        if not (claim or node):
-            return
         if e.get("origin") == "event" and not ((claim and claim in self.drafts) or (node and node in self.by_node)):
             return
         when = self._when(text)
+        if not (claim or node):
+            if step != "disrupted":   # a disruption needs its candidate's name to be one
+                draft = self._unnamed(ref)
+                draft.seen.add(step)
+                if getattr(draft, step) is None:
+                    setattr(draft, step, when)
+            return
         if step == "disrupted":
-            if claim and not node and pair is not None and pair[:2] == (e.get("method"), e.get("action")):
+            same = pair is not None and pair[:2] == (e.get("method"), e.get("action"))
+            if claim and not node and same and pair[3] == "node":
                 self._draft(claim, pair[2], ref)   # merges the node's draft, and its command, into the NodeClaim's
                 return
+            if node and not claim and same and pair[3] == "nodeclaim":
+                self._draft(pair[2], node, ref)    # the pair listed NodeClaim first (a table sorted by object)
+                return
             if node and not claim:
-                self.terminating = (e.get("method"), e.get("action"), node)
+                self.terminating = (e.get("method"), e.get("action"), node, "node")
+            elif claim and not node:
+                self.terminating = (e.get("method"), e.get("action"), claim, "nodeclaim")
             self._disruption({"method": e.get("method"), "action": e.get("action") or "",
                               "candidates": [{"nodeclaim": claim, "node": node}]}, text, ref)
             return

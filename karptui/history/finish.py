@@ -23,7 +23,7 @@ def finish(builder: HistoryBuilder, window: Window = _UNBOUNDED, catalog: Catalo
            discounts=None, short_lived: float = DEFAULT_SHORT_LIVED) -> Timeline:
     end = builder.end()
     since, until = window.resolve(end)
-    drafts = list(builder.drafts.values())
+    drafts = list(builder.drafts.values()) + builder.leftover_creations()
     priced = catalog_for((d.zone for d in drafts), catalog, discounts)
     replaced_by: dict[str, list[str]] = defaultdict(list)
     replaces: dict[str, list[str]] = defaultdict(list)
@@ -70,7 +70,7 @@ def _life(d: Draft, price_of, replaced_by, replaces) -> Life:
     order = ("created", "launch_failed", "launched", "registered", "initialized", "disrupted", "interrupted", "garbage_collected",
              "drained", "terminated")
     return Life(
-        nodeclaim=d.key, nodepool=d.nodepool, node=d.node, provider_id=d.provider_id, requested_types=d.requested,
+        nodeclaim=d.key, named=d.named, nodepool=d.nodepool, node=d.node, provider_id=d.provider_id, requested_types=d.requested,
         requested_more=d.more, instance_type=d.instance_type, zone=d.zone, capacity_type=d.capacity_type,
         price=cost, price_estimated=estimated, price_discounted=discounted, created=d.created, launched=d.launched,
         registered=d.registered, initialized=d.initialized, disrupted=d.disrupted, drained=d.drained,

@@ -55,7 +55,9 @@ class Life:
     no line in the input says it (a NodeClaim made before the log starts has no ``created``).
 
     ``nodeclaim`` is the NodeClaim's name; before v0.28 (no NodeClaims nor Machines) the launched
-    node's hostname, which the log reader reports as the NodeClaim. ``price`` is USD per hour for the
+    node's hostname, which the log reader reports as the NodeClaim; "(unnamed, line N)" for a life no
+    line names (``named`` False, null in the JSON): a describe table pasted without its object, a
+    creation line no launch line followed. ``price`` is USD per hour for the
     launched offering from the catalog, after discounts (``price_discounted``).
     """
 
@@ -90,6 +92,7 @@ class Life:
     replaces: tuple[str, ...] = ()
     replaced_by: tuple[str, ...] = ()
     steps: tuple[str, ...] = ()           # the steps a line showed, also those whose line had no time
+    named: bool = True                    # False: no line names it; ``nodeclaim`` is "(unnamed, line N)"
     lines: tuple[str, ...] = field(default=(), compare=False)  # every input line about it ("N" or "FILE:N")
 
     @property
@@ -144,7 +147,7 @@ class Life:
 
     def to_dict(self) -> dict:
         return {
-            "nodeclaim": self.nodeclaim, "nodepool": self.nodepool or None, "node": self.node or None,
+            "nodeclaim": self.nodeclaim if self.named else None, "nodepool": self.nodepool or None, "node": self.node or None,
             "provider_id": self.provider_id or None,
             "requested_instance_types": list(self.requested_types), "requested_more": self.requested_more,
             "instance_type": self.instance_type or None, "zone": self.zone or None,

@@ -54,7 +54,7 @@ def row(life: Life) -> dict:
     terminating = seconds_between(life.annotated, deleted)
     lived = seconds_between(life.created, deleted)
     return {
-        "nodeclaim": life.nodeclaim, "createdtime": stamp(life.created) or "", "nodepool": life.nodepool,
+        "nodeclaim": life.nodeclaim if life.named else "", "createdtime": stamp(life.created) or "", "nodepool": life.nodepool,
         "instancetypes": _types(life), "launchedtime": stamp(life.launched) or "", "providerid": life.provider_id.rpartition("/")[2],
         "instancetype": life.instance_type, "zone": life.zone, "capacitytype": life.capacity_type,
         "registeredtime": stamp(life.registered) or "", "k8snodename": life.node,

@@ -50,7 +50,7 @@ _KINDS = {"DisruptionBlocked": "disruption_blocked", "NodeRepairBlocked": "disru
 _TYPES = ("Normal", "Warning")
 _COLUMNS = re.compile(r"\t+| {2,}")
 _REASON = re.compile(r"[A-Z][A-Za-z]+")
-_LOG_STORE = re.compile(r"(?:(\d+) )?([A-Z][A-Za-z]+): (.*?)(?: \(([\w.-]+)\))?$")
+_LOG_STORE = re.compile(r"(?:(\d+)x? )?([A-Z][A-Za-z]+): (.*?)(?: \(([\w.-]+)\))?$")
 _NOMINATED = re.compile(r"(?:(?:nodeclaim|machine)/([^,\s]+))?(?:,? ?node/([^,\s]+))?")
 _NOMINATED_OLD = re.compile(r"^Pod should schedule on (?:node: )?([\w.-]+)")
 _CANNOT = re.compile(r"^Cannot disrupt (?:Node|NodeClaim): ")
@@ -73,7 +73,7 @@ _SINGLE_SPACED_GET = re.compile(r"^(?:(?:\d+[smhdy])+ )?(Normal|Warning) ([A-Z][
 # together (pkg/controllers/disruption/events/events.go ``Terminating``); REASON is v1's (Underutilized, Empty,
 # Drifted, Expired) or before v1 METHOD/ACTION ("Expiration/Replace")
 _TERMINATING = re.compile(r"^Disrupting (?:Node|NodeClaim|Machine): (\w+)(?:/(\w+))?")
-_STEPS = {"Launched": "launched", "Registered": "registered", "Initialized": "initialized"}
+_STEPS = {"Launched": "launched", "Registered": "registered", "Initialized": "initialized", "Drained": "drained"}
 # InsufficientCapacityError: "NodeClaim NAME event: ERROR" on the NodeClaim (v1.0+), and from v1.15 (#3143) on
 # each pod nominated to it, "NodeClaim NAME nominated for this pod failed to launch: ERROR" (a comma after
 # NAME accepted: the release notes wrote one)
@@ -111,7 +111,7 @@ def event_row(text: str) -> dict | None:
             name = parts[0].partition("/")[2]
             return _event(told["event"], parts[1], parts[0] if not _elided(name) else "", "")
     match = _LOG_STORE.match(body)
-    if match and match.group(2) in KARPENTER_REASONS:
+    if match and _karpenters(match.group(2), match.group(3), ""):
         obj = match.group(4) or ""
         return _event(match.group(2), match.group(3), "", obj.split(".")[0] if obj else "")
     return None
@@ -190,6 +190,8 @@ def _table_row(parts: list[str]) -> dict | None:
     reason, rest = parts[index + 1], parts[index + 2:]
     if index > 0:  # get events: OBJECT then MESSAGE
         obj = rest[0] if rest and "/" in rest[0] else ""
+        if index == 2 and obj.startswith("pod/") and obj.count("/") == 1:
+            obj = f"pod/{parts[0]}/{obj[4:]}"   # -A: NAMESPACE, LAST SEEN, TYPE; a pod is named with its namespace
         message = "  ".join(rest[1:] if obj else rest)
         source = ""
     else:  # describe: [Age] From Message, Age may be missing
@@ -309,7 +311,7 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
 
 def lifecycle_step(event: dict) -> str | None:
     """The step of a NodeClaim's life an ``other`` event row shows, for the history: its status conditions
-    Launched, Registered and Initialized turning True ("Status condition transitioned, Type: Launched,
+    Launched, Registered, Initialized and (v1.1+) Drained turning True ("Status condition transitioned, Type: Launched,
     Status: Unknown -> True"), ``disrupted`` (DisruptionTerminating) and ``drained`` (FailedDraining: "Failed
     to drain node, N pods are waiting to be evicted", the drain under way)."""
     reason, message = event.get("event"), event.get("message") or ""

@@ -261,6 +261,7 @@ _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+
 
 
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
+_PAIRS_KEPT = re.compile(r'\s*(?:\.{3}|…)\s*(?="[\w.\-/ ]+"\s*:)')
 
 
 def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | None:
@@ -272,10 +273,13 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if column:  # a log store's time column, or zap's caller column, before the message
         stamp = stamp or (column.group(1) or "")
         text = text[column.end():]
+    fields: dict = {}
     if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ..."), or a quote
         whole = _QUOTED.match(text)  # closed, then prose ("...got 1". Expected ...)
+        kept = _PAIRS_KEPT.match(text, whole.end()) if whole else None
+        if kept:  # the message, the author's "...", and the pairs they kept: "launched nodeclaim"..."zone":"a"
+            fields = salvage("{" + text[kept.end():])
         text = (whole.group(1) if whole else text.strip('",')).replace('\\"', '"')
-    fields: dict = {}
     elided = ELIDED_CONTEXT.search(text) if text[-1:] == "}" else None
     if elided is not None:  # the author's "{...}" for the context
         text = text[:elided.start()].rstrip()
