@@ -1,4 +1,4 @@
-"""``karptui history`` against NodeClaim lives labelled blind: sets h, i, j and k of issue 30, whose labellers read
+"""``karptui history`` against NodeClaim lives labelled blind: sets h to l of issue 30, whose labellers read
 only the pasted lines and Karpenter's own templates, never karptui (tests/log_corpus/X-history.yaml).
 
 Each labelled life is found in ``karptui history``'s JSON by its NodeClaim's or node's name, else by one of
@@ -71,8 +71,8 @@ def _history(paste: str) -> list[dict]:
 
 
 def test_every_blind_set_is_here():
-    assert {p.name for p in CORPUS.glob("*-history.yaml")} >= {f"{s}-history.yaml" for s in "hijk"}
-    assert len(_lives()) >= 127   # 42 lives of h, 49 of i, 17 of j, 19 of k
+    assert {p.name for p in CORPUS.glob("*-history.yaml")} >= {f"{s}-history.yaml" for s in "hijkl"}
+    assert len(_lives()) >= 141   # 42 lives of h, 49 of i, 17 of j, 19 of k, 14 of l
 
 
 @pytest.mark.parametrize("paste,label", _lives())

@@ -387,3 +387,37 @@ def test_a_nodeclaim_row_before_its_nodes_row_is_one_life():
     (life,) = lives(rows).values()
     assert (life.nodeclaim, life.node) == ("default-z4p9k", "aks-default-z4p9k")
     assert life.steps == ("disrupted", "drained") and life.end_reason == "emptiness"
+
+
+# --- set l's families (issue 30): v0.3's node era -------------------------------------------------------------
+
+NODE3 = "ip-192-168-58-144.us-west-2.compute.internal"
+
+
+@pytest.mark.parametrize("message,method", [
+    (f"Triggering termination for empty node {NODE3}", "emptiness"),                          # v0.3.0
+    (f"Triggering termination after 5m0s for empty node {NODE3}", "emptiness"),               # v0.3.4-v0.4
+    (f"Triggering termination for expired node {NODE3} after 720h0m0s (+1.13ms)", "expiration"),
+    (f"Triggering termination after 1m40s (+1.132343ms) for expired node {NODE3}", "expiration"),   # a dev build
+])
+def test_v03_ttl_lines_name_their_node(message, method):
+    found = parse([f"2021-08-03T14:41:52.463Z\tINFO\tcontroller.Reallocation\t{message}"])[1]
+    assert (found["kind"], found["method"], found["nodes"]) == ("disruption", method, [NODE3])
+
+
+def test_v03_terminated_instance_is_the_nodes_end():
+    lines = [f"2021-08-03T14:41:52.463Z\tINFO\tcontroller.Reallocation\tTriggering termination for empty node {NODE3}",
+             f"2021-08-03T14:41:52.703Z\tINFO\tcontroller.Termination\tTerminated instance {NODE3}",
+             "2021-08-03T14:41:53.000Z\tINFO\tcontroller.Termination\tTerminated instance ..."]
+    found = parse(lines)
+    assert (found[2]["kind"], found[2]["node"]) == ("node_terminated", NODE3)
+    assert found[3]["kind"] == "other"                       # an elided name names nothing
+    life = lives(lines)[NODE3]
+    assert life.end_reason == "emptiness" and "terminated" in life.steps
+
+
+@pytest.mark.parametrize("lead", ["_", "*", "  _"])
+def test_markdown_emphasis_before_the_level(lead):
+    line = (f'{lead}ERROR   controller.provisioner  Could not schedule pod, incompatible with provisioner "generic", '
+            'no instance type satisfied resources {"cpu":"1"} and requirements karpenter.sh/capacity-type In [spot]')
+    assert parse([line])[1]["kind"] == "pod_unschedulable"

@@ -22,9 +22,12 @@ _RESOURCES = re.compile(r"resources (\{[^}]*\})")
 # v1.9+: the whole command in one string, "Underutilized/ID: Replace: nodepools=[a,b]: [n1, n2] -> [1 replacement] ..."
 # (an author's shortened copy may stop after the NodePools: "Empty/...: delete: nodepools=[general]")
 _COMMAND = re.compile(r"^(\w+)/[^:]*: (\w+)(?:: nodepools=\[([^\]]*)\])?(?:: \[([^\]]*)\])?")
-# v0.4-v0.2x TTLs; v0.4 named the node in the message ("... for empty node NAME", "... expired node NAME after")
-_TTL = re.compile(r"^triggering termination (?:for expired node(?: (\S+))? after|after [\w.]+ for empty node(?: (\S+))?$)",
-                  re.I)
+# v0.3-v0.2x TTLs; v0.3-v0.4 named the node in the message: "... for empty node NAME" (v0.3.0, no TTL in it),
+# "... after TTL for empty node NAME", "... for expired node NAME after TTL (+LATE)" (aws/karpenter-provider-aws
+# v0.3.0 reallocation/utilization.go, v0.3.4 node/emptiness.go and expiration.go); an unreleased build wrote the
+# expiration's TTL first ("after TTL (+LATE) for expired node NAME")
+_TTL = re.compile(r"^triggering termination (?:for expired node(?: (\S+))? after"
+                  r"|(?:after [\w.]+(?: \(\+[^)]*\))? )?for (?:empty|expired) node(?: (\S+))?$)", re.I)
 _V1_REASONS = {"underutilized": "underutilized", "empty": "emptiness", "emptiness": "emptiness", "drifted": "drift",
                "drift": "drift", "expired": "expiration", "expiration": "expiration", "consolidation": "consolidation",
                # node repair as a voluntary disruption method, budgeted under the reason "Unhealthy" (v1.15, #3311)
@@ -484,6 +487,10 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
     named = message[13:].strip()
     if lowered.startswith("deleted node ") and " " not in named and _node_like(named):  # v0.3-v0.4: "Deleted node %s"
         return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": named}
+    if lowered.startswith("terminated instance "):  # v0.3.0-v0.3.3's termination controller: "Terminated instance %s"
+        instance = message[20:].strip()
+        if " " not in instance and _node_like(instance):
+            return {"line": line, "time": when, "level": level, "kind": "node_terminated", "node": instance}
     if lowered not in ("deleted node", "deleted nodeclaim", "deleted machine"):
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "node_terminated",
@@ -715,6 +722,7 @@ BY_FIRST_WORD = {
     "consolidating": (_disruption,),
     "triggering": (_disruption,),
     "deleted": (_terminated, _interruption),
+    "terminated": (_terminated,),
     "deleting": (_repair,),
     "removing": (_interruption,),
     "initiating": (_interruption,),

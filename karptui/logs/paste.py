@@ -21,10 +21,11 @@ from dataclasses import dataclass
 
 from .foreign import foreign_console_time
 
-# Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line.
+# Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line, markdown emphasis
+# opened before a line's time or level (``_ERROR  controller...``).
 # An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
 # A Go or C line comment ("//   Normal  Launched ...", a table quoted in a test's source) is one too.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|[_*](?=\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
 _CRI = re.compile(r"(\S+)\s+(?:stdout|stderr)\s+[FP]\s")
