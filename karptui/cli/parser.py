@@ -115,6 +115,9 @@ def build_parser() -> OneLineParser:
     record.add_argument("--max-size", metavar="SIZE", default="1GiB",
                         help="cap on the directory's size: the oldest intervals are dropped beyond it "
                              "(default 1GiB; 0: no cap)")
+    record.add_argument("--checkpoint-every", metavar="DURATION", default="1h",
+                        help="the state written whole at most this often, when the intervals since hold half "
+                             "a state's bytes: opening or scrubbing then replays only from it (default 1h; 0: never)")
     record.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context")
     record.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
     record.add_argument("--logs-since", metavar="DURATION", default=None,
