@@ -45,6 +45,7 @@ def _pod(i: int, node: int, generation: int = 0) -> dict:
 def churned(path: Path, intervals: int = 40, checkpoint_every: int | None = 2, cap: int | None = None) -> dict:
     """A recording of six nodes and their pods over ``intervals`` 5-minute intervals: every interval
     a third of the pods relabelled, one pod replaced, every third a node replaced (its pods moved first)
+    and the newest pod relabelled a millisecond before the end,
     with Karpenter's "disrupting node(s)" line. The states it went through, by time: their names."""
     writer = RecordingWriter(path, cap, checkpoint_every=checkpoint_every)
     writer.check()
@@ -94,6 +95,9 @@ def churned(path: Path, intervals: int = 40, checkpoint_every: int | None = 2, c
             changes.append((t, "DELETED", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{old}"}}))
             state.discard(("Node", old))
             expected[t] = sorted(state)
+        last = max(pods)   # and one at the interval's very end: a checkpoint is of the end, not before
+        pods[last] = (pods[last][0], pods[last][1] + 1)
+        changes.append((end - timedelta(milliseconds=1), "MODIFIED", _pod(last, *pods[last])))
         writer.delta(begin, end, changes, logs)
         writer.rotate()
         expected[end] = sorted(state)
@@ -235,3 +239,22 @@ def test_rotation_keeps_a_full_state_for_the_oldest_moment_and_the_states_within
 def test_record_says_a_bad_checkpoint_every_in_one_line(cli, tmp_path):
     code, _, err = cli("record", tmp_path / "r", "--checkpoint-every", "often")
     assert code == 2 and "--checkpoint-every" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_no_checkpoint_stands_for_a_moment_before_a_change_it_holds(tmp_path):
+    """A change timed after its interval's end (a clock stepped back): the state after that interval is
+    not the state at its end, so no checkpoint is written until an interval ends after every change."""
+    out = tmp_path / "rec"
+    writer = RecordingWriter(out, checkpoint_every=1)
+    writer.check()
+    writer.begin(300, START)
+    writer.base(START, START, [_node(0)])
+    end = START + timedelta(minutes=5)
+    writer.delta(START, end, [(end + timedelta(minutes=2), "ADDED", _node(1))])
+    assert writer.checkpoint(force=True) is None
+    writer.delta(end, end + timedelta(minutes=5), [(end + timedelta(minutes=3), "ADDED", _node(2))])
+    assert writer.checkpoint(force=True) is not None
+    rec = same_states(out)
+    assert list(rec.checkpoints) == [2]
+    assert names(rec.objects_at(end)) == [("Node", 0)]
+    assert names(rec.objects_at(rec.end)) == [("Node", 0), ("Node", 1), ("Node", 2)]
