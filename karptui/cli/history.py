@@ -70,11 +70,28 @@ def _audit(builder: HistoryBuilder, snapshot, args: argparse.Namespace, window, 
 
     with StderrProgress() as progress:   # one simulation per decision audited: a big cluster's take a while
         progress.label = "decision audit"
-        audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until, progress=progress)
+        audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until, progress=progress,
+                       recorded=_recorded(args))
     doc = audit_json(audits)
     say(f"audit: {len(audits)} decision(s): {doc['agrees']} agree, {doc['disagrees']} disagree, "
         f"{doc['unknown']} unknown")
     return doc
+
+
+def _recorded(args: argparse.Namespace):
+    """``--snapshot`` a recording (``karptui record``): its own state at each decision (``Recorded``), the
+    Karpenter version and settings given applied to each as to the snapshot; else None."""
+    from ..history.state_at import Recorded
+    from ..recording import Recording, is_recording
+    from ..sources import resolve_snapshot_path
+    from .karpenter_settings import flags_given, with_flags
+    from .karpenter_version import flag_text, with_flag
+
+    where = resolve_snapshot_path(args.snapshot)
+    if not is_recording(where):
+        return None
+    version, settings = flag_text(args), flags_given(args)
+    return Recorded(Recording(where), lambda snapshot: with_flags(with_flag(snapshot, version), settings))
 
 
 def run_history(args: argparse.Namespace) -> int:
