@@ -173,6 +173,10 @@ class Recording:
                     found = read_segment(self.files[index])
                     if found.type == BASE:
                         found = replace(found, objects=self._shared(found.objects))
+                    elif found.changes:
+                        shared = self._shared(obj for _, _, obj in found.changes)
+                        found = replace(found, changes=tuple((when, change_type, obj) for (when, change_type, _), obj
+                                                             in zip(found.changes, shared)))
                     self._decoded[index] = found
         return found
 
@@ -230,8 +234,9 @@ class Recording:
 
     def _shared(self, objects) -> tuple[dict, ...]:
         """``objects`` with each one equal to the last state's object of its identity replaced by that
-        one: a full state decoded after another shares what did not change between them, so the
-        model's conversion of those (:meth:`_convert`) is reused and they are held once."""
+        one: a full state (or an interval's changes) decoded after another state shares what did not
+        change between them, so the model's conversion of those (:meth:`_convert`) is reused and they
+        are held once."""
         known = self._known
         out = []
         for obj in objects:
