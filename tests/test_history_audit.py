@@ -347,7 +347,7 @@ def test_on_a_recording_each_decision_is_judged_on_the_recordings_own_state_then
     from karptui.sources import resolve_snapshot_path
 
     rec = Recording(resolve_snapshot_path("night-shift"))
-    assert rec.checkpoints   # the bundled night has one, at 05:40: the state at its end (08:00) is read from it
+    assert rec.checkpoints   # the bundled night has one, at 05:50: the state at its end (08:00) is read from it
     log = tmp_path / "night.log"
     log.write_text("".join(line + "\n" for _, line in rec.logs))
     code, out, err = cli("history", log, "--snapshot", "night-shift", "--audit", "--output", "json")

@@ -258,3 +258,41 @@ def test_no_checkpoint_stands_for_a_moment_before_a_change_it_holds(tmp_path):
     assert list(rec.checkpoints) == [2]
     assert names(rec.objects_at(end)) == [("Node", 0)]
     assert names(rec.objects_at(rec.end)) == [("Node", 0), ("Node", 1), ("Node", 2)]
+
+
+async def test_scrubbing_a_recording_with_a_checkpoint_shows_the_replayed_state_at_every_step():
+    """The bundled night has a checkpoint at 05:50: the TUI opens at 08:00 from it, and every ``{`` back to
+    the start and ``}`` forward again shows the nodes the replay from the base has then."""
+    from karptui.sources import resolve_snapshot_path
+    from karptui.tui.app import KarptuiApp
+    from karptui.tui.widgets import VirtualTable
+
+    path = resolve_snapshot_path("night-shift")
+    rec, replayed = Recording(path), Recording(path, checkpoints=False)
+    assert [rec.segments[i].end.strftime("%H:%M") for i in rec.checkpoints] == ["05:50"]
+    app = KarptuiApp(rec.snapshot_at(rec.end), recording=rec, simulate_on_start=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        def nodes() -> list[str]:
+            keys = app.screen.query_one("#nodes-table", VirtualTable).keys
+            return sorted(k.removeprefix("node:") for k in keys if k.startswith("node:"))
+
+        def then(at) -> list[str]:
+            return sorted(n.name for n in replayed.snapshot_at(at).nodes)
+
+        async def settle() -> None:
+            for _ in range(300):
+                await pilot.pause(0.02)
+                if app.scrub_to is None and nodes() == then(app.moment):
+                    return
+            raise AssertionError((app.moment, nodes(), then(app.moment)))
+
+        await pilot.pause()
+        assert app.moment == rec.end and nodes() == then(rec.end)
+        seen = set()
+        for key in ["left_curly_bracket"] * 8 + ["right_curly_bracket"] * 8:
+            await pilot.press(key)
+            await settle()
+            seen.add(tuple(nodes()))
+        assert app.moment == rec.end
+        assert app.source_line().startswith(f"as at {rec.end:%Y-%m-%d %H:%M:%S} UTC, recorded")
+        assert len(seen) >= 3   # the night's replacements: the steps showed different clusters
