@@ -296,3 +296,35 @@ async def test_scrubbing_a_recording_with_a_checkpoint_shows_the_replayed_state_
         assert app.moment == rec.end
         assert app.source_line().startswith(f"as at {rec.end:%Y-%m-%d %H:%M:%S} UTC, recorded")
         assert len(seen) >= 3   # the night's replacements: the steps showed different clusters
+
+
+@pytest.mark.parametrize("removed", [0, 1, 4])
+def test_a_rotation_killed_half_way_leaves_a_recording_that_replays_as_written(tmp_path, monkeypatch, removed):
+    """Killed after writing the new base and removing ``removed`` of the files it replaces: the reader
+    starts from the lowest base left, takes only the checkpoints after it, and every moment it has is
+    the state written then."""
+    import karptui.recording.writer as writer_module
+
+    remove = writer_module._remove
+
+    def killed(files) -> None:
+        files = list(files)
+        if not any(f.type == "base" for f in files):   # checkpoints thinned: not a rotation
+            remove(files)
+            return
+        remove(files[:removed])
+        raise KeyboardInterrupt   # as kill -9 would stop it: nothing after this runs
+
+    probe = tmp_path / "probe"
+    churned(probe, intervals=1, checkpoint_every=None)
+    state_size = next(f.size for f in list_segments(probe) if f.type == "base")
+    monkeypatch.setattr(writer_module, "_remove", killed)
+    out = tmp_path / "rec"
+    with pytest.raises(KeyboardInterrupt):
+        churned(out, intervals=200, cap=9 * state_size)
+    bases = [f for f in list_segments(out) if f.type == "base"]
+    assert len(bases) == (2 if removed == 0 else 1) and any(f.type == "checkpoint" for f in list_segments(out))
+    written = max(f.seq for f in list_segments(out) if f.type == "delta")
+    expected = churned(tmp_path / "whole", intervals=written, checkpoint_every=None)
+    rec = same_states(out, expected)
+    assert rec.end == START + timedelta(minutes=5 * written)
