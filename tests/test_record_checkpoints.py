@@ -328,3 +328,37 @@ def test_a_rotation_killed_half_way_leaves_a_recording_that_replays_as_written(t
     expected = churned(tmp_path / "whole", intervals=written, checkpoint_every=None)
     rec = same_states(out, expected)
     assert rec.end == START + timedelta(minutes=5 * written)
+
+
+def test_karptui_record_writes_checkpoints_of_the_live_cluster_that_replay_as_its_intervals(cli, tmp_path):
+    """The recorder itself, on the stand-in API server, pods arriving all the while: with
+    ``--checkpoint-every`` one interval, checkpoints come once the intervals hold half a state's bytes,
+    and each is the state the intervals replay to."""
+    import threading
+
+    from tests.fakeapi import FakeAPI
+    from tests.test_record import stand_in
+
+    out = tmp_path / "rec"
+    with FakeAPI(bookmark_interval=0.2) as api:
+        stand_in(api)
+        done = threading.Event()
+
+        def arrive() -> None:
+            for i in range(400):
+                if done.wait(0.02):
+                    return
+                api.add(_pod(i, i % 3))
+
+        feeder = threading.Thread(target=arrive, daemon=True)
+        feeder.start()
+        code, stdout, err = cli("record", out, "--every", "0.3s", "--for", "4s", "--checkpoint-every", "0.3s",
+                                "--logs-since", "0", "--kubeconfig", api.kubeconfig(tmp_path / "k"))
+        done.set()
+        feeder.join(10)
+    assert code == 0, err
+    points = [f for f in list_segments(out) if f.type == "checkpoint"]
+    assert points and f"{len(points)} checkpoint(s) written" in stdout
+    assert json.loads((out / "recording.json").read_text())["checkpointEvery"] == 1
+    rec = same_states(out)
+    assert len(rec.objects_at(rec.end)) > len(rec.objects_at(rec.start))
