@@ -341,7 +341,8 @@ def test_a_nodeclaim_that_never_launched_changes_nothing():
 
 def test_on_a_recording_each_decision_is_judged_on_the_recordings_own_state_then(cli, tmp_path):
     """``--snapshot`` a recording: not its newest state brought back (which the decisions all precede, so
-    none could be judged), but what it recorded just before each decision, read through its checkpoint."""
+    none could be judged), but what it recorded just before each decision, read through its checkpoint;
+    without a LOG, the recording's own log is read."""
     from karptui.history.state_at import Recorded
     from karptui.recording import Recording
     from karptui.sources import resolve_snapshot_path
@@ -352,6 +353,13 @@ def test_on_a_recording_each_decision_is_judged_on_the_recordings_own_state_then
     log.write_text("".join(line + "\n" for _, line in rec.logs))
     code, out, err = cli("history", log, "--snapshot", "night-shift", "--audit", "--output", "json")
     assert code == 0, err
+    own = cli("history", "--snapshot", "night-shift", "--audit", "--output", "json")   # no LOG: the recording's
+    assert own == (0, out, err) and "37 lines: 37 Karpenter events, 7 NodeClaims" in err
+    for args in (("history",), ("history", "--snapshot", "consolidation")):
+        code, _, said = cli(*args)
+        assert code == 2 and said.strip() == ("karptui: LOG: give Karpenter's controller log (files, or - for "
+                                              "stdin); only a recording (--snapshot OUT of karptui record) carries "
+                                              "its own"), said
     judged = json.loads(out)["audit"]["decisions"]
     assert [a["decision"]["time"][11:19] for a in judged] == ["01:47:20", "02:20:41", "03:12:05", "05:31:12"]
     for a in judged:

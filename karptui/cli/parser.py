@@ -194,8 +194,9 @@ def build_parser() -> OneLineParser:
     mcp.set_defaults(run=_lazy(".mcp", "run_mcp"))
     history = commands.add_parser("history", help="what Karpenter did: every NodeClaim's life, replacement chains, "
                                                   "churn, pending pods and cost over time, from its logs and events")
-    history.add_argument("logs", metavar="LOG", nargs="+", help="Karpenter controller log file(s), maybe gzipped, "
-                                                                "in time order; - for stdin")
+    history.add_argument("logs", metavar="LOG", nargs="*", help="Karpenter controller log file(s), maybe gzipped, "
+                                                                "in time order; - for stdin (none: --snapshot "
+                                                                "a recording's own)")
     history.add_argument("--events", metavar="FILE", help="a `kubectl get events -o json|yaml` file")
     history.add_argument("--snapshot", metavar="S", help="a snapshot (file, directory or bundled name) whose events "
                                                          "to read as well")
