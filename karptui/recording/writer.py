@@ -93,10 +93,10 @@ class RecordingWriter:
         self.path.mkdir(exist_ok=True)
         manifest = {"format": FORMAT, "version": VERSION, "karptuiVersion": __version__, "every": every,
                     "maxSize": self.max_size, "started": stamp(started), "context": context, "cluster": cluster,
-                    "kubernetesVersion": kubernetes_version, "logsSource": logs_source, "notes": list(notes)}
+                    "kubernetesVersion": kubernetes_version, "logsSource": logs_source, "notes": list(notes),
+                    "checkpointEvery": self.checkpoint_every or 0}
         import json
 
-        manifest["checkpointEvery"] = self.checkpoint_every or 0
         atomic_write(self.path / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())
 
     def base(self, start: datetime, end: datetime, objects: Iterable[dict],
@@ -177,7 +177,6 @@ class RecordingWriter:
             _remove([points.pop(gone)])
             self.thinned += 1
         return True
-
 
     # ---- the cap ---------------------------------------------------------------------------
     def size(self) -> int:
