@@ -20,7 +20,7 @@ base, as a recording of the format before them is read). Nothing is asserted.
     python bench/bench_record.py --measure DIR [--tree PATH]
 
 measures an existing recording only; ``--tree`` reads it with another checkout's karptui (the
-one before a change: ``git worktree add /tmp/before main``), which may not know checkpoints.
+one before a change: ``git worktree add ../before main``), which may not know checkpoints.
 """
 
 from __future__ import annotations
