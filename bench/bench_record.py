@@ -11,8 +11,16 @@ seconds (24 h of 5-minute intervals: 288 intervals, about two minutes). In each 
 child replaces --churn nodes (the old ones and their pods deleted, new ones with ten pods
 each added), writes an Event per change and a few Karpenter log lines (launches,
 "disrupting node(s)") to the controller's log. Printed: the base segment, the bytes per
-interval, the total against the cap, rotations, and the time to open the recording and
-build its newest state. Nothing is asserted.
+interval, the total against the cap, rotations and checkpoints, then the time (CPU and wall,
+each in a fresh process) to open the recording at its newest moment and from there step 12 h
+back, as ``karptui open`` and ``{`` do, and to go straight to 12 h back (as a command reading one
+moment does): read with the checkpoints, and without them (every state replayed from the
+base, as a recording of the format before them is read). Nothing is asserted.
+
+    python bench/bench_record.py --measure DIR [--tree PATH]
+
+measures an existing recording only; ``--tree`` reads it with another checkout's karptui (the
+one before a change: ``git worktree add ../before main``), which may not know checkpoints.
 """
 
 from __future__ import annotations
@@ -119,10 +127,21 @@ def main() -> None:
     parser.add_argument("--max-size", default="1GiB")
     parser.add_argument("--churn", type=int, default=3, help="nodes replaced per interval")
     parser.add_argument("--out", help="where to write the recording (default: a new temporary directory); kept")
+    parser.add_argument("--checkpoint-every", type=int, default=12,
+                        help="intervals between checkpoints at least (record's --checkpoint-every; 0: none)")
+    parser.add_argument("--measure", metavar="DIR", help="only measure opening the recording DIR")
+    parser.add_argument("--tree", metavar="PATH", help="with --measure: the karptui checkout to read it with")
     parser.add_argument("--serve", nargs=2, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--open", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(*args.serve)
+        return
+    if args.open:
+        opened(*args.open)
+        return
+    if args.measure:
+        measure(Path(args.measure), args.tree)
         return
 
     from karptui.cluster.connect import connect
@@ -143,7 +162,7 @@ def main() -> None:
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp()) / "rec"
     cap = parse_size(args.max_size)
-    writer = RecordingWriter(out, cap)
+    writer = RecordingWriter(out, cap, checkpoint_every=args.checkpoint_every)
     writer.check()
     recorder = Recorder(connect(kubeconfig), writer, args.real_every, clock=clock, logs_since=0)
     t0 = time.monotonic()
@@ -179,12 +198,59 @@ def main() -> None:
     if deltas:
         print(f"deltas: {len(deltas)} on disk, {size_text(sum(deltas) // len(deltas))} each on average")
     print(f"rotations: {writer.rotations}, intervals folded into a newer base: {writer.dropped}")
-    t1 = time.monotonic()
+    states = [f for f in list_segments(out) if f.type != "delta"]
+    print(f"full states: {len(states)} on disk ({writer.checkpoints} checkpoint(s) written, {writer.thinned} "
+          f"thinned), {size_text(sum(f.size for f in states))} of the {size_text(writer.size())}")
     rec = Recording(out)
-    snapshot = rec.snapshot_at(rec.end)
-    print(f"open + newest state: {time.monotonic() - t1:.1f} s; {len(snapshot.nodes):,} nodes, "
-          f"{len(snapshot.pods):,} pods, {len(rec.decisions):,} decisions, {len(rec.moments()):,} moments; "
+    print(f"{len(rec.decisions):,} decisions, {len(rec.moments()):,} moments; "
           f"spans {rec.start:%Y-%m-%d %H:%M} to {rec.end:%Y-%m-%d %H:%M} UTC; kept in {out}")
+    measure(out, None)
+
+
+def measure(out: Path, tree: str | None) -> None:
+    """Opening ``out`` at its newest moment then 12 h back, and straight to 12 h back, each in a fresh
+    process, with the checkpoints and without (or with ``tree``'s karptui)."""
+    ways = [("as it reads", tree or "")] if tree else [("with checkpoints", ""), ("without checkpoints", "-")]
+    print(f"{'read':<22} {'what':<34} {'CPU s':>7} {'wall s':>7}  state")
+    for name, how in ways:
+        for what in ("newest, then 12 h back", "12 h back"):
+            child = subprocess.run([sys.executable, __file__, "--open", str(out), how or "+", what],
+                                   capture_output=True, text=True, check=True)
+            for row in child.stdout.splitlines():
+                said = json.loads(row)
+                print(f"{name:<22} {said['what']:<34} {said['cpu']:7.2f} {said['wall']:7.2f}  {said['state']}")
+
+
+def opened(out: str, how: str, what: str) -> None:
+    """In a fresh process: one line of JSON per step (``--open``)."""
+    if how not in ("+", "-"):
+        sys.path.insert(0, how)   # another checkout's karptui
+    from karptui.recording import Recording
+
+    def step(name: str, work) -> None:
+        cpu, wall = time.process_time(), time.monotonic()
+        snapshot = work()
+        print(json.dumps({"what": name, "cpu": time.process_time() - cpu, "wall": time.monotonic() - wall,
+                          "state": f"{snapshot.meta.captured_at:%Y-%m-%d %H:%M}: {len(snapshot.nodes):,} nodes, "
+                                   f"{len(snapshot.pods):,} pods"}), flush=True)
+
+    holder = {}
+
+    def newest():
+        holder["rec"] = rec = Recording(out, checkpoints=False) if how == "-" else Recording(out)
+        return rec.snapshot_at(rec.end)
+
+    def back():
+        rec = holder.get("rec")
+        if rec is None:
+            holder["rec"] = rec = Recording(out, checkpoints=False) if how == "-" else Recording(out)
+        return rec.snapshot_at(max(rec.start, rec.end - timedelta(hours=12)))
+
+    if what.startswith("newest"):
+        step("open at the newest moment", newest)
+        step("then 12 h back (the TUI's {)", back)
+    else:
+        step("open straight at 12 h back", back)
 
 
 if __name__ == "__main__":

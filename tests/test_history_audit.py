@@ -4,6 +4,7 @@ simulation at its moment. The snapshots are the bundled ones (as captured: conso
 lines in the shapes of tests/log_corpus, their names rewritten to the snapshots' nodes."""
 
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -336,3 +337,39 @@ def test_a_nodeclaim_that_never_launched_changes_nothing():
     [found] = audited("consolidation", failed + disrupting("2024-09-10T02:31:00.180Z", "underutilized", "delete",
                                                              BIG, "default-hp9st", "c5a.xlarge", 4))
     assert found.verdict == AGREES, found.why
+
+
+def test_on_a_recording_each_decision_is_judged_on_the_recordings_own_state_then(cli, tmp_path):
+    """``--snapshot`` a recording: not its newest state brought back (which the decisions all precede, so
+    none could be judged), but what it recorded just before each decision, read through its checkpoint;
+    without a LOG, the recording's own log is read."""
+    from karptui.history.state_at import Recorded
+    from karptui.recording import Recording
+    from karptui.sources import resolve_snapshot_path
+
+    rec = Recording(resolve_snapshot_path("night-shift"))
+    assert rec.checkpoints   # the bundled night has one, at 05:50: the state at its end (08:00) is read from it
+    log = tmp_path / "night.log"
+    log.write_text("".join(line + "\n" for _, line in rec.logs))
+    code, out, err = cli("history", log, "--snapshot", "night-shift", "--audit", "--output", "json")
+    assert code == 0, err
+    own = cli("history", "--snapshot", "night-shift", "--audit", "--output", "json")   # no LOG: the recording's
+    assert own == (0, out, err) and "37 lines: 37 Karpenter events, 7 NodeClaims" in err
+    for args in (("history",), ("history", "--snapshot", "consolidation")):
+        code, _, said = cli(*args)
+        assert code == 2 and said.strip() == ("karptui: LOG: give Karpenter's controller log (files, or - for "
+                                              "stdin); only a recording (--snapshot OUT of karptui record) carries "
+                                              "its own"), said
+    judged = json.loads(out)["audit"]["decisions"]
+    assert [a["decision"]["time"][11:19] for a in judged] == ["01:47:20", "02:20:41", "03:12:05", "05:31:12"]
+    for a in judged:
+        assert a["verdict"] in (AGREES, DISAGREES), a["why"]
+        assert a["state"] == f"the recording's state as at 2025-06-02 {a['decision']['time'][11:19]}Z"
+    recorded = Recorded(rec)
+    node = "ip-10-0-229-214.ec2.internal"   # replaced at 03:12:05, gone by the end
+    at = rec.step(rec.start, "decision", 1)
+    assert recorded.at(rec.start).unknown.startswith("no recorded state before 2025-06-02 00:00:00Z")
+    assert recorded.at(rec.end + timedelta(seconds=1)).unknown.startswith("the recording ends at")
+    assert recorded.at(rec.end, [node]).unknown == f"{node} is not in the recording's state before 2025-06-02 08:00:00Z"
+    state = recorded.at(at, ["ip-10-0-1-2.ec2.internal"])
+    assert state.snapshot.meta.captured_at == at and "ip-10-0-1-2.ec2.internal" in state.snapshot.node_by_name

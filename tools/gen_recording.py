@@ -296,9 +296,10 @@ def main() -> int:
         changes = [c for c in night.changes if begin < c[0] <= until]
         logs = [entry for entry in received(night.logs) if begin < entry[0] <= until]
         writer.delta(begin, until, changes, logs)
+        writer.rotate()   # as the recorder does after each interval: a checkpoint when one is due
         begin = until
     print(f"{args.out}: {len(night.base)} objects, then {len(night.changes)} changes and {len(night.logs)} log lines "
-          f"in {writer.seq} intervals ({writer.size():,} bytes)")
+          f"in {writer.seq} intervals, {writer.checkpoints} checkpoint(s) ({writer.size():,} bytes)")
     return 0
 
 

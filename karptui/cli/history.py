@@ -1,4 +1,4 @@
-"""``karptui history LOG... [--events FILE] [--snapshot S [--audit]] [--since T] [--until T] [--node X]
+"""``karptui history [LOG...] [--events FILE] [--snapshot S [--audit]] [--since T] [--until T] [--node X]
 [--short-lived 30m] [--output table|json|csv]`` (docs/history.md)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from ..errors import InputError
 from ..history.builder import HistoryBuilder
 from ..history.finish import DEFAULT_SHORT_LIVED, finish
 from ..history.lp4k import write_csv
-from ..history.read import feed_log
+from ..history.read import feed_lines, feed_log
 from ..history.timeline import Timeline
 from ..views.history import saving_text
 from ..history.times import stamp
@@ -70,11 +70,35 @@ def _audit(builder: HistoryBuilder, snapshot, args: argparse.Namespace, window, 
 
     with StderrProgress() as progress:   # one simulation per decision audited: a big cluster's take a while
         progress.label = "decision audit"
-        audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until, progress=progress)
+        audits = audit(snapshot, whole, catalog, gates=gates, since=since, until=until, progress=progress,
+                       recorded=_recorded(args))
     doc = audit_json(audits)
     say(f"audit: {len(audits)} decision(s): {doc['agrees']} agree, {doc['disagrees']} disagree, "
         f"{doc['unknown']} unknown")
     return doc
+
+
+def _is_recording(arg: str) -> bool:
+    from ..recording import is_recording
+    from ..sources import resolve_snapshot_path
+
+    return is_recording(resolve_snapshot_path(arg))
+
+
+def _recorded(args: argparse.Namespace):
+    """``--snapshot`` a recording (``karptui record``): its own state at each decision (``Recorded``), the
+    Karpenter version and settings given applied to each as to the snapshot; else None."""
+    from ..history.state_at import Recorded
+    from ..recording import Recording, is_recording
+    from ..sources import resolve_snapshot_path
+    from .karpenter_settings import flags_given, with_flags
+    from .karpenter_version import flag_text, with_flag
+
+    where = resolve_snapshot_path(args.snapshot)
+    if not is_recording(where):
+        return None
+    version, settings = flag_text(args), flags_given(args)
+    return Recorded(Recording(where), lambda snapshot: with_flags(with_flag(snapshot, version), settings))
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -101,11 +125,16 @@ def _history(args: argparse.Namespace) -> int:
     builder = HistoryBuilder(provisionable=bool(args.audit))   # only the decision audit reads them
     warnings: list[str] = []
     lines = events = 0
+    if not args.logs and not (args.snapshot and _is_recording(args.snapshot)):
+        raise InputError("LOG", "give Karpenter's controller log (files, or - for stdin); only a recording "
+                                "(--snapshot OUT of karptui record) carries its own")
     for path in args.logs:
         read, counted = feed_log(builder, path, path if len(args.logs) > 1 else "", warnings)
         lines += read
         events += counted
     snapshot = _snapshot(args.snapshot) if args.snapshot else None
+    if not args.logs:   # the recording's own log, as karptui open shows it
+        lines, events = feed_lines(builder, snapshot.meta.logs_text.splitlines(keepends=True), "")
     if args.events:
         _events(builder, args.events)
     if snapshot is not None:

@@ -115,6 +115,9 @@ def build_parser() -> OneLineParser:
     record.add_argument("--max-size", metavar="SIZE", default="1GiB",
                         help="cap on the directory's size: the oldest intervals are dropped beyond it "
                              "(default 1GiB; 0: no cap)")
+    record.add_argument("--checkpoint-every", metavar="DURATION", default="1h",
+                        help="the state written whole at most this often, when the intervals since hold half "
+                             "a state's bytes: opening or scrubbing then replays only from it (default 1h; 0: never)")
     record.add_argument("--context", default=argparse.SUPPRESS, help="kubeconfig context")
     record.add_argument("--kubeconfig", metavar="F", default=argparse.SUPPRESS, help="kubeconfig file")
     record.add_argument("--logs-since", metavar="DURATION", default=None,
@@ -191,8 +194,9 @@ def build_parser() -> OneLineParser:
     mcp.set_defaults(run=_lazy(".mcp", "run_mcp"))
     history = commands.add_parser("history", help="what Karpenter did: every NodeClaim's life, replacement chains, "
                                                   "churn, pending pods and cost over time, from its logs and events")
-    history.add_argument("logs", metavar="LOG", nargs="+", help="Karpenter controller log file(s), maybe gzipped, "
-                                                                "in time order; - for stdin")
+    history.add_argument("logs", metavar="LOG", nargs="*", help="Karpenter controller log file(s), maybe gzipped, "
+                                                                "in time order; - for stdin (none: --snapshot "
+                                                                "a recording's own)")
     history.add_argument("--events", metavar="FILE", help="a `kubectl get events -o json|yaml` file")
     history.add_argument("--snapshot", metavar="S", help="a snapshot (file, directory or bundled name) whose events "
                                                          "to read as well")

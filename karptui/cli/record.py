@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 
 from ..errors import InputError
@@ -39,7 +40,8 @@ def run_record(args: argparse.Namespace) -> int:
     total = duration(args.duration, "--for") if args.duration is not None else None
     cap = parse_size(args.max_size) if args.max_size != "0" else None
     since = logs_since(args.logs_since, 3600.0)
-    writer = RecordingWriter(args.out, cap)
+    checkpoint = duration(args.checkpoint_every, "--checkpoint-every", allow_zero=True)
+    writer = RecordingWriter(args.out, cap, checkpoint_every=math.ceil(checkpoint / every) if checkpoint else 0)
     writer.check()  # a directory that cannot hold a recording is said now, before the cluster is read
     connection = _connect(args, None)
     recorder = Recorder(connection, writer, every, logs_since=since,
@@ -63,6 +65,7 @@ def run_record(args: argparse.Namespace) -> int:
         recorder.stop()
         connection.close()
     rotated = f"; {writer.dropped} oldest interval(s) folded into a newer base" if writer.dropped else ""
+    rotated += f"; {writer.checkpoints} checkpoint(s) written" if writer.checkpoints else ""
     print(visible(f"recorded {recorder.intervals} interval(s) of {connection.context} to {args.out} "
                   f"({human_bytes(writer.size())}{rotated})"))
     return 0

@@ -3,7 +3,7 @@
 The same informers as the TUI's live mode (:class:`~.live.LiveCluster`), told of each change
 through their journal, and the same allow-list as ``snapshot save`` (:func:`.redact.redact`)
 on every object before it is kept; the leader controller's log through
-:class:`~.karpenter_logs.KarpenterLogs`. The recording itself (format, rotation) is
+:class:`~.karpenter_logs.KarpenterLogs`. The recording itself (format, checkpoints, rotation) is
 :mod:`karptui.recording`'s.
 
 A change is kept only when what the allow-list keeps of the object changed: a node's

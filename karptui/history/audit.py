@@ -21,7 +21,7 @@ from ..sim.karpenter.disruption.candidates import reschedulable
 from ..sim.karpenter.disruption.verdicts import BLOCKED, KEPT, SKIPPED, WAITING
 from .life import Life
 from .prices import price
-from .state_at import Forward, StateAt, moment
+from .state_at import Forward, Recorded, StateAt, moment
 from .timeline import Timeline
 from .times import stamp
 
@@ -97,16 +97,17 @@ def decisions(lives: Iterable[Life]) -> list[Decision]:
 
 def audit(snapshot: Snapshot, timeline: Timeline, catalog: Catalog, *, gates=None,
           since: datetime | None = None, until: datetime | None = None,
-          progress: Callable[[str, int, int], None] | None = None) -> tuple[Audit, ...]:
+          progress: Callable[[str, int, int], None] | None = None, recorded: Recorded | None = None) -> tuple[Audit, ...]:
     """Each decision of ``timeline`` (within ``since``..``until``) against karptui's simulation at its time.
     ``timeline`` is the whole input's (what happened before the window brings the state forward);
     ``catalog`` prices both sides, as ``simulate`` would (discounts applied); ``progress("decision N of M",
-    0, 0)`` before each decision (the shape of ``simulate``'s progress, no pod counts)."""
+    0, 0)`` before each decision (the shape of ``simulate``'s progress, no pod counts). ``recorded``: when
+    ``snapshot`` is a recording's newest state, the recording's own state at each decision instead."""
     chosen = [d for d in decisions(timeline.lives)
               if d.time is None or ((since is None or d.time >= since) and (until is None or d.time <= until))]
     out = []
     simulated = 0
-    forward = Forward(snapshot, timeline, catalog)
+    forward = recorded if recorded is not None else Forward(snapshot, timeline, catalog)
     for number, decision in enumerate(chosen):
         if progress is not None:
             progress(f"decision {number + 1} of {len(chosen)}", 0, 0)

@@ -52,9 +52,7 @@ def feed_log(builder: HistoryBuilder, path: str, file: str, warnings: list[str])
     processes = workers()
     ranges = _ranges(path, processes * RANGES_PER_PROCESS)
     if len(ranges) < 2:
-        parser = LogParser()
-        builder.feed_all(parser.parse(read_lines(path, warnings)), file)
-        return parser.stats.lines, parser.stats.events
+        return feed_lines(builder, read_lines(path, warnings), file)
     lines = events = 0
     skipped = _Lines()   # the ranges' over-long lines, told as one read of the whole file tells them
     context = get_context("fork") if "fork" in get_all_start_methods() else get_context()
@@ -74,6 +72,13 @@ def feed_log(builder: HistoryBuilder, path: str, file: str, warnings: list[str])
     if skipped.long:
         warnings.append(skipped.warning(path))
     return lines, events
+
+
+def feed_lines(builder: HistoryBuilder, lines, file: str) -> tuple[int, int]:
+    """Every event of log lines already at hand (a recording's) into ``builder``; (physical lines, events)."""
+    parser = LogParser()
+    builder.feed_all(parser.parse(lines), file)
+    return parser.stats.lines, parser.stats.events
 
 
 def _ranges(path: str, count: int) -> list[tuple[int, int]]:

@@ -18,13 +18,17 @@ before the moment:
   none pending, and no "found provisionable pod(s)" line tells of pods the snapshot does not hold pending.
 
 Otherwise :func:`state_at` says what is missing, in one sentence, and gives no state.
+
+A recording (``karptui record``) needs no bringing forward: :class:`Recorded` gives its own state just
+before the moment, read as every reader of a recording reads it (``Recording.snapshot_at``: the newest
+checkpoint at or before it and the intervals after).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from ..errors import InputError
 from ..model import Snapshot
@@ -150,6 +154,33 @@ class Forward:
         described = (f"the snapshot as of {moment(captured)}, brought to {moment(at)}: "
                      f"{len(added)} NodeClaim(s) launched and {len(removed)} node(s) gone since")
         return StateAt(replace(brought, meta=replace(brought.meta, captured_at=at)), "", described)
+
+
+class Recorded:
+    """The cluster at past moments from a recording: what it recorded strictly before each (a decision's own
+    changes come at or after it), with the clock at the moment. Known, not brought forward, so the only
+    unknowns are a moment outside the recording and a named node it did not hold then. ``prepare``: what
+    the caller does to every snapshot (the Karpenter version and settings given on its command line)."""
+
+    def __init__(self, recording, prepare: Callable[[Snapshot], Snapshot] = lambda s: s) -> None:
+        self.recording, self.prepare = recording, prepare
+
+    def at(self, at: datetime | None, named: Iterable[str] = ()) -> StateAt:
+        rec = self.recording
+        if at is None:
+            return StateAt(None, "the decision's line has no time")
+        before = at - timedelta(microseconds=1)
+        if before < rec.start:
+            return StateAt(None, f"no recorded state before {moment(at)}: the recording begins at {moment(rec.start)}")
+        if at > rec.end:
+            return StateAt(None, f"the recording ends at {moment(rec.end)}, before the decision")
+        snapshot = self.prepare(rec.snapshot_at(before))
+        claims = {c.name for c in snapshot.nodeclaims}
+        for name in named:
+            if name not in snapshot.node_by_name and name not in claims:
+                return StateAt(None, f"{name} is not in the recording's state before {moment(at)}")
+        return StateAt(replace(snapshot, meta=replace(snapshot.meta, captured_at=at)), "",
+                       f"the recording's state as at {moment(at)}")
 
 
 def state_at(snapshot: Snapshot, timeline: Timeline, at: datetime | None, named: Iterable[str] = (),

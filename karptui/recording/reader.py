@@ -1,6 +1,7 @@
 """A recording read back: the moments it knows, and the cluster as it was at any of them.
 
-``snapshot_at(t)`` is the base segment with every change seen up to ``t`` applied, built
+``snapshot_at(t)`` is the newest full state at or before ``t`` (a checkpoint, else the base
+segment) with every change seen after it up to ``t`` applied, built
 by the same :class:`~karptui.model.build.SnapshotBuilder` a snapshot file goes through, so
 every pane and the simulator take it unchanged; its metadata carries the Karpenter log
 lines received up to ``t`` (the Activity pane, the Disruption pane's "Karpenter said").
@@ -19,8 +20,12 @@ from ..errors import InputError
 from ..model import Snapshot, SnapshotMeta
 from ..model.build import SnapshotBuilder, convert
 from ..model.errors import ModelError
-from .segments import (BASE, CHANGE_TYPES, DELTA, FORMAT, MANIFEST, VERSION, SegmentFile, decode, identity,
-                       instant, list_segments)
+from .segments import (BASE, CHANGE_TYPES, CHECKPOINT, DELTA, FORMAT, MANIFEST, VERSION, SegmentFile, decode, head,
+                       identity, instant, list_segments)
+
+#: Checkpoints kept decoded (their objects mostly shared with the states already built, so each
+#: costs little): a scrubber going back and forth over a few hours decodes each once.
+CHECKPOINTS_KEPT = 4
 
 #: The log events that are Karpenter deciding something: a provisioning decision (the NodeClaims
 #: it computed for pending pods) and a disruption decision ("disrupting node(s)", any method).
@@ -67,20 +72,26 @@ def read_segment(file: SegmentFile) -> Segment:
     if doc.get("segment") != file.type or doc.get("seq") != file.seq:
         raise InputError(where, f"says it is {doc.get('segment')!r} {doc.get('seq')!r}, not the {file.type} "
                                 f"{file.seq} its name says")
-    objects = doc.get("objects") if file.type == BASE else []
-    changes, logs = [], []
+    objects = doc.get("objects") if file.type != DELTA else []
+    changes = []
     for item in doc.get("changes") or () if file.type == DELTA else ():
         if not (isinstance(item, list) and len(item) == 3 and item[1] in CHANGE_TYPES and isinstance(item[2], dict)):
             raise InputError(where, f"a change is not [time, ADDED|MODIFIED|DELETED, object]: {str(item)[:80]}")
         changes.append((instant(item[0], where), item[1], item[2]))
+    if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
+        raise InputError(where, "its objects are not a list of objects")
+    return Segment(file.seq, file.type, instant(doc.get("start"), where), instant(doc.get("end"), where),
+                   tuple(objects), tuple(changes), read_logs(doc, where))
+
+
+def read_logs(doc: dict, where: Path) -> tuple[tuple[datetime, str], ...]:
+    """A segment's ``logs``: (time received, line), each checked."""
+    logs = []
     for item in doc.get("logs") or ():
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
             raise InputError(where, f"a log entry is not [time, line]: {str(item)[:80]}")
         logs.append((instant(item[0], where), item[1]))
-    if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
-        raise InputError(where, "its objects are not a list of objects")
-    return Segment(file.seq, file.type, instant(doc.get("start"), where), instant(doc.get("end"), where),
-                   tuple(objects), tuple(changes), tuple(logs))
+    return tuple(logs)
 
 
 def replayable(files: list[SegmentFile]) -> list[SegmentFile]:
@@ -98,6 +109,16 @@ def replayable(files: list[SegmentFile]) -> list[SegmentFile]:
     return chain
 
 
+def usable_checkpoints(files: list[SegmentFile], chain: list[SegmentFile]) -> dict[int, SegmentFile]:
+    """The checkpoints a replay of ``chain`` may start from, by the index in ``chain`` of the delta
+    whose state each holds: those numbered after its base, up to its last delta (one at or before
+    the base was being rotated away; one past a gap follows deltas the chain does not have)."""
+    if not chain:
+        return {}
+    first, last = chain[0].seq, chain[-1].seq
+    return {f.seq - first: f for f in files if f.type == CHECKPOINT and first < f.seq <= last}
+
+
 def apply(state: dict, change_type: str, obj: dict) -> None:
     """One change to a state keyed by :func:`identity`."""
     if change_type == "DELETED":
@@ -110,7 +131,7 @@ class Recording:
     """A recording directory, opened: :meth:`moments`, :meth:`snapshot_at`, :meth:`logs_until`,
     :meth:`events_until`."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, checkpoints: bool = True) -> None:
         self.path = Path(path)
         if not self.path.is_dir():
             raise InputError(path, "is not a recording (not a directory)")
@@ -123,51 +144,120 @@ class Recording:
         if self.manifest.get("version") != VERSION:
             raise InputError(manifest, f"is version {self.manifest.get('version')!r} of the format; this karptui "
                                        f"reads version {VERSION}")
-        self.files = replayable(list_segments(self.path))
+        found = list_segments(self.path)
+        self.files = replayable(found)
         if not self.files:
             raise InputError(path, "holds no base segment yet (the recorder had not finished its first listing)")
+        #: index in files of the delta a checkpoint's state follows -> the checkpoint (none when
+        #: ``checkpoints`` is False: every state replayed from the base, as a recording without them)
+        self.checkpoints = usable_checkpoints(found, self.files) if checkpoints else {}
         self._decoded: dict[int, Segment] = {}   # index in files -> the segment, decoded when first needed
+        self._full: dict[int, tuple[dict, ...] | None] = {}   # index -> a checkpoint's objects (None: unusable)
         self._lock = threading.Lock()            # the TUI's workers read it beside the screen
         self._built: dict[int, tuple[dict, object]] = {}  # id(raw object) -> (it, what the model built)
+        self._known: dict = {}                   # identity -> object, of the last state built
+        self._heads: dict[int, tuple] = {}       # index -> (start, end, logs) (:meth:`_head`)
 
     # ---- its segments, decoded when needed --------------------------------------------------
     def segment(self, index: int) -> Segment:
         """The ``index``-th segment of the chain (0: the base), decoded the first time it is asked for.
 
-        Opening decodes nothing: a state at ``t`` needs the base and the intervals up to ``t``, the
-        span only the base and the last interval, the log's decisions every interval's lines; each
-        is decoded when something asks, once."""
+        Opening decodes nothing: a state at ``t`` needs the newest checkpoint at or before ``t`` (else
+        the base) and the intervals after it up to ``t``; the span and the log only the base's first
+        fields (:func:`.segments.head`) and the intervals; each is decoded when something asks, once."""
         found = self._decoded.get(index)
         if found is None:
             with self._lock:
                 found = self._decoded.get(index)
                 if found is None:
-                    found = self._decoded[index] = read_segment(self.files[index])
+                    found = read_segment(self.files[index])
+                    if found.type == BASE:
+                        found = replace(found, objects=self._shared(found.objects))
+                    elif found.changes:
+                        shared = self._shared(obj for _, _, obj in found.changes)
+                        found = replace(found, changes=tuple((when, change_type, obj) for (when, change_type, _), obj
+                                                             in zip(found.changes, shared)))
+                    self._decoded[index] = found
         return found
 
     @property
     def segments(self) -> list[Segment]:
-        """Every segment, decoded (all of them: for what needs the whole recording)."""
+        """Every segment of the chain, decoded (all of them: for what needs the whole recording)."""
         return [self.segment(i) for i in range(len(self.files))]
 
-    def _deltas(self):
-        """The intervals after the base, in order, each decoded as the walk reaches it."""
-        return (self.segment(i) for i in range(1, len(self.files)))
+    def _head(self, index: int) -> tuple[datetime, datetime, tuple[tuple[datetime, str], ...]]:
+        """The ``index``-th segment's start, end and log lines, without its objects or changes when the
+        file allows (:func:`.segments.head`): the span and the log need no state and no change."""
+        found = self._heads.get(index)
+        if found is None:
+            file = self.files[index]
+            decoded = self._decoded.get(index)
+            doc = head(file.path) if decoded is None else None
+            if doc is None or "logs" not in doc or doc.get("segment") != file.type or doc.get("seq") != file.seq:
+                whole = decoded or self.segment(index)   # an older writer's (log last), or one to complain of
+                found = (whole.start, whole.end, whole.logs)
+            else:
+                found = (instant(doc.get("start"), file.path), instant(doc.get("end"), file.path),
+                         read_logs(doc, file.path))
+            self._heads[index] = found
+        return found
+
+    def _end(self, index: int) -> datetime:
+        return self._head(index)[1]
+
+    def _logs_of(self, index: int) -> tuple[tuple[datetime, str], ...]:
+        return self._head(index)[2]
+
+    def _checkpoint(self, index: int) -> tuple[dict, ...] | None:
+        """The objects of the checkpoint after the ``index``-th segment; None when it cannot be read or
+        does not hold what its name says (torn, cut short, another interval's): it is only a shortcut,
+        and the state is then replayed from the one before it."""
+        end = self._end(index)
+        with self._lock:
+            if index in self._full:
+                return self._full[index]
+            file = self.checkpoints[index]
+            objects = None
+            try:
+                doc = decode(file.path)
+                if (doc.get("segment") == CHECKPOINT and doc.get("seq") == file.seq
+                        and isinstance(doc.get("objects"), list) and all(isinstance(o, dict) for o in doc["objects"])
+                        and instant(doc.get("end"), file.path) == end):
+                    objects = self._shared(doc["objects"])
+            except InputError:
+                objects = None
+            kept = [i for i, v in self._full.items() if v is not None]
+            for old in kept[:max(0, len(kept) - CHECKPOINTS_KEPT + 1)]:
+                del self._full[old]
+            self._full[index] = objects
+            return objects
+
+    def _shared(self, objects) -> tuple[dict, ...]:
+        """``objects`` with each one equal to the last state's object of its identity replaced by that
+        one: a full state (or an interval's changes) decoded after another state shares what did not
+        change between them, so the model's conversion of those (:meth:`_convert`) is reused and they
+        are held once."""
+        known = self._known
+        out = []
+        for obj in objects:
+            same = known.get(identity(obj))
+            out.append(same if same is not None and same == obj else obj)
+        return tuple(out)
 
     # ---- what it spans --------------------------------------------------------------------
     @property
     def start(self) -> datetime:
         """The earliest time with a known state: the base segment's end."""
-        return self.segment(0).end
+        return self._end(0)
 
     @property
     def end(self) -> datetime:
-        return self.segment(len(self.files) - 1).end
+        return self._end(len(self.files) - 1)
 
     @cached_property
     def logs(self) -> list[tuple[datetime, str]]:
         """Every log line kept, with the time it was received, in order."""
-        return [entry for segment in self.segments for entry in segment.logs]
+        return [entry for index in range(len(self.files)) for entry in self._logs_of(index)]
 
     @cached_property
     def _parsed(self) -> tuple[list[datetime], list[dict]]:
@@ -199,7 +289,7 @@ class Recording:
 
     def moments(self) -> list[Moment]:
         """Each interval's end and each Karpenter decision, in time order (the TUI steps through them)."""
-        ends = [Moment(s.end, "interval") for s in self.segments]
+        ends = [Moment(self._end(i), "interval") for i in range(len(self.files))]
         return sorted([*ends, *self.decisions], key=lambda m: (m.at, m.what))
 
     def step(self, at: datetime, by: str, direction: int) -> datetime | None:
@@ -220,20 +310,35 @@ class Recording:
 
     # ---- the state at a time ----------------------------------------------------------------
     def objects_at(self, at: datetime) -> dict:
-        """The recorded objects (redacted API objects) as they were at ``at``, by identity."""
-        if at < self.start:
+        """The recorded objects (redacted API objects) as they were at ``at``, by identity: the newest
+        checkpoint at or before ``at`` (else the base) and the changes after it up to ``at``."""
+        after, objects = self._full_state_before(at)
+        if after == 0 and at < self.start:
             raise ValueError(f"{at.isoformat()} is before the recording's first state ({self.start.isoformat()})")
-        state = {identity(o): o for o in self.segment(0).objects}
-        for change_type, obj in self._changes_until(at):
+        state = {identity(o): o for o in objects}
+        for change_type, obj in self._changes_until(at, after):
             apply(state, change_type, obj)
+        self._known = state
         return state
 
-    def _changes_until(self, at: datetime):
-        """(change type, object) of every change recorded after the base up to ``at``, in order."""
-        for segment in self._deltas():
-            if segment.start > at:
+    def _full_state_before(self, at: datetime) -> tuple[int, tuple[dict, ...]]:
+        """(index of the segment it follows, objects) of the newest full state that stands for the
+        cluster at ``at``: a checkpoint whose interval ended at or before ``at`` (the writer writes one
+        only when no change before it is later than that end), else the base."""
+        for index in sorted(self.checkpoints, reverse=True):
+            if self._end(index) > at:
+                continue
+            objects = self._checkpoint(index)
+            if objects is not None:
+                return index, objects
+        return 0, self.segment(0).objects
+
+    def _changes_until(self, at: datetime, after: int = 0):
+        """(change type, object) of every change recorded after the ``after``-th segment up to ``at``, in order."""
+        for index in range(after + 1, len(self.files)):
+            if self._head(index)[0] > at:
                 return
-            for when, change_type, obj in segment.changes:
+            for when, change_type, obj in self.segment(index).changes:
                 if when > at:
                     break
                 yield change_type, obj

@@ -6,12 +6,19 @@ A recording is a directory::
     OUT/00000000.base.json.gz           the cluster as it was at the segment's end
     OUT/00000001.delta.json.gz          the changes, log lines of one interval
     OUT/00000002.delta.json.gz          ...
+    OUT/00000012.checkpoint.json.gz     the cluster as it was after delta 12 (a shortcut, see below)
 
 Every file is written whole to a temporary name, fsynced and renamed
 (:func:`karptui.sources.atomic.atomic_write`), so a segment on disk is complete or absent,
 and a recorder killed at any moment loses only the interval it was gathering. Segments
 are numbered; a base numbered N is the state after delta N (rotation writes one, then
 removes what it replaces), so the newest history replays from the lowest base onwards.
+
+A checkpoint numbered N holds the same state a replay reaches after delta N, written every few
+intervals so that a state at any moment is one checkpoint plus the intervals after it, not the
+whole history since the base. It is only a shortcut: a reader that cannot read one (torn by a
+disk that lied about fsync, cut by a copy) uses the one before it or the base, and a reader of
+an older karptui, whose names do not include it, never sees it.
 """
 
 from __future__ import annotations
@@ -31,8 +38,13 @@ from ..sources import fast_json
 FORMAT = "karptui-recording"
 VERSION = 1
 MANIFEST = "recording.json"
-SEGMENT_NAME = re.compile(r"\A(?P<seq>[0-9]{8})\.(?P<type>base|delta)\.json\.gz\Z")
-BASE, DELTA = "base", "delta"
+SEGMENT_NAME = re.compile(r"\A(?P<seq>[0-9]{8})\.(?P<type>base|delta|checkpoint)\.json\.gz\Z")
+BASE, DELTA, CHECKPOINT = "base", "delta", "checkpoint"
+#: Of one number: the base (the state after that delta, from a rotation), the delta, then the
+#: checkpoint (the state after that delta).
+_ORDER = {BASE: 0, DELTA: 1, CHECKPOINT: 2}
+#: How much of a base or checkpoint :func:`head` decompresses at most, looking for its objects.
+HEAD_LIMIT = 64 << 20
 CHANGE_TYPES = ("ADDED", "MODIFIED", "DELETED")
 COMPRESSLEVEL = 6  # gzip's default: at 1,000 nodes, level 9 saved 3% for twice the time
 
@@ -52,7 +64,7 @@ def segment_name(seq: int, kind: str) -> str:
 
 
 def list_segments(folder: Path) -> list[SegmentFile]:
-    """The segment files in ``folder``, by number, a base before the delta of the same number."""
+    """The segment files in ``folder``, by number; of one number the base, the delta, the checkpoint."""
     found = []
     for entry in folder.iterdir():
         match = SEGMENT_NAME.match(entry.name)
@@ -63,7 +75,7 @@ def list_segments(folder: Path) -> list[SegmentFile]:
         except FileNotFoundError:  # removed by a rotation while we looked
             continue
         found.append(SegmentFile(int(match["seq"]), match["type"], entry, size))
-    return sorted(found, key=lambda s: (s.seq, s.type != BASE))
+    return sorted(found, key=lambda s: (s.seq, _ORDER[s.type]))
 
 
 def stamp(when: datetime) -> str:
@@ -102,6 +114,38 @@ def decode(path: Path) -> dict:
     if not isinstance(document, dict):
         raise InputError(path, "is not a JSON object")
     return document
+
+
+def head(path: Path) -> dict | None:
+    """A segment's fields written before its objects or changes (``segment``, ``seq``, ``start``,
+    ``end``, and ``logs`` where the writer put them first), read without decoding the objects or
+    changes; None when the file does not begin so or cannot be read: the caller then decodes it
+    whole (:func:`decode`), which says what is wrong. A segment of an older karptui has its
+    ``logs`` after its objects or changes: its head has no ``logs``.
+
+    The state is most of a recording (27 MB of JSON at 1,000 nodes), and the changes most of an
+    interval: a recording's times and log lines are wanted long before, or without, either."""
+    markers = (b',"objects":', b',"changes":')
+    try:
+        with path.open("rb") as handle:
+            inflate = zlib.decompressobj(wbits=31)   # a gzip member
+            text, looked = bytearray(), 0
+            while len(text) < HEAD_LIMIT:
+                chunk = handle.read(1 << 16)
+                if not chunk:
+                    return None
+                text += inflate.decompress(chunk)
+                # A '"' inside a JSON string is escaped, so the first `,"objects":` or `,"changes":`
+                # (after fields holding only strings, numbers and arrays of them) is the key.
+                found = min((f for f in (text.find(m, max(0, looked - len(m))) for m in markers) if f >= 0),
+                            default=-1)
+                if found >= 0:
+                    document = fast_json.loads(bytes(text[:found]) + b"}")
+                    return document if isinstance(document, dict) else None
+                looked = len(text)
+    except (OSError, EOFError, zlib.error, ValueError, UnicodeDecodeError):
+        return None
+    return None
 
 
 def identity(obj: dict) -> tuple[str, str, str]:
