@@ -1,4 +1,4 @@
-"""``karptui history`` against NodeClaim lives labelled blind: sets h to l of issue 30, whose labellers read
+"""``karptui history`` against NodeClaim lives labelled blind: sets h to m of issue 30, whose labellers read
 only the pasted lines and Karpenter's own templates, never karptui (tests/log_corpus/X-history.yaml).
 
 Each labelled life is found in ``karptui history``'s JSON by its NodeClaim's or node's name, else by one of
@@ -42,6 +42,8 @@ KNOWN = {
                              "which the label reads as gone; a block is not a step of a life, so it stays running",
     ("k-022.log", "line 8"): "a `launched nodeclaim` fragment the author cut to its message and capacity type: "
                              "no name to key a life by",
+    ("m-024.log", "line 5"): "a deprovisioning, a cordon and a deletion quoted with every name elided (`...`) and no "
+                             "NodeClaim launched before them: nothing says they are one node's",
 }
 
 
@@ -71,8 +73,8 @@ def _history(paste: str) -> list[dict]:
 
 
 def test_every_blind_set_is_here():
-    assert {p.name for p in CORPUS.glob("*-history.yaml")} >= {f"{s}-history.yaml" for s in "hijkl"}
-    assert len(_lives()) >= 141   # 42 lives of h, 49 of i, 17 of j, 19 of k, 14 of l
+    assert {p.name for p in CORPUS.glob("*-history.yaml")} >= {f"{s}-history.yaml" for s in "hijklm"}
+    assert len(_lives()) >= 158   # 42 lives of h, 49 of i, 17 of j, 19 of k, 14 of l, 17 of m
 
 
 @pytest.mark.parametrize("paste,label", _lives())

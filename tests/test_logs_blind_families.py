@@ -421,3 +421,55 @@ def test_markdown_emphasis_before_the_level(lead):
     line = (f'{lead}ERROR   controller.provisioner  Could not schedule pod, incompatible with provisioner "generic", '
             'no instance type satisfied resources {"cpu":"1"} and requirements karpenter.sh/capacity-type In [spot]')
     assert parse([line])[1]["kind"] == "pod_unschedulable"
+
+
+# --- set m's families (issue 30) ------------------------------------------------------------------------------
+
+def test_a_container_runtimes_framing_after_kubectls_timestamp():
+    line = ("2023-11-18T04:46:59.278237023Z stdout F 2023-11-18T04:46:59.278Z\tDEBUG\tcontroller.machine.lifecycle\t"
+            'initialized machine\t{"commit": "7e41b0c", "machine": "api-t6m3k", "provisioner": "api", "provider-id": "aws:///us-ea')
+    found = parse([line])[1]
+    assert (found["kind"], found["nodeclaim"]) == ("nodeclaim_initialized", "api-t6m3k")
+
+
+@pytest.mark.parametrize("line,kind", [
+    ('    {"level":"INFO","time"', "other"),          # cut after its second key's name, quote and all
+    ('{"level":"INFO","time":', "other"),
+    ("# INFO controller.deprovisioning deprovisioning via consolidation delete, terminating 1 machines ...", "disruption"),
+    ("# 2023-06-01T10:00:00.000Z\tINFO\tcontroller.termination\tcordoned node ...", "other"),
+    ("# Deprovisioning via consolidation", None),      # a heading, not a line
+])
+def test_cut_heads_and_shell_comments(line, kind):
+    found = parse([line])
+    assert (found[1]["kind"] if found else None) == kind
+
+
+@pytest.mark.parametrize("line,kind", [
+    # an event's message alone, whole, in a code span mid-sentence: the author quotes what they see
+    ("I see the event `Cannot disrupt Node: state node doesn't contain both a node and a nodeclaim` on one node",
+     "disruption_blocked"),
+    # REASON: MESSAGE in double quotes
+    ('All nodes had "Unconsolidatable: not all pods would schedule". One did not.', "unconsolidatable"),
+    # the same in a code span is the author's shorthand (j-023), and an elided name names a kind of event
+    ("then `Nominated: Pod should schedule on: nodeclaim/default-p4nzt` and it went on", None),
+    ("I see `Cannot disrupt Node: ...` everywhere", None),
+    # a line's own columns in a span: the line pasted, though its message is no template of ours
+    ("In 0.15 I get this: `\tcontroller.provisioning\tIgnoring pod, label karpenter.sh/provisioner-name is restricted` "
+     "So maybe", "other"),
+])
+def test_quoted_in_prose(line, kind):
+    found = parse([line])
+    assert (found[1]["kind"] if found else None) == kind
+
+
+def test_a_disruption_naming_nobody_is_the_only_running_nodeclaims():
+    """A paste trimmed to ``message`` and a few keys: one NodeClaim launched, then "terminating 1 nodes" naming
+    none. It can only be that one; with two running, nothing says which."""
+    launched = [json.dumps({"level": "INFO", "message": "launched nodeclaim", "NodeClaim": {"name": n},
+                            "instance-type": "c6i.xlarge"}) for n in ("live-k7t2w", "live-q2m4x")]
+    disrupt = json.dumps({"level": "INFO", "message": "disrupting nodeclaim(s) via delete, terminating 1 nodes",
+                          "reason": "empty"})
+    one = lives([launched[0], disrupt])["live-k7t2w"]
+    assert one.end_reason == "emptiness" and "disrupted" in one.steps
+    two = lives([*launched, disrupt])
+    assert all(life.end_reason == "running" for life in two.values())

@@ -410,6 +410,10 @@ class HistoryBuilder:
         candidates = e.get("candidates") or [{"node": n} for n in e.get("nodes") or ()]
         if not candidates and e.get("nodeclaim"):
             candidates = [{"nodeclaim": e["nodeclaim"]}]
+        if not candidates and e.get("node_count") == 1:
+            only = self._only_running()
+            if only is not None:   # a paste trimmed to its messages: the one NodeClaim that could be meant
+                candidates = [{"nodeclaim": only.key if only.named else None, "node": only.node or None}]
         action = e.get("action") or ""
         expected = e.get("replacement_count")
         if expected is None:
@@ -428,6 +432,14 @@ class HistoryBuilder:
             self.commands_of.setdefault(draft.key, []).append(command)
         self.commands.append(command)
         self.open = command if expected else None
+
+    def _only_running(self) -> Draft | None:
+        """The one NodeClaim the input shows launched and not yet disrupted, interrupted or gone, if there is
+        exactly one: a disruption line of one node that names none (a paste trimmed to ``message`` and a few
+        keys) can mean only it. Looked for among the newest lives only, so a day's log pays nothing."""
+        running = [d for d in list(self.drafts.values())[-50:] if d.named and d.seen & {"launched", "registered",
+                   "initialized"} and not d.seen & {"disrupted", "interrupted", "terminated", "garbage_collected"}]
+        return running[0] if len(running) == 1 and len(self.drafts) <= 50 else None
 
     def _terminated(self, e: dict, text: str, ref: str) -> None:
         if not (e.get("nodeclaim") or e.get("node")):

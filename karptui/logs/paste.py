@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from .foreign import foreign_console_time
 
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line, markdown emphasis
-# opened before a line's time or level (``_ERROR  controller...``).
+# opened before a line's time or level (``_ERROR  controller...``), a shell comment quoting a line (``# INFO ...``).
 # An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
 # A Go or C line comment ("//   Normal  Launched ...", a table quoted in a test's source) is one too.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|[_*](?=\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b)|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|[_*](?=\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b)|\#(?=\s+(?:\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b))|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
-_CRI = re.compile(r"(\S+)\s+(?:stdout|stderr)\s+[FP]\s")
+# a container runtime's framing (TIME STREAM F|P); the time may already be gone (read as kubectl's --timestamps)
+_CRI = re.compile(r"(?:(\S+)\s+)?(?:stdout|stderr)\s+[FP]\s")
 # A time column: RFC 3339 (T or space), zap's epoch float is not a prefix (it is inside JSON),
 # Kibana "Mar 3, 2024 @ 10:11:12.345", syslog-ish "Mar 03 10:11:12".
 _TIME = re.compile(
@@ -127,7 +128,7 @@ def unwrap(text: str) -> Unwrapped:
             continue
         match = _CRI.match(body)
         if match:
-            stamp = stamp or match.group(1)
+            stamp = stamp or match.group(1) or ""
             body = body[match.end():]
             continue
         match = _TIME.match(body)

@@ -306,25 +306,33 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
 def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
     """A prose line that quotes Karpenter: a code span holding one of its lines, event rows or template
     messages (the span may run to the end of a cut paste), or one of its event messages in double quotes
-    ("... due to "SpotToSpotConsolidation requires 15 cheaper instance type options ..."."). An event row
+    ("... due to "SpotToSpotConsolidation requires 15 cheaper instance type options ..."."), also as
+    ``REASON: MESSAGE`` (``had "Unconsolidatable: not all pods would schedule"``). An event row
     in a span counts only with its TYPE column (``Normal``/``Warning``), as copied from a table: a row
     written from its REASON on (`Nominated  karpenter  Pod should schedule on: ...`) is the author naming
     what one would see. A quoted word or sentence that is not one of Karpenter's stays prose."""
     for mark, span in quoted_spans(body):
+        # one of Karpenter's event messages, whole (with a name elided, the author names a kind of event); as
+        # "REASON: MESSAGE" only in double quotes: in a code span that is the author's shorthand (j-023)
+        told = None if "..." in span or "…" in span else \
+            event_message(span) or (event_row(span) if mark == '"' and _REASON_COLON.match(span) else None)
+        if told is not None:
+            return _event_record(number, told, source)
         if mark == '"':
-            told = event_message(span)
-            if told is not None:
-                return _event_record(number, told, source)
             continue
         found = _pasted(number, span, source, stamp, quoted=True)
         if found is None:
             continue
-        if found.preset is None and not (found.fields or found.time or found.level or found.logger) \
-                and _naming(body, span, found):
+        head = found.level or "." in found.logger   # a line's own columns before its message: the line pasted
+        if found.preset is None and not (found.fields or found.time or head) and _naming(body, span, found):
             continue   # the author naming a message in a sentence ("stuck with the `waiting on cluster sync` logs")
-        if found.preset is not None and _ROW_TYPE.search(span) or found.preset is None and known(classify(found)):
+        if found.preset is not None and _ROW_TYPE.search(span) or \
+                found.preset is None and (known(classify(found)) or head and found.message):
             return found
     return None
+
+
+_REASON_COLON = re.compile(r"[A-Z][A-Za-z]+: \S")
 
 
 def _naming(body: str, span: str, found: Record) -> bool:
@@ -387,7 +395,7 @@ def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | No
 
 
 # zap's head cut inside the name of its second key: {"level":"DEBUG","time
-_CUT_AT_KEY = re.compile(r'\{\s*"level"\s*:\s*"\w+"\s*,\s*"(?:time|ts|logger)$')
+_CUT_AT_KEY = re.compile(r'\{\s*"level"\s*:\s*"\w+"\s*,\s*"(?:time|ts|logger)(?:"\s*:?\s*)?$')
 
 
 def _cut_head(number: int, data: dict, body: str, source: str, stamp: str) -> Record | None:
