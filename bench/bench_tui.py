@@ -2,6 +2,7 @@
 """TUI responsiveness on a big cluster: the figures an operator feels.
 
     python bench/bench_tui.py [--nodes 5000] [--pods 50000] [--no-whatif]
+    python bench/bench_tui.py --snapshot FILE [--no-whatif]
 
 Runs the app headless (Textual's test driver, a 160x45 terminal) on a generated cluster
 and prints, without asserting anything:
@@ -95,9 +96,16 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=50000)
     parser.add_argument("--no-whatif", action="store_true", help="leave out the what-if figures")
+    parser.add_argument("--snapshot", help="a snapshot file (bench/gen_cluster.py --out FILE) instead of a "
+                                           "cluster generated in this process (20,000 nodes: keep one under /tmp)")
     args = parser.parse_args()
     start = time.perf_counter()
-    snapshot = build_snapshot(gen_cluster.generate(args.nodes, args.pods, seed=1)["items"])
+    if args.snapshot:
+        from karptui.sources import load_snapshot
+
+        snapshot = load_snapshot(args.snapshot)
+    else:
+        snapshot = build_snapshot(gen_cluster.generate(args.nodes, args.pods, seed=1)["items"])
     print(f"cluster: {len(snapshot.nodes)} nodes, {len(snapshot.pods)} pods, "
           f"{len(snapshot.pending_pods)} pending (built in {time.perf_counter() - start:.1f} s)")
     from karptui.catalog import catalog_from_snapshot_region

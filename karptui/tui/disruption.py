@@ -97,6 +97,7 @@ class DisruptionPane(Vertical):
         self.budgets_shown = False
         self.budgets_key: object = None  # the snapshot the budgets view shows (or is computing)
         self.budget_lines: list[str] = []
+        self._shown: tuple | None = None  # (view, filter, commands found, empty words) the table shows
 
     def compose(self) -> ComposeResult:
         yield Static(id="disruption-status")
@@ -281,9 +282,14 @@ class DisruptionPane(Vertical):
         if text is not None:
             self.filter = text
         self.query_one("#disruption-status", Static).update(plain(self._status_lines()))
-        rows, keys = [], []
         view = self.view
         wanted = self.filter.strip().lower()
+        shown = (view, wanted, len(self.found), self._empty_words(bool(wanted)))
+        if self._shown is not None and all(a is b or a == b for a, b in zip(shown[1:], self._shown[1:])) \
+                and shown[0] is self._shown[0]:
+            return  # the same rows: a pane switch on 20,000 nodes need not lay out tens of thousands again
+        self._shown = shown
+        rows, keys = [], []
         for group, title in GROUPS:
             shown = [r for r in (view.rows if view else ()) if r.group == group and (not wanted or any(
                 wanted in cell.lower() for cell in (r.node, r.would, r.because, r.karpenter)))]
