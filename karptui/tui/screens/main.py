@@ -146,6 +146,7 @@ class MainScreen(Screen):
         self._launchable: tuple | None = None  # (launch_key, zone -> NodePools that may launch there)
         self._searching: tuple | None = None   # the launch_key a worker is finding the zones for
         # The Nodes pane's rows per zone group, kept for one (overview, consolidation marks): see _node_block
+        self._header: str | None = None        # the header's line on screen
         self._blocks_for: tuple | None = None
         self._blocks: dict[int, tuple] = {}
 
@@ -228,7 +229,10 @@ class MainScreen(Screen):
 
     def refresh_header(self) -> None:
         # snapshot name, context, what-if name and the API server's errors: all data
-        self.query_one("#source", Static).update(plain(self.app.source_line()))
+        line = self.app.source_line()
+        if line != self._header:  # a Static's update lays out the whole screen: only when the words change
+            self._header = line
+            self.query_one("#source", Static).update(plain(line))
 
     def on_resize(self, event) -> None:
         width, height = event.size
