@@ -87,7 +87,10 @@ class Filter:
                 return hit
 
             def test(row) -> bool:
-                return any(found(f) for f in fields(row) if f)
+                for text in fields(row):
+                    if text and found(text):
+                        return True
+                return False
         return (lambda row: not test(row)) if inverse else test
 
 

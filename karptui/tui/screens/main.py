@@ -8,6 +8,7 @@ reactives and redraws the pane they belong to.
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 
 from textual import work
 from textual.app import ComposeResult
@@ -92,6 +93,10 @@ SORT_LETTERS = {letter: "Sort by " + ", ".join(f"{keys[letter]} ({pane})" for pa
                                                 if letter in keys)
                 for letter in sorted({letter for keys in SORT_KEYS.values() for letter in keys})}
 COMMANDS = sorted({*ALIASES, *LONG_NAMES, *HISTORY_COMMANDS, "budgets", "whatif", "help", "quit"})
+
+
+_NODE_TEXTS = attrgetter("texts")    # what the / filter searches in a node's row (NodeRow.texts)
+_NODE_LABELS = attrgetter("labels")
 
 
 def _node_style(column: int, cell: str) -> str | None:
@@ -268,8 +273,7 @@ class MainScreen(Screen):
         overview = self.app.overview
         name, reverse = self.sorts["nodes"]
         match = Filter(self.filters["nodes"])
-        keep = match.predicate(lambda r: (r.name, r.instance_type, r.group, r.capacity_type, r.zone),
-                               lambda r: r.labels) if match else None
+        keep = match.predicate(_NODE_TEXTS, _NODE_LABELS) if match else None
         marks = self.query_one(DisruptionPane).marks
         if self._blocks_for != (overview, marks):  # another snapshot, or the Disruption pane's new answer
             self._blocks_for, self._blocks = (overview, marks), {}
