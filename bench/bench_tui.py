@@ -23,7 +23,7 @@ prints, without asserting anything:
 (160x45), from launch until the screen shows a zone row, beside ``karptui snapshot info FILE``
 run in the same round (alternated, ``--repeat`` rounds): wall and CPU seconds of each process and
 their ratio (issue 28's first paint ≤ 1.2× the open), and the TUI process's peak RSS (VmHWM)
-with its forked simulations' peak beside it.
+when its first screen is up (its forked simulations share its pages and are not counted).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import os
 import re
-import resource
 import statistics
 import sys
 import time
@@ -140,8 +139,7 @@ def whole(path: str, repeat: int, size: tuple[int, int] = (160, 45), timeout: fl
         paints.append(paint)
         print(f"round {round_ + 1}: snapshot info {info.seconds:6.1f} s (cpu {info.cpu:6.1f} s, peak {info.peak_mib:5.0f}"
               f" MiB);  open to zone rows {paint['seconds']:6.1f} s (cpu {paint['cpu']:6.1f} s);  TUI peak "
-              f"{paint['peak_mib']:5.0f} MiB, its forked simulations' peak {paint['children_mib']:5.0f} MiB;  "
-              f"load {os.getloadavg()[0]:.1f}", flush=True)
+              f"{paint['peak_mib']:5.0f} MiB;  load {os.getloadavg()[0]:.1f}", flush=True)
     best_info = min(infos, key=lambda r: r.cpu)
     best_paint = min(paints, key=lambda r: r["cpu"])
     print(f"first paint ÷ snapshot info: cpu {best_paint['cpu'] / best_info.cpu:.2f}×, "
@@ -201,8 +199,7 @@ def open_until_zones(path: str, size: tuple[int, int], timeout: float) -> dict:
     os.close(fd)
     if seconds is None:
         raise SystemExit(f"bench_tui.py: no zone row on screen within {timeout:.0f} s")
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"seconds": seconds, "cpu": cpu, "peak_mib": peak, "children_mib": children}
+    return {"seconds": seconds, "cpu": cpu, "peak_mib": peak}
 
 
 def _cpu_seconds(pid: int) -> float:
