@@ -244,6 +244,11 @@ def main() -> None:
 
     if not args.no_whatif:
         whatif(snapshot, catalog_from_snapshot_region(snapshot))
+    # as `karptui open` does before its screen starts (cli.tui): the loaded picture out of the
+    # collector's passes; without it a full pass over every pod lands in some keys and not others
+    from karptui.sources.collector import settle_for_simulation
+
+    settle_for_simulation()
     asyncio.run(measure(snapshot))
 
 
