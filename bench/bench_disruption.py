@@ -89,6 +89,11 @@ def main() -> None:
     else:
         snapshot = build_snapshot(gen_cluster.generate(args.nodes, args.pods, seed=1)["items"])
     print(f"{len(snapshot.nodes)} nodes, {len(snapshot.pods)} pods, {len(snapshot.pending_pods)} pending")
+    # as `karptui open` does before its screen starts (cli.tui): the loaded picture out of the
+    # collector's passes; without it a full pass over every pod lands in some keys and not others
+    from karptui.sources.collector import settle_for_simulation
+
+    settle_for_simulation()
     asyncio.run(measure(snapshot, args.max_wait))
 
 

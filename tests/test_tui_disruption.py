@@ -300,6 +300,44 @@ async def test_the_first_decision_shows_while_the_rest_of_the_plan_computes(wher
         assert status(app).startswith("1 command (1 delete, 0 replace)")
 
 
+async def test_what_the_worker_tells_while_another_pane_is_shown_is_there_when_the_pane_is(monkeypatch, tmp_path):
+    """Issue 28: the pane draws the worker's progress and found commands only while it is shown (a
+    status update lays out the whole screen, four times a second for minutes on a big cluster); what
+    came meanwhile is on screen as soon as 4 is pressed."""
+    flag = tmp_path / "open"
+    real = karptui.sim.simulate
+
+    def simulate(snapshot, **options):
+        tell = options["found"]
+
+        def found(command):
+            tell(command)
+            while not flag.exists():
+                time.sleep(0.01)
+
+        return real(snapshot, **{**options, "found": found})
+
+    monkeypatch.setattr(karptui.sim, "simulate", simulate)
+    app = seed_app(simulate_on_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("4", "1")   # started, then the Nodes pane shown while it computes
+        pane = app.screen.query_one(DisruptionPane)
+        for _ in range(1200):
+            await pilot.pause(0.05)
+            if pane.found:
+                break
+        assert pane.found
+        await pilot.press("4")
+        await pilot.pause()
+        assert table(app, "disruption").rows[:2] == [
+            ("▼ found (1)",), ("", "", f"delete #1 (underutilized): {XLARGE}, saves $0.1540/h")]
+        assert status(app).startswith("computing…")
+        flag.touch()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(app).startswith("1 command (1 delete, 0 replace)")
+
+
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -230,6 +230,7 @@ class KarptuiApp(App):
         if watched is not None:
             self.set_interval(hangup.CHECK_SECONDS, lambda: self._end_if_hung_up(watched))
         await self.push_screen(MainScreen())
+        self.call_after_refresh(self.format_node_cells, self.overview)
         if self.simulate_on_start and forked.IN_CHILD_PROCESS:  # at once: a forked child holds no lock we need
             self.run_simulation()
         elif self.simulate_on_start:  # in a thread: after the first paint, which its GIL would hold up
@@ -244,6 +245,19 @@ class KarptuiApp(App):
             self.follow_cluster()
             if self.logs_since != 0:
                 self.follow_karpenter()
+
+    @work(thread=True, exclusive=True, group="node-cells", exit_on_error=False, description="the nodes' cells")
+    def format_node_cells(self, built: Overview) -> None:
+        """Every node's cells formatted once the first screen is up (a live update's and a recorded
+        moment's overview come formatted from their worker): unfolding a zone of 7,000 nodes then
+        lays out rows instead of formatting them, a fifth of a second on 20,000 nodes."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        for row in built.node_rows:
+            if worker.is_cancelled:
+                return
+            built.cells(row)
 
     def _end_if_hung_up(self, fd: int) -> None:
         """The terminal went without a SIGHUP: end the session (:mod:`.hangup` says why)."""

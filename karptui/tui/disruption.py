@@ -97,6 +97,8 @@ class DisruptionPane(Vertical):
         self.budgets_shown = False
         self.budgets_key: object = None  # the snapshot the budgets view shows (or is computing)
         self.budget_lines: list[str] = []
+        self._said: str | None = None     # the status line's text on screen
+        self._shown: tuple | None = None  # (view, filter, commands found, empty words) the table shows
 
     def compose(self) -> ComposeResult:
         yield Static(id="disruption-status")
@@ -171,7 +173,7 @@ class DisruptionPane(Vertical):
         if self.running is not None:
             self.queued = (key, snapshot, catalog)
             self.status = "computing… (the cluster changed meanwhile: its newest state is computed next)"
-            self.query_one("#disruption-status", Static).update(plain(self.status))
+            self._say(self.status)
             return
         self._launch(key, snapshot, catalog)
 
@@ -228,7 +230,9 @@ class DisruptionPane(Vertical):
         if message.key == self.running and self.queued is None:
             earlier = f"{self.simulated.summary} · for an earlier state of the cluster: " if self.simulated else ""
             self.status = earlier + message.text
-            self.query_one("#disruption-status", Static).update(plain(self.status))
+            if self.is_on_screen:  # else said when the pane is shown (fill): a Static's update lays out the
+                # whole screen, four times a second for minutes, under whatever the operator does elsewhere
+                self._say(self._status_lines())
 
     def on_disruption_pane_partial(self, message: Partial) -> None:
         """The first decisions show while the rest of the plan computes (an earlier answer on
@@ -236,7 +240,7 @@ class DisruptionPane(Vertical):
         message.stop()
         if message.key == self.running:
             self.found.append(message.line)
-            if self.view is None:
+            if self.view is None and self.is_on_screen:  # else filled when the pane is shown
                 self.fill()
 
     def on_disruption_pane_computed(self, message: Computed) -> None:
@@ -262,6 +266,13 @@ class DisruptionPane(Vertical):
         return "the snapshot as captured"
 
     # ---- drawing ----------------------------------------------------------------------------
+    def _say(self, text: str) -> None:
+        """The status line, updated only when its words change: a Static's update lays out the whole
+        screen (coming back from a drill-in said the same words again, at a layout's cost)."""
+        if text != self._said:
+            self._said = text
+            self.query_one("#disruption-status", Static).update(plain(text))
+
     def _status_lines(self) -> str:
         """The status, under a line saying so while the what-if panel holds edits."""
         note = captured_not_whatif(self.app.active_whatif())
@@ -273,17 +284,22 @@ class DisruptionPane(Vertical):
 
     def whatif_changed(self) -> None:
         """Back from the what-if panel: say again whether a what-if is held (see _status_lines)."""
-        self.query_one("#disruption-status", Static).update(plain(self._status_lines()))
+        self._say(self._status_lines())
         if self.budgets_shown:
             self.query_one("#budgets-view", Static).update(plain_lines(self._budgets_shown()))
 
     def fill(self, text: str | None = None) -> None:
         if text is not None:
             self.filter = text
-        self.query_one("#disruption-status", Static).update(plain(self._status_lines()))
-        rows, keys = [], []
+        self._say(self._status_lines())
         view = self.view
         wanted = self.filter.strip().lower()
+        shown = (view, wanted, len(self.found), self._empty_words(bool(wanted)))
+        if self._shown is not None and all(a is b or a == b for a, b in zip(shown[1:], self._shown[1:])) \
+                and shown[0] is self._shown[0]:
+            return  # the same rows: a pane switch on 20,000 nodes need not lay out tens of thousands again
+        self._shown = shown
+        rows, keys = [], []
         for group, title in GROUPS:
             shown = [r for r in (view.rows if view else ()) if r.group == group and (not wanted or any(
                 wanted in cell.lower() for cell in (r.node, r.would, r.because, r.karpenter)))]

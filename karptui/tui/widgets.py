@@ -44,6 +44,16 @@ def _widest(cells: list[str]) -> int:
     return max(map(_width, cells))
 
 
+def measure(rows: list[tuple[str, ...]], columns: int) -> list[int]:
+    """Each column's widest cell over ``rows`` (0 where no row has that column): what
+    :meth:`VirtualTable.set_rows` is given by a caller that keeps blocks of rows measured."""
+    widths = []
+    for column in range(columns):
+        cells = [r[column] for r in rows if column < len(r)]
+        widths.append(_widest(cells) if cells else 0)
+    return widths
+
+
 def _head(text: str, room: int) -> str:
     """The longest start of ``text`` that fits ``room`` cells."""
     cut = text[:max(0, room)]
@@ -200,6 +210,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self.keys: list[str] = []
         self._index: dict[str, int] = {}
         self.natural = [_width(c) for c in self.columns]
+        self._measured = [0] * len(self.columns)  # each column's widest cell over the rows
+        self._base_style = None  # the widget's style, while render_lines draws (see render_lines)
         self.widths = list(self.natural)
         self.group_prefix = ("▼", "▶")
         self.sort_column: int | None = None
@@ -212,17 +224,20 @@ class VirtualTable(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self.rows)
 
-    def set_rows(self, rows: list[tuple[str, ...]], keys: list[str]) -> None:
+    def set_rows(self, rows: list[tuple[str, ...]], keys: list[str], widths: list[int] | None = None) -> None:
         """Replace every row (a refill is one assignment, not thousands of widget updates).
 
         The cursor stays on its row's key when the new rows still have it (a re-sort,
-        a live update), else keeps its position.
+        a live update), else keeps its position. ``widths``: each column's widest cell, from a
+        caller that keeps its rows made visible (:func:`karptui.text.visible_rows`) and measured
+        (:func:`measure`) block by block, so a refill of 20,000 rows reads none of their cells.
         """
         was = self.cursor_key
-        rows = list(visible_rows(rows))  # cells are written to the terminal as they are: see render_line
+        if widths is None:
+            rows = list(visible_rows(rows))  # cells are written to the terminal as they are: see render_line
         self.rows, self.keys = rows, keys
         self._index = {key: i for i, key in enumerate(keys)}
-        self._measure(rows, reset=True)
+        self._measure(rows, reset=True, widths=widths)
         if was is not None and was in self._index:
             self.cursor_row = self._index[was]
         else:
@@ -248,12 +263,15 @@ class VirtualTable(ScrollView, can_focus=True):
     def cursor_key(self) -> str | None:
         return self.keys[self.cursor_row] if self.rows else None
 
-    def _measure(self, rows: list[tuple[str, ...]], reset: bool) -> None:
-        widths = [_width(c) for c in self._titles()] if reset else list(self.natural)
+    def _measure(self, rows: list[tuple[str, ...]], reset: bool, widths: list[int] | None = None) -> None:
+        found = widths if widths is not None else measure(rows, len(self.columns))
+        self._measured = found if reset else [max(a, b) for a, b in zip(self._measured, found)]
+        self._natural()
+
+    def _natural(self) -> None:
+        """The columns' widths: the widest cell or the title (with its sort arrow), capped."""
+        widths = [max(_width(title), cell) for title, cell in zip(self._titles(), self._measured)]
         for column in range(len(self.columns)):
-            cells = [r[column] for r in rows if column < len(r)]
-            if cells:
-                widths[column] = max(widths[column], _widest(cells))
             if column in self.max_widths:
                 widths[column] = min(widths[column], self.max_widths[column])
         self.natural = widths
@@ -306,8 +324,9 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def show_sort(self, column: int | None, reverse: bool = False) -> None:
         """Mark the sorted column in the header: ``▲`` in the pane's usual order, ``▼`` reversed."""
-        self.sort_column, self.sort_reverse = column, reverse
-        self._measure(self.rows, reset=True)
+        if (column, reverse) != (self.sort_column, self.sort_reverse):
+            self.sort_column, self.sort_reverse = column, reverse
+            self._natural()  # the titles changed, not the cells: they were measured with the rows
 
     def _titles(self) -> tuple[str, ...]:
         if self.sort_column is None:
@@ -319,10 +338,16 @@ class VirtualTable(ScrollView, can_focus=True):
     def move_cursor(self, row: int) -> None:
         self.cursor_row = max(0, min(row, len(self.rows) - 1))
 
-    def watch_cursor_row(self, row: int) -> None:
+    def watch_cursor_row(self, old: int, row: int) -> None:
         # The header is line 0 of the virtual space; keep the cursor's line below it in view.
+        scrolled = self.scroll_offset
         self.scroll_to_region(Region(0, row + 1, 1, 1), spacing=(1, 0, 0, 0), animate=False, force=True)
-        self.refresh()
+        if self.scroll_offset == scrolled and old < len(self.rows):
+            # Only the two rows whose look changed are drawn again (row r is line r + 1), not the screenful.
+            self.refresh_line(old + 1)
+            self.refresh_line(row + 1)
+        else:
+            self.refresh()
         self.post_message(self.Highlighted(self, self.cursor_key))
 
     def action_cursor(self, step: int) -> None:
@@ -366,10 +391,19 @@ class VirtualTable(ScrollView, can_focus=True):
             found = self._lines[index] = (text, single, tuple(spans))
         return found
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The widget's style is worked out once for the lines drawn: Textual walks every ancestor
+        to find it, and asking for it line by line was a fifth of a cursor key's time."""
+        self._base_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._base_style = None
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
-        base = self.rich_style
+        base = self._base_style or self.rich_style
         spans: tuple = ()
         if y == 0:
             (text, single, _), style = self._line(-1), self.get_component_rich_style("virtual-table--header")

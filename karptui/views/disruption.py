@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ..model import Snapshot
 from ..model import labels as L
@@ -90,9 +91,10 @@ class DisruptionView:
                 lines.append(f"Karpenter said: {row.karpenter}")
         return lines or ["(not a Karpenter node: Karpenter's disruption does not touch it)"]
 
-    @property
+    @cached_property
     def marks(self) -> dict[str, str]:
-        """node name -> its short mark, for the Nodes pane's column."""
+        """node name -> its short mark, for the Nodes pane's column (made once: the pane's sort by
+        this column knows an answer by this very dict)."""
         return {r.node: r.mark for r in self.rows}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import PurePath
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..model import Pod, Snapshot
 from .cost import Cost, CostPath, node_cost, node_costs_total
 from .format import counted
 from .info import karpenter_words, snapshot_info
-from .nodes import NodeRow, node_cells, node_rows
+from .nodes import NodeIndex, NodeRow, node_cells, node_rows
 from .pending import PendingRow, pending_rows
 
 
@@ -36,7 +37,7 @@ class Overview:
     recorded: bool = False                                       # a recording's state: its moment is ``now``
     _cells: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
-    @property
+    @cached_property
     def scheduling_key(self) -> tuple:
         """What a simulation's answer depends on, roughly: the pending pods and each node's load.
         A live update that leaves it alone (a label, a status line) needs no new simulation. A recording's
@@ -46,6 +47,12 @@ class Overview:
         return (tuple(sorted(r.key for r in self.pending)),
                 tuple((r.name, r.pods, r.cpu_requested, r.memory_requested, r.unschedulable, r.ready)
                       for r in self.node_rows), self.now if self.recorded else None)
+        # (cached: an overview never changes, and every pane switch and simulation answer asks for it)
+
+    @cached_property
+    def node_index(self) -> NodeIndex:
+        """The Nodes pane's zones and sort orders, worked out once for this snapshot."""
+        return NodeIndex(self.node_rows)
 
     def cells(self, row: NodeRow) -> tuple[str, ...]:
         """The node's table cells, formatted on first use."""
