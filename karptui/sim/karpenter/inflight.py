@@ -17,6 +17,9 @@ pod with a negative request joins some NodeClaim, when every list starts again.
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
+
 from .nodeclaim import NodeClaim, REQUIREMENTS, TAINTS
 
 # Refusals that hold until the NodeClaim changes (see the module docstring)
@@ -46,7 +49,7 @@ class InFlight:
         self._joins: list[int] = []              # positions of NodeClaims pods joined, in order
         self._kinds: dict[tuple, _Kind] = {}
 
-    def candidates(self, need, reqs, tolerations) -> list[NodeClaim]:
+    def candidates(self, need, reqs, tolerations) -> Iterator[NodeClaim]:
         """The NodeClaims a pod of this size (``need``, a remembered row: its identity is the size),
         requirements and tolerations may join, fewest pods first, then in the order opened."""
         key = (id(need), reqs, tolerations)
@@ -63,9 +66,20 @@ class InFlight:
             for k in self._joins[kind.joins_seen:]:
                 members[k] = claims[k]
             kind.joins_seen = len(self._joins)
-        for k in [k for k, c in members.items() if row in c.no_room]:
+        order = []
+        full = []
+        for k, claim in members.items():
+            if row in claim.no_room:
+                full.append(k)
+            else:
+                order.append((len(claim.pods), k, claim))
+        for k in full:
             del members[k]
-        return [members[k] for k in sorted(members, key=lambda k: (len(members[k].pods), k))]
+        # taken in order from a heap: the caller stops at the first NodeClaim that takes the pod, so
+        # only what it looks at is put in order
+        heapq.heapify(order)
+        while order:
+            yield heapq.heappop(order)[2]
 
     def refused(self, need, reqs, tolerations, claim: NodeClaim, kind: str) -> None:
         """``claim`` refused such a pod for ``kind`` of reason: left out until that may change."""

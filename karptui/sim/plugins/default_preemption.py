@@ -120,6 +120,18 @@ def _uses(pod: Pod, resource: str) -> int:
     return pod.requests.get(resource, 0) + (resource == PODS)
 
 
+def _uses_row(ctx: PodCycle, pod: Pod, resources: list[str]) -> list[int]:
+    """:func:`_uses` for each of ``resources``, kept per requests object for the simulation (replicas
+    share theirs; kept with it, so a reused id is never mistaken): dry run after dry run weighs the
+    same few pod sizes."""
+    requests = pod.requests
+    key = (NAME, "uses", id(requests), tuple(resources))
+    found = ctx.cache.get(key)
+    if found is None or found[0] is not requests:
+        found = ctx.cache[key] = (requests, [_uses(pod, r) for r in resources])
+    return found[1]
+
+
 def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candidate | None, list[str]] | None:
     """:func:`_victims_on`'s dry run, for a pod only NodeResourcesFit can refuse as pods leave:
     the filters that ignore the node's pods asked once, then each victim weighed against the room
@@ -133,7 +145,7 @@ def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candi
         return None
     want = wanted(pod)
     resources, amounts = list(want), list(want.values())
-    uses = {id(victim): [_uses(victim, r) for r in resources] for victim in potential}
+    uses = {id(victim): _uses_row(ctx, victim, resources) for victim in potential}
     room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
     for victim in potential:
         room = [left + used for left, used in zip(room, uses[id(victim)])]
