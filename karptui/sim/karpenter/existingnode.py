@@ -257,14 +257,20 @@ def _requested(state, i: int, memo: dict | None = None) -> Resources:
 
 
 def _daemonset_pods(pods, memo: dict) -> list[Pod]:
-    """The DaemonSet pods among ``pods``; replicas share one owner-reference tuple, asked once."""
+    """The DaemonSet pods among ``pods``. A pod with one owner reference is one of them or not by
+    that reference alone, and replicas share theirs: asked once per reference (kept alive with it)."""
     known = memo.setdefault("daemonset owners", {})
     out = []
     for pod in pods:
         owners = pod.owners
-        found = known.get(id(owners))
-        if found is None or found[0] is not owners:
-            found = known[id(owners)] = (owners, pod.is_daemonset_pod)
+        if len(owners) != 1:
+            if owners and pod.is_daemonset_pod:
+                out.append(pod)
+            continue
+        owner = owners[0]
+        found = known.get(id(owner))
+        if found is None or found[0] is not owner:
+            found = known[id(owner)] = (owner, pod.is_daemonset_pod)
         if found[1]:
             out.append(pod)
     return out
