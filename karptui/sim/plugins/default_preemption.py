@@ -152,7 +152,9 @@ def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candi
     if any(left < amount for left, amount in zip(room, amounts)):
         return None
     moves = [(victim, -1) for victim in potential]
-    fits, reasons = filters_at(ctx, i, BUT_RESOURCES)   # as they answer with every victim gone
+    # as they answer with every victim gone; before this dry run the cluster is as the cycle found
+    # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
+    fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
         state.dry_run_on(i, moves + [(victim, +1) for victim in potential])
         return None, reasons
