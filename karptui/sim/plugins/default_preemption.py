@@ -120,16 +120,21 @@ def _uses(pod: Pod, resource: str) -> int:
     return pod.requests.get(resource, 0) + (resource == PODS)
 
 
-def _uses_row(ctx: PodCycle, pod: Pod, resources: list[str]) -> list[int]:
-    """:func:`_uses` for each of ``resources``, kept per requests object for the simulation (replicas
-    share theirs; kept with it, so a reused id is never mistaken): dry run after dry run weighs the
-    same few pod sizes."""
-    requests = pod.requests
-    key = (NAME, "uses", id(requests), tuple(resources))
-    found = ctx.cache.get(key)
-    if found is None or found[0] is not requests:
-        found = ctx.cache[key] = (requests, [_uses(pod, r) for r in resources])
-    return found[1]
+def _uses_rows(ctx: PodCycle, pods: list[Pod], resources: list[str]) -> dict[int, list[int]]:
+    """id(pod) -> :func:`_uses` for each of ``resources``, each row kept per requests object for the
+    simulation (replicas share theirs; kept with it, so a reused id is never mistaken): dry run
+    after dry run weighs the same few pod sizes."""
+    known = ctx.cache.get((NAME, "uses", *resources))
+    if known is None:
+        known = ctx.cache[(NAME, "uses", *resources)] = {}
+    out = {}
+    for pod in pods:
+        requests = pod.requests
+        found = known.get(id(requests))
+        if found is None or found[0] is not requests:
+            found = known[id(requests)] = (requests, [_uses(pod, r) for r in resources])
+        out[id(pod)] = found[1]
+    return out
 
 
 def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candidate | None, list[str]] | None:
@@ -145,7 +150,7 @@ def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candi
         return None
     want = wanted(pod)
     resources, amounts = list(want), list(want.values())
-    uses = {id(victim): _uses_row(ctx, victim, resources) for victim in potential}
+    uses = _uses_rows(ctx, potential, resources)
     room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
     for victim in potential:
         room = [left + used for left, used in zip(room, uses[id(victim)])]
