@@ -21,6 +21,7 @@ from karptui.catalog import bundled_catalog
 from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.sim.karpenter import nodeclaim
+from karptui.sim.karpenter.inflight import InFlight
 from karptui.sim.karpenter.instancetypes import TypeSet, Vector
 from karptui.sim.karpenter.scheduler import Scheduler
 from karptui.sim.state import ClusterState
@@ -65,6 +66,11 @@ def plain_masks(self, pod, reqs, requests, rows):
     if pod.host_ports:
         fits &= self._ports_ok(pod)[template.group_of[rows]]
     return compatible, fits, offered
+
+
+def plain_candidates(self, need, reqs, tolerations):
+    """Every in-flight NodeClaim, the fewest pods first, then in the order opened."""
+    return sorted(self.claims, key=lambda c: len(c.pods))
 
 
 def nodepool(name, weight, requirements, taints=(), limits=None):
@@ -163,8 +169,32 @@ def test_shortcuts_decide_as_the_plain_path(seed, explain, monkeypatch):
         m.setattr(TypeSet, "vector", plain_vector)
         m.setattr(nodeclaim.NodeClaim, "room_for", plain_room_for)
         m.setattr(nodeclaim.NodeClaim, "_masks", plain_masks)
+        m.setattr(InFlight, "candidates", plain_candidates)
         plain = outcome(simulate(snapshot, catalog=CATALOG, explain=explain))
     assert fast == plain
+
+
+def test_the_random_clusters_leave_nodeclaims_out_for_each_reason(monkeypatch):
+    """The comparison above means something for the in-flight lists (.inflight): NodeClaims are
+    left out for pods they refuse for taints and for requirements, and pods join NodeClaims after
+    that (so ones left out come back)."""
+    refused, joined = [], []
+    original_refused, original_joined = InFlight.refused, InFlight.joined
+
+    def counting_refused(self, need, reqs, tolerations, claim, kind):
+        refused.append(kind)
+        return original_refused(self, need, reqs, tolerations, claim, kind)
+
+    def counting_joined(self, claim, requests):
+        joined.append(claim.name)
+        return original_joined(self, claim, requests)
+
+    monkeypatch.setattr(InFlight, "refused", counting_refused)
+    monkeypatch.setattr(InFlight, "joined", counting_joined)
+    for seed in range(24):
+        simulate(build_snapshot(random_cluster(seed)), catalog=CATALOG)
+    assert nodeclaim.REQUIREMENTS in refused and nodeclaim.TAINTS in refused
+    assert len(joined) > 24
 
 
 def test_the_random_clusters_reach_every_shortcut():

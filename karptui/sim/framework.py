@@ -87,7 +87,7 @@ def only_resources_see_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
     return all(plugin.blind_to_evictions(ctx, leaving) for plugin in EVICTION_AWARE_FILTERS)
 
 
-def filters_at(ctx: PodCycle, i: int, plugins=FILTERS) -> tuple[bool, list[str]]:
+def filters_at(ctx: PodCycle, i: int, plugins=FILTERS, settled: bool = False) -> tuple[bool, list[str]]:
     """Whether node ``i`` passes every filter, and else the reasons of the first plugin that
     refuses it: what ``run_filters(ctx, explain=True)`` says of that node, asked of it alone.
 
@@ -97,7 +97,10 @@ def filters_at(ctx: PodCycle, i: int, plugins=FILTERS) -> tuple[bool, list[str]]
     (a node's status is its first failing plugin's); the CHANGING_FILTERS answer for the node
     alone, the rest are read at it: the FIXED_FILTERS' answers kept for the pod's cycle (they
     change only with the nodes, which a cycle never changes), the domain ones asked afresh.
-    ``plugins`` (in FILTERS' order) asks only those."""
+    ``plugins`` (in FILTERS' order) asks only those. ``settled``: the cluster counts every pod as
+    the cycle's Filter phase found it (preemption between two dry runs, each of which puts back
+    what it took): the domain filters' answers are then kept for the cycle too, not asked of the
+    whole cluster again for each candidate node."""
     if ctx.state.excluded[i]:
         return False, []
     alone = np.array([i], dtype=np.intp)
@@ -108,6 +111,10 @@ def filters_at(ctx: PodCycle, i: int, plugins=FILTERS) -> tuple[bool, list[str]]
             failures, at = ctx.cycle.get((FIXED_FILTERS, plugin)), i
             if failures is None:
                 failures = ctx.cycle[(FIXED_FILTERS, plugin)] = plugin.filter(ctx)
+        elif settled:
+            failures, at = ctx.cycle.get((DOMAIN_FILTERS, plugin)), i
+            if failures is None:
+                failures = ctx.cycle[(DOMAIN_FILTERS, plugin)] = plugin.filter(ctx)
         else:
             failures, at = plugin.filter(ctx), i
         refusing = [failure for failure in failures if failure.nodes[at]]

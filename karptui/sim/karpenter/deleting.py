@@ -61,11 +61,13 @@ def pods_to_reschedule(snapshot: Snapshot, state) -> list[Pod]:
     """The pods on nodes being deleted that Karpenter schedules again, as pending pods (unbound
     copies), node by node."""
     claims = snapshot.nodeclaim_by_node
-    now = snapshot.as_of
+    now = None   # the snapshot's moment, asked only once a node is being deleted (it reads every object)
     out = []
     for i, node in enumerate(state.nodes):
         if not marked_for_deletion(node, claims.get(node.name)):
             continue
+        if now is None:
+            now = snapshot.as_of
         out += [replace(p, node_name="", phase="Pending") for p in state.pods[i]
                 if currently_reschedulable(p, snapshot, now)]
     return out

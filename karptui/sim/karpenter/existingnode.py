@@ -241,13 +241,39 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
     return out
 
 
-def _requested(state, i: int) -> Resources:
+def _requested(state, i: int, memo: dict | None = None) -> Resources:
     amounts = {name: int(vector[i]) for name, vector in state.requested.items() if vector[i]}
+    extra = memo.setdefault("extra requests", {}) if memo is not None else {}
     for pod in state.pods[i]:  # resources the state does not keep vectors for
-        for name, amount in pod.requests.items():
-            if name not in state.requested:
-                amounts[name] = amounts.get(name, 0) + amount
+        requests = pod.requests
+        # replicas share one requests object: its extra resources found once (kept alive with it)
+        found = extra.get(id(requests))
+        if found is None or found[0] is not requests:
+            found = extra[id(requests)] = (requests, tuple((name, amount) for name, amount in requests.items()
+                                                           if name not in state.requested))
+        for name, amount in found[1]:
+            amounts[name] = amounts.get(name, 0) + amount
     return Resources(amounts)
+
+
+def _daemonset_pods(pods, memo: dict) -> list[Pod]:
+    """The DaemonSet pods among ``pods``. A pod with one owner reference is one of them or not by
+    that reference alone, and replicas share theirs: asked once per reference (kept alive with it)."""
+    known = memo.setdefault("daemonset owners", {})
+    out = []
+    for pod in pods:
+        owners = pod.owners
+        if len(owners) != 1:
+            if owners and pod.is_daemonset_pod:
+                out.append(pod)
+            continue
+        owner = owners[0]
+        found = known.get(id(owner))
+        if found is None or found[0] is not owner:
+            found = known[id(owner)] = (owner, pod.is_daemonset_pod)
+        if found[1]:
+            out.append(pod)
+    return out
 
 
 def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons, memo: dict) -> ExistingNode:
@@ -260,14 +286,19 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     if managed and not initialized:
         allocatable = Resources({**{k: v for k, v in claim.allocatable.items()},
                                  **{k: v for k, v in node.allocatable.items() if v}})
-    on_node = [p for p in state.pods[i] if p.is_daemonset_pod]
+    on_node = _daemonset_pods(state.pods[i], memo)
     reqs = node_reqs(state, i)
-    key = ("daemons", reqs, taints)
+    # which DaemonSets run here depends on the node's requirements on their keys alone (a node's
+    # whole requirements differ from every other's by its hostname: nothing to share)
+    keys = memo.get("daemon keys")
+    if keys is None or keys[0] is not daemons:
+        keys = memo["daemon keys"] = (daemons, tuple(sorted({k for d in daemons for k in d.reqs})))
+    key = ("daemons", tuple(reqs.get(k) for k in keys[1]), taints)
     wanted = memo.get(key)
     if wanted is None:
         wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
     daemon_left = _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {}))
-    available = allocatable - _requested(state, i) - daemon_left
+    available = allocatable - _requested(state, i, memo) - daemon_left
     limits = node_limits(state.snapshot.csinode_by_name.get(node.name))
     volumes = union_all(pod_volumes(p, state.snapshot) for p in state.pods[i] if p.pvc_names) if limits else NONE
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
@@ -360,6 +391,7 @@ class ExistingPool:
         self._sound: np.ndarray | None = None
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
+        self._pool_rows: dict[str, list[int]] = {}   # NodePool -> positions of its nodes (see capacity)
         # some node counts volumes (a CSINode with limits): pods with volumes ask each node in turn
         self.volume_limited = any(n.volume_limits for n in nodes)
         self.over_volume_limit = any(n.over_volume_limit for n in nodes)
@@ -395,8 +427,16 @@ class ExistingPool:
         """What the ``alive`` nodes of ``nodepool`` hold of ``resource`` in all (its limits count it)."""
         found = self._capacity.get((nodepool, resource))
         if found is None:
-            rows = np.array([k for k, n in enumerate(self.nodes) if n.nodepool == nodepool], dtype=np.intp)
-            values = np.array([self.nodes[k].capacity.get(resource, 0) for k in rows], dtype=np.int64)
+            members = self._pool_rows.get(nodepool)
+            if members is None:  # every pool's nodes in one walk (a pool's limits ask for several resources)
+                by_pool: dict[str, list[int]] = {}
+                for k, n in enumerate(self.nodes):
+                    by_pool.setdefault(n.nodepool, []).append(k)
+                self._pool_rows.update(by_pool)
+                members = self._pool_rows.setdefault(nodepool, [])
+            rows = np.array(members, dtype=np.intp)
+            nodes = self.nodes
+            values = np.array([nodes[k].capacity.get(resource, 0) for k in members], dtype=np.int64)
             found = self._capacity[(nodepool, resource)] = (rows, values)
         rows, values = found
         return int(values[alive[rows]].sum())

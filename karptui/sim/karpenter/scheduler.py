@@ -38,6 +38,7 @@ from .buffers import is_virtual
 from .daemons import daemon_pods
 from .defaultconstraints import with_default_constraints
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
+from .inflight import InFlight
 from .instancetypes import TypeSet, type_set
 from .nodeclaim import LIMITS, RESERVATIONS, NodeClaim, SchedulingError, Template, build_template
 from .nodepool_verdicts import pool_verdicts
@@ -218,6 +219,7 @@ class Scheduler:
         self._fits: dict[bytes, list] = {}   # pod size -> [the nodes with room, len(_joined) then]; see _room
         self._joined: list[int] = []          # the nodes pods joined, in order
         self.results = Results()
+        self.inflight = InFlight(self.results.claims)   # which of them each kind of pod may join
         self._data: dict[str, PodData] = {}
         self._volumes: dict[str, list] = {}
         self._usage: dict[str, Volumes] = {}
@@ -226,6 +228,7 @@ class Scheduler:
         self.type_volume_limits = karpenter_version(snapshot) >= V1_15 and self.types.has_volume_limits
         self.changes = 0
         self._taken: set[str] | None = None
+        self._named: dict[tuple[str, int], int] = {}   # (pool, first index) -> the index _name gave last
         self.deciding = decide
         self.decisions: dict[str, tuple] = {}   # pod key -> its NodePool verdicts
         self.reservations = Reservations(self.types, karpenter_version(snapshot), prepared.reservations_selected,
@@ -326,17 +329,20 @@ class Scheduler:
         if self._to_existing(pod, data):
             return None
         need = self.types.vector(data.requests, remember=True)
-        row = id(need)  # NodeClaims full for a pod this size stay full: not even sorted
-        claims = sorted((c for c in self.results.claims if row not in c.no_room), key=lambda c: len(c.pods))
-        for claim in claims:
+        # the NodeClaims full for a pod this size, or refusing its taints or requirements as they
+        # stand, are left out (.inflight): the same tries, in the same order, that would not fail at once
+        inflight = self.inflight
+        for claim in inflight.candidates(need, data.reqs, pod.tolerations):
             if not claim.room_for(data.requests, need):
                 continue
             try:
                 reqs, rows = claim.can_add(pod, data, self.volumes(pod), why=False,
                                            relax_min_values=self.relax_min_values, volumes=self.claim_volumes(pod))
-            except SchedulingError:
+            except SchedulingError as exc:
+                inflight.refused(need, data.reqs, pod.tolerations, claim, exc.kind)
                 continue
             claim.add(pod, data, reqs, rows, self.claim_volumes(pod))
+            inflight.joined(claim, data.requests)
             self._placed(pod, claim)
             return None
         if not self.templates:
@@ -474,10 +480,14 @@ class Scheduler:
         taken = self._taken
         if taken is None:
             taken = self._taken = set(self.prepared.names_taken(self.snapshot))
-        index = len(self.results.claims)
+        start = len(self.results.claims)
+        # names only get taken: a start asked before goes on after the name it gave last (pods that
+        # no NodePool takes ask for a name each try, all at the same start)
+        index = self._named.get((pool, start), start)
         while (name := claim_name(pool, index)) in taken:
             index += 1000
         taken.add(name)
+        self._named[(pool, start)] = index
         return name
 
     def _within_limits(self, template: Template, remaining: Resources) -> np.ndarray:

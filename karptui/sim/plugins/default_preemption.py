@@ -120,6 +120,23 @@ def _uses(pod: Pod, resource: str) -> int:
     return pod.requests.get(resource, 0) + (resource == PODS)
 
 
+def _uses_rows(ctx: PodCycle, pods: list[Pod], resources: list[str]) -> dict[int, list[int]]:
+    """id(pod) -> :func:`_uses` for each of ``resources``, each row kept per requests object for the
+    simulation (replicas share theirs; kept with it, so a reused id is never mistaken): dry run
+    after dry run weighs the same few pod sizes."""
+    known = ctx.cache.get((NAME, "uses", *resources))
+    if known is None:
+        known = ctx.cache[(NAME, "uses", *resources)] = {}
+    out = {}
+    for pod in pods:
+        requests = pod.requests
+        found = known.get(id(requests))
+        if found is None or found[0] is not requests:
+            found = known[id(requests)] = (requests, [_uses(pod, r) for r in resources])
+        out[id(pod)] = found[1]
+    return out
+
+
 def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candidate | None, list[str]] | None:
     """:func:`_victims_on`'s dry run, for a pod only NodeResourcesFit can refuse as pods leave:
     the filters that ignore the node's pods asked once, then each victim weighed against the room
@@ -133,14 +150,16 @@ def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candi
         return None
     want = wanted(pod)
     resources, amounts = list(want), list(want.values())
-    uses = {id(victim): [_uses(victim, r) for r in resources] for victim in potential}
+    uses = _uses_rows(ctx, potential, resources)
     room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
     for victim in potential:
         room = [left + used for left, used in zip(room, uses[id(victim)])]
     if any(left < amount for left, amount in zip(room, amounts)):
         return None
     moves = [(victim, -1) for victim in potential]
-    fits, reasons = filters_at(ctx, i, BUT_RESOURCES)   # as they answer with every victim gone
+    # as they answer with every victim gone; before this dry run the cluster is as the cycle found
+    # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
+    fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
         state.dry_run_on(i, moves + [(victim, +1) for victim in potential])
         return None, reasons

@@ -124,6 +124,7 @@ class TermIndex:
         self.scored: dict[tuple, GroupCounts] = {}  # (resolved pair, topology key, weight) -> pods per node
         self._groups = 0  # groups ever added: a pod's matching groups stay valid while this is unchanged
         self._matching: dict[tuple, tuple[int, list]] = {}
+        self._groups_of: dict[tuple, tuple] = {}   # see update
         for pod, i in state.bound_with_affinity():  # most pods have none
             self.update(pod, i, +1, state)
         state.listeners.append(lambda pod, i, sign: self.update(pod, i, sign, state))
@@ -134,16 +135,16 @@ class TermIndex:
         new.size = self.size
         new.anti = {key: counts.copy() for key, counts in self.anti.items()}
         new.scored = {key: counts.copy() for key, counts in self.scored.items()}
-        new._groups, new._matching = self._groups, {}
+        new._groups, new._matching, new._groups_of = self._groups, {}, {}
         state.listeners.append(lambda pod, i, sign: new.update(pod, i, sign, state))
         return new
 
-    def _bump(self, groups: dict, key: tuple, i: int, sign: int) -> None:
+    def _group(self, groups: dict, key: tuple) -> GroupCounts:
         counts = groups.get(key)
         if counts is None:
             counts = groups[key] = GroupCounts(self.size)
             self._groups += 1
-        counts.add(i, sign)
+        return counts
 
     def matching(self, which: str, pod: Pod) -> list[tuple[tuple, GroupCounts]]:
         """The ``anti`` or ``scored`` groups whose term selects ``pod``, with their counts.
@@ -164,13 +165,26 @@ class TermIndex:
         affinity = pod.affinity
         if not (affinity.anti_required or affinity.pod_required or affinity.pod_preferred or affinity.anti_preferred):
             return
-        for term, pair in zip(affinity.anti_required, resolved_terms(affinity.anti_required, pod, state)):
-            self._bump(self.anti, (pair, term.topology_key), i, sign)
+        # a pod's groups depend on its terms, namespace and labels, which a workload's replicas share
+        # (objects kept with the answer, so a reused id is never mistaken; groups are never dropped)
+        key = (id(affinity), pod.namespace, id(pod.labels))
+        found = self._groups_of.get(key)
+        if found is None or found[0] is not affinity or found[1] is not pod.labels:
+            found = self._groups_of[key] = (affinity, pod.labels, self._pod_groups(pod, state))
+        for counts in found[2]:
+            counts.add(i, sign)
+
+    def _pod_groups(self, pod: Pod, state: ClusterState) -> list[GroupCounts]:
+        """The groups ``pod``'s terms count in (made when first met, in the order of its terms)."""
+        affinity = pod.affinity
+        out = [self._group(self.anti, (pair, term.topology_key))
+               for term, pair in zip(affinity.anti_required, resolved_terms(affinity.anti_required, pod, state))]
         weighted = [(self.HARD_AFFINITY_WEIGHT, t) for t in affinity.pod_required]
         weighted += [(w.weight, w.term) for w in affinity.pod_preferred]
         weighted += [(-w.weight, w.term) for w in affinity.anti_preferred]
         for weight, term in weighted:
-            self._bump(self.scored, (resolved_terms((term,), pod, state)[0], term.topology_key, weight), i, sign)
+            out.append(self._group(self.scored, (resolved_terms((term,), pod, state)[0], term.topology_key, weight)))
+        return out
 
 
 def term_index(state: ClusterState) -> TermIndex:
