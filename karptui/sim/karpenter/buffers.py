@@ -209,6 +209,10 @@ def buffer_pods(snapshot, gates: FeatureGates, version: KarpenterVersion) -> tup
     return tuple(pod for r in resolutions(snapshot) for pod in virtual_pods(r, version))
 
 
+# where a provisioning pass put a virtual pod (BufferTally.placed)
+NODE, COMING, NEW, NOWHERE = "node", "coming", "new", "nowhere"
+
+
 class BufferTally:
     """Where one provisioning pass put each buffer's virtual pods (classifyBufferPods), and the nodes
     that hold any (the cluster state's buffer pod counts, which the emptiness method reads)."""
@@ -220,19 +224,29 @@ class BufferTally:
         self.new: dict[str, int] = {}
         self.failed: dict[str, int] = {}
         self.nodes: dict[str, int] = {}   # existing node -> virtual pods placed on it
+        # each virtual pod, in order: (pod key, its buffer's key, where: NODE / COMING / NEW / NOWHERE,
+        # the node's or NodeClaim's name, or why it has no place), for the panes
+        self.placed: list[tuple[str, str, str, str]] = []
+        self.pods: dict[str, Pod] = {}    # pod key -> the virtual pod (its requests, for the panes)
 
     def count(self, virtual: Iterable[Pod], result) -> None:
         for pod in virtual:
             key = buffer_key(pod, self.version)
             node = result.on_existing.get(pod.key)
+            claim = result.on_claim.get(pod.key)
             if node is not None:
                 if node.index is not None:   # a node that exists (not one on its way)
                     self.nodes[node.name] = self.nodes.get(node.name, 0) + 1
                 bucket = self.existing
-            elif pod.key in result.on_claim:
+                where, name = (NODE if node.index is not None else COMING), node.name
+            elif claim is not None:
                 bucket = self.new
+                where, name = NEW, claim.name
             else:
                 bucket = self.failed
+                where, name = NOWHERE, result.errors.get(pod.key, "")
+            self.placed.append((pod.key, key, where, name))
+            self.pods[pod.key] = pod
             if key:
                 bucket[key] = bucket.get(key, 0) + 1
 
