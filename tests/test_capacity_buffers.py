@@ -299,7 +299,7 @@ def test_simulate_says_when_the_status_lags_the_spec(cli, write):
     import json
 
     path, version = _bundled_with_buffer(write, "v1.15.1")
-    dump = json.loads(open(path).read())
+    dump = json.loads(path.read_text())
     (buffer,) = [o for o in dump["items"] if o["kind"] == "CapacityBuffer"]
     buffer["status"] = _status("True", 1)
     path = write("lagging.json", dump)

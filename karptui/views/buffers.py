@@ -77,7 +77,7 @@ class BufferGroup:
                 self.provisioning or "-")
 
     def lines(self) -> list[str]:
-        """The detail strip for the buffer (its header row, or one of its pods with :meth:`pod_lines`)."""
+        """The detail strip on the buffer's header row (on one of its pods, :func:`buffer_detail` adds a line)."""
         source = ("its status, as the buffer controller last wrote it" if self.from_status
                   else "its spec, as the buffer controller's next reconcile resolves it")
         out = [f"CapacityBuffer {self.buffer}: room Karpenter keeps for virtual pods, no pods of the cluster; "
