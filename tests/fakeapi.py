@@ -103,6 +103,7 @@ _DEFAULT_RESOURCES = [
     ("storage.k8s.io", "v1", "csinodes", "CSINode", False),
     ("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
     ("coordination.k8s.io", "v1", "leases", "Lease", True),
+    ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False),
 ]
 
 _KARPENTER_RESOURCES = [

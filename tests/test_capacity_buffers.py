@@ -2,7 +2,8 @@
 
 Facts from kubernetes-sigs/karpenter at v1.14.0 (``provisioning/buffers.go``) and v1.14.1 / main
 (``state/virtualpods/utilities.go``, ``capacitybuffer/{controller,helpers}.go``, ``utils/apps/resolve.go``);
-the upstream tests these hold are named in tests/karpenter_spec/after-v1.14.1's skipped lists.
+the upstream tests these hold are named in the skipped lists of tests/karpenter_spec/after-v1.14.1/,
+virtualpods/ and virtualpods-utilities/.
 """
 
 from __future__ import annotations
@@ -261,3 +262,52 @@ def test_snapshot_save_keeps_what_a_buffer_needs(cli, tmp_path):
         assert [(p.name, dict(p.labels), p.requests, p.node_selector) for p in got] == \
                [(p.name, dict(p.labels), p.requests, p.node_selector) for p in buffer_pods(whole, ON, version)]
         assert len(got) == 4   # 2 chunks of the template, 50% of the Deployment's 4 replicas
+
+
+def _status(ready: str, replicas: int | None, reason: str = "Resolved") -> dict:
+    status = {"conditions": [{"type": "ReadyForProvisioning", "status": ready, "reason": reason}]}
+    if replicas is not None:
+        status["replicas"] = replicas
+    return status
+
+
+def test_a_written_status_is_read_as_the_provisioner_reads_it():
+    """With a ReadyForProvisioning condition in the snapshot: the count is status.replicas (the spec says
+    3), none when the condition is False or the count is 0; the shape still comes from the spec."""
+    def made(status):
+        return _pods(_template(), {**_buffer(podTemplateRef={"name": "shape"}, replicas=3), "status": status})
+
+    assert len(made(_status("True", 2))) == 2
+    assert made(_status("False", 2)) == ()
+    assert made(_status("True", 0)) == ()
+    assert made(_status("True", None)) == ()
+    (found,) = resolutions(_snapshot(_template(), {**_buffer(podTemplateRef={"name": "shape"}, replicas=3),
+                                                   "status": _status("True", 2)}))
+    assert (found.from_status, found.replicas, found.spec_replicas) == (True, 2, 3)
+
+
+def test_ready_by_its_status_but_its_template_gone_makes_no_pods():
+    """virtualpods_test.go:209 with a status: the provisioner resolves the shape from the spec at that
+    moment and skips the buffer it cannot resolve, whatever the status says."""
+    buffer = {**_buffer(podTemplateRef={"name": "gone"}, replicas=2), "status": _status("True", 2)}
+    assert _pods(buffer) == ()
+    (found,) = resolutions(_snapshot(buffer))
+    assert found.from_status and found.ready_for_provisioning and found.spec_replicas is None
+
+
+def test_simulate_says_when_the_status_lags_the_spec(cli, write):
+    import json
+
+    path, version = _bundled_with_buffer(write, "v1.15.1")
+    dump = json.loads(path.read_text())
+    (buffer,) = [o for o in dump["items"] if o["kind"] == "CapacityBuffer"]
+    buffer["status"] = _status("True", 1)
+    path = write("lagging.json", dump)
+    code, out, err = cli("simulate", path, "--output", "json", "--feature-gates", "CapacityBuffer=true", *version)
+    assert code == 0, err
+    doc = json.loads(out)
+    (found,) = doc["capacity_buffers"]
+    assert (found["from_status"], found["replicas"], found["spec_replicas"]) == (True, 1, 2)
+    assert found["on_existing_nodes"] + found["on_new_nodeclaims"] + found["failed"] == 1
+    assert any(n.startswith("CapacityBuffer default/warm: Karpenter provisions for 1 virtual pod(s)")
+               and "resolves to 2" in n for n in doc["notes"])

@@ -203,6 +203,86 @@ def test_the_live_clusters_karpenter_version_is_its_controllers_image_and_follow
     only_gets(api)
 
 
+def _nodepool_crd(balanced: bool, name: str = "nodepools.karpenter.sh") -> dict:
+    """Karpenter's NodePool CRD as its chart installs it (v1.14.x: Balanced accepted, consolidateAfter
+    required; earlier v1 releases: no Balanced), with a large description the save must not keep."""
+    policies = ["WhenEmpty", "WhenEmptyOrUnderutilized"] + (["Balanced"] if balanced else [])
+    disruption = {"type": "object", "required": ["consolidateAfter"], "description": "x" * 5000,
+                  "properties": {"consolidationPolicy": {"type": "string", "enum": policies, "description": "y"},
+                                 "consolidateAfter": {"type": "string"}}}
+    schema = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "disruption": disruption, "limits": {"type": "object"}}}}}}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": name, "annotations": {"controller-gen.kubebuilder.io/version": "v0.20.1"}},
+            "spec": {"group": name.partition(".")[2], "names": {"kind": "NodePool", "plural": name.partition(".")[0]},
+                     "scope": "Cluster", "conversion": {"strategy": "None"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": schema}]}}
+
+
+def test_without_a_controller_the_live_version_comes_from_karpenters_nodepool_crd(api, kubeconfig):
+    """No controller visible: the NodePool CRD places the release (v1.14.x here, then v1.0-v1.13 after
+    it is replaced) and the header says so; only that CRD is asked for (a metadata.name field selector,
+    which a ClusterRole's resourceNames authorizes); a controller that appears wins over it."""
+    from karptui.views.info import karpenter_words, snapshot_info
+
+    api.add(_nodepool_crd(balanced=True))
+    api.add(_nodepool_crd(balanced=True, name="widgets.example.com"))
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
+    try:
+        assert cluster.wait_synced(10)
+        found = snapshot_info(cluster.snapshot())["karpenter_version"]
+        assert (found["version"], found["source"]) == ("v1.14.3", "CRDs")
+        assert "CRD nodepools.karpenter.sh" in found["detail"]
+        assert karpenter_words(found).startswith("Karpenter v1.14.3 (CRDs)")
+        assert [c.name for c in cluster.snapshot().karpenter_crds] == ["nodepools.karpenter.sh"]
+        crd_lists = [q for _, path, q in api.requests if path.endswith("/customresourcedefinitions")]
+        assert crd_lists and all(q.get("fieldSelector") == "metadata.name=nodepools.karpenter.sh" for q in crd_lists)
+        api.modify(_nodepool_crd(balanced=False))
+        eventually(lambda: snapshot_info(cluster.snapshot())["karpenter_version"]["version"] == "v1.13.0")
+        api.add(_controller("public.ecr.aws/karpenter/controller:1.15.1"))
+        eventually(lambda: snapshot_info(cluster.snapshot())["karpenter_version"]["source"] == "controller image")
+        only_gets(api)
+    finally:
+        cluster.stop()
+
+
+def test_a_forbidden_crd_falls_back_to_the_nodepools_api_version_and_says_why(api, kubeconfig):
+    from karptui.views.info import snapshot_info
+
+    api.add(_nodepool_crd(balanced=True))
+    api.forbid("customresourcedefinitions")
+    cluster = LiveCluster(connect(kubeconfig), read_timeout=5).start()
+    try:
+        assert cluster.wait_synced(10)
+        found = cluster.snapshot()
+        assert found.karpenter_crds == ()
+        assert snapshot_info(found)["karpenter_version"]["source"] == "NodePool API version"
+        assert any(n.startswith("customresourcedefinitions.apiextensions.k8s.io: forbidden") for n in cluster.status())
+    finally:
+        cluster.stop()
+
+
+def test_snapshot_save_keeps_of_the_crd_only_what_places_the_release(api, kubeconfig, cli, tmp_path):
+    import json
+
+    from karptui.sources import load_snapshot
+    from karptui.views.info import snapshot_info
+
+    api.add(_nodepool_crd(balanced=True))
+    out = tmp_path / "saved.json"
+    code, _, err = cli("snapshot", "save", out, "--kubeconfig", kubeconfig, "--logs-since", "0")
+    assert code == 0, err
+    only_gets(api)
+    (crd,) = [o for o in json.loads(out.read_text())["items"] if o["kind"] == "CustomResourceDefinition"]
+    assert crd["metadata"]["name"] == "nodepools.karpenter.sh" and not crd["metadata"].get("annotations")
+    disruption = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    assert disruption == {"disruption": {"required": ["consolidateAfter"], "properties": {
+        "consolidationPolicy": {"enum": ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]}}}}
+    assert "conversion" not in crd["spec"] and "scope" not in crd["spec"]
+    found = snapshot_info(load_snapshot(out))["karpenter_version"]
+    assert (found["version"], found["source"]) == ("v1.14.3", "CRDs")
+
+
 def test_410_gone_means_list_again_and_nothing_is_lost(api, live):
     nodes = watched_nodes(api, live)
     api.drop_watches()
@@ -287,7 +367,7 @@ def test_the_shipped_clusterrole_grants_every_read_and_nothing_more():
     import yaml
 
     import karptui.cluster
-    from karptui.cluster.resources import BUILTIN, KARPENTER_GROUPS
+    from karptui.cluster.resources import BUILTIN, KARPENTER_CRD, KARPENTER_GROUPS, NODEPOOL_CRD
 
     role = yaml.safe_load((Path(karptui.cluster.__file__).parent / "karptui-readonly.yaml").read_text())
     granted = {(group, res): set(rule["verbs"]) for rule in role["rules"]
@@ -300,6 +380,10 @@ def test_the_shipped_clusterrole_grants_every_read_and_nothing_more():
     for plural in ("ec2nodeclasses", "awsnodetemplates"):
         assert granted[(KARPENTER_GROUPS[1], plural)] >= {"list", "watch"}
     assert granted[("autoscaling.x-k8s.io", "capacitybuffers")] >= {"list", "watch"}
+    # one CRD, by name: karptui lists it with the field selector resourceNames authorizes
+    (crds,) = [r for r in role["rules"] if "customresourcedefinitions" in r["resources"]]
+    assert crds["resourceNames"] == [NODEPOOL_CRD] and set(crds["verbs"]) >= {"list", "watch"}
+    assert KARPENTER_CRD.field_selector == f"metadata.name={NODEPOOL_CRD}"
     assert granted[("", "pods/log")] == {"get"} and granted[("coordination.k8s.io", "leases")] == {"get"}
     assert not any(res in ("secrets", "configmaps") for _, res in granted)
 

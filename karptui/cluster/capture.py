@@ -17,7 +17,7 @@ from .connect import TIMEOUT, Connection
 from .informer import PAGE
 from .karpenter_logs import recent_log
 from .redact import redact
-from .resources import BUILTIN, Resource, discover, list_pages
+from .resources import BUILTIN, KARPENTER_CRD, Resource, discover, list_pages
 
 
 def list_all(connection: Connection, resource: Resource) -> Iterator[dict]:
@@ -32,7 +32,7 @@ def capture(connection: Connection, logs_since: float | None = 3600) -> tuple[li
     """(objects, metadata, notes): a 403 or an absent kind is a note, not a failure."""
     karpenter, notes = discover(connection.api)
     objects: list[dict] = []
-    for resource in (*BUILTIN, *karpenter):
+    for resource in (*BUILTIN, KARPENTER_CRD, *karpenter):
         try:
             objects.extend(list_all(connection, resource))
         except ApiException as exc:

@@ -17,7 +17,7 @@ from ..model import Snapshot, SnapshotMeta
 from ..model.build import KINDS, api_group, assemble
 from .connect import Connection
 from .informer import ABSENT, FORBIDDEN, Informer, wait_all
-from .resources import BUILTIN, Resource, discover
+from .resources import BUILTIN, KARPENTER_CRD, Resource, discover
 
 
 class LiveCluster:
@@ -34,7 +34,7 @@ class LiveCluster:
         self.notes: list[str] = []
         if resources is None:
             karpenter, self.notes = discover(connection.api)
-            resources = [*BUILTIN, *karpenter]
+            resources = [*BUILTIN, KARPENTER_CRD, *karpenter]
         self.version = 0
         self._lock = threading.Lock()
         self.informers = [Informer(r, r.lister(connection.api, connection.namespace), self._changed,

@@ -216,6 +216,14 @@ KINDS: dict[str, dict] = {
                      "status": {"conditions": CONDITIONS, "subnets": Each({"id": KEEP, "zone": KEEP, "zoneID": KEEP})}},
     "AWSNodeTemplate": {"spec": NODE_CLASS_SPEC,
                         "status": {"conditions": CONDITIONS, "subnets": Each({"id": KEEP, "zone": KEEP})}},
+    # Karpenter's NodePool CRD, of which only what bounds the release (karptui.model.crd): the group,
+    # kind, each version's name and whether it is served or stored, and of the schema only what
+    # spec.disruption requires and which consolidation policies it accepts
+    "CustomResourceDefinition": {"spec": {
+        "group": KEEP, "names": {"kind": KEEP, "plural": KEEP},
+        "versions": Each({"name": KEEP, "served": KEEP, "storage": KEEP, "schema": {"openAPIV3Schema": {
+            "properties": {"spec": {"properties": {"disruption": {
+                "required": KEEP, "properties": {"consolidationPolicy": {"enum": KEEP}}}}}}}}})}},
 }
 
 

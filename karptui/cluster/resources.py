@@ -31,6 +31,8 @@ class Resource:
     plural: str
     kind: str
     namespaced: bool
+    # list and watch only what this selects (``metadata.name=...``): one object of a kind with many
+    field_selector: str = ""
 
     @property
     def api_version(self) -> str:
@@ -45,6 +47,8 @@ class Resource:
         """The client function that lists (and, with watch=True, watches) this kind; its
         ``what`` says so in messages ("listing pods")."""
         lister = functools.partial(self._lister(api, namespace))
+        if self.field_selector:
+            lister = functools.partial(lister, field_selector=self.field_selector)
         lister.what = f"listing {self.name}"  # type: ignore[attr-defined]
         return lister
 
@@ -133,14 +137,16 @@ def list_pages(lister: Callable[..., Any], page: int, timeout, what: str | None 
 
 TYPED = {("", "v1"): client.CoreV1Api, ("apps", "v1"): client.AppsV1Api, ("batch", "v1"): client.BatchV1Api,
          ("policy", "v1"): client.PolicyV1Api,
-         ("storage.k8s.io", "v1"): client.StorageV1Api, ("scheduling.k8s.io", "v1"): client.SchedulingV1Api}
+         ("storage.k8s.io", "v1"): client.StorageV1Api, ("scheduling.k8s.io", "v1"): client.SchedulingV1Api,
+         ("apiextensions.k8s.io", "v1"): client.ApiextensionsV1Api}
 # the typed client's method names say the kind in snake case
 SINGULAR = {"nodes": "node", "pods": "pod", "events": "event", "namespaces": "namespace",
             "persistentvolumes": "persistent_volume", "persistentvolumeclaims": "persistent_volume_claim",
             "podtemplates": "pod_template",
             "deployments": "deployment", "replicasets": "replica_set", "statefulsets": "stateful_set",
             "daemonsets": "daemon_set", "jobs": "job", "poddisruptionbudgets": "pod_disruption_budget",
-            "storageclasses": "storage_class", "priorityclasses": "priority_class", "csinodes": "csi_node"}
+            "storageclasses": "storage_class", "priorityclasses": "priority_class", "csinodes": "csi_node",
+            "customresourcedefinitions": "custom_resource_definition"}
 
 BUILTIN = (
     Resource("", "v1", "nodes", "Node", False),
@@ -160,6 +166,16 @@ BUILTIN = (
     Resource("storage.k8s.io", "v1", "csinodes", "CSINode", False),
     Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
 )
+
+#: Karpenter's NodePool CRD, and only it (a cluster may hold thousands of CRDs, each a large schema):
+#: when no controller image is visible, its served versions and schema bound the Karpenter release
+#: (karptui.sim.karpenter.versions). Karpenter's charts put no release label on their CRDs (only
+#: controller-gen's own version, which patch releases of older lines bump too), so the schema is
+#: what tells. The ClusterRole may grant this one name: a list with a ``metadata.name`` field selector
+#: is authorized by ``resourceNames``.
+NODEPOOL_CRD = "nodepools.karpenter.sh"
+KARPENTER_CRD = Resource("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False,
+                         field_selector=f"metadata.name={NODEPOOL_CRD}")
 
 # Karpenter's kinds, by group; of the versions a cluster serves for a kind, the
 # group's preferred one wins (the API lists it first).

@@ -45,7 +45,7 @@ class CapacityBuffer(KubeObject):
     percentage: int | None = None         # spec.percentage (of the scalable ref's replicas)
     limits: Resources = EMPTY             # spec.limits
     provisioning_strategy: str = ACTIVE_CAPACITY
-    # status, as the buffer controller last wrote it (shown; the simulation recomputes it)
+    # status, as the buffer controller last wrote it: what the provisioner reads (sim.karpenter.buffers)
     status_replicas: int | None = None
     ready_for_provisioning: str = ""      # "True" / "False" / "" (no condition yet)
     ready_reason: str = ""

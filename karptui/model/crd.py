@@ -1,8 +1,9 @@
 """Karpenter's CustomResourceDefinitions, as far as they tell which Karpenter installed them.
 
 A dump may hold the CRDs (``kubectl get crd -o yaml``) but no controller pod (another namespace, no
-RBAC): the CRDs' served API versions and a few schema details then bound the Karpenter release
-(karptui.sim.karpenter.versions reads them). Only CRDs of Karpenter's groups are kept, and of
+RBAC), and live mode and ``snapshot save`` read Karpenter's NodePool CRD (karptui.cluster.resources):
+the CRDs' served API versions and a few schema details then bound the Karpenter release
+(karptui.sim.karpenter.versions reads them; Karpenter's charts label their CRDs with no release). Only CRDs of Karpenter's groups are kept, and of
 them only what bounds the release: the rest of a schema is large and says nothing karptui uses.
 """
 

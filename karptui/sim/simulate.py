@@ -181,7 +181,7 @@ def capacity_buffers(snapshot: Snapshot, gates, notes: list[str]):
     """The capacity buffers' virtual pods Karpenter schedules with the pending pods, and the tally
     that says where they went (None when the snapshot has no CapacityBuffer); a note when the gate
     is off and buffers are there (:mod:`.karpenter.buffers`)."""
-    from .karpenter.buffers import BufferTally, buffer_pods, resolutions
+    from .karpenter.buffers import BufferTally, buffer_pods, resolutions, stale_status
     from .karpenter.versions import karpenter_version
 
     if not snapshot.capacity_buffers:
@@ -191,7 +191,9 @@ def capacity_buffers(snapshot: Snapshot, gates, notes: list[str]):
                      "is off (Karpenter's default)")
         return (), None
     version = karpenter_version(snapshot)
-    return buffer_pods(snapshot, gates, version), BufferTally(version, resolutions(snapshot))
+    found = resolutions(snapshot)
+    notes.extend(note for r in found if (note := stale_status(r)))
+    return buffer_pods(snapshot, gates, version), BufferTally(version, found)
 
 
 def disruption_pending(attempts) -> list[Pod]:

@@ -560,7 +560,9 @@ class KarptuiApp(App):
         if kind == "node" and name in snapshot.node_by_name:
             node, main = snapshot.node_by_name[name], self._main_screen()
             disruption = main.disruption_lines(name) if main is not None and node.nodepool else None
-            self.push_screen(DetailScreen(f"node {name}", node_detail(node, snapshot, self.events, disruption),
+            buffers = self.result.buffers if self.result is not None else None
+            self.push_screen(DetailScreen(f"node {name}",
+                                          node_detail(node, snapshot, self.events, disruption, buffers),
                                           node=name, ref=("node", name)))
         elif kind == "pod":
             pod = self.pod_by_key.get(name)

@@ -7,18 +7,21 @@ from collections import defaultdict
 from ..model import Node, Pod, Snapshot
 from ..model.events import Event
 from ..model.quantity import format_millis, human_bytes
+from .buffers import node_buffer_lines
 from .nodepool_table import nodepool_lines, nodepools_json
 from .pending import simulator_answer
 from .prediction import predict
 
 
 DISRUPTION_SECTION = "disruption"
+BUFFER_SECTION = "buffer pods"
 
 
 def node_detail(node: Node, snapshot: Snapshot, events: list[dict],
-                disruption: list[str] | None = None) -> dict[str, list[str]]:
+                disruption: list[str] | None = None, buffers=None) -> dict[str, list[str]]:
     """The sections of a node's drill-in; ``disruption`` (each disruption method's verdict, from
-    :meth:`karptui.views.disruption.DisruptionView.node_lines`) when the caller has it."""
+    :meth:`karptui.views.disruption.DisruptionView.node_lines`) when the caller has it; ``buffers``:
+    the simulation's capacity buffer tally, whose virtual pods on the node get a section of their own."""
     pods = snapshot.pods_by_node.get(node.name, [])
     claim = snapshot.nodeclaim_by_node.get(node.name)
     names = {node.name} | ({claim.name} if claim else set())
@@ -33,6 +36,9 @@ def node_detail(node: Node, snapshot: Snapshot, events: list[dict],
         "karpenter": [f"{e.get('time', '')} {e['kind']}" for e in related] or ["(nothing in the logs)"],
         "events": [f"{e.reason}: {e.message}" for e in snapshot.events if _about_node(e, names)] or ["(none)"],
     }
+    held = node_buffer_lines(buffers, node.name)
+    if held:   # right after the pods: they are counted as if they were some
+        sections = {"pods": sections.pop("pods"), BUFFER_SECTION: held, **sections}
     if disruption is not None and node.nodepool:
         sections = {"pods": sections.pop("pods"), DISRUPTION_SECTION: disruption, **sections}
     return sections

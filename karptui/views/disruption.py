@@ -260,6 +260,12 @@ def simulated_view(result, snapshot: Snapshot) -> DisruptionView:
                            + (f"; its {d.pods} pod(s) go pending" if d.pods else ""))
                 would = f"delete #{number}"
                 mark = f"#{number} repair, forceful delete"
+            elif d.terminate_first and d.reservation:  # v1.15: its replacement needs the instance it frees
+                because = (f"{kind}: terminated before its replacement (capacity reservation {d.reservation} is "
+                           "full: the replacement needs the instance this node frees)"
+                           + (f"; its {d.pods} pod(s) go pending until provisioning launches into it" if d.pods else ""))
+                would = f"delete #{number}"
+                mark = f"#{number} terminate first"
             elif d.terminate_first:  # v1.15: no room in its NodePool for a replacement first
                 because = (f"{kind}: terminated before its replacement (its NodePool has no room for one first)"
                            + (f"; its {d.pods} pod(s) go pending until provisioning refills it" if d.pods else ""))

@@ -70,6 +70,7 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
              "estimated_savings_per_hour": d.estimated_savings, "estimate_counts": d.estimate_counts or None,
              "replacement_name": d.replacement_name or None, "moves": dict(d.moves),
              "forceful": d.forceful, "terminate_first": d.terminate_first,
+             "terminate_first_reservation": d.reservation or None,
              # every NodeClaim the command launches (drift launches as many as its pods need)
              "replacements": [{"name": name, **launch_json(pool, launch, catalog)}
                               for name, (pool, launch) in zip(d.replacement_names, d.launches)],

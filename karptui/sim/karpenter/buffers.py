@@ -14,10 +14,18 @@ floor of limit / request, the smallest); with neither replicas nor percentage, t
 The shape: a PodTemplate of the buffer's namespace (``podTemplateRef``), or the pod template of an
 ``apps`` Deployment / StatefulSet / ReplicaSet (``scalableRef``); anything else resolves to nothing.
 
-The provisioner reads the count from the buffer's status, which the controller writes from the
-spec at every reconcile (every 30 s and on each change): the simulation computes it from the spec
-as that reconcile would, so a what-if that edits a buffer sees its effect; the status in a
-snapshot is kept in the model, not used.
+The provisioner reads the buffer's status, which the controller writes from the spec at every
+reconcile (every 30 s and on each change): a buffer counts when its ``ReadyForProvisioning``
+condition is True, ``status.replicas`` is above 0 and its spec names a podTemplateRef or
+scalableRef; it makes ``status.replicas`` pods, their shape resolved from the spec at that moment
+(not from ``status.podTemplateRef``, which may be stale), and none when that no longer resolves
+(``virtualpods/utilities.go`` ``isBufferReadyForProvisioning``, ``resolveVirtualPodSpec``,
+``BuildVirtualPods`` at v1.14.1; ``provisioning/buffers.go`` at v1.14.0, the same rule). Where
+the snapshot shows that status (the condition is there), the simulation reads it so; where it
+does not (a buffer the controller has not reconciled yet, one a what-if creates or edits: the API
+server keeps no status across an edit), it computes what the controller's next reconcile writes,
+from the spec. Where the two differ (a scaled workload the controller has not caught up with),
+``notes`` say so (:func:`stale_status`).
 
 What the virtual pod carries changed in v1.14.1 (core#3174, cherry-picked in #3238):
 v1.14.0 labels it ``karpenter.sh/capacity-buffer-name`` / ``-namespace`` and nothing else, so its
@@ -55,12 +63,21 @@ class BufferResolution:
     buffer: CapacityBuffer
     template: Pod | None
     replicas: int
-    reason: str = "Resolved"        # the ReadyForProvisioning reason the controller would write
+    reason: str = "Resolved"        # the ReadyForProvisioning reason the controller would write (or wrote)
     message: str = ""
+    # read from the status the controller last wrote (else computed from the spec, as its next
+    # reconcile would), and then what the spec resolves to now (None: it does not resolve)
+    from_status: bool = False
+    spec_replicas: int | None = None
 
     @property
     def ready(self) -> bool:
         return self.template is not None
+
+    @property
+    def ready_for_provisioning(self) -> bool:
+        """The condition the provisioner reads: the status's, else the one the next reconcile writes."""
+        return self.buffer.ready_for_provisioning == "True" if self.from_status else self.ready
 
 
 def is_virtual(pod: Pod) -> bool:
@@ -91,6 +108,36 @@ def percentage_replicas(scalable: int, percentage: int) -> int:
 
 
 def resolve(snapshot, buffer: CapacityBuffer) -> BufferResolution:
+    """What the provisioner makes of ``buffer``: its status, where the controller has written one
+    (the module says how), else what the controller's next reconcile writes (:func:`reconcile`)."""
+    computed = reconcile(snapshot, buffer)
+    if not buffer.ready_for_provisioning:
+        return computed
+    status = buffer.ready_for_provisioning
+    spec_replicas = computed.replicas if computed.ready else None
+    if status != "True":
+        return BufferResolution(buffer, None, 0, buffer.ready_reason or "NotReadyForProvisioning",
+                                f"its status says ReadyForProvisioning {status}"
+                                + (f" ({buffer.ready_reason})" if buffer.ready_reason else ""),
+                                from_status=True, spec_replicas=spec_replicas)
+    replicas = buffer.status_replicas or 0
+    if not computed.ready:  # ready by its status, but its spec no longer resolves: no pods this pass
+        return replace(computed, replicas=replicas, from_status=True, spec_replicas=None)
+    return BufferResolution(buffer, computed.template, replicas, buffer.ready_reason or "Resolved",
+                            from_status=True, spec_replicas=spec_replicas)
+
+
+def stale_status(r: BufferResolution) -> str:
+    """A note when the provisioner counts a different number of pods from the buffer's status than its
+    spec resolves to now (the controller has not reconciled since), else ""."""
+    if not r.from_status or not r.ready_for_provisioning or r.spec_replicas is None or r.spec_replicas == r.replicas:
+        return ""
+    return (f"CapacityBuffer {r.buffer.key}: Karpenter provisions for {r.replicas} virtual pod(s), its status.replicas "
+            f"as the buffer controller last wrote it; its spec resolves to {r.spec_replicas} at the controller's "
+            "next reconcile (every 30 s)")
+
+
+def reconcile(snapshot, buffer: CapacityBuffer) -> BufferResolution:
     """The controller's reconcile of ``buffer`` over the snapshot's PodTemplates and workloads."""
     candidates: list[int] = []
     if buffer.pod_template_ref:
@@ -162,6 +209,10 @@ def buffer_pods(snapshot, gates: FeatureGates, version: KarpenterVersion) -> tup
     return tuple(pod for r in resolutions(snapshot) for pod in virtual_pods(r, version))
 
 
+# where a provisioning pass put a virtual pod (BufferTally.placed)
+NODE, COMING, NEW, NOWHERE = "node", "coming", "new", "nowhere"
+
+
 class BufferTally:
     """Where one provisioning pass put each buffer's virtual pods (classifyBufferPods), and the nodes
     that hold any (the cluster state's buffer pod counts, which the emptiness method reads)."""
@@ -173,19 +224,29 @@ class BufferTally:
         self.new: dict[str, int] = {}
         self.failed: dict[str, int] = {}
         self.nodes: dict[str, int] = {}   # existing node -> virtual pods placed on it
+        # each virtual pod, in order: (pod key, its buffer's key, where: NODE / COMING / NEW / NOWHERE,
+        # the node's or NodeClaim's name, or why it has no place), for the panes
+        self.placed: list[tuple[str, str, str, str]] = []
+        self.pods: dict[str, Pod] = {}    # pod key -> the virtual pod (its requests, for the panes)
 
     def count(self, virtual: Iterable[Pod], result) -> None:
         for pod in virtual:
             key = buffer_key(pod, self.version)
             node = result.on_existing.get(pod.key)
+            claim = result.on_claim.get(pod.key)
             if node is not None:
                 if node.index is not None:   # a node that exists (not one on its way)
                     self.nodes[node.name] = self.nodes.get(node.name, 0) + 1
                 bucket = self.existing
-            elif pod.key in result.on_claim:
+                where, name = (NODE if node.index is not None else COMING), node.name
+            elif claim is not None:
                 bucket = self.new
+                where, name = NEW, claim.name
             else:
                 bucket = self.failed
+                where, name = NOWHERE, result.errors.get(pod.key, "")
+            self.placed.append((pod.key, key, where, name))
+            self.pods[pod.key] = pod
             if key:
                 bucket[key] = bucket.get(key, 0) + 1
 
@@ -193,7 +254,7 @@ class BufferTally:
         """The ``Provisioning`` condition the provisioner writes on the buffer after this pass
         (computeProvisioningCondition): (status, reason, message); ("", "", "") where it leaves it as is."""
         key = r.buffer.key
-        if not r.ready:
+        if not r.ready_for_provisioning:
             return "False", "NotReadyForProvisioning", "Buffer is not ReadyForProvisioning"
         if r.replicas == 0:
             return "False", "BufferEmpty", "Buffer has zero desired replicas"
@@ -211,8 +272,10 @@ class BufferTally:
         out = []
         for key, r in self.found.items():
             status, reason, message = self.provisioning(r)
-            out.append({"buffer": key, "ready_for_provisioning": r.ready, "reason": r.reason,
-                        "message": r.message, "replicas": r.replicas if r.ready else None,
+            out.append({"buffer": key, "ready_for_provisioning": r.ready_for_provisioning, "reason": r.reason,
+                        "message": r.message, "replicas": r.replicas if r.ready_for_provisioning else None,
+                        "from_status": r.from_status, "spec_replicas": r.spec_replicas if r.from_status else
+                        (r.replicas if r.ready else None),
                         "on_existing_nodes": self.existing.get(key, 0), "on_new_nodeclaims": self.new.get(key, 0),
                         "failed": self.failed.get(key, 0),
                         "provisioning": {"status": status, "reason": reason, "message": message} if status else None})

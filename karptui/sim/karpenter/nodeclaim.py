@@ -246,7 +246,8 @@ class NodeClaim:
         base = self.reqs.plus(data.reqs.values())
         for n, volume in enumerate(volume_reqs, 1):
             try:
-                return self._reserving(*self._try(pod, data, base, volume, why, relax_min_values, rows), why)
+                return self._reserving(*self._try(pod, data, base, volume, why, relax_min_values, rows), why,
+                                       pod, data)
             except SchedulingError:
                 if n == len(volume_reqs):
                     raise  # the last option's error (not kept in a local: that would make a reference cycle)
@@ -286,15 +287,25 @@ class NodeClaim:
                 reqs = Reqs(replace(r, min_values=short[k]) if k in short else r for k, r in reqs.items())
         return reqs, rows
 
-    def _reserving(self, reqs: Reqs, rows: np.ndarray, why: bool) -> tuple[Reqs, np.ndarray]:
+    def _reserving(self, reqs: Reqs, rows: np.ndarray, why: bool, pod: Pod, data) -> tuple[Reqs, np.ndarray]:
         """The reservations the NodeClaim would hold with these rows, kept for :meth:`add`;
-        SchedulingError (kind RESERVATIONS) where Karpenter refuses the pod for a reservation."""
+        SchedulingError (kind RESERVATIONS) where Karpenter refuses the pod for a reservation. From
+        v1.15 the types whose only offerings are full reservations drop out (.reservations); none
+        left, the pod does not go here: no instance type has an offering to launch into."""
         if self.reservations:
+            type_rows = self.template.rows[rows]
             try:
                 ids = self.reservations.to_reserve(self.hostname, self.reserved, self.types,
-                                                   self.template.rows[rows], reqs, self.template.name)
+                                                   type_rows, reqs, self.template.name)
             except ReservedOfferingError as exc:
                 raise SchedulingError(str(exc) if why else "", RESERVATIONS) from None
+            keep = self.reservations.launchable(self.types, type_rows, reqs, ids)
+            if keep is not None:
+                rows = rows[keep]
+                if not rows.size:
+                    raise SchedulingError(f"no instance type has the required offering, requirements={reqs}, "
+                                          f"resources={self._resources_text(pod, data.requests)} (every compatible "
+                                          "capacity reservation is full)" if why else "", INSTANCE_TYPES, reqs=reqs)
             self._to_reserve = (rows, ids)
         return reqs, rows
 

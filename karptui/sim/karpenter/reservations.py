@@ -21,13 +21,24 @@ taken depends on the release:
   nor change is in the upstream history karptui was checked against, see
   docs/karpenter-versions.md): a new NodeClaim whose compatible reservations are all full falls
   through to the on-demand or spot offerings of its types instead of waiting, and a reservation
-  with no instance left stays an available offering that is full.
+  with no instance left stays an available offering that is full. An instance type with nothing to
+  fall through to (its only offerings those reservations) is no option for the NodeClaim
+  (:meth:`Reservations.launchable`): no pod is placed on a NodeClaim that could launch nowhere.
+
+A node running in a reservation holds one of its instances (:func:`held_by`); the catalog's
+``reservationCapacity`` is what is left besides it. v1.15's terminate-first disruption simulates
+again as if the node were gone, its instance back in the reservation (``freed``,
+:mod:`.disruption.reservedfirst`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import numpy as np
+
 from ...model import labels as L
-from .instancetypes import TypeSet
+from .instancetypes import TypeSet, offering_allowed
 from .requirements import Reqs
 from .versions import V1_15
 
@@ -45,6 +56,14 @@ class ReservedOfferingError(Exception):
 def tracked(offering) -> bool:
     """A reserved offering whose reservation is counted."""
     return offering.capacity_type == RESERVED and offering.reservation_id is not None
+
+
+def held_by(node) -> str | None:
+    """The capacity reservation a node runs in (the AWS provider's reservation id label on a
+    reserved node), or None."""
+    if node.labels.get(L.CAPACITY_TYPE) != RESERVED:
+        return None
+    return node.labels.get(L.CAPACITY_RESERVATION_ID) or None
 
 
 def full_is_unavailable(version) -> bool:
@@ -70,10 +89,11 @@ class Reservations:
     """The remaining capacity of each reservation and which NodeClaim (by hostname) holds which."""
 
     def __init__(self, types: TypeSet, version, allowed: dict[str, frozenset[str] | None] | None = None,
-                 strict: bool = True) -> None:
+                 strict: bool = True, freed: Mapping[str, int] | None = None) -> None:
         """``allowed``: per NodePool, the reservations its node class selected (None or absent: any).
         ``strict``: the provisioner's run (``DisableReservedCapacityFallback``); a disruption simulation
-        falls back to on-demand or spot on every line (``ReservedOfferingModeFallback``)."""
+        falls back to on-demand or spot on every line (``ReservedOfferingModeFallback``).
+        ``freed``: instances given back to reservations by nodes taken as gone (terminate-first)."""
         capacity: dict[str, int] = {}
         for itype in types.types:
             for offer in itype.offerings:
@@ -81,9 +101,14 @@ class Reservations:
                     known = capacity.get(offer.reservation_id)
                     if known is None or known > offer.reservation_capacity:
                         capacity[offer.reservation_id] = offer.reservation_capacity
+        for rid, count in (freed or {}).items():
+            if rid in capacity:
+                capacity[rid] += count
         self.capacity = capacity
         self.held: dict[str, set[str]] = {}
         self.strict = strict and version < V1_15
+        # v1.15: a full reservation is an available offering a NodeClaim falls through from (module)
+        self.falls_through = version >= V1_15
         self.allowed = allowed or {}
 
     def __bool__(self) -> bool:
@@ -113,6 +138,17 @@ class Reservations:
         if held and not out:  # a NodeClaim holding reservations is not widened past them
             raise ReservedOfferingError(ReservedOfferingError.NARROWED)
         return frozenset(out)
+
+    def launchable(self, types: TypeSet, type_rows, reqs: Reqs, ids: frozenset[str]) -> np.ndarray | None:
+        """Per type row, whether it keeps an offering to launch into while holding ``ids``: an available
+        one ``reqs`` allow that is no counted reservation, or one of those it holds. None when every row
+        does, or before v1.15 (full reservations are unavailable offerings then, .overlays)."""
+        if not self.falls_through:
+            return None
+        zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
+        keep = np.array([any(offering_allowed(o, zone, kind) and (not tracked(o) or o.reservation_id in ids)
+                             for o in types.types[int(i)].offerings) for i in type_rows], dtype=bool)
+        return None if keep.all() else keep
 
     def hold(self, hostname: str, before: frozenset[str], after: frozenset[str]) -> None:
         """The NodeClaim now holds ``after`` (it held ``before``): take the new ones, give back the rest."""

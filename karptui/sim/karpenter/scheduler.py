@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -180,12 +180,13 @@ class Scheduler:
     def __init__(self, snapshot: Snapshot, state: ClusterState, catalog: Catalog, pods: Sequence[Pod], *,
                  deleting: frozenset[str] = frozenset(), prepared: Prepared | None = None,
                  settling: frozenset[str] = frozenset(), existing: ExistingPool | None = None,
-                 decide: bool = False, provisioning: bool = False) -> None:
+                 decide: bool = False, provisioning: bool = False, freed: Mapping[str, int] | None = None) -> None:
         """``settling``: nodes still within their NodePool's consolidateAfter, which a consolidation
         simulation may not move bound pods onto. ``decide``: keep each pod's NodePool decision table
         (:mod:`.nodepool_verdicts`) as of its last try, in ``decisions``. ``provisioning``: the
         provisioner's run, which (before v1.15) does not fall back from a compatible reservation it
-        cannot hold; a disruption simulation does (.reservations)."""
+        cannot hold; a disruption simulation does (.reservations). ``freed``: capacity reservation
+        instances taken as given back by nodes gone (terminate-first, .disruption.terminatefirst)."""
         self.snapshot, self.state = snapshot, state
         self.prepared = prepared = prepared if prepared is not None else Prepared(snapshot, catalog)
         self.types = prepared.types
@@ -232,7 +233,7 @@ class Scheduler:
         self.deciding = decide
         self.decisions: dict[str, tuple] = {}   # pod key -> its NodePool verdicts
         self.reservations = Reservations(self.types, karpenter_version(snapshot), prepared.reservations_selected,
-                                         strict=provisioning) \
+                                         strict=provisioning, freed=freed) \
             if prepared.reservations_named else None
         self._reservation_refused = False  # the last _add ended on a reserved offering error
 

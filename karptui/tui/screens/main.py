@@ -27,6 +27,7 @@ from ...views.filtering import Filter
 from ...views.history import HISTORY_SORTS, NO_LOG, READING_LOG, hour_detail, life_detail
 from ...views.format import age, cpu
 from ...views.nodes import NODE_SORTS, usage_level, zone_cells
+from ...views.buffers import MARK as BUFFER_MARK, buffer_detail, buffer_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launch_key, launchable_zones, workload_spread
 from ..disruption import DisruptionPane
@@ -146,6 +147,7 @@ class MainScreen(Screen):
         super().__init__()
         self.folded: set[str] = set()
         self._activity: dict[str, object] = {}   # Activity row key -> its ActivityRow (enter, y)
+        self._buffers: dict[str, object] = {}    # CapacityBuffer key -> its BufferGroup, as Pending shows it
         self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
         self._strips: dict[str | None, tuple] = {}  # strip id -> what it shows
         self._launchable: tuple | None = None  # (launch_key, zone -> NodePools that may launch there)
@@ -340,6 +342,21 @@ class MainScreen(Screen):
         if not pending:
             rows.append((f"({self.app.missing('Pod') or 'no pending pods'})",))
             keys.append("empty")
+        # capacity buffers' virtual pods: after the pending pods, marked as no pods of the cluster
+        result = self.app.result
+        self._buffers = {g.buffer: g for g in buffer_groups(result.buffers if result is not None else None)}
+        keep_pod = match.predicate(lambda b: (b.key, b.buffer, "buffer pod"))
+        keep_buffer = match.predicate(lambda g: (g.buffer, "CapacityBuffer buffer pod"))
+        for group in self._buffers.values():
+            shown = [b for b in group.rows if keep_pod(b)]
+            if not shown and not keep_buffer(group):
+                continue
+            rows.append(group.cells())
+            keys.append(f"buffer:{group.buffer}")
+            for b in shown:
+                rows.append((f"  {BUFFER_MARK} {b.key}", cpu(b.cpu), human_bytes(b.memory), "-", b.simulated,
+                             "virtual: not a pending pod", "-"))
+                keys.append(f"bufferpod:{b.key}")
         table = self.query_one("#pending-table", VirtualTable)
         table.set_rows(rows, keys)
         table.show_sort(list(PENDING_SORTS).index(name), reverse)
@@ -438,7 +455,15 @@ class MainScreen(Screen):
     def refresh_pending_detail(self) -> None:
         """The selected pending pod's three voices in full, and what disagrees."""
         strip = self.query_one("#pending-detail", Static)
-        name = self._pending_pod(self.query_one("#pending-table", VirtualTable).cursor_key or "")
+        cursor = self.query_one("#pending-table", VirtualTable).cursor_key or ""
+        kind, _, which = cursor.partition(":")
+        if kind in ("buffer", "bufferpod"):   # a capacity buffer, or one of its virtual pods
+            lines = buffer_detail(self._buffers, kind, which)
+            if lines:
+                strip.set_class(False, "disagrees")
+                self._show(strip, lines)
+                return
+        name = self._pending_pod(cursor)
         row = next((r for r in self.app.pending if r.key == name), None) if name else None
         if row is None:
             self._show(strip, ["select a pending pod to see kube-scheduler's, the simulator's and Karpenter's "

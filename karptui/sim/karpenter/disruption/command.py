@@ -37,6 +37,8 @@ class Command:
     # v1.15's terminate-first: the NodePool has no room for a replacement, so the node goes first and
     # provisioning refills it (its pods go pending)
     terminate_first: bool = False
+    # the capacity reservation a terminate-first frees for the replacement ("" for a static NodePool)
+    reservation: str = ""
 
     @property
     def decision(self) -> str:

@@ -26,7 +26,7 @@ from ..existingnode import BASE, NODE_REQS, ExistingPool, existing_nodes
 from ..scheduler import Prepared
 from ..launch import Launch
 from ..unplaceable import unplaceable
-from . import drift, emptiness, multinode, repair, singlenode
+from . import drift, emptiness, multinode, repair, singlenode, terminatefirst
 from .. import repair as node_repair
 from ..featuregates import DEFAULT_GATES, FeatureGates
 from .budgets import applying, budget_mapping, blocked_by_budget
@@ -82,6 +82,9 @@ class Disruption:
     terminate_first: bool = False
     # the name the simulation gives each NodeClaim of ``launches``, in that order
     replacement_names: tuple[str, ...] = ()
+    # a terminate-first's capacity reservation: full, its replacement fits only in the instance the
+    # node frees ("" otherwise, and for a static NodePool's terminate-first)
+    reservation: str = ""
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,9 @@ class Disruptor:
         # static NodePool -> replacements launched in this run whose candidates Karpenter would still be
         # terminating: they hold their slot under limits.nodes (NodePoolState.ReserveNodeCount)
         self.static_reserved: dict[str, int] = {}
+        # capacity reservation -> instances terminate-first commands of this run gave back (their nodes
+        # gone): later simulations may launch into them (:mod:`.terminatefirst`)
+        self.freed: dict[str, int] = {}
         # leave the pending pods no simulation can place out of its queue (the same answers; False
         # runs every pending pod through every simulation, as tests compare)
         self.skip_unplaceable = skip_unplaceable
@@ -172,27 +178,31 @@ class Disruptor:
         self._state_simulations = 0  # simulations over the cluster state as it now stands
 
     # ---- what the methods call ------------------------------------------------------------------
-    def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True) -> Simulation:
+    def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,
+                 freed: Mapping[str, int] | None = None) -> Simulation:
         """Karpenter's SimulateScheduling for ``candidates``. ``planned=False`` (drift) leaves out the
         pending pods the provisioning plan already launches NodeClaims for: drift takes every new
         NodeClaim its simulation needs, so with them in, the plan would launch their node twice
         (karptui's divergence, said in docs/simulate-json.md). ``consolidating``: a consolidation's
         simulation, which may not move pods onto a node still within its consolidateAfter (the
         scheduler's IsConsolidationSimulation option); drift's passes none (``drift.go``), so its
-        pods may go to any node."""
+        pods may go to any node. ``freed``: reservation instances taken as given back besides those
+        terminate-first commands of this run gave back (:mod:`.terminatefirst`)."""
         self.simulated += 1
         self.simulations_run += 1
         if self.progress is not None:
             self.progress(self.phase, self.commands, len(self.state.nodes))
         pending = self.pending if planned or not self.planned else \
             [p for p in self.pending if p.key not in self.planned]
+        if self.freed:
+            freed = {rid: self.freed.get(rid, 0) + (freed or {}).get(rid, 0) for rid in {*self.freed, *(freed or {})}}
         return simulate(self.snapshot, self.state, self.catalog, self.prepared, candidates, pending,
                         self._settling() if consolidating else frozenset(), self._existing(),
                         self._unplaceable() if self.skip_unplaceable else frozenset(),
                         # the shared run was made with consolidation's settling nodes: drift's own
                         # simulations (which may use them) schedule their pending pods themselves
                         self._pending_run() if consolidating and pending is self.pending and self._sharing()
-                        else None)
+                        else None, freed=freed)
 
     def _sharing(self) -> bool:
         """Whether this simulation takes the pending pods' shared run where it may: once the cluster
@@ -455,6 +465,12 @@ class Disruptor:
                 words = (f"would be replaced{together} by {r.instance_type} {r.capacity_type} in {r.zone} at {price}, "
                          f"{saving}{pdbs}")
                 why = Why(REPLACED, "replace", "", words, (*facts, ("replacement", r.to_dict()), ("moves", dict(mine))))
+            elif command.terminate_first and command.reservation:
+                why = Why(DELETE, "terminate-first", "",
+                          f"would be deleted before its replacement{together}: it runs in capacity reservation "
+                          f"{command.reservation}, which is full, and its pods fit only in the instance it frees, "
+                          f"so its {len(c.pods)} pod(s) go pending and provisioning launches into the reservation"
+                          f"{pdbs}", (*facts, ("terminate_first", True), ("reservation", command.reservation)))
             elif command.terminate_first:
                 why = Why(DELETE, "terminate-first", "",
                           f"would be deleted before its replacement{together}: its NodePool has no room for a "
@@ -487,7 +503,8 @@ class Disruptor:
                           self._replacement_name(command, number, 0) if command.replacements else "",
                           tuple((r.claim.template.name, r.launch) for r in command.replacements),
                           *self._estimate(command, price), command.forceful, command.terminate_first,
-                          tuple(self._replacement_name(command, number, k) for k in range(len(command.replacements))))
+                          tuple(self._replacement_name(command, number, k) for k in range(len(command.replacements))),
+                          command.reservation)
 
     def _estimate(self, command: Command, price: float) -> tuple[float, str]:
         """Karpenter's estimated savings of the command, and what its release's estimate counted
@@ -508,6 +525,9 @@ class Disruptor:
             moved = command.simulation.moved if command.simulation is not None else []
             if command.forceful or command.terminate_first:  # nothing was found for them: they wait
                 self.pending += [replace(pod, node_name="") for i in indices for pod in reschedulable(state.pods[i])]
+            if command.reservation:  # its instance is back in the reservation, for what comes next
+                for rid, count in terminatefirst.freed_by(command.candidates).items():
+                    self.freed[rid] = self.freed.get(rid, 0) + count
             for i in indices:
                 for pod in list(state.pods[i]):
                     state.evict(pod, i)

@@ -4,7 +4,8 @@ Static NodePools' drifted nodes first (Karpenter's ``staticdrift.go``, :mod:`.st
 from the template while ``limits.nodes`` has room, else from v1.15 terminate-first); then the others,
 oldest drift first (the Drifted condition's time), the empty ones before the others; a node goes
 when the simulation finds a place for all its pods, with as many new
-NodeClaims as that takes (Karpenter's ``drift.go``).
+NodeClaims as that takes (Karpenter's ``drift.go``), or, from v1.15, first when its replacement
+fits only in the capacity reservation instance it frees (:mod:`.terminatefirst`).
 
 Which NodeClaims an edit would drift (:func:`drift_preview`) follows Karpenter's
 NodeClaim drift check: the NodePool template's hash (every field but the
@@ -30,7 +31,7 @@ from .budgets import DRIFTED
 from .candidates import Candidate
 from .command import Command, Replacement
 from .consolidation import no_room
-from . import static
+from . import static, terminatefirst
 from .verdicts import SKIPPED, Why
 
 NAME, REASON = "drift", DRIFTED
@@ -83,6 +84,9 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
         # drift's SimulateScheduling has no consolidateAfter check on where the pods go
         simulation = ctx.simulate([c], planned=False, consolidating=False)
         if not simulation.all_scheduled:
+            command = terminatefirst.for_reservation(ctx, NAME, REASON, c)  # v1.15: a full reservation
+            if command is not None:
+                return command
             ctx.note(c, NAME, no_room(simulation))
             continue
         replacements = []

@@ -10,7 +10,9 @@ Which nodes are unhealthy, since when, the 20% guard and which release does what
   orders by rank + age/τ − backoff; every policy karptui knows has the same rank and no NodePool has
   failed launches, so age alone decides, ties by disruption cost then name), one per command, under
   the budgets for reason ``Unhealthy``. Its replacement is found as drift finds one (the simulation
-  places its pods, new NodeClaims as needed); when the pods find no place, nothing is done.
+  places its pods, new NodeClaims as needed); when the pods find no place, nothing is done, unless
+  the replacement fits in the capacity reservation instance the node frees (terminate-first,
+  :mod:`.terminatefirst`).
 * Legacy (:func:`forceful`): not a disruption method at all. The ``node.health`` controller deletes
   every unhealthy node past its toleration whose NodePool is within the 20% guard, ignoring budgets,
   ``do-not-disrupt`` and PDBs; nothing replaces it first, its pods go pending for provisioning.
@@ -23,7 +25,7 @@ from ...state import ClusterState
 from .. import repair as R
 from ..deleting import marked_for_deletion
 from ..launch import choose
-from . import static
+from . import static, terminatefirst
 from .budgets import UNHEALTHY
 from .candidates import Candidate, reschedulable
 from .command import Command, Replacement
@@ -88,6 +90,9 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             continue
         simulation = ctx.simulate([c], planned=False)
         if not simulation.all_scheduled:
+            command = terminatefirst.for_reservation(ctx, NAME, REASON, c, consolidating=True)
+            if command is not None:
+                return command
             ctx.note(c, NAME, no_room(simulation))
             continue
         replacements = [Replacement(claim, claim.type_rows(), claim.final_requirements(),

@@ -14,6 +14,7 @@ Karpenter's ``computeConsolidation`` counts ``NewNodeClaims``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -48,7 +49,8 @@ class Simulation:
 
 def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candidates: list[Candidate],
              pending: list[Pod], settling: frozenset[str], existing=None,
-             unplaceable: frozenset[str] = frozenset(), shared: PendingRun | None = None) -> Simulation:
+             unplaceable: frozenset[str] = frozenset(), shared: PendingRun | None = None,
+             freed: Mapping[str, int] | None = None) -> Simulation:
     """The candidates are taken out of the cluster (``excluded``) for the run. Their pods stay
     bound to them meanwhile: Karpenter's scheduler and topology only count pods on nodes not
     taken out, so evicting and binding them again per simulation (a tenth of a 2,000-node plan)
@@ -61,7 +63,10 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
 
     ``shared``: the pending pods' run alone over this cluster state (:func:`pending_run`); when
     its conditions hold for these candidates (:func:`_apart`), the pending pods are not scheduled
-    again: the answer is the same, its cost that of the candidates' pods."""
+    again: the answer is the same, its cost that of the candidates' pods.
+
+    ``freed``: capacity reservation instances taken as given back (reservation id -> count), as
+    terminate-first simulates with a node already gone (:mod:`.terminatefirst`)."""
     indices = [c.index for c in candidates]
     state.excluded[indices] = True
     try:
@@ -70,7 +75,7 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
             if shared is not None and shared.usable else None
         if results is None:
             scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
-                                  existing=existing)
+                                  existing=existing, freed=freed)
             results = scheduler.solve(_queued(pending, moving, unplaceable) + moving)
         keyed = [(p, p.key) for p in moving]  # a pod's key is made afresh each time it is read
         errors = {key: results.errors[key] for _, key in keyed if key in results.errors}

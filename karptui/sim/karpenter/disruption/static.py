@@ -14,8 +14,7 @@ With no room left, v1.14 does nothing: drift stalls (aws/karpenter-provider-aws#
 the drift change #3312 and the repair change #3342 were open on the newest ``main`` karptui could read,
 2026-08-20, and are in v1.15.0's release notes): a delete-only command, as many as the budgets allow,
 and the static NodePool's own controller refills it to its replicas once the node is gone.
-Capacity reservations full to the last slot take the same path upstream; karptui does not model a
-reservation's size, so that part of #3312 is not modelled.
+A node holding an instance of a full capacity reservation takes the same path (:mod:`.terminatefirst`).
 """
 
 from __future__ import annotations
@@ -24,9 +23,9 @@ from dataclasses import dataclass, field
 
 from ..launch import choose
 from ..nodeclaim import Template, build_template
-from ..versions import V1_15, karpenter_version
 from .candidates import Candidate
 from .command import Command, Replacement
+from .terminatefirst import applies as terminate_first
 from .verdicts import BLOCKED, WAITING, Why
 
 NODES = "nodes"
@@ -66,10 +65,6 @@ def room(ctx, pool) -> int | None:
         return None
     active, deleting = pool_nodes(ctx, pool)
     return max(0, limit - active - deleting - ctx.static_reserved.get(pool.name, 0))
-
-
-def terminate_first(ctx) -> bool:
-    return karpenter_version(ctx.snapshot) >= V1_15
 
 
 def command(ctx, method: str, reason: str, c: Candidate) -> tuple[Command | None, Why | None]:
