@@ -22,12 +22,19 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 from ...model.quantity import human_bytes
 from ...text import visible, visible_rows
 from ...views.activity import activity_detail, activity_rows
+from ...views.buffers import MARK as BUFFER_MARK
+from ...views.buffers import buffer_detail, buffer_groups
 from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
-from ...views.history import HISTORY_SORTS, NO_LOG, READING_LOG, hour_detail, life_detail
 from ...views.format import age, cpu
+from ...views.history import (
+    HISTORY_SORTS,
+    NO_LOG,
+    READING_LOG,
+    hour_detail,
+    life_detail,
+)
 from ...views.nodes import NODE_SORTS, usage_level, zone_cells
-from ...views.buffers import MARK as BUFFER_MARK, buffer_detail, buffer_groups
 from ...views.pending import PENDING_SORTS, pending_detail, simulated_cell, sort_pending
 from ...views.zones import launch_key, launchable_zones, workload_spread
 from ..disruption import DisruptionPane
