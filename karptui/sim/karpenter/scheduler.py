@@ -238,9 +238,13 @@ class Scheduler:
         self._reservation_refused = False  # the last _add ended on a reserved offering error
 
     # ---- the run ---------------------------------------------------------------------------------
-    def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None) -> Results:
+    def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None, most_claims: int | None = None) -> Results:
         """Every pod onto an existing node or a new NodeClaim; ``progress("Karpenter", settled, total)``
-        after each try, settled being the pods no longer waiting for another (see :func:`karptui.sim.simulate`)."""
+        after each try, settled being the pods no longer waiting for another (see :func:`karptui.sim.simulate`).
+
+        ``most_claims``: stop as soon as more NodeClaims than this are open, the results then only
+        partly made. NodeClaims are never closed in a run, so the whole run would open more too: a
+        caller that only asks whether a run stays within so many NodeClaims has its answer then."""
         results = self.results
         queue: deque[Pod] = deque()
         for pod in queue_order(self.prepared.scheduled_as(pods)):
@@ -277,6 +281,8 @@ class Scheduler:
                 last_len[pod.key] = len(queue)
             if progress is not None:
                 progress("Karpenter", len(pods) - len(queue), len(pods))
+            if most_claims is not None and len(results.claims) > most_claims:
+                break
         return results
 
     def _try(self, pod: Pod) -> str | None:

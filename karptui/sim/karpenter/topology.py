@@ -286,7 +286,8 @@ class Topology:
             return
         per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
         if group.key == L.HOSTNAME:  # a node is its own domain (by name where the label is missing)
-            group.add_all(self._host_counts(group, mask, per_node))
+            hosts, made = self._host_counts(group, mask, per_node)
+            group.add_all(hosts, owned=made)
             return
         key = ("karpenter-group", "skip terminating", group.selector, group.namespaces, group.key, group.node_filter)
         totals = _less(state.domain_totals(key, per_node, domains, mask), domains, out, per_node[out])
@@ -333,8 +334,9 @@ class Topology:
         """The nodes this run takes out (indices)."""
         return self._out
 
-    def _host_counts(self, group: TopologyGroup, mask: np.ndarray, per_node: np.ndarray) -> dict[str, int]:
-        """Per hostname, the group's pods on the nodes its filter counts and this run has not taken out.
+    def _host_counts(self, group: TopologyGroup, mask: np.ndarray, per_node: np.ndarray) -> tuple[dict[str, int], bool]:
+        """Per hostname, the group's pods on the nodes its filter counts and this run has not taken out,
+        and whether the dict was made for this call (else it is the cluster state's, not to be changed).
 
         Over every node, kept while the cluster stands as it was (``changes``), then the nodes taken
         out subtracted: consolidation's simulations over one cluster take out different candidates
@@ -354,7 +356,7 @@ class Topology:
         hosts = found[1]
         out = self._out[mask[self._out] & (per_node[self._out] > 0)]
         if not out.size:
-            return hosts
+            return hosts, False
         hosts = dict(hosts)
         for i in out.tolist():
             host = self._domain(i, L.HOSTNAME)
@@ -363,7 +365,7 @@ class Topology:
                 hosts[host] = left
             else:
                 del hosts[host]
-        return hosts
+        return hosts, True
 
     # ---- scheduling ---------------------------------------------------------------------------------
     def register(self, key: str, domain: str) -> None:

@@ -155,12 +155,13 @@ class TopologyGroup:
         self.domains[domain] = self.domains.get(domain, 0) + count
         self.empty.discard(domain)
 
-    def add_all(self, counts: Mapping[str, int]) -> None:
+    def add_all(self, counts: Mapping[str, int], owned: bool = False) -> None:
         """:meth:`add` for each domain and (positive) count in turn. A group that knows no domain
-        yet takes a copy: a hostname group holds one per node with its pods, and consolidation
-        builds hundreds of them per simulation."""
+        yet takes a copy, or the dict itself when the caller made it for this group (``owned``): a
+        hostname group holds one per node with its pods, and consolidation builds hundreds of them
+        per simulation."""
         if not self.domains:
-            self.domains = dict(counts)
+            self.domains = counts if owned else dict(counts)
             return
         for domain, count in counts.items():
             self.add(domain, count)

@@ -25,10 +25,14 @@ MIN_SPOT_TO_SPOT_TYPES = 15
 SHOWN_NODES = 5  # nodes named with their filter reasons when a pod finds no place
 
 
-def consolidate(ctx, method: str, candidates: list[Candidate]) -> tuple[Command | None, Why | None]:
+def consolidate(ctx, method: str, candidates: list[Candidate], why: bool = True) -> tuple[Command | None, Why | None]:
     """A command, or None and why not (Karpenter's Unconsolidatable event text, then the pod that
-    found no place, or both prices)."""
-    simulation = ctx.simulate(candidates)
+    found no place, or both prices). ``why`` False: the caller keeps no reason where there is no
+    command (multi-node consolidation's search), so the simulation may stop as soon as two new
+    NodeClaims make one impossible, and the reason is then None."""
+    simulation = ctx.simulate(candidates, most_claims=None if why else 1)
+    if simulation.cut:
+        return None, None
     if not simulation.all_scheduled:
         return None, no_room(simulation)
     claims = simulation.claims

@@ -179,7 +179,7 @@ class Disruptor:
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,
-                 freed: Mapping[str, int] | None = None) -> Simulation:
+                 freed: Mapping[str, int] | None = None, most_claims: int | None = None) -> Simulation:
         """Karpenter's SimulateScheduling for ``candidates``. ``planned=False`` (drift) leaves out the
         pending pods the provisioning plan already launches NodeClaims for: drift takes every new
         NodeClaim its simulation needs, so with them in, the plan would launch their node twice
@@ -187,7 +187,8 @@ class Disruptor:
         simulation, which may not move pods onto a node still within its consolidateAfter (the
         scheduler's IsConsolidationSimulation option); drift's passes none (``drift.go``), so its
         pods may go to any node. ``freed``: reservation instances taken as given back besides those
-        terminate-first commands of this run gave back (:mod:`.terminatefirst`)."""
+        terminate-first commands of this run gave back (:mod:`.terminatefirst`). ``most_claims``: the run
+        may stop once more NodeClaims than this are open (:func:`.simulation.simulate`)."""
         self.simulated += 1
         self.simulations_run += 1
         if self.progress is not None:
@@ -202,7 +203,7 @@ class Disruptor:
                         # the shared run was made with consolidation's settling nodes: drift's own
                         # simulations (which may use them) schedule their pending pods themselves
                         self._pending_run() if consolidating and pending is self.pending and self._sharing()
-                        else None, freed=freed)
+                        else None, freed=freed, most_claims=most_claims)
 
     def _sharing(self) -> bool:
         """Whether this simulation takes the pending pods' shared run where it may: once the cluster

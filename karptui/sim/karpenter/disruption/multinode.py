@@ -42,7 +42,7 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             break
         mid = (low + high) // 2
         prefix = chosen[: mid + 1]
-        command = None if ctx.hopeless(prefix) else consolidate(ctx, NAME, prefix)[0]
+        command = None if ctx.hopeless(prefix) else consolidate(ctx, NAME, prefix, why=False)[0]
         valid = command is not None and (command.decision == DELETE or (
             command.decision == REPLACE and without_same_type(ctx, command) is not None))
         if valid:  # a Balanced NodePool may still reject the move

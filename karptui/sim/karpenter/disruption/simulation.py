@@ -41,6 +41,9 @@ class Simulation:
     errors: dict[str, str]           # moved pods that found no place -> why
     # the first of them -> kube-scheduler's FitError on the nodes left, and each node's reasons
     fit_errors: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = field(default_factory=dict)
+    # stopped once more NodeClaims than ``most_claims`` were open (see simulate): the results are
+    # partial, the one thing known being that the whole run would open that many too
+    cut: bool = False
 
     @property
     def claims(self):
@@ -50,7 +53,7 @@ class Simulation:
 def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candidates: list[Candidate],
              pending: list[Pod], settling: frozenset[str], existing=None,
              unplaceable: frozenset[str] = frozenset(), shared: PendingRun | None = None,
-             freed: Mapping[str, int] | None = None) -> Simulation:
+             freed: Mapping[str, int] | None = None, most_claims: int | None = None) -> Simulation:
     """The candidates are taken out of the cluster (``excluded``) for the run. Their pods stay
     bound to them meanwhile: Karpenter's scheduler and topology only count pods on nodes not
     taken out, so evicting and binding them again per simulation (a tenth of a 2,000-node plan)
@@ -66,7 +69,11 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
     again: the answer is the same, its cost that of the candidates' pods.
 
     ``freed``: capacity reservation instances taken as given back (reservation id -> count), as
-    terminate-first simulates with a node already gone (:mod:`.terminatefirst`)."""
+    terminate-first simulates with a node already gone (:mod:`.terminatefirst`).
+
+    ``most_claims``: a caller that only asks whether the candidates can go (multi-node consolidation's
+    search, which keeps no reason for a prefix that cannot) lets the run stop once more NodeClaims
+    than this are open; the simulation is then ``cut``, no command, as the whole run's would be."""
     indices = [c.index for c in candidates]
     state.excluded[indices] = True
     try:
@@ -76,7 +83,8 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
         if results is None:
             scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
                                   existing=existing, freed=freed)
-            results = scheduler.solve(_queued(pending, moving, unplaceable) + moving)
+            results = scheduler.solve(_queued(pending, moving, unplaceable) + moving, most_claims=most_claims)
+        cut = most_claims is not None and len(results.claims) > most_claims
         keyed = [(p, p.key) for p in moving]  # a pod's key is made afresh each time it is read
         errors = {key: results.errors[key] for _, key in keyed if key in results.errors}
         moved = []
@@ -90,10 +98,10 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
                 moved.append((p, node.index))
         fits = {}
         first = next((p for p, key in keyed if key in errors), None)
-        if first is not None:  # what it meets on each node left, while the candidates are gone
+        if first is not None and not cut:  # what it meets on each node left, while the candidates are gone
             with _evicted(state, candidates):
                 fits[first.key] = filter_error(first, state, cluster_version(snapshot))
-        return Simulation(results, moved, not errors, errors, fits)
+        return Simulation(results, moved, not errors, errors, fits, cut)
     finally:
         state.excluded[indices] = False
 
@@ -219,7 +227,7 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         shared.limits_seen[key] = seen = shared.limits_seen.get(key, 0) + 1
         if seen < 2:  # limits met once may never come again: not worth a run of their own yet
             return None
-    alone = scheduler.solve(moving)
+    alone = scheduler.solve(moving, most_claims=0)  # a NodeClaim of theirs and the whole run is needed
     if alone.claims or alone.errors or len(alone.on_existing) != len({p.key for p in moving}):
         return None
     pending = shared.results
