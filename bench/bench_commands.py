@@ -54,6 +54,8 @@ TARGET_PODS_PER_S = 3000   # pending pods/s, simulate minus the open
 TARGET_CONSOLIDATE = 8.0   # simulate --consolidate / snapshot info
 YARDSTICK = "import json, sys; json.load(open(sys.argv[1], 'rb'))"
 SUMMARY = re.compile(r"(\d+) nodes, (\d+) pods \((\d+) pending\)")
+# The commands a round runs besides the yardstick (json.load), in their order.
+COMMANDS = ("version", "info", "simulate", "consolidate")
 
 
 class UsageError(Exception):
@@ -105,6 +107,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--consolidate-max", type=int, default=2000, metavar="NODES",
                    help="run simulate --consolidate only up to this many nodes (default 2000)")
     p.add_argument("--all", action="store_true", help="run simulate --consolidate at every size")
+    p.add_argument("--only", metavar="NAMES",
+                   help=f"run only these commands (some of {','.join(COMMANDS)}; json.load always runs)")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per command (default 1800)")
     p.add_argument("--json", metavar="OUT", help="write every figure and hash to this file")
     p.add_argument("--check-hashes", metavar="FILE", help="compare simulate's answers with a file --json wrote")
@@ -121,11 +125,23 @@ def parse_args(argv=None) -> argparse.Namespace:
             raise UsageError("--sizes: node counts must be at least 1")
         if args.repeat < 1:
             raise UsageError("--repeat: must be at least 1")
+        args.only = only_commands(args.only)
         if args.check_hashes:
             args.expected = _read_hashes(args.check_hashes)
     except UsageError as exc:
         p.exit(2, f"bench_commands.py: {exc}\n")
     return args
+
+
+def only_commands(text: str | None) -> tuple | None:
+    """``--only info,simulate``: the commands named, checked against :data:`COMMANDS` (None: all)."""
+    if text is None:
+        return None
+    names = _csv(text, str, "only")
+    unknown = [n for n in names if n not in COMMANDS]
+    if unknown:
+        raise UsageError(f"--only: unknown command {unknown[0]!r} (known: {', '.join(COMMANDS)})")
+    return tuple(names)
 
 
 def _read_hashes(path: str) -> dict:
@@ -178,7 +194,8 @@ def commands(path: Path, nodes: int, args) -> dict:
             "simulate": karptui("simulate", path, "-o", "json")}
     if args.all or nodes <= args.consolidate_max:
         cmds["consolidate"] = karptui("simulate", "--consolidate", path, "-o", "json")
-    return cmds
+    only = getattr(args, "only", None)
+    return {name: argv for name, argv in cmds.items() if only is None or name == "json.load" or name in only}
 
 
 def import_total(argv: list, cwd: Path) -> float:
@@ -272,8 +289,8 @@ def measure(args, trees: dict, cache: Path) -> list:
                        "megabytes": summary["megabytes"], "tree": tree}
                 row.update(derive(figs[tree]))
                 if args.importtime:
-                    row["import_version_s"] = import_total(cmds["version"], trees[tree])
-                    row["import_info_s"] = import_total(cmds["info"], trees[tree])
+                    row["import_version_s"] = import_total(karptui("--version"), trees[tree])
+                    row["import_info_s"] = import_total(karptui("snapshot", "info", path), trees[tree])
                 rows.append(row)
     return rows
 
@@ -364,7 +381,7 @@ def cpu_table(rows: list) -> str:
             "simulate cpu s", "pending pods/s cpu (≥3000)", "consolidate cpu s")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = (r["shape"], f"{r['nodes']:,}", r["tree"], _cpu(r["json.load"]), _cpu(r["info"]),
+        cells = (r["shape"], f"{r['nodes']:,}", r["tree"], _cpu(r["json.load"]), _cpu(r.get("info")),
                  "-" if r.get("open_ratio_cpu") is None else f"{r['open_ratio_cpu']:.2f}", _cpu(r.get("simulate")),
                  "-" if r.get("pods_per_s_cpu") is None else f"{r['pods_per_s_cpu']:,}", _cpu(r.get("consolidate")))
         lines.append("| " + " | ".join(map(str, cells)) + " |")
@@ -379,7 +396,7 @@ def table(rows: list) -> str:
     for r in rows:
         sim = r.get("simulate")
         cells = (r["shape"], f"{r['nodes']:,}", f"{r['pods']:,}", "-" if not sim else f"{sim['pending']:,}",
-                 r["tree"], _s(r["json.load"]), _s(r["version"]), _s(r["info"]),
+                 r["tree"], _s(r["json.load"]), _s(r.get("version")), _s(r.get("info")),
                  "-" if r["open_ratio"] is None else f"{r['open_ratio']:.2f}", _s(sim),
                  "-" if r["pods_per_s"] is None else f"{r['pods_per_s']:,}", _s(r.get("consolidate")),
                  "-" if r["consolidate_ratio"] is None else f"{r['consolidate_ratio']:.1f}",

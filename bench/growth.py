@@ -59,9 +59,13 @@ def printed_figures(text: str) -> list[dict]:
     return found
 
 
-def run(bench: str, nodes: int, timeout: float, tmp: Path) -> tuple[list[dict], str]:
-    """One bench at one size: its figures (with the process tree's peak RSS), or why none."""
-    if bench == "whatif":
+def run(bench: str, nodes: int, timeout: float, tmp: Path, args: list | None = None) -> tuple[list[dict], str]:
+    """One bench at one size: its figures (with the process tree's peak RSS), or why none.
+    ``args`` replaces the bench's arguments from SIZED (all_figures.py passes its own);
+    the printed output is kept as the figure named "output"'s text for a caller that reads it."""
+    if args is not None:
+        args = [str(a) for a in args]
+    elif bench == "whatif":
         snapshot = tmp / f"cluster-{nodes}.json"
         subprocess.run([sys.executable, str(HERE / "gen_cluster.py"), "--nodes", str(nodes), "--pods",
                         str(10 * nodes), "--format", "json", "--out", str(snapshot)], check=True)
@@ -93,6 +97,7 @@ def run(bench: str, nodes: int, timeout: float, tmp: Path) -> tuple[list[dict], 
     else:
         figures = printed_figures(text)
     figures.append({"name": "peak RSS (bench process tree)", "value": usage.ru_maxrss / 1024, "unit": "MiB"})
+    figures.append({"name": "output", "value": 0.0, "unit": "text", "text": text})
     for snapshot in tmp.glob("cluster-*.json"):
         snapshot.unlink()
     return figures, why
@@ -101,7 +106,7 @@ def run(bench: str, nodes: int, timeout: float, tmp: Path) -> tuple[list[dict], 
 def table(bench: str, sizes: list[int], results: dict[int, list[dict]]) -> list[str]:
     names: list[str] = []
     for size in sizes:
-        names += [f["name"] for f in results.get(size, []) if f["name"] not in names]
+        names += [f["name"] for f in results.get(size, []) if f["name"] not in names and f["unit"] != "text"]
     head = f"{bench + ' figure':56s}" + "".join(f"{_k(s):>12s}" for s in sizes)
     if len(sizes) > 1:
         head += f"{_k(sizes[-1]) + '/' + _k(sizes[-2]):>12s}{'linear':>8s}"

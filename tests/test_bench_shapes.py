@@ -17,6 +17,7 @@ import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
+import all_figures  # noqa: E402
 import bench_commands  # noqa: E402
 import gen_cluster  # noqa: E402
 
@@ -104,6 +105,7 @@ def test_shape_defaults_and_a_bad_shape(tmp_path):
     (["--sizes", "10,x"], "--sizes: not a comma-separated list"),
     (["--sizes", "0"], "at least 1"),
     (["--repeat", "0"], "--repeat: must be at least 1"),
+    (["--only", "info,nope"], "--only: unknown command 'nope'"),
 ])
 def test_bench_commands_refuses_bad_arguments_in_one_line(argv, words, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -141,3 +143,58 @@ def test_bench_commands_on_a_tiny_cluster(tmp_path, capsys):
     out.write_text(json.dumps(doc))
     assert bench_commands.main(argv[:-2] + ["--check-hashes", str(out)]) == 1
     assert "answer changed: batch-12 simulate" in capsys.readouterr().out
+
+
+def test_bench_commands_only_runs_the_commands_named(tmp_path):
+    """--only info: the yardstick and the open, no simulate (a 20k open without a 20k simulate)."""
+    out = tmp_path / "figures.json"
+    argv = ["--shapes", "classic", "--sizes", "12", "--only", "info", "--cache", str(tmp_path / "c"), "--json", str(out)]
+    assert bench_commands.main(argv) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["info"]["seconds"] > 0 and row["json.load"]["seconds"] > 0 and row["open_ratio"] > 0
+    assert "simulate" not in row and "consolidate" not in row and "version" not in row
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--only", "open,nope"], "--only: unknown figure 'nope'"),
+    (["--shapes", "nope"], "--shapes: unknown shape 'nope'"),
+    (["--sizes", "x"], "--sizes: not a comma-separated list"),
+])
+def test_all_figures_refuses_bad_arguments_in_one_line(argv, words, capsys):
+    with pytest.raises(SystemExit) as exc:
+        all_figures.parse_args(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err and "Traceback" not in err
+
+
+def test_all_figures_on_tiny_clusters(tmp_path, capsys):
+    """Real runs at two sizes: each figure beside its yardstick per size, and the growth column."""
+    out = tmp_path / "all.json"
+    argv = ["--shapes", "batch", "--sizes", "24,12", "--only", "open,simulate", "--cache", str(tmp_path / "c"),
+            "--json", str(out)]
+    assert all_figures.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "### batch" in printed and "growth 12→24 (yardstick's)" in printed
+    opened = next(line for line in printed.splitlines() if line.startswith("| open cpu"))
+    assert opened.count(" = ") == 2 and opened.rstrip(" |").endswith(")")  # both sizes, then growth (yardstick's)
+    assert "| simulate cpu (pending pods/s" in printed and "sha256 batch-24 simulate" in printed
+    doc = json.loads(out.read_text())
+    table = doc["tables"]["batch"]
+    figure, yardstick, ratio = table["24"]["open cpu (info ÷ json.load, ≤1.0)"]
+    assert ratio == pytest.approx(figure / yardstick)
+    assert {r["nodes"] for r in doc["rows"]} == {12, 24}
+
+
+def test_all_figures_marks_a_figure_growing_faster_than_its_yardstick():
+    """Item 6: a figure whose growth passes its yardstick's (by more than 5%) is marked."""
+    def row(nodes, load_cpu, info_cpu):
+        fig = {"cpu": 0, "seconds": 1.0, "peak_mib": 1.0}
+        return {"shape": "classic", "nodes": nodes, "load_average": "1.0 1.0 1.0",
+                "json.load": dict(fig, cpu=load_cpu), "info": dict(fig, cpu=info_cpu)}
+    args = all_figures.parse_args(["--shapes", "classic", "--sizes", "5000,20000", "--only", "open"])
+    for info_20k, marked in ((40.0, False), (41.0, False), (44.0, True)):
+        found = {"by_row": {("classic", 5000): row(5000, 10.0, 10.0), ("classic", 20000): row(20000, 40.0, info_20k)},
+                 "tui": {}, "disruption": {}, "live": {}, "rows": []}
+        line = next(x for x in all_figures.table("classic", args, found) if x.startswith("| open cpu"))
+        assert ("faster than its yardstick" in line) is marked, line

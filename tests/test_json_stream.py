@@ -85,3 +85,65 @@ def test_same_objects_as_decoding_whole(values, indent, rnd):
         assert sorted(map(repr, got)) == sorted(map(repr, expected))
     else:  # a non-list object with an items array: its items are opened too, never lost
         assert all(o in got for o in expected if not (isinstance(o, dict) and "items" in o))
+
+
+# ---- items decoded where the layout shows their ends (orjson), the stdlib as the judge ----------
+
+def _one_a_line(items, head='{"apiVersion":"v1","items":[\n', tail='\n],"kind":"List"}'):
+    """The generator's and many tools' layout: one item per line."""
+    return head + ",\n".join(json.dumps(i, separators=(",", ":")) for i in items) + tail
+
+
+PODS = [{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": f"p{i}", "annotations": {"a": "},\\n{"}},
+         "spec": {"containers": [{"name": "c", "env": [{"name": "X", "value": "1"}, {"name": "Y"}]}]}}
+        for i in range(4)]
+
+
+@pytest.mark.parametrize("text", [
+    _one_a_line(PODS),
+    json.dumps({"kind": "List", "apiVersion": "v1", "items": PODS}, indent=4),   # kubectl get -o json
+    json.dumps({"kind": "List", "apiVersion": "v1", "items": PODS}, indent=2),
+    # an integer orjson would round, NaN (orjson refuses it) and a lone surrogate: the stdlib's items
+    _one_a_line([PODS[0], {"kind": "Pod", "v": 123456789012345678901}, {"kind": "Pod", "v": float("nan")},
+                 {"kind": "Pod", "s": "\ud800"}, PODS[1]]),
+    # nested objects laid out like items: the first cut is inside an item, the stdlib takes over
+    '{"kind":"List","items":[\n{"kind":"Pod","a":[{"x":1},\n{"y":2}]},\n{"kind":"Pod"},\n{"kind":"Node"}]}',
+    # an item whose end is not where the layout says: the next cut spans two items
+    '{"kind":"List","items":[\n{"kind":"Pod","n":1},{"kind":"Pod","n":2},\n{"kind":"Node"},\n{"kind":"Pod","n":3}]}',
+    # a typed list whose items carry no kind, the kind after the items
+    '{"items":[\n{"metadata":{"name":"a"}},\n{"metadata":{"name":"b"}}\n],"kind":"PodList","apiVersion":"v1"}',
+])
+def test_items_decoded_by_layout_are_the_stdlibs(text):
+    assert repr(streamed(text)) == repr(whole(text))
+
+
+def test_layout_items_are_decoded_by_orjson(monkeypatch):
+    """The fast path is taken (a test that could not fail otherwise): every item but the last
+    comes from orjson on the generator's layout and kubectl's."""
+    from karptui.sources import json_stream
+
+    seen = []
+    real = json_stream.orjson_or_not
+
+    def counting(data):
+        value = real(data)
+        seen.append(value is not json_stream.NOT_FAST)
+        return value
+
+    monkeypatch.setattr(json_stream, "orjson_or_not", counting)
+    for text in (_one_a_line(PODS), json.dumps({"kind": "List", "items": PODS}, indent=4)):
+        seen.clear()
+        assert repr(streamed(text)) == repr(whole(text))
+        assert seen == [True] * (len(PODS) - 1)
+
+
+@pytest.mark.parametrize("text", [
+    '{"kind":"List","items":[\n{"kind":"Pod"},\n{"kind":"Pod","a":tru},\n{"kind":"Pod"}]}',
+    '{"kind":"List","items":[\n{"kind":"Pod"},\n{"kind":"Pod"}\n{"kind":"Pod"}]}',
+])
+def test_errors_in_layout_items_name_the_stdlibs_position(text):
+    with pytest.raises(json.JSONDecodeError) as refused:
+        json.loads(text)
+    where = f"line {refused.value.lineno}, column {refused.value.colno}"
+    with pytest.raises(InputError, match=f"invalid JSON at {where}"):
+        streamed(text)

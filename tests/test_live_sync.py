@@ -108,10 +108,23 @@ def test_fast_json_decodes_exactly_what_the_stdlib_does(value):
 @pytest.mark.parametrize("text", [
     '{"a": 18446744073709551616}', '{"a": -9223372036854775809}', '{"a": NaN}', '{"a": 1e400}',
     '{"a": "\\ud800"}', '[1, 2.0, -0.0, 1E2]', '{"a": 1, "a": 2}',
+    '[0.12345678901234567890123]', '[1.5e1234567890123456789]', '[-12345678901234567890]',
+    '{"h":"12345678901234567890","n":123456789012345678901}', '[1,\n12345678901234567890123]',
 ])
 def test_fast_json_hands_what_orjson_would_refuse_or_round_to_the_stdlib(text):
     assert repr(fast_json.loads(text.encode())) == repr(json.loads(text))
     assert repr(fast_json.loads(text)) == repr(json.loads(text))
+
+
+def test_fast_json_leaves_digit_runs_inside_strings_to_orjson():
+    """Karpenter's hash annotations are 19-20 digit strings on every Node and NodeClaim: orjson takes
+    them (its value is the stdlib's); a run that may be a number goes to the stdlib."""
+    hashed = '{"metadata":{"annotations":{"karpenter.sh/nodepool-hash":"12345678901234567890"}}}'
+    assert fast_json.fast_loads(hashed) == json.loads(hashed)
+    assert fast_json.fast_loads(hashed.encode()) == json.loads(hashed)
+    for number in ('{"n":12345678901234567890}', '{"n":-12345678901234567890}', '[1.12345678901234567890]'):
+        assert fast_json.fast_loads(number) is fast_json.NOT_FAST
+        assert fast_json.fast_loads(number.encode()) is fast_json.NOT_FAST
 
 
 @pytest.mark.parametrize("text", ["", "{", '{"a": 1} x', "<html>proxy error</html>", '{"a": 01}'])
