@@ -264,9 +264,10 @@ async def test_a_failing_simulation_is_said_not_left_computing(where, monkeypatc
         assert table(app, "disruption").rows == [("", "", "(no answer: see above)")]
 
 
-async def test_the_first_decision_shows_while_the_rest_of_the_plan_computes(where, monkeypatch, tmp_path):
-    """The simulation is held after telling its first command (a file opens it, which a forked
-    child sees too): the pane lists that command under "found so far", then the whole answer."""
+
+def hold_after_first_command(monkeypatch, tmp_path):
+    """The simulation, once it has told its first command, waits until the returned file exists (a file, so
+    a forked child sees it too)."""
     flag = tmp_path / "open"
     real = karptui.sim.simulate
 
@@ -281,6 +282,12 @@ async def test_the_first_decision_shows_while_the_rest_of_the_plan_computes(wher
         return real(snapshot, **{**options, "found": found})
 
     monkeypatch.setattr(karptui.sim, "simulate", simulate)
+    return flag
+
+async def test_the_first_decision_shows_while_the_rest_of_the_plan_computes(where, monkeypatch, tmp_path):
+    """The simulation is held after telling its first command (a file opens it, which a forked
+    child sees too): the pane lists that command under "found so far", then the whole answer."""
+    flag = hold_after_first_command(monkeypatch, tmp_path)
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4")
@@ -304,20 +311,7 @@ async def test_what_the_worker_tells_while_another_pane_is_shown_is_there_when_t
     """Issue 28: the pane draws the worker's progress and found commands only while it is shown (a
     status update lays out the whole screen, four times a second for minutes on a big cluster); what
     came meanwhile is on screen as soon as 4 is pressed."""
-    flag = tmp_path / "open"
-    real = karptui.sim.simulate
-
-    def simulate(snapshot, **options):
-        tell = options["found"]
-
-        def found(command):
-            tell(command)
-            while not flag.exists():
-                time.sleep(0.01)
-
-        return real(snapshot, **{**options, "found": found})
-
-    monkeypatch.setattr(karptui.sim, "simulate", simulate)
+    flag = hold_after_first_command(monkeypatch, tmp_path)
     app = seed_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("4", "1")   # started, then the Nodes pane shown while it computes
