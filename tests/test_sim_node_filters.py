@@ -104,7 +104,8 @@ def test_every_pending_pod_on_every_node_before_and_after_simulating(shape):
 def test_simulate_answers_as_with_the_whole_phase_on_generated_clusters(shape, monkeypatch):
     calls = []
     alone = framework.filters_at
-    monkeypatch.setattr(default_preemption, "filters_at", lambda ctx, i, *only: calls.append(i) or alone(ctx, i, *only))
+    monkeypatch.setattr(default_preemption, "filters_at",
+                        lambda ctx, i, *only, **kw: calls.append(i) or alone(ctx, i, *only, **kw))
     fast = answer(generated(shape))
     assert calls
     # the plain path: every dry run evicts and places, and asks the whole phase at each step

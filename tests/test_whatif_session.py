@@ -44,8 +44,8 @@ def consolidations(monkeypatch):
         seen["runs"] += 1
         return run(self, state)
 
-    def counted_simulate(self, candidates):  # counted once it has run: a call the cancel stops at its start did no work
-        done = simulate(self, candidates)
+    def counted_simulate(self, candidates, **options):  # counted once it has run: a call the cancel stops at its start did no work
+        done = simulate(self, candidates, **options)
         seen["simulations"] += 1
         return done
 
