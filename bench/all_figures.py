@@ -83,19 +83,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--json", metavar="OUT", help="write every figure to this file")
     args = p.parse_args(argv)
     try:
-        args.shapes = bench_commands._csv(args.shapes, str, "shapes")
-        args.sizes = sorted(bench_commands._csv(args.sizes, int, "sizes"))
+        bench_commands.shapes_and_sizes(args)
+        args.sizes = sorted(args.sizes)
         args.only = bench_commands._csv(args.only, str, "only")
-        unknown = [s for s in args.shapes if s not in bench_commands.gen_cluster.SHAPES]
-        if unknown:
-            raise UsageError(f"--shapes: unknown shape {unknown[0]!r}")
         wrong = [f for f in args.only if f not in FIGURES]
         if wrong:
             raise UsageError(f"--only: unknown figure {wrong[0]!r} (known: {', '.join(FIGURES)})")
-        if any(n < 1 for n in args.sizes):
-            raise UsageError("--sizes: node counts must be at least 1")
-        if args.repeat < 1:
-            raise UsageError("--repeat: must be at least 1")
     except (UsageError, bench_commands.UsageError) as exc:
         p.exit(2, f"all_figures.py: {exc}\n")
     return args

@@ -116,21 +116,27 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="also print -X importtime totals of --version and snapshot info")
     args = p.parse_args(argv)
     try:
-        args.shapes = _csv(args.shapes, str, "shapes")
-        args.sizes = _csv(args.sizes, int, "sizes")
-        unknown = [s for s in args.shapes if s not in gen_cluster.SHAPES]
-        if unknown:
-            raise UsageError(f"--shapes: unknown shape {unknown[0]!r} (known: {', '.join(gen_cluster.SHAPES)})")
-        if any(n < 1 for n in args.sizes):
-            raise UsageError("--sizes: node counts must be at least 1")
-        if args.repeat < 1:
-            raise UsageError("--repeat: must be at least 1")
+        shapes_and_sizes(args)
         args.only = only_commands(args.only)
         if args.check_hashes:
             args.expected = _read_hashes(args.check_hashes)
     except UsageError as exc:
         p.exit(2, f"bench_commands.py: {exc}\n")
     return args
+
+
+def shapes_and_sizes(args) -> None:
+    """``--shapes``, ``--sizes`` and ``--repeat`` read and checked (UsageError), for this bench and the
+    ones that run it (all_figures.py)."""
+    args.shapes = _csv(args.shapes, str, "shapes")
+    args.sizes = _csv(args.sizes, int, "sizes")
+    unknown = [s for s in args.shapes if s not in gen_cluster.SHAPES]
+    if unknown:
+        raise UsageError(f"--shapes: unknown shape {unknown[0]!r} (known: {', '.join(gen_cluster.SHAPES)})")
+    if any(n < 1 for n in args.sizes):
+        raise UsageError("--sizes: node counts must be at least 1")
+    if args.repeat < 1:
+        raise UsageError("--repeat: must be at least 1")
 
 
 def only_commands(text: str | None) -> tuple | None:

@@ -436,10 +436,12 @@ class HistoryBuilder:
     def _only_running(self) -> Draft | None:
         """The one NodeClaim the input shows launched and not yet disrupted, interrupted or gone, if there is
         exactly one: a disruption line of one node that names none (a paste trimmed to ``message`` and a few
-        keys) can mean only it. Looked for among the newest lives only, so a day's log pays nothing."""
-        running = [d for d in list(self.drafts.values())[-50:] if d.named and d.seen & {"launched", "registered",
-                   "initialized"} and not d.seen & {"disrupted", "interrupted", "terminated", "garbage_collected"}]
-        return running[0] if len(running) == 1 and len(self.drafts) <= 50 else None
+        keys) can mean only it. Asked only of a paste (at most 50 lives), so a day's log pays nothing."""
+        if len(self.drafts) > 50:
+            return None
+        running = [d for d in self.drafts.values() if d.named and d.seen & {"launched", "registered", "initialized"}
+                   and not d.seen & {"disrupted", "interrupted", "terminated", "garbage_collected"}]
+        return running[0] if len(running) == 1 else None
 
     def _terminated(self, e: dict, text: str, ref: str) -> None:
         if not (e.get("nodeclaim") or e.get("node")):

@@ -196,7 +196,7 @@ def zap_console(text: str) -> tuple[str, str, str, str, dict] | None:
     if glued is not None:
         message, rest = glued
         parts.append(rest)
-    elif len(parts) == 4 and ('... "' in message or '...  "' in message or '… "' in message or '…  "' in message):
+    elif len(parts) == 4 and ("..." in message or "…" in message):
         elided = elided_opening(message)
         if elided is not None:
             return when, _LEVELS[level], logger, elided[0], elided[1]

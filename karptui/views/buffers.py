@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..model.quantity import human_bytes
 from ..model.resources import CPU, MEMORY
 from ..sim.karpenter.buffers import COMING, NEW, NODE, NOWHERE
+from .format import cpu
 from .nodes import short_name
 
 MARK = "◇"   # a buffer pod's row: not a pod of the cluster
@@ -38,6 +40,11 @@ class BufferPodRow:
         if self.where == NEW:
             return f"new {self.place}"
         return "no place"
+
+    def cells(self) -> tuple[str, ...]:
+        """Its row in the Pending pane's columns: marked, and plainly no pending pod of the cluster."""
+        return (f"  {MARK} {self.key}", cpu(self.cpu), human_bytes(self.memory), "-", self.simulated,
+                "virtual: not a pending pod", "-")
 
     def words(self) -> str:
         """Where the provisioning pass put it, in a sentence."""

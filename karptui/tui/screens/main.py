@@ -22,7 +22,6 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 from ...model.quantity import human_bytes
 from ...text import visible, visible_rows
 from ...views.activity import activity_detail, activity_rows
-from ...views.buffers import MARK as BUFFER_MARK
 from ...views.buffers import buffer_detail, buffer_groups
 from ...views.details import DISRUPTION_SECTION
 from ...views.filtering import Filter
@@ -361,8 +360,7 @@ class MainScreen(Screen):
             rows.append(group.cells())
             keys.append(f"buffer:{group.buffer}")
             for b in shown:
-                rows.append((f"  {BUFFER_MARK} {b.key}", cpu(b.cpu), human_bytes(b.memory), "-", b.simulated,
-                             "virtual: not a pending pod", "-"))
+                rows.append(b.cells())
                 keys.append(f"bufferpod:{b.key}")
         table = self.query_one("#pending-table", VirtualTable)
         table.set_rows(rows, keys)
