@@ -98,8 +98,11 @@ def _json(text: str | None):
         return text
 
 
-_LIMITS = re.compile(r'^all available instance types exceed (?:nodepool |provisioner )?limits'
-                     r'(?: for (?:nodepool|provisioner)?:? ?(?:"([^"]+)"|\(NodePool=([^)]+)\)))?')
+# v1.9+ also "node limits have been exhausted for nodepool", both wrapped with the pool as "(NodePool=NAME)"
+# or, as an event's text renders the pair, ", NodePool=NAME"
+_LIMITS = re.compile(r'^(?:all available instance types exceed (?:nodepool |provisioner )?limits|'
+                     r'node limits have been exhausted)'
+                     r'(?: for (?:nodepool|provisioner)?:? ?(?:"([^"]+)"|\(NodePool=([^)]+)\)|, NodePool=([\w.-]+)))?')
 
 
 def unschedulable(error: str, pool_hint: str = "") -> dict:
@@ -133,8 +136,9 @@ def _unschedulable_text(error: str, pool_hint: str) -> dict:
             pools.append({"name": name, "reason": reason})
             continue
         limits = _LIMITS.match(part)
-        if limits and (limits.group(1) or limits.group(2) or pool_hint):
-            pools.append({"name": limits.group(1) or limits.group(2) or pool_hint, "reason": part})
+        named = limits and (limits.group(1) or limits.group(2) or limits.group(3))
+        if limits and (named or pool_hint):
+            pools.append({"name": named or pool_hint, "reason": part})
         elif pools:
             pools[-1]["reason"] += "; " + part  # a reason that itself contained "; "
     resources = _RESOURCES.search(error)
@@ -408,12 +412,12 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
         out["pod_count"] = int(pods[1:])
     targets, sep, replacement = targets.partition(" and replacing with ")
     parts = targets.split(", ")
-    candidates = [_candidate(part) for part in parts if part.count("/") == 2 and not _elided(part)]
+    candidates = [_candidate(part) for part in parts if part.count("/") == 2 and not elided_name(part)]
     if not sep and candidates and parts[-1].count("/") < 2:
         # every era writes each candidate as name/instance-type/capacity-type: a last one without them was cut
         # mid-name by the paste ("..., i-0f7c2a9e5d3b18649.ec2.inter"), so it names no node
         targets = ", ".join(parts[:-1])
-    out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not _elided(n)]
+    out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not elided_name(n)]
     if candidates:
         out["candidates"] = candidates
     if sep:
@@ -435,12 +439,13 @@ def _candidate(text: str) -> dict:
 def _node_like(name: str) -> bool:
     """A node's name, not a word of a cut sentence ("deleted node from ..."): names carry a digit, a dot
     or a dash (ip-10-1-2-3.ec2.internal, aks-pool-1, node1), and a paste's elided name is none."""
-    return not _elided(name) and any(c.isdigit() or c in ".-" for c in name)
+    return not elided_name(name) and any(c.isdigit() or c in ".-" for c in name)
 
 
-def _elided(name: str) -> bool:
-    """A name a paste shortened (``ip-10-27-91-143…``): not a node's name, so not reported as one."""
-    return name.endswith(("…", "..."))
+def elided_name(name: str) -> bool:
+    """A name a paste shortened (``ip-10-27-91-143…``, ``nodeclaim/...``'s bare ``...``): not an object's
+    name, so not reported as one."""
+    return not name.strip(".…") or name.endswith(("…", "..."))
 
 
 def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
@@ -472,7 +477,7 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
         out.setdefault("action", decision.lower())
         if pools:
             out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
-        nodes = nodes or [n.strip() for n in (names or "").split(",") if n.strip() and not _elided(n.strip())]
+        nodes = nodes or [n.strip() for n in (names or "").split(",") if n.strip() and not elided_name(n.strip())]
     out["nodes"] = nodes
     replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
     if len(replacements) == 1:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .classify import consolidation_message, disruption_method, unschedulable
+from .classify import consolidation_message, disruption_method, elided_name, unschedulable
 from .paste import unwrap
 
 # Karpenter core and the AWS provider; older eras' names too (NominatePod, InstanceSpotRebalanceRecommendation).
@@ -109,7 +109,7 @@ def event_row(text: str) -> dict | None:
         told = event_message(parts[1])
         if told is not None:
             name = parts[0].partition("/")[2]
-            return _event(told["event"], parts[1], parts[0] if not _elided(name) else "", "")
+            return _event(told["event"], parts[1], parts[0] if not elided_name(name) else "", "")
     match = _LOG_STORE.match(body)
     if match and _karpenters(match.group(2), match.group(3), ""):
         obj = match.group(4) or ""
@@ -146,11 +146,6 @@ def event_message(text: str) -> dict | None:
         if match and (reason != "Nominated" or match.end() == len(text.rstrip())):
             return _event(reason, text, "", "")
     return None
-
-
-def _elided(name: str) -> bool:
-    """An object name an author shortened (``nodeclaim/...``): names nothing."""
-    return not name.strip(".…")
 
 
 def _columns(body: str) -> list[str]:
@@ -193,6 +188,11 @@ def _table_row(parts: list[str]) -> dict | None:
         if index == 2 and obj.startswith("pod/") and obj.count("/") == 1:
             obj = f"pod/{parts[0]}/{obj[4:]}"   # -A: NAMESPACE, LAST SEEN, TYPE; a pod is named with its namespace
         message = "  ".join(rest[1:] if obj else rest)
+        source = ""
+    elif rest and _OBJECT.match(rest[0]):  # get events cut of its LAST SEEN column: TYPE REASON OBJECT MESSAGE
+        head, _, tail = rest[0].partition(" ")  # a viewer may have joined OBJECT and MESSAGE with one space
+        obj = "" if elided_name(head.partition("/")[2]) else head
+        message = "  ".join(([tail] if tail else []) + rest[1:])
         source = ""
     else:  # describe: [Age] From Message, Age may be missing
         if len(rest) >= 3 and _AGE.match(rest[0]) or len(rest) == 2 and _AGE.match(rest[0]) \

@@ -240,7 +240,11 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
         if row is not None:
             return _event_record(number, row, source)
         found = _bare_message(number, body, source, stamp)
-        return found if found is not None or quoted else _quoted(number, body, source, stamp)
+        if found is not None or quoted:
+            return found
+        # a markdown table row's cells or prose: the code spans as the author wrote them (the wrappers
+        # peeled above take a cell's opening backtick with the row's pipe, which would pair the rest wrongly)
+        return _quoted(number, _ROW_LEAD.sub("", text, count=1) if "`" in text else body, source, stamp)
     context: dict = {}
     message = found.message
     if found.context:
@@ -256,10 +260,12 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
     return Record(number, found.time, found.level, found.logger, message, context, source)
 
 
-_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\s+)?"
+# a log store's time column (or an author's time of day alone), zap's caller column, before the message
+_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)|\d\d:\d\d:\d\d\.\d+)\s+)?"
                            r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
 
+_ROW_LEAD = re.compile(r"^[\s>|│┃]*")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
 _PAIRS_KEPT = re.compile(r'\s*(?:\.{3}|…)\s*(?="[\w.\-/ ]+"\s*:)')
 
@@ -280,6 +286,10 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
         if kept:  # the message, the author's "...", and the pairs they kept: "launched nodeclaim"..."zone":"a"
             fields = salvage("{" + text[kept.end():])
         text = (whole.group(1) if whole else text.strip('",')).replace('\\"', '"')
+    if not fields and ("..." in text or "…" in text):  # the message, the author's "...", the pairs they kept
+        kept = elided_opening(text)
+        if kept is not None:
+            text, fields = kept
     elided = ELIDED_CONTEXT.search(text) if text[-1:] == "}" else None
     if elided is not None:  # the author's "{...}" for the context
         text = text[:elided.start()].rstrip()
