@@ -464,12 +464,14 @@ def test_quoted_in_prose(line, kind):
 
 def test_a_disruption_naming_nobody_is_the_only_running_nodeclaims():
     """A paste trimmed to ``message`` and a few keys: one NodeClaim launched, then "terminating 1 nodes" naming
-    none. It can only be that one; with two running, nothing says which."""
+    none. It can only be that one; with two running, nothing says which, and the disruption is a life unnamed."""
     launched = [json.dumps({"level": "INFO", "message": "launched nodeclaim", "NodeClaim": {"name": n},
                             "instance-type": "c6i.xlarge"}) for n in ("live-k7t2w", "live-q2m4x")]
     disrupt = json.dumps({"level": "INFO", "message": "disrupting nodeclaim(s) via delete, terminating 1 nodes",
                           "reason": "empty"})
     one = lives([launched[0], disrupt])["live-k7t2w"]
     assert one.end_reason == "emptiness" and "disrupted" in one.steps
-    two = lives([*launched, disrupt])
-    assert all(life.end_reason == "running" for life in two.values())
+    two = lives([*launched, disrupt])   # then the disruption is a life of its own, unnamed
+    assert {k: life.end_reason for k, life in two.items() if life.named} == {"live-k7t2w": "running",
+                                                                              "live-q2m4x": "running"}
+    assert [life.end_reason for life in two.values() if not life.named] == ["emptiness"]

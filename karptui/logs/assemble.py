@@ -55,6 +55,8 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 joined, used = _row_goes_on(stripped, held, source)
             elif body[:1] == '"' and FRAGMENT.match(body):
                 joined, used = _fragment_goes_on(body, held, source)
+            elif body[:1] == '"' and _PAIR_LINE.match(body):
+                joined, used = _pairs_below(body, held, source)
             elif stripped[-1:] == ";" and POOL_ERROR.match(body):
                 joined, used = _pools_go_on(stripped, held, source)
             else:
@@ -77,7 +79,16 @@ def _ahead(held: list[str], source: Iterator[str], index: int) -> str | None:
 
 
 def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
-    """A JSON object that continues on the next lines (pretty-printed or wrapped), if it closes."""
+    """A JSON object that continues on the next lines (pretty-printed or wrapped), if it closes -- not one
+    that closed already, behind a wrapper's trailing marks (a whole record in a code span)."""
+    if body.rstrip().endswith("}"):
+        try:
+            _, end = _DECODE(body)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            if not body[end:].strip():
+                return None, 0
     parts = [body]
     size = len(body)
     quoted = _inside_string(body)  # whether the text so far stops inside a string: a wrap there is the text's own
@@ -217,6 +228,34 @@ def _fragment_goes_on(first: str, held: list[str], source: Iterator[str]) -> tup
         if line is None or not line.strip() or _NOISE.match(line) or _STARTS_RECORD.match(line) or _is_record(line):
             return None, 0
         parts.append(line.rstrip("\r\n"))
+    return None, 0
+
+
+# One or a few of a record's pairs, without its braces, ending with the comma before the next line's:
+# an author's copy of a record one pair to a line (``"message":"failed launching nodeclaim",``)
+_PAIR_LINE = re.compile(r'^"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*'
+                        r'(?:"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*)*$')
+_PAIR_OPENS = re.compile(r'^\s*"[\w.\-/ ]+"\s*:')
+MAX_PAIR_LINES = 16
+
+
+def _pairs_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A braceless record written a pair or two to a line: the lines below that go on with its pairs, to
+    the one that ends without a comma (its last pair), read as one fragment; nothing joined when the
+    pairs stop at a blank line or a line of another kind."""
+    parts = [first.rstrip()]
+    for index in range(MAX_PAIR_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not _PAIR_OPENS.match(line):
+            return None, 0
+        parts.append(line.strip())
+        if not parts[-1].endswith(","):
+            joined = "".join(parts)
+            try:
+                _DECODE("{" + joined + "}")
+            except (ValueError, RecursionError):
+                return None, 0
+            return joined, index + 1
     return None, 0
 
 

@@ -508,6 +508,7 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
 # (pkg/controllers/machine/lifecycle/launch.go at v0.29)
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
                   "creating cloud provider instance", "insufficient capacity", "creating machine")
+_LAUNCH_ERRORS_WRAPPED = tuple(f"{words}, " for words in _LAUNCH_ERRORS[:3])
 
 
 def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
@@ -524,6 +525,8 @@ def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str,
         error = message
     elif level == "error" and lowered.startswith(_LAUNCH_ERRORS):
         error = message
+    elif not level and lowered.startswith(_LAUNCH_ERRORS_WRAPPED):  # a line pasted from its logger on: Go's
+        error = message                                             # "launching node, %w" is the error's wrap
     else:
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "launch_failed",
@@ -569,11 +572,17 @@ def _interruption(f: dict, message: str, lowered: str, level: str, logger: str, 
                   when: str) -> dict | None:
     """The AWS provider's interruption controller: an offering marked unavailable, a node deleted for a message."""
     if lowered.startswith("removing offering from offerings"):
-        # also logged when a launch hits InsufficientInstanceCapacity: that is not an interruption
+        # also logged when a launch hits InsufficientInstanceCapacity: that is not an interruption. Its
+        # "reason" is what marked the offering: the EC2 error code after a launch, the message's kind
+        # ("SpotInterruptionKind", messages.Kind) when the interruption controller did (cache.MarkUnavailable)
+        reason = f.get("reason")
+        by_message = type(reason) is str and reason.endswith("Kind")
         if not (f.get("messageKind") or f.get("message-kind") or "interruption" in logger
-                or f.get("controller") == "interruption"):
+                or f.get("controller") == "interruption" or by_message):
             return None
         action = "remove_offering"
+        if by_message and not (f.get("messageKind") or f.get("message-kind")):
+            f = {**f, "messageKind": reason}
     elif "from interruption message" in lowered and ("delete" in lowered or "cordon" in lowered):
         action = _ACTIONS.get(str(f.get("action", "")).lower(), "delete")
     else:
@@ -675,9 +684,10 @@ def garbage_collected(event: dict) -> bool:
 def drain_begins(event: dict) -> bool:
     """Whether an ``other`` event is the start of a node's drain: the termination controller's ``tainted node``
     (karpenter.sh/disrupted, v1; the taint is not always printed) or ``cordoned node`` (before v1), never the
-    ``annotated nodeclaim`` that precedes it. The history's owner of that rule (docs/history.md, ``drained``)."""
+    ``annotated nodeclaim`` that precedes it. The history's owner of that rule (docs/history.md, ``drained``);
+    whose drain it is, the line's names say (an author may have cut them: then the lines around it do)."""
     message = event.get("message")
-    if type(message) is not str or not (event.get("node") or event.get("nodeclaim")):
+    if type(message) is not str:
         return False
     lowered = message.lower()
     return lowered == "tainted node" or lowered.startswith("cordoned node")
@@ -787,7 +797,7 @@ _OTHER_TEMPLATES = re.compile(
     r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
     r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
-    r"|tainted node$|cordoned node$|annotated nodeclaim$"
+    r"|tainted node$|cordoned node$|annotated nodeclaim$|removing offering from offerings$"
     r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")

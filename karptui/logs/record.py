@@ -333,6 +333,11 @@ def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
         found = _pasted(number, span, source, stamp, quoted=True)
         if found is None:
             continue
+        parts = _parts_after(body, mark, span) if found.preset is None and not found.fields else None
+        if parts is not None:  # the line written by its parts: the message, then its pairs (or its taint)
+            found.fields = {k: v for k, _, v in (p.partition(": ") for p in parts) if v and _PAIR_KEY.fullmatch(k)}
+            if known(classify(found)):
+                return found
         head = found.level or "." in found.logger   # a line's own columns before its message: the line pasted
         if found.preset is None and not (found.fields or found.time or head) and _naming(body, span, found):
             continue   # the author naming a message in a sentence ("stuck with the `waiting on cluster sync` logs")
@@ -357,6 +362,26 @@ def _naming(body: str, span: str, found: Record) -> bool:
 
 
 _ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")
+# the code spans that follow a message's span with only spaces between: ``log: `tainted node` `key: value` ``
+_NEXT_SPAN = re.compile(r"[ \t]+(`+)([^`]+)\1")
+_PAIR_KEY = re.compile(r"[A-Za-z][\w.\-/]*")
+
+
+def _parts_after(body: str, mark: str, span: str) -> list[str] | None:
+    """The spans an author wrote right after a message's span, when they wrote a log line by its parts
+    (`` `disrupting node(s)` `controller: disruption` `decision: delete` `` in a timeline table): the message
+    span is then the line, not a message named in a sentence. None when no span follows it."""
+    if mark[:1] != "`":
+        return None
+    at = body.find(mark + span + mark)
+    if at < 0:
+        return None
+    at += len(span) + 2 * len(mark)
+    parts = []
+    while (following := _NEXT_SPAN.match(body, at)) is not None:
+        parts.append(following.group(2))
+        at = following.end()
+    return parts or None
 
 
 def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
