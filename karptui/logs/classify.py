@@ -471,6 +471,8 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
     if type(f.get("command-id")) is str:
         out["command_id"] = f["command-id"]
     command = _COMMAND.match(f["command"]) if isinstance(f.get("command"), str) else None
+    if command is None and out["method"] == "other" and type(f.get("command")) is str and f["command"].isalpha():
+        out["method"] = _method(f["command"])   # an author's copy that kept only the command's reason ("Empty")
     if command:
         reason, decision, pools, names = command.groups()
         out["method"] = _method(reason)
@@ -509,6 +511,8 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
                   "creating cloud provider instance", "insufficient capacity", "creating machine")
 _LAUNCH_ERRORS_WRAPPED = tuple(f"{words}, " for words in _LAUNCH_ERRORS[:3])
+# v0.4's allocator: "launching 1 instance(s), with fleet error(s), ..."
+_LAUNCHING_INSTANCES = re.compile(r"launching \d+ instance\(s\), ")
 
 
 def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
@@ -517,10 +521,16 @@ def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str,
     whose error is a launch, an ICE'd offering, or an error-level line that is the cloud provider's error
     itself (v0.2x-v0.3x lifecycle controllers)."""
     error_field = f.get("error") if isinstance(f.get("error"), str) else ""
+    pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner")
     if lowered.startswith(("failed launching", "could not launch")):
         error = error_field or message.split(", ", 1)[-1]
-    elif lowered == "reconciler error" and error_field.lower().startswith(_LAUNCH_ERRORS):
+    elif lowered == "reconciler error" and (error_field.lower().startswith(_LAUNCH_ERRORS)
+                                            or _LAUNCHING_INSTANCES.match(error_field)):
         error = error_field
+        if pool is None and f.get("reconciler kind") == "Provisioner" and type(f.get("name")) is str:
+            pool = f["name"]   # v0.4's allocator: controller-runtime names the Provisioner it reconciled
+    elif lowered.startswith("provisioning failed, ") and lowered[21:].startswith(_LAUNCH_ERRORS_WRAPPED):
+        error = message[21:].split(", ", 1)[-1]   # v0.5-v0.16: "Provisioning failed, %s" over "launching node, %w"
     elif lowered.startswith("insufficientinstancecapacity for offering"):
         error = message
     elif level == "error" and lowered.startswith(_LAUNCH_ERRORS):
@@ -531,7 +541,7 @@ def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str,
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "launch_failed",
                      "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
-                     "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"), "error": error})
+                     "nodepool": pool, "error": error})
 
 
 _LIMITED = re.compile(r'(?:for (?:nodepool|provisioner)[: ]*"?([\w.-]+)"?|NodePool=([\w.-]+))')
@@ -716,6 +726,22 @@ def _marked(f: dict, message: str, lowered: str, level: str, logger: str, line: 
 
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
 # every pattern on every line, which matters at 50 MB/s.
+# v0.20's consolidation logged why a node stayed (karpenter-core's deprovisioning, before the Unconsolidatable
+# event of v0.3x told the same): "node NAME can't be consolidated, REASON"
+_CANT_CONSOLIDATE = re.compile(r"^node (\S+) can't be consolidated, (.+)$")
+
+
+def _cant_consolidate(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                      when: str) -> dict | None:
+    if "can't be consolidated, " not in lowered:
+        return None
+    match = _CANT_CONSOLIDATE.match(message)
+    if match is None:
+        return None
+    return {"line": line, "time": when, "level": level, "kind": "unconsolidatable", "node": match.group(1),
+            "reason": match.group(2)}
+
+
 BY_FIRST_WORD = {
     "could": (_unschedulable, _launch_failed),
     "failed": (_unschedulable, _launch_failed),
@@ -727,6 +753,7 @@ BY_FIRST_WORD = {
     "creating": (_created, _launch_failed),
     "launching": (_created, _launch_failed),
     "insufficient": (_launch_failed,),
+    "provisioning": (_launch_failed,),
     "insufficientinstancecapacity": (_launch_failed,),
     "reconciler": (_launch_failed,),
     "launched": (_launched,),
@@ -741,7 +768,7 @@ BY_FIRST_WORD = {
     "deleting": (_repair,),
     "removing": (_interruption,),
     "initiating": (_interruption,),
-    "node": (_limits,),
+    "node": (_limits, _cant_consolidate),
     "consolidation": (_consolidation,),
     "all": (_limits,),
     "incompatible": (_bare_error,),

@@ -60,7 +60,7 @@ _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 # A describe row's Age column cut before its end: "78s (x53 ov", "3m2s (x4"
 _CUT_AGE = re.compile(r"^\d+[smhdy](?:\d+[smh])?\s+\(x\d*(?: o?v?e?r?.*)?$")
 _TRANSITION = "Status condition transitioned"
-_OBJECT = re.compile(r"(?:node|nodeclaim|machine|pod)/\S+")
+_OBJECT = re.compile(r"(?:[nN]ode|nodeclaim|NodeClaim|machine|Machine|[pP]od)/\S+")
 # A describe row whose columns a viewer joined with single spaces (k9s' describe view, inside its "│" border):
 # TYPE REASON AGE FROM MESSAGE, taken only with Karpenter's own source in the FROM column
 _SINGLE_SPACED = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+) (?:\S+(?: \(x\d+ over \S+\))? )?"
@@ -149,7 +149,15 @@ def event_message(text: str) -> dict | None:
 
 
 def _columns(body: str) -> list[str]:
-    return [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
+    parts = [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
+    if parts:
+        joined = _TYPE_REASON.match(parts[0])
+        if joined:   # TYPE and REASON one space apart (an author's retyped row, a reason as wide as its column)
+            parts[0:1] = [joined.group(1), joined.group(2)]
+    return parts
+
+
+_TYPE_REASON = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+)$")
 
 
 def open_row(text: str) -> bool:
@@ -259,6 +267,7 @@ def karpenter_event(reason: str, message: str, obj: str = "") -> dict | None:
 def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
     """Karpenter's event reason and message -> a log event kind and its fields."""
     kind_name, _, name = obj.partition("/")
+    kind_name = kind_name.lower()   # ``kubectl events`` writes the object's kind as its type: Pod/NAME, Node/NAME
     out: dict = {"event": reason}
     if kind_name in ("node", "nodeclaim", "machine"):
         out["nodeclaim" if kind_name != "node" else "node"] = name

@@ -24,8 +24,9 @@ from .foreign import foreign_console_time
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line, markdown emphasis
 # opened before a line's time or level (``_ERROR  controller...``), a shell comment quoting a line (``# INFO ...``).
 # An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
-# A Go or C line comment ("//   Normal  Launched ...", a table quoted in a test's source) is one too.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|[_*](?=\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b)|\#(?=\s+(?:\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b))|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
+# A Go or C line comment ("//   Normal  Launched ...", a table quoted in a test's source) is one too, and so is
+# a diff's "+" before an added line (a review thread quoting a docs change).
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|[_*](?=\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b)|\#(?=\s+(?:\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b))|\+(?=\d{4}-|\{|\s)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
 # a container runtime's framing (TIME STREAM F|P); the time may already be gone (read as kubectl's --timestamps)

@@ -265,6 +265,7 @@ _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+
                            r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
 
+_AUTHOR_PAIRS = re.compile(r"^[A-Za-z][\w.-]*: \S+(?:, [A-Za-z][\w.-]*: \S+)*")
 _ROW_LEAD = re.compile(r"^[\s>|│┃]*")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
 _PAIRS_KEPT = re.compile(r'\s*(?:\.{3}|…)\s*(?="[\w.\-/ ]+"\s*:)')
@@ -283,9 +284,14 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ..."), or a quote
         whole = _QUOTED.match(text)  # closed, then prose ("...got 1". Expected ...)
         kept = _PAIRS_KEPT.match(text, whole.end()) if whole else None
+        rest = text[whole.end():].strip() if whole and not kept else ""
         if kept:  # the message, the author's "...", and the pairs they kept: "launched nodeclaim"..."zone":"a"
             fields = salvage("{" + text[kept.end():])
         text = (whole.group(1) if whole else text.strip('",')).replace('\\"', '"')
+        if rest and _AUTHOR_PAIRS.match(rest):   # then a few of its fields in the author's words: "key: value, ..."
+            fields = {k: v for k, _, v in (p.partition(": ") for p in rest.split(", ")) if v and " " not in k}
+        elif rest and " " not in rest and any(c.isdigit() or c in ".-" for c in rest):
+            text = f"{text} {rest}"   # then the object's name alone: "deleted node"   ip-192-168-1-2.ec2.internal
     if not fields and ("..." in text or "…" in text):  # the message, the author's "...", the pairs they kept
         kept = elided_opening(text)
         if kept is not None:
