@@ -73,15 +73,17 @@ def test_drift_replacements_make_chains():
     t = timeline("c-020.log")
     chains = {c.nodeclaims[0]: c for c in t.chains}
     # line 6: drift replace of ip-10-0-47-52 (c4.large spot, 2 pods); line 7: created default-v7p4m
-    first = chains["ip-10-0-47-52.us-west-2.compute.internal"]
-    assert first.nodeclaims == ("ip-10-0-47-52.us-west-2.compute.internal", "default-v7p4m")
+    # line 12 deletes its node and line 13, right after, a NodeClaim, each naming only its own object: one life
+    first = chains["default-k2d8x"]
+    assert first.nodeclaims == ("default-k2d8x", "default-v7p4m")
     assert first.links[0].reason == "drift"
-    second = chains["ip-10-0-9-230.us-west-2.compute.internal"]   # line 14: drift replace; line 15: default-r3b9q
+    second = chains["default-w5n2j"]   # line 14: drift replace; line 15: default-r3b9q
     assert second.nodeclaims[1:] == ("default-r3b9q",)
     found = {life.nodeclaim: life for life in t.lives}
     new = found["default-v7p4m"]   # lines 8-10 name no NodeClaim: the one just created is the one launched
     assert (new.instance_type, new.zone, new.node) == ("c4.large", "us-west-2c", "ip-10-0-36-181.us-west-2.compute.internal")
-    old = found["ip-10-0-47-52.us-west-2.compute.internal"]
+    old = found["default-k2d8x"]
+    assert old.node == "ip-10-0-47-52.us-west-2.compute.internal"
     assert old.replaced_by == ("default-v7p4m",) and new.replaces == (old.nodeclaim,)
     assert first.links[0].saving == pytest.approx(old.price - new.price)
 
@@ -134,8 +136,7 @@ def test_cli_json_shape(cli):
     assert code == 0
     assert set(doc) == {"window", "catalog", "discounts", "nodeclaims", "chains", "churn", "short_lived", "pending",
                         "launch_failures", "interruptions", "cost"}
-    assert {c["nodeclaims"][0] for c in doc["chains"]} == {"ip-10-0-47-52.us-west-2.compute.internal",
-                                                           "ip-10-0-9-230.us-west-2.compute.internal"}
+    assert {c["nodeclaims"][0] for c in doc["chains"]} == {"default-k2d8x", "default-w5n2j"}
     life = doc["nodeclaims"][0]
     for key in ("nodeclaim", "created", "launched", "registered", "initialized", "disrupted", "drained", "terminated",
                 "launch_to_ready_seconds", "disrupt_to_gone_seconds", "price_per_hour", "replaced_by", "end"):

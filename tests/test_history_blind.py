@@ -29,21 +29,14 @@ KNOWN = {
     ("i-004.log", "standard-od-x4m9c"): "only a debug `marking drifted` line names it, which is not a step of a life",
     ("i-007.log", "i-0a7e2c91d4b35f806"): "only v0.5's emptiness TTL lines (added, then removed) name it; a TTL is not "
                                            "a step of a life",
-    ("i-016.log", "line 7"): "a DisruptionTerminating row whose object the author elided (`nodeclaim/...`): no name",
     ("i-032.log", "budget-spot-pool-t4w9m"): "the poster redacted both the drifted node's and its replacement's names to "
                                               "the same `ip-172-xx-xx-xx.ec2.internal`, so the replacement takes the old "
                                               "node's deletion",
     ("i-035.log", "ip-10-0-17-58.ec2.internal"): "only Unconsolidatable event rows name it: events make no life each",
-    ("j-022.log", "line 4"): "a launch failure whose machine the poster elided: it is in `launch_failures`, with no "
-                             "name to key a life by",
-    ("k-005.log", "line 9"): "a `failed launching nodeclaim` record cut before its NodeClaim: it is in "
-                             "`launch_failures`, with no name to key a life by",
     ("k-018.log", "line 7"): "its describe rows end with DisruptionBlocked `Node is deleting or marked for deletion`, "
                              "which the label reads as gone; a block is not a step of a life, so it stays running",
     ("k-022.log", "line 8"): "a `launched nodeclaim` fragment the author cut to its message and capacity type: "
                              "no name to key a life by",
-    ("m-024.log", "line 5"): "a deprovisioning, a cordon and a deletion quoted with every name elided (`...`) and no "
-                             "NodeClaim launched before them: nothing says they are one node's",
 }
 
 

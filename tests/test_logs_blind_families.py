@@ -220,7 +220,7 @@ def test_a_nodeclaims_terminating_row_after_its_nodes_is_one_life():
 @pytest.mark.parametrize("line,kind", [
     (('`Provisioning failed, getting volume topology requirements, getting persistent volume claim data\t'
      '{"commit": "6b0d3f2"}`'), "other"),
-    ("Provisioning failed, launching node, creating cloud provider instance, no instance types", "other"),
+    ("Provisioning failed, launching node, creating cloud provider instance, no instance types", "launch_failed"),  # set o
     ("I was stuck with the `waiting on cluster sync` logs instead.", None),
     ("karpenter logs `DEBUG\tcontroller.provisioner\twaiting on cluster sync` forever", "other"),
     ("The log says `waiting on cluster sync`", "other"),            # the span ends the line: the line pasted
@@ -464,12 +464,163 @@ def test_quoted_in_prose(line, kind):
 
 def test_a_disruption_naming_nobody_is_the_only_running_nodeclaims():
     """A paste trimmed to ``message`` and a few keys: one NodeClaim launched, then "terminating 1 nodes" naming
-    none. It can only be that one; with two running, nothing says which."""
+    none. It can only be that one; with two running, nothing says which, and the disruption is a life unnamed."""
     launched = [json.dumps({"level": "INFO", "message": "launched nodeclaim", "NodeClaim": {"name": n},
                             "instance-type": "c6i.xlarge"}) for n in ("live-k7t2w", "live-q2m4x")]
     disrupt = json.dumps({"level": "INFO", "message": "disrupting nodeclaim(s) via delete, terminating 1 nodes",
                           "reason": "empty"})
     one = lives([launched[0], disrupt])["live-k7t2w"]
     assert one.end_reason == "emptiness" and "disrupted" in one.steps
-    two = lives([*launched, disrupt])
-    assert all(life.end_reason == "running" for life in two.values())
+    two = lives([*launched, disrupt])   # then the disruption is a life of its own, unnamed
+    assert {k: life.end_reason for k, life in two.items() if life.named} == {"live-k7t2w": "running",
+                                                                              "live-q2m4x": "running"}
+    assert [life.end_reason for life in two.values() if not life.named] == ["emptiness"]
+
+
+# --- sets n and o (issue 30): every line written from its program's template, not copied from a paste ------------
+
+NODE_B = "ip-10-4-17-203.eu-central-1.compute.internal"
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # an author's time of day alone, the message, "..." for the pairs left out, then those kept as key=value
+    ("14:22:07.118  disrupting node(s) ... decision=delete", "disruption", {"action": "delete"}),
+    ("14:22:07.118  disrupting node(s) ... reason=underutilized decision=replace   (+31,02s)", "disruption",
+     {"action": "replace", "method": "underutilized"}),
+    # without "..." or pairs, a time of day before prose stays prose
+    ("14:22:07.118  we restarted the controller", None, {}),
+    # a markdown table row: the first thing its cells quote decides, not a record in a later cell
+    ("| pool has no types | `Warning NoCompatibleInstanceTypes karpenter NodePool requirements filtered out all "
+     "compatible available instance types` | `{\"level\":\"ERROR\",\"message\":\"could not schedule pod\"}` |",
+     "other", {"event": "NoCompatibleInstanceTypes"}),
+    ("| `DoNotSchedule` spread | `Warning FailedScheduling karpenter Failed to schedule pod, incompatible with nodepool "
+     "\"spot\", no instance type satisfied resources` | `{\"level\":\"ERROR\",\"message\":\"x\"}` |",
+     "pod_unschedulable", {}),
+    # a log line written by its parts, each in its own code span
+    ("| 10:41:02 | log: `disrupting node(s)` `controller: disruption` `decision: delete` |", "disruption",
+     {"action": "delete"}),
+    ("| 10:41:03 | log: `tainted node` `karpenter.sh/disrupted:NoSchedule` |", "other", {}),
+    # get events cut of its LAST SEEN column: TYPE REASON OBJECT MESSAGE; an elided object names nothing
+    ("Normal  DisruptionTerminating  node/ip-...  Disrupting Node: Underutilized/Delete", "other",
+     {"method": "underutilized"}),
+    ("Normal  DisruptionTerminating  node/" + NODE_B + "  Disrupting Node: Empty/Delete", "other", {"node": NODE_B}),
+    # kubectl events: OBJECT as Kind/NAME, and TYPE and REASON one space apart in a retyped row
+    ("2026-03-02T08:11:57Z Warning FailedScheduling  Pod/api-7d9c8b6f5-x2k4q     Failed to schedule pod, no instance "
+     "type has enough resources", "pod_unschedulable", {"pod": "api-7d9c8b6f5-x2k4q"}),
+    # v1.9+'s two limits errors name their pool however the pair is written
+    ("Warning FailedScheduling karpenter Failed to schedule pod, node limits have been exhausted for nodepool, "
+     "NodePool=gpu", "pod_unschedulable", {"nodepools": [{"name": "gpu",
+                                                            "reason": "node limits have been exhausted for nodepool, NodePool=gpu"}]}),
+    # v0.5-v0.16 launch failures: logger-first (no time, no level), and "Provisioning failed, launching node, ..."
+    ("controller.provisioning\tLaunching node, creating cloud provider machine, with fleet error(s), "
+     "InsufficientInstanceCapacity: none\t{\"commit\": \"1a2b3c4\", \"provisioner\": \"batch\"}", "launch_failed",
+     {"nodepool": "batch"}),
+    ("2022-03-04T05:06:07.890Z\tERROR\tcontroller.provisioning\tProvisioning failed, launching node, creating cloud "
+     "provider instance, with fleet error(s), InvalidParameter: bad\t{\"commit\": \"1a2b3c4\"}", "launch_failed", {}),
+    ("2022-03-04T05:06:07.890Z\tERROR\tcontroller.provisioning\tProvisioning failed, all available instance types "
+     "exceed limits\t{\"commit\": \"1a2b3c4\"}", "other", {}),
+    # v0.4: controller-runtime's Reconciler error over the allocator's "launching N instance(s)"
+    ("2021-09-01T01:02:03.456Z\tERROR\tcontroller.controller.Allocation\tReconciler error\t{\"commit\": \"9f8e7d6\", "
+     "\"reconciler group\": \"karpenter.sh\", \"reconciler kind\": \"Provisioner\", \"name\": \"general\", "
+     "\"namespace\": \"\", \"error\": \"launching 2 instance(s), with fleet error(s), UnfulfillableCapacity: no\"}",
+     "launch_failed", {"nodepool": "general"}),
+    # removing an offering: the interruption controller's (its reason is the message's kind), or the ICE cache's
+    ('{"level":"DEBUG","message":"removing offering from offerings","reason":"RebalanceRecommendationKind"}',
+     "interruption", {"action": "remove_offering", "message_kind": "rebalance_recommendation"}),
+    ('{"level":"DEBUG","message":"removing offering from offerings","reason":"InsufficientInstanceCapacity"}',
+     "other", {}),
+    # v0.20's consolidation said why a node stayed, before the Unconsolidatable event did
+    ("2022-12-01T10:00:00.000Z\tINFO\tcontroller.deprovisioning\tnode " + NODE_B + " can't be consolidated, not all "
+     "pods would schedule\t{\"commit\": \"abc1234\"}", "unconsolidatable",
+     {"node": NODE_B, "reason": "not all pods would schedule"}),
+    # a quoted message, then a few of its fields in the author's words, or its object's name alone
+    ('"disrupting node(s)"  command: Underutilized, decision: replace, disrupted-node-count: 2', "disruption",
+     {"method": "underutilized", "action": "replace"}),
+    ('"deleted node"     ' + NODE_B, "node_terminated", {"node": NODE_B}),
+])
+def test_set_n_and_o_families(line, kind, fields):
+    found = parse([line]).get(1)
+    assert (found["kind"] if found else None) == kind
+    for key, value in fields.items():
+        assert found.get(key) == value, key
+
+
+def test_a_whole_record_in_a_code_span_is_not_joined_with_the_next():
+    first = '`{"level":"DEBUG","time":"2024-02-02T10:00:00.000Z","logger":"controller","message":"waiting on cluster sync"}`'
+    second = ('`{"level":"ERROR","time":"2024-02-02T10:00:01.000Z","logger":"controller","message":"could not schedule '
+              'pod","Pod":{"name":"a","namespace":"b"},"error":"incompatible with nodepool \\"x\\", no instance type '
+              'satisfied resources"}`')
+    found = parse([first, "", second])
+    assert (found[1]["kind"], found[3]["kind"]) == ("other", "pod_unschedulable")
+
+
+def test_a_braceless_record_one_pair_to_a_line():
+    lines = ['"message":"failed launching nodeclaim",', '"NodeClaim":{"name":"spot-x7k2p"},',
+             '"error":"creating instance, insufficient capacity"', "", '"message":"waiting on cluster sync",',
+             '"controller":"x"']
+    found = parse(lines)
+    assert found[1]["kind"] == "launch_failed" and found[1]["nodeclaim"] == "spot-x7k2p"
+    assert found[5]["kind"] == "other" and set(found) == {1, 5}
+
+
+def test_a_console_list_hard_wrapped_mid_item():
+    head = ("2023-05-01T10:00:00.000Z\tINFO\tcontroller.deprovisioning\tdeprovisioning via emptiness delete, "
+            "terminating 3 machines ip-10-0-1-1.ec2.internal/m5.large/on-dem")
+    found = parse([head, "and, ip-10-0-1-2.ec2.internal/m5.large/spot, ip-10-0-1-3.ec2.internal/m5.large/spot"])
+    assert found[1]["kind"] == "disruption"
+    assert found[1]["nodes"] == ["ip-10-0-1-1.ec2.internal", "ip-10-0-1-2.ec2.internal", "ip-10-0-1-3.ec2.internal"]
+
+
+def test_a_wrapped_record_in_a_diffs_added_lines():
+    lines = ['+    {"level":"INFO","time":"2024-06-01T00:00:00.000Z","logger":"controller","message":',
+             '+       "registered nodeclaim","NodeClaim":{"name":"general-q8d2k"},',
+             '+       "Node":{"name":"ip-10-0-3-4.ec2.internal"}}']
+    found = parse(lines)
+    assert found[1]["kind"] == "nodeclaim_registered" and found[1]["nodeclaim"] == "general-q8d2k"
+
+
+# --- the history of lines that name nothing, in a paste -----------------------------------------------------------
+
+def _unnamed(found):
+    return [life for life in found.values() if not life.named]
+
+
+def test_disruptions_naming_nobody_are_lives_of_their_own():
+    lines = [f"09:1{i}:00.000  disrupting node(s) ... decision=delete" for i in range(3)]
+    assert [life.end_reason for life in _unnamed(lives(lines))] == ["other"] * 3
+
+
+def test_the_named_drain_right_after_a_nameless_disruption_claims_it():
+    lines = ['{"level":"INFO","message":"disrupting nodeclaim(s) via delete, terminating 1 nodes (0 pods)",'
+             '"reason":"empty"}',
+             '{"level":"INFO","message":"tainted node","Node":{"name":"' + NODE_B + '"}}',
+             '{"level":"INFO","message":"deleted node","Node":{"name":"' + NODE_B + '"}}',
+             '{"level":"INFO","message":"deleted nodeclaim","NodeClaim":{"name":"default-h2k9x"}}']
+    found = lives(lines)
+    assert list(found) == ["default-h2k9x"]
+    life = found["default-h2k9x"]
+    assert life.node == NODE_B and life.end_reason == "emptiness"
+    assert {"disrupted", "drained", "terminated"} <= set(life.steps)
+
+
+def test_an_interruption_naming_nobody_and_its_drain():
+    lines = ['{"level":"INFO","message":"initiating delete from interruption message","messageKind":"SpotInterruptionKind"}',
+             '{"level":"INFO","message":"tainted node"}', '{"level":"INFO","message":"deleted nodeclaim"}']
+    (life,) = _unnamed(lives(lines))
+    assert life.end_reason == "interruption" and {"interrupted", "drained", "terminated"} <= set(life.steps)
+    # a drain naming nobody with no nameless life just before it tells of none
+    assert _unnamed(lives(['{"level":"INFO","message":"tainted node"}'])) == []
+
+
+def test_a_launch_that_failed_before_any_name():
+    line = ("controller.provisioning\tLaunching node, creating cloud provider machine, with fleet error(s), "
+            "InsufficientInstanceCapacity: none\t{\"commit\": \"1a2b3c4\", \"provisioner\": \"batch\"}")
+    (life,) = _unnamed(lives([line]))
+    assert life.end_reason == "launch_failed" and life.nodepool == "batch"
+
+
+def test_disruption_terminating_rows_with_elided_objects_are_one_life():
+    rows = ["Normal  DisruptionTerminating  node/ip-...  Disrupting Node: Empty/Delete",
+            "Normal  DisruptionTerminating  nodeclaim/...  Disrupting NodeClaim: Empty/Delete"]
+    (life,) = _unnamed(lives(rows))
+    assert life.end_reason == "emptiness"

@@ -167,6 +167,8 @@ class HistoryBuilder:
         self.open: Command | None = None          # a replace command still waiting for its replacements
         self.unnamed: list = []                   # creations that named no NodeClaim, waiting for their launch
         self.nameless: Draft | None = None        # the newest life whose event rows name no object
+        self.gone: tuple[str, str] | None = None  # (node, line) of a deletion naming only its node, just read
+        self.told: Draft | None = None            # the unnamed life of a disruption line that named nobody, just read
         self.unpaired: Draft | None = None        # the newest launch, while no creation line has followed it
         self.terminating: tuple | None = None     # (method, action, name, "node"|"nodeclaim") of a DisruptionTerminating row
         self.hours: dict[str, Hour] = {}
@@ -414,6 +416,10 @@ class HistoryBuilder:
             only = self._only_running()
             if only is not None:   # a paste trimmed to its messages: the one NodeClaim that could be meant
                 candidates = [{"nodeclaim": only.key if only.named else None, "node": only.node or None}]
+        told = None
+        if not candidates and self._paste():   # a disruption naming nobody is still a life that went
+            told = self.told = self._fresh_unnamed(ref)
+            candidates = [{"nodeclaim": told.key}]
         action = e.get("action") or ""
         expected = e.get("replacement_count")
         if expected is None:
@@ -432,6 +438,44 @@ class HistoryBuilder:
             self.commands_of.setdefault(draft.key, []).append(command)
         self.commands.append(command)
         self.open = command if expected else None
+        if told is None:
+            self.told = None
+
+    def _paste(self) -> bool:
+        """Whether the input so far is a paste (a few lives), where a line naming nothing still tells of a life;
+        in a day's log every such line has its names, and one that lost them is left out."""
+        return len(self.drafts) <= 50
+
+    def _fresh_unnamed(self, ref: str) -> Draft:
+        draft = self.nameless = self.drafts[f"(unnamed, line {ref})"] = Draft(f"(unnamed, line {ref})", named=False)
+        draft.lines.append(ref)
+        return draft
+
+    def _goes_on(self, draft: Draft, ref: str) -> Draft:
+        """A named drain or termination line right after a disruption that named nobody goes on with that
+        disruption's story (``disrupting nodeclaim(s) via delete ... (0 pods)``, then ``tainted node`` with the
+        node): the disruption was this life's. Asked only of a life no disruption or interruption has told."""
+        told, self.told = self.told, None
+        if told is None or told is draft or draft.seen & {"disrupted", "interrupted"} or not told.lines \
+                or not _adjacent(told.lines[-1], ref) or self.drafts.get(told.key) is not told:
+            return draft
+        draft.absorb(self.drafts.pop(told.key))
+        self._rekey(told.key, draft.key)
+        if self.nameless is told:
+            self.nameless = None
+        return draft
+
+    def _nameless_step(self, step: str, when: datetime | None, ref: str) -> Draft | None:
+        """A drain or termination line naming nothing, right after a line of a life that named nothing
+        either (an interruption, a disruption): that life's next step; alone it tells of no life."""
+        last = self.nameless
+        if last is None or not last.lines or not _adjacent(last.lines[-1], ref) or step in last.seen:
+            return None
+        draft = self._unnamed(ref)
+        draft.seen.add(step)
+        if getattr(draft, step) is None:
+            setattr(draft, step, when)
+        return draft
 
     def _only_running(self) -> Draft | None:
         """The one NodeClaim the input shows launched and not yet disrupted, interrupted or gone, if there is
@@ -444,9 +488,20 @@ class HistoryBuilder:
         return running[0] if len(running) == 1 else None
 
     def _terminated(self, e: dict, text: str, ref: str) -> None:
-        if not (e.get("nodeclaim") or e.get("node")):
+        claim, node = e.get("nodeclaim"), e.get("node")
+        if not (claim or node):
+            if self._paste():
+                draft = self._nameless_step("terminated", self._when(text), ref)
+                if draft is not None and e.get("deleted") == "nodeclaim" and draft.claim_deleted is None:
+                    draft.claim_deleted = draft.terminated
             return
-        draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+        gone, self.gone = self.gone, None
+        if claim and not node and gone is not None and claim not in self.drafts and _adjacent(gone[1], ref) \
+                and self.drafts.get(gone[0]) is not None and self.drafts[gone[0]].key == gone[0]:
+            node = gone[0]   # "deleted node" then "deleted nodeclaim", each naming only its own object: one life
+        draft = self._goes_on(self._draft(claim, node, ref), ref)
+        if node and not claim and e.get("deleted") != "nodeclaim":
+            self.gone = (node, ref)
         when = self._when(text)
         if draft.terminated is None or (when is not None and when < draft.terminated):
             draft.terminated = when
@@ -460,6 +515,10 @@ class HistoryBuilder:
                   "message_kind": e.get("message_kind") or "unknown", "action": e.get("action") or "", "line": ref}
         if not (e.get("nodeclaim") or e.get("node")):
             self.interruptions.append(record)
+            if record["action"] != "remove_offering" and self._paste():   # a NodeClaim was interrupted, unnamed
+                draft = self._fresh_unnamed(ref)
+                draft.seen.add("interrupted")
+                draft.interruption = (when, record["message_kind"], record["action"], ref)
             return
         draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
         if record["message_kind"] == "instance_state_change" and draft.seen & {"disrupted", "drained"}:
@@ -481,8 +540,9 @@ class HistoryBuilder:
         when = self._when(text)
         self.launch_failures.append({"time": when, "nodeclaim": e.get("nodeclaim"), "nodepool": e.get("nodepool"),
                                      "pod": e.get("pod"), "error": e.get("error") or "", "line": ref})
-        if e.get("nodeclaim"):
-            draft = self._draft(e["nodeclaim"], None, ref)
+        if e.get("nodeclaim") or self._paste():   # unnamed: a launch that failed before any name (v0.x)
+            draft = self._draft(e["nodeclaim"], None, ref) if e.get("nodeclaim") else self._fresh_unnamed(ref)
+            draft.nodepool = draft.nodepool or e.get("nodepool") or ""
             draft.seen.add("launch_failed")
             if len(draft.failures) < MAX_BLOCKED_PER_LIFE:
                 draft.failures.append((when, e.get("error") or ""))
@@ -503,8 +563,12 @@ class HistoryBuilder:
         if not (e.get("annotation") or drain_begins(e)):
             return
         if not (e.get("nodeclaim") or e.get("node")):
+            if not e.get("annotation") and self._paste():
+                self._nameless_step("drained", self._when(text), ref)
             return
         draft = self._draft(e.get("nodeclaim"), e.get("node"), ref)
+        if not e.get("annotation"):
+            draft = self._goes_on(draft, ref)
         when = self._when(text)
         if e.get("annotation"):
             draft.annotated = draft.annotated or when
@@ -526,11 +590,15 @@ class HistoryBuilder:
             return
         when = self._when(text)
         if not (claim or node):
-            if step != "disrupted":   # a disruption needs its candidate's name to be one
-                draft = self._unnamed(ref)
-                draft.seen.add(step)
-                if getattr(draft, step) is None:
-                    setattr(draft, step, when)
+            draft = self._unnamed(ref)
+            if step == "disrupted":   # rows whose object the author elided: the unnamed life's disruption
+                if "disrupted" not in draft.seen:
+                    self._disruption({"method": e.get("method"), "action": e.get("action") or "",
+                                      "candidates": [{"nodeclaim": draft.key}]}, text, ref)
+                return
+            draft.seen.add(step)
+            if getattr(draft, step) is None:
+                setattr(draft, step, when)
             return
         if step == "disrupted":
             same = pair is not None and pair[:2] == (e.get("method"), e.get("action"))

@@ -44,17 +44,21 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 continue
             body = unwrap(stripped).body
             if body.startswith("{"):
-                joined, used = _json(body, held, source)
+                joined, used = _json(body, held, source, stripped[:1] == "+")
             elif _open_console(body):
                 joined, used = _console(stripped, held, source)
             elif _contextless(body):
                 joined, used = _context_below(stripped, held, source)
+                if joined is None and stripped[-1:].isalnum():
+                    joined, used = _list_goes_on(stripped, held, source)
             elif open_row(body):
                 joined, used = _row_message_below(stripped, held, source)
             elif wrapped_row(body):
                 joined, used = _row_goes_on(stripped, held, source)
             elif body[:1] == '"' and FRAGMENT.match(body):
                 joined, used = _fragment_goes_on(body, held, source)
+            elif body[:1] == '"' and _PAIR_LINE.match(body):
+                joined, used = _pairs_below(body, held, source)
             elif stripped[-1:] == ";" and POOL_ERROR.match(body):
                 joined, used = _pools_go_on(stripped, held, source)
             else:
@@ -76,8 +80,18 @@ def _ahead(held: list[str], source: Iterator[str], index: int) -> str | None:
     return held[index]
 
 
-def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
-    """A JSON object that continues on the next lines (pretty-printed or wrapped), if it closes."""
+def _json(body: str, held: list[str], source: Iterator[str], diff: bool = False) -> tuple[str | None, int]:
+    """A JSON object that continues on the next lines (pretty-printed or wrapped), if it closes -- not one
+    that closed already, behind a wrapper's trailing marks (a whole record in a code span). ``diff``: the first
+    line was an added line of a diff, so the lines it goes on in carry the diff's "+" too."""
+    if body.rstrip().endswith("}"):
+        try:
+            _, end = _DECODE(body)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            if not body[end:].strip():
+                return None, 0
     parts = [body]
     size = len(body)
     quoted = _inside_string(body)  # whether the text so far stops inside a string: a wrap there is the text's own
@@ -88,7 +102,8 @@ def _json(body: str, held: list[str], source: Iterator[str]) -> tuple[str | None
         piece = line.rstrip("\r\n")
         if index == 0 and body != "{" and _STARTS_RECORD.match(piece):
             return None, 0  # cut off, and the next record begins: nothing to join
-        piece = unwrap(piece).body if piece.lstrip().startswith((">", "`")) else piece
+        if piece.lstrip().startswith((">", "`")) or diff and piece[:1] == "+":
+            piece = unwrap(piece).body
         if parts[-1].endswith("\\") and not parts[-1].endswith("\\\\"):
             parts[-1] = parts[-1][:-1]  # a backslash-continued wrap
         if not quoted and _between_tokens(parts[-1]):   # jq's indent goes; a space a string wraps at stays
@@ -220,6 +235,34 @@ def _fragment_goes_on(first: str, held: list[str], source: Iterator[str]) -> tup
     return None, 0
 
 
+# One or a few of a record's pairs, without its braces, ending with the comma before the next line's:
+# an author's copy of a record one pair to a line (``"message":"failed launching nodeclaim",``)
+_PAIR_LINE = re.compile(r'^"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*'
+                        r'(?:"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*)*$')
+_PAIR_OPENS = re.compile(r'^\s*"[\w.\-/ ]+"\s*:')
+MAX_PAIR_LINES = 16
+
+
+def _pairs_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A braceless record written a pair or two to a line: the lines below that go on with its pairs, to
+    the one that ends without a comma (its last pair), read as one fragment; nothing joined when the
+    pairs stop at a blank line or a line of another kind."""
+    parts = [first.rstrip()]
+    for index in range(MAX_PAIR_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not _PAIR_OPENS.match(line):
+            return None, 0
+        parts.append(line.strip())
+        if not parts[-1].endswith(","):
+            joined = "".join(parts)
+            try:
+                _DECODE("{" + joined + "}")
+            except (ValueError, RecursionError):
+                return None, 0
+            return joined, index + 1
+    return None, 0
+
+
 def _pools_go_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
     """A scheduling error pasted alone and broken at the ``; `` between two NodePools' reasons: the
     lines that go on with the next NodePool's part."""
@@ -236,6 +279,25 @@ def _is_record(line: str) -> bool:
     """Whether a line is a record of its own behind some prefix (stern's, a viewer's)."""
     body = unwrap(line.rstrip("\r\n")).body
     return body.startswith("{") or console(body, "") is not None
+
+
+# the rest of a list's item a hard wrap cut mid-word, then the list going on: "and, ip-10-..." after "on-dem"
+_LIST_REST = re.compile(r"^[a-z0-9.-]+(?:/[\w.-]+)*, \S")
+
+
+def _list_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A console line's list of nodes (``terminating 100 machines A/m5.large/on-demand, B/...``) that a terminal
+    or editor hard-wrapped in the middle of an item: the lines below that go on with the list, joined where
+    they were cut."""
+    parts = [first]
+    for index in range(MAX_JOINED_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not _LIST_REST.match(line):
+            break
+        parts.append(line.rstrip("\r\n"))
+        if not parts[-1][-1:].isalnum():
+            break
+    return ("".join(parts), len(parts) - 1) if len(parts) > 1 else (None, 0)
 
 
 def _console(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:

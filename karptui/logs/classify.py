@@ -98,8 +98,11 @@ def _json(text: str | None):
         return text
 
 
-_LIMITS = re.compile(r'^all available instance types exceed (?:nodepool |provisioner )?limits'
-                     r'(?: for (?:nodepool|provisioner)?:? ?(?:"([^"]+)"|\(NodePool=([^)]+)\)))?')
+# v1.9+ also "node limits have been exhausted for nodepool", both wrapped with the pool as "(NodePool=NAME)"
+# or, as an event's text renders the pair, ", NodePool=NAME"
+_LIMITS = re.compile(r'^(?:all available instance types exceed (?:nodepool |provisioner )?limits|'
+                     r'node limits have been exhausted)'
+                     r'(?: for (?:nodepool|provisioner)?:? ?(?:"([^"]+)"|\(NodePool=([^)]+)\)|, NodePool=([\w.-]+)))?')
 
 
 def unschedulable(error: str, pool_hint: str = "") -> dict:
@@ -133,8 +136,9 @@ def _unschedulable_text(error: str, pool_hint: str) -> dict:
             pools.append({"name": name, "reason": reason})
             continue
         limits = _LIMITS.match(part)
-        if limits and (limits.group(1) or limits.group(2) or pool_hint):
-            pools.append({"name": limits.group(1) or limits.group(2) or pool_hint, "reason": part})
+        named = limits and (limits.group(1) or limits.group(2) or limits.group(3))
+        if limits and (named or pool_hint):
+            pools.append({"name": named or pool_hint, "reason": part})
         elif pools:
             pools[-1]["reason"] += "; " + part  # a reason that itself contained "; "
     resources = _RESOURCES.search(error)
@@ -408,12 +412,12 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
         out["pod_count"] = int(pods[1:])
     targets, sep, replacement = targets.partition(" and replacing with ")
     parts = targets.split(", ")
-    candidates = [_candidate(part) for part in parts if part.count("/") == 2 and not _elided(part)]
+    candidates = [_candidate(part) for part in parts if part.count("/") == 2 and not elided_name(part)]
     if not sep and candidates and parts[-1].count("/") < 2:
         # every era writes each candidate as name/instance-type/capacity-type: a last one without them was cut
         # mid-name by the paste ("..., i-0f7c2a9e5d3b18649.ec2.inter"), so it names no node
         targets = ", ".join(parts[:-1])
-    out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not _elided(n)]
+    out["nodes"] = [n for n in _NODE_NAMES.findall(targets) if not elided_name(n)]
     if candidates:
         out["candidates"] = candidates
     if sep:
@@ -435,12 +439,13 @@ def _candidate(text: str) -> dict:
 def _node_like(name: str) -> bool:
     """A node's name, not a word of a cut sentence ("deleted node from ..."): names carry a digit, a dot
     or a dash (ip-10-1-2-3.ec2.internal, aks-pool-1, node1), and a paste's elided name is none."""
-    return not _elided(name) and any(c.isdigit() or c in ".-" for c in name)
+    return not elided_name(name) and any(c.isdigit() or c in ".-" for c in name)
 
 
-def _elided(name: str) -> bool:
-    """A name a paste shortened (``ip-10-27-91-143…``): not a node's name, so not reported as one."""
-    return name.endswith(("…", "..."))
+def elided_name(name: str) -> bool:
+    """A name a paste shortened (``ip-10-27-91-143…``, ``nodeclaim/...``'s bare ``...``): not an object's
+    name, so not reported as one."""
+    return not name.strip(".…") or name.endswith(("…", "..."))
 
 
 def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
@@ -466,13 +471,15 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
     if type(f.get("command-id")) is str:
         out["command_id"] = f["command-id"]
     command = _COMMAND.match(f["command"]) if isinstance(f.get("command"), str) else None
+    if command is None and out["method"] == "other" and type(f.get("command")) is str and f["command"].isalpha():
+        out["method"] = _method(f["command"])   # an author's copy that kept only the command's reason ("Empty")
     if command:
         reason, decision, pools, names = command.groups()
         out["method"] = _method(reason)
         out.setdefault("action", decision.lower())
         if pools:
             out["nodepools"] = [p.strip() for p in pools.split(",") if p.strip()]
-        nodes = nodes or [n.strip() for n in (names or "").split(",") if n.strip() and not _elided(n.strip())]
+        nodes = nodes or [n.strip() for n in (names or "").split(",") if n.strip() and not elided_name(n.strip())]
     out["nodes"] = nodes
     replacements = [r for r in f.get("replacement-nodes") or [] if isinstance(r, dict)]
     if len(replacements) == 1:
@@ -503,6 +510,9 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
 # (pkg/controllers/machine/lifecycle/launch.go at v0.29)
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
                   "creating cloud provider instance", "insufficient capacity", "creating machine")
+_LAUNCH_ERRORS_WRAPPED = tuple(f"{words}, " for words in _LAUNCH_ERRORS[:3])
+# v0.4's allocator: "launching 1 instance(s), with fleet error(s), ..."
+_LAUNCHING_INSTANCES = re.compile(r"launching \d+ instance\(s\), ")
 
 
 def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
@@ -511,19 +521,27 @@ def _launch_failed(f: dict, message: str, lowered: str, level: str, logger: str,
     whose error is a launch, an ICE'd offering, or an error-level line that is the cloud provider's error
     itself (v0.2x-v0.3x lifecycle controllers)."""
     error_field = f.get("error") if isinstance(f.get("error"), str) else ""
+    pool = _name(f, "NodePool", "nodepool", "Provisioner", "provisioner")
     if lowered.startswith(("failed launching", "could not launch")):
         error = error_field or message.split(", ", 1)[-1]
-    elif lowered == "reconciler error" and error_field.lower().startswith(_LAUNCH_ERRORS):
+    elif lowered == "reconciler error" and (error_field.lower().startswith(_LAUNCH_ERRORS)
+                                            or _LAUNCHING_INSTANCES.match(error_field)):
         error = error_field
+        if pool is None and f.get("reconciler kind") == "Provisioner" and type(f.get("name")) is str:
+            pool = f["name"]   # v0.4's allocator: controller-runtime names the Provisioner it reconciled
+    elif lowered.startswith("provisioning failed, ") and lowered[21:].startswith(_LAUNCH_ERRORS_WRAPPED):
+        error = message[21:].split(", ", 1)[-1]   # v0.5-v0.16: "Provisioning failed, %s" over "launching node, %w"
     elif lowered.startswith("insufficientinstancecapacity for offering"):
         error = message
     elif level == "error" and lowered.startswith(_LAUNCH_ERRORS):
         error = message
+    elif not level and lowered.startswith(_LAUNCH_ERRORS_WRAPPED):  # a line pasted from its logger on: Go's
+        error = message                                             # "launching node, %w" is the error's wrap
     else:
         return None
     return _present({"line": line, "time": when, "level": level, "kind": "launch_failed",
                      "nodeclaim": _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"),
-                     "nodepool": _name(f, "NodePool", "nodepool", "Provisioner", "provisioner"), "error": error})
+                     "nodepool": pool, "error": error})
 
 
 _LIMITED = re.compile(r'(?:for (?:nodepool|provisioner)[: ]*"?([\w.-]+)"?|NodePool=([\w.-]+))')
@@ -564,11 +582,17 @@ def _interruption(f: dict, message: str, lowered: str, level: str, logger: str, 
                   when: str) -> dict | None:
     """The AWS provider's interruption controller: an offering marked unavailable, a node deleted for a message."""
     if lowered.startswith("removing offering from offerings"):
-        # also logged when a launch hits InsufficientInstanceCapacity: that is not an interruption
+        # also logged when a launch hits InsufficientInstanceCapacity: that is not an interruption. Its
+        # "reason" is what marked the offering: the EC2 error code after a launch, the message's kind
+        # ("SpotInterruptionKind", messages.Kind) when the interruption controller did (cache.MarkUnavailable)
+        reason = f.get("reason")
+        by_message = type(reason) is str and reason.endswith("Kind")
         if not (f.get("messageKind") or f.get("message-kind") or "interruption" in logger
-                or f.get("controller") == "interruption"):
+                or f.get("controller") == "interruption" or by_message):
             return None
         action = "remove_offering"
+        if by_message and not (f.get("messageKind") or f.get("message-kind")):
+            f = {**f, "messageKind": reason}
     elif "from interruption message" in lowered and ("delete" in lowered or "cordon" in lowered):
         action = _ACTIONS.get(str(f.get("action", "")).lower(), "delete")
     else:
@@ -670,9 +694,10 @@ def garbage_collected(event: dict) -> bool:
 def drain_begins(event: dict) -> bool:
     """Whether an ``other`` event is the start of a node's drain: the termination controller's ``tainted node``
     (karpenter.sh/disrupted, v1; the taint is not always printed) or ``cordoned node`` (before v1), never the
-    ``annotated nodeclaim`` that precedes it. The history's owner of that rule (docs/history.md, ``drained``)."""
+    ``annotated nodeclaim`` that precedes it. The history's owner of that rule (docs/history.md, ``drained``);
+    whose drain it is, the line's names say (an author may have cut them: then the lines around it do)."""
     message = event.get("message")
-    if type(message) is not str or not (event.get("node") or event.get("nodeclaim")):
+    if type(message) is not str:
         return False
     lowered = message.lower()
     return lowered == "tainted node" or lowered.startswith("cordoned node")
@@ -701,6 +726,22 @@ def _marked(f: dict, message: str, lowered: str, level: str, logger: str, line: 
 
 # Extractors by the message's first word (lowercased): a dict lookup instead of trying
 # every pattern on every line, which matters at 50 MB/s.
+# v0.20's consolidation logged why a node stayed (karpenter-core's deprovisioning, before the Unconsolidatable
+# event of v0.3x told the same): "node NAME can't be consolidated, REASON"
+_CANT_CONSOLIDATE = re.compile(r"^node (\S+) can't be consolidated, (.+)$")
+
+
+def _cant_consolidate(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                      when: str) -> dict | None:
+    if "can't be consolidated, " not in lowered:
+        return None
+    match = _CANT_CONSOLIDATE.match(message)
+    if match is None:
+        return None
+    return {"line": line, "time": when, "level": level, "kind": "unconsolidatable", "node": match.group(1),
+            "reason": match.group(2)}
+
+
 BY_FIRST_WORD = {
     "could": (_unschedulable, _launch_failed),
     "failed": (_unschedulable, _launch_failed),
@@ -712,6 +753,7 @@ BY_FIRST_WORD = {
     "creating": (_created, _launch_failed),
     "launching": (_created, _launch_failed),
     "insufficient": (_launch_failed,),
+    "provisioning": (_launch_failed,),
     "insufficientinstancecapacity": (_launch_failed,),
     "reconciler": (_launch_failed,),
     "launched": (_launched,),
@@ -726,7 +768,7 @@ BY_FIRST_WORD = {
     "deleting": (_repair,),
     "removing": (_interruption,),
     "initiating": (_interruption,),
-    "node": (_limits,),
+    "node": (_limits, _cant_consolidate),
     "consolidation": (_consolidation,),
     "all": (_limits,),
     "incompatible": (_bare_error,),
@@ -782,7 +824,7 @@ _OTHER_TEMPLATES = re.compile(
     r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
     r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
-    r"|tainted node$|cordoned node$|annotated nodeclaim$"
+    r"|tainted node$|cordoned node$|annotated nodeclaim$|removing offering from offerings$"
     r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")

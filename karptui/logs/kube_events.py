@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .classify import consolidation_message, disruption_method, unschedulable
+from .classify import consolidation_message, disruption_method, elided_name, unschedulable
 from .paste import unwrap
 
 # Karpenter core and the AWS provider; older eras' names too (NominatePod, InstanceSpotRebalanceRecommendation).
@@ -60,7 +60,7 @@ _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
 # A describe row's Age column cut before its end: "78s (x53 ov", "3m2s (x4"
 _CUT_AGE = re.compile(r"^\d+[smhdy](?:\d+[smh])?\s+\(x\d*(?: o?v?e?r?.*)?$")
 _TRANSITION = "Status condition transitioned"
-_OBJECT = re.compile(r"(?:node|nodeclaim|machine|pod)/\S+")
+_OBJECT = re.compile(r"(?:[nN]ode|nodeclaim|NodeClaim|machine|Machine|[pP]od)/\S+")
 # A describe row whose columns a viewer joined with single spaces (k9s' describe view, inside its "│" border):
 # TYPE REASON AGE FROM MESSAGE, taken only with Karpenter's own source in the FROM column
 _SINGLE_SPACED = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+) (?:\S+(?: \(x\d+ over \S+\))? )?"
@@ -109,7 +109,7 @@ def event_row(text: str) -> dict | None:
         told = event_message(parts[1])
         if told is not None:
             name = parts[0].partition("/")[2]
-            return _event(told["event"], parts[1], parts[0] if not _elided(name) else "", "")
+            return _event(told["event"], parts[1], parts[0] if not elided_name(name) else "", "")
     match = _LOG_STORE.match(body)
     if match and _karpenters(match.group(2), match.group(3), ""):
         obj = match.group(4) or ""
@@ -148,13 +148,16 @@ def event_message(text: str) -> dict | None:
     return None
 
 
-def _elided(name: str) -> bool:
-    """An object name an author shortened (``nodeclaim/...``): names nothing."""
-    return not name.strip(".…")
-
-
 def _columns(body: str) -> list[str]:
-    return [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
+    parts = [p.strip().strip("*") for p in _COLUMNS.split(body.strip()) if p.strip()]
+    if parts:
+        joined = _TYPE_REASON.match(parts[0])
+        if joined:   # TYPE and REASON one space apart (an author's retyped row, a reason as wide as its column)
+            parts[0:1] = [joined.group(1), joined.group(2)]
+    return parts
+
+
+_TYPE_REASON = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+)$")
 
 
 def open_row(text: str) -> bool:
@@ -193,6 +196,11 @@ def _table_row(parts: list[str]) -> dict | None:
         if index == 2 and obj.startswith("pod/") and obj.count("/") == 1:
             obj = f"pod/{parts[0]}/{obj[4:]}"   # -A: NAMESPACE, LAST SEEN, TYPE; a pod is named with its namespace
         message = "  ".join(rest[1:] if obj else rest)
+        source = ""
+    elif rest and _OBJECT.match(rest[0]):  # get events cut of its LAST SEEN column: TYPE REASON OBJECT MESSAGE
+        head, _, tail = rest[0].partition(" ")  # a viewer may have joined OBJECT and MESSAGE with one space
+        obj = "" if elided_name(head.partition("/")[2]) else head
+        message = "  ".join(([tail] if tail else []) + rest[1:])
         source = ""
     else:  # describe: [Age] From Message, Age may be missing
         if len(rest) >= 3 and _AGE.match(rest[0]) or len(rest) == 2 and _AGE.match(rest[0]) \
@@ -259,6 +267,7 @@ def karpenter_event(reason: str, message: str, obj: str = "") -> dict | None:
 def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
     """Karpenter's event reason and message -> a log event kind and its fields."""
     kind_name, _, name = obj.partition("/")
+    kind_name = kind_name.lower()   # ``kubectl events`` writes the object's kind as its type: Pod/NAME, Node/NAME
     out: dict = {"event": reason}
     if kind_name in ("node", "nodeclaim", "machine"):
         out["nodeclaim" if kind_name != "node" else "node"] = name

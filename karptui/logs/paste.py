@@ -24,8 +24,9 @@ from .foreign import foreign_console_time
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line, markdown emphasis
 # opened before a line's time or level (``_ERROR  controller...``), a shell comment quoting a line (``# INFO ...``).
 # An author's elision ("... ", "… ", "[...] ") in place of the columns before the rest is one of these too.
-# A Go or C line comment ("//   Normal  Launched ...", a table quoted in a test's source) is one too.
-_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|[_*](?=\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b)|\#(?=\s+(?:\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b))|\+(?=\d{4}-|\{)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
+# A Go or C line comment ("//   Normal  Launched ...", a table quoted in a test's source) is one too, and so is
+# a diff's "+" before an added line (a review thread quoting a docs change).
+_LEAD = re.compile(r"""^(?:\s|>|`+|\||│|┃|//+(?=\s)|"(?=\{|\d{4}-|[A-Z]{4,5}\b)|[_*](?=\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b)|\#(?=\s+(?:\d{4}-|(?:DEBUG|INFO|WARN|ERROR)\b))|\+(?=\d{4}-|\{|\s)|\d{10,13}\s*\||\[?(?:\.{3}|…)\]?(?=\s))*""")
 _TRAIL = re.compile(r"""(?:\s|`+|\||│|┃)*$""")
 _KUBECTL_PREFIX = re.compile(r"\[(pod/[^\]/]+/[^\]]+)\]\s*")
 # a container runtime's framing (TIME STREAM F|P); the time may already be gone (read as kubectl's --timestamps)
@@ -152,7 +153,9 @@ def unwrap(text: str) -> Unwrapped:
             body = body[match.end():]
             continue
         start = _JSON_START.search(body)
-        if start:  # terminal escapes or a viewer's columns glued in front of a JSON record
+        # terminal escapes or a viewer's columns glued in front of a JSON record -- but not a record in a
+        # later code span of prose or a markdown table row: the first thing the line quotes decides
+        if start and "`" not in body[:start.start()]:
             body = body[start.start():]
         break
     # a log store's escaped TABs of a console line; a JSON record's (braced, or one that lost its brace) are
@@ -251,6 +254,10 @@ def glued_context(message: str) -> tuple[str, str] | None:
 _ELIDED_OPENING = re.compile(r'\s(?:\.{3}|…)\s+(?="[\w.\-/ ]+"\s*:\s*)')
 # the one pair kept, whole or cut where the paste ends (a whole one may hold a TAB a page unescaped)
 _ONE_VALUE = re.compile(r'\{"([\w.\-/ ]+)"\s*:\s*"((?:[^"\\]|\\.)*)(?:\\?$|"\s*\}?\s*$)')
+# or the pairs kept written as key=value, the way the author read them off a log viewer:
+# ``disrupting node(s) ... decision=delete`` (what follows the pairs is the author's own note)
+_ELIDED_LOGFMT = re.compile(r'\s(?:\.{3}|…)\s+(?=[A-Za-z][\w.\-/]*=\S)')
+_LOGFMT_PAIR = re.compile(r'([A-Za-z][\w.\-/]*)=("(?:[^"\\]|\\.)*"|[^\s,;()]+)')
 
 
 def elided_opening(message: str) -> tuple[str, dict] | None:
@@ -259,7 +266,7 @@ def elided_opening(message: str) -> tuple[str, dict] | None:
     first of them maybe cut off where the paste ends)."""
     match = _ELIDED_OPENING.search(message)
     if match is None:
-        return None
+        return _elided_logfmt(message)
     rest = "{" + message[match.end():]
     found = salvage(rest)
     if not found:
@@ -271,6 +278,25 @@ def elided_opening(message: str) -> tuple[str, dict] | None:
         except ValueError:
             value = one.group(2).replace('\\"', '"')
         found = {one.group(1): value}
+    return message[:match.start()].rstrip(), found
+
+
+def _elided_logfmt(message: str) -> tuple[str, dict] | None:
+    """(message, context) when the pairs kept after the author's ``...`` are ``key=value`` ones."""
+    match = _ELIDED_LOGFMT.search(message)
+    if match is None:
+        return None
+    found: dict = {}
+    at = match.end()
+    while True:
+        pair = _LOGFMT_PAIR.match(message, at)
+        if pair is None:
+            break
+        value = pair.group(2)
+        found[pair.group(1)] = value[1:-1].replace('\\"', '"') if value[:1] == '"' else value
+        at = pair.end()
+        while at < len(message) and message[at] in " ,":
+            at += 1
     return message[:match.start()].rstrip(), found
 
 

@@ -240,7 +240,11 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
         if row is not None:
             return _event_record(number, row, source)
         found = _bare_message(number, body, source, stamp)
-        return found if found is not None or quoted else _quoted(number, body, source, stamp)
+        if found is not None or quoted:
+            return found
+        # a markdown table row's cells or prose: the code spans as the author wrote them (the wrappers
+        # peeled above take a cell's opening backtick with the row's pipe, which would pair the rest wrongly)
+        return _quoted(number, _ROW_LEAD.sub("", text, count=1) if "`" in text else body, source, stamp)
     context: dict = {}
     message = found.message
     if found.context:
@@ -256,10 +260,13 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
     return Record(number, found.time, found.level, found.logger, message, context, source)
 
 
-_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\s+)?"
+# a log store's time column (or an author's time of day alone), zap's caller column, before the message
+_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)|\d\d:\d\d:\d\d\.\d+)\s+)?"
                            r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
 
+_AUTHOR_PAIRS = re.compile(r"^[A-Za-z][\w.-]*: \S+(?:, [A-Za-z][\w.-]*: \S+)*")
+_ROW_LEAD = re.compile(r"^[\s>|│┃]*")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
 _PAIRS_KEPT = re.compile(r'\s*(?:\.{3}|…)\s*(?="[\w.\-/ ]+"\s*:)')
 
@@ -277,9 +284,18 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ..."), or a quote
         whole = _QUOTED.match(text)  # closed, then prose ("...got 1". Expected ...)
         kept = _PAIRS_KEPT.match(text, whole.end()) if whole else None
+        rest = text[whole.end():].strip() if whole and not kept else ""
         if kept:  # the message, the author's "...", and the pairs they kept: "launched nodeclaim"..."zone":"a"
             fields = salvage("{" + text[kept.end():])
         text = (whole.group(1) if whole else text.strip('",')).replace('\\"', '"')
+        if rest and _AUTHOR_PAIRS.match(rest):   # then a few of its fields in the author's words: "key: value, ..."
+            fields = {k: v for k, _, v in (p.partition(": ") for p in rest.split(", ")) if v and " " not in k}
+        elif rest and " " not in rest and any(c.isdigit() or c in ".-" for c in rest):
+            text = f"{text} {rest}"   # then the object's name alone: "deleted node"   ip-192-168-1-2.ec2.internal
+    if not fields and ("..." in text or "…" in text):  # the message, the author's "...", the pairs they kept
+        kept = elided_opening(text)
+        if kept is not None:
+            text, fields = kept
     elided = ELIDED_CONTEXT.search(text) if text[-1:] == "}" else None
     if elided is not None:  # the author's "{...}" for the context
         text = text[:elided.start()].rstrip()
@@ -323,6 +339,11 @@ def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
         found = _pasted(number, span, source, stamp, quoted=True)
         if found is None:
             continue
+        parts = _parts_after(body, mark, span) if found.preset is None and not found.fields else None
+        if parts is not None:  # the line written by its parts: the message, then its pairs (or its taint)
+            found.fields = {k: v for k, _, v in (p.partition(": ") for p in parts) if v and _PAIR_KEY.fullmatch(k)}
+            if known(classify(found)):
+                return found
         head = found.level or "." in found.logger   # a line's own columns before its message: the line pasted
         if found.preset is None and not (found.fields or found.time or head) and _naming(body, span, found):
             continue   # the author naming a message in a sentence ("stuck with the `waiting on cluster sync` logs")
@@ -347,6 +368,26 @@ def _naming(body: str, span: str, found: Record) -> bool:
 
 
 _ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")
+# the code spans that follow a message's span with only spaces between: ``log: `tainted node` `key: value` ``
+_NEXT_SPAN = re.compile(r"[ \t]+(`+)([^`]+)\1")
+_PAIR_KEY = re.compile(r"[A-Za-z][\w.\-/]*")
+
+
+def _parts_after(body: str, mark: str, span: str) -> list[str] | None:
+    """The spans an author wrote right after a message's span, when they wrote a log line by its parts
+    (`` `disrupting node(s)` `controller: disruption` `decision: delete` `` in a timeline table): the message
+    span is then the line, not a message named in a sentence. None when no span follows it."""
+    if mark[:1] != "`":
+        return None
+    at = body.find(mark + span + mark)
+    if at < 0:
+        return None
+    at += len(span) + 2 * len(mark)
+    parts = []
+    while (following := _NEXT_SPAN.match(body, at)) is not None:
+        parts.append(following.group(2))
+        at = following.end()
+    return parts or None
 
 
 def _fragment(number: int, body: str, source: str, stamp: str) -> Record | None:
