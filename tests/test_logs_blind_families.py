@@ -624,3 +624,41 @@ def test_disruption_terminating_rows_with_elided_objects_are_one_life():
             "Normal  DisruptionTerminating  nodeclaim/...  Disrupting NodeClaim: Empty/Delete"]
     (life,) = _unnamed(lives(rows))
     assert life.end_reason == "emptiness"
+
+
+# --- set q (issue 30) ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # a notebook server's spawn progress: time, the event's type in brackets, Karpenter's FailedScheduling message
+    ('2025-01-02T03:04:05Z [Warning] Failed to schedule pod, incompatible with nodepool "gpu", no instance type '
+     'satisfied resources', "pod_unschedulable", {}),
+    # the launch error logged as the message (v0.28-v0.31), pasted alone
+    ("creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: none in "
+     "us-west-2a", "launch_failed", {}),
+    # errors logged as the message in Karpenter's words, pasted alone
+    ("failed to disrupt nodes, command reached timeout after 10m0s; waiting for replacement initialization",
+     "other", {}),
+    ('discovering amis from ssm, getting ssm parameter "/aws/service/eks/x", ThrottlingException: Rate exceeded',
+     "other", {}),
+    # an author's cut copy of v1.10+'s disruption line that kept the command's reason and decision
+    ("- `disrupting node(s) ... Underutilized/replace ... (savings: $0.12)` then", "disruption",
+     {"method": "underutilized", "action": "replace"}),
+    # an author's "..." closing an instance-type list is no type
+    ('{"level":"INFO","message":"created nodeclaim","NodePool":{"name":"a"},"instance-types":"m5.large, m6i.large, ..."}',
+     "nodeclaim_created", {"instance_types": ["m5.large", "m6i.large"]}),
+])
+def test_set_q_families(line, kind, fields):
+    found = parse([line]).get(1)
+    assert (found["kind"] if found else None) == kind
+    for key, value in fields.items():
+        assert found.get(key) == value, key
+
+
+def test_a_nameless_creation_launch_and_disruption_are_one_life():
+    lines = ['{"level":"INFO","message":"created nodeclaim","NodePool":{"name":"encode"},"instance-types":"c6i.xlarge"}',
+             '{"level":"INFO","message":"launched nodeclaim","instance-type":"c6i.xlarge","capacity-type":"spot"}',
+             '{"level":"INFO","message":"waiting on cluster sync"}',
+             '{"level":"INFO","message":"disrupting nodeclaim(s) via delete, terminating 1 nodes","reason":"empty"}']
+    (life,) = lives(lines).values()
+    assert not life.named and life.instance_type == "c6i.xlarge" and life.end_reason == "emptiness"
+    assert {"created", "launched", "disrupted"} <= set(life.steps)

@@ -76,7 +76,7 @@ class Draft:
         for name in self.__slots__[1:]:
             mine, theirs = getattr(self, name), getattr(other, name)
             if name == "lines":
-                self.lines = sorted(set(mine) | set(theirs), key=_line_order)[:MAX_LINES_PER_LIFE]
+                self.lines = sorted(set(mine) | set(theirs), key=line_order)[:MAX_LINES_PER_LIFE]
             elif name in ("failures", "blocked"):
                 mine.extend(theirs)
             elif name == "seen":
@@ -85,14 +85,15 @@ class Draft:
                 setattr(self, name, theirs)
 
 
-def _line_order(ref: str) -> tuple:
+def line_order(ref: str) -> tuple:
+    """A line's place in the input: (file, line number)."""
     file, _, line = ref.rpartition(":")
     return (file, int(line) if line.isdigit() else 0)
 
 
 def _adjacent(before: str, ref: str, gap: int = 3) -> bool:
     """Whether line ``ref`` follows line ``before`` of the same input within ``gap`` lines (one table's rows)."""
-    (file_a, a), (file_b, b) = _line_order(before), _line_order(ref)
+    (file_a, a), (file_b, b) = line_order(before), line_order(ref)
     return file_a == file_b and 0 < b - a <= gap
 
 
@@ -381,6 +382,9 @@ class HistoryBuilder:
 
     def _launched(self, e: dict, text: str, ref: str) -> None:
         draft = self._step_draft(e, "launched", ref)
+        if draft is None and self.unnamed and self._paste():   # a creation and a launch that both name nothing
+            draft = self._fresh_unnamed(self.unnamed[0][2])
+            draft.lines.append(ref)
         if draft is None:
             return
         when = self._when(text)
@@ -415,7 +419,7 @@ class HistoryBuilder:
         if not candidates and e.get("node_count") == 1:
             only = self._only_running()
             if only is not None:   # a paste trimmed to its messages: the one NodeClaim that could be meant
-                candidates = [{"nodeclaim": only.key if only.named else None, "node": only.node or None}]
+                candidates = [{"nodeclaim": only.key, "node": only.node or None}]
         told = None
         if not candidates and self._paste():   # a disruption naming nobody is still a life that went
             told = self.told = self._fresh_unnamed(ref)
@@ -460,6 +464,8 @@ class HistoryBuilder:
                 or not _adjacent(told.lines[-1], ref) or self.drafts.get(told.key) is not told:
             return draft
         draft.absorb(self.drafts.pop(told.key))
+        for command in self.commands_of.get(told.key, ()):
+            command.nodes = [draft.node or draft.key if n == told.key else n for n in command.nodes]
         self._rekey(told.key, draft.key)
         if self.nameless is told:
             self.nameless = None
@@ -483,7 +489,7 @@ class HistoryBuilder:
         keys) can mean only it. Asked only of a paste (at most 50 lives), so a day's log pays nothing."""
         if len(self.drafts) > 50:
             return None
-        running = [d for d in self.drafts.values() if d.named and d.seen & {"launched", "registered", "initialized"}
+        running = [d for d in self.drafts.values() if d.seen & {"launched", "registered", "initialized"}
                    and not d.seen & {"disrupted", "interrupted", "terminated", "garbage_collected"}]
         return running[0] if len(running) == 1 else None
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from ..catalog import Catalog
-from .builder import Command, Draft, HistoryBuilder
+from .builder import Command, Draft, HistoryBuilder, line_order
 from .life import Disruption, Interruption, Life
 from .prices import catalog_for, price
 from .timeline import Chain, Churn, CostHour, Link, PendingHour, Timeline
@@ -17,6 +17,13 @@ from .window import Window
 DEFAULT_SHORT_LIVED = 30 * 60.0
 _UNBOUNDED = Window()
 _NEVER = datetime.max.replace(tzinfo=UTC)   # lives whose lines had no time sort last
+
+
+def _in_order(life: Life) -> tuple:
+    """Lives by their first time; then the named by name, the unnamed by their first line (line 7 before 10)."""
+    if life.named:
+        return life.start or _NEVER, 0, life.nodeclaim, ()
+    return life.start or _NEVER, 1, "", line_order(life.lines[0]) if life.lines else ()
 
 
 def finish(builder: HistoryBuilder, window: Window = _UNBOUNDED, catalog: Catalog | None = None,
@@ -36,7 +43,7 @@ def finish(builder: HistoryBuilder, window: Window = _UNBOUNDED, catalog: Catalo
     price_of = cache(lambda itype, zone, capacity: price(priced, itype, zone, capacity))
     frozen = {d.key: _life(d, price_of, replaced_by.get(d.key, ()), replaces.get(d.key, ())) for d in drafts}
     kept = [life for life in frozen.values() if _within(life, since, until)]
-    kept.sort(key=lambda life: (life.start or _NEVER, life.nodeclaim))
+    kept.sort(key=_in_order)
     names = {life.nodeclaim for life in kept}
     return Timeline(
         lives=tuple(kept),

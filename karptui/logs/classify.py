@@ -68,7 +68,10 @@ def _listed(text: str) -> tuple[list[str], int]:
         count = count.rstrip()[:-8].strip()
         if sep and count.isdigit():
             text, more = head, int(count)
-    return list(filter(None, "".join(text.split()).split(","))), more
+    names = list(filter(None, "".join(text.split()).split(",")))
+    if names and names[-1] in ("...", "…"):   # an author's "..." for the rest of the list: no name
+        names.pop()
+    return names, more
 
 
 def _types(text: str) -> tuple[list[str], int]:
@@ -351,10 +354,18 @@ def disruption_method(reason: str) -> str:
     return lowered if lowered in _METHODS else _method(reason)
 
 
+# the command's reason and decision an author kept between their "..." cuts: "... Empty/delete ..."
+_COMMAND_PIECE = re.compile(r"\b([A-Z]\w+)/(?:[\w-]+: )?(delete|replace)\b", re.IGNORECASE)
+
+
 def _disruption(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                 when: str) -> dict | None:
     if lowered == "disrupting node(s)":
         return _structured_disruption(f, level, line, when)
+    if lowered.startswith("disrupting node(s) ..."):   # an author's cut copy that kept a piece of the command
+        command = _COMMAND_PIECE.search(message)
+        return _structured_disruption({**f, "reason": command.group(1), "decision": command.group(2)} if command
+                                      else f, level, line, when)
     ttl = _TTL.match(message) if lowered.startswith("triggering") else None
     if ttl:  # v0.4-v0.2x: TTLs, before disruption had methods
         return {"line": line, "time": when, "level": level, "kind": "disruption",
@@ -510,7 +521,7 @@ def _terminated(f: dict, message: str, lowered: str, level: str, logger: str, li
 # (pkg/controllers/machine/lifecycle/launch.go at v0.29)
 _LAUNCH_ERRORS = ("launching machine", "launching nodeclaim", "launching node", "creating instance",
                   "creating cloud provider instance", "insufficient capacity", "creating machine")
-_LAUNCH_ERRORS_WRAPPED = tuple(f"{words}, " for words in _LAUNCH_ERRORS[:3])
+_LAUNCH_ERRORS_WRAPPED = tuple(f"{words}, " for words in _LAUNCH_ERRORS)
 # v0.4's allocator: "launching 1 instance(s), with fleet error(s), ..."
 _LAUNCHING_INSTANCES = re.compile(r"launching \d+ instance\(s\), ")
 
@@ -825,6 +836,9 @@ _OTHER_TEMPLATES = re.compile(
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
     r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
     r"|tainted node$|cordoned node$|annotated nodeclaim$|removing offering from offerings$"
+    # errors logged as the message (or pasted alone) in Karpenter's words: the orchestration queue's, the AMI
+    # provider's SSM lookup (v0.3x-v1.x)
+    r"|failed to disrupt nodes, |discovering amis from ssm, "
     r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")

@@ -260,9 +260,10 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
     return Record(number, found.time, found.level, found.logger, message, context, source)
 
 
-# a log store's time column (or an author's time of day alone), zap's caller column, before the message
+# a log store's time column (or an author's time of day alone), an event's type in brackets (a notebook
+# server's spawn progress: "[Warning] Failed to schedule pod, ..."), zap's caller column, before the message
 _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)|\d\d:\d\d:\d\d\.\d+)\s+)?"
-                           r"(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
+                           r"(?:\[(?:Normal|Warning)\]\s+)?(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
 
 _AUTHOR_PAIRS = re.compile(r"^[A-Za-z][\w.-]*: \S+(?:, [A-Za-z][\w.-]*: \S+)*")
