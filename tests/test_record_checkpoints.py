@@ -492,3 +492,28 @@ def test_the_history_of_events_needs_neither_the_base_nor_every_checkpoint(tmp_p
     assert older.events_until(older.end) == want
     assert decodes.since(mark)[0] == [f"{newest:08d}.checkpoint.json.gz", "00000000.base.json.gz"]
     same_states(out)
+
+
+def test_conversions_are_kept_for_the_states_shown_last_only(tmp_path, monkeypatch):
+    """Scrubbing a day would otherwise keep the model's conversion of every object of every state passed:
+    the reader keeps those of the states built last (a step back to one of them converts nothing) and no
+    more than they hold."""
+    import karptui.recording.reader as reader
+
+    out = tmp_path / "rec"
+    churned(out, intervals=96, checkpoint_every=5)
+    converted = []
+    real = reader.convert
+    monkeypatch.setattr(reader, "convert", lambda obj: converted.append(obj) or real(obj))
+    rec = Recording(out)
+    hours = [rec.end - timedelta(hours=h) for h in range(9)]
+    held = []
+    for at in hours:
+        held.append({id(o) for o in rec.objects_at(at).values()})
+        rec.snapshot_at(at)
+        assert len(rec._built) <= len(set().union(*held[-reader.STATES_KEPT:])), at
+    assert len(converted) > len(held[0])   # the states differ: each step converted something
+    mark = len(converted)
+    for at in hours[-reader.STATES_KEPT:]:
+        rec.snapshot_at(at)
+    assert len(converted) == mark

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
@@ -36,6 +36,10 @@ from .segments import (BASE, CHANGE_TYPES, CHECKPOINT, DELTA, FORMAT, MANIFEST, 
 #: already built, so each costs little): a scrubber going back and forth over a few hours decodes
 #: each once. The base, once decoded, is kept besides: it is the start of every replay before them.
 CHECKPOINTS_KEPT = 4
+#: States whose objects' conversions to the model are kept (:meth:`Recording._convert`): a step reuses
+#: those of the states shown just before it; older ones go, or a scrub through a day would keep every
+#: object of every state it passed (1,000 nodes, 20 replaced every 5 minutes: 80,000 conversions).
+STATES_KEPT = 4
 
 _NO_TIME = datetime.min.replace(tzinfo=UTC)   # an Event that says no time sorts first
 
@@ -181,6 +185,7 @@ class Recording:
         self._unusable: set[int] = set()         # indexes of checkpoints that cannot be read or are not what they say
         self._lock = threading.Lock()            # the TUI's workers read it beside the screen
         self._built: dict[int, tuple[dict, object]] = {}  # id(raw object) -> (it, what the model built)
+        self._shown: deque[set[int]] = deque(maxlen=STATES_KEPT)   # ids of the objects of the states built last
         self._known: dict = {}                   # identity -> object, of the last state built
         self._heads: dict[int, tuple] = {}       # index -> (start, end, logs) (:meth:`_head`)
 
@@ -443,9 +448,21 @@ class Recording:
         with collector_paused():
             builder = SnapshotBuilder(self._convert)
             origin = f"recording {self.path.name}"
-            for obj in self.objects_at(at).values():
+            objects = self.objects_at(at)
+            for obj in objects.values():
                 builder.add(obj, origin)
-            return builder.build(replace(self.meta, captured_at=at, logs_text="\n".join(self.logs_until(at))))
+            snapshot = builder.build(replace(self.meta, captured_at=at, logs_text="\n".join(self.logs_until(at))))
+            self._forget_built(objects.values())
+        return snapshot
+
+    def _forget_built(self, objects) -> None:
+        """The conversions kept from now on: those of the objects of the :data:`STATES_KEPT` states
+        built last (``objects``: the one just built)."""
+        with self._lock:
+            self._shown.append({id(o) for o in objects})
+            keep = set().union(*self._shown)
+            if len(self._built) > len(keep):
+                self._built = {key: hit for key, hit in self._built.items() if key in keep}
 
     def _convert(self, obj: dict):
         """:func:`~karptui.model.build.convert`, once per recorded object: the states of a recording
