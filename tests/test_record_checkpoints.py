@@ -517,3 +517,19 @@ def test_conversions_are_kept_for_the_states_shown_last_only(tmp_path, monkeypat
     for at in hours[-reader.STATES_KEPT:]:
         rec.snapshot_at(at)
     assert len(converted) == mark
+
+
+@pytest.mark.parametrize("expired", ["not a list", [["3", {}]], [[3]], [[3, "not an object"]]])
+def test_a_checkpoint_whose_expired_events_are_not_what_they_should_be_still_gives_the_state(tmp_path, expired):
+    """Hand-edited or from another tool: its state is used, and the Events come from the base."""
+    out = tmp_path / "rec"
+    churned(out, intervals=12)
+    want = Recording(out, checkpoints=False)
+    newest = max((f for f in list_segments(out) if f.type == "checkpoint"), key=lambda f: f.seq)
+    doc = json.loads(gzip.decompress(newest.path.read_bytes()))
+    doc["expired"] = expired
+    newest.path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    rec = Recording(out)
+    assert list(rec.objects_at(rec.end).items()) == list(want.objects_at(rec.end).items())
+    assert rec.events_until(rec.end) == want.events_until(rec.end)
+    assert rec._full[newest.seq].expired is None
