@@ -13,11 +13,14 @@ each added), writes an Event per change and a few Karpenter log lines (launches,
 "disrupting node(s)") to the controller's log. Printed: the base segment, the bytes per
 interval, the total against the cap, rotations and checkpoints, then the time (CPU and wall,
 each in a fresh process) to open the recording at its newest moment and from there step 12 h
-back, as ``karptui open`` and ``{`` do, and to go straight to 12 h back (as a command reading one
-moment does): read with the checkpoints, and without them (every state replayed from the
-base, as a recording of the format before them is read). Nothing is asserted.
+back, as ``karptui open`` and ``{`` do, to go straight to 12 h back (as a command reading one
+moment does), and to step back from the newest moment an hour at a time, ``--steps`` times (``{``
+pressed again and again, across the checkpoints on the way: the total, the slowest step, and how
+many full states, the base or a checkpoint, were decoded): read with the checkpoints, and without
+them (every state replayed from the base, as a recording of the format before them is read).
+Nothing is asserted.
 
-    python bench/bench_record.py --measure DIR [--tree PATH]
+    python bench/bench_record.py --measure DIR [--tree PATH] [--steps 12]
 
 measures an existing recording only; ``--tree`` reads it with another checkout's karptui (the
 one before a change: ``git worktree add ../before main``), which may not know checkpoints.
@@ -131,8 +134,9 @@ def main() -> None:
                         help="intervals between checkpoints at least (record's --checkpoint-every; 0: none)")
     parser.add_argument("--measure", metavar="DIR", help="only measure opening the recording DIR")
     parser.add_argument("--tree", metavar="PATH", help="with --measure: the karptui checkout to read it with")
+    parser.add_argument("--steps", type=int, default=12, help="hours stepped back one at a time from the newest moment")
     parser.add_argument("--serve", nargs=2, type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--open", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--open", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(*args.serve)
@@ -141,7 +145,7 @@ def main() -> None:
         opened(*args.open)
         return
     if args.measure:
-        measure(Path(args.measure), args.tree)
+        measure(Path(args.measure), args.tree, args.steps)
         return
 
     from karptui.cluster.connect import connect
@@ -204,35 +208,57 @@ def main() -> None:
     rec = Recording(out)
     print(f"{len(rec.decisions):,} decisions, {len(rec.moments()):,} moments; "
           f"spans {rec.start:%Y-%m-%d %H:%M} to {rec.end:%Y-%m-%d %H:%M} UTC; kept in {out}")
-    measure(out, None)
+    measure(out, None, args.steps)
 
 
-def measure(out: Path, tree: str | None) -> None:
-    """Opening ``out`` at its newest moment then 12 h back, and straight to 12 h back, each in a fresh
-    process, with the checkpoints and without (or with ``tree``'s karptui)."""
+def measure(out: Path, tree: str | None, steps: int = 12) -> None:
+    """Opening ``out`` at its newest moment then 12 h back, straight to 12 h back, and at its newest
+    moment then ``steps`` hours back one at a time, each in a fresh process, with the checkpoints and
+    without (or with ``tree``'s karptui)."""
     ways = [("as it reads", tree or "")] if tree else [("with checkpoints", ""), ("without checkpoints", "-")]
     print(f"{'read':<22} {'what':<34} {'CPU s':>7} {'wall s':>7}  state")
     for name, how in ways:
-        for what in ("newest, then 12 h back", "12 h back"):
-            child = subprocess.run([sys.executable, __file__, "--open", str(out), how or "+", what],
+        for what in ("newest, then 12 h back", "12 h back", "newest, then hour by hour"):
+            child = subprocess.run([sys.executable, __file__, "--open", str(out), how or "+", what, str(steps)],
                                    capture_output=True, text=True, check=True)
             for row in child.stdout.splitlines():
                 said = json.loads(row)
                 print(f"{name:<22} {said['what']:<34} {said['cpu']:7.2f} {said['wall']:7.2f}  {said['state']}")
 
 
-def opened(out: str, how: str, what: str) -> None:
+def counting_full_states(reader) -> list[str]:
+    """The names of the full states (bases, checkpoints) the reader module decodes from now on: its
+    ``decode`` (every reader so far calls the format's decode by that name) wrapped to note them."""
+    seen: list[str] = []
+    decode = getattr(reader, "decode", None)
+    if decode is None:
+        return seen
+
+    def noted(path, *args, **kwargs):
+        if ".base." in path.name or ".checkpoint." in path.name:
+            seen.append(path.name)
+        return decode(path, *args, **kwargs)
+
+    reader.decode = noted
+    return seen
+
+
+def opened(out: str, how: str, what: str, steps: str = "12") -> None:
     """In a fresh process: one line of JSON per step (``--open``)."""
     if how not in ("+", "-"):
         sys.path.insert(0, how)   # another checkout's karptui
+    import karptui.recording.reader as reader
     from karptui.recording import Recording
 
+    decoded = counting_full_states(reader)
+
     def step(name: str, work) -> None:
-        cpu, wall = time.process_time(), time.monotonic()
+        cpu, wall, before = time.process_time(), time.monotonic(), len(decoded)
         snapshot = work()
         print(json.dumps({"what": name, "cpu": time.process_time() - cpu, "wall": time.monotonic() - wall,
                           "state": f"{snapshot.meta.captured_at:%Y-%m-%d %H:%M}: {len(snapshot.nodes):,} nodes, "
-                                   f"{len(snapshot.pods):,} pods"}), flush=True)
+                                   f"{len(snapshot.pods):,} pods; {len(decoded) - before} full state(s) decoded"}),
+              flush=True)
 
     holder = {}
 
@@ -246,7 +272,26 @@ def opened(out: str, how: str, what: str) -> None:
             holder["rec"] = rec = Recording(out, checkpoints=False) if how == "-" else Recording(out)
         return rec.snapshot_at(max(rec.start, rec.end - timedelta(hours=12)))
 
-    if what.startswith("newest"):
+    def hour_by_hour():
+        rec, slowest, shown = holder["rec"], 0.0, None
+        at, before = rec.end, len(decoded)
+        cpu, wall = time.process_time(), time.monotonic()
+        for _ in range(int(steps)):
+            if at <= rec.start:
+                break
+            at = max(rec.start, at - timedelta(hours=1))   # as Recording.step(at, "hour", -1) goes
+            one = time.process_time()
+            shown = rec.snapshot_at(at)
+            slowest = max(slowest, time.process_time() - one)
+        print(json.dumps({"what": f"then {steps} h back, hour by hour", "cpu": time.process_time() - cpu,
+                          "wall": time.monotonic() - wall,
+                          "state": f"{shown.meta.captured_at:%Y-%m-%d %H:%M}; slowest step {slowest:.2f} CPU s; "
+                                   f"{len(decoded) - before} full state(s) decoded"}), flush=True)
+
+    if what == "newest, then hour by hour":
+        step("open at the newest moment", newest)
+        hour_by_hour()
+    elif what.startswith("newest"):
         step("open at the newest moment", newest)
         step("then 12 h back (the TUI's {)", back)
     else:

@@ -42,18 +42,29 @@ def _pod(i: int, node: int, generation: int = 0) -> dict:
     return pod
 
 
+def _event(i: int, when: datetime, node: int, count: int = 1) -> dict:
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"ev-{i}", "namespace": "default"},
+            "involvedObject": {"kind": "Node", "name": f"node-{node}"}, "reason": "DisruptionTerminating",
+            "message": f"Disrupting Node: Underutilized/Replace ({count})", "type": "Normal",
+            "source": {"component": "karpenter"}, "lastTimestamp": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "count": count}
+
+
 def churned(path: Path, intervals: int = 40, checkpoint_every: int | None = 2, cap: int | None = None) -> dict:
     """A recording of six nodes and their pods over ``intervals`` 5-minute intervals: every interval
-    a third of the pods relabelled, one pod replaced, every third a node replaced (its pods moved first)
-    and the newest pod relabelled a millisecond before the end,
+    a third of the pods relabelled, one pod replaced, an Event added, the newest Event seen again and
+    the one held longest let expire (every seventh, the last expired served again), every third a node
+    replaced (its pods moved first) and the newest pod relabelled a millisecond before the end,
     with Karpenter's "disrupting node(s)" line. The states it went through, by time: their names."""
     writer = RecordingWriter(path, cap, checkpoint_every=checkpoint_every)
     writer.check()
     writer.begin(300, START)
     nodes = list(range(6))
     pods = {i: (i % 6, 0) for i in range(24)}
-    state = {("Node", n) for n in nodes} | {("Pod", p) for p in pods}
-    writer.base(START, START, [*(_node(n) for n in nodes), *(_pod(p, n, g) for p, (n, g) in pods.items())],
+    held, expired = [0, 1], []    # Events the API server serves, oldest first; those it let expire
+    state = {("Node", n) for n in nodes} | {("Pod", p) for p in pods} | {("Event", e) for e in held}
+    writer.base(START, START, [*(_node(n) for n in nodes), *(_pod(p, n, g) for p, (n, g) in pods.items()),
+                               *(_event(e, START, e) for e in held)],
                 [(START, _line("found provisionable pod(s)", START - timedelta(seconds=3), Pods="default/web-0"))])
     expected = {START: sorted(state)}
     made_nodes, made_pods = 6, 24
@@ -75,6 +86,24 @@ def churned(path: Path, intervals: int = 40, checkpoint_every: int | None = 2, c
         changes.append((t, "ADDED", _pod(made_pods, nodes[-1])))
         state.add(("Pod", made_pods))
         made_pods += 1
+        expected[t] = sorted(state)
+        t += timedelta(seconds=1)
+        changes.append((t, "ADDED", _event(interval + 1, t, nodes[0])))
+        held.append(interval + 1)
+        t += timedelta(seconds=1)
+        changes.append((t, "MODIFIED", _event(interval + 1, t, nodes[0], count=2)))
+        if len(held) > 3:
+            t += timedelta(seconds=1)
+            gone_event = held.pop(0)
+            changes.append((t, "DELETED", {"apiVersion": "v1", "kind": "Event",
+                                           "metadata": {"name": f"ev-{gone_event}", "namespace": "default"}}))
+            expired.append(gone_event)
+        if interval % 7 == 0 and expired:
+            t += timedelta(seconds=1)
+            back = expired.pop()
+            changes.append((t, "ADDED", _event(back, t, nodes[1], count=3)))
+            held.append(back)
+        state = {s for s in state if s[0] != "Event"} | {("Event", e) for e in held}
         expected[t] = sorted(state)
         if interval % 3 == 0:
             old, new = nodes.pop(0), made_nodes
@@ -121,7 +150,8 @@ def moments_of(rec: Recording) -> list[datetime]:
 
 def same_states(path: Path, expected: dict | None = None) -> Recording:
     """That the recording at ``path`` gives, read with its checkpoints and without, the same objects (in
-    the same order), the same Snapshot and the same log at every moment; the reader with them."""
+    the same order), the same Events seen (expired ones included), the same Snapshot and the same log
+    at every moment; the reader with them."""
     fast, slow = Recording(path), Recording(path, checkpoints=False)
     assert slow.checkpoints == {}
     assert (fast.start, fast.end) == (slow.start, slow.end)
@@ -131,6 +161,7 @@ def same_states(path: Path, expected: dict | None = None) -> Recording:
         assert list(objects.items()) == list(slow.objects_at(at).items()), at
         if expected is not None and at in expected:
             assert names(objects) == expected[at], at
+        assert fast.events_until(at) == slow.events_until(at), at
     for at in (fast.end, *[m.at for m in slow.moments()][::5]):
         assert fields(fast.snapshot_at(at)) == fields(slow.snapshot_at(at)), at
     return fast
@@ -362,3 +393,143 @@ def test_karptui_record_writes_checkpoints_of_the_live_cluster_that_replay_as_it
     assert json.loads((out / "recording.json").read_text())["checkpointEvery"] == 1
     rec = same_states(out)
     assert len(rec.objects_at(rec.end)) > len(rec.objects_at(rec.start))
+
+
+class Decodes:
+    """The segment files the reader decodes whole (its ``decode``), by name, in order: a step's cost
+    counted in full states and intervals, not timed."""
+
+    def __init__(self, monkeypatch) -> None:
+        import karptui.recording.reader as reader
+
+        self.names: list[str] = []
+        decode = reader.decode
+
+        def counted(path):
+            if path.name.endswith(".json.gz"):   # a segment, not the manifest
+                self.names.append(path.name)
+            return decode(path)
+
+        monkeypatch.setattr(reader, "decode", counted)
+
+    def since(self, mark: int) -> tuple[list[str], list[str]]:
+        """(full states, deltas) decoded since ``len(self.names)`` was ``mark``."""
+        names = self.names[mark:]
+        return ([n for n in names if ".delta." not in n], [n for n in names if ".delta." in n])
+
+
+def test_each_step_back_decodes_one_full_state_at_most_and_steps_near_each_other_none(tmp_path, monkeypatch):
+    """Eight hours, a checkpoint every 25 minutes. ``{`` from the newest moment to the first: each step
+    decodes the newest full state at or before its moment (and nothing when it is still kept) and only
+    the intervals after it up to the moment, each once; the Events seen by then come from the same
+    decoded state. ``}`` forward again finds the last checkpoints used still decoded, as many as are kept."""
+    from karptui.recording.reader import CHECKPOINTS_KEPT
+
+    out = tmp_path / "rec"
+    churned(out, intervals=96, checkpoint_every=5)
+    replayed = Recording(out, checkpoints=False)
+    hours = [replayed.end - timedelta(hours=h) for h in range(9)]
+    states = {at: (list(replayed.objects_at(at).items()), replayed.events_until(at)) for at in hours}
+    decodes = Decodes(monkeypatch)
+    rec = Recording(out)
+    assert len(rec.checkpoints) >= 16 and decodes.names == []
+    ends = {i: rec._head(i)[1] for i in rec.checkpoints}   # the intervals' heads: no decode
+    rec.snapshot_at(rec.end)
+    wanted = []   # the full state each step must start from, by file name
+
+    def newest_full(at) -> str:
+        before = [i for i, end in ends.items() if end <= at]
+        return f"{max(before):08d}.checkpoint.json.gz" if before else "00000000.base.json.gz"
+
+    at, used = rec.end, []
+    while (back := rec.step(at, "hour", -1)) is not None:
+        at, mark = back, len(decodes.names)
+        objects = rec.objects_at(at)
+        full, deltas = decodes.since(mark)
+        want = newest_full(at)
+        assert full == ([] if want in used[-CHECKPOINTS_KEPT:] or want.endswith("base.json.gz") and want in used
+                        else [want]), at
+        start = 0 if want.endswith("base.json.gz") else int(want[:8])
+        assert all(start < int(d[:8]) and rec._head(int(d[:8]))[0] <= at for d in deltas), (at, deltas)
+        assert len(set(deltas)) == len(deltas)
+        assert list(objects.items()) == states[at][0], at
+        mark = len(decodes.names)
+        assert rec.events_until(at) == states[at][1] and decodes.since(mark) == ([], []), at
+        used = [u for u in used if u != want] + [want]
+        wanted.append(want)
+    assert at == rec.start and len(set(wanted)) == len(wanted) == 8   # 07:00 ... 00:00: each another
+    deltas = [n for n in decodes.names if ".delta." in n]
+    assert len(deltas) == len(set(deltas))   # every interval decoded once, whatever the steps that needed it
+    kept = [w for w in wanted if ".checkpoint." in w][-CHECKPOINTS_KEPT:]
+    for step in range(CHECKPOINTS_KEPT + 1):
+        at, mark = rec.step(at, "hour", 1), len(decodes.names)
+        rec.snapshot_at(at)
+        want = newest_full(at)
+        assert decodes.since(mark)[0] == ([] if want in kept else [want]), (step, at)
+    assert want not in kept   # the fifth step forward: its checkpoint had gone from those kept
+
+
+def test_the_history_of_events_needs_neither_the_base_nor_every_checkpoint(tmp_path, monkeypatch):
+    """Events at the newest moment: from the newest checkpoint and the intervals after it, the Events that
+    expired before it (one of the base's among them) kept by the checkpoint. Checkpoints of a writer before
+    they were kept (no ``expired``) give the same history from the base, without decoding every one."""
+    out = tmp_path / "rec"
+    churned(out)
+    want = Recording(out, checkpoints=False).events_until(START + timedelta(hours=5))
+    assert {"ev-0", "ev-1"} <= {e.name for e in want}   # the base's two, long expired
+    decodes = Decodes(monkeypatch)
+    rec = Recording(out)
+    assert rec.events_until(rec.end) == want
+    newest = max(rec.checkpoints)
+    assert decodes.since(0)[0] == [f"{newest:08d}.checkpoint.json.gz"]
+    for file in list_segments(out):
+        if file.type == "checkpoint":
+            doc = json.loads(gzip.decompress(file.path.read_bytes()))
+            assert isinstance(doc.pop("expired"), list) and list(doc)[-1] == "objects"
+            file.path.write_bytes(gzip.compress(json.dumps(doc, separators=(",", ":")).encode()))
+    mark = len(decodes.names)
+    older = Recording(out)
+    assert older.events_until(older.end) == want
+    assert decodes.since(mark)[0] == [f"{newest:08d}.checkpoint.json.gz", "00000000.base.json.gz"]
+    same_states(out)
+
+
+def test_conversions_are_kept_for_the_states_shown_last_only(tmp_path, monkeypatch):
+    """Scrubbing a day would otherwise keep the model's conversion of every object of every state passed:
+    the reader keeps those of the states built last (a step back to one of them converts nothing) and no
+    more than they hold."""
+    import karptui.recording.reader as reader
+
+    out = tmp_path / "rec"
+    churned(out, intervals=96, checkpoint_every=5)
+    converted = []
+    real = reader.convert
+    monkeypatch.setattr(reader, "convert", lambda obj: converted.append(obj) or real(obj))
+    rec = Recording(out)
+    hours = [rec.end - timedelta(hours=h) for h in range(9)]
+    held = []
+    for at in hours:
+        held.append({id(o) for o in rec.objects_at(at).values()})
+        rec.snapshot_at(at)
+        assert len(rec._built) <= len(set().union(*held[-reader.STATES_KEPT:])), at
+    assert len(converted) > len(held[0])   # the states differ: each step converted something
+    mark = len(converted)
+    for at in hours[-reader.STATES_KEPT:]:
+        rec.snapshot_at(at)
+    assert len(converted) == mark
+
+
+@pytest.mark.parametrize("expired", ["not a list", [["3", {}]], [[3]], [[3, "not an object"]]])
+def test_a_checkpoint_whose_expired_events_are_not_what_they_should_be_still_gives_the_state(tmp_path, expired):
+    """Hand-edited or from another tool: its state is used, and the Events come from the base."""
+    out = tmp_path / "rec"
+    churned(out, intervals=12)
+    want = Recording(out, checkpoints=False)
+    newest = max((f for f in list_segments(out) if f.type == "checkpoint"), key=lambda f: f.seq)
+    doc = json.loads(gzip.decompress(newest.path.read_bytes()))
+    doc["expired"] = expired
+    newest.path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    rec = Recording(out)
+    assert list(rec.objects_at(rec.end).items()) == list(want.objects_at(rec.end).items())
+    assert rec.events_until(rec.end) == want.events_until(rec.end)
+    assert rec._full[newest.seq].expired is None

@@ -5,14 +5,22 @@ segment) with every change seen after it up to ``t`` applied, built
 by the same :class:`~karptui.model.build.SnapshotBuilder` a snapshot file goes through, so
 every pane and the simulator take it unchanged; its metadata carries the Karpenter log
 lines received up to ``t`` (the Activity pane, the Disruption pane's "Karpenter said").
+``events_until(t)`` starts from the same full state (:meth:`Recording._start`, the one place a
+replay finds where to begin), as a checkpoint keeps the Events that expired before it.
+
+A full state is 27 MB of JSON at 1,000 nodes: it is decoded and replayed with the cyclic garbage
+collector paused (:func:`~karptui.sources.collector.collector_paused`). Left on, the collector
+walked every object of the states already held, again and again, while the new one was built:
+stepping back 12 h past the newest checkpoint of a day at 1,000 nodes cost twice the CPU with it.
 """
 
 from __future__ import annotations
 
 import bisect
 import threading
+from collections import OrderedDict, deque
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 
@@ -20,12 +28,20 @@ from ..errors import InputError
 from ..model import Snapshot, SnapshotMeta
 from ..model.build import SnapshotBuilder, convert
 from ..model.errors import ModelError
+from ..sources.collector import collector_paused
 from .segments import (BASE, CHANGE_TYPES, CHECKPOINT, DELTA, FORMAT, MANIFEST, VERSION, SegmentFile, decode, head,
                        identity, instant, list_segments)
 
-#: Checkpoints kept decoded (their objects mostly shared with the states already built, so each
-#: costs little): a scrubber going back and forth over a few hours decodes each once.
+#: Checkpoints kept decoded, the most recently used (their objects mostly shared with the states
+#: already built, so each costs little): a scrubber going back and forth over a few hours decodes
+#: each once. The base, once decoded, is kept besides: it is the start of every replay before them.
 CHECKPOINTS_KEPT = 4
+#: States whose objects' conversions to the model are kept (:meth:`Recording._convert`): a step reuses
+#: those of the states shown just before it; older ones go, or a scrub through a day would keep every
+#: object of every state it passed (1,000 nodes, 20 replaced every 5 minutes: 80,000 conversions).
+STATES_KEPT = 4
+
+_NO_TIME = datetime.min.replace(tzinfo=UTC)   # an Event that says no time sorts first
 
 #: The log events that are Karpenter deciding something: a provisioning decision (the NodeClaims
 #: it computed for pending pods) and a disruption decision ("disrupting node(s)", any method).
@@ -52,6 +68,19 @@ class Segment:
     objects: tuple[dict, ...]
     changes: tuple[tuple[datetime, str, dict], ...]
     logs: tuple[tuple[datetime, str], ...]
+
+
+@dataclass(frozen=True)
+class FullState:
+    """A state a replay starts from, decoded: the base, or a checkpoint.
+
+    ``expired``: the Events a replay from the base has seen by then that the state no longer holds (the
+    API server let them expire), each as last seen; what :meth:`Recording.events_until` adds to the
+    state's own. None for a checkpoint written before checkpoints kept them."""
+
+    after: int                          # the index in the chain of the segment whose state it is (0: the base)
+    objects: tuple[dict, ...]
+    expired: tuple[dict, ...] | None
 
 
 def is_recording(path: str | Path) -> bool:
@@ -152,9 +181,11 @@ class Recording:
         #: ``checkpoints`` is False: every state replayed from the base, as a recording without them)
         self.checkpoints = usable_checkpoints(found, self.files) if checkpoints else {}
         self._decoded: dict[int, Segment] = {}   # index in files -> the segment, decoded when first needed
-        self._full: dict[int, tuple[dict, ...] | None] = {}   # index -> a checkpoint's objects (None: unusable)
+        self._full: OrderedDict[int, FullState] = OrderedDict()   # index -> a checkpoint, least recently used first
+        self._unusable: set[int] = set()         # indexes of checkpoints that cannot be read or are not what they say
         self._lock = threading.Lock()            # the TUI's workers read it beside the screen
         self._built: dict[int, tuple[dict, object]] = {}  # id(raw object) -> (it, what the model built)
+        self._shown: deque[set[int]] = deque(maxlen=STATES_KEPT)   # ids of the objects of the states built last
         self._known: dict = {}                   # identity -> object, of the last state built
         self._heads: dict[int, tuple] = {}       # index -> (start, end, logs) (:meth:`_head`)
 
@@ -208,29 +239,52 @@ class Recording:
     def _logs_of(self, index: int) -> tuple[tuple[datetime, str], ...]:
         return self._head(index)[2]
 
-    def _checkpoint(self, index: int) -> tuple[dict, ...] | None:
-        """The objects of the checkpoint after the ``index``-th segment; None when it cannot be read or
-        does not hold what its name says (torn, cut short, another interval's): it is only a shortcut,
-        and the state is then replayed from the one before it."""
+    def _checkpoint(self, index: int) -> FullState | None:
+        """The checkpoint after the ``index``-th segment, decoded (kept among the :data:`CHECKPOINTS_KEPT`
+        used last); None when it cannot be read or does not hold what its name says (torn, cut short,
+        another interval's): it is only a shortcut, and the state is then replayed from the one before it."""
         end = self._end(index)
         with self._lock:
-            if index in self._full:
-                return self._full[index]
+            if index in self._unusable:
+                return None
+            found = self._full.get(index)
+            if found is not None:
+                self._full.move_to_end(index)
+                return found
             file = self.checkpoints[index]
-            objects = None
             try:
                 doc = decode(file.path)
-                if (doc.get("segment") == CHECKPOINT and doc.get("seq") == file.seq
-                        and isinstance(doc.get("objects"), list) and all(isinstance(o, dict) for o in doc["objects"])
-                        and instant(doc.get("end"), file.path) == end):
-                    objects = self._shared(doc["objects"])
+                objects = doc.get("objects")
+                usable = (doc.get("segment") == CHECKPOINT and doc.get("seq") == file.seq
+                          and isinstance(objects, list) and all(isinstance(o, dict) for o in objects)
+                          and instant(doc.get("end"), file.path) == end)
             except InputError:
-                objects = None
-            kept = [i for i, v in self._full.items() if v is not None]
-            for old in kept[:max(0, len(kept) - CHECKPOINTS_KEPT + 1)]:
-                del self._full[old]
-            self._full[index] = objects
-            return objects
+                usable = False
+            if not usable:
+                self._unusable.add(index)
+                return None
+            found = FullState(index, self._shared(objects), self._expired(doc.get("expired")))
+            self._full[index] = found
+            while len(self._full) > CHECKPOINTS_KEPT:
+                self._full.popitem(last=False)
+            return found
+
+    def _expired(self, entries) -> tuple[dict, ...] | None:
+        """A checkpoint's ``expired`` ([number of the delta that removed it, the Event as last seen]), without
+        those removed at or before the base a replay starts from (a rotation has since dropped them): the
+        Events that replay has seen and the checkpoint's state no longer holds. None when it has none (a
+        writer before checkpoints kept them) or it is not such a list."""
+        if not isinstance(entries, list):
+            return None
+        first = self.files[0].seq
+        kept = []
+        for entry in entries:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
+                    and isinstance(entry[1], dict)):
+                return None
+            if entry[0] > first:
+                kept.append(entry[1])
+        return tuple(kept)
 
     def _shared(self, objects) -> tuple[dict, ...]:
         """``objects`` with each one equal to the last state's object of its identity replaced by that
@@ -312,26 +366,36 @@ class Recording:
     def objects_at(self, at: datetime) -> dict:
         """The recorded objects (redacted API objects) as they were at ``at``, by identity: the newest
         checkpoint at or before ``at`` (else the base) and the changes after it up to ``at``."""
-        after, objects = self._full_state_before(at)
-        if after == 0 and at < self.start:
+        if at < self.start:
             raise ValueError(f"{at.isoformat()} is before the recording's first state ({self.start.isoformat()})")
-        state = {identity(o): o for o in objects}
-        for change_type, obj in self._changes_until(at, after):
-            apply(state, change_type, obj)
+        with collector_paused():
+            full = self._start(at)
+            state = {identity(o): o for o in full.objects}
+            for change_type, obj in self._changes_until(at, full.after):
+                apply(state, change_type, obj)
         self._known = state
         return state
 
-    def _full_state_before(self, at: datetime) -> tuple[int, tuple[dict, ...]]:
-        """(index of the segment it follows, objects) of the newest full state that stands for the
-        cluster at ``at``: a checkpoint whose interval ended at or before ``at`` (the writer writes one
-        only when no change before it is later than that end), else the base."""
+    def _start(self, at: datetime, events: bool = False) -> FullState:
+        """Where a replay to ``at`` starts, for every reader of a state (:meth:`objects_at`,
+        :meth:`events_until`): the newest full state that stands for the cluster at ``at``, a checkpoint
+        whose interval ended at or before ``at`` (the writer writes one only when no change before it
+        is later than that end), else the base.
+
+        One full state decoded at most (and one more for each torn checkpoint passed over), the
+        :data:`CHECKPOINTS_KEPT` used last kept. For ``events``, only a checkpoint that keeps the Events
+        expired before it will do: one without them comes from a writer before checkpoints kept them,
+        as every other checkpoint of the recording, so the replay starts from the base at once."""
         for index in sorted(self.checkpoints, reverse=True):
             if self._end(index) > at:
                 continue
-            objects = self._checkpoint(index)
-            if objects is not None:
-                return index, objects
-        return 0, self.segment(0).objects
+            full = self._checkpoint(index)
+            if full is None:
+                continue
+            if not events or full.expired is not None:
+                return full
+            break
+        return FullState(0, self.segment(0).objects, ())
 
     def _changes_until(self, at: datetime, after: int = 0):
         """(change type, object) of every change recorded after the ``after``-th segment up to ``at``, in order."""
@@ -346,20 +410,27 @@ class Recording:
     def events_until(self, at: datetime) -> list:
         """Every Kubernetes Event the recording saw up to ``at`` (model Events, each as last seen by
         then), those the API server had let expire included: the state at ``at`` has only those it
-        still served, a history of the night wants them all."""
-        seen = {identity(o): o for o in self.segment(0).objects if o.get("kind") == "Event"}
-        for change_type, obj in self._changes_until(at):
-            if change_type != "DELETED" and obj.get("kind") == "Event":
-                seen[identity(obj)] = obj
-        events = []
-        for obj in seen.values():
-            try:
-                converted = self._convert(obj)
-            except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError):
-                continue  # snapshot_at says so in its warnings; here it is simply not an event
-            if converted is not None:
-                events.append(converted[2])
-        return events
+        still served, a history of the night wants them all. In the order they last happened (their
+        last time, else their first; then namespace and name).
+
+        From the same full state as the state at ``at`` (:meth:`_start`): its Events, those that had
+        expired before it, and the changes after it up to ``at``."""
+        with collector_paused():
+            full = self._start(at, events=True)
+            seen = {identity(o): o for o in full.expired}
+            seen.update((identity(o), o) for o in full.objects if o.get("kind") == "Event")
+            for change_type, obj in self._changes_until(at, full.after):
+                if change_type != "DELETED" and obj.get("kind") == "Event":
+                    seen[identity(obj)] = obj
+            events = []
+            for obj in seen.values():
+                try:
+                    converted = self._convert(obj)
+                except (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError):
+                    continue  # snapshot_at says so in its warnings; here it is simply not an event
+                if converted is not None:
+                    events.append(converted[2])
+        return sorted(events, key=lambda e: (e.last_seen or e.first_seen or _NO_TIME, e.namespace, e.name))
 
     def logs_until(self, at: datetime) -> list[str]:
         """The Karpenter log lines of the recording up to ``at`` (by their times, :meth:`_parsed`), in order.
@@ -374,11 +445,24 @@ class Recording:
 
     def snapshot_at(self, at: datetime) -> Snapshot:
         """The cluster as it was at ``at``, as an ordinary Snapshot (its capture time is ``at``)."""
-        builder = SnapshotBuilder(self._convert)
-        origin = f"recording {self.path.name}"
-        for obj in self.objects_at(at).values():
-            builder.add(obj, origin)
-        return builder.build(replace(self.meta, captured_at=at, logs_text="\n".join(self.logs_until(at))))
+        with collector_paused():
+            builder = SnapshotBuilder(self._convert)
+            origin = f"recording {self.path.name}"
+            objects = self.objects_at(at)
+            for obj in objects.values():
+                builder.add(obj, origin)
+            snapshot = builder.build(replace(self.meta, captured_at=at, logs_text="\n".join(self.logs_until(at))))
+            self._forget_built(objects.values())
+        return snapshot
+
+    def _forget_built(self, objects) -> None:
+        """The conversions kept from now on: those of the objects of the :data:`STATES_KEPT` states
+        built last (``objects``: the one just built)."""
+        with self._lock:
+            self._shown.append({id(o) for o in objects})
+            keep = set().union(*self._shown)
+            if len(self._built) > len(keep):
+                self._built = {key: hit for key, hit in self._built.items() if key in keep}
 
     def _convert(self, obj: dict):
         """:func:`~karptui.model.build.convert`, once per recorded object: the states of a recording

@@ -13,7 +13,10 @@ cluster's recording small: replaying a day of small intervals costs less than de
 more state (1,000 nodes, 3 replaced every 5 minutes: 3.6 KiB an interval, 1.3 MiB a state).
 Full states take at most :data:`CHECKPOINT_SHARE` of the cap: a new checkpoint that would pass
 it first removes the one whose absence leaves the shortest gap (they are only shortcuts), and
-when the base alone leaves no room none is written.
+when the base alone leaves no room none is written. A checkpoint also keeps, after its objects,
+the Events that expired before it (``expired``: each as last seen, with the number of the delta
+that removed it), so the history of Events (:meth:`.reader.Recording.events_until`) starts from it
+too: a replay from the base has seen them, the state no longer holds them.
 
 Rotation keeps the directory under ``max_size``: when a new delta takes it over, the oldest
 intervals are folded into a fresh base segment (the state after the last interval dropped,
@@ -64,6 +67,9 @@ class RecordingWriter:
         self.last_end: datetime | None = None # the last segment's end
         self.full_size = 0     # bytes of the last full state written (base or checkpoint)
         self.since: list[int] = []   # bytes of each delta written since it
+        #: identity -> (number of the delta that removed it, the Event as last seen): what a checkpoint's
+        #: ``expired`` holds (those removed at or before the base are dropped when a rotation writes one)
+        self.expired: dict[tuple[str, str, str], tuple[int, dict]] = {}
 
     def check(self) -> Path:
         """That ``path`` can become a recording: absent (its parent a writable directory) or an empty
@@ -106,6 +112,7 @@ class RecordingWriter:
         written = self._write(self.seq + 1, BASE, start, end, {"objects": objects}, logs)
         self.seq += 1  # only once written: a write interrupted leaves no gap in the numbers
         self.state = {identity(o): o for o in objects}
+        self.expired = {}
         self.latest = self.last_end = _instant(max(start, end))
         self.full_size, self.since = written.stat().st_size, []
         self._check_fits(self.full_size)
@@ -120,6 +127,13 @@ class RecordingWriter:
                               {"changes": [[stamp(t), kind, obj] for t, kind, obj in changes]}, logs)
         self.seq += 1
         for when, change_type, obj in changes:
+            if obj.get("kind") == "Event":
+                key = identity(obj)
+                last = self.state.get(key) if change_type == "DELETED" else None
+                if last is not None:
+                    self.expired[key] = (self.seq, last)
+                elif change_type != "DELETED":
+                    self.expired.pop(key, None)   # served again: the state holds it
             apply(self.state, change_type, obj)
         self.latest = max(self.latest, _instant(max([start, end, *(when for when, _, _ in changes)])))
         self.last_end = _instant(end)
@@ -153,7 +167,8 @@ class RecordingWriter:
         if self.last_end != self.latest or not self._room(self.full_size):
             return None
         written = self._write(self.seq, CHECKPOINT, self.last_end, self.last_end,
-                              {"objects": list(self.state.values())}, ())
+                              {"objects": list(self.state.values()),
+                               "expired": [[seq, obj] for seq, obj in self.expired.values()]}, ())
         self.checkpoints += 1
         self.full_size, self.since = written.stat().st_size, []
         return written
@@ -217,6 +232,8 @@ class RecordingWriter:
             ended = read_segment(last).end
             written = self._write(last.seq, BASE, ended, ended, {"objects": list(state.values())}, ())
             _remove([base, *sorted([*deltas[:k], *(points[i] for i in points if i <= k)], key=lambda f: f.seq)])
+            # a replay from the new base never sees what expired before it
+            self.expired = {key: kept for key, kept in self.expired.items() if kept[0] > last.seq}
             self.rotations += 1
             self.dropped += k
             self._check_fits(written.stat().st_size)
