@@ -374,3 +374,17 @@ def test_the_bundled_night_is_the_readmes_journey_and_what_its_generator_writes(
     assert sorted(p.name for p in again.iterdir()) == sorted(p.name for p in path.iterdir())
     for made in again.iterdir():
         assert made.read_bytes() == (path / made.name).read_bytes(), made.name
+
+
+def test_the_log_at_each_moment_is_read_as_a_reading_of_its_lines_would():
+    """Scrubbing takes each moment's log events from the one reading of the whole log, renumbered to the lines
+    kept; at every moment of the bundled night they are what reading those lines afresh gives."""
+    from karptui.logs import LogParser
+    from karptui.recording.reader import Recording as Reader
+
+    recording = Reader(Path(__file__).parent.parent / "snapshots" / "night-shift")
+    moments = recording.moments()
+    assert len(moments) > 10
+    for moment in moments:
+        fresh = list(LogParser().parse(recording.logs_until(moment.at)))
+        assert recording.log_events_until(moment.at) == fresh, moment.at

@@ -463,8 +463,7 @@ class KarptuiApp(App):
     def show_moment(self, at: datetime) -> None:
         """The recording's state at ``at``, its log up to then, and their overview, built in a thread."""
         snapshot = self.prepare(self.recording.snapshot_at(at))
-        lines = snapshot.meta.logs_text.splitlines()
-        events = list(LogParser().parse(lines)) if lines else []
+        events = self.recording.log_events_until(at)
         self.post_message(MomentReady(at, snapshot, self._overview(snapshot, events, format_cells=True), events))
 
     def on_moment_ready(self, message: MomentReady) -> None:
