@@ -359,8 +359,9 @@ def yardstick_growth(name: str, before, after, load_before, load_after) -> float
 
 
 def table(shape: str, args, found: dict) -> list[str]:
-    sizes = args.sizes
-    per_size = {n: figure_rows(shape, n, found) for n in sizes}
+    per_size = {n: figure_rows(shape, n, found) for n in args.sizes}
+    # the sizes this shape has figures at (merged runs: a 20k run of one shape beside 1k/5k of all)
+    sizes = [n for n in args.sizes if per_size[n]] or args.sizes
     names = list(dict.fromkeys(name for n in sizes for name in per_size[n]))
     head = ["figure: value / yardstick = ratio", *(f"{n:,} nodes" for n in sizes)]
     if len(sizes) > 1:
