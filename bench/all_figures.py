@@ -79,8 +79,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--consolidate-max", type=int, default=2000, metavar="NODES",
                    help="simulate --consolidate only up to this many nodes (default 2000)")
-    p.add_argument("--timeout", type=float, default=3600, help="seconds per command or bench (default 3600)")
+    p.add_argument("--timeout", type=float, default=3600,
+                   help="seconds per command or bench where --budgets names no figure (default 3600)")
+    p.add_argument("--budgets", default="", metavar="FIGURE=SECONDS,...",
+                   help="time budget of each figure's command or bench, e.g. simulate=900,live=2400 "
+                        f"(default {','.join(f'{k}={v}' for k, v in BUDGETS.items())}); past it the run is "
+                        "stopped, and a size whose run is foreseen to pass it (linear growth from the size "
+                        "before) is not started: either is said in the report")
     p.add_argument("--json", metavar="OUT", help="write every figure to this file")
+    p.add_argument("--merge", nargs="+", metavar="FILE",
+                   help="measure nothing: print the tables of earlier runs' --json files together (a 20k run "
+                        "made apart from the 1k/5k one), growth columns across all their sizes")
     args = p.parse_args(argv)
     try:
         bench_commands.shapes_and_sizes(args)
@@ -89,9 +98,33 @@ def parse_args(argv=None) -> argparse.Namespace:
         wrong = [f for f in args.only if f not in FIGURES]
         if wrong:
             raise UsageError(f"--only: unknown figure {wrong[0]!r} (known: {', '.join(FIGURES)})")
+        args.budget = budgets(args.budgets, args.timeout)
     except (UsageError, bench_commands.UsageError) as exc:
         p.exit(2, f"all_figures.py: {exc}\n")
     return args
+
+
+# Each figure's time budget (seconds) unless --budgets says otherwise: a figure past it is stopped
+# and said, so one command of the whole set (consolidation at 20k, a simulate on a loaded machine)
+# cannot hold up every figure after it.
+BUDGETS = {"open": 1800, "simulate": 1800, "consolidate": 1800, "tui": 1800, "disruption": 1800, "live": 2700}
+
+
+def budgets(text: str, timeout: float) -> dict:
+    """``simulate=900,live=2400`` over the defaults (:data:`BUDGETS`, each at most ``--timeout``
+    where that was lowered); UsageError naming what is wrong."""
+    out = {k: min(v, timeout) for k, v in BUDGETS.items()}
+    for part in filter(None, (x.strip() for x in text.split(","))):
+        name, _, value = part.partition("=")
+        if name not in FIGURES:
+            raise UsageError(f"--budgets: unknown figure {name!r} (known: {', '.join(FIGURES)})")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--budgets: {part!r} is not FIGURE=SECONDS") from None
+        if out[name] <= 0:
+            raise UsageError(f"--budgets: {name}'s budget must be more than 0 seconds")
+    return out
 
 
 def _load() -> str:
@@ -100,20 +133,56 @@ def _load() -> str:
 
 # --- measuring ----------------------------------------------------------------------
 
-def commands(args, cache: Path) -> list:
-    """bench_commands.py's rows (one per shape and size) for the commands the figures need."""
+# bench_commands' command -> the figure whose budget bounds it (json.load is the open's yardstick)
+BUDGET_OF = {"json.load": "open", "info": "open", "simulate": "simulate", "consolidate": "consolidate"}
+
+
+def foreseen(seconds_before: float | None, nodes_before: int, nodes: int, budget: float) -> str:
+    """Why a run at ``nodes`` is not started: its time at the size before, grown linearly, passes
+    the budget (the figures grow at least linearly); "" to run it."""
+    if seconds_before is None:
+        return ""
+    expected = seconds_before * nodes / nodes_before
+    if expected <= budget:
+        return ""
+    return (f"not run: {seconds_before:.0f} s at {nodes_before:,} nodes foretells at least {expected:.0f} s at "
+            f"{nodes:,}, past its {budget:.0f} s budget (--budgets)")
+
+
+def commands(args, cache: Path, skipped: list) -> list:
+    """bench_commands.py's rows (one per shape and size) for the commands the figures need; a
+    command not run (above --consolidate-max, foreseen past its budget) or stopped at its budget
+    is said in ``skipped``."""
     needed = sorted({c for f in args.only for c in COMMANDS_FOR.get(f, ())})
     if not needed:
         return []
-    ns = argparse.Namespace(shapes=args.shapes, sizes=args.sizes, repeat=args.repeat, seed=args.seed,
-                            consolidate_max=args.consolidate_max, all=False, timeout=args.timeout,
-                            importtime=False, only=tuple(needed))
     rows = []
     for shape in args.shapes:       # one shape at a time, so each row group carries its load average
+        before: dict = {}           # command -> (nodes, wall seconds) at the last size measured
         for nodes in args.sizes:
-            ns.shapes, ns.sizes = [shape], [nodes]
+            only = []
+            for cmd in needed:
+                if cmd == "consolidate" and nodes > args.consolidate_max:
+                    skipped.append(f"{shape} {nodes:,} nodes consolidate: not run above --consolidate-max "
+                                   f"{args.consolidate_max:,} nodes")
+                    continue
+                last = before.get(cmd)
+                why = foreseen(last and last[1], last[0] if last else 1, nodes, args.budget[BUDGET_OF[cmd]])
+                if why:
+                    skipped.append(f"{shape} {nodes:,} nodes {cmd}: {why}")
+                    continue
+                only.append(cmd)
+            ns = argparse.Namespace(shapes=[shape], sizes=[nodes], repeat=args.repeat, seed=args.seed,
+                                    consolidate_max=args.consolidate_max, all=True, timeout=args.timeout,
+                                    importtime=False, only=tuple(only),
+                                    timeouts={c: args.budget[f] for c, f in BUDGET_OF.items()})
             for row in bench_commands.measure(ns, {"current": ROOT}, cache):
                 row["load_average"] = _load()
+                for cmd, why in (row.get("failed") or {}).items():
+                    skipped.append(f"{shape} {nodes:,} nodes {cmd}: {why}")
+                for cmd in only:
+                    if row.get(cmd):
+                        before[cmd] = (nodes, row[cmd]["seconds"])
                 rows.append(row)
     return rows
 
@@ -122,11 +191,12 @@ def bench(name: str, nodes: int, bench_args: list, timeout: float, tmp: Path) ->
     """One bench script at one size: its figures by name, its printed text, why it failed if it did."""
     start = time.perf_counter()
     found, why = growth.run(name, nodes, timeout, tmp, bench_args)
+    wall = time.perf_counter() - start
     text = next((f.get("text", "") for f in found if f["unit"] == "text"), "")
     figures = {f["name"]: f["value"] for f in found if f["unit"] != "text"}
-    print(f"  {name} at {nodes} nodes: {time.perf_counter() - start:.0f} s{'; ' + why if why else ''}; "
+    print(f"  {name} at {nodes} nodes: {wall:.0f} s{'; ' + why if why else ''}; "
           + ", ".join(f"{k} {v:,.2f}" for k, v in figures.items()), file=sys.stderr, flush=True)
-    return {"figures": figures, "text": text, "failed": why, "load_average": _load()}
+    return {"figures": figures, "text": text, "failed": why, "load_average": _load(), "wall_s": wall}
 
 
 def tui_figures(nodes: int, timeout: float, tmp: Path) -> dict:
@@ -156,9 +226,15 @@ def disruption_figures(path: Path, nodes: int, timeout: float, tmp: Path) -> dic
 
 
 def live_figures(nodes: int, timeout: float, tmp: Path) -> dict:
-    """bench_live.py: the initial sync beside list-and-decode, in time, CPU and memory."""
-    out = bench("live", nodes, ["--nodes", nodes, "--pods", 10 * nodes, "--seconds", 5], timeout, tmp)
+    """bench_live.py: the initial sync beside list-and-decode, in time, CPU and memory. A sync
+    that did not complete within the budget gives no ratio (it would flatter), and says so."""
+    out = bench("live", nodes, ["--nodes", nodes, "--pods", 10 * nodes, "--seconds", 5,
+                                "--sync-timeout", int(timeout)], timeout + 300, tmp)
     f = out["figures"]
+    if f.get("sync complete") == 0:
+        out["failed"] = out["failed"] or f"the initial sync did not complete within {timeout:.0f} s"
+        for name in ("initial sync", "initial sync CPU", "sync memory"):
+            f.pop(name, None)
     out["ratio"] = _ratio(f.get("initial sync"), f.get("list and decode only"))
     out["ratio_cpu"] = _ratio(f.get("initial sync CPU"), f.get("list and decode only CPU"))
     out["ratio_memory"] = _ratio(f.get("sync memory"), f.get("decoded objects"))
@@ -170,19 +246,30 @@ def _ratio(a, b):
 
 
 def measure(args, cache: Path, tmp: Path) -> dict:
-    rows = commands(args, cache)
+    skipped: list = []
+    rows = commands(args, cache, skipped)
     by_row = {(r["shape"], r["nodes"]): r for r in rows}
     extra: dict = {"tui": {}, "disruption": {}, "live": {}}
+    took: dict = {}   # bench -> (nodes, wall seconds) at the last size it ran
     for nodes in args.sizes:
-        if "tui" in args.only:
-            extra["tui"][nodes] = tui_figures(nodes, args.timeout, tmp)
-        if "live" in args.only:
-            extra["live"][nodes] = live_figures(nodes, args.timeout, tmp)
+        for name, key, run in (
+                ("tui", nodes, lambda: tui_figures(nodes, args.budget["tui"], tmp)),
+                ("live", nodes, lambda: live_figures(nodes, args.budget["live"], tmp))):
+            if name not in args.only:
+                continue
+            last = took.get(name)
+            why = foreseen(last and last[1], last[0] if last else 1, nodes, args.budget[name])
+            if why:
+                skipped.append(f"{name} at {nodes:,} nodes: {why}")
+                continue
+            extra[name][key] = run()
+            took[name] = (nodes, extra[name][key]["wall_s"])
         if "disruption" in args.only:
             for shape in args.shapes:
                 path, _ = bench_commands.cluster_file(cache, shape, nodes, args.seed, args.timeout)
-                extra["disruption"][f"{shape}-{nodes}"] = disruption_figures(path, nodes, args.timeout, tmp)
-    return {"rows": rows, "by_row": by_row, **extra}
+                extra["disruption"][f"{shape}-{nodes}"] = disruption_figures(path, nodes, args.budget["disruption"],
+                                                                             tmp)
+    return {"rows": rows, "by_row": by_row, "skipped": skipped, **extra}
 
 
 # --- the tables -----------------------------------------------------------------------
@@ -272,8 +359,9 @@ def yardstick_growth(name: str, before, after, load_before, load_after) -> float
 
 
 def table(shape: str, args, found: dict) -> list[str]:
-    sizes = args.sizes
-    per_size = {n: figure_rows(shape, n, found) for n in sizes}
+    per_size = {n: figure_rows(shape, n, found) for n in args.sizes}
+    # the sizes this shape has figures at (merged runs: a 20k run of one shape beside 1k/5k of all)
+    sizes = [n for n in args.sizes if per_size[n]] or args.sizes
     names = list(dict.fromkeys(name for n in sizes for name in per_size[n]))
     head = ["figure: value / yardstick = ratio", *(f"{n:,} nodes" for n in sizes)]
     if len(sizes) > 1:
@@ -316,12 +404,43 @@ def report(args, found: dict) -> str:
     for name, part in (("tui", found["tui"]), ("live", found["live"]), ("disruption", found["disruption"])):
         for key, got in part.items():
             if got.get("failed"):
-                out.append(f"{name} {key}: {got['failed']}")
+                out.append(f"no figure: {name} at {key} nodes: {got['failed']}")
+    for line in found.get("skipped", ()):
+        out.append(f"no figure: {line}")
     return "\n".join(out)
+
+
+def merged(paths: list) -> tuple[dict, list, list]:
+    """Earlier runs' ``--json`` files as one set of figures (a later file's row for the same shape and
+    size wins), with the shapes and sizes they cover; SystemExit(2) with one line for a bad file."""
+    found: dict = {"rows": [], "skipped": [], "tui": {}, "disruption": {}, "live": {}}
+    rows: dict = {}
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+            for row in doc["rows"]:
+                rows[(row["shape"], row["nodes"])] = row
+            for part in ("tui", "live"):
+                found[part].update({int(k): v for k, v in doc.get(part, {}).items()})
+            found["disruption"].update(doc.get("disruption", {}))
+            found["skipped"] += doc.get("skipped", [])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SystemExit(f"all_figures.py: --merge {path}: not a file all_figures.py --json wrote ({exc})") \
+                from None
+    found["rows"] = list(rows.values())
+    found["by_row"] = rows
+    shapes = list(dict.fromkeys(r["shape"] for r in found["rows"])) or ["classic"]
+    sizes = sorted({r["nodes"] for r in found["rows"]} | set(found["tui"]) | set(found["live"]))
+    return found, shapes, sizes
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.merge:
+        found, args.shapes, args.sizes = merged(args.merge)
+        print(report(args, found))
+        return 0
     with tempfile.TemporaryDirectory(prefix="karptui-figures-") as tmp:
         cache = Path(args.cache) if args.cache else Path(tmp) / "clusters"
         cache.mkdir(parents=True, exist_ok=True)

@@ -70,6 +70,7 @@ class Run:
     cpu: float = 0.0      # user + system seconds of the child (a loaded machine stretches seconds, not this)
     sha256: str = ""
     pending: int | None = None
+    why: str = ""         # why it gave no figure: "timed out after 1800 s", "exit 2: ..."
 
 
 @dataclass
@@ -84,6 +85,10 @@ class Figures:
     def worst(self) -> Run | None:
         ok = [r for r in self.runs if r.code == 0]
         return max(ok, key=lambda r: r.seconds) if ok else None
+
+    def why_not(self) -> str:
+        """Why no round gave a figure (the last round's reason); "" when one did."""
+        return "" if self.best() is not None or not self.runs else self.runs[-1].why
 
 
 def _csv(text: str, kind, what: str) -> list:
@@ -163,28 +168,54 @@ def _read_hashes(path: str) -> dict:
 
 # --- running a child ----------------------------------------------------------
 
+def kill_group(pid: int) -> None:
+    """The child and every process it started (a fake API server, a probe): a child started with
+    ``start_new_session`` leads its own process group, so nothing it made outlives a time budget."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def run_child(argv: list, cwd: Path, timeout: float, keep_stdout: bool = False) -> tuple[Run, bytes]:
-    """Start to exit of one process, its own peak RSS (ru_maxrss of wait4) and its stdout."""
+    """Start to exit of one process, its own peak RSS (ru_maxrss of wait4) and its stdout; past
+    ``timeout`` seconds it is killed with its process group and the run says so (``why``)."""
     env = dict(os.environ, PYTHONHASHSEED="0", COLUMNS="120")
     env.pop("PYTHONPATH", None)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
-        timer = threading.Timer(timeout, proc.kill)
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True)
+        timed_out = threading.Event()
+
+        def stop() -> None:
+            timed_out.set()
+            kill_group(proc.pid)
+
+        timer = threading.Timer(timeout, stop)
         timer.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:   # interrupted (Ctrl-C, SIGTERM): the child goes too
+            kill_group(proc.pid)
+            raise
         finally:
             timer.cancel()
         seconds = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         data = out.read()
-        if proc.returncode != 0:
+        why = ""
+        if timed_out.is_set():
+            why = f"timed out after {timeout:g} s (its time budget)"
+        elif proc.returncode != 0:
             err.seek(0)
             tail = err.read().decode("utf-8", "replace").strip().splitlines()[-1:]
-            print(f"  ! exit {proc.returncode}: {' '.join(map(str, argv[1:]))}: {' '.join(tail)}", file=sys.stderr)
-    run = Run(seconds, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime)
+            why = f"exit {proc.returncode}: {' '.join(tail)}"
+        if why:
+            print(f"  ! {' '.join(map(str, argv[1:]))}: {why}", file=sys.stderr)
+    run = Run(seconds, usage.ru_maxrss / 1024, proc.returncode if not timed_out.is_set() else -9,
+              usage.ru_utime + usage.ru_stime, why=why)
     return run, data if keep_stdout else b""
 
 
@@ -276,12 +307,15 @@ def measure(args, trees: dict, cache: Path) -> list:
             path, summary = cluster_file(cache, shape, nodes, args.seed, args.timeout)
             cmds = commands(path, nodes, args)
             figs = {tree: {name: Figures() for name in cmds} for tree in trees}
+            budgets = getattr(args, "timeouts", None) or {}
             for rnd in range(args.repeat):
                 order = list(trees) if rnd % 2 == 0 else list(reversed(trees))
                 for tree in order:
                     for name, argv in cmds.items():
+                        if any(r.why.startswith("timed out") for r in figs[tree][name].runs):
+                            continue   # past its budget once: another round would only wait as long again
                         keep = name in ("simulate", "consolidate")
-                        run, out = run_child(argv, trees[tree], args.timeout, keep_stdout=keep)
+                        run, out = run_child(argv, trees[tree], budgets.get(name, args.timeout), keep_stdout=keep)
                         if keep and run.code == 0:
                             run.sha256 = hashlib.sha256(out).hexdigest()
                             try:
@@ -303,9 +337,11 @@ def measure(args, trees: dict, cache: Path) -> list:
 
 def derive(figs: dict) -> dict:
     """One row's figures from the rounds' runs: the fastest, the slowest, the ratios."""
-    out = {}
+    out: dict = {}
     for name, f in figs.items():
         best, worst = f.best(), f.worst()
+        if f.why_not():
+            out.setdefault("failed", {})[name] = f.why_not()
         out[name] = None if best is None else {
             "seconds": round(best.seconds, 3), "slowest": round(worst.seconds, 3),
             "cpu": round(min(r.cpu for r in f.runs if r.code == 0), 3),
@@ -369,6 +405,12 @@ def compare_hashes(mine: dict, expected: dict) -> list:
     return bad
 
 
+def failures(rows: list) -> list:
+    """One line per command that gave no figure, with why (a time budget, an exit status)."""
+    return [f"no figure: {r['shape']} {r['nodes']:,} nodes ({r['tree']}) {name}: {why}"
+            for r in rows for name, why in (r.get("failed") or {}).items()]
+
+
 def _s(fig) -> str:
     return "-" if not fig else f"{fig['seconds']:.2f}"
 
@@ -421,6 +463,8 @@ def growth(rows: list) -> str:
             if len(mine) < 2:
                 continue
             a, b = mine[-2], mine[-1]
+            if not (a.get("json.load") and b.get("json.load")):
+                continue   # no yardstick at one of the sizes (its reason is printed with the others)
             base = b["json.load"]["seconds"] / a["json.load"]["seconds"]
             parts = [f"json.load {base:.2f}x"]
             for name in ("info", "simulate", "consolidate"):
@@ -463,6 +507,8 @@ def main(argv=None) -> int:
         for r in rows:
             print(f"imports ({r['tree']}): --version {r['import_version_s']:.3f} s, "
                   f"snapshot info {r['import_info_s']:.3f} s")
+    for line in failures(rows):
+        print(line)
     mine = hashes(rows)
     for key, answers in mine.items():
         for cmd, sha in answers.items():

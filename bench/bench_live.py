@@ -110,6 +110,8 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=50000)
     parser.add_argument("--rate", type=float, default=200)
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--sync-timeout", type=float, default=3600,
+                        help="seconds the initial sync may take (default 3600); past it, it is reported incomplete")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--decode-only", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -140,8 +142,9 @@ def main() -> None:
         live = LiveCluster(connection)
         start, cpu = time.perf_counter(), time.process_time()
         live.start()
-        synced = live.wait_synced(600)
+        synced = live.wait_synced(args.sync_timeout)
         took, cpu = time.perf_counter() - start, time.process_time() - cpu
+        figure("sync complete", 1.0 if synced else 0.0, "flag")
         objects = sum(len(i.objects) for i in live.informers)
         held = rss_mib() - baseline
         print(f"initial sync           {figure('initial sync', took, 's'):7.1f} s   "

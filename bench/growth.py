@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -75,19 +76,27 @@ def run(bench: str, nodes: int, timeout: float, tmp: Path, args: list | None = N
     figures_file = tmp / f"{bench}-{nodes}.jsonl"
     env = dict(os.environ, KARPTUI_BENCH_FIGURES=str(figures_file))
     with tempfile.TemporaryFile("w+") as out:
+        # its own process group: past the deadline the bench goes with every process it started
+        # (bench_live's fake API server holds gigabytes at 20k nodes and would outlive it)
         child = subprocess.Popen([sys.executable, str(HERE / f"bench_{bench}.py"), *args], stdout=out,
-                                 stderr=subprocess.STDOUT, text=True, env=env, cwd=HERE.parent)
+                                 stderr=subprocess.STDOUT, text=True, env=env, cwd=HERE.parent,
+                                 start_new_session=True)
         deadline, why = time.monotonic() + timeout, ""
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                child.kill()
-                pid, status, usage = os.wait4(child.pid, 0)
-                why = f"timed out after {timeout:.0f} s"
-                break
-            time.sleep(0.2)
+        try:
+            while True:
+                pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() > deadline:
+                    _kill_group(child.pid)
+                    pid, status, usage = os.wait4(child.pid, 0)
+                    why = f"timed out after {timeout:g} s (its time budget)"
+                    break
+                time.sleep(0.2)
+        except BaseException:   # interrupted: nothing left running
+            _kill_group(child.pid)
+            raise
+        _kill_group(child.pid)  # a child the bench left behind (it exited without stopping it)
         out.seek(0)
         text = out.read()
     if not why and os.waitstatus_to_exitcode(status) != 0:
@@ -101,6 +110,13 @@ def run(bench: str, nodes: int, timeout: float, tmp: Path, args: list | None = N
     for snapshot in tmp.glob("cluster-*.json"):
         snapshot.unlink()
     return figures, why
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def table(bench: str, sizes: list[int], results: dict[int, list[dict]]) -> list[str]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the parser imports this module: --version needs no pathlib
+    from pathlib import Path
 
 
 class InputError(Exception):

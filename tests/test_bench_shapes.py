@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -159,6 +160,9 @@ def test_bench_commands_only_runs_the_commands_named(tmp_path):
     (["--only", "open,nope"], "--only: unknown figure 'nope'"),
     (["--shapes", "nope"], "--shapes: unknown shape 'nope'"),
     (["--sizes", "x"], "--sizes: not a comma-separated list"),
+    (["--budgets", "nope=3"], "--budgets: unknown figure 'nope'"),
+    (["--budgets", "simulate=x"], "--budgets: 'simulate=x' is not FIGURE=SECONDS"),
+    (["--budgets", "live=0"], "--budgets: live's budget must be more than 0 seconds"),
 ])
 def test_all_figures_refuses_bad_arguments_in_one_line(argv, words, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -177,7 +181,8 @@ def test_all_figures_on_tiny_clusters(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "### batch" in printed and "growth 12→24 (yardstick's)" in printed
     opened = next(line for line in printed.splitlines() if line.startswith("| open cpu"))
-    assert opened.count(" = ") == 2 and opened.rstrip(" |").endswith(")")  # both sizes, then growth (yardstick's)
+    assert opened.count(" = ") == 2  # both sizes, then the growth beside the yardstick's (maybe marked)
+    assert re.search(r"= [0-9.]+ \| [0-9.]+x \([0-9.]+x\)", opened), opened
     assert "| simulate cpu (pending pods/s" in printed and "sha256 batch-24 simulate" in printed
     doc = json.loads(out.read_text())
     table = doc["tables"]["batch"]
@@ -198,3 +203,44 @@ def test_all_figures_marks_a_figure_growing_faster_than_its_yardstick():
                  "tui": {}, "disruption": {}, "live": {}, "rows": []}
         line = next(x for x in all_figures.table("classic", args, found) if x.startswith("| open cpu"))
         assert ("faster than its yardstick" in line) is marked, line
+
+
+def test_all_figures_stops_a_figure_at_its_budget_and_says_so(tmp_path, capsys):
+    """A command past its time budget is stopped, gives no figure, and the report says why; the
+    other figures of the run are still there."""
+    argv = ["--shapes", "batch", "--sizes", "12", "--only", "open,simulate", "--budgets", "simulate=0.01",
+            "--cache", str(tmp_path / "c")]
+    assert all_figures.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "no figure: batch 12 nodes simulate: timed out after 0.01 s (its time budget)" in printed
+    assert "| open cpu (info ÷ json.load" in printed and "| simulate cpu" not in printed
+
+
+def test_all_figures_does_not_start_a_size_foreseen_past_its_budget():
+    """Linear growth from the size before is the least a figure grows: past the budget, not started."""
+    assert all_figures.foreseen(None, 1, 5000, 60) == ""
+    assert all_figures.foreseen(10.0, 1000, 5000, 60) == ""
+    why = all_figures.foreseen(100.0, 5000, 20000, 300)
+    assert "100 s at 5,000 nodes foretells at least 400 s at 20,000" in why and "300 s budget" in why
+
+
+def test_all_figures_merges_runs_made_apart(tmp_path, capsys):
+    """A 24-node run made apart from the 12-node one: --merge prints them as one table, with the
+    growth column between the two runs' sizes."""
+    files = []
+    for size in ("12", "24"):
+        files.append(tmp_path / f"{size}.json")
+        argv = ["--shapes", "classic", "--sizes", size, "--only", "open", "--cache", str(tmp_path / "c"),
+                "--json", str(files[-1])]
+        assert all_figures.main(argv) == 0
+    capsys.readouterr()
+    assert all_figures.main(["--merge", *map(str, files)]) == 0
+    printed = capsys.readouterr().out
+    opened = next(line for line in printed.splitlines() if line.startswith("| open cpu"))
+    assert "growth 12→24 (yardstick's)" in printed and opened.count(" = ") == 2
+    assert re.search(r"= [0-9.]+ \| [0-9.]+x \([0-9.]+x\)", opened), opened  # both sizes, then growth (yardstick's)
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    with pytest.raises(SystemExit) as exc:
+        all_figures.main(["--merge", str(bad)])
+    assert "not a file all_figures.py --json wrote" in str(exc.value)

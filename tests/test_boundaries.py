@@ -68,3 +68,25 @@ print(sorted(m for m in sys.modules if m.split(".")[0] == "kubernetes")[:3])
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_version_imports_neither_the_model_nor_dataclasses():
+    """``karptui --version`` builds the parser and nothing else: the settings' flags come from
+    their table alone (sim.karpenter.setting_names), so neither the model, the settings' rules,
+    dataclasses nor orjson is loaded (issue 28: --version imports only what it uses)."""
+    code = """
+import contextlib, io, sys
+from karptui.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    try:
+        main(["--version"])
+    except SystemExit as exc:
+        assert exc.code == 0
+assert out.getvalue().startswith("karptui "), out.getvalue()
+heavy = {"dataclasses", "orjson", "pathlib", "karptui.model", "karptui.sim.karpenter.settings",
+         "karptui.sim.karpenter.versions"}
+print(sorted(heavy & set(sys.modules)))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

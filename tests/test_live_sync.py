@@ -161,3 +161,65 @@ async def test_the_screen_fills_in_as_pages_arrive_and_its_header_says_how_far(a
             await pilot.press("q")
     finally:
         live.stop()
+
+
+def test_the_first_list_keeps_the_collector_paused_and_asks_for_the_next_page_while_building(api, kubeconfig):
+    """Issue 28 (live sync at 20,000 nodes): while a kind is first listed the cyclic collector stays
+    paused from page to page (it walked the growing store between pages), and each next page is
+    asked for before the one in hand is built; once every kind is listed the collector is back on."""
+    import gc
+
+    seen: list[tuple[str, bool]] = []   # ("ask", collector on?) per page request; ("built", _) per page built
+    live = LiveCluster(connect(kubeconfig), page=5, read_timeout=5)
+    pods = next(i for i in live.informers if i.resource.name == "pods")
+    lister, put = pods.lister, pods._put
+
+    def asking(**kwargs):
+        if not kwargs.get("watch"):
+            seen.append(("ask", gc.isenabled()))
+        return lister(**kwargs)
+
+    def building(page, raw):
+        if not seen or seen[-1][0] != "built":
+            time.sleep(0.2)   # a slow build: the next page is asked for meanwhile
+            seen.append(("built", gc.isenabled()))
+        put(page, raw)
+
+    pods.lister, pods._put = asking, building
+    assert gc.isenabled()
+    live.start()
+    try:
+        assert live.wait_synced(20)
+        asks = [on for what, on in seen if what == "ask"]
+        assert len(asks) == 4 and not any(asks[1:]), seen      # 20 pods in pages of 5: paused throughout
+        # the second page was asked for before the first was built
+        second_ask = [i for i, (what, _) in enumerate(seen) if what == "ask"][1]
+        assert second_ask < seen.index(("built", False)), seen
+        deadline = time.monotonic() + 5
+        while not gc.isenabled() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert gc.isenabled()
+    finally:
+        live.stop()
+
+
+def test_read_ahead_raises_a_page_error_where_that_page_would_have_come():
+    from karptui.cluster.resources import read_ahead
+
+    def pages():
+        yield {"n": 1}
+        yield {"n": 2}
+        raise ValueError("page 3 refused")
+
+    got = []
+    with pytest.raises(ValueError, match="page 3 refused"):
+        for page in read_ahead(pages()):
+            got.append(page["n"])
+    assert got == [1, 2]
+    # a caller that stops early: the helper stops too (it is not left blocked on a full hand-off)
+    endless = ({"n": n} for n in range(10**9))
+    for page in read_ahead(endless, "endless"):
+        break
+    time.sleep(1.0)
+    import threading
+    assert not [t for t in threading.enumerate() if t.name == "read-ahead-endless"]

@@ -9,12 +9,12 @@ changes is in :mod:`karptui.sim.karpenter.settings` and docs/cli.md.
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..sim.karpenter.settings import (AWS_FEATURE_GATES, BOOLEAN, LEGACY_NODE_REPAIR, MIN_VALUES_POLICY,
-                                      PREFERENCE_POLICY, SCHEDULER_CONFIG, SETTINGS, TRUE, check_value)
+# the names alone: the parser offers the flags without loading what they change (karptui --version)
+from ..sim.karpenter.setting_names import (AWS_FEATURE_GATES, BOOLEAN, LEGACY_NODE_REPAIR, MIN_VALUES_POLICY,
+                                           PREFERENCE_POLICY, SCHEDULER_CONFIG, SETTINGS, TRUE)
 
 HELP = {
     PREFERENCE_POLICY: "Karpenter's PREFERENCE_POLICY: Respect (default) or Ignore (provision as if pods had no "
@@ -50,6 +50,8 @@ def add_flags(command: argparse.ArgumentParser, suppress: bool = False) -> None:
 def flags_given(args: argparse.Namespace) -> dict[str, str]:
     """Setting -> value for each flag given, checked now (a bad one is an InputError before
     anything is loaded)."""
+    from ..sim.karpenter.settings import check_value
+
     given = {}
     for name, (flag, _) in SETTINGS.items():
         value = getattr(args, _DEST[name], None)
@@ -82,5 +84,7 @@ def with_flags(snapshot: Snapshot, given: dict[str, str]) -> Snapshot:
     """``snapshot`` simulated with these settings (from :func:`flags_given`); unchanged for none."""
     if not given:
         return snapshot
+    from dataclasses import replace  # here: the parser imports this module, and --version needs no dataclasses
+
     return replace(snapshot, karpenter_settings={**snapshot.karpenter_settings, **given},
                    karpenter_settings_set_by={**snapshot.karpenter_settings_set_by, **set_by(given)})

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..sim.karpenter.versions import KarpenterVersion
 
 if TYPE_CHECKING:
     from ..model import Snapshot
@@ -29,6 +27,8 @@ def flag_text(args: argparse.Namespace) -> str | None:
     if text is None:
         return None
     try:
+        from ..sim.karpenter.versions import KarpenterVersion  # here: the parser imports this module
+
         return str(KarpenterVersion.parse(text))
     except ValueError as exc:
         raise InputError(FLAG, str(exc)) from None
@@ -38,4 +38,6 @@ def with_flag(snapshot: Snapshot, text: str | None) -> Snapshot:
     """``snapshot`` simulated as the release ``text`` names (from :func:`flag_text`); unchanged for None."""
     if text is None:
         return snapshot
+    from dataclasses import replace
+
     return replace(snapshot, karpenter_version=text, karpenter_version_set_by=FLAG)

@@ -20,6 +20,7 @@ While a list takes long, ``slow`` says so ("listing pods: 12 s so far").
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import Counter
@@ -36,7 +37,7 @@ from ..model.errors import ModelError
 from ..sources import fast_json
 from ..sources.collector import collector_paused
 from .guard import ServerFault, TooLarge, bounded, lines, seconds_text
-from .resources import Resource, list_pages
+from .resources import Resource, list_pages, read_ahead
 
 PAGE = 500
 WATCH_SECONDS = 240            # the server ends each watch after this; we start another
@@ -174,20 +175,26 @@ class Informer:
         metadata: dict = {}
         raw: list[dict] | None = [] if self.journal is not None else None
         self.listing_since, self.listed, self.expected = time.monotonic(), 0, None
+        # The first list keeps the collector paused from its first page to its last (and, as the
+        # informers list at once, until the last kind is listed): re-enabled between pages, it
+        # walked the young pages and, again and again, the whole store growing under it, a third
+        # of a 200,000-pod sync's CPU. A later list pauses it per page only, the screen running.
         try:
-            for listing in list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
-                                      f"listing {self.resource.name}"):
-                metadata = listing.get("metadata") or {}
-                if not isinstance(metadata, dict):
-                    metadata = {}
-                page: dict[tuple[str, str], Any] = {}
-                with collector_paused():  # while the page is built, not while the next one is awaited
-                    for item in listing.get("items") or ():
-                        if isinstance(item, dict):
-                            self._put(page, item)
-                            if raw is not None:
-                                raw.append(item)
-                self._read(objects, page, len(listing.get("items") or ()), metadata, first)
+            with collector_paused() if first else contextlib.nullcontext():
+                pages = list_pages(self.lister, self.page, (CONNECT_TIMEOUT, self.read_timeout),
+                                   f"listing {self.resource.name}")
+                for listing in read_ahead(pages, self.resource.name):  # the next page asked for meanwhile
+                    metadata = listing.get("metadata") or {}
+                    if not isinstance(metadata, dict):
+                        metadata = {}
+                    page: dict[tuple[str, str], Any] = {}
+                    with collector_paused():  # while the page is built, not while the next one is awaited
+                        for item in listing.get("items") or ():
+                            if isinstance(item, dict):
+                                self._put(page, item)
+                                if raw is not None:
+                                    raw.append(item)
+                    self._read(objects, page, len(listing.get("items") or ()), metadata, first)
         except ApiException as exc:
             if exc.status == 410:  # the continue token expired mid-list
                 raise Gone from None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
+import queue
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -133,6 +135,51 @@ def list_pages(lister: Callable[..., Any], page: int, timeout, what: str | None 
         token = (listing.get("metadata") or {}).get("continue")
         if not token:
             return
+
+
+def read_ahead(pages: Iterator[dict], name: str = "list") -> Iterator[dict]:
+    """``pages`` (:func:`list_pages`) with the next page requested while the caller builds this one.
+
+    The API server's time to answer a page and the building of the one before overlap, instead of
+    adding up: a helper thread reads (and decodes) one page ahead. The requests are the same list
+    calls with the same continue tokens, deadlines and caps (list_pages' own, in the helper's
+    thread); a page's error is raised here, where that page would have come. At most one page
+    waits; when the caller stops early, the helper stops at its next page."""
+    handoff: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def hand(item: tuple) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read() -> None:
+        try:
+            for page in pages:
+                if not hand((page, None)):
+                    return
+            hand((_END, None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, raised there
+            hand((None, exc))
+
+    threading.Thread(target=read, name=f"read-ahead-{name}", daemon=True).start()
+    try:
+        while True:
+            page, exc = handoff.get()
+            if exc is not None:
+                raise exc
+            if page is _END:
+                return
+            yield page
+    finally:
+        stop.set()
+
+
+_END = object()
 
 
 TYPED = {("", "v1"): client.CoreV1Api, ("apps", "v1"): client.AppsV1Api, ("batch", "v1"): client.BatchV1Api,

@@ -138,14 +138,18 @@ def parse_affinity(raw: object, where: str = "spec.affinity") -> Affinity:
     preferred = tuple(
         _preferred_node_term(p, f"{where}.nodeAffinity.{pref_key}[{i}]")
         for i, p in enumerate(as_list(node.get(pref_key), f"{where}.nodeAffinity.{pref_key}"))
-    )
-    pod_req, pod_pref = _pod_terms(data.get("podAffinity"), f"{where}.podAffinity")
-    anti_req, anti_pref = _pod_terms(data.get("podAntiAffinity"), f"{where}.podAntiAffinity")
+    ) if node.get(pref_key) is not None else ()
+    # a section left out is read as empty, without spelling out the field paths an error would name
+    # (every DaemonSet pod pins its own node: its affinity is parsed once per pod)
+    pod_req, pod_pref = (_pod_terms(data.get("podAffinity"), f"{where}.podAffinity")
+                         if data.get("podAffinity") is not None else ((), ()))
+    anti_req, anti_pref = (_pod_terms(data.get("podAntiAffinity"), f"{where}.podAntiAffinity")
+                           if data.get("podAntiAffinity") is not None else ((), ()))
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
     return Affinity(
         node_required=parse_node_selector(
-            node.get("requiredDuringSchedulingIgnoredDuringExecution"),
-            f"{where}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-        ),
+            required, f"{where}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+        ) if required is not None else None,
         node_preferred=preferred,
         pod_required=pod_req,
         pod_preferred=pod_pref,

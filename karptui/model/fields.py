@@ -141,14 +141,20 @@ def as_str_map(value: object, where: str) -> dict[str, str]:
     them), which saves a copy per object on 50,000-pod clusters.
     """
     raw = as_map(value, where)
-    if all(type(v) is str for v in raw.values()):
+    for v in raw.values():  # a loop, not all(generator): asked of every object's labels and annotations
+        if type(v) is not str:
+            break
+    else:
         return raw  # type: ignore[return-value]  (keys: JSON's are strings; a YAML oddity never matches)
     return {str(k): as_str(v, f"{where}.{k}") for k, v in raw.items()}
 
 
 def as_str_list(value: object, where: str) -> tuple[str, ...]:
     items = as_list(value, where)
-    if all(type(v) is str for v in items):
+    for v in items:
+        if type(v) is not str:
+            break
+    else:
         return tuple(items)
     return tuple(as_str(v, f"{where}[{i}]") for i, v in enumerate(items))
 
@@ -166,12 +172,24 @@ def parse_time(value: object, where: str) -> datetime | None:
     return _parse_iso(value, where)
 
 
+# Timestamps read before: a cluster's objects share them (pods of one rollout, a node's conditions),
+# and three are read per pod. Bounded; cleared when full. Only times that parsed are kept.
+_TIMES: dict[str, datetime] = {}
+
+
 def _parse_iso(value: str, where: str) -> datetime:
+    found = _TIMES.get(value)
+    if found is not None:
+        return found
     try:
         stamp = datetime.fromisoformat(value)
     except ValueError:
         raise ModelError(f"{where}: {value!r} is not an RFC 3339 time") from None
-    return _aware(stamp, value, where)
+    stamp = _aware(stamp, value, where)
+    if len(_TIMES) >= _MEMO_LIMIT:
+        _TIMES.clear()
+    _TIMES[value] = stamp
+    return stamp
 
 
 def _aware(stamp: datetime, text: str, where: str) -> datetime:

@@ -75,6 +75,14 @@ def _compare(value: str, bound: int, op: str) -> bool:
 
 
 def parse_requirement(raw: object, where: str, operators: frozenset[str]) -> Requirement:
+    if type(raw) is dict:  # the common case read without spelling out the field paths an error would name
+        key, op, values, min_values = raw.get("key"), raw.get("operator"), raw.get("values"), raw.get("minValues")
+        if (type(key) is str and key and type(op) is str and op in operators and op not in BOUNDS
+                and (min_values is None or type(min_values) is int)):
+            if values is None and op not in (IN, NOT_IN):
+                return Requirement(key, op, (), min_values)
+            if type(values) is list and values and all(type(v) is str for v in values):
+                return Requirement(key, op, tuple(values), min_values)
     data = as_map(raw, where)
     key = as_str(data.get("key"), f"{where}.key")
     op = as_str(data.get("operator"), f"{where}.operator")

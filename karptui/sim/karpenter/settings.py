@@ -38,22 +38,11 @@ from ...model.errors import ModelError
 from .featuregates import DEFAULT_GATES, FeatureGates, parse_feature_gates
 from .versions import V1_15, image_version, karpenter_version
 
-PREFERENCE_POLICY, MIN_VALUES_POLICY, SCHEDULER_CONFIG = "PREFERENCE_POLICY", "MIN_VALUES_POLICY", "SCHEDULER_CONFIG"
-LEGACY_NODE_REPAIR = "LEGACY_NODE_REPAIR"
-AWS_FEATURE_GATES = "AWS_FEATURE_GATES"
+from .setting_names import (AWS_FEATURE_GATES, BEST_EFFORT, BOOLEAN, FALSE, IGNORE,  # noqa: F401 (re-exported)
+                            LEGACY_NODE_REPAIR, MIN_VALUES_POLICY, PREFERENCE_POLICY, RESPECT, SCHEDULER_CONFIG,
+                            SETTINGS, STRICT, TRUE)
+
 AWS_GATE_NAMES = ("NodeClassCEL",)   # aws pkg/operator/options/options.go on main (v1.15); unknown names refused
-RESPECT, IGNORE = "Respect", "Ignore"
-STRICT, BEST_EFFORT = "Strict", "BestEffort"
-TRUE, FALSE = "true", "false"
-#: setting -> (Karpenter's flag, the values it accepts; None: any document)
-SETTINGS: dict[str, tuple[str, tuple[str, ...] | None]] = {
-    PREFERENCE_POLICY: ("--preference-policy", (RESPECT, IGNORE)),
-    MIN_VALUES_POLICY: ("--min-values-policy", (STRICT, BEST_EFFORT)),
-    SCHEDULER_CONFIG: ("--scheduler-config", None),
-    LEGACY_NODE_REPAIR: ("--legacy-node-repair", (TRUE, FALSE)),
-    AWS_FEATURE_GATES: ("--aws-feature-gates", None),
-}
-BOOLEAN = frozenset({LEGACY_NODE_REPAIR})  # Go bool flags: the flag alone means true
 DEFAULTS = {PREFERENCE_POLICY: RESPECT, MIN_VALUES_POLICY: STRICT, SCHEDULER_CONFIG: "", LEGACY_NODE_REPAIR: FALSE,
             AWS_FEATURE_GATES: "NodeClassCEL=false"}
 # from which release Karpenter reads a setting (the others: every line modelled)
