@@ -77,7 +77,7 @@ def test_the_cli_opens_the_screen_once_every_kind_is_arriving(api, kubeconfig, m
     from karptui.cli import live as cli_live
 
     monkeypatch.setattr(cli_live, "PARTIAL_AFTER", 0.5)
-    api.slow("pods", 0.5)
+    api.slow("pods", 1.5)   # pages slower than the app's start on a loaded machine: the screen sees them arrive
     live = LiveCluster(connect(kubeconfig), page=2, read_timeout=5).start()
     try:
         assert cli_live._wait_with_progress(live, "fake")
@@ -140,7 +140,7 @@ async def test_the_screen_fills_in_as_pages_arrive_and_its_header_says_how_far(a
 
     from karptui.tui.app import KarptuiApp
 
-    api.slow("pods", 0.5)
+    api.slow("pods", 1.5)   # pages slower than the app's start on a loaded machine: the screen sees them arrive
     live = LiveCluster(connect(kubeconfig), page=5, read_timeout=5).start()
     try:
         while not any(i.listed for i in live.informers if i.resource.name == "pods"):
@@ -148,7 +148,7 @@ async def test_the_screen_fills_in_as_pages_arrive_and_its_header_says_how_far(a
         app = KarptuiApp(live.snapshot(), live=live, logs_since=0, live_interval=0.1, simulate_on_start=False)
         async with app.run_test(size=(160, 45)) as pilot:
             headers: list[str] = []
-            for _ in range(200):
+            for _ in range(600):
                 await pilot.pause(0.05)
                 header = str(app.screen.query_one("#source", Static).render())
                 if not headers or headers[-1] != header:
