@@ -331,9 +331,9 @@ class ClusterState:
         answer (placements list them as placed) and of later choices (victims of equal importance
         go in that order), and what is kept while ``changes`` stands is asked again after each
         change: replaying the moves on the lists and the count keeps all of it as the full dry
-        run left it. ``after``: the order these moves left the node's pods in before, when they
-        were these same pods in this same order (preemption keeps a dry run's answer per node);
-        the order is then taken as given rather than worked out again."""
+        run left it. ``after``: the order these moves leave the node's pods in, when the caller
+        knows it (preemption keeps a dry run's answer per node, with the order it left); it is
+        then taken as given rather than worked out again."""
         pods, log = self.pods[i], self._log
         if after is None:
             after = _moved(pods, moves)
