@@ -14,6 +14,7 @@ from __future__ import annotations
 import operator
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,7 +31,7 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 MIN_CANDIDATES, CANDIDATE_PERCENT = 100, 10
-KEPT_SIGNATURES = 8   # signatures whose weighed dry runs are kept (Weighed)
+KEPT_SIZES = 16   # (priority, requests) whose weighed dry runs are kept (Weighed)
 
 
 @dataclass(frozen=True)
@@ -86,22 +87,24 @@ def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]
     return violating, fine
 
 
-def _victims_on(ctx: PodCycle, i: int, kept: dict | None = None) -> tuple[Candidate | None, list[str]]:
+def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candidate | None, list[str]]:
     """The dry run on node ``i``: every lower-priority pod evicted, then given back one by one
-    while the pod still fits. Where only resources can tell (:func:`_weigh`) it is worked out on
-    the node's free room, with the same answer; else pods are placed and evicted. ``kept``: the
-    room's answers of this pod's signature, node by node (:func:`_kept`)."""
+    while the pod still fits. Where only resources can tell (:class:`Weighed`) it is worked out
+    on the node's free room, with the same answer; else pods are placed and evicted. ``kept``:
+    the room's answers for pods of this one's priority and size, node by node (:func:`_kept`)."""
     state, pod = ctx.state, ctx.pod
-    weighed = kept.get(i) if kept is not None else None
+    weighed = kept.nodes.get(i) if kept is not None else None
     if weighed is None or not weighed.holds(state.pods[i]):
         potential = sorted(lower_priority(state.pods[i], pod.priority), key=_importance)
         if not potential:
             return None, [NO_VICTIMS]
         weighed = _weigh(ctx, i, potential)
         if weighed is not None and kept is not None:
-            kept[i] = weighed
+            kept.nodes[i] = weighed
     if weighed is not None:
-        return _by_room(ctx, i, weighed)
+        if weighed.blind(ctx, kept.signature if kept is not None else None):
+            return _by_room(ctx, i, weighed)
+        potential = weighed.potential
     for victim in potential:
         state.evict(victim, i)
     fits, reasons = filters_at(ctx, i)
@@ -146,18 +149,21 @@ def _uses_rows(ctx: PodCycle, pods: list[Pod], resources: list[str]) -> dict[int
 
 
 class Weighed:
-    """A pod's dry run on one node worked out on the node's room (:func:`_weigh`), kept for the
-    next pod of its signature while the node holds the very same pods in the same order.
+    """A dry run on one node worked out on the node's room (:func:`_weigh`), kept for the next
+    pod of the same priority and size while the node holds the very same pods (in an order it
+    answers for, :meth:`left`).
 
-    What it says is read off the pod's signature and that node's pods alone: which pods are of
-    lower priority and in what order they are tried, that only NodeResourcesFit sees them leave
-    (``framework.only_resources_see_evictions``), the room they leave, which of them PDBs guard,
-    and so which are given back. The filters that do not see them leave are asked again every
-    time (:func:`_by_room`): the domain ones read the whole cluster. A Job's pods ask the same
-    question of the same nodes one after another, and all but the node the last one preempted
-    on are as they were: most of a batch cluster's dry runs (29,174 of 37,477 on 5,000 nodes)."""
+    Most of what it says is read off the node's pods and the pod's priority and requests alone:
+    which pods are of lower priority and in what order they are tried, the room they leave, which
+    of them PDBs guard, and so which are given back. That only NodeResourcesFit sees them leave
+    (``framework.only_resources_see_evictions``) also reads the pod's labels, affinity, spread
+    and ports: asked once per signature (:meth:`blind`). The filters that do not see them leave
+    are asked again every time (:func:`_by_room`): the domain ones read the whole cluster. A
+    batch cluster's pods ask the same question of the same nodes one after another (a Job's
+    pods, Jobs of one size), and all but the node the last one preempted on are as they were."""
 
-    __slots__ = ("inputs", "potential", "room", "alone", "refused", "victims", "violations", "back", "taken")
+    __slots__ = ("inputs", "potential", "room", "alone", "refused", "victims", "violations", "back", "taken",
+                 "_blind")
 
     def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int]) -> None:
         self.inputs = [pods]                   # the orders of the node's pods it answers for (kept, so no id is reused)
@@ -169,6 +175,17 @@ class Weighed:
         self.violations = 0
         self.back: list[tuple[Pod, int]] = []   # the give-back moves (placed; evicted again when a victim)
         self.taken: tuple[Pod, ...] | None = None     # its pods' order after the dry run that takes the victims
+        self._blind: dict = {}                  # signature -> only_resources_see_evictions
+
+    def blind(self, ctx: PodCycle, key) -> bool:
+        """``framework.only_resources_see_evictions`` for this pod and these lower-priority pods,
+        kept per signature (``key``; None: asked every time)."""
+        found = self._blind.get(key) if key is not None else None
+        if found is None:
+            found = only_resources_see_evictions(ctx, self.potential)
+            if key is not None:
+                self._blind[key] = found
+        return found
 
     def holds(self, pods: list[Pod]) -> bool:
         """Whether the node holds these very pods now, in an order this answers for."""
@@ -189,38 +206,38 @@ class Weighed:
         return after
 
 
-def _kept(ctx: PodCycle) -> dict | None:
-    """The :class:`Weighed` dry runs of the pod's signature, by node (None: the pod has none).
-    Kept for the simulation's cluster and its few latest signatures (a Job's pods come one after
-    another, its requeued victims later): each keeps a node's pods alive."""
-    key = signature(ctx.pod)
-    if key is None:
-        return None
-    by_signature = ctx.cache.get((NAME, "weighed"))
-    if by_signature is None or by_signature[0] is not ctx.state:
-        by_signature = ctx.cache[(NAME, "weighed")] = (ctx.state, {})
-    signatures = by_signature[1]
-    found = signatures.pop(key, None)
+class Kept(NamedTuple):
+    signature: object                 # the pod's (None: it has none)
+    nodes: dict[int, Weighed]         # node -> its weighed dry run
+
+
+def _kept(ctx: PodCycle) -> Kept | None:
+    """The :class:`Weighed` dry runs for pods of this one's priority and requests, by node, with
+    the pod's signature. Kept for the simulation's cluster and the few latest priorities and
+    sizes (a Job's pods come one after another, its requeued victims later): each keeps a
+    node's pods alive."""
+    key = (ctx.pod.priority, tuple(wanted(ctx.pod).items()))
+    by_size = ctx.cache.get((NAME, "weighed"))
+    if by_size is None or by_size[0] is not ctx.state:
+        by_size = ctx.cache[(NAME, "weighed")] = (ctx.state, {})
+    sizes = by_size[1]
+    found = sizes.pop(key, None)
     if found is None:
         found = {}
-        while len(signatures) >= KEPT_SIGNATURES:
-            del signatures[next(iter(signatures))]
-    signatures[key] = found   # the latest last
-    return found
+        while len(sizes) >= KEPT_SIZES:
+            del sizes[next(iter(sizes))]
+    sizes[key] = found   # the latest last
+    return Kept(signature(ctx.pod), found)
 
 
 def _weigh(ctx: PodCycle, i: int, potential: list[Pod]) -> Weighed | None:
-    """The part of the dry run on node ``i`` that only its pods and the pod's signature decide,
-    for a pod only NodeResourcesFit can refuse as pods leave: the room every lower-priority pod
-    leaves (allocatable minus what stays, for every resource the pod asks for and one pod's
-    place). None when even then the room is short (the full dry run then says why), or when
-    another filter could answer differently as they leave
-    (``framework.only_resources_see_evictions``). The victims are worked out when the other
-    filters first let the pod in (:func:`_give_back`)."""
-    state, pod = ctx.state, ctx.pod
-    if not only_resources_see_evictions(ctx, potential):
-        return None
-    want = wanted(pod)
+    """The part of the dry run on node ``i`` that only its pods and the pod's priority and
+    requests decide: the room every lower-priority pod leaves (allocatable minus what stays, for
+    every resource the pod asks for and one pod's place). None when even then the room is short
+    (the full dry run then says why). The victims are worked out when the filters first let the
+    pod in (:func:`_give_back`)."""
+    state = ctx.state
+    want = wanted(ctx.pod)
     resources, amounts = list(want), list(want.values())
     uses = _uses_rows(ctx, potential, resources)
     room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
