@@ -175,11 +175,11 @@ class Weighed:
         self.violations = 0
         self.back: list[tuple[Pod, int]] = []   # the give-back moves (placed; evicted again when a victim)
         self.taken: tuple[Pod, ...] | None = None     # its pods' order after the dry run that takes the victims
-        self._blind: dict = {}                  # signature -> only_resources_see_evictions
+        self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
 
     def blind(self, ctx: PodCycle, key) -> bool:
         """``framework.only_resources_see_evictions`` for this pod and these lower-priority pods,
-        kept per signature (``key``; None: asked every time)."""
+        kept per signature (``key``, its :func:`_token`; None: asked every time)."""
         found = self._blind.get(key) if key is not None else None
         if found is None:
             found = only_resources_see_evictions(ctx, self.potential)
@@ -207,7 +207,7 @@ class Weighed:
 
 
 class Kept(NamedTuple):
-    signature: object                 # the pod's (None: it has none)
+    signature: object | None          # the pod's signature's token (_token)
     nodes: dict[int, Weighed]         # node -> its weighed dry run
 
 
@@ -227,7 +227,20 @@ def _kept(ctx: PodCycle) -> Kept | None:
         while len(sizes) >= KEPT_SIZES:
             del sizes[next(iter(sizes))]
     sizes[key] = found   # the latest last
-    return Kept(signature(ctx.pod), found)
+    return Kept(_token(ctx), found)
+
+
+def _token(ctx: PodCycle) -> object | None:
+    """One object per signature for the simulation (None: the pod has none): :meth:`Weighed.blind`
+    keys on it, so a signature's fields are hashed once per pod rather than once per node."""
+    key = signature(ctx.pod)
+    if key is None:
+        return None
+    tokens = ctx.cache.setdefault((NAME, "tokens"), {})
+    found = tokens.get(key)
+    if found is None:
+        found = tokens[key] = object()
+    return found
 
 
 def _weigh(ctx: PodCycle, i: int, potential: list[Pod]) -> Weighed | None:
