@@ -103,6 +103,8 @@ def filters_at(ctx: PodCycle, i: int, plugins=FILTERS, settled: bool = False) ->
     whole cluster again for each candidate node."""
     if ctx.state.excluded[i]:
         return False, []
+    if settled:
+        return _settled(ctx, plugins).at(i)
     alone = np.array([i], dtype=np.intp)
     for plugin in plugins:
         if plugin in CHANGING_FILTERS:
@@ -121,6 +123,47 @@ def filters_at(ctx: PodCycle, i: int, plugins=FILTERS, settled: bool = False) ->
         if refusing:
             return False, [failure.reason for failure in refusing if failure.reason]
     return True, []
+
+
+class _Settled:
+    """``plugins``' answers over every node while the cluster stands as the cycle's Filter phase
+    found it (``filters_at``'s ``settled``), and the first of them to refuse each node.
+
+    Preemption asks them of one candidate node after another, dry run after dry run (tens of
+    thousands of times on a large batch cluster); each answer over every node holds for the
+    whole cycle, so the node's first refusing plugin is read off one vector rather than every
+    plugin asked again for each node."""
+
+    __slots__ = ("failures", "first")
+
+    def __init__(self, ctx: PodCycle, plugins) -> None:
+        self.failures = []
+        for plugin in plugins:
+            kept = FIXED_FILTERS if plugin in FIXED_FILTERS else DOMAIN_FILTERS if plugin in DOMAIN_FILTERS else None
+            failures = ctx.cycle.get((kept, plugin)) if kept is not None else None
+            if failures is None:
+                failures = plugin.filter(ctx)
+                if kept is not None:
+                    ctx.cycle[(kept, plugin)] = failures
+            self.failures.append(failures)
+        # the first plugin (by position) that refuses each node; len(plugins) where none does
+        self.first = np.full(ctx.size, len(plugins), dtype=np.intp)
+        for k in range(len(plugins) - 1, -1, -1):
+            for failure in self.failures[k]:
+                self.first[failure.nodes] = k
+
+    def at(self, i: int) -> tuple[bool, list[str]]:
+        k = int(self.first[i])
+        if k == len(self.failures):
+            return True, []
+        return False, [failure.reason for failure in self.failures[k] if failure.nodes[i] and failure.reason]
+
+
+def _settled(ctx: PodCycle, plugins) -> _Settled:
+    found = ctx.cycle.get((_Settled, plugins))
+    if found is None:
+        found = ctx.cycle[(_Settled, plugins)] = _Settled(ctx, plugins)
+    return found
 
 
 def apply_filters(ctx: PodCycle, plugins, verdicts: Verdicts, explain: bool = False,

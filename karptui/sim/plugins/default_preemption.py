@@ -11,8 +11,10 @@ explains itself in the "preemption: ..." part of the FitError.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,6 +22,7 @@ from ...model import Pod
 from ...model.resources import PODS
 from ..cycle import PodCycle
 from ..fit_error import preemption_message
+from ..signature import signature
 from ..framework import BUT_RESOURCES, Verdicts, filters_at, fits_on, lower_priority, only_resources_see_evictions
 from .node_resources_fit import TOO_MANY_PODS, insufficient, wanted
 
@@ -28,6 +31,7 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 MIN_CANDIDATES, CANDIDATE_PERCENT = 100, 10
+KEPT_SIZES = 16   # (priority, requests) whose weighed dry runs are kept (Weighed)
 
 
 @dataclass(frozen=True)
@@ -83,17 +87,24 @@ def _violating(ctx: PodCycle, victims: list[Pod]) -> tuple[list[Pod], list[Pod]]
     return violating, fine
 
 
-def _victims_on(ctx: PodCycle, i: int) -> tuple[Candidate | None, list[str]]:
+def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candidate | None, list[str]]:
     """The dry run on node ``i``: every lower-priority pod evicted, then given back one by one
-    while the pod still fits. Where only resources can tell (:func:`_victims_by_room`) it is
-    worked out on the node's free room, with the same answer; else pods are placed and evicted."""
+    while the pod still fits. Where only resources can tell (:class:`Weighed`) it is worked out
+    on the node's free room, with the same answer; else pods are placed and evicted. ``kept``:
+    the room's answers for pods of this one's priority and size, node by node (:func:`_kept`)."""
     state, pod = ctx.state, ctx.pod
-    potential = sorted(lower_priority(state.pods[i], pod.priority), key=_importance)
-    if not potential:
-        return None, [NO_VICTIMS]
-    found = _victims_by_room(ctx, i, potential)
-    if found is not None:
-        return found
+    weighed = kept.nodes.get(i) if kept is not None else None
+    if weighed is None or not weighed.holds(state.pods[i]):
+        potential = sorted(lower_priority(state.pods[i], pod.priority), key=_importance)
+        if not potential:
+            return None, [NO_VICTIMS]
+        weighed = _weigh(ctx, i, potential)
+        if weighed is not None and kept is not None:
+            kept.nodes[i] = weighed
+    if weighed is not None:
+        if weighed.blind(ctx, kept.signature if kept is not None else None):
+            return _by_room(ctx, i, weighed)
+        potential = weighed.potential
     for victim in potential:
         state.evict(victim, i)
     fits, reasons = filters_at(ctx, i)
@@ -137,18 +148,109 @@ def _uses_rows(ctx: PodCycle, pods: list[Pod], resources: list[str]) -> dict[int
     return out
 
 
-def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candidate | None, list[str]] | None:
-    """:func:`_victims_on`'s dry run, for a pod only NodeResourcesFit can refuse as pods leave:
-    the filters that ignore the node's pods asked once, then each victim weighed against the room
-    left (allocatable minus what stays, for every resource the pod asks for and one pod's place)
-    instead of being placed and every filter asked again. The node is left as the dry run's
-    evictions and placements leave it (``ClusterState.dry_run_on``). None when even with every
-    lower-priority pod gone the room is short (the full dry run then says why), or when another
-    filter could answer differently as they leave (``framework.only_resources_see_evictions``)."""
-    state, pod = ctx.state, ctx.pod
-    if not only_resources_see_evictions(ctx, potential):
+class Weighed:
+    """A dry run on one node worked out on the node's room (:func:`_weigh`), kept for the next
+    pod of the same priority and size while the node holds the very same pods (in an order it
+    answers for, :meth:`left`).
+
+    Most of what it says is read off the node's pods and the pod's priority and requests alone:
+    which pods are of lower priority and in what order they are tried, the room they leave, which
+    of them PDBs guard, and so which are given back. That only NodeResourcesFit sees them leave
+    (``framework.only_resources_see_evictions``) also reads the pod's labels, affinity, spread
+    and ports: asked once per signature (:meth:`blind`). The filters that do not see them leave
+    are asked again every time (:func:`_by_room`): the domain ones read the whole cluster. A
+    batch cluster's pods ask the same question of the same nodes one after another (a Job's
+    pods, Jobs of one size), and all but the node the last one preempted on are as they were."""
+
+    __slots__ = ("inputs", "potential", "room", "alone", "refused", "victims", "violations", "back", "taken",
+                 "_blind")
+
+    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int]) -> None:
+        self.inputs = [pods]                   # the orders of the node's pods it answers for (kept, so no id is reused)
+        self.potential = potential             # its lower-priority pods, most important first
+        self.room = room                       # the room they leave, per resource the pod wants
+        self.alone = len({pod.name for pod in pods}) == len(pods)   # no two of its pods share a name
+        self.refused: tuple[Pod, ...] | None = None   # its pods' order after a dry run the filters refuse
+        self.victims: tuple[Pod, ...] | None = None   # None: not worked out yet
+        self.violations = 0
+        self.back: list[tuple[Pod, int]] = []   # the give-back moves (placed; evicted again when a victim)
+        self.taken: tuple[Pod, ...] | None = None     # its pods' order after the dry run that takes the victims
+        self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
+
+    def blind(self, ctx: PodCycle, key) -> bool:
+        """``framework.only_resources_see_evictions`` for this pod and these lower-priority pods,
+        kept per signature (``key``, its :func:`_token`; None: asked every time)."""
+        found = self._blind.get(key) if key is not None else None
+        if found is None:
+            found = only_resources_see_evictions(ctx, self.potential)
+            if key is not None:
+                self._blind[key] = found
+        return found
+
+    def holds(self, pods: list[Pod]) -> bool:
+        """Whether the node holds these very pods now, in an order this answers for."""
+        for kept in self.inputs:
+            if len(kept) == len(pods) and all(map(operator.is_, kept, pods)):
+                return True
+        return False
+
+    def left(self, after: tuple[Pod, ...], priority: int) -> tuple[Pod, ...]:
+        """``after``, the order a dry run left the node's pods in, taken as one more order this
+        answers for when it is: the pods that stay keep their order and the lower-priority ones
+        go to the end (``ClusterState.dry_run_on``, where no two pods share a name), so a dry
+        run from it tries them in the same order (their sort by importance says so) and leaves
+        the same order again. Most dry runs leave the node so: the next pod's is answered here."""
+        if self.alone and all(map(operator.is_, sorted(lower_priority(after, priority), key=_importance),
+                                  self.potential)):
+            self.inputs.append(after)
+        return after
+
+
+class Kept(NamedTuple):
+    signature: object | None          # the pod's signature's token (_token)
+    nodes: dict[int, Weighed]         # node -> its weighed dry run
+
+
+def _kept(ctx: PodCycle) -> Kept | None:
+    """The :class:`Weighed` dry runs for pods of this one's priority and requests, by node, with
+    the pod's signature. Kept for the simulation's cluster and the few latest priorities and
+    sizes (a Job's pods come one after another, its requeued victims later): each keeps a
+    node's pods alive."""
+    key = (ctx.pod.priority, tuple(wanted(ctx.pod).items()))
+    by_size = ctx.cache.get((NAME, "weighed"))
+    if by_size is None or by_size[0] is not ctx.state:
+        by_size = ctx.cache[(NAME, "weighed")] = (ctx.state, {})
+    sizes = by_size[1]
+    found = sizes.pop(key, None)
+    if found is None:
+        found = {}
+        while len(sizes) >= KEPT_SIZES:
+            del sizes[next(iter(sizes))]
+    sizes[key] = found   # the latest last
+    return Kept(_token(ctx), found)
+
+
+def _token(ctx: PodCycle) -> object | None:
+    """One object per signature for the simulation (None: the pod has none): :meth:`Weighed.blind`
+    keys on it, so a signature's fields are hashed once per pod rather than once per node."""
+    key = signature(ctx.pod)
+    if key is None:
         return None
-    want = wanted(pod)
+    tokens = ctx.cache.setdefault((NAME, "tokens"), {})
+    found = tokens.get(key)
+    if found is None:
+        found = tokens[key] = object()
+    return found
+
+
+def _weigh(ctx: PodCycle, i: int, potential: list[Pod]) -> Weighed | None:
+    """The part of the dry run on node ``i`` that only its pods and the pod's priority and
+    requests decide: the room every lower-priority pod leaves (allocatable minus what stays, for
+    every resource the pod asks for and one pod's place). None when even then the room is short
+    (the full dry run then says why). The victims are worked out when the filters first let the
+    pod in (:func:`_give_back`)."""
+    state = ctx.state
+    want = wanted(ctx.pod)
     resources, amounts = list(want), list(want.values())
     uses = _uses_rows(ctx, potential, resources)
     room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
@@ -156,27 +258,57 @@ def _victims_by_room(ctx: PodCycle, i: int, potential: list[Pod]) -> tuple[Candi
         room = [left + used for left, used in zip(room, uses[id(victim)])]
     if any(left < amount for left, amount in zip(room, amounts)):
         return None
+    return Weighed(tuple(state.pods[i]), potential, room)
+
+
+def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
+    """Each lower-priority pod given back, PDB-protected ones first, while the room it leaves
+    still holds the pod: weighed by its requests instead of being placed and every filter asked
+    again. Those that do not fit are the victims."""
+    want = wanted(ctx.pod)
+    resources, amounts = list(want), list(want.values())
+    uses = _uses_rows(ctx, weighed.potential, resources)
+    room = weighed.room
+    violating, fine = _violating(ctx, weighed.potential)
+    victims, violations, back = [], 0, []
+    for group_violates, group in ((True, violating), (False, fine)):
+        for victim in group:
+            back.append((victim, +1))
+            after = [left - used for left, used in zip(room, uses[id(victim)])]
+            if all(left >= amount for left, amount in zip(after, amounts)):
+                room = after
+            else:
+                back.append((victim, -1))
+                victims.append(victim)
+                violations += group_violates
+    weighed.victims, weighed.violations, weighed.back = tuple(victims), violations, back
+
+
+def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None, list[str]]:
+    """:func:`_victims_on`'s dry run on the node's room: the filters that ignore the node's pods
+    asked once, then the victims as :func:`_give_back` found them. The node is left as the dry
+    run's evictions and placements leave it (``ClusterState.dry_run_on``)."""
+    state, potential = ctx.state, weighed.potential
     moves = [(victim, -1) for victim in potential]
     # as they answer with every victim gone; before this dry run the cluster is as the cycle found
     # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
-        state.dry_run_on(i, moves + [(victim, +1) for victim in potential])
+        moves += [(victim, +1) for victim in potential]
+        if weighed.refused is not None:
+            state.dry_run_on(i, moves, weighed.refused)
+        else:
+            weighed.refused = weighed.left(state.dry_run_on(i, moves), ctx.pod.priority)
         return None, reasons
-    violating, fine = _violating(ctx, potential)
-    victims, violations = [], 0
-    for group_violates, group in ((True, violating), (False, fine)):
-        for victim in group:
-            moves.append((victim, +1))
-            after = [left - used for left, used in zip(room, uses[id(victim)])]
-            if all(left >= amount for left, amount in zip(after, amounts)):
-                room = after
-            else:
-                moves.append((victim, -1))
-                victims.append(victim)
-                violations += group_violates
-    state.dry_run_on(i, moves + [(victim, +1) for victim in victims])
-    return Candidate(i, tuple(victims), violations), []
+    if weighed.victims is None:
+        _give_back(ctx, weighed)
+    victims = weighed.victims
+    moves += weighed.back + [(victim, +1) for victim in victims]
+    if weighed.taken is not None:
+        state.dry_run_on(i, moves, weighed.taken)
+    else:
+        weighed.taken = weighed.left(state.dry_run_on(i, moves), ctx.pod.priority)
+    return Candidate(i, victims, weighed.violations), []
 
 
 def _best(candidates: list[Candidate]) -> Candidate:
@@ -239,9 +371,10 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     statuses.update(reasons)
     enough = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
     candidates: list[Candidate] = []
+    kept = _kept(ctx)
     for i in potential[~short[potential]]:
         i = int(i)
-        candidate, reasons = _victims_on(ctx, i)
+        candidate, reasons = _victims_on(ctx, i, kept)
         if candidate is None:
             for reason in reasons:
                 statuses[reason] += 1

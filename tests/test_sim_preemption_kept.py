@@ -1,0 +1,167 @@
+"""Preemption's shortcuts give what the full search gives, on varied batch-like clusters.
+
+DefaultPreemption keeps a dry run worked out on a node's room (``default_preemption.Weighed``)
+for the next pod of the same priority and requests while the node holds the very same pods, and
+reads the filters that ignore the victims off one table per cycle (``framework.filters_at``'s
+``settled``). Each test runs a cluster with the shortcut and without it (every dry run weighed
+afresh; every filter asked of the node; the full dry run that places and evicts pods) and
+compares everything a user sees: every attempt with its reasons and victims, and each node's
+pods in order (a dry run reorders them, and that order is part of the answer).
+"""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pytest
+
+from karptui.model import build_snapshot
+from karptui.sim import simulate
+from karptui.sim import framework
+from karptui.sim.plugins import default_preemption
+from karptui.sim.state import _moved, _remove
+from tests.simkit import HOST, ZONE, node, pod
+
+
+def outcome(result):
+    attempts = [(a.pod.key, a.node, a.reason, list(a.counts.items()), a.preempted) for a in result.attempts]
+    return attempts, list(result.placements.items())
+
+
+def unkept(patched):
+    """No weighed dry run kept between pods: each is worked out afresh."""
+    patched.setattr(default_preemption, "_kept", lambda ctx: None)
+
+
+def unsettled(patched):
+    """The filters asked of the node, plugin by plugin, at every dry run (no per-cycle table)."""
+    asked = framework.filters_at
+    patched.setattr(default_preemption, "filters_at",
+                    lambda ctx, i, plugins=framework.FILTERS, settled=False: asked(ctx, i, plugins))
+
+
+def full(patched):
+    """The full dry run everywhere: victims placed and evicted, every filter asked each time."""
+    patched.setattr(default_preemption, "only_resources_see_evictions", lambda ctx, leaving: False)
+
+
+def every_way(snapshot, **options):
+    """The simulation with every shortcut, and without each; all must agree."""
+    answers = {"shortcuts": outcome(simulate(snapshot, **options))}
+    for name, without in (("unkept", unkept), ("unsettled", unsettled), ("full", full)):
+        with pytest.MonkeyPatch().context() as patched:
+            without(patched)
+            answers[name] = outcome(simulate(snapshot, **options))
+    for name, answer in answers.items():
+        assert answer == answers["shortcuts"], name
+    return answers["shortcuts"]
+
+
+PDB = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "guard", "namespace": "default"},
+       "spec": {"minAvailable": 1, "selector": {"matchLabels": {"guarded": "yes"}}}, "status": {"disruptionsAllowed": 1}}
+
+bound_strategy = st.lists(st.tuples(
+    st.sampled_from([-100, -100, 0, 0, 500]),              # priority
+    st.sampled_from(["200m", "500m", "900m"]),              # cpu
+    st.sampled_from(["default", "default", "other"]),       # namespace (names repeat across them)
+    st.booleans(),                                          # guarded by the PDB
+    st.integers(min_value=0, max_value=2),                  # creation minute (ties when equal)
+    st.sampled_from([None, None, None, 8080]),              # host port
+), max_size=24)
+
+job_strategy = st.lists(st.tuples(
+    st.integers(min_value=1, max_value=5),                  # pods
+    st.sampled_from([0, 0, 1000]),                          # priority
+    st.sampled_from(["300m", "700m", "1500m"]),             # cpu
+    st.sampled_from([None, None, "zone", "host", "anti", "port"]),  # what else it asks
+), min_size=1, max_size=5)
+
+
+def cluster(nodes, bound, jobs):
+    items = [node(f"n{k}", ("us-east-1a", "us-east-1b")[k % 2], cpu=cpu) for k, cpu in enumerate(nodes)]
+    items.append(PDB)
+    for k, (priority, cpu, namespace, guarded, minute, port) in enumerate(bound):
+        extra = {}
+        if port:
+            extra["containers"] = [{"name": "app", "image": "app:1", "ports": [{"containerPort": 80, "hostPort": port}],
+                                    "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]
+        raw = pod(f"b{k // 2}", node=f"n{k % len(nodes)}", cpu=cpu, priority=priority, namespace=namespace,
+                  labels={"app": f"job{k % 3}", "guarded": "yes" if guarded else "no"}, **extra)
+        raw["metadata"]["creationTimestamp"] = f"2024-05-01T11:0{minute}:00Z"
+        raw["metadata"]["uid"] = f"uid-{k}"
+        items.append(raw)
+    for j, (count, priority, cpu, asks) in enumerate(jobs):
+        app = {"app": f"job{j}"}
+        extra = {}
+        if asks in ("zone", "host"):
+            extra["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": ZONE if asks == "zone" else HOST,
+                                                   "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": app}}]
+        elif asks == "anti":
+            extra["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": app}, "topologyKey": HOST}]}}
+        elif asks == "port":
+            extra["containers"] = [{"name": "app", "image": "app:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
+                                    "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]
+        items += [pod(f"job{j}-{r}", cpu=cpu, priority=priority, labels=app, **extra) for r in range(count)]
+    return build_snapshot(items)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.sampled_from(["2", "4"]), min_size=1, max_size=6), bound_strategy, job_strategy)
+def test_kept_dry_runs_change_nothing_on_random_clusters(nodes, bound, jobs):
+    """Jobs of a few sizes and priorities (some with spreads, anti-affinity or a host port) over
+    nodes of lower-priority pods: some PDB-guarded, some alike in importance, some of one name in
+    two namespaces, some holding the port."""
+    every_way(cluster(nodes, bound, jobs))
+
+
+def test_a_jobs_pods_preempt_one_after_another_from_kept_dry_runs():
+    """Four pods of a Job, each displacing low-priority pods: the second and later pods' dry runs
+    on the nodes the earlier ones left alone are the kept ones, and say what the full search says."""
+    items = [node(f"n{k}", cpu="2") for k in range(3)]
+    items += [pod(f"low-{k}", node=f"n{k % 3}", cpu="600m", priority=-100) for k in range(9)]
+    items += [pod(f"urgent-{k}", cpu="900m", priority=1000, labels={"app": "urgent"}) for k in range(4)]
+    attempts, _ = every_way(build_snapshot(items))
+    assert [a[1] for a in attempts[:4]] == ["n0", "n1", "n2", "n0"]
+    assert all(a[4] for a in attempts[:4])   # each preempted
+    # the victims come back to the queue, after the urgent pods, and find no room
+    assert {a[0] for a in attempts[4:]} == {key for a in attempts[:4] for key in a[4]}
+
+
+def test_kept_dry_run_answers_again_when_a_node_changed():
+    """A node that took a pod in between is weighed again: the kept dry run there no longer holds."""
+    items = [node("n0", cpu="2"), node("n1", cpu="2")]
+    items += [pod(f"low-{k}", node=f"n{k % 2}", cpu="900m", priority=0) for k in range(4)]
+    items += [pod(f"urgent-{k}", cpu="1500m", priority=1000) for k in range(3)]
+    attempts, placements = every_way(build_snapshot(items))
+    assert [a[1] for a in attempts[:3]] == ["n0", "n1", None]
+
+
+@pytest.mark.parametrize("names", [
+    ["a", "b", "c", "d"],          # no two alike: worked out by identity
+    ["a", "b", "a", "c"],          # two of one name: the list's own removal
+])
+def test_a_dry_runs_pod_order_is_the_replayed_one(names):
+    """``_moved`` (the order a dry run's moves leave) is what replaying them on the list gives."""
+    pods = [build_snapshot([pod(name, node="n1", namespace=f"ns{k}")]).pods[0] for k, name in enumerate(names)]
+    moves = [(pods[1], -1), (pods[3], -1), (pods[3], +1), (pods[1], +1), (pods[1], -1), (pods[2], -1),
+             (pods[1], +1), (pods[2], +1)]
+    replayed = list(pods)
+    for moved, sign in moves:
+        replayed.append(moved) if sign > 0 else _remove(replayed, moved)
+    assert [id(p) for p in _moved(pods, moves)] == [id(p) for p in replayed]
+    assert [p.name for p in replayed] == [names[0], names[3], names[1], names[2]]
+
+
+def test_a_dry_run_that_reorders_guarded_pods_of_equal_importance_is_weighed_again():
+    """Two PDB-guarded pods alike in importance, one disruption allowed: the first in the node's
+    order is the one the budget lets go, so the order decides the victim. urgent-0's dry run on
+    n1 (it preempts on n2, whose victim matters less) leaves g2 before g1; urgent-1's dry run
+    there tries them in that new order and takes g2, not the g1 the kept dry run took."""
+    pdb = dict(PDB, status={"disruptionsAllowed": 1})
+    items = [node("n1", cpu="2"), node("n2", cpu="1500m"), pdb]
+    items += [pod(f"g{k}", node="n1", cpu="900m", priority=0, labels={"guarded": "yes"}) for k in (1, 2)]
+    items.append(pod("spare", node="n2", cpu="1", priority=-100))
+    items += [pod(f"urgent-{k}", cpu="1", priority=1000) for k in range(2)]
+    attempts, placements = every_way(build_snapshot(items))
+    assert [(a[0], a[1], a[4]) for a in attempts[:2]] == [
+        ("default/urgent-0", "n2", ("default/spare",)), ("default/urgent-1", "n1", ("default/g2",))]
