@@ -52,6 +52,17 @@ class DetailScreen(Screen):
             parts += [Content(""), Content(name).stylize(SECTION_STYLE), plain_lines(lines)]
         return Content("\n").join(parts)
 
+    def show(self, title: str, sections: dict[str, list[str]], node: str = "",
+             ref: tuple[str, str] | None = None) -> None:
+        """Show another drill-in in this screen (the app keeps one for the main screen's drill-ins: a
+        new screen is composed, mounted, laid out and drawn twice before it is seen), from its top."""
+        self.heading, self.sections, self.node, self.ref = title, sections, node, ref
+        if self.is_mounted:
+            self.query_one("#source", Static).update(plain(title))
+            self.query_one("#sections", Static).update(self._text())
+            self.query_one(VerticalScroll).scroll_home(animate=False)
+            self.refresh_bindings()   # y: there is a manifest to show, or not
+
     def set_section(self, name: str, lines: list[str]) -> None:
         """A section's lines, now known (a node's disruption verdicts come from a background run)."""
         if name in self.sections:
