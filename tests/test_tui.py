@@ -1,6 +1,6 @@
 """The TUI on the bundled demo snapshot, driven as a user would: k9s keys, panes, drill-ins."""
 
-from textual.widgets import DataTable, Input, OptionList, Static, TabbedContent
+from textual.widgets import DataTable, Input, OptionList, Static
 
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.app import KarptuiApp
@@ -51,7 +51,7 @@ async def test_pending_pane_shows_scheduler_reason_and_simulated_placement():
         await pilot.pause()
         await pilot.press("2")
         screen = app.screen
-        assert screen.query_one(TabbedContent).active == "pending"
+        assert screen.pane == "pending"
         pending = screen.query_one("#pending-table", VirtualTable)
         assert app.focused is pending
         keys = row_keys(pending)
@@ -123,12 +123,12 @@ async def test_command_line_switches_panes_and_reports_unknown_words():
     app = demo_app(simulate_on_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("colon", *"activity", "enter")
-        assert app.screen.query_one(TabbedContent).active == "activity"
+        assert app.screen.pane == "activity"
         await pilot.press("colon", *"bogus", "enter")
         await pilot.pause()
         assert any("unknown command" in str(n.message) for n in app._notifications)
         await pilot.press("1")
-        assert app.screen.query_one(TabbedContent).active == "nodes"
+        assert app.screen.pane == "nodes"
 
 
 async def test_help_lists_the_keys_from_the_bindings():
@@ -199,13 +199,14 @@ async def test_tiny_terminal_says_what_size_it_needs_and_recovers():
         await pilot.pause()
         notice = app.screen.query_one("#too-small", Static)
         assert notice.display and "at least 60×12" in str(notice.render())
+        assert not app.screen.query_one("#nodes").display   # no pane squeezed under the notice
         await pilot.resize_terminal(80, 24)
         for _ in range(600):   # the resize reaches the screen a message later; later still on a loaded machine
             if not notice.display:
                 break
             await pilot.pause(0.05)
         assert not notice.display
-        assert app.screen.query_one(TabbedContent).display
+        assert app.screen.query_one("#panes").display and app.screen.query_one("#nodes").display
 
 
 async def test_80_by_24_keeps_every_pane_reachable():
@@ -215,7 +216,7 @@ async def test_80_by_24_keeps_every_pane_reachable():
         await pilot.pause()
         for key, pane in (("2", "pending"), ("3", "activity"), ("1", "nodes")):
             await pilot.press(key)
-            assert app.screen.query_one(TabbedContent).active == pane
+            assert app.screen.pane == pane
             assert app.screen.query_one(f"#{pane}-table", VirtualTable).row_count > 0
 
 

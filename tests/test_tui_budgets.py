@@ -1,6 +1,6 @@
 """The budgets view: 4 then b in the Disruption pane, or :budgets; b again goes back to the table."""
 
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.tui.app import KarptuiApp
@@ -45,7 +45,7 @@ async def test_colon_budgets_opens_the_pane_on_the_budgets_view():
         await pilot.press("colon", *"budgets", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.screen.query_one(TabbedContent).active == "disruption"
+        assert app.screen.pane == "disruption"
         assert "NodePool default: 2 initialized node(s), 0 already disrupting" in budgets_text(app)
 
 

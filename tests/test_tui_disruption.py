@@ -6,7 +6,7 @@ import threading
 import time
 
 import pytest
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 
 import karptui.sim
 from karptui.sources import bundled_snapshot, load_snapshot
@@ -102,7 +102,7 @@ async def test_the_pane_names_the_do_not_disrupt_pod_and_the_pods_karpenters_pdb
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.press("4")
-        assert app.screen.query_one(TabbedContent).active == "disruption"
+        assert app.screen.pane == "disruption"
         pane = table(app, "disruption")
         assert app.focused is pane
         blocked = lines_under(pane, TWO_XLARGE)
@@ -146,7 +146,7 @@ async def test_colon_disruption_opens_the_pane_and_computes_it_when_the_app_did_
     async with app.run_test(size=SIZE) as pilot:
         assert "press 4" in " ".join(table(app, "disruption").rows[0])
         await pilot.press("colon", *"disruption", "enter")
-        assert app.screen.query_one(TabbedContent).active == "disruption"
+        assert app.screen.pane == "disruption"
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert f"node:{TWO_XLARGE}" in table(app, "disruption").keys
@@ -161,7 +161,7 @@ async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhil
         assert status(app).startswith("computing…")
         assert table(app, "disruption").keys == ["empty"]
         await pilot.press("1", "j", "j")  # the worker is busy; the screen is not
-        assert app.screen.query_one(TabbedContent).active == "nodes"
+        assert app.screen.pane == "nodes"
         assert table(app, "nodes").cursor_row == 2
         await pilot.press("4")
         assert status(app).startswith("computing… consolidation")

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Static
 
 import karptui.history.snapshot
 from karptui.sources import bundled_snapshot, load_snapshot
@@ -66,7 +66,7 @@ async def test_5_shows_every_nodeclaims_life_from_the_log():
     app = app_with(CHAIN)
     async with app.run_test(size=WIDE) as pilot:
         await built(app, pilot)
-        assert app.screen.query_one(TabbedContent).active == "history"
+        assert app.screen.pane == "history"
         table = pane(app).table
         assert app.focused is table
         rows = rows_by_key(table)
@@ -110,7 +110,7 @@ async def test_enter_says_why_it_went_in_the_words_of_history_node_and_y_shows_i
         written = CHAIN.read_text().splitlines()
         assert lines == [f"{n}: {written[n - 1]}" for n in (1, 2, 10, 11, 12)]
         await pilot.press("escape", "escape")
-        assert app.screen.query_one(TabbedContent).active == "history"
+        assert app.screen.pane == "history"
 
 
 async def test_v_shows_the_chains_link_by_link_and_the_hours():
@@ -152,12 +152,12 @@ async def test_colon_commands_open_each_view():
     app = app_with(CHAIN)
     async with app.run_test(size=WIDE) as pilot:
         await built(app, pilot, "colon", *"chains", "enter")
-        assert app.screen.query_one(TabbedContent).active == "history"
+        assert app.screen.pane == "history"
         assert pane(app).view == "chains"
         await pilot.press("colon", *"hours", "enter")
         assert pane(app).view == "hours"
         await pilot.press("1", "colon", *"history", "enter")
-        assert app.screen.query_one(TabbedContent).active == "history"
+        assert app.screen.pane == "history"
 
 
 async def test_sorting_and_filtering_the_nodeclaims():
@@ -249,7 +249,7 @@ async def test_it_says_computing_until_the_worker_answers_and_keys_work_meanwhil
         assert status(app).startswith("computing… (the history of 17 log events is built in the background")
         assert pane(app).table.rows == [("(computing…)",)]
         await pilot.press("1", "j", "j")   # the worker is busy; the screen is not
-        assert app.screen.query_one(TabbedContent).active == "nodes"
+        assert app.screen.pane == "nodes"
         assert app.screen.query_one("#nodes-table", VirtualTable).cursor_row == 2
         await pilot.press("5", "v")
         assert pane(app).view == "chains" and status(app).startswith("computing…")

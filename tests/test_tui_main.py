@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets import DataTable, Static
 
 from karptui.model import build_snapshot
 from karptui.sources import bundled_snapshot, load_snapshot
@@ -102,7 +102,7 @@ async def test_at_80_columns_the_nodes_pane_hides_columns_and_says_which_instead
 async def test_ctrl_c_quits_and_the_key_bar_says_so():
     app = demo_app(simulate_on_start=False)
     async with app.run_test(size=WIDE) as pilot:
-        bar = app.screen.query_one(KeyBar).hints().plain
+        bar = app.screen.query_one(KeyBar).render().plain
         assert "^c" in bar
         await pilot.press("ctrl+c")
         await pilot.pause()
@@ -241,7 +241,7 @@ async def test_s_sorts_the_pane_shown_and_its_header_says_by_what():
         assert list(nodes.keys) == nodes_before
         header = shown(pending)[0]
         assert "▲" in header or "▼" in header
-        assert screen.query_one(TabbedContent).active == "pending"
+        assert screen.pane == "pending"
 
 
 # ---- 1. zone overview -----------------------------------------------------------------------------
@@ -375,18 +375,18 @@ async def test_colon_aliases_switch_panes_or_say_where_the_answer_is():
         box = app.screen.query_one("#command")
         assert box.suggester is not None
         await pilot.press("colon", "p", "o", "enter")
-        assert app.screen.query_one(TabbedContent).active == "pending"
+        assert app.screen.pane == "pending"
         await pilot.press("colon", "e", "v", "enter")
-        assert app.screen.query_one(TabbedContent).active == "activity"
+        assert app.screen.pane == "activity"
         await pilot.press("colon", "n", "c", "enter")
         await pilot.pause()
-        assert app.screen.query_one(TabbedContent).active == "history"   # NodeClaims' lives, from the log
+        assert app.screen.pane == "history"   # NodeClaims' lives, from the log
         assert any("the History pane (5) has every NodeClaim the log names" in str(n.message)
                    for n in app._notifications)
         await pilot.press("colon", "n", "o", "enter")
-        assert app.screen.query_one(TabbedContent).active == "nodes"
+        assert app.screen.pane == "nodes"
         await pilot.press("colon", "a", "c", "t", "right", "enter")  # → takes the completion
-        assert app.screen.query_one(TabbedContent).active == "activity"
+        assert app.screen.pane == "activity"
 
 
 async def test_y_shows_the_selected_objects_yaml():
@@ -492,6 +492,29 @@ def test_filter_reads_regex_inverse_labels_and_falls_back_to_text():
     assert Filter("!x").crumb() == "/!x" and Filter("  ").crumb() == ""
 
 
+def test_filter_select_over_kept_lowered_texts_shows_what_the_predicate_shows():
+    """The Nodes pane looks for plain text in each row's kept lower-cased texts; every kind of filter
+    typed (plain, regex, inverse, label, not ASCII) shows the rows the row-by-row predicate shows."""
+    from operator import attrgetter
+
+    from karptui.views.filtering import Filter, lowered_fields
+
+    rows = demo_app(simulate_on_start=False).overview.node_rows   # 9 nodes in 3 zones, Fargate among them
+    texts, labels = attrgetter("texts"), attrgetter("labels")
+    lowered = [lowered_fields(r.texts) for r in rows]
+    lowered[1] = None   # a row with text that is not ASCII is tested field by field
+    zone = rows[0].zone
+    for typed in ("ip-192", "IP-192-168-12", "2XLARGE", "fargate", "!fargate", zone, zone.upper(), "c5|m5",
+                  "^ip.*78$", "!^ip", "192.168", "[", "nothing-like-this", f"topology.kubernetes.io/zone={zone}",
+                  "on-demand"):
+        keep = Filter(typed).predicate(texts, labels)
+        expected = [r.name for r in rows if keep(r)]
+        assert [r.name for r in Filter(typed).select(rows, texts, labels, lowered)] == expected, typed
+        assert [r.name for r in Filter(typed).select(rows, texts, labels)] == expected, typed
+    assert Filter("ip-192").plain == "ip-192" and Filter("192.168").plain is None and Filter("é").plain is None
+    assert len(Filter("ip-192-168-11").select(rows, texts, labels, lowered)) == 4   # a Fargate node among them
+
+
 async def test_a_filter_that_is_not_a_usable_regex_says_so_and_never_freezes():
     """Issue 29: an invalid regex said only "no nodes match"; `(.+)+#` froze the TUI for good (a
     backtracking match never lets go of the interpreter, ctrl+c included)."""
@@ -595,7 +618,7 @@ async def test_an_activity_row_opens_the_whole_line_and_what_was_read_from_it(ke
         assert "kind: nodeclaim_created" in screen.sections["read as"]
         assert "more: 38" in screen.sections["read as"]
         await pilot.press("escape")
-        assert app.screen.query_one(TabbedContent).active == "activity"
+        assert app.screen.pane == "activity"
 
 
 def test_cpu_reads_in_cores_once_it_is_a_zones_sum():

@@ -30,9 +30,13 @@ async def drill_into(app, pilot, node: str) -> DetailScreen:
 
 
 def section(screen: DetailScreen, name: str) -> str:
-    statics = list(screen.query(Static))
-    titles = [str(s.render()) for s in statics]
-    return str(statics[titles.index(name) + 1].render())
+    """A section's lines as the drill-in draws them: after a blank line and its name, up to the next one's."""
+    lines = str(screen.query_one("#sections", Static).render()).split("\n")
+    names = list(screen.sections)
+    start = next(i + 1 for i, line in enumerate(lines) if line == name and i and not lines[i - 1])
+    later = set(names[names.index(name) + 1:])
+    end = next((i - 1 for i in range(start, len(lines)) if lines[i] in later and not lines[i - 1]), len(lines))
+    return "\n".join(lines[start:end])
 
 
 async def test_the_drill_in_names_the_do_not_disrupt_pod_for_every_method():

@@ -560,16 +560,31 @@ class KarptuiApp(App):
             node, main = snapshot.node_by_name[name], self._main_screen()
             disruption = main.disruption_lines(name) if main is not None and node.nodepool else None
             buffers = self.result.buffers if self.result is not None else None
-            self.push_screen(DetailScreen(f"node {name}",
-                                          node_detail(node, snapshot, self.events, disruption, buffers),
-                                          node=name, ref=("node", name)))
+            self._drill_in(f"node {name}", node_detail(node, snapshot, self.events, disruption, buffers),
+                           node=name, ref=("node", name))
         elif kind == "pod":
             pod = self.pod_by_key.get(name)
             if pod is not None:
                 claims = self.result.nodeclaims if self.result is not None else ()
-                self.push_screen(DetailScreen(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name),
-                                                                        self.events, self.catalog, claims),
-                                              ref=("pod", name)))
+                self._drill_in(f"pod {name}", pod_detail(pod, snapshot, self.attempts.get(name), self.events,
+                                                         self.catalog, claims), ref=("pod", name))
+
+    DRILL_IN = "drill-in"   # the installed screen the main screen's drill-ins are shown in
+
+    def _drill_in(self, title: str, sections: dict[str, list[str]], node: str = "",
+                  ref: tuple[str, str] | None = None) -> None:
+        """A node's or pod's drill-in. From the main screen, in the one screen kept for them (installed:
+        entering it again only lays it out and draws it); over another screen (a drill-in's own), a new one."""
+        if not isinstance(self.screen, MainScreen):
+            self.push_screen(DetailScreen(title, sections, node=node, ref=ref))
+            return
+        if self.is_screen_installed(self.DRILL_IN):
+            screen = self.get_screen(self.DRILL_IN)
+            screen.show(title, sections, node=node, ref=ref)
+        else:
+            screen = DetailScreen(title, sections, node=node, ref=ref)
+            self.install_screen(screen, name=self.DRILL_IN)
+        self.push_screen(screen)
 
     # ---- actions -------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -35,10 +35,18 @@ class KeyBar(Widget):
 
     def __init__(self) -> None:
         super().__init__()
-        self._hints = Text()
+        self._keys: tuple[tuple[str, str, bool], ...] = ()   # (key, what it does, enabled), as shown
 
     def render(self) -> Text:
-        return self._hints
+        """Styled as it is drawn: a theme chosen after the keys were read (``t``, or the start-up theme
+        set once the bar is mounted) colours them too."""
+        key_style = self.get_component_rich_style("keybar--key")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for key, description, enabled in self._keys:
+            dim = "" if enabled else " dim"
+            text.append(f" {key} ", style=key_style + dim if dim else key_style)
+            text.append(f"{description} ", style=dim.strip())
+        return text
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -49,14 +57,14 @@ class KeyBar(Widget):
 
     def _bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen:
-            hints = self.hints()
-            if hints.plain != self._hints.plain:
-                self._hints = hints
+            keys = self.keys()
+            if keys != self._keys:
+                self._keys = keys
                 self.refresh()  # a repaint of this one line, no layout
 
-    def hints(self) -> Text:
-        key_style = self.get_component_rich_style("keybar--key")
-        text = Text(no_wrap=True, overflow="ellipsis")
+    def keys(self) -> tuple[tuple[str, str, bool], ...]:
+        """The keys the screen's active bindings show, the command palette's last."""
+        keys = []
         seen: set[str] = set()
         palette = None
         for _, binding, enabled, _ in self.screen.active_bindings.values():
@@ -66,13 +74,10 @@ class KeyBar(Widget):
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
-            dim = "" if enabled else " dim"
-            text.append(f" {self.app.get_key_display(binding)} ", style=key_style + dim if dim else key_style)
-            text.append(f"{binding.description} ", style=dim.strip())
+            keys.append((self.app.get_key_display(binding), binding.description, enabled))
         if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
-            text.append(f" {self.app.get_key_display(palette)} ", style=key_style)
-            text.append(f"{palette.description or 'palette'} ")
-        return text
+            keys.append((self.app.get_key_display(palette), palette.description or "palette", True))
+        return tuple(keys)
 
 
 class Crumb(Widget):

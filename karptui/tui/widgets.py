@@ -213,6 +213,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._measured = [0] * len(self.columns)  # each column's widest cell over the rows
         self._base_style = None  # the widget's style, while render_lines draws (see render_lines)
         self.widths = list(self.natural)
+        self._fitted_to: Size | None = None  # the size the columns were last fitted to
         self.group_prefix = ("▼", "▶")
         self.sort_column: int | None = None
         self.sort_reverse = False
@@ -280,6 +281,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def _fit(self) -> None:
         """Cut the ``shrink`` columns until the row fits the table's width (all columns on screen)."""
         widths = list(self.natural)
+        self._fitted_to = self.size if self.is_mounted else None
         available = self.size.width if self.is_mounted else 0
         if len(self.rows) + 1 > self.size.height:  # the vertical scrollbar will take its cells
             available -= self.styles.scrollbar_size_vertical
@@ -320,7 +322,10 @@ class VirtualTable(ScrollView, can_focus=True):
         return tuple(self.columns[i] for i, w in enumerate(self.widths) if not w and i in self.drop)
 
     def on_resize(self, event) -> None:
-        self._fit()
+        """A new size lays the columns out again; a pane shown again is told its size too (Textual sends
+        a shown widget a Resize), and at the size it was laid out for, its lines drawn stay good."""
+        if self.size != self._fitted_to:
+            self._fit()
 
     def show_sort(self, column: int | None, reverse: bool = False) -> None:
         """Mark the sorted column in the header: ``▲`` in the pane's usual order, ``▼`` reversed."""

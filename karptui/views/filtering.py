@@ -12,8 +12,14 @@ since a match never lets go of the interpreter. Such a pattern is searched for a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
+
+Row = TypeVar("Row")
+# What a regular expression reads as more than the character itself; a pattern with none of these
+# is its own text (``-`` and ``/`` mean themselves outside a class).
+_REGEX_SPECIAL = frozenset(".^$*+?{}[]|()\\")
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,44 @@ class Filter:
         if _nested_repetition(pattern):
             return "a repetition inside a repetition would take forever on some names: searched for as text"
         return ""
+
+    @property
+    def plain(self) -> str | None:
+        """The pattern lower-cased when searching for it is looking for that text: ASCII, and not a
+        character a regular expression reads specially (most of what is typed: a name, a zone, a
+        type). Case-insensitive matching of ASCII text is then a lower-cased substring test."""
+        pattern = self.pattern
+        if not pattern or not pattern.isascii() or any(c in _REGEX_SPECIAL or c == "\n" for c in pattern):
+            return None
+        return pattern.lower()
+
+    def select(self, rows: Sequence[Row], fields: Callable[[Row], Iterable[str]],
+               labels: Callable[[Row], Mapping[str, str]] | None = None,
+               lowered: Sequence[str | None] | None = None) -> list[Row]:
+        """The rows the filter shows, in their order: those :meth:`predicate` keeps. ``lowered``: each
+        row's fields lower-cased and joined by newlines (:func:`lowered_fields`), kept by a caller that
+        filters the same rows key after key; plain text (:attr:`plain`) is looked for in that one string,
+        a comparison a row instead of a test of each field (a key typed on 20,000 nodes took a tenth of a
+        second). A row whose string is None (text that is not ASCII) is tested by the predicate."""
+        text = self.plain
+        if not self:
+            return list(rows)
+        labelled = labels is not None and "=" in self.pattern and not self.pattern.startswith("=")
+        if lowered is None or text is None or labelled:
+            keep = self.predicate(fields, labels)
+            return [row for row in rows if keep(row)]
+        keep = None
+        shown = []
+        inverse = self.inverse
+        for row, joined in zip(rows, lowered):
+            if joined is None:
+                keep = keep or self.predicate(fields, labels)
+                hit = keep(row)
+            else:
+                hit = (text in joined) != inverse
+            if hit:
+                shown.append(row)
+        return shown
 
     def predicate(self, fields: Callable[[object], Iterable[str]],
                   labels: Callable[[object], Mapping[str, str]] | None = None) -> Callable[[object], bool]:
@@ -92,6 +136,14 @@ class Filter:
                         return True
                 return False
         return (lambda row: not test(row)) if inverse else test
+
+
+def lowered_fields(fields: Iterable[str]) -> str | None:
+    """A row's searched texts as :meth:`Filter.select` looks for plain text in them: lower-cased, one a
+    line (a pattern never spans two); None when they are not all ASCII, where lower-casing and the
+    regular expression's case-insensitive matching may differ."""
+    joined = "\n".join(fields)
+    return joined.lower() if joined.isascii() else None
 
 
 def _nested_repetition(pattern: str) -> bool:

@@ -8,7 +8,6 @@ reactives and redraws the pane they belong to.
 from __future__ import annotations
 
 from collections import Counter
-from operator import attrgetter
 
 from textual import work
 from textual.app import ComposeResult
@@ -17,7 +16,9 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Input, Static
 
 from ...model.quantity import human_bytes
 from ...text import visible, visible_rows
@@ -39,11 +40,14 @@ from ...views.zones import launch_key, launchable_zones, workload_spread
 from ..disruption import DisruptionPane
 from ..history import HistoryPane
 from ..keybar import Crumb, KeyBar
+from ..panebar import PaneBar
 from ..plain import notify_plain, plain, plain_lines
 from ..widgets import VirtualTable, measure
 from .detail import DetailScreen
 
 PANES = ("nodes", "pending", "activity", "disruption", "history")
+PANE_TITLES = (("nodes", "Nodes"), ("pending", "Pending"), ("activity", "Activity"), ("disruption", "Disruption"),
+               ("history", "History"))
 REASON_WIDTH = 60
 KARPENTER_WIDTH = 48
 SIMULATED_WIDTH = 40
@@ -102,10 +106,6 @@ SORT_LETTERS = {letter: "Sort by " + ", ".join(f"{keys[letter]} ({pane})" for pa
 COMMANDS = sorted({*ALIASES, *LONG_NAMES, *HISTORY_COMMANDS, "budgets", "whatif", "help", "quit"})
 
 
-_NODE_TEXTS = attrgetter("texts")    # what the / filter searches in a node's row (NodeRow.texts)
-_NODE_LABELS = attrgetter("labels")
-
-
 def _node_style(column: int, cell: str) -> str | None:
     if column in (4, 5):
         return usage_level(cell)
@@ -152,6 +152,7 @@ class MainScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.folded: set[str] = set()
+        self._panes: dict[str, Widget] = {}  # pane -> its widget, displayed while it is shown
         self._activity: dict[str, object] = {}   # Activity row key -> its ActivityRow (enter, y)
         self._buffers: dict[str, object] = {}    # CapacityBuffer key -> its BufferGroup, as Pending shows it
         self._spreads: dict[str, list[str]] = {}  # workload -> the zone balance lines (one scan of the pods each)
@@ -168,28 +169,39 @@ class MainScreen(Screen):
         """The nodes pane's sort (kept for the command palette and scripts)."""
         return self.sorts["nodes"][0]
 
+    def _pane(self, pane: str, widget: Widget) -> Widget:
+        """``widget`` is ``pane``; only the Nodes pane is displayed at first."""
+        widget.display = pane == "nodes"
+        widget.add_class("pane")
+        self._panes[pane] = widget
+        return widget
+
+    def _show_pane(self, pane: str) -> None:
+        """Display ``pane`` and no other (none on a terminal too small to show a table)."""
+        small = self.has_class("too-small")
+        for name, widget in self._panes.items():
+            widget.display = name == pane and not small
+
     def compose(self) -> ComposeResult:
         yield Static(id="source")
         yield Static(id="too-small")
-        with TabbedContent(initial="nodes"):
-            with TabPane("Nodes", id="nodes"):
-                yield VirtualTable(NODE_COLUMNS, shrink=NODE_SHRINK, drop=NODE_DROP, cut_start=frozenset({0}),
-                                   styler=_node_style, id="nodes-table")
-                yield Static(id="zone-balance", classes="strip")
-            with TabPane("Pending", id="pending"):
-                # The reasons are long: capped so every column stays on screen (the strip below has them all).
-                yield VirtualTable(PENDING_COLUMNS,
-                                   max_widths={4: SIMULATED_WIDTH, 5: REASON_WIDTH, 6: KARPENTER_WIDTH},
-                                   shrink=PENDING_SHRINK, cut_middle=frozenset({0}), styler=_pending_style,
-                                   id="pending-table")
-                yield Static(id="pending-detail", classes="strip")
-            with TabPane("Activity", id="activity"):
-                yield VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style,
-                                   id="activity-table")
-            with TabPane("Disruption", id="disruption"):
-                yield DisruptionPane(id="disruption-pane")
-            with TabPane("History", id="history"):
-                yield HistoryPane(id="history-pane")
+        yield PaneBar(PANE_TITLES, "nodes", id="panes")
+        # The panes sit on the screen itself, the one shown displayed and the others not (see _show_pane):
+        # no container around them all, whose every line Textual would draw again on each switch. A pane
+        # with a strip under its table is one container: the strip takes at most 40% of the pane.
+        yield self._pane("nodes", Vertical(
+            VirtualTable(NODE_COLUMNS, shrink=NODE_SHRINK, drop=NODE_DROP, cut_start=frozenset({0}),
+                         styler=_node_style, id="nodes-table"),
+            Static(id="zone-balance", classes="strip"), id="nodes"))
+        # The reasons are long: capped so every column stays on screen (the strip below has them all).
+        yield self._pane("pending", Vertical(
+            VirtualTable(PENDING_COLUMNS, max_widths={4: SIMULATED_WIDTH, 5: REASON_WIDTH, 6: KARPENTER_WIDTH},
+                         shrink=PENDING_SHRINK, cut_middle=frozenset({0}), styler=_pending_style, id="pending-table"),
+            Static(id="pending-detail", classes="strip"), id="pending"))
+        yield self._pane("activity", VirtualTable(ACTIVITY_COLUMNS, shrink=ACTIVITY_SHRINK, styler=_activity_style,
+                                                  id="activity-table"))
+        yield self._pane("disruption", DisruptionPane(id="disruption-pane"))
+        yield self._pane("history", HistoryPane(id="history-pane"))
         yield Crumb(id="crumb")
         yield Input(placeholder="filter: regex, !inverse, label key=value (live; enter keeps it, escape clears)",
                     id="filter")
@@ -250,7 +262,9 @@ class MainScreen(Screen):
     def on_resize(self, event) -> None:
         width, height = event.size
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
-        self.set_class(small, "too-small")
+        if small != self.has_class("too-small"):
+            self.set_class(small, "too-small")
+            self._show_pane(self.pane)
         if small:
             self.query_one("#too-small", Static).update(
                 f"karptui needs a terminal of at least {MIN_SIZE[0]}×{MIN_SIZE[1]} (this one is {width}×{height})")
@@ -281,7 +295,7 @@ class MainScreen(Screen):
         overview = self.app.overview
         name, reverse = self.sorts["nodes"]
         match = Filter(self.filters["nodes"])
-        keep = match.predicate(_NODE_TEXTS, _NODE_LABELS) if match else None
+        keep = match if match else None
         marks = self.query_one(DisruptionPane).marks
         if self._blocks_for != (overview, marks):  # another snapshot, or the Disruption pane's new answer
             self._blocks_for, self._blocks = (overview, marks), {}
@@ -560,7 +574,8 @@ class MainScreen(Screen):
     # ---- actions ---------------------------------------------------------------------------
     @property
     def pane(self) -> str:
-        return self.query_one(TabbedContent).active or "nodes"
+        """The pane shown (its name is lit above the tables)."""
+        return self.query_one(PaneBar).shown
 
     def table(self) -> VirtualTable:
         if self.pane == "history":
@@ -568,18 +583,22 @@ class MainScreen(Screen):
         return self.query_one(f"#{self.pane}-table", VirtualTable)
 
     def action_pane(self, pane: str) -> None:
-        self.query_one(TabbedContent).active = pane
+        """Show ``pane``: every pane stays mounted and filled, so a switch displays one and hides another
+        (one layout, one frame); only the Disruption and History panes may have news to fill in."""
+        if pane != self.pane:
+            self.query_one(PaneBar).shown = pane
+            self._show_pane(pane)
+            if pane == "disruption":
+                self.fill_disruption(start=True)
+            elif pane == "history":
+                self.fill_history(start=True)
+            self.refresh_crumb()
+            if pane == "nodes":
+                self.refresh_zone_balance()
         self.table().focus()
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if self.pane == "disruption":
-            self.fill_disruption(start=True)
-        elif self.pane == "history":
-            self.fill_history(start=True)
-        self.table().focus()
-        self.refresh_crumb()
-        if self.pane == "nodes":
-            self.refresh_zone_balance()
+    def on_pane_bar_chosen(self, message: PaneBar.Chosen) -> None:
+        self.action_pane(message.pane)
 
     def action_sort(self) -> None:
         """The next column of the pane shown (its header shows the arrow)."""
