@@ -92,6 +92,7 @@ class HistoryPane(Vertical):
         self.running: object = None       # what the worker builds now
         self.queued: tuple | None = None  # (key, events, snapshot, discounts, now): built next
         self.status = "not built yet: it starts when this pane is first shown (5)"
+        self._status_shown: str | None = None
         self.error = ""
         self.filter = ""
         self.sort: tuple[str, bool] = ("created", False)
@@ -225,7 +226,9 @@ class HistoryPane(Vertical):
             self.filter = text
         if sort is not None:
             self.sort = sort
-        self.query_one("#history-status", Static).update(plain(self.status))
+        if self.status != self._status_shown:   # an update lays the whole screen out again: only a new line
+            self._status_shown = self.status
+            self.query_one("#history-status", Static).update(plain(self.status))
         match = Filter(self.filter)
         timeline, name, reverse = self.timeline, *self.sort
         table = self.table
