@@ -16,6 +16,8 @@ from .requirements import Reqs
 from .reservations import tracked
 
 PREFERENCE = {"reserved": 0, "spot": 1, "on-demand": 2}
+LAUNCHES_KEPT = 4096   # answers kept per TypeSet before starting over
+_UNKNOWN = object()
 
 
 @dataclass(frozen=True)
@@ -48,11 +50,11 @@ def choose(types: TypeSet, rows: list[int], reqs: Reqs) -> Launch | None:
     held = reqs.get(L.CAPACITY_RESERVATION_ID)  # a counted reservation only for the NodeClaim holding it
     key = (tuple(rows), zone, kind, held)
     known = types.launches
-    if key in known:
-        return known[key]
-    if len(known) >= 4096:
-        known.clear()
-    found = known[key] = _choose(types, rows, zone, kind, held)
+    found = known.get(key, _UNKNOWN)   # (None is an answer: nothing to launch)
+    if found is _UNKNOWN:
+        if len(known) >= LAUNCHES_KEPT:
+            known.clear()
+        found = known[key] = _choose(types, rows, zone, kind, held)
     return found
 
 
