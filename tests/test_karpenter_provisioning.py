@@ -84,6 +84,22 @@ def test_no_nodepool_can_serve_the_pod():
     assert result.attempts[0].karpenter_reason.startswith("no instance type has enough resources, requirements=")
 
 
+
+def test_every_nodepool_says_why_it_refused_the_pod_in_the_order_tried():
+    # the heavier pool refuses for its taint, the other for its types: each reason, in Karpenter's order
+    tainted = nodepool("gpu", weight=10, taints=[{"key": "gpu", "value": "true", "effect": "NoSchedule"}])
+    small = nodepool("small", requirements=[req("karpenter.k8s.aws/instance-cpu", "In", "2")])
+    (attempt,) = run(tainted, small, pod("p", cpu="3")).attempts
+    assert attempt.node is None
+    first, second = attempt.karpenter_reason.split("; ")
+    assert first == "did not tolerate taint (taint=gpu=true:NoSchedule)"
+    assert second.startswith("no instance type has enough resources, requirements=")
+    assert "karpenter.sh/nodepool In [small]" in second and 'resources={"cpu":"3"' in second
+    # a pool that refuses leaves no trace when a later one takes the pod
+    result = run(tainted, nodepool("wide"), pod("p", cpu="3"))
+    (claim,) = result.nodeclaims
+    assert claim.nodepool == "wide" and result.attempts[0].karpenter_reason is None
+
 def test_limits_count_existing_capacity():
     full = node("old", cpu="8", labels={"karpenter.sh/nodepool": "default"})
     full["status"]["capacity"]["cpu"] = "8"

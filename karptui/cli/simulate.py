@@ -17,7 +17,7 @@ from ..sim import simulate
 from ..sim.karpenter.featuregates import FeatureGates, parse_feature_gates
 from ..sim.karpenter.settings import controller_gates
 from ..sources import load_snapshot, resolve_snapshot_path
-from ..sources.collector import settle_for_simulation
+from ..sources.collector import collector_paused, settle_for_simulation
 from ..views.info import warnings_with_catalog
 from ..views.cost import Cost, CostPath, cost_path, whatif_cost
 from ..views.drift import drift_json, drift_lines
@@ -46,8 +46,11 @@ def run_simulate(args: argparse.Namespace) -> int:
     version = flag_text(args)
     settings = flags_given(args)
     gates = feature_gates(args.feature_gates)
-    snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
-    settle_for_simulation()  # the snapshot stays to the end of this command
+    # the snapshot stays to the end of this command: out of the collector's sight before it is back on
+    # (re-enabled first, its next allocation walked every object the load made: 0.4 s at 5,000 nodes)
+    with collector_paused():
+        snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
+        settle_for_simulation()
     catalog = simulation_catalog(snapshot, args.instance_types, getattr(args, "discounts", None))
     whatif = None
     if args.whatif:

@@ -81,7 +81,12 @@ class ExistingNode:
         hostname = self.labels.get(L.HOSTNAME) or self.name
         self.hostname = hostname
         base = self.reqs if self.reqs is not None else Reqs.from_labels(self.labels)
-        self.reqs = base.plus((Req.one(L.HOSTNAME, hostname),))
+        present = base.get(L.HOSTNAME)
+        # a node's labels nearly always carry its hostname already: the same requirements then
+        if present is None or present.complement or present.values != {hostname} or present.gte is not None \
+                or present.lte is not None or present.min_values is not None:
+            base = base.plus((Req.one(L.HOSTNAME, hostname),))
+        self.reqs = base
         self.pods = []
         if self.volume_limits is None:
             self.volume_limits = {}
@@ -215,6 +220,7 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
     csinodes = state.snapshot.csinode_by_name
     memo = memo if memo is not None else {}
     out: list[ExistingNode] = []
+    requested = None   # per node, what the state's vectors count on it (made when a node is first built)
     for i, node in enumerate(state.nodes):
         claim = claims_by_node.get(node.name)
         if node.name in deleting or node.deleted is not None or marked_for_deletion(node, claim):
@@ -226,7 +232,9 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
                 and kept[5] is csinode and _same_pods(kept[2], pods):
             out.append(kept[4].fresh())
             continue
-        made = _from_node(state, i, node, claim, daemons, memo)
+        if requested is None:
+            requested = _requested_rows(state)
+        made = _from_node(state, i, node, claim, daemons, memo, requested[i])
         built[i] = (node, claim, tuple(pods), fingerprint, made.fresh(), csinode)
         out.append(made)
     # A NodeClaim is in Karpenter's cluster state once launched (it has a provider ID); without a
@@ -241,42 +249,53 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
     return out
 
 
-def _requested(state, i: int, memo: dict | None = None) -> Resources:
-    amounts = {name: int(vector[i]) for name, vector in state.requested.items() if vector[i]}
-    extra = memo.setdefault("extra requests", {}) if memo is not None else {}
-    for pod in state.pods[i]:  # resources the state does not keep vectors for
+def _requested_rows(state) -> list[tuple[tuple[str, int], ...]]:
+    """Per node, the amounts the state's vectors count on it (those not zero), read in one pass over
+    the vectors: reading four numpy scalars per node, node by node, cost more than the rest of it."""
+    names = list(state.requested)
+    if not names:
+        return [()] * len(state.nodes)
+    table = np.stack([state.requested[name] for name in names], axis=1).tolist()
+    return [tuple((name, amount) for name, amount in zip(names, row) if amount) for row in table]
+
+
+def _on_node(state, i: int, memo: dict, counted: tuple[tuple[str, int], ...]) -> tuple[Resources, list[Pod]]:
+    """What node ``i``'s pods request (``counted``: the state's vectors' share, from
+    :func:`_requested_rows`; the resources the state keeps no vector for are added pod by pod)
+    and which of them are DaemonSet pods, in one walk over its pods.
+
+    Replicas share one requests object, and a pod with one owner reference is a DaemonSet pod or
+    not by that reference alone, which replicas share too: each is asked once (kept alive with
+    the answer)."""
+    amounts = dict(counted)
+    extra = memo.setdefault("extra requests", {})
+    known = memo.setdefault("daemonset owners", {})
+    vectors = state.requested
+    daemon_pods = []
+    for pod in state.pods[i]:
         requests = pod.requests
-        # replicas share one requests object: its extra resources found once (kept alive with it)
         found = extra.get(id(requests))
         if found is None or found[0] is not requests:
             found = extra[id(requests)] = (requests, tuple((name, amount) for name, amount in requests.items()
-                                                           if name not in state.requested))
+                                                           if name not in vectors))
         for name, amount in found[1]:
             amounts[name] = amounts.get(name, 0) + amount
-    return Resources(amounts)
-
-
-def _daemonset_pods(pods, memo: dict) -> list[Pod]:
-    """The DaemonSet pods among ``pods``. A pod with one owner reference is one of them or not by
-    that reference alone, and replicas share theirs: asked once per reference (kept alive with it)."""
-    known = memo.setdefault("daemonset owners", {})
-    out = []
-    for pod in pods:
         owners = pod.owners
         if len(owners) != 1:
             if owners and pod.is_daemonset_pod:
-                out.append(pod)
+                daemon_pods.append(pod)
             continue
         owner = owners[0]
-        found = known.get(id(owner))
-        if found is None or found[0] is not owner:
-            found = known[id(owner)] = (owner, pod.is_daemonset_pod)
-        if found[1]:
-            out.append(pod)
-    return out
+        daemon = known.get(id(owner))
+        if daemon is None or daemon[0] is not owner:
+            daemon = known[id(owner)] = (owner, pod.is_daemonset_pod)
+        if daemon[1]:
+            daemon_pods.append(pod)
+    return Resources(amounts), daemon_pods
 
 
-def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons, memo: dict) -> ExistingNode:
+def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons, memo: dict,
+               counted: tuple[tuple[str, int], ...]) -> ExistingNode:
     managed = claim is not None
     initialized = not managed or node.labels.get(L.NODE_INITIALIZED) == "true"
     taints = node.taints
@@ -286,7 +305,7 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     if managed and not initialized:
         allocatable = Resources({**{k: v for k, v in claim.allocatable.items()},
                                  **{k: v for k, v in node.allocatable.items() if v}})
-    on_node = _daemonset_pods(state.pods[i], memo)
+    requested, on_node = _on_node(state, i, memo, counted)
     reqs = node_reqs(state, i)
     # which DaemonSets run here depends on the node's requirements on their keys alone (a node's
     # whole requirements differ from every other's by its hostname: nothing to share)
@@ -297,12 +316,24 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     wanted = memo.get(key)
     if wanted is None:
         wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
-    daemon_left = _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {}))
-    available = allocatable - _requested(state, i, memo) - daemon_left
+    # nodes alike run the same DaemonSet pods: what those still need is worked out once per kind
+    running = tuple(p.requests for p in on_node)
+    left_key = ("daemons left", id(wanted), tuple(map(id, running)))
+    found = memo.get(left_key)
+    if found is None or found[0] is not wanted or not all(a is b for a, b in zip(found[1], running)):
+        found = memo[left_key] = (wanted, running, _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {})))
+    available = allocatable - requested - found[2]
     limits = node_limits(state.snapshot.csinode_by_name.get(node.name))
     volumes = union_all(pod_volumes(p, state.snapshot) for p in state.pods[i] if p.pvc_names) if limits else NONE
+    if initialized or not managed:  # its own capacity: nodes of one type report the same
+        capacity_key = ("capacity", tuple(node.capacity.items()))
+        capacity = memo.get(capacity_key)
+        if capacity is None:
+            capacity = memo[capacity_key] = state_capacity(node, claim, initialized)
+    else:
+        capacity = state_capacity(node, claim, initialized)
     return ExistingNode(node.name, i, node.labels, taints, available, list(state.host_ports.get(i, ())),
-                        initialized, node.nodepool, state_capacity(node, claim, initialized), reqs,
+                        initialized, node.nodepool, capacity, reqs,
                         nodeclaim=claim.name if claim is not None else "", volume_limits=limits, volumes=volumes)
 
 

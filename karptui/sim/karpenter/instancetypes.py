@@ -85,6 +85,10 @@ class TypeSet:
         self._offered: dict[tuple, np.ndarray] = {}
         self._vectors: dict[Resources, Vector] = {}
         self._prices: dict[tuple, dict[int, float]] = {}
+        self._kinds: dict[tuple, frozenset[str]] = {}   # see capacity_types
+        # launch.choose's answers per (rows, zone, capacity type, reservations held): the NodeClaims of
+        # one workload end with the same options, and each walked every offering of hundreds of types
+        self.launches: dict[tuple, object] = {}
 
     def _type_reqs(self, t: InstanceType, interned: dict) -> Reqs:
         """``interned``: one Req per (key, value) across the catalog — types share most label values
@@ -242,6 +246,23 @@ class TypeSet:
     def by_price(self, rows: Iterable[int], reqs: Reqs) -> list[int]:
         """Karpenter's OrderByPrice: cheapest compatible offering first (stable on ties)."""
         return sorted(rows, key=self._cheapest(reqs))
+
+    def capacity_types(self, rows: list[int], zone: Req | None, kind: Req | None,
+                       reserved: frozenset[str]) -> frozenset[str]:
+        """The capacity types of the available offerings of ``rows`` that ``zone`` and ``kind`` allow; a
+        counted reservation only when it is one of ``reserved`` (it is launched into only by the
+        NodeClaim holding it, .reservations). Kept per question: NodeClaims alike ask alike."""
+        key = (tuple(rows), zone, kind, reserved)
+        found = self._kinds.get(key)
+        if found is None:
+            from .reservations import tracked  # (reservations builds on this module)
+
+            if len(self._kinds) >= VECTORS_KEPT:
+                self._kinds.clear()
+            found = self._kinds[key] = frozenset(
+                o.capacity_type for i in rows for o in self.types[i].offerings
+                if offering_allowed(o, zone, kind) and not (tracked(o) and o.reservation_id not in reserved))
+        return found
 
     def min_values_shortfall(self, rows: Iterable[int], reqs: Reqs) -> dict[str, int]:
         """Keys whose ``minValues`` the types in ``rows`` cannot meet -> how many values they have."""

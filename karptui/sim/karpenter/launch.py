@@ -16,6 +16,8 @@ from .requirements import Reqs
 from .reservations import tracked
 
 PREFERENCE = {"reserved": 0, "spot": 1, "on-demand": 2}
+LAUNCHES_KEPT = 4096   # answers kept per TypeSet before starting over
+_UNKNOWN = object()
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,21 @@ def _price_key(price: float | None) -> tuple:
 
 
 def choose(types: TypeSet, rows: list[int], reqs: Reqs) -> Launch | None:
-    """The offering launched among ``rows`` (TypeSet rows) under ``reqs``."""
+    """The offering launched among ``rows`` (TypeSet rows) under ``reqs``, kept per question
+    (``TypeSet.launches``: the NodeClaims of one workload ask the same one)."""
     zone, kind = reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE)
     held = reqs.get(L.CAPACITY_RESERVATION_ID)  # a counted reservation only for the NodeClaim holding it
+    key = (tuple(rows), zone, kind, held)
+    known = types.launches
+    found = known.get(key, _UNKNOWN)   # (None is an answer: nothing to launch)
+    if found is _UNKNOWN:
+        if len(known) >= LAUNCHES_KEPT:
+            known.clear()
+        found = known[key] = _choose(types, rows, zone, kind, held)
+    return found
+
+
+def _choose(types: TypeSet, rows: list[int], zone, kind, held) -> Launch | None:
     offers = [(types.types[i], o) for i in rows for o in types.types[i].offerings if offering_allowed(o, zone, kind)
               and (not tracked(o) or (held is not None and held.has(o.reservation_id)))]
     if not offers:

@@ -183,6 +183,7 @@ class NodeClaim:
         self.no_room: dict[int, Vector] = {}
         self._free_of: np.ndarray | None = None    # the rows _free was worked out for
         self._free: tuple = ()                      # (TypeSet rows, allocatable less overhead or None)
+        self._options: tuple | None = None          # (rows, reqs, type_rows()'s answer for them)
 
     @property
     def taints(self):
@@ -439,8 +440,12 @@ class NodeClaim:
 
     # ---- after scheduling ----------------------------------------------------------------------
     def type_rows(self) -> list[int]:
-        """TypeSet rows left, cheapest first, at most MAX_INSTANCE_TYPES (the NodeClaim's options)."""
-        return self.options(self.rows, self.reqs)
+        """TypeSet rows left, cheapest first, at most MAX_INSTANCE_TYPES (the NodeClaim's options);
+        kept while its rows and requirements stay (the plan asks twice, sorting hundreds of types)."""
+        kept = self._options
+        if kept is None or kept[0] is not self.rows or kept[1] is not self.reqs:
+            kept = self._options = (self.rows, self.reqs, self.options(self.rows, self.reqs))
+        return list(kept[2])
 
     def options(self, rows: np.ndarray, reqs: Reqs) -> list[int]:
         """The instance type options ``rows`` (positions in the template's rows) give under ``reqs``:
@@ -464,11 +469,7 @@ class NodeClaim:
         reqs = self.scheduled_requirements()
         rows = self.type_rows()
         names = frozenset(self.types.types[i].name for i in rows)
-        # a counted reservation is launched into only by the NodeClaim holding it (.reservations)
-        kinds = frozenset(o.capacity_type for i in rows for o in self.types.types[i].offerings
-                          if o.available and (reqs.get(L.ZONE) is None or reqs[L.ZONE].has(o.zone))
-                          and (reqs.get(L.CAPACITY_TYPE) is None or reqs[L.CAPACITY_TYPE].has(o.capacity_type))
-                          and not (tracked(o) and o.reservation_id not in self.reserved))
+        kinds = self.types.capacity_types(rows, reqs.get(L.ZONE), reqs.get(L.CAPACITY_TYPE), self.reserved)
         extra = [Req(L.INSTANCE_TYPE, False, names, min_values=reqs.get_or_exists(L.INSTANCE_TYPE).min_values)]
         if kinds and not self.reserved:
             extra.append(Req(L.CAPACITY_TYPE, False, kinds))

@@ -211,15 +211,18 @@ class Reqs(Mapping[str, Req]):
         made = Reqs.__new__(Reqs)
         made._hash = None
         reqs = made._reqs = {}
-        known = _LABEL_REQS
+        known = _LABEL_REQS.get
         for label in labels.items():
-            req = known.get(label)
+            req = known(label)
             if req is None:
                 req = Req.make(label[0], IN, (label[1],))
-                if len(known) < _LABEL_REQS_KEPT:
-                    known[label] = req
-            present = reqs.get(req.key)
-            reqs[req.key] = req.intersection(present) if present is not None else req
+                if len(_LABEL_REQS) < _LABEL_REQS_KEPT:
+                    _LABEL_REQS[label] = req
+            key = req.key
+            if key in reqs:  # an alias of a key already read (beta.kubernetes.io/arch, kubernetes.io/arch)
+                reqs[key] = req.intersection(reqs[key])
+            else:
+                reqs[key] = req
         return made
 
     def plus(self, other: Iterable[Req]) -> Reqs:

@@ -438,9 +438,11 @@ class Scheduler:
     def _to_new_claim(self, pod: Pod, data: PodData) -> str | None:
         errors = []
         for template in self.templates:
-            opened = self.open_claim(template, pod, data, self._name)
+            # asked without the error's text: most pods a NodePool refuses the next one takes, and
+            # the text (the instance type filter's, with every requirement) is only read when none does
+            opened = self.open_claim(template, pod, data, self._name, why=False)
             if isinstance(opened, SchedulingError):
-                errors.append(str(opened))
+                errors.append(opened)
                 if opened.kind == RESERVATIONS:  # no lower-weight NodePool while a reservation is compatible
                     self._reservation_refused = True
                     break
@@ -453,14 +455,28 @@ class Scheduler:
             if remaining:
                 self.remaining[template.name] = self._less_largest(remaining, claim)
             return None
-        return "; ".join(errors)
+        return "; ".join(self._said(error, pod, data) for error in errors)
 
-    def open_claim(self, template: Template, pod: Pod, data: PodData, name=lambda pool: "") \
+    def _said(self, error: SchedulingError, pod: Pod, data: PodData) -> str:
+        """The text of ``error``, which :meth:`open_claim` gave without it: the NodeClaim that refused
+        the pod asked again, with the text (nothing changed since; asking changes nothing)."""
+        claim = error.claim
+        if claim is None:  # the limits: their text is always given
+            return str(error)
+        try:
+            claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values,
+                          volumes=self.claim_volumes(pod))
+        except SchedulingError as exc:
+            return str(exc)
+        raise AssertionError(f"NodeClaim {claim.name} took the pod {pod.key} it had refused")
+
+    def open_claim(self, template: Template, pod: Pod, data: PodData, name=lambda pool: "", why: bool = True) \
             -> tuple[NodeClaim, Reqs, np.ndarray] | SchedulingError:
         """A new NodeClaim of ``template`` that would take ``pod`` (not yet added: the claim, the
         requirements and instance type rows it would have), or why not — the limits, then
         :meth:`NodeClaim.can_add`. The scheduler opens NodeClaims with it; the NodePool decision
-        table (:mod:`.nodepool_verdicts`) asks it about every NodePool. ``name(pool)`` names the claim."""
+        table (:mod:`.nodepool_verdicts`) asks it about every NodePool. ``name(pool)`` names the claim;
+        ``why`` False leaves :meth:`NodeClaim.can_add`'s text out (the error's ``claim`` gives it)."""
         rows = np.arange(len(template.rows), dtype=np.intp)
         remaining = self.remaining.get(template.name)
         if remaining:
@@ -473,7 +489,7 @@ class Scheduler:
                                        f"(NodePool={template.name})", LIMITS)
         claim = NodeClaim(template, self.topology, self.types, rows, name(template.name), self.reservations)
         try:
-            reqs, kept = claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values,
+            reqs, kept = claim.can_add(pod, data, self.volumes(pod), why=why, relax_min_values=self.relax_min_values,
                                        volumes=self.claim_volumes(pod))
         except SchedulingError as exc:
             exc.claim = claim
