@@ -369,7 +369,10 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     potential = np.flatnonzero(resolvable & ~without_victims)
     short, reasons = _still_short(ctx, potential)
     statuses.update(reasons)
-    enough = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
+    # counted among the nodes where preemption might help (resolvable ones, victims or not), as
+    # upstream does; its dry runs start at a random offset into them, ours at the first (a
+    # simulation answers the same every time)
+    enough = candidates_wanted(int(resolvable.sum()))
     candidates: list[Candidate] = []
     kept = _kept(ctx)
     for i in potential[~short[potential]]:
@@ -385,3 +388,10 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     if candidates:
         return _best(candidates), ""
     return None, preemption_message(ctx.size, +statuses)
+
+
+def candidates_wanted(nodes: int) -> int:
+    """How many candidates the dry runs collect among ``nodes`` nodes where preemption might help:
+    ``MinCandidateNodesPercentage`` (10) percent of them, at least ``MinCandidateNodesAbsolute``
+    (100), at most all of them (DefaultPreemption's calculateNumCandidates, default args)."""
+    return min(max(nodes * CANDIDATE_PERCENT // 100, MIN_CANDIDATES), nodes)

@@ -1,0 +1,57 @@
+"""DefaultPreemption as kube-scheduler runs it: how many candidates its dry runs collect, when they
+stop, how one node is picked among them and in what order a node's victims are given.
+
+The expected outcomes follow kube-scheduler's DefaultPreemption (calculateNumCandidates,
+DryRunPreemption, pickOneNodeForPreemption, SelectVictimsOnNode with util.MoreImportantPod);
+the clusters are ours.
+"""
+
+import pytest
+
+from karptui.sim.plugins.default_preemption import candidates_wanted
+from tests.simkit import node, pod, run
+
+TAINT = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+
+
+def pdb(name, labels, allowed=0):
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": labels}}, "status": {"disruptionsAllowed": allowed}}
+
+
+def attempt(result, name):
+    return next(a for a in result.attempts if a.pod.name == name)
+
+
+@pytest.mark.parametrize("nodes, wanted", [
+    (0, 0),          # nowhere to look
+    (1, 1),          # never more than the nodes there are
+    (99, 99),
+    (100, 100),
+    (101, 100),      # at least MinCandidateNodesAbsolute (100) ...
+    (999, 100),      # ... while 10 percent is fewer
+    (1000, 100),
+    (1010, 101),     # MinCandidateNodesPercentage (10) of them, rounded down
+    (5000, 500),
+])
+def test_candidates_wanted_is_ten_percent_of_the_nodes_at_least_100_at_most_all(nodes, wanted):
+    assert candidates_wanted(nodes) == wanted
+
+
+def test_the_candidates_are_counted_among_nodes_where_preemption_might_help():
+    """1,100 nodes, of which 300 carry a taint the pod does not tolerate (unresolvable: preemption
+    cannot help there): 10 percent of the 800 others is 80, so the dry runs stop at the 100th
+    candidate, and the node past it whose victim is the least important is never weighed (10
+    percent of all 1,100 nodes would have gone on to 110 candidates and found it)."""
+    items = []
+    for k in range(1100):
+        tainted = k < 300
+        items.append(node(f"n{k:04d}", cpu="1", **({"taints": TAINT} if tainted else {})))
+        if not tainted:
+            cheap = k == 300 + 105   # the 106th node where preemption might help
+            items.append(pod(f"low-{k:04d}", node=f"n{k:04d}", cpu="800m", priority=1 if cheap else 5))
+    items.append(pod("urgent", cpu="800m", priority=1000))
+    urgent = attempt(run(*items), "urgent")
+    assert urgent.node == "n0300"
+    assert urgent.preempted == ("default/low-0300",)
+
