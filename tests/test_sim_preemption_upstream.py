@@ -55,3 +55,20 @@ def test_the_candidates_are_counted_among_nodes_where_preemption_might_help():
     assert urgent.node == "n0300"
     assert urgent.preempted == ("default/low-0300",)
 
+
+
+def test_the_dry_runs_go_on_until_one_candidate_breaks_no_pdb():
+    """120 nodes: on the first 100 the only victim is guarded by a PDB that allows no disruption;
+    the 101st has an unguarded one. 100 candidates are wanted, but while every one found breaks a
+    PDB the dry runs go on; the 101st is found and picked for breaking none (taking only the
+    count, the dry runs stopped at 100 and evicted a guarded pod)."""
+    items = [pdb("db", {"app": "db"})]
+    for k in range(120):
+        items.append(node(f"n{k:03d}", cpu="1"))
+        guarded = k < 100
+        items.append(pod(f"low-{k:03d}", node=f"n{k:03d}", cpu="800m", priority=1,
+                         labels={"app": "db" if guarded else "batch"}))
+    items.append(pod("urgent", cpu="800m", priority=1000))
+    urgent = attempt(run(*items), "urgent")
+    assert urgent.node == "n100"
+    assert urgent.preempted == ("default/low-100",)

@@ -373,7 +373,7 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     # upstream does; its dry runs start at a random offset into them, ours at the first (a
     # simulation answers the same every time)
     enough = candidates_wanted(int(resolvable.sum()))
-    candidates: list[Candidate] = []
+    sparing, violating = [], []   # candidates that break no PDB, and those that break one
     kept = _kept(ctx)
     for i in potential[~short[potential]]:
         i = int(i)
@@ -382,11 +382,13 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
             for reason in reasons:
                 statuses[reason] += 1
             continue
-        candidates.append(candidate)
-        if len(candidates) >= enough:
-            break
-    if candidates:
-        return _best(candidates), ""
+        found = violating if candidate.pdb_violations else sparing
+        if len(found) < enough:   # each kind holds at most that many, later ones are dropped
+            found.append(candidate)
+        if sparing and len(sparing) + len(violating) >= enough:
+            break   # enough of them, and at least one breaks no PDB (DryRunPreemption)
+    if sparing or violating:
+        return _best(sparing + violating), ""   # those that break no PDB first
     return None, preemption_message(ctx.size, +statuses)
 
 
