@@ -72,3 +72,15 @@ def test_the_dry_runs_go_on_until_one_candidate_breaks_no_pdb():
     urgent = attempt(run(*items), "urgent")
     assert urgent.node == "n100"
     assert urgent.preempted == ("default/low-100",)
+
+
+def test_victims_of_negative_priority_are_not_better_for_being_more():
+    """Two nodes whose victims are all of priority -10: two of them on n1, one on n2. Each victim's
+    priority is counted from MaxInt32+1 up before they are summed, so the node with fewer victims
+    has the smaller sum and is picked (summed as they are, -20 beat -10 and both went)."""
+    items = [node("n1", cpu="2"), node("n2", cpu="2"),
+             pod("low-a", node="n1", cpu="1", priority=-10), pod("low-b", node="n1", cpu="1", priority=-10),
+             pod("low-c", node="n2", cpu="2", priority=-10),
+             pod("urgent", cpu="2", priority=0)]
+    urgent = attempt(run(*items), "urgent")
+    assert (urgent.node, urgent.preempted) == ("n2", ("default/low-c",))

@@ -41,8 +41,14 @@ class Candidate:
     pdb_violations: int
 
 
+def _started(pod: Pod) -> float:
+    """When ``pod`` started, as preemption compares pods of one priority."""
+    return pod.created.timestamp() if pod.created else 0.0
+
+
 def _importance(pod: Pod) -> tuple:
-    return (-pod.priority, pod.created.timestamp() if pod.created else 0.0)
+    """util.MoreImportantPod as a sort key: higher priority first, then the earlier started."""
+    return (-pod.priority, _started(pod))
 
 
 def _allowed(pdbs, name: str) -> int:
@@ -311,16 +317,26 @@ def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None,
     return Candidate(i, victims, weighed.violations), []
 
 
+PRIORITY_FLOOR = 2**31   # MaxInt32+1: added to each victim's priority before they are summed
+
+
 def _best(candidates: list[Candidate]) -> Candidate:
+    """pickOneNodeForPreemption's default criteria, each one deciding only among the candidates
+    the ones before it tie: the fewest PDB violations; the least important highest-priority
+    victim; the smallest sum of victims' priorities, each counted from MaxInt32+1 up so that
+    more victims never sum smaller (several of negative priority would otherwise beat one);
+    the fewest victims; the latest start of the highest-priority victims (their earliest start);
+    then the first candidate (PDB-sparing ones come first, each kind in dry-run order)."""
+
     def rank(c: Candidate) -> tuple:
-        top = c.victims[0] if c.victims else None
-        started = top.created.timestamp() if top is not None and top.created else 0.0
+        top = max(v.priority for v in c.victims)
+        earliest = min(_started(v) for v in c.victims if v.priority == top)
         return (
             c.pdb_violations,
-            top.priority if top else 0,
-            sum(v.priority for v in c.victims),
+            top,
+            sum(v.priority + PRIORITY_FLOOR for v in c.victims),
             len(c.victims),
-            -started,
+            -earliest,
         )
 
     return min(candidates, key=rank)
@@ -382,6 +398,8 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
             for reason in reasons:
                 statuses[reason] += 1
             continue
+        if not candidate.victims:
+            continue   # fits with nothing evicted: upstream's dry run calls that an error, not a candidate
         found = violating if candidate.pdb_violations else sparing
         if len(found) < enough:   # each kind holds at most that many, later ones are dropped
             found.append(candidate)
