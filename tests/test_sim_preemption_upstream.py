@@ -8,6 +8,7 @@ the clusters are ours.
 
 import pytest
 
+from karptui.sim.plugins import default_preemption
 from karptui.sim.plugins.default_preemption import candidates_wanted
 from tests.simkit import node, pod, run
 
@@ -84,3 +85,30 @@ def test_victims_of_negative_priority_are_not_better_for_being_more():
              pod("urgent", cpu="2", priority=0)]
     urgent = attempt(run(*items), "urgent")
     assert (urgent.node, urgent.preempted) == ("n2", ("default/low-c",))
+
+
+@pytest.mark.parametrize("by_room", [True, False])
+def test_victims_given_back_in_two_groups_are_put_in_order_of_importance(by_room, monkeypatch):
+    """Both pods on n1 must go. The PDB-guarded one (priority 1) is tried first for a reprieve, the
+    other (priority 5) after it, so they become victims in that order; as both groups hold pods,
+    the victims are then sorted most important first, and the pods are evicted in that order.
+    Worked out on the node's room or by placing and evicting pods (the full dry run), alike."""
+    if not by_room:
+        monkeypatch.setattr(default_preemption, "only_resources_see_evictions", lambda ctx, leaving: False)
+    items = [node("n1", cpu="4"), pdb("db", {"app": "db"}),
+             pod("guarded", node="n1", cpu="2", priority=1, labels={"app": "db"}),
+             pod("plain", node="n1", cpu="2", priority=5, labels={"app": "batch"}),
+             pod("urgent", cpu="4", priority=1000)]
+    urgent = attempt(run(*items), "urgent")
+    assert (urgent.node, urgent.preempted) == ("n1", ("default/plain", "default/guarded"))
+
+
+def test_victims_of_one_group_keep_their_reprieve_order():
+    """Without a PDB guarding any of them, n1's victims are tried and taken most important first,
+    and stay in that order."""
+    items = [node("n1", cpu="4"),
+             pod("low", node="n1", cpu="2", priority=1),
+             pod("mid", node="n1", cpu="2", priority=5),
+             pod("urgent", cpu="4", priority=1000)]
+    urgent = attempt(run(*items), "urgent")
+    assert (urgent.node, urgent.preempted) == ("n1", ("default/mid", "default/low"))

@@ -127,6 +127,8 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
                 state.evict(victim, i)
                 victims.append(victim)
                 violations += group_violates
+    if violating and fine:
+        victims.sort(key=_importance)   # back in order of importance (_give_back says why)
     for victim in victims:
         state.place(victim, i)
     return Candidate(i, tuple(victims), violations), []
@@ -287,6 +289,10 @@ def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
                 back.append((victim, -1))
                 victims.append(victim)
                 violations += group_violates
+    if violating and fine:
+        # given back in two groups, the victims are put in order of importance again, most
+        # important first, as SelectVictimsOnNode does when both groups hold pods
+        victims.sort(key=_importance)
     weighed.victims, weighed.violations, weighed.back = tuple(victims), violations, back
 
 
