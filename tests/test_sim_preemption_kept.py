@@ -87,6 +87,7 @@ def cluster(nodes, bound, jobs):
         raw = pod(f"b{k // 2}", node=f"n{k % len(nodes)}", cpu=cpu, priority=priority, namespace=namespace,
                   labels={"app": f"job{k % 3}", "guarded": "yes" if guarded else "no"}, **extra)
         raw["metadata"]["creationTimestamp"] = f"2024-05-01T11:0{minute}:00Z"
+        raw["status"]["startTime"] = f"2024-05-01T11:0{minute}:30Z"   # what ranks pods of one priority
         raw["metadata"]["uid"] = f"uid-{k}"
         items.append(raw)
     for j, (count, priority, cpu, asks) in enumerate(jobs):

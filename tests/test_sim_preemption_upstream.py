@@ -112,3 +112,36 @@ def test_victims_of_one_group_keep_their_reprieve_order():
              pod("urgent", cpu="4", priority=1000)]
     urgent = attempt(run(*items), "urgent")
     assert (urgent.node, urgent.preempted) == ("n1", ("default/mid", "default/low"))
+
+
+def started(raw, created, start=None):
+    raw["metadata"]["creationTimestamp"] = f"2024-05-01T{created}:00Z"
+    if start is not None:
+        raw["status"]["startTime"] = f"2024-05-01T{start}:00Z"
+    return raw
+
+
+def test_of_two_alike_victims_the_later_started_goes_not_the_later_created():
+    """Two pods of one priority on n1, one of which must go: the one created first started last
+    (its image was slow to pull). Pods of one priority are ranked by status.startTime, so the one
+    that started last is the victim, whatever their creation times say."""
+    items = [node("n1", cpu="4"),
+             started(pod("slow", node="n1", cpu="2", priority=1), "11:00", "11:50"),
+             started(pod("quick", node="n1", cpu="2", priority=1), "11:30", "11:35"),
+             pod("urgent", cpu="2", priority=1000)]
+    urgent = attempt(run(*items), "urgent")
+    assert (urgent.node, urgent.preempted) == ("n1", ("default/slow",))
+
+
+def test_the_node_whose_victims_started_last_is_picked():
+    """One victim each on n1 and n2, alike in priority: n1's started last (though created first),
+    so n1 is picked; a victim not started at all counts as starting now, later still (n3)."""
+    items = [node("n1", cpu="2"), node("n2", cpu="2"),
+             started(pod("on-n1", node="n1", cpu="2", priority=1), "11:00", "11:50"),
+             started(pod("on-n2", node="n2", cpu="2", priority=1), "11:30", "11:35"),
+             pod("urgent", cpu="2", priority=1000)]
+    urgent = attempt(run(*items), "urgent")
+    assert (urgent.node, urgent.preempted) == ("n1", ("default/on-n1",))
+    items[1:1] = [node("n3", cpu="2"), started(pod("on-n3", node="n3", cpu="2", priority=1), "10:00")]
+    urgent = attempt(run(*items), "urgent")
+    assert (urgent.node, urgent.preempted) == ("n3", ("default/on-n3",))

@@ -2,15 +2,19 @@
 
 For each node that failed with a resolvable status: remove every pod of lower
 priority; if the pod then fits, give victims back one by one (most important
-first, PDB-protected ones first) while it still fits. Among nodes with
-victims, pick the one with the fewest PDB violations, then the lowest highest
-victim priority, the lowest priority sum, the fewest victims, and the most
-recently started most important victim. Without a candidate, every node
-explains itself in the "preemption: ..." part of the FitError.
+first, PDB-protected ones first) while it still fits. The dry runs stop once
+they found the candidates wanted (:func:`candidates_wanted`) and one of them
+breaks no PDB. Among nodes with victims, pick the one with the fewest PDB
+violations, then the lowest highest victim priority, the lowest priority sum,
+the fewest victims, and the most recently started most important victims
+(:func:`_best`). Without a candidate, every node explains itself in the
+"preemption: ..." part of the FitError. Pods of one priority rank by their start
+(:func:`_started`), as kube-scheduler's util.MoreImportantPod has it.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections import Counter
 from dataclasses import dataclass
@@ -42,8 +46,10 @@ class Candidate:
 
 
 def _started(pod: Pod) -> float:
-    """When ``pod`` started, as preemption compares pods of one priority."""
-    return pod.created.timestamp() if pod.created else 0.0
+    """When ``pod`` started, as preemption compares pods of one priority (util.GetPodStartTime):
+    its status.startTime, not its creation; a pod not started yet (one the simulation placed, or
+    still starting) counts as starting now, after every pod that did."""
+    return pod.started.timestamp() if pod.started is not None else math.inf
 
 
 def _importance(pod: Pod) -> tuple:
