@@ -87,6 +87,7 @@ def cluster(nodes, bound, jobs):
         raw = pod(f"b{k // 2}", node=f"n{k % len(nodes)}", cpu=cpu, priority=priority, namespace=namespace,
                   labels={"app": f"job{k % 3}", "guarded": "yes" if guarded else "no"}, **extra)
         raw["metadata"]["creationTimestamp"] = f"2024-05-01T11:0{minute}:00Z"
+        raw["status"]["startTime"] = f"2024-05-01T11:0{minute}:30Z"   # what ranks pods of one priority
         raw["metadata"]["uid"] = f"uid-{k}"
         items.append(raw)
     for j, (count, priority, cpu, asks) in enumerate(jobs):
@@ -121,7 +122,9 @@ def test_a_jobs_pods_preempt_one_after_another_from_kept_dry_runs():
     items += [pod(f"low-{k}", node=f"n{k % 3}", cpu="600m", priority=-100) for k in range(9)]
     items += [pod(f"urgent-{k}", cpu="900m", priority=1000, labels={"app": "urgent"}) for k in range(4)]
     attempts, _ = every_way(build_snapshot(items))
-    assert [a[1] for a in attempts[:4]] == ["n0", "n1", "n2", "n0"]
+    # the second pod takes n0's last low pod rather than two of n1's: priorities summed from
+    # MaxInt32+1 up make fewer victims of one negative priority the smaller sum
+    assert [a[1] for a in attempts[:4]] == ["n0", "n0", "n1", "n1"]
     assert all(a[4] for a in attempts[:4])   # each preempted
     # the victims come back to the queue, after the urgent pods, and find no room
     assert {a[0] for a in attempts[4:]} == {key for a in attempts[:4] for key in a[4]}

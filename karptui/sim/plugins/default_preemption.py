@@ -2,15 +2,19 @@
 
 For each node that failed with a resolvable status: remove every pod of lower
 priority; if the pod then fits, give victims back one by one (most important
-first, PDB-protected ones first) while it still fits. Among nodes with
-victims, pick the one with the fewest PDB violations, then the lowest highest
-victim priority, the lowest priority sum, the fewest victims, and the most
-recently started most important victim. Without a candidate, every node
-explains itself in the "preemption: ..." part of the FitError.
+first, PDB-protected ones first) while it still fits. The dry runs stop once
+they found the candidates wanted (:func:`candidates_wanted`) and one of them
+breaks no PDB. Among nodes with victims, pick the one with the fewest PDB
+violations, then the lowest highest victim priority, the lowest priority sum,
+the fewest victims, and the most recently started most important victims
+(:func:`_best`). Without a candidate, every node explains itself in the
+"preemption: ..." part of the FitError. Pods of one priority rank by their start
+(:func:`_started`), as kube-scheduler's util.MoreImportantPod has it.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections import Counter
 from dataclasses import dataclass
@@ -41,8 +45,16 @@ class Candidate:
     pdb_violations: int
 
 
+def _started(pod: Pod) -> float:
+    """When ``pod`` started, as preemption compares pods of one priority (util.GetPodStartTime):
+    its status.startTime, not its creation; a pod not started yet (one the simulation placed, or
+    still starting) counts as starting now, after every pod that did."""
+    return pod.started.timestamp() if pod.started is not None else math.inf
+
+
 def _importance(pod: Pod) -> tuple:
-    return (-pod.priority, pod.created.timestamp() if pod.created else 0.0)
+    """util.MoreImportantPod as a sort key: higher priority first, then the earlier started."""
+    return (-pod.priority, _started(pod))
 
 
 def _allowed(pdbs, name: str) -> int:
@@ -121,6 +133,8 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
                 state.evict(victim, i)
                 victims.append(victim)
                 violations += group_violates
+    if violating and fine:
+        victims.sort(key=_importance)   # back in order of importance (_give_back says why)
     for victim in victims:
         state.place(victim, i)
     return Candidate(i, tuple(victims), violations), []
@@ -281,6 +295,10 @@ def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
                 back.append((victim, -1))
                 victims.append(victim)
                 violations += group_violates
+    if violating and fine:
+        # given back in two groups, the victims are put in order of importance again, most
+        # important first, as SelectVictimsOnNode does when both groups hold pods
+        victims.sort(key=_importance)
     weighed.victims, weighed.violations, weighed.back = tuple(victims), violations, back
 
 
@@ -311,16 +329,26 @@ def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None,
     return Candidate(i, victims, weighed.violations), []
 
 
+PRIORITY_FLOOR = 2**31   # MaxInt32+1: added to each victim's priority before they are summed
+
+
 def _best(candidates: list[Candidate]) -> Candidate:
+    """pickOneNodeForPreemption's default criteria, each one deciding only among the candidates
+    the ones before it tie: the fewest PDB violations; the least important highest-priority
+    victim; the smallest sum of victims' priorities, each counted from MaxInt32+1 up so that
+    more victims never sum smaller (several of negative priority would otherwise beat one);
+    the fewest victims; the latest start of the highest-priority victims (their earliest start);
+    then the first candidate (PDB-sparing ones come first, each kind in dry-run order)."""
+
     def rank(c: Candidate) -> tuple:
-        top = c.victims[0] if c.victims else None
-        started = top.created.timestamp() if top is not None and top.created else 0.0
+        top = max(v.priority for v in c.victims)
+        earliest = min(_started(v) for v in c.victims if v.priority == top)
         return (
             c.pdb_violations,
-            top.priority if top else 0,
-            sum(v.priority for v in c.victims),
+            top,
+            sum(v.priority + PRIORITY_FLOOR for v in c.victims),
             len(c.victims),
-            -started,
+            -earliest,
         )
 
     return min(candidates, key=rank)
@@ -369,8 +397,11 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     potential = np.flatnonzero(resolvable & ~without_victims)
     short, reasons = _still_short(ctx, potential)
     statuses.update(reasons)
-    enough = max(MIN_CANDIDATES, ctx.size * CANDIDATE_PERCENT // 100)
-    candidates: list[Candidate] = []
+    # counted among the nodes where preemption might help (resolvable ones, victims or not), as
+    # upstream does; its dry runs start at a random offset into them, ours at the first (a
+    # simulation answers the same every time)
+    enough = candidates_wanted(int(resolvable.sum()))
+    sparing, violating = [], []   # candidates that break no PDB, and those that break one
     kept = _kept(ctx)
     for i in potential[~short[potential]]:
         i = int(i)
@@ -379,9 +410,20 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
             for reason in reasons:
                 statuses[reason] += 1
             continue
-        candidates.append(candidate)
-        if len(candidates) >= enough:
-            break
-    if candidates:
-        return _best(candidates), ""
+        if not candidate.victims:
+            continue   # fits with nothing evicted: upstream's dry run calls that an error, not a candidate
+        found = violating if candidate.pdb_violations else sparing
+        if len(found) < enough:   # each kind holds at most that many, later ones are dropped
+            found.append(candidate)
+        if sparing and len(sparing) + len(violating) >= enough:
+            break   # enough of them, and at least one breaks no PDB (DryRunPreemption)
+    if sparing or violating:
+        return _best(sparing + violating), ""   # those that break no PDB first
     return None, preemption_message(ctx.size, +statuses)
+
+
+def candidates_wanted(nodes: int) -> int:
+    """How many candidates the dry runs collect among ``nodes`` nodes where preemption might help:
+    ``MinCandidateNodesPercentage`` (10) percent of them, at least ``MinCandidateNodesAbsolute``
+    (100), at most all of them (DefaultPreemption's calculateNumCandidates, default args)."""
+    return min(max(nodes * CANDIDATE_PERCENT // 100, MIN_CANDIDATES), nodes)
