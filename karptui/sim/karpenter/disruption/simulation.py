@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....model import Pod
+from ....model import labels as L
 from ....model.selectors import selected_as
 from ...signature import signature
 from ...simulate import filter_error
@@ -149,7 +150,7 @@ def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pend
     limits = _limits_left(scheduler)
     kinds = tuple({selected_as(p): p for p in pending}.values())  # a selector reads a pod's namespace and labels
     topology = scheduler.topology
-    if any(g.owners or _selects_any(g, kinds) for g in topology.inverse.values()) \
+    if any((g.owners or _selects_any(g, kinds)) and not _per_host(g) for g in topology.inverse.values()) \
             or scheduler.reservations is not None or any_negative(pending) or not _relaxations_owned(scheduler, pending):
         return PendingRun(None, False)
     groups = tuple(topology.groups.values())
@@ -213,7 +214,7 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
     topology = scheduler.topology
     if scheduler.reservations is not None or any(_selects_any(g, shared.kinds) for g in topology.groups.values()) \
-            or any(g.owners and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
+            or any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
         return None
     if shared.groups:
         kinds = tuple({selected_as(p): p for p in moving}.values())
@@ -242,6 +243,16 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         if pending.on_existing or len(pending.claims) == 1:
             return None
     return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim), dict(pending.errors))
+
+
+def _per_host(group: TopologyGroup) -> bool:
+    """An anti-affinity group over hostnames keeps apart pods on the same node only. In a simulation
+    that takes the shared run, moved pods land on existing nodes and pending pods on new NodeClaims
+    only, each NodeClaim a hostname of its own: what the group counts on one side is never a domain
+    the other side asks about, and taking candidates out only lowers counts on their own, excluded,
+    nodes. So such a group, whoever owns it and whomever it selects, leaves both runs' answers as
+    they are."""
+    return group.key == L.HOSTNAME
 
 
 def _selects_any(group, pods) -> bool:
