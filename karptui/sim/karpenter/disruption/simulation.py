@@ -139,8 +139,9 @@ class PendingRun:
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
                 settling: frozenset[str], existing, unplaceable: frozenset[str] = frozenset()) -> PendingRun:
     """Karpenter's scheduler over the pending pods alone (the ones a simulation queues), once per
-    cluster state. Usable only when no anti-affinity answers about them (none of them has any, no
-    bound pod's required anti-affinity selects one), every group a relaxation of theirs would own is
+    cluster state. Usable only when no anti-affinity but over hostnames answers about them (none of
+    them has any other, no bound pod's required anti-affinity over another key selects one: see
+    :func:`_per_host`), every group a relaxation of theirs would own is
     one they own already (so a run makes no group of theirs the shared one did not count), no
     tracked reservation is in play, no pod requests a negative amount, none of them lands on an
     existing node and they do not open exactly one NodeClaim. Which NodePools' limits cut no
