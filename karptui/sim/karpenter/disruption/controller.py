@@ -35,7 +35,7 @@ from .command import Command, REPLACE
 from .savings import estimated_savings, leaked
 from ..versions import V1_14, karpenter_version
 from .consolidation import consolidate
-from .hostports import HostPortSplits
+from .newclaims import NewClaims
 from .simulation import PendingRun, Simulation, pending_run, simulate
 from .verdicts import (BLOCKED, DELETE, METHOD_ORDER, REPAIR_FIRST, REPLACE as REPLACED, SKIPPED, Ledger,
                        NodeVerdicts, Why, span)
@@ -177,7 +177,7 @@ class Disruptor:
         self.share_pending = share_pending
         self._shared: PendingRun | None = None
         self._state_simulations = 0  # simulations over the cluster state as it now stands
-        self._splits: HostPortSplits | None = None   # see needs_two_claims
+        self._splits: NewClaims | None = None   # see needs_two_claims
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,
@@ -209,12 +209,12 @@ class Disruptor:
 
     def needs_two_claims(self, candidates: list[Candidate]) -> bool:
         """True when every simulation taking out ``candidates`` needs two new NodeClaims or leaves a
-        moved pod without a place, known without one (:mod:`.hostports`): multi-node consolidation,
+        moved pod without a place, known without one (:mod:`.newclaims`): multi-node consolidation,
         which keeps no reason for a prefix that cannot go, then takes no command from it. Counted as a
         simulation run, as it stands for one: the bounds on simulations per decision are met where they were."""
         if self._splits is None:
-            self._splits = HostPortSplits(self.prepared, self._existing(), self.state.excluded, self._settling(),
-                                          self.pending)
+            self._splits = NewClaims(self.snapshot, self.state, self.catalog, self.prepared, self._existing(),
+                                     self._settling(), self.pending)
         if not self._splits.two_claims(candidates):
             return False
         self.simulated += 1

@@ -5,7 +5,7 @@ binary search over the prefix length keeps the longest that deletes, or is
 replaced by one cheaper node of a type none of them is, and that every
 Balanced NodePool among them approves (Karpenter's ``multinodeconsolidation.go``).
 A prefix whose simulation is known to give no command (:meth:`Disruptor.hopeless`, and
-two pods with one host port that need a new node each, :mod:`.hostports`) is not simulated.
+two pods that need a NodeClaim each and can never share one, :mod:`.newclaims`) is not simulated.
 """
 
 from __future__ import annotations
