@@ -35,6 +35,7 @@ from .command import Command, REPLACE
 from .savings import estimated_savings, leaked
 from ..versions import V1_14, karpenter_version
 from .consolidation import consolidate
+from .newclaims import NewClaims
 from .simulation import PendingRun, Simulation, pending_run, simulate
 from .verdicts import (BLOCKED, DELETE, METHOD_ORDER, REPAIR_FIRST, REPLACE as REPLACED, SKIPPED, Ledger,
                        NodeVerdicts, Why, span)
@@ -176,6 +177,7 @@ class Disruptor:
         self.share_pending = share_pending
         self._shared: PendingRun | None = None
         self._state_simulations = 0  # simulations over the cluster state as it now stands
+        self._splits: NewClaims | None = None   # see needs_two_claims
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,
@@ -204,6 +206,22 @@ class Disruptor:
                         # simulations (which may use them) schedule their pending pods themselves
                         self._pending_run() if consolidating and pending is self.pending and self._sharing()
                         else None, freed=freed, most_claims=most_claims)
+
+    def needs_two_claims(self, candidates: list[Candidate]) -> bool:
+        """True when every simulation taking out ``candidates`` needs two new NodeClaims or leaves a
+        moved pod without a place, known without one (:mod:`.newclaims`): multi-node consolidation,
+        which keeps no reason for a prefix that cannot go, then takes no command from it. Counted as a
+        simulation run, as it stands for one: the bounds on simulations per decision are met where they were."""
+        if self._splits is None:
+            self._splits = NewClaims(self.snapshot, self.state, self.catalog, self.prepared, self._existing(),
+                                     self._settling(), self.pending)
+        if not self._splits.two_claims(candidates):
+            return False
+        self.simulated += 1
+        self.simulations_run += 1
+        if self.progress is not None:
+            self.progress(self.phase, self.commands, len(self.state.nodes))
+        return True
 
     def _sharing(self) -> bool:
         """Whether this simulation takes the pending pods' shared run where it may: once the cluster
@@ -351,7 +369,7 @@ class Disruptor:
     # ---- the loop -----------------------------------------------------------------------------------
     def run(self, state: ClusterState) -> tuple[list[Disruption], list[Blocked]]:
         self.state = state
-        self._shared = None
+        self._shared = self._splits = None
         commands: list[Disruption] = []
         for _ in range(self.max_commands):
             if self.progress is not None:
@@ -519,7 +537,7 @@ class Disruptor:
         """The cluster after the command: its nodes gone, their pods where the simulation put them,
         each replacement running as a new node."""
         state = self.state
-        self._settled = self._room = self._never = self._health = self._shared = None
+        self._settled = self._room = self._never = self._health = self._shared = self._splits = None
         self._state_simulations = 0
         indices = [c.index for c in command.candidates]
         if command.decision != REPLACE:

@@ -4,6 +4,8 @@ Candidates best savings-per-cost first, within the budgets, at most 100; a
 binary search over the prefix length keeps the longest that deletes, or is
 replaced by one cheaper node of a type none of them is, and that every
 Balanced NodePool among them approves (Karpenter's ``multinodeconsolidation.go``).
+A prefix whose simulation is known to give no command (:meth:`Disruptor.hopeless`, and
+two pods that need a NodeClaim each and can never share one, :mod:`.newclaims`) is not simulated.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def compute(ctx, candidates: list[Candidate], budgets: dict[str, int]) -> Comman
             break
         mid = (low + high) // 2
         prefix = chosen[: mid + 1]
-        command = None if ctx.hopeless(prefix) else consolidate(ctx, NAME, prefix, why=False)[0]
+        command = None if ctx.hopeless(prefix) or ctx.needs_two_claims(prefix) \
+            else consolidate(ctx, NAME, prefix, why=False)[0]
         valid = command is not None and (command.decision == DELETE or (
             command.decision == REPLACE and without_same_type(ctx, command) is not None))
         if valid:  # a Balanced NodePool may still reject the move

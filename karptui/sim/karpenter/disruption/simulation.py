@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....model import Pod
+from ....model import labels as L
 from ....model.selectors import selected_as
 from ...signature import signature
 from ...simulate import filter_error
@@ -138,8 +139,9 @@ class PendingRun:
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
                 settling: frozenset[str], existing, unplaceable: frozenset[str] = frozenset()) -> PendingRun:
     """Karpenter's scheduler over the pending pods alone (the ones a simulation queues), once per
-    cluster state. Usable only when no anti-affinity answers about them (none of them has any, no
-    bound pod's required anti-affinity selects one), every group a relaxation of theirs would own is
+    cluster state. Usable only when no anti-affinity but over hostnames answers about them (none of
+    them has any other, no bound pod's required anti-affinity over another key selects one: see
+    :func:`_per_host`), every group a relaxation of theirs would own is
     one they own already (so a run makes no group of theirs the shared one did not count), no
     tracked reservation is in play, no pod requests a negative amount, none of them lands on an
     existing node and they do not open exactly one NodeClaim. Which NodePools' limits cut no
@@ -149,7 +151,7 @@ def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pend
     limits = _limits_left(scheduler)
     kinds = tuple({selected_as(p): p for p in pending}.values())  # a selector reads a pod's namespace and labels
     topology = scheduler.topology
-    if any(g.owners or _selects_any(g, kinds) for g in topology.inverse.values()) \
+    if any((g.owners or _selects_any(g, kinds)) and not _per_host(g) for g in topology.inverse.values()) \
             or scheduler.reservations is not None or any_negative(pending) or not _relaxations_owned(scheduler, pending):
         return PendingRun(None, False)
     groups = tuple(topology.groups.values())
@@ -213,7 +215,7 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
     topology = scheduler.topology
     if scheduler.reservations is not None or any(_selects_any(g, shared.kinds) for g in topology.groups.values()) \
-            or any(g.owners and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
+            or any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
         return None
     if shared.groups:
         kinds = tuple({selected_as(p): p for p in moving}.values())
@@ -242,6 +244,16 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         if pending.on_existing or len(pending.claims) == 1:
             return None
     return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim), dict(pending.errors))
+
+
+def _per_host(group: TopologyGroup) -> bool:
+    """An anti-affinity group over hostnames keeps apart pods on the same node only. In a simulation
+    that takes the shared run, moved pods land on existing nodes and pending pods on new NodeClaims
+    only, each NodeClaim a hostname of its own: what the group counts on one side is never a domain
+    the other side asks about, and taking candidates out only lowers counts on their own, excluded,
+    nodes. So such a group, whoever owns it and whomever it selects, leaves both runs' answers as
+    they are."""
+    return group.key == L.HOSTNAME
 
 
 def _selects_any(group, pods) -> bool:
