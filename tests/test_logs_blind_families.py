@@ -539,6 +539,11 @@ NODE_B = "ip-10-4-17-203.eu-central-1.compute.internal"
     ('"deleted node"     ' + NODE_B, "node_terminated", {"node": NODE_B}),
 ])
 def test_set_n_and_o_families(line, kind, fields):
+    reads_as(line, kind, fields)
+
+
+def reads_as(line: str, kind: str | None, fields: dict) -> None:
+    """One line alone is read as ``kind`` (None: as no line of Karpenter's), with ``fields``."""
     found = parse([line]).get(1)
     assert (found["kind"] if found else None) == kind
     for key, value in fields.items():
@@ -648,10 +653,7 @@ def test_disruption_terminating_rows_with_elided_objects_are_one_life():
      "nodeclaim_created", {"instance_types": ["m5.large", "m6i.large"]}),
 ])
 def test_set_q_families(line, kind, fields):
-    found = parse([line]).get(1)
-    assert (found["kind"] if found else None) == kind
-    for key, value in fields.items():
-        assert found.get(key) == value, key
+    reads_as(line, kind, fields)
 
 
 def test_a_nameless_creation_launch_and_disruption_are_one_life():
