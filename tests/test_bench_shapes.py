@@ -109,11 +109,7 @@ def test_shape_defaults_and_a_bad_shape(tmp_path):
     (["--only", "info,nope"], "--only: unknown command 'nope'"),
 ])
 def test_bench_commands_refuses_bad_arguments_in_one_line(argv, words, capsys):
-    with pytest.raises(SystemExit) as exc:
-        bench_commands.parse_args(argv)
-    assert exc.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert words in err and "\n" not in err and "Traceback" not in err
+    refused_in_one_line(bench_commands.parse_args, argv, words, capsys)
 
 
 def test_bench_commands_check_hashes_needs_its_own_file(tmp_path, capsys):
@@ -165,11 +161,7 @@ def test_bench_commands_only_runs_the_commands_named(tmp_path):
     (["--budgets", "live=0"], "--budgets: live's budget must be more than 0 seconds"),
 ])
 def test_all_figures_refuses_bad_arguments_in_one_line(argv, words, capsys):
-    with pytest.raises(SystemExit) as exc:
-        all_figures.parse_args(argv)
-    assert exc.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert words in err and "\n" not in err and "Traceback" not in err
+    refused_in_one_line(all_figures.parse_args, argv, words, capsys)
 
 
 def test_all_figures_on_tiny_clusters(tmp_path, capsys):
@@ -244,3 +236,12 @@ def test_all_figures_merges_runs_made_apart(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         all_figures.main(["--merge", str(bad)])
     assert "not a file all_figures.py --json wrote" in str(exc.value)
+
+
+def refused_in_one_line(parse_args, argv, words, capsys) -> None:
+    """Bad arguments: exit 2 with one line that names what is wrong, never a traceback."""
+    with pytest.raises(SystemExit) as exc:
+        parse_args(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err and "Traceback" not in err

@@ -276,9 +276,7 @@ class HistoryBuilder:
             if len(last.lines) < MAX_LINES_PER_LIFE:
                 last.lines.append(ref)
             return last
-        draft = self.nameless = self.drafts[f"(unnamed, line {ref})"] = Draft(f"(unnamed, line {ref})", named=False)
-        draft.lines.append(ref)
-        return draft
+        return self._fresh_unnamed(ref)
 
     def leftover_creations(self) -> list[Draft]:
         """A life for each creation line that named no NodeClaim and that no launch line followed (v0.2x's
@@ -451,6 +449,7 @@ class HistoryBuilder:
         return len(self.drafts) <= 50
 
     def _fresh_unnamed(self, ref: str) -> Draft:
+        """A new unnamed life beginning at line ``ref``, the newest one a nameless line may join."""
         draft = self.nameless = self.drafts[f"(unnamed, line {ref})"] = Draft(f"(unnamed, line {ref})", named=False)
         draft.lines.append(ref)
         return draft

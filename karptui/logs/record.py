@@ -290,7 +290,7 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
             fields = salvage("{" + text[kept.end():])
         text = (whole.group(1) if whole else text.strip('",')).replace('\\"', '"')
         if rest and _AUTHOR_PAIRS.match(rest):   # then a few of its fields in the author's words: "key: value, ..."
-            fields = {k: v for k, _, v in (p.partition(": ") for p in rest.split(", ")) if v and " " not in k}
+            fields = author_pairs(rest.split(", "))
         elif rest and " " not in rest and any(c.isdigit() or c in ".-" for c in rest):
             text = f"{text} {rest}"   # then the object's name alone: "deleted node"   ip-192-168-1-2.ec2.internal
     if not fields and ("..." in text or "…" in text):  # the message, the author's "...", the pairs they kept
@@ -342,7 +342,7 @@ def _quoted(number: int, body: str, source: str, stamp: str) -> Record | None:
             continue
         parts = _parts_after(body, mark, span) if found.preset is None and not found.fields else None
         if parts is not None:  # the line written by its parts: the message, then its pairs (or its taint)
-            found.fields = {k: v for k, _, v in (p.partition(": ") for p in parts) if v and _PAIR_KEY.fullmatch(k)}
+            found.fields = author_pairs(parts)
             if known(classify(found)):
                 return found
         head = found.level or "." in found.logger   # a line's own columns before its message: the line pasted
@@ -372,6 +372,12 @@ _ROW_TYPE = re.compile(r"(?:^|\s)(?:Normal|Warning)\s")
 # the code spans that follow a message's span with only spaces between: ``log: `tainted node` `key: value` ``
 _NEXT_SPAN = re.compile(r"[ \t]+(`+)([^`]+)\1")
 _PAIR_KEY = re.compile(r"[A-Za-z][\w.\-/]*")
+
+
+def author_pairs(parts) -> dict:
+    """A line's fields as an author wrote them out, ``key: value`` each (``decision: delete``); a part that
+    is no such pair (a taint, a sentence) is left out."""
+    return {k: v for k, _, v in (part.partition(": ") for part in parts) if v and _PAIR_KEY.fullmatch(k)}
 
 
 def _parts_after(body: str, mark: str, span: str) -> list[str] | None:
