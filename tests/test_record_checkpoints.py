@@ -533,3 +533,27 @@ def test_a_checkpoint_whose_expired_events_are_not_what_they_should_be_still_giv
     assert list(rec.objects_at(rec.end).items()) == list(want.objects_at(rec.end).items())
     assert rec.events_until(rec.end) == want.events_until(rec.end)
     assert rec._full[newest.seq].expired is None
+
+
+def test_a_long_scrub_keeps_a_bounded_number_of_intervals_and_the_same_states(tmp_path, monkeypatch):
+    """Scrubbing a whole recording back and forth holds at most ``INTERVALS_KEPT`` intervals decoded
+    (a day of them once held ~500 MiB), and every state and Event history is the one a reader that
+    keeps every interval gives. An interval pushed out and needed again is decoded again: the bound
+    is what is held, not what is read."""
+    import karptui.recording.reader as reader
+
+    out = tmp_path / "rec"
+    churned(out, intervals=60, checkpoint_every=None)   # no checkpoints: every replay from the base
+    keeping = Recording(out)
+    hours = [keeping.end - timedelta(minutes=m) for m in range(0, 300, 25)]
+    states = {at: (list(keeping.objects_at(at).items()), keeping.events_until(at)) for at in hours}
+    assert len(keeping._decoded) == 60
+    monkeypatch.setattr(reader, "INTERVALS_KEPT", 6)
+    decodes = Decodes(monkeypatch)
+    bounded = Recording(out)
+    for at in [*hours, *reversed(hours), *hours]:
+        assert list(bounded.objects_at(at).items()) == states[at][0], at
+        assert bounded.events_until(at) == states[at][1], at
+        assert len(bounded._decoded) <= 6
+    deltas = [n for n in decodes.names if ".delta." in n]
+    assert len(deltas) > len(set(deltas)) >= 60 - 12   # intervals read again after they were let go

@@ -40,6 +40,12 @@ CHECKPOINTS_KEPT = 4
 #: those of the states shown just before it; older ones go, or a scrub through a day would keep every
 #: object of every state it passed (1,000 nodes, 20 replaced every 5 minutes: 80,000 conversions).
 STATES_KEPT = 4
+#: Intervals kept decoded, the most recently used (the base is kept besides): eight hours of
+#: five-minute intervals. A replay reads the intervals from its full state on, and the writer puts a
+#: checkpoint every dozen intervals or so when they change much, so a scrub reuses the intervals of
+#: the steps near it; kept for a whole session, a day back at 20 nodes replaced per interval held
+#: ~500 MiB of decoded changes.
+INTERVALS_KEPT = 96
 
 _NO_TIME = datetime.min.replace(tzinfo=UTC)   # an Event that says no time sorts first
 
@@ -180,7 +186,8 @@ class Recording:
         #: index in files of the delta a checkpoint's state follows -> the checkpoint (none when
         #: ``checkpoints`` is False: every state replayed from the base, as a recording without them)
         self.checkpoints = usable_checkpoints(found, self.files) if checkpoints else {}
-        self._decoded: dict[int, Segment] = {}   # index in files -> the segment, decoded when first needed
+        self._base: Segment | None = None        # the base segment, decoded when first needed
+        self._decoded: OrderedDict[int, Segment] = OrderedDict()   # index -> an interval, least recently used first
         self._full: OrderedDict[int, FullState] = OrderedDict()   # index -> a checkpoint, least recently used first
         self._unusable: set[int] = set()         # indexes of checkpoints that cannot be read or are not what they say
         self._lock = threading.Lock()            # the TUI's workers read it beside the screen
@@ -195,20 +202,28 @@ class Recording:
 
         Opening decodes nothing: a state at ``t`` needs the newest checkpoint at or before ``t`` (else
         the base) and the intervals after it up to ``t``; the span and the log only the base's first
-        fields (:func:`.segments.head`) and the intervals; each is decoded when something asks, once."""
-        found = self._decoded.get(index)
-        if found is None:
-            with self._lock:
-                found = self._decoded.get(index)
-                if found is None:
-                    found = read_segment(self.files[index])
-                    if found.type == BASE:
-                        found = replace(found, objects=self._shared(found.objects))
-                    elif found.changes:
-                        shared = self._shared(obj for _, _, obj in found.changes)
-                        found = replace(found, changes=tuple((when, change_type, obj) for (when, change_type, _), obj
-                                                             in zip(found.changes, shared)))
-                    self._decoded[index] = found
+        fields (:func:`.segments.head`) and the intervals; each is decoded when something asks. The base stays
+        decoded; an interval stays among the :data:`INTERVALS_KEPT` used last, so a long scrub holds a
+        bounded share of the recording, and one it comes back to after that is decoded again."""
+        with self._lock:
+            found = self._base if index == 0 else self._decoded.get(index)
+            if found is not None:
+                if index:
+                    self._decoded.move_to_end(index)
+                return found
+            found = read_segment(self.files[index])
+            if found.type == BASE:
+                found = replace(found, objects=self._shared(found.objects))
+            elif found.changes:
+                shared = self._shared(obj for _, _, obj in found.changes)
+                found = replace(found, changes=tuple((when, change_type, obj) for (when, change_type, _), obj
+                                                     in zip(found.changes, shared)))
+            if index == 0:
+                self._base = found
+            else:
+                self._decoded[index] = found
+                while len(self._decoded) > INTERVALS_KEPT:
+                    self._decoded.popitem(last=False)
         return found
 
     @property
@@ -222,7 +237,7 @@ class Recording:
         found = self._heads.get(index)
         if found is None:
             file = self.files[index]
-            decoded = self._decoded.get(index)
+            decoded = self._base if index == 0 else self._decoded.get(index)
             doc = head(file.path) if decoded is None else None
             if doc is None or "logs" not in doc or doc.get("segment") != file.type or doc.get("seq") != file.seq:
                 whole = decoded or self.segment(index)   # an older writer's (log last), or one to complain of
