@@ -664,3 +664,79 @@ def test_a_nameless_creation_launch_and_disruption_are_one_life():
     (life,) = lives(lines).values()
     assert not life.named and life.instance_type == "c6i.xlarge" and life.end_reason == "emptiness"
     assert {"created", "launched", "disrupted"} <= set(life.steps)
+
+
+# --- set r (issue 30) ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # DeprovisioningBlocked (to v0.32): its reason, and its messages "Cannot deprovision node|Node|machine due to R"
+    # and "Cannot deprovision Node: R", in a describe row, alone, and in a row cut to FROM and MESSAGE
+    ("  Normal   DeprovisioningBlocked  4m  karpenter  Cannot deprovision node due to Nominated for a pending pod",
+     "disruption_blocked", {"reason": "Nominated for a pending pod"}),
+    ("Cannot deprovision machine due to machine is not initialized", "disruption_blocked",
+     {"reason": "machine is not initialized", "event": "DeprovisioningBlocked"}),
+    ("karpenter  Cannot deprovision Node: Nominated for a pending pod", "disruption_blocked",
+     {"reason": "Nominated for a pending pod"}),
+    ("karpenter  Cannot disrupt Node: state node is nominated for a pending pod", "disruption_blocked",
+     {"event": "DisruptionBlocked"}),
+    # the AWS provider's interruption events, their fixed sentences pasted alone
+    ("Instance is terminating", "interruption", {"message_kind": "instance_state_change"}),
+    ("Instance is stopping", "interruption", {"message_kind": "instance_state_change"}),
+    ("Spot interruption warning was triggered", "interruption", {"message_kind": "spot_interruption"}),
+    ("Interruption triggered termination for the NodeClaim", "interruption", {"action": "delete"}),
+    # a describe row flattened onto one prose line after the author's label, in markdown bold
+    ("**Error Message: Normal DisruptionBlocked 86s (x2 over 3m28s) karpenter Nodeclaim does not have an "
+     "associated node**", "disruption_blocked", {"reason": "Nodeclaim does not have an associated node"}),
+    # an author's timeline: a list item's 12-hour time of day, a dash, then v1's message alone
+    ("- 9:55:21.358 pm - created nodeclaim", "nodeclaim_created", {}),
+    ("- 10:02 AM - launched nodeclaim", "nodeclaim_launched", {}),
+    ("* 11:40:05 pm – initiating delete from interruption message", "interruption", {"action": "delete"}),
+    # v0.3x's disruption line with no candidate list: the context names the node
+    ('INFO    controller.disruption   disrupting via consolidation delete  {"nodeclaim": "default-a1b2c", '
+     f'"node": "{NODE}"}}', "disruption", {"method": "consolidation", "nodes": [NODE]}),
+    # the interruption line cut after its head: the context's NodeClaim too
+    (f'INFO    controller.interruption   initiating delete  {{"node": "{NODE}", "nodeclaim": "default-a1b2c"}}',
+     "interruption", {"node": NODE, "nodeclaim": "default-a1b2c"}),
+    # a controller's error record that an author cut down to its keys and error: controller-runtime's Reconciler
+    # error, the reconciled object named by controllerKind and name
+    ('{"level":"ERROR","controller":"nodeclaim.lifecycle","controllerKind":"NodeClaim","name":"batch-7kq2n",'
+     '"error":"launching nodeclaim, creating instance, creating nodeclaim, AuthFailure: not permitted"}',
+     "launch_failed", {"nodeclaim": "batch-7kq2n"}),
+    # the provisioner's failed create of the NodeClaim object (v0.32-v1.x), pasted alone: Karpenter's, no kind of its own
+    ('creating node claim, NodeClaim.karpenter.sh \\"spot-x2n7d\\" is invalid: [spec.requirements: Too many: 32: '
+     'must have at most 30 items]', "other", {}),
+])
+def test_set_r_families(line, kind, fields):
+    reads_as(line, kind, fields)
+
+
+@pytest.mark.parametrize("reason,message,kind", [
+    ("DisruptionBlocked", 'Pod has "karpenter.sh/do-not-disrupt" annotation', "disruption_blocked"),
+    ("DisruptionBlocked", "Pdb prevents pod evictions (PodDisruptionBudget=[lab/guard])", "disruption_blocked"),
+    ("DisruptionTerminating", "Disrupting NodeClaim: Underutilized", "other"),
+    ("Unconsolidatable", "Can't replace with a cheaper node", "unconsolidatable"),
+])
+def test_an_events_reason_then_its_message_on_the_next_line_is_one_event(reason, message, kind):
+    found = parse(["```text", reason, message, "```"])
+    assert list(found) == [2] and found[2]["kind"] == kind and found[2]["event"] == reason
+
+
+def test_a_reason_alone_before_another_reason_or_a_blank_is_no_event_of_two_lines():
+    assert parse(["DisruptionBlocked", "", "Unconsolidatable", "DisruptionBlocked"]) == {}
+
+
+def test_a_message_then_its_values_one_key_value_a_line_is_one_record():
+    found = parse(["```text", "disrupting node(s)", 'command="Underutilized ... delete"', 'decision="delete"',
+                   "pod-count=1", "```"])
+    assert list(found) == [2]
+    assert {k: found[2].get(k) for k in ("kind", "method", "action", "pod_count")} == \
+        {"kind": "disruption", "method": "underutilized", "action": "delete", "pod_count": 1}
+
+
+def test_a_viewers_folded_values_in_a_braceless_record_one_pair_a_line():
+    lines = ['"message":"failed to update nodeclaim from cost tracking",', '"level":"ERROR",', '"NodeClaim":',
+             "{…},", '"controller":"state.nodeclaim",', '"missingLabels":', "(3)[…],",
+             '"time":"2026-01-04T05:55:13.773Z"']
+    found = parse(lines)
+    assert list(found) == [1] and found[1]["kind"] == "other" and found[1]["level"] == "error"
+    assert found[1]["time"] == "2026-01-04T05:55:13.773Z"

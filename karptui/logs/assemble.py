@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from .classify import POOL_ERROR
-from .kube_events import open_row, wrapped_row
+from .kube_events import KARPENTER_REASONS, open_row, wrapped_row
 from .paste import FRAGMENT, GO_TRACE, console, unwrap
 
 MAX_JOINED_LINES = 64           # jq prints a v1 record in ~20 lines; a wrapped one takes 2-3
@@ -59,6 +59,10 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 joined, used = _fragment_goes_on(body, held, source)
             elif body[:1] == '"' and _PAIR_LINE.match(body):
                 joined, used = _pairs_below(body, held, source)
+            elif "=" not in body and len(body) < 120 and _logfmt_below(held, source):
+                joined, used = _values_below(body.strip(), held, source)
+            elif body.strip() in KARPENTER_REASONS:
+                joined, used = _message_below(body.strip(), held, source)
             elif stripped[-1:] == ";" and POOL_ERROR.match(body):
                 joined, used = _pools_go_on(stripped, held, source)
             else:
@@ -203,6 +207,38 @@ def _row_message_below(first: str, held: list[str], source: Iterator[str]) -> tu
     return f"{first}  {line.strip()}", 1
 
 
+# one ``key=value`` a line, as an author lists a record's values below its message
+_LOGFMT_LINE = re.compile(r'^\s*[A-Za-z][\w.-]*=(?:"(?:[^"\\]|\\.)*"|[^\s"]+)\s*$')
+
+
+def _logfmt_below(held: list[str], source: Iterator[str]) -> bool:
+    line = _ahead(held, source, 0)
+    return line is not None and _LOGFMT_LINE.match(line) is not None
+
+
+def _values_below(message: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """A message alone, then a few of its record's values one ``key=value`` a line (an author's notes:
+    ``disrupting node(s)`` / ``decision="delete"`` / ``pod-count=1``): one line, the message, the
+    author's ``...`` and the pairs, as a shortened copy that kept them reads."""
+    pairs = []
+    for index in range(MAX_PAIR_LINES):
+        line = _ahead(held, source, index)
+        if line is None or not _LOGFMT_LINE.match(line):
+            break
+        pairs.append(line.strip())
+    return f"{message} ... {' '.join(pairs)}", len(pairs)
+
+
+def _message_below(reason: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
+    """One of Karpenter's event reasons alone on its line, as an author lists an event (``DisruptionBlocked``,
+    then ``Pdb prevents pod evictions ...`` below): the next line is its message, read as ``REASON: MESSAGE``."""
+    line = _ahead(held, source, 0)
+    if line is None or not line.strip() or _NOISE.match(line) or _STARTS_RECORD.match(line) or _is_record(line) \
+            or line.strip() in KARPENTER_REASONS:
+        return None, 0
+    return f"{reason}: {line.strip()}", 1
+
+
 def _row_goes_on(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
     """An event row wrapped after a ``,`` or ``;``: its indented continuation lines, while the text
     still stops at one."""
@@ -240,7 +276,9 @@ def _fragment_goes_on(first: str, held: list[str], source: Iterator[str]) -> tup
 _PAIR_LINE = re.compile(r'^"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*'
                         r'(?:"[\w.\-/ ]+"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d[\d.e+-]*|true|false|null)\s*,\s*)*$')
 _PAIR_OPENS = re.compile(r'^\s*"[\w.\-/ ]+"\s*:')
-MAX_PAIR_LINES = 16
+MAX_PAIR_LINES = 32
+# a log viewer's folded value, on the line below its key: {…} for an object, (3)[…] for a list of three
+_FOLDED = re.compile(r"^\s*(?:\(\d+\))?(?:\{…\}|\[…\]|\{\.\.\.\}|\[\.\.\.\])\s*(,?)\s*$")
 
 
 def _pairs_below(first: str, held: list[str], source: Iterator[str]) -> tuple[str | None, int]:
@@ -250,10 +288,16 @@ def _pairs_below(first: str, held: list[str], source: Iterator[str]) -> tuple[st
     parts = [first.rstrip()]
     for index in range(MAX_PAIR_LINES):
         line = _ahead(held, source, index)
-        if line is None or not _PAIR_OPENS.match(line):
+        folded = _FOLDED.match(line) if line is not None and parts[-1].endswith(":") else None
+        if folded:   # a log viewer's folded object or list, below its key: no value to read
+            parts[-1] += "null" + folded.group(1)
+            if folded.group(1):
+                continue
+        elif line is None or not _PAIR_OPENS.match(line):
             return None, 0
-        parts.append(line.strip())
-        if not parts[-1].endswith(","):
+        else:
+            parts.append(line.strip())
+        if not parts[-1].endswith((",", ":")):
             joined = "".join(parts)
             try:
                 _DECODE("{" + joined + "}")

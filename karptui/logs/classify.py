@@ -46,6 +46,10 @@ def _name(fields: dict, *keys: str) -> str | None:
                     return name
             elif type(value) is str:
                 return value
+    # controller-runtime names the object a controller reconciles with "controllerKind" and "name" (a record
+    # an author cut down to those keeps no {"NodeClaim": {...}})
+    if fields.get("controllerKind") in keys and type(fields.get("name")) is str and fields["name"]:
+        return fields["name"]
     return None
 
 
@@ -410,7 +414,10 @@ def _disruption_line(f: dict, message: str, lowered: str, level: str, line: int,
            "method": method if method in _METHODS else "other", "action": action,
            "nodes": []}
     at = lowered.find(" terminating ", match.end() - 1)
-    if at < 0:
+    if at < 0:   # no candidate list (cut before it, or an author's copy): the context's node, if it names one
+        named = _name(f, "Node", "node") or _name(f, "NodeClaim", "nodeclaim", "Machine", "machine")
+        if named and not elided_name(named):
+            out["nodes"] = [named]
         return out
     words = message[at + 13:].split(" ", 2)  # "1 nodes (2 pods) a/b/c ..." or "1 nodes a/b/c ..."
     if words[0].isdigit():   # the command's size, which outlives a list cut short
@@ -477,13 +484,16 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
     if candidates:
         out["candidates"] = candidates
     for key, field in (("pod_count", "pod-count"), ("replacement_count", "replacement-node-count")):
-        if type(f.get(field)) is int:
-            out[key] = f[field]
+        value = f.get(field)
+        if type(value) is int or type(value) is str and value.isdigit():   # a str from an author's key=value
+            out[key] = int(value)
     if type(f.get("command-id")) is str:
         out["command_id"] = f["command-id"]
     command = _COMMAND.match(f["command"]) if isinstance(f.get("command"), str) else None
-    if command is None and out["method"] == "other" and type(f.get("command")) is str and f["command"].isalpha():
-        out["method"] = _method(f["command"])   # an author's copy that kept only the command's reason ("Empty")
+    reason_only = f["command"].split(" ", 1)[0].partition("/")[0] if type(f.get("command")) is str else ""
+    if command is None and out["method"] == "other" and reason_only.isalpha():
+        # an author's copy that kept only the command's reason ("Empty", "Underutilized ... delete")
+        out["method"] = _method(reason_only)
     if command:
         reason, decision, pools, names = command.groups()
         out["method"] = _method(reason)
@@ -837,8 +847,8 @@ _OTHER_TEMPLATES = re.compile(
     r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
     r"|tainted node$|cordoned node$|annotated nodeclaim$|removing offering from offerings$"
     # errors logged as the message (or pasted alone) in Karpenter's words: the orchestration queue's, the AMI
-    # provider's SSM lookup (v0.3x-v1.x)
-    r"|failed to disrupt nodes, |discovering amis from ssm, "
+    # provider's SSM lookup (v0.3x-v1.x), the provisioner's failed NodeClaim create (v0.32-v1.x, provisioner.go)
+    r"|failed to disrupt nodes, |discovering amis from ssm, |creating node claim, "
     r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")
@@ -883,9 +893,10 @@ def _cut_template(f: dict, lowered: str, level: str, line: int, when: str) -> di
             out["nodepool"] = pool
     elif which == "interruption":  # only the interruption controller deletes "from" a message
         out.update(action=_ACTIONS.get(str(f.get("action", "")).lower(), "delete"))
-        node = _name(f, "Node", "node")
-        if node:
-            out["node"] = node
+        for key, name in (("node", _name(f, "Node", "node")),
+                          ("nodeclaim", _name(f, "NodeClaim", "nodeclaim", "Machine", "machine"))):
+            if name:
+                out[key] = name
     elif which == "disruption":
         method = match.group("method")
         if method in _METHODS:

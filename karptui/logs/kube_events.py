@@ -21,7 +21,7 @@ from .paste import unwrap
 
 # Karpenter core and the AWS provider; older eras' names too (NominatePod, InstanceSpotRebalanceRecommendation).
 KARPENTER_REASONS = frozenset({
-    "DisruptionBlocked", "DisruptionLaunching", "DisruptionTerminating", "DisruptionWaitingReadiness",
+    "DisruptionBlocked", "DeprovisioningBlocked", "DisruptionLaunching", "DisruptionTerminating", "DisruptionWaitingReadiness",
     "Unconsolidatable", "ConsolidationCandidate", "ConsolidationRejected", "ConsolidationApproved",
     "NoCompatibleInstanceTypes", "Nominated", "NominatePod", "NodeRepairBlocked", "Disrupted",
     "FailedDraining", "TerminationGracePeriodExpiring", "FailedTermination", "FailedConsistencyCheck",
@@ -44,6 +44,7 @@ _INTERRUPTIONS = {
 # NodeRepairBlocked (v1.1+, the node health controller): repair held back because too many nodes of the
 # NodePool (or the cluster) are unhealthy -- a node Karpenter says it leaves, as DisruptionBlocked does
 _KINDS = {"DisruptionBlocked": "disruption_blocked", "NodeRepairBlocked": "disruption_blocked",
+          "DeprovisioningBlocked": "disruption_blocked",   # its name to v0.32 ("Cannot deprovision node due to R")
           "Unconsolidatable": "unconsolidatable",
           "ConsolidationCandidate": "consolidation_candidate", "ConsolidationRejected": "consolidation_rejected",
           "ConsolidationApproved": "consolidation_approved"}
@@ -53,7 +54,10 @@ _REASON = re.compile(r"[A-Z][A-Za-z]+")
 _LOG_STORE = re.compile(r"(?:(\d+)x? )?([A-Z][A-Za-z]+): (.*?)(?: \(([\w.-]+)\))?$")
 _NOMINATED = re.compile(r"(?:(?:nodeclaim|machine)/([^,\s]+))?(?:,? ?node/([^,\s]+))?")
 _NOMINATED_OLD = re.compile(r"^Pod should schedule on (?:node: )?([\w.-]+)")
-_CANNOT = re.compile(r"^Cannot disrupt (?:Node|NodeClaim): ")
+# DisruptionBlocked's "Cannot disrupt Node: R" (v0.33+); DeprovisioningBlocked's "Cannot deprovision node|Node|machine
+# due to R" to v0.32, and "Cannot deprovision Node: R" in pastes of the last deprovisioning releases
+_CANNOT_DISRUPT = re.compile(r"^Cannot disrupt (?:Node|NodeClaim): ")
+_CANNOT_DEPROVISION = re.compile(r"^Cannot deprovision (?:[Nn]ode|[Mm]achine|NodeClaim)(?:: | due to )")
 _LEADING_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+")
 _NODE_EVENT = re.compile(r"^Node (\S+) event: ")
 _AGE = re.compile(r"^(?:\d+[smhdy]|<unknown>|<invalid>)")
@@ -65,6 +69,8 @@ _OBJECT = re.compile(r"(?:[nN]ode|nodeclaim|NodeClaim|machine|Machine|[pP]od)/\S
 # TYPE REASON AGE FROM MESSAGE, taken only with Karpenter's own source in the FROM column
 _SINGLE_SPACED = re.compile(r"^(Normal|Warning) ([A-Z][A-Za-z]+) (?:\S+(?: \(x\d+ over \S+\))? )?"
                             r"(karpenter|eks-auto-mode/compute) (\S.*)$")
+# An author's label before such a row, on one prose line (a markdown bold's stars are off already)
+_ROW_LABEL = re.compile(r"^[A-Z][A-Za-z ]{0,30}: (?=(?:Normal|Warning) [A-Z][A-Za-z]+ )")
 # A get-events row whose columns an author joined with single spaces: [AGE] TYPE REASON KIND/NAME MESSAGE,
 # taken only for one of Karpenter's own reasons
 _SINGLE_SPACED_GET = re.compile(r"^(?:(?:\d+[smhdy])+ )?(Normal|Warning) ([A-Z][A-Za-z]+) "
@@ -96,7 +102,8 @@ def event_row(text: str) -> dict | None:
         if found is not None:
             return found
     elif len(parts) == 1:
-        single = _SINGLE_SPACED.match(body)
+        labelled = _ROW_LABEL.match(parts[0])   # "Error Message: Normal DisruptionBlocked ..." in an author's prose
+        single = _SINGLE_SPACED.match(parts[0][labelled.end():] if labelled else body)
         if single is not None:
             return _event(single.group(2), single.group(4), "", "")
         single = _SINGLE_SPACED_GET.match(body)
@@ -104,6 +111,8 @@ def event_row(text: str) -> dict | None:
             return _event(single.group(2), single.group(4), single.group(3), "")
     elif len(parts) == 2 and parts[0] in _TYPES and parts[1] in KARPENTER_REASONS:
         return _event(parts[1], "", "", "")  # a row cut after its reason: only Karpenter files that one
+    elif len(parts) == 2 and parts[0] in KARPENTER_SOURCES:
+        return event_message(parts[1])   # a describe row cut to FROM and MESSAGE: the message names its reason
     elif len(parts) == 2 and _OBJECT.fullmatch(parts[0]):
         # a get-events table cut to its OBJECT and MESSAGE columns: Karpenter's when the message's template is
         told = event_message(parts[1])
@@ -124,12 +133,21 @@ def event_row(text: str) -> dict | None:
 _MESSAGE_REASONS = (
     (re.compile(r"Pod should schedule on(?:: (?:nodeclaim|machine|node)/[\w.-]+(?:, node/[\w.-]+)?| [\w.-]+)"),
      "Nominated"),
-    (_CANNOT, "DisruptionBlocked"),
+    (_CANNOT_DISRUPT, "DisruptionBlocked"),
+    (_CANNOT_DEPROVISION, "DeprovisioningBlocked"),
     (re.compile(r"No allowed disruptions (?:for disruption reason \w+ )?due to blocking budget"), "DisruptionBlocked"),
     # DisruptionTerminating's "Disrupting Node|NodeClaim: REASON", and the terminator's Evicted with its reason
     # (v1.1+ "Evicted pod: Underutilized"; kubelet's eviction manager never writes "Evicted pod: ")
     (re.compile(r"Disrupting (?:Node|NodeClaim|Machine): \w+(?:/\w+)?$"), "DisruptionTerminating"),
     (re.compile(r"Evicted pod: \w+$"), "Evicted"),
+    # the AWS provider's interruption events (pkg/controllers/interruption/events), each a fixed sentence
+    (re.compile(r"Spot interruption warning was triggered$"), "SpotInterrupted"),
+    (re.compile(r"Spot rebalance recommendation was triggered$"), "SpotRebalanceRecommendation"),
+    (re.compile(r"Capacity Reservation interruption warning was triggered$"), "CapacityReservationInstanceInterrupted"),
+    (re.compile(r"Instance is stopping$"), "InstanceStopping"),
+    (re.compile(r"Instance is terminating$"), "InstanceTerminating"),
+    (re.compile(r"An unhealthy warning was triggered for the instance$"), "InstanceUnhealthy"),
+    (re.compile(r"Interruption triggered termination for the (?:NodeClaim|Node)$"), "TerminatingOnInterruption"),
     # Unconsolidatable (pkg/controllers/disruption/consolidation.go, v0.3x-v1.x): the consolidation checks'
     # own sentences; an apostrophe may have become a typographic one in a web page
     (re.compile(r"(?:SpotToSpotConsolidation (?:requires \d+ cheaper instance type options|is disabled, can.t replace)"
@@ -256,6 +274,12 @@ def json_event(data: dict) -> dict | None:
     return found
 
 
+def _blocked_reason(message: str) -> str:
+    """A blocked event's reason: its message without the "Cannot disrupt Node: " of its template."""
+    head = _CANNOT_DISRUPT.match(message) or _CANNOT_DEPROVISION.match(message)
+    return message[head.end():] if head else message
+
+
 def karpenter_event(reason: str, message: str, obj: str = "") -> dict | None:
     """Karpenter's event reason and message (and ``kind/name`` of what it is about) as a log event;
     None for a FailedScheduling that is kube-scheduler's, not Karpenter's."""
@@ -295,7 +319,7 @@ def _event(reason: str, message: str, obj: str, pod_hint: str) -> dict | None:
         if told is not None:
             told.pop("nodes", None)
             return {**out, **{k: v for k, v in told.items() if k not in out}}
-        return {**out, "kind": _KINDS[reason], **({"reason": _CANNOT.sub("", message)} if message else {})}
+        return {**out, "kind": _KINDS[reason], **({"reason": _blocked_reason(message)} if message else {})}
     if reason == "InsufficientCapacityError":
         launch = _launch_failed(message, out, obj, pod_hint)
         if launch is not None:

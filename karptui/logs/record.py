@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .classify import classify, known
 from .foreign import foreign_console_time, foreign_json, foreign_klog
-from .kube_events import event_message, event_row, json_event
+from .kube_events import KARPENTER_SOURCES, event_message, event_row, json_event
 from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, elided_opening, first_record, glued_context,
                     quoted_spans, salvage, split_context, unwrap)
 
@@ -131,6 +131,10 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
         return None
     if not isinstance(message, str):
         message = data.get("msg")
+    if message is None and isinstance(data.get("error"), str) and "controller" in data and isinstance(level, str):
+        # an author's copy of a controller's error record that dropped its message: controller-runtime
+        # logs a reconciler's returned error (with its controller's keys) as "Reconciler error"
+        message = "Reconciler error"
     if not isinstance(message, str) or not isinstance(level, str):
         if "involvedObject" in data or "regarding" in data:
             return _event_record(number, json_event(data), source)
@@ -235,6 +239,10 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
         if head is not None:
             return Record(number, *head, source)
     found = console(body, stamp)
+    if found is not None and not (found.time or found.level) and found.logger in KARPENTER_SOURCES:
+        row = event_row(body)   # not a logger-first line but a describe row cut to FROM and MESSAGE
+        if row is not None:
+            return _event_record(number, row, source)
     if found is None:
         row = event_row(body)
         if row is not None:
@@ -262,7 +270,9 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
 
 # a log store's time column (or an author's time of day alone), an event's type in brackets (a notebook
 # server's spawn progress: "[Warning] Failed to schedule pod, ..."), zap's caller column, before the message
-_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)|\d\d:\d\d:\d\d\.\d+)\s+)?"
+# (or an author's timeline entry, a list item's 12-hour time of day and a dash: "- 9:54:25.295 pm - created nodeclaim")
+_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)|\d\d:\d\d:\d\d\.\d+)\s+"
+                           r"|(?:[-*] )?\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)? ?[AaPp][Mm]\s+[-–]\s+)?"
                            r"(?:\[(?:Normal|Warning)\]\s+)?(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
 
