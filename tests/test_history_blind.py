@@ -37,6 +37,9 @@ KNOWN = {
                              "which the label reads as gone; a block is not a step of a life, so it stays running",
     ("k-022.log", "line 8"): "a `launched nodeclaim` fragment the author cut to its message and capacity type: "
                              "no name to key a life by",
+    ("s-003.log", "qa-linux-batch-amd64-w7kpz"): "only a termination controller's Reconciler error names it (its "
+                                                "finalizer not removed), which the label reads as a deletion under "
+                                                "way; an error is not a step of a life",
     ("r-024.log", "line 13"): "the author's bare event messages after DisruptionTerminating: `Evicted pod: Underutilized` "
                               "(one pod's eviction, which the label reads as the drain) and `Instance is terminating` "
                               "(the AWS interruption controller's InstanceTerminating, read as an interruption, which "

@@ -740,3 +740,31 @@ def test_a_viewers_folded_values_in_a_braceless_record_one_pair_a_line():
     found = parse(lines)
     assert list(found) == [1] and found[1]["kind"] == "other" and found[1]["level"] == "error"
     assert found[1]["time"] == "2026-01-04T05:55:13.773Z"
+
+
+# --- set s (issue 30) ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # v0.19's "Deprovisioning via consolidation/delete": the method and the action one slash apart
+    ('2022-12-26T13:09:33.639Z\tINFO\tcontroller.deprovisioning\tDeprovisioning via consolidation/delete\t'
+     '{"commit": "3b9e1c7"}', "disruption", {"method": "consolidation", "action": "delete"}),
+    ('2022-12-26T13:09:33.639Z\tINFO\tcontroller.deprovisioning\tDeprovisioning via emptiness/delete\t'
+     '{"commit": "3b9e1c7"}', "disruption", {"method": "emptiness", "action": "delete"}),
+    # a NodeClaim controller's Reconciler error names the NodeClaim it reconciled
+    ('{"level":"ERROR","time":"2024-10-19T08:21:57.842Z","logger":"controller","message":"Reconciler error",'
+     '"controller":"nodeclaim.termination","controllerKind":"NodeClaim","NodeClaim":{"name":"batch-w7kpz"},'
+     '"name":"batch-w7kpz","error":"removing termination finalizer, conflict"}', "other", {"nodeclaim": "batch-w7kpz"}),
+    # a record cut inside its caller's file:line is no Go stack trace: a line of its level
+    ('{"level":"ERROR","time":"2024-10-19T08:22:57.852Z","logger":"controller","caller":"controller/controller.go:261',
+     "other", {"level": "error"}),
+    # cluster state's volume error pasted alone (v0.2x-v0.3x)
+    ('inconsistent state error adding volume, StorageClass.storage.k8s.io "manual" not found, please file an issue',
+     "other", {}),
+])
+def test_set_s_families(line, kind, fields):
+    reads_as(line, kind, fields)
+
+
+def test_a_go_stack_traces_file_lines_are_still_no_line():
+    assert parse(["\t/go/pkg/mod/sigs.k8s.io/controller-runtime/pkg/internal/controller/controller.go:261 +0x1a5",
+                  "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).Start.func2()"]) == {}

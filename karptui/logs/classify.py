@@ -393,7 +393,7 @@ def _repair(f: dict, message: str, lowered: str, level: str, logger: str, line: 
 
 
 _DISRUPT = re.compile(r"(?:disrupting nodeclaim\(s\) via|deprovisioning via|disrupting via|consolidating via)\s+"
-                      r"(?:(\w+)\s+)?(delete|replace)(?:\s+\([^,]*)?(?:,|$)")
+                      r"(?:(\w+)[\s/]+)?(delete|replace)(?:\s+\([^,]*)?(?:,|$)")
 _CAPACITY_TYPES = ("spot", "on-demand", "reserved")
 _NODE_NAMES = re.compile(r"(?:^|,)\s*([^\s,/]+)[^,]*")  # "node/instance-type/capacity-type, ...": the node names
 
@@ -826,7 +826,12 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
         cut = _cut_template(fields, lowered, level, line, when)
         if cut is not None:
             return cut
-    return {"line": line, "time": when, "level": level, "kind": "other", "message": message}
+    out = {"line": line, "time": when, "level": level, "kind": "other", "message": message}
+    if message == "Reconciler error":   # a NodeClaim controller's error names the NodeClaim it was reconciling
+        claim = _name(fields, "NodeClaim", "Machine")
+        if claim:
+            out["nodeclaim"] = claim
+    return out
 
 
 # Karpenter's own messages that have no kind of their own (``other``) but are distinctive enough that the
@@ -847,8 +852,10 @@ _OTHER_TEMPLATES = re.compile(
     r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
     r"|tainted node$|cordoned node$|annotated nodeclaim$|removing offering from offerings$"
     # errors logged as the message (or pasted alone) in Karpenter's words: the orchestration queue's, the AMI
-    # provider's SSM lookup (v0.3x-v1.x), the provisioner's failed NodeClaim create (v0.32-v1.x, provisioner.go)
+    # provider's SSM lookup (v0.3x-v1.x), the provisioner's failed NodeClaim create (v0.32-v1.x, provisioner.go),
+    # cluster state's volume usage (v0.2x-v0.3x, scheduling/volumeusage.go)
     r"|failed to disrupt nodes, |discovering amis from ssm, |creating node claim, "
+    r"|inconsistent state error adding volume, "
     r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")

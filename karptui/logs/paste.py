@@ -59,7 +59,7 @@ _JSON_START = re.compile(r'\{"(?:level|time|ts|msg|message|logger)"')
 
 # A Go stack trace's lines (after an ERROR line or a panic): never a record, and the most
 # common noise in a paste; recognised before any unwrapping is tried.
-GO_TRACE = re.compile(r"\s*(?:goroutine \d+ \[|panic: |created by |\S+\.go:\d+(?: \+0x[0-9a-f]+)?\s*$"
+GO_TRACE = re.compile(r"\s*(?:goroutine \d+ \[|panic: |created by |(?![{\"])\S+\.go:\d+(?: \+0x[0-9a-f]+)?\s*$"
                       r"|(?:[\w.\-]+/)+[\w.\-()*]+\(.*\)\s*$)")
 
 
