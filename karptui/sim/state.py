@@ -64,6 +64,9 @@ class ClusterState:
         by_node = snapshot.pods_by_node
         self.pods: list[list[Pod]] = [list(by_node.get(node.name, ())) for node in self.nodes]
         self.host_ports: dict[int, list] = {}  # node -> HostPorts in use (only nodes that have any)
+        # every resource a pod placed here has asked for (an eviction leaves it): when these are all
+        # in ``requested``, its vectors count every request of every node's pods
+        self.resource_names: set[str] = set()
         self.excluded = np.zeros(n, dtype=bool)  # nodes taken out of the cluster (consolidation candidates)
         self._taken_out: tuple[bytes, int] = (self.excluded.tobytes(), 0)  # see taken_out()
         self._taken_out_numbers: dict[bytes, int] = {self._taken_out[0]: 0}
@@ -115,6 +118,7 @@ class ClusterState:
             row = rows.get(id(requests))  # every pod holds its requests: no id is reused in the walk
             if row is None:
                 row = rows[id(requests)] = tuple(requests.get(r, 0) for r in names)
+                self.resource_names.update(requests.keys())
             requested.append(row)
             self._group_add(pod, i, 1)
             if pod.affinity is not NO_AFFINITY:
@@ -174,6 +178,7 @@ class ClusterState:
         new.non_zero_cpu, new.non_zero_memory = self.non_zero_cpu.copy(), self.non_zero_memory.copy()
         new.pods = [list(pods) for pods in self.pods]
         new.host_ports = {i: list(ports) for i, ports in self.host_ports.items()}
+        new.resource_names = set(self.resource_names)
         new.excluded, new.min_priority = self.excluded.copy(), self.min_priority.copy()
         new._taken_out, new._taken_out_numbers = self._taken_out, dict(self._taken_out_numbers)
         new._domains = dict(self._domains)  # by node labels only
@@ -374,6 +379,7 @@ class ClusterState:
                 used.append(port) if sign > 0 else used.remove(port)
         if sign > 0:
             self.pods[i].append(pod)
+            self.resource_names.update(pod.requests.keys())
             self.min_priority[i] = min(self.min_priority[i], pod.priority)
         else:
             _remove(self.pods[i], pod)
