@@ -283,35 +283,43 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
     return out
 
 
-def _requested_rows(state) -> list[tuple[tuple[str, int], ...]]:
+def _requested_rows(state) -> list[dict[str, int]]:
     """Per node, the amounts the state's vectors count on it (those not zero), read in one pass over
     the vectors: reading four numpy scalars per node, node by node, cost more than the rest of it."""
     names = list(state.requested)
     if not names:
-        return [()] * len(state.nodes)
+        return [{} for _ in state.nodes]
     table = np.stack([state.requested[name] for name in names], axis=1).tolist()
-    return [tuple((name, amount) for name, amount in zip(names, row) if amount) for row in table]
+    return [{name: amount for name, amount in zip(names, row) if amount} for row in table]
 
 
-def _on_node(state, i: int, memo: dict, counted: tuple[tuple[str, int], ...],
-             daemons: bool = True) -> tuple[Resources, list[Pod]]:
+def _on_node(state, i: int, memo: dict, counted: dict[str, int], daemons: bool = True) -> tuple[Resources, list[Pod]]:
     """What node ``i``'s pods request (``counted``: the state's vectors' share, from
     :func:`_requested_rows`; the resources the state keeps no vector for are added pod by pod)
-    and which of them are DaemonSet pods, in one walk over its pods.
+    and which of them are DaemonSet pods.
 
-    The walk is only made for what it can find: the pods' other resources when some bound pod
-    asks for one the vectors do not count (``ClusterState.resource_names``), the DaemonSet pods when
-    ``daemons`` (some DaemonSet runs on the node: what its pods already take is not to come). A
-    cluster's pods asking for cpu, memory and pods alone, on nodes no DaemonSet runs on, need no
-    walk at all.
+    Both were noted as the state bound the snapshot's pods (``ClusterState.other_requests``,
+    ``daemonset_pods``), for the nodes no pod has come to or left since: those need no walk over
+    their pods, which a large cluster's memory makes dear (each pod read again from wherever it
+    lies). Otherwise one walk finds them, only for what it can find: the pods' other resources
+    when some bound pod asks for one the vectors do not count (``ClusterState.resource_names``),
+    the DaemonSet pods when ``daemons`` (some DaemonSet runs on the node).
 
     Replicas share one requests object, and a pod with one owner reference is a DaemonSet pod or
     not by that reference alone, which replicas share too: each is asked once (kept alive with
     the answer)."""
     vectors = state.requested
     extras = not state.resource_names <= vectors.keys()
-    if not extras and not daemons:
-        return Resources(dict(counted)), []
+    noted = state.daemonset_pods(i) if daemons else ()
+    other = state.other_requests(i) if extras else ()
+    if noted is not None and other is not None:
+        if not other:
+            return Resources(counted), list(noted)
+        amounts = dict(counted)
+        for name, amount in other:
+            if name not in vectors:
+                amounts[name] = amounts.get(name, 0) + amount
+        return Resources(amounts), list(noted)
     amounts = dict(counted)
     extra = memo.setdefault("extra requests", {})
     known = memo.setdefault("daemonset owners", {})
@@ -348,15 +356,18 @@ def _wanted(reqs: Reqs, taints: tuple[Taint, ...], daemons, memo: dict) -> list[
     keys = memo.get("daemon keys")
     if keys is None or keys[0] is not daemons:
         keys = memo["daemon keys"] = (daemons, tuple(sorted({k for d in daemons for k in d.reqs})))
-    key = ("daemons", tuple(reqs.get(k) for k in keys[1]), taints)
-    wanted = memo.get(key)
-    if wanted is None:
-        wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
-    return wanted
+    # by the very requirement objects (nodes of a kind share them): hashing each one's fields, node
+    # after node, cost more than the answer; each kept with the answer, so no id is reused
+    on_keys = [reqs.get(k) for k in keys[1]]
+    key = ("daemons", tuple([id(r) for r in on_keys]), taints)
+    found = memo.get(key)
+    if found is None or not all(a is b for a, b in zip(found[0], on_keys)):
+        found = memo[key] = (on_keys, [d.pod for d in daemons if d.fits(reqs, taints)])
+    return found[1]
 
 
 def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons, memo: dict,
-               counted: tuple[tuple[str, int], ...]) -> ExistingNode:
+               counted: dict[str, int]) -> ExistingNode:
     managed = claim is not None
     initialized = not managed or node.labels.get(L.NODE_INITIALIZED) == "true"
     taints = node.taints
