@@ -190,36 +190,37 @@ def node_reqs(state, i: int) -> Reqs:
     return found
 
 
-# a node kind's labels (its hostname's place marked) -> the requirements of the first node of the kind seen
-_KIND_REQS: dict[tuple, Reqs] = {}
-_KIND_REQS_KEPT = 1 << 14
+# a node kind (its label keys in order, and the values of the keys that have aliases) -> the labels and
+# requirements of the first node of the kind seen
+_KINDS: dict[tuple, tuple[Mapping[str, str], Reqs]] = {}
+_KINDS_KEPT = 1 << 14
+# the label keys Reqs.from_labels merges in pairs (beta.kubernetes.io/arch, kubernetes.io/arch, ...)
+_ALIASED = tuple(sorted(set(L.NORMALIZED) | set(L.NORMALIZED.values())))
 
 
 def labels_reqs(labels: Mapping[str, str]) -> Reqs:
-    """``Reqs.from_labels(labels)`` for a node, worked out once per node kind.
+    """``Reqs.from_labels(labels)`` for a node, from the first node of its kind.
 
-    Nodes of one NodePool, instance type, zone and capacity type carry the same labels but their
-    hostname: their requirements differ in that one requirement. Reading every label of every
-    node (aliases intersected) was a third of setting up Karpenter's view of 5,000 nodes; a node
-    of a kind seen before copies that kind's requirements and puts its own hostname in, in the
-    place its label holds (the same mapping, key for key and in the same order)."""
-    hostname = labels.get(L.HOSTNAME)
-    if hostname is None:
-        return Reqs.from_labels(labels)
-    items = list(labels.items())
-    at = list(labels).index(L.HOSTNAME)
-    items[at] = None
-    key = tuple(items)
-    kind = _KIND_REQS.get(key)
-    if kind is None:
+    Nodes of one NodePool, instance type and zone carry the same label keys, and the same values but
+    for a few that are each node's own (its hostname, the network-node-layer labels of EC2's
+    topology): their requirements differ in those keys alone. Reading every label of every node
+    (aliases intersected) was a third of setting up Karpenter's view of 5,000 nodes; a node of a
+    kind seen before copies that kind's requirements (key for key, in the same order) and puts
+    its own value in for each label whose value differs. The keys that have an alias are part of
+    the kind (their requirement is two labels' intersection): only plain labels are put in."""
+    kind = (tuple(labels), tuple(map(labels.get, _ALIASED)))
+    found = _KINDS.get(kind)
+    if found is None:
         made = Reqs.from_labels(labels)
-        if len(_KIND_REQS) < _KIND_REQS_KEPT:
-            _KIND_REQS[key] = made
+        if len(_KINDS) < _KINDS_KEPT:
+            _KINDS[kind] = (labels, made)
         return made
+    first, reqs = found
     made = Reqs.__new__(Reqs)
     made._hash = None
-    reqs = made._reqs = dict(kind._reqs)
-    reqs[L.HOSTNAME] = Req.make(L.HOSTNAME, IN, (hostname,))
+    own = made._reqs = dict(reqs._reqs)
+    for key, value in labels.items() - first.items():   # the same keys: those whose value differs
+        own[key] = Req.make(key, IN, (value,))
     return made
 
 
