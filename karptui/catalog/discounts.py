@@ -25,7 +25,6 @@ from pathlib import Path
 from ..config import config_dir
 from ..errors import InputError
 from ..sources.decode import read_text
-from ..sources.yaml_load import load
 
 DISCOUNTS_FILE = "discounts.yaml"
 _FAMILY = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # an EC2 family: the type's name before the dot
@@ -77,6 +76,8 @@ def find_discounts(path: str | Path | None) -> Discounts | None:
 
 def load_discounts(path: str | Path) -> Discounts:
     """The discounts in a YAML (or JSON) file; one :class:`InputError` line naming the file and the field."""
+    from ..sources.yaml_load import load  # the YAML parser only when there is a file to read
+
     document = load(read_text(path, small=True), str(path))
     return parse_discounts(document, str(path))
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ..catalog import snapshot_catalog
 from ..catalog.discounts import find_discounts
@@ -20,15 +17,18 @@ from ..sources import load_snapshot, resolve_snapshot_path
 from ..sources.collector import collector_paused, settle_for_simulation
 from ..views.info import warnings_with_catalog
 from ..views.cost import Cost, CostPath, cost_path, whatif_cost
-from ..views.drift import drift_json, drift_lines
-from ..views.format import counted
-from ..views.disruption import verdict_lines
-from ..views.nodepool_table import nodepool_lines
 from ..views.simulation import only_namespace, simulation_json
 from .karpenter_settings import flags_given, with_flags
 from .karpenter_version import flag_text, with_flag
 from .output import emit, say
 from .progress import StderrProgress
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Rich, and the views that only a table prints (drift, disruption verdicts, NodePool tables), are
+# imported by the functions that print one: ``-o json`` never loads them (issue 28: what ``simulate``
+# imports beyond ``snapshot info`` is time the user waits for on every run).
 
 def feature_gates(text: str | None) -> FeatureGates | None:
     """``--feature-gates``, Karpenter's syntax over its defaults (a flag replaces the controller's
@@ -104,6 +104,7 @@ def _run_whatif(whatif, file: str, snapshot, catalog, options: dict, *, explain:
                 edits_catalog: bool) -> tuple:
     """A what-if through the what-if session the TUI's panel uses: the what-if's result, its
     snapshot, and the document's ``whatif`` object."""
+    from ..views.drift import drift_json
     from ..whatif.session import WhatIfSession
 
     session = WhatIfSession(snapshot, catalog, edits_catalog=catalog if edits_catalog else None,
@@ -127,6 +128,11 @@ def _run_whatif(whatif, file: str, snapshot, catalog, options: dict, *, explain:
 
 
 def _print_table(doc: dict, console: Console, cost: str = "", explain: bool = False) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..views.format import counted
+
     table = Table(title="scheduling attempts, in queue order", title_justify="left", show_lines=False)
     table.add_column("pod", no_wrap=True)
     table.add_column("node")
@@ -185,6 +191,10 @@ def _saves(disruption: dict) -> str:
 
 def _print_verdicts(pods: list[dict], console: Console) -> None:
     """``--explain``: each pod's verdict in a few lines, below the table."""
+    from rich.text import Text
+
+    from ..views.nodepool_table import nodepool_lines
+
     console.print(Text("\nwhy, pod by pod (--explain)", style="bold"))
     for pod in pods:
         verdict = pod["verdict"]
@@ -202,6 +212,10 @@ def _print_node_verdicts(nodes: list[dict], console: Console) -> None:
     """``--consolidate --explain``: each Karpenter node, every disruption method's verdict and why."""
     if not nodes:
         return
+    from rich.text import Text
+
+    from ..views.disruption import verdict_lines
+
     console.print(Text("\nwhy each Karpenter node stays or goes, method by method (--explain)", style="bold"))
     for node in nodes:
         command = f", command #{node['command']}" if node["command"] else ""
@@ -214,6 +228,10 @@ def _print_node_verdicts(nodes: list[dict], console: Console) -> None:
 
 
 def _print_diff(whatif: dict, console: Console) -> None:
+    from rich.text import Text
+
+    from ..views.drift import drift_lines
+
     d = whatif["diff"]
     c = d["counts"]
     console.print(Text.assemble(

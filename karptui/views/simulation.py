@@ -8,14 +8,13 @@ from ..sim import Attempt, SimResult
 from ..sim.karpenter.settings import karpenter_settings
 from ..sim.karpenter.versions import version_found
 from ..sim.result import NodeClaimPlan
-from ..logs.timeline import snapshot_events
 from .cost import CostPath, disruption_savings, launch_cost
-from .disruption import said_json
-from .drift import launch_json
-from .nodepool_table import nodepools_json
-from .overview import in_namespace
 from .prediction import predict
-from .verdict import verdict
+
+# The parts of the document a plain run leaves out (--explain's verdicts and NodePool tables,
+# consolidation's commands and node verdicts, -n's filter) import their views where they are made:
+# those pull in the log readers and the disruption controller, which ``simulate -o json`` otherwise
+# never runs (issue 28).
 
 
 def attempt_json(attempt: Attempt, explain: bool, claims: Mapping[str, NodeClaimPlan] | None = None,
@@ -35,9 +34,13 @@ def attempt_json(attempt: Attempt, explain: bool, claims: Mapping[str, NodeClaim
     # the batch's answer, made once: the verdict and the NodePool table both say it
     prediction = predict(attempt, claims or {}, catalog) if explain or attempt.nodepools is not None else None
     if explain:
+        from .verdict import verdict
+
         out["filters"] = {node: list(reasons) for node, reasons in (attempt.filters or {}).items()}
         out["verdict"] = verdict(attempt, claims or {}, has_nodepools, catalog, prediction)
     if attempt.nodepools is not None:
+        from .nodepool_table import nodepools_json
+
         out["nodepools"] = nodepools_json(attempt.nodepools, catalog, prediction)
     return out
 
@@ -63,6 +66,8 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
         ]
         if result.buffers is not None:
             doc["capacity_buffers"] = result.buffers.to_json()
+        if result.disruptions:
+            from .drift import launch_json
         doc["disruptions"] = [
             {"method": d.method, "action": d.action, "reason": d.reason, "nodes": list(d.nodes), "pods": d.pods,
              "replacement": d.replacement.to_dict() if d.replacement else None,
@@ -100,6 +105,9 @@ def simulation_json(result: SimResult, *, explain: bool, cost: CostPath, extra: 
 def nodes_json(result: SimResult) -> list[dict]:
     """``nodes[]``: every Karpenter node, each disruption method's verdict on it, and what Karpenter's
     own events in the snapshot said about it last."""
+    from ..logs.timeline import snapshot_events
+    from .disruption import said_json
+
     said = said_json(result.snapshot, snapshot_events(result.snapshot))
     return [{"node": node, "nodepool": v.nodepool, "command": v.command or None, "disruption": v.to_dict(),
              "karpenter_said": said.get(node)} for node, v in result.verdicts.items()]
@@ -122,6 +130,8 @@ def only_namespace(doc: dict, namespace: str) -> None:
     """``-n NS``: ``pods[]`` and its counts keep that namespace's pods; the simulation itself ran on the
     whole cluster (other namespaces' pods take room too), so NodeClaims, disruptions and cost are the
     cluster's."""
+    from .overview import in_namespace
+
     doc["pods"] = [p for p in doc["pods"] if in_namespace(p["pod"], namespace)]
     doc["namespace"] = namespace
     summary = doc["summary"]

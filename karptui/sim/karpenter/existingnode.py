@@ -22,6 +22,7 @@ from ...model import Node, NodeClaim as NodeClaimObject, Pod
 from ...model import labels as L
 from ...model.pod import HostPort
 from ...model.resources import CPU, MEMORY, PODS, Resources
+from ...model.selectors import IN
 from ...model.taints import NO_EXECUTE, NO_SCHEDULE, Taint, tolerates_all
 from ..plugins.node_ports import conflicts
 from ..state import NodeIndex
@@ -185,8 +186,42 @@ def node_reqs(state, i: int) -> Reqs:
     cache = state.shared(NODE_REQS, NodeReqs)
     found = cache.get(i)
     if found is None:
-        found = cache[i] = Reqs.from_labels(state.nodes[i].labels)
+        found = cache[i] = labels_reqs(state.nodes[i].labels)
     return found
+
+
+# a node kind (its label keys in order, and the values of the keys that have aliases) -> the labels and
+# requirements of the first node of the kind seen
+_KINDS: dict[tuple, tuple[Mapping[str, str], Reqs]] = {}
+_KINDS_KEPT = 1 << 14
+# the label keys Reqs.from_labels merges in pairs (beta.kubernetes.io/arch, kubernetes.io/arch, ...)
+_ALIASED = tuple(sorted(set(L.NORMALIZED) | set(L.NORMALIZED.values())))
+
+
+def labels_reqs(labels: Mapping[str, str]) -> Reqs:
+    """``Reqs.from_labels(labels)`` for a node, from the first node of its kind.
+
+    Nodes of one NodePool, instance type and zone carry the same label keys, and the same values but
+    for a few that are each node's own (its hostname, the network-node-layer labels of EC2's
+    topology): their requirements differ in those keys alone. Reading every label of every node
+    (aliases intersected) was a third of setting up Karpenter's view of 5,000 nodes; a node of a
+    kind seen before copies that kind's requirements (key for key, in the same order) and puts
+    its own value in for each label whose value differs. The keys that have an alias are part of
+    the kind (their requirement is two labels' intersection): only plain labels are put in."""
+    kind = (tuple(labels), tuple(map(labels.get, _ALIASED)))
+    found = _KINDS.get(kind)
+    if found is None:
+        made = Reqs.from_labels(labels)
+        if len(_KINDS) < _KINDS_KEPT:
+            _KINDS[kind] = (labels, made)
+        return made
+    first, reqs = found
+    made = Reqs.__new__(Reqs)
+    made._hash = None
+    own = made._reqs = dict(reqs._reqs)
+    for key, value in labels.items() - first.items():   # the same keys: those whose value differs
+        own[key] = Req.make(key, IN, (value,))
+    return made
 
 
 EXISTING = "karpenter-existing-nodes"  # ClusterState.shared key: node index -> its ExistingNode, as last built
@@ -249,37 +284,58 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
     return out
 
 
-def _requested_rows(state) -> list[tuple[tuple[str, int], ...]]:
+def _requested_rows(state) -> list[dict[str, int]]:
     """Per node, the amounts the state's vectors count on it (those not zero), read in one pass over
     the vectors: reading four numpy scalars per node, node by node, cost more than the rest of it."""
     names = list(state.requested)
     if not names:
-        return [()] * len(state.nodes)
+        return [{} for _ in state.nodes]
     table = np.stack([state.requested[name] for name in names], axis=1).tolist()
-    return [tuple((name, amount) for name, amount in zip(names, row) if amount) for row in table]
+    return [{name: amount for name, amount in zip(names, row) if amount} for row in table]
 
 
-def _on_node(state, i: int, memo: dict, counted: tuple[tuple[str, int], ...]) -> tuple[Resources, list[Pod]]:
+def _on_node(state, i: int, memo: dict, counted: dict[str, int], daemons: bool = True) -> tuple[Resources, list[Pod]]:
     """What node ``i``'s pods request (``counted``: the state's vectors' share, from
     :func:`_requested_rows`; the resources the state keeps no vector for are added pod by pod)
-    and which of them are DaemonSet pods, in one walk over its pods.
+    and which of them are DaemonSet pods.
+
+    Both were noted as the state bound the snapshot's pods (``ClusterState.other_requests``,
+    ``daemonset_pods``), for the nodes no pod has come to or left since: those need no walk over
+    their pods, which a large cluster's memory makes dear (each pod read again from wherever it
+    lies). Otherwise one walk finds them, only for what it can find: the pods' other resources
+    when some bound pod asks for one the vectors do not count (``ClusterState.resource_names``),
+    the DaemonSet pods when ``daemons`` (some DaemonSet runs on the node).
 
     Replicas share one requests object, and a pod with one owner reference is a DaemonSet pod or
     not by that reference alone, which replicas share too: each is asked once (kept alive with
     the answer)."""
+    vectors = state.requested
+    extras = not state.resource_names <= vectors.keys()
+    noted = state.daemonset_pods(i) if daemons else ()
+    other = state.other_requests(i) if extras else ()
+    if noted is not None and other is not None:
+        if not other:
+            return Resources(counted), list(noted)
+        amounts = dict(counted)
+        for name, amount in other:
+            if name not in vectors:
+                amounts[name] = amounts.get(name, 0) + amount
+        return Resources(amounts), list(noted)
     amounts = dict(counted)
     extra = memo.setdefault("extra requests", {})
     known = memo.setdefault("daemonset owners", {})
-    vectors = state.requested
     daemon_pods = []
     for pod in state.pods[i]:
-        requests = pod.requests
-        found = extra.get(id(requests))
-        if found is None or found[0] is not requests:
-            found = extra[id(requests)] = (requests, tuple((name, amount) for name, amount in requests.items()
-                                                           if name not in vectors))
-        for name, amount in found[1]:
-            amounts[name] = amounts.get(name, 0) + amount
+        if extras:
+            requests = pod.requests
+            found = extra.get(id(requests))
+            if found is None or found[0] is not requests:
+                found = extra[id(requests)] = (requests, tuple((name, amount) for name, amount in requests.items()
+                                                               if name not in vectors))
+            for name, amount in found[1]:
+                amounts[name] = amounts.get(name, 0) + amount
+        if not daemons:
+            continue
         owners = pod.owners
         if len(owners) != 1:
             if owners and pod.is_daemonset_pod:
@@ -294,8 +350,25 @@ def _on_node(state, i: int, memo: dict, counted: tuple[tuple[str, int], ...]) ->
     return Resources(amounts), daemon_pods
 
 
+def _wanted(reqs: Reqs, taints: tuple[Taint, ...], daemons, memo: dict) -> list[Pod]:
+    """The DaemonSet pods that run on a node of these requirements and taints. Which do depends on
+    the node's requirements on their keys alone (a node's whole requirements differ from every
+    other's by its hostname: nothing to share), so nodes alike share one answer (and one list)."""
+    keys = memo.get("daemon keys")
+    if keys is None or keys[0] is not daemons:
+        keys = memo["daemon keys"] = (daemons, tuple(sorted({k for d in daemons for k in d.reqs})))
+    # by the very requirement objects (nodes of a kind share them): hashing each one's fields, node
+    # after node, cost more than the answer; each kept with the answer, so no id is reused
+    on_keys = [reqs.get(k) for k in keys[1]]
+    key = ("daemons", tuple([id(r) for r in on_keys]), taints)
+    found = memo.get(key)
+    if found is None or not all(a is b for a, b in zip(found[0], on_keys)):
+        found = memo[key] = (on_keys, [d.pod for d in daemons if d.fits(reqs, taints)])
+    return found[1]
+
+
 def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons, memo: dict,
-               counted: tuple[tuple[str, int], ...]) -> ExistingNode:
+               counted: dict[str, int]) -> ExistingNode:
     managed = claim is not None
     initialized = not managed or node.labels.get(L.NODE_INITIALIZED) == "true"
     taints = node.taints
@@ -305,24 +378,18 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     if managed and not initialized:
         allocatable = Resources({**{k: v for k, v in claim.allocatable.items()},
                                  **{k: v for k, v in node.allocatable.items() if v}})
-    requested, on_node = _on_node(state, i, memo, counted)
     reqs = node_reqs(state, i)
-    # which DaemonSets run here depends on the node's requirements on their keys alone (a node's
-    # whole requirements differ from every other's by its hostname: nothing to share)
-    keys = memo.get("daemon keys")
-    if keys is None or keys[0] is not daemons:
-        keys = memo["daemon keys"] = (daemons, tuple(sorted({k for d in daemons for k in d.reqs})))
-    key = ("daemons", tuple(reqs.get(k) for k in keys[1]), taints)
-    wanted = memo.get(key)
-    if wanted is None:
-        wanted = memo[key] = [d.pod for d in daemons if d.fits(reqs, taints)]
-    # nodes alike run the same DaemonSet pods: what those still need is worked out once per kind
-    running = tuple(p.requests for p in on_node)
-    left_key = ("daemons left", id(wanted), tuple(map(id, running)))
-    found = memo.get(left_key)
-    if found is None or found[0] is not wanted or not all(a is b for a, b in zip(found[1], running)):
-        found = memo[left_key] = (wanted, running, _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {})))
-    available = allocatable - requested - found[2]
+    wanted = _wanted(reqs, taints, daemons, memo) if daemons else []
+    requested, on_node = _on_node(state, i, memo, counted, bool(wanted))
+    available = allocatable - requested
+    if wanted:  # nodes alike run the same DaemonSet pods: what those still need is worked out once per kind
+        running = tuple(p.requests for p in on_node)
+        left_key = ("daemons left", id(wanted), tuple(map(id, running)))
+        found = memo.get(left_key)
+        if found is None or found[0] is not wanted or not all(a is b for a, b in zip(found[1], running)):
+            found = memo[left_key] = (wanted, running,
+                                      _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {})))
+        available = available - found[2]
     limits = node_limits(state.snapshot.csinode_by_name.get(node.name))
     volumes = union_all(pod_volumes(p, state.snapshot) for p in state.pods[i] if p.pvc_names) if limits else NONE
     if initialized or not managed:  # its own capacity: nodes of one type report the same
