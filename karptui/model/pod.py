@@ -159,16 +159,6 @@ def effective_requests(spec: Mapping) -> Resources:
     return total
 
 
-@dataclass(frozen=True, slots=True)
-class _Scheduling:
-    """The scheduling-relevant parts of a pod spec, parsed together."""
-
-    requests: Resources
-    node_selector: Mapping[str, str]
-    tolerations: tuple[Toleration, ...]
-    spread_constraints: tuple[TopologySpreadConstraint, ...]
-
-
 def _scheduling_parts(spec: Mapping) -> tuple:
     """The parts of a pod spec those depend on (raises if malformed, so the parser names the field).
 
@@ -187,12 +177,16 @@ def _scheduling_parts(spec: Mapping) -> tuple:
     )
 
 
-def _parse_scheduling(spec: Mapping) -> _Scheduling:
-    return _Scheduling(
-        requests=effective_requests(spec),
-        node_selector=as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
-        tolerations=parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
-        spread_constraints=parse_spread_constraints(spec.get("topologySpreadConstraints")),
+def _parse_scheduling(spec: Mapping) -> tuple[Resources, Mapping[str, str], tuple[Toleration, ...],
+                                                 tuple[TopologySpreadConstraint, ...]]:
+    """The scheduling-relevant parts of a pod spec, parsed together: requests, nodeSelector,
+    tolerations, spread constraints (a plain tuple: a private class cost its methods' generation
+    at every start)."""
+    return (
+        effective_requests(spec),
+        as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
+        parse_spread_constraints(spec.get("topologySpreadConstraints")),
     )
 
 
@@ -419,7 +413,7 @@ def _build_pod(obj: Mapping, fields: dict) -> Pod:
     node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
     # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
     reason, message, ready, ready_since, unready = _conditions(status, bool(node_name))
-    scheduling = _shared_scheduling(spec)
+    requests, node_selector, tolerations, spread_constraints = _shared_scheduling(spec)
     return Pod(
         **fields,
         node_name=node_name,
@@ -428,11 +422,11 @@ def _build_pod(obj: Mapping, fields: dict) -> Pod:
         priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
         preemption_policy=as_str(spec.get("preemptionPolicy"), "spec.preemptionPolicy", "PreemptLowerPriority"),
         scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),
-        requests=scheduling.requests,
-        node_selector=scheduling.node_selector,
+        requests=requests,
+        node_selector=node_selector,
         affinity=_shared_affinity(spec.get("affinity")),
-        tolerations=scheduling.tolerations,
-        spread_constraints=scheduling.spread_constraints,
+        tolerations=tolerations,
+        spread_constraints=spread_constraints,
         host_ports=_host_ports(spec),
         pvc_names=_pvc_names(spec, fields["name"]),
         resource_claims=_resource_claims(spec),
