@@ -212,16 +212,18 @@ def _refused_by_the_api(snapshot: Snapshot) -> list[str]:
             more = f" and {len(offenders) - 3} more" if len(offenders) > 3 else ""
             notes.append(f"{what}: {'; '.join(offenders[:3])}{more} ({why})")
 
+    # A workload's replicas share one Resources object (pod templates, instance types): each distinct
+    # one is looked at once, and only an offender's words are made.
+    negative, capped = _by_identity(_negative), _by_identity(_capped)
     report("negative resource requests", [
-        f"Pod {p.namespace}/{p.name} {_negative(p.requests)}" for p in snapshot.pods if _negative(p.requests)],
+        f"Pod {p.namespace}/{p.name} {found}" for p in snapshot.pods if (found := negative(p.requests))],
         "the API refuses them; simulated as written")
     report("negative node resources", [
-        f"Node {n.name} {_negative(n.allocatable) or _negative(n.capacity)}" for n in snapshot.nodes
-        if _negative(n.allocatable) or _negative(n.capacity)], "the API refuses them; simulated as written")
+        f"Node {n.name} {found}" for n in snapshot.nodes
+        if (found := negative(n.allocatable) or negative(n.capacity))], "the API refuses them; simulated as written")
     report("quantities past the int64 maximum", [
-        f"{what} {_capped(amounts)}" for what, amounts in
-        [(f"Pod {p.namespace}/{p.name} requests", p.requests) for p in snapshot.pods]
-        + [(f"Node {n.name} allocatable", n.allocatable) for n in snapshot.nodes] if _capped(amounts)],
+        f"Pod {p.namespace}/{p.name} requests {found}" for p in snapshot.pods if (found := capped(p.requests))]
+        + [f"Node {n.name} allocatable {found}" for n in snapshot.nodes if (found := capped(n.allocatable))],
         "capped there as the API caps them; sums of such amounts are not meaningful")
     for pool in snapshot.nodepools:  # each its own line: the operator fixes the manifest field by field
         for problem, instead in pool.refused:
@@ -231,6 +233,19 @@ def _refused_by_the_api(snapshot: Snapshot) -> list[str]:
         f"Pod {p.namespace}/{p.name} hostPort {port.port}" for p in snapshot.pods for port in p.host_ports
         if not 1 <= port.port <= 65535], "the API accepts 1-65535 only; simulated as written")
     return notes
+
+
+def _by_identity(words: Callable[[Resources], str]) -> Callable[[Resources], str]:
+    """``words`` remembered per Resources object, for one pass over a snapshot that holds them all."""
+    seen: dict[int, str] = {}
+
+    def remembered(resources: Resources) -> str:
+        found = seen.get(id(resources))
+        if found is None:
+            found = seen[id(resources)] = words(resources)
+        return found
+
+    return remembered
 
 
 def _capped(resources: Resources) -> str:
