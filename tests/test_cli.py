@@ -1,6 +1,7 @@
 """The command line: snapshot info output, and every error path (one line, exit 2)."""
 
 import json
+import os
 
 import pytest
 import yaml
@@ -135,6 +136,20 @@ def test_python_dash_m(dump):
     done = subprocess.run([sys.executable, "-m", "karptui", "snapshot", "info", str(dump), "-o", "json"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and json.loads(done.stdout)["nodes"] == 3
+
+
+def test_python_dash_m_ends_at_once_after_writing_the_whole_table(dump):
+    """snapshot info leaves without freeing its picture (cli.output.end_at_once): all it printed is flushed."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "karptui", "snapshot", "info", str(dump)],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "100"})
+    in_process = subprocess.run([sys.executable, "-c", "import sys; from karptui.cli import main; "
+                                 "sys.exit(main(sys.argv[1:]))", "snapshot", "info", str(dump)],
+                                capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "100"})
+    assert done.returncode == in_process.returncode == 0 and done.stderr == ""
+    assert done.stdout == in_process.stdout and "nodes by zone" in done.stdout
 
 
 def test_open_logs_that_are_binary_or_a_directory(cli, dump, write, tmp_path):

@@ -205,3 +205,15 @@ def test_arbitrary_kubernetes_shaped_json_never_crashes_the_loader(tmp_path, ite
     except InputError:
         return
     assert all(isinstance(w, str) and "\n" not in w for w in snap.warnings)
+
+
+def test_a_file_that_grew_after_its_size_was_read_is_read_to_its_end_and_capped(tmp_path):
+    """A dump still being written: fstat said 10 bytes, the file holds more by the time it is read."""
+    import io
+
+    from karptui.sources.decode import _read_whole
+
+    text = b'{"kind": "List", "items": []}' + b" " * 100
+    assert _read_whole(io.BytesIO(text), text[:2], 10, 1 << 20, "dump.json", "too big") == text
+    with pytest.raises(InputError, match="too big"):
+        _read_whole(io.BytesIO(text), text[:2], 10, 50, "dump.json", "too big")

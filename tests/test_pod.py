@@ -6,7 +6,8 @@ import pytest
 
 from karptui.model.build import build_snapshot
 from karptui.model.errors import ModelError
-from karptui.model.pod import build_pod, effective_requests
+from karptui.model.meta import meta_fields
+from karptui.model.pod import _build_pod, build_pod, effective_requests
 from tests.conftest import pod_obj
 
 
@@ -157,3 +158,58 @@ def test_do_not_disrupt_true_or_a_duration_since_the_pod_started():
     assert timed.blocks_disruption(datetime(2024, 5, 1, 10, 4, tzinfo=timezone.utc))
     assert not timed.blocks_disruption(datetime(2024, 5, 1, 10, 6, tzinfo=timezone.utc))
     assert not annotated("e", "soon").blocks_disruption()  # Karpenter ignores a malformed value
+
+
+def _replica(name, node=None, **spec):
+    raw = pod_obj(name, node=node, priority=100, tolerations=[{"key": "gpu", "operator": "Exists"}],
+                  initContainers=[{"name": "mesh", "image": "mesh:1", "restartPolicy": "Always",
+                                   "resources": {"requests": {"cpu": "50m"}}, "ports": [{"hostPort": 15000}]}],
+                  **spec)
+    raw["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc",
+                                           "uid": "rs-1", "controller": True}]
+    return raw
+
+
+def test_a_replica_takes_its_siblings_template_and_reads_its_own_fields():
+    first = build_pod(_replica("web-1"))
+    raw = _replica("web-2", node="n7", volumes=[{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}}],
+                   affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                       "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In",
+                                                               "values": ["n7"]}]}]}}})
+    raw["status"] = {"phase": "Running", "startTime": "2024-05-01T12:00:00Z",
+                     "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2024-05-01T12:00:05Z"}],
+                     "containerStatuses": [{"restartCount": 3}], "nominatedNodeName": "n9"}
+    second = build_pod(raw)
+    assert second.requests is first.requests and second.host_ports is first.host_ports  # shared, not re-read
+    alone = _build_pod(raw, {**meta_fields(raw, keep_raw=False)})
+    assert second == alone
+    assert (second.node_name, second.pvc_names, second.restarts, second.nominated_node, second.ready) == (
+        "n7", ("web-2-scratch",), 3, "n9", True)
+    assert second.affinity.node_required is not None and first.affinity.node_required is None
+    assert second.requests["cpu"] == 150 and second.host_ports[0].port == 15000
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda s: s.update(priority=True), "spec.priority: expected an integer, got a boolean"),
+    (lambda s: s.update(initContainers=0), "spec.initContainers: expected a list"),
+    (lambda s: s.update(initContainers={}), "spec.initContainers: expected a list"),
+    (lambda s: s["containers"].append("sidecar"), r"spec.containers\[1\]: expected an object"),
+])
+def test_a_template_equal_to_a_siblings_only_by_python_equality_is_read_again(change, message):
+    """True == 1 and 0 == [] is false in Python but both are falsy: the memo tells them apart."""
+    build_pod(_replica("web-1"))
+    raw = _replica("web-2")
+    change(raw["spec"])
+    with pytest.raises(ModelError, match=message):
+        build_pod(raw)
+
+
+def test_a_replica_with_two_faults_names_the_one_it_names_when_built_alone():
+    build_pod(_replica("web-1"))
+    raw = _replica("web-2")
+    raw["status"] = {"phase": ["Running"], "startTime": "yesterday"}
+    with pytest.raises(ModelError) as shared:
+        build_pod(raw)
+    with pytest.raises(ModelError) as alone:
+        _build_pod(raw, meta_fields(raw, keep_raw=False))
+    assert str(shared.value) == str(alone.value) == "status.phase: expected a string, got list"

@@ -9,7 +9,7 @@ from ..model.quantity import format_millis, human_bytes
 from ..sources import load_snapshot, resolve_snapshot_path
 from ..sources.collector import collector_paused, keep_to_the_end
 from ..views.info import karpenter_words, snapshot_info
-from .output import emit
+from .output import emit, end_at_once
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -20,7 +20,9 @@ def run_info(args: argparse.Namespace) -> int:
         snapshot = load_snapshot(resolve_snapshot_path(args.snapshot))
         keep_to_the_end()
     info = snapshot_info(snapshot)
-    return emit(info, args.output, _print_table)
+    code = emit(info, args.output, _print_table)
+    end_at_once(snapshot)
+    return code
 
 
 def _print_table(info: dict, console: Console) -> None:

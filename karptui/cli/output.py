@@ -92,3 +92,31 @@ class StatusLine:
             self.stream.flush()
         except (OSError, ValueError):  # stderr closed: a status line is not worth failing for
             pass
+
+
+# What a command's answer was made from, held until the process ends (:func:`end_at_once`).
+_HELD: list = []
+
+
+def end_at_once(*pictures: object) -> None:
+    """The answer is written and ``pictures`` are of no more use: the console script ends the
+    process without freeing them object by object (:func:`leave_at_once`). Freeing a 10,000-pod
+    picture and the interpreter's teardown took 60 ms of a 1.2 s ``snapshot info``. An
+    in-process caller (a test) never leaves; it only holds them until it exits."""
+    _HELD.extend(pictures)
+
+
+def leave_at_once(code: int) -> None:
+    """End the process now with ``code`` if a command asked to (:func:`end_at_once`), once what it
+    wrote is flushed; a flush that fails (a closed pipe) leaves the ending to the interpreter, which
+    reports it as before."""
+    if not _HELD:
+        return
+    import os
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        return
+    os._exit(code)

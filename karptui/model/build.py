@@ -7,76 +7,81 @@ keeps the later copy, since dumps concatenated in time order end newest last.
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .capacitybuffer import build_capacity_buffer, build_pod_template
-from .classes import build_priority_class, build_storage_class
-from .crd import build_karpenter_crd
-from .csi import build_csinode
-from .disruption import build_pdb
 from .errors import ModelError
-from .events import build_event
 from .meta import describe
-from .namespace import build_namespace
-from .node import build_node
-from .nodeclaim import build_nodeclaim
-from .nodeclass import build_node_class
-from .nodeoverlay import build_nodeoverlay
-from .nodepool import build_nodepool
-from .pod import build_pod
 from .quantity import MAX_AMOUNT
 from .resources import Resources, format_quantity
-from .service import build_service
 from .snapshot import Snapshot, SnapshotMeta
-from .volumes import build_pv, build_pvc
-from .workloads import build_workload
 
 MAX_LISTED_WARNINGS = 50
 
 Builder = Callable[[Mapping, str, str], Any]
+
+# What a builder takes: the object (PLAIN), the object and its kind (KIND), or the object, its apiVersion
+# and its kind (FULL).
+PLAIN, KIND, FULL = "obj", "obj, kind", "obj, api_version, kind"
+# (API group, kind) -> (Snapshot field, the model module that reads it, its builder, what the builder
+# takes). Older groups that served the same kinds (extensions, apps/v1beta2, policy/v1beta1) are the
+# same entries. A module is imported when its kind is first met: a dump without PersistentVolumes
+# never builds their reader's classes (:func:`builder_of`).
+KINDS: dict[tuple[str, str], tuple[str, str, str, str]] = {
+    ("", "Node"): ("nodes", "node", "build_node", PLAIN),
+    ("", "Pod"): ("pods", "pod", "build_pod", PLAIN),
+    ("", "Event"): ("events", "events", "build_event", PLAIN),
+    ("events.k8s.io", "Event"): ("events", "events", "build_event", PLAIN),
+    ("", "Namespace"): ("namespaces", "namespace", "build_namespace", PLAIN),
+    ("", "Service"): ("services", "service", "build_service", PLAIN),
+    ("", "PersistentVolume"): ("pvs", "volumes", "build_pv", PLAIN),
+    ("", "PersistentVolumeClaim"): ("pvcs", "volumes", "build_pvc", PLAIN),
+    ("policy", "PodDisruptionBudget"): ("pdbs", "disruption", "build_pdb", PLAIN),
+    ("scheduling.k8s.io", "PriorityClass"): ("priority_classes", "classes", "build_priority_class", PLAIN),
+    ("storage.k8s.io", "StorageClass"): ("storage_classes", "classes", "build_storage_class", PLAIN),
+    ("storage.k8s.io", "CSINode"): ("csinodes", "csi", "build_csinode", PLAIN),
+    ("batch", "Job"): ("workloads", "workloads", "build_workload", KIND),
+    ("karpenter.sh", "NodePool"): ("nodepools", "nodepool", "build_nodepool", FULL),
+    ("karpenter.sh", "Provisioner"): ("nodepools", "nodepool", "build_nodepool", FULL),
+    ("karpenter.sh", "NodeClaim"): ("nodeclaims", "nodeclaim", "build_nodeclaim", FULL),
+    ("karpenter.sh", "Machine"): ("nodeclaims", "nodeclaim", "build_nodeclaim", FULL),
+    ("karpenter.sh", "NodeOverlay"): ("nodeoverlays", "nodeoverlay", "build_nodeoverlay", FULL),
+    ("autoscaling.x-k8s.io", "CapacityBuffer"): ("capacity_buffers", "capacitybuffer", "build_capacity_buffer", PLAIN),
+    ("", "PodTemplate"): ("pod_templates", "capacitybuffer", "build_pod_template", PLAIN),
+    ("karpenter.k8s.aws", "EC2NodeClass"): ("nodeclasses", "nodeclass", "build_node_class", FULL),
+    ("karpenter.k8s.aws", "AWSNodeTemplate"): ("nodeclasses", "nodeclass", "build_node_class", FULL),
+    # Karpenter's own CRDs only (other CRDs count as ignored): they bound the Karpenter release
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): ("karpenter_crds", "crd", "build_karpenter_crd", PLAIN),
+}
+for _group in ("apps", "extensions"):
+    for _kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
+        KINDS[(_group, _kind)] = ("workloads", "workloads", "build_workload", KIND)
+
+_BUILDERS: dict[tuple[str, str], tuple[str, Builder]] = {}
+
+
+def builder_of(group: str, kind: str) -> tuple[str, Builder] | None:
+    """(Snapshot field, builder taking (obj, api_version, kind)) for a kind karptui reads, else None."""
+    found = _BUILDERS.get((group, kind))
+    if found is None:
+        entry = KINDS.get((group, kind))
+        if entry is None:
+            return None
+        field_name, module, name, takes = entry
+        fn = getattr(importlib.import_module(f".{module}", __package__), name)
+        found = _BUILDERS[(group, kind)] = (field_name, fn if takes == FULL else _plain(fn) if takes == PLAIN
+                                            else _with_kind(fn))
+    return found
 
 
 def _plain(fn: Callable[[Mapping], Any]) -> Builder:
     return lambda obj, api_version, kind: fn(obj)
 
 
-def _workload(obj: Mapping, api_version: str, kind: str) -> Any:
-    return build_workload(obj, kind)
-
-
-# (API group, kind) -> (Snapshot field, builder). Older groups that served the
-# same kinds (extensions, apps/v1beta2, policy/v1beta1) are the same entries.
-KINDS: dict[tuple[str, str], tuple[str, Builder]] = {
-    ("", "Node"): ("nodes", _plain(build_node)),
-    ("", "Pod"): ("pods", _plain(build_pod)),
-    ("", "Event"): ("events", _plain(build_event)),
-    ("events.k8s.io", "Event"): ("events", _plain(build_event)),
-    ("", "Namespace"): ("namespaces", _plain(build_namespace)),
-    ("", "Service"): ("services", _plain(build_service)),
-    ("", "PersistentVolume"): ("pvs", _plain(build_pv)),
-    ("", "PersistentVolumeClaim"): ("pvcs", _plain(build_pvc)),
-    ("policy", "PodDisruptionBudget"): ("pdbs", _plain(build_pdb)),
-    ("scheduling.k8s.io", "PriorityClass"): ("priority_classes", _plain(build_priority_class)),
-    ("storage.k8s.io", "StorageClass"): ("storage_classes", _plain(build_storage_class)),
-    ("storage.k8s.io", "CSINode"): ("csinodes", _plain(build_csinode)),
-    ("batch", "Job"): ("workloads", _workload),
-    ("karpenter.sh", "NodePool"): ("nodepools", build_nodepool),
-    ("karpenter.sh", "Provisioner"): ("nodepools", build_nodepool),
-    ("karpenter.sh", "NodeClaim"): ("nodeclaims", build_nodeclaim),
-    ("karpenter.sh", "Machine"): ("nodeclaims", build_nodeclaim),
-    ("karpenter.sh", "NodeOverlay"): ("nodeoverlays", build_nodeoverlay),
-    ("autoscaling.x-k8s.io", "CapacityBuffer"): ("capacity_buffers", _plain(build_capacity_buffer)),
-    ("", "PodTemplate"): ("pod_templates", _plain(build_pod_template)),
-    ("karpenter.k8s.aws", "EC2NodeClass"): ("nodeclasses", build_node_class),
-    ("karpenter.k8s.aws", "AWSNodeTemplate"): ("nodeclasses", build_node_class),
-    # Karpenter's own CRDs only (other CRDs count as ignored): they bound the Karpenter release
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): ("karpenter_crds", _plain(build_karpenter_crd)),
-}
-for _group in ("apps", "extensions"):
-    for _kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
-        KINDS[(_group, _kind)] = ("workloads", _workload)
+def _with_kind(fn: Callable[[Mapping, str], Any]) -> Builder:
+    return lambda obj, api_version, kind: fn(obj, kind)
 
 
 def api_group(api_version: str) -> str:
@@ -90,7 +95,7 @@ def convert(obj: Mapping) -> tuple[str, tuple[str, str, str], Any] | None:
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api_version, str):
         raise ModelError("apiVersion or kind missing")
-    entry = KINDS.get((api_group(api_version), kind))
+    entry = builder_of(api_group(api_version), kind)
     if entry is None:
         return None
     field_name, builder = entry
@@ -124,7 +129,7 @@ class SnapshotBuilder:
 
     def add(self, obj: object, origin: str = "") -> None:
         """One object as the API returns it; ``origin`` names its file for warnings."""
-        if not isinstance(obj, Mapping):
+        if type(obj) is not dict and not isinstance(obj, Mapping):  # type() first: skips the ABC check for JSON's
             self._skip(origin, describe(obj), "not an object")
             return
         try:
@@ -207,16 +212,18 @@ def _refused_by_the_api(snapshot: Snapshot) -> list[str]:
             more = f" and {len(offenders) - 3} more" if len(offenders) > 3 else ""
             notes.append(f"{what}: {'; '.join(offenders[:3])}{more} ({why})")
 
+    # A workload's replicas share one Resources object (pod templates, instance types): each distinct
+    # one is looked at once, and only an offender's words are made.
+    negative, capped = _by_identity(_negative), _by_identity(_capped)
     report("negative resource requests", [
-        f"Pod {p.namespace}/{p.name} {_negative(p.requests)}" for p in snapshot.pods if _negative(p.requests)],
+        f"Pod {p.namespace}/{p.name} {found}" for p in snapshot.pods if (found := negative(p.requests))],
         "the API refuses them; simulated as written")
     report("negative node resources", [
-        f"Node {n.name} {_negative(n.allocatable) or _negative(n.capacity)}" for n in snapshot.nodes
-        if _negative(n.allocatable) or _negative(n.capacity)], "the API refuses them; simulated as written")
+        f"Node {n.name} {found}" for n in snapshot.nodes
+        if (found := negative(n.allocatable) or negative(n.capacity))], "the API refuses them; simulated as written")
     report("quantities past the int64 maximum", [
-        f"{what} {_capped(amounts)}" for what, amounts in
-        [(f"Pod {p.namespace}/{p.name} requests", p.requests) for p in snapshot.pods]
-        + [(f"Node {n.name} allocatable", n.allocatable) for n in snapshot.nodes] if _capped(amounts)],
+        f"Pod {p.namespace}/{p.name} requests {found}" for p in snapshot.pods if (found := capped(p.requests))]
+        + [f"Node {n.name} allocatable {found}" for n in snapshot.nodes if (found := capped(n.allocatable))],
         "capped there as the API caps them; sums of such amounts are not meaningful")
     for pool in snapshot.nodepools:  # each its own line: the operator fixes the manifest field by field
         for problem, instead in pool.refused:
@@ -226,6 +233,19 @@ def _refused_by_the_api(snapshot: Snapshot) -> list[str]:
         f"Pod {p.namespace}/{p.name} hostPort {port.port}" for p in snapshot.pods for port in p.host_ports
         if not 1 <= port.port <= 65535], "the API accepts 1-65535 only; simulated as written")
     return notes
+
+
+def _by_identity(words: Callable[[Resources], str]) -> Callable[[Resources], str]:
+    """``words`` remembered per Resources object, for one pass over a snapshot that holds them all."""
+    seen: dict[int, str] = {}
+
+    def remembered(resources: Resources) -> str:
+        found = seen.get(id(resources))
+        if found is None:
+            found = seen[id(resources)] = words(resources)
+        return found
+
+    return remembered
 
 
 def _capped(resources: Resources) -> str:

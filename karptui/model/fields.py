@@ -23,38 +23,72 @@ _DURATION_PART = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)
 _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
+_UNUSUAL = (KeyError, TypeError, AttributeError, ValueError, RecursionError)
+#: What :meth:`Memo.find` returns when it holds nothing for the parts asked about.
+MISS = object()
+
+
+class Memo:
+    """Answers remembered by the JSON-shaped parts they depend on, a bounded number of them.
+
+    The key is the parts' JSON text (orjson: several times faster than ``repr``, and it tells
+    1, 1.0, true and "1" apart); a hit also needs the parts to be equal, which tells apart what
+    that text does not (NaN and null are both ``null``). Parts that cannot be written as JSON
+    (a datetime YAML made, a 70-digit integer), or a ``parts`` function that raises, mean
+    "unusual": :meth:`key` says None and the caller parses unshared, naming any bad field itself.
+    The least recently used answer goes first when the memo is full.
+    """
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        self._entries: dict[bytes | str, tuple[object, object]] = {}
+
+    @staticmethod
+    def key(parts: Callable[[object], object], raw: object) -> tuple[bytes | str, object] | None:
+        """``(key, parts(raw))``, or None where ``raw`` is unusual."""
+        try:
+            key_parts = parts(raw)
+            return _json_key(key_parts), key_parts
+        except _UNUSUAL:
+            return None
+
+    def find(self, key: bytes | str, key_parts: object) -> object:
+        """The answer kept for these parts, or :data:`MISS`."""
+        entry = self._entries.pop(key, None)  # re-inserted: least recently used goes first
+        if entry is None:
+            return MISS
+        self._entries[key] = entry
+        return entry[1] if entry[0] == key_parts else MISS
+
+    def keep(self, key: bytes | str, key_parts: object, value: object) -> None:
+        entries = self._entries
+        if entries.pop(key, None) is None and len(entries) >= _MEMO_LIMIT:
+            del entries[next(iter(entries))]
+        entries[key] = (key_parts, value)
+
+
 def shared(parse: Callable[[object], T], parts: Callable[[object], object] = lambda raw: raw) -> Callable[[object], T]:
     """Memoise a parser by the JSON-shaped ``parts(raw)`` its answer depends on (all of ``raw`` by default).
 
     Replicas of one workload carry identical affinity, tolerations, spread
     constraints and resource stanzas; parsing each distinct block once and
-    sharing the frozen result saves time and memory on large clusters. The memo's
-    key is the parts' JSON text (orjson: several times faster than ``repr``, and it
-    tells 1, 1.0, true and "1" apart); a hit also needs the parts to be equal, which
-    tells apart what that text does not (NaN and null are both ``null``). Parts that
-    cannot be written as JSON (a datetime YAML made, a 70-digit integer), or a
-    ``parts`` that raises, mean "unusual": the parser runs unshared and names any
-    bad field itself.
+    sharing the frozen result saves time and memory on large clusters. What is
+    shared and when is :class:`Memo`'s rule; an unusual ``raw`` is parsed unshared.
     """
-    memo: dict[bytes | str, tuple[object, T]] = {}
+    memo = Memo()
 
     def parse_shared(raw: object) -> T:
         if not raw:
             return parse(raw)
-        try:
-            key_parts = parts(raw)
-            text = _json_key(key_parts)
-        except (KeyError, TypeError, AttributeError, ValueError, RecursionError):
+        keyed = memo.key(parts, raw)
+        if keyed is None:
             return parse(raw)
-        entry = memo.pop(text, None)  # re-inserted below: least recently used goes first
-        if entry is not None and entry[0] == key_parts:
-            found = entry[1]
-        else:
+        found = memo.find(*keyed)
+        if found is MISS:
             found = parse(raw)
-            if entry is None and len(memo) >= _MEMO_LIMIT:
-                del memo[next(iter(memo))]
-        memo[text] = (key_parts, found)
-        return found
+            memo.keep(*keyed, found)
+        return found  # type: ignore[return-value]
 
     return parse_shared
 

@@ -11,7 +11,7 @@ from . import labels as L
 from .errors import ModelError
 from .fields import as_bool_field, as_list, as_map, as_str, parse_time
 from .meta import KubeObject, meta_fields
-from .resources import Resources
+from .resources import Resources, shared_parse
 from .taints import Taint, parse_taints
 
 FARGATE, MANAGED_NODE_GROUP, KARPENTER, SELF_MANAGED = (
@@ -93,6 +93,10 @@ class Node(KubeObject):
         return self.provider_id.rsplit("/", 1)[-1] if self.provider_id else ""
 
 
+_CAPACITY = shared_parse("status.capacity")
+_ALLOCATABLE = shared_parse("status.allocatable")
+
+
 def build_node(obj: Mapping) -> Node:
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
@@ -113,14 +117,14 @@ def build_node(obj: Mapping) -> Node:
             if stamp is not None and key == "lastTransitionTime":
                 since[kind] = stamp
     node_info = as_map(status.get("nodeInfo"), "status.nodeInfo")
-    capacity = Resources.parse(status.get("capacity"), "status.capacity")
+    capacity = _CAPACITY(status.get("capacity"))
     allocatable = status.get("allocatable")
     fields = meta_fields(obj)
     fields["name"] = sys.intern(fields["name"])  # the same string as its pods' spec.nodeName (build_pod)
     return Node(
         **fields,
         taints=parse_taints(spec.get("taints"), "spec.taints"),
-        allocatable=Resources.parse(allocatable, "status.allocatable") if allocatable else capacity,
+        allocatable=_ALLOCATABLE(allocatable) if allocatable else capacity,
         capacity=capacity,
         unschedulable=as_bool_field(spec.get("unschedulable"), "spec.unschedulable"),
         ready=conditions.get("Ready") == "True",

@@ -8,10 +8,10 @@ from datetime import datetime
 
 from . import labels as L
 from .errors import ModelError
-from .fields import as_list, as_map, as_str, parse_duration, parse_time
+from .fields import as_list, as_map, as_str, parse_duration, parse_time, shared
 from .meta import KubeObject, meta_fields
 from .nodeclass import NodeClassRef, parse_node_class_ref
-from .resources import EMPTY, Resources
+from .resources import EMPTY, Resources, shared_parse
 from .selectors import Requirement, parse_requirements
 from .taints import Taint, parse_taints
 
@@ -70,6 +70,14 @@ class NodeClaim(KubeObject):
         return self.conditions.get("Initialized") == "True"
 
 
+# NodeClaims of one NodePool and instance type carry the same requirements and resource lists: each
+# distinct one is read once (fields.shared)
+_REQUIREMENTS = shared(lambda raw: parse_requirements(raw, "spec.requirements"))
+_REQUESTS = shared_parse("spec.resources.requests")
+_CAPACITY = shared_parse("status.capacity")
+_ALLOCATABLE = shared_parse("status.allocatable")
+
+
 def build_nodeclaim(obj: Mapping, api_version: str, kind: str) -> NodeClaim:
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
@@ -90,8 +98,8 @@ def build_nodeclaim(obj: Mapping, api_version: str, kind: str) -> NodeClaim:
         **meta_fields(obj, keep_raw=False),  # thousands of them, never a what-if target
         api_version=api_version,
         kind=kind,
-        requirements=parse_requirements(spec.get("requirements"), "spec.requirements"),
-        requests=Resources.parse(as_map(spec.get("resources"), "spec.resources").get("requests"), "spec.resources.requests"),
+        requirements=_REQUIREMENTS(spec.get("requirements")),
+        requests=_REQUESTS(as_map(spec.get("resources"), "spec.resources").get("requests")),
         taints=parse_taints(spec.get("taints"), "spec.taints"),
         startup_taints=parse_taints(spec.get("startupTaints"), "spec.startupTaints"),
         node_class_ref=parse_node_class_ref(
@@ -101,8 +109,8 @@ def build_nodeclaim(obj: Mapping, api_version: str, kind: str) -> NodeClaim:
         provider_id=as_str(status.get("providerID"), "status.providerID"),
         node_name=as_str(status.get("nodeName"), "status.nodeName"),
         image_id=as_str(status.get("imageID"), "status.imageID"),
-        capacity=Resources.parse(status.get("capacity"), "status.capacity"),
-        allocatable=Resources.parse(status.get("allocatable"), "status.allocatable"),
+        capacity=_CAPACITY(status.get("capacity")),
+        allocatable=_ALLOCATABLE(status.get("allocatable")),
         conditions=conditions,
         condition_since=since,
         last_pod_event=parse_time(status.get("lastPodEventTime"), "status.lastPodEventTime"),

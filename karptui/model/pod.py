@@ -10,7 +10,8 @@ from datetime import datetime
 from . import labels as L
 from .affinity import NO_AFFINITY, Affinity, TopologySpreadConstraint, parse_affinity, parse_spread_constraints
 from .errors import ModelError
-from .fields import as_int, as_int32, as_list, as_map, as_str, as_str_map, parse_duration, parse_time, shared
+from .fields import (MISS, Memo, as_int, as_int32, as_list, as_map, as_str, as_str_map, parse_duration, parse_time,
+                     shared)
 from .meta import KubeObject, meta_fields
 from .resources import EMPTY, Resources
 from .taints import Toleration, parse_tolerations
@@ -158,16 +159,6 @@ def effective_requests(spec: Mapping) -> Resources:
     return total
 
 
-@dataclass(frozen=True, slots=True)
-class _Scheduling:
-    """The scheduling-relevant parts of a pod spec, parsed together."""
-
-    requests: Resources
-    node_selector: Mapping[str, str]
-    tolerations: tuple[Toleration, ...]
-    spread_constraints: tuple[TopologySpreadConstraint, ...]
-
-
 def _scheduling_parts(spec: Mapping) -> tuple:
     """The parts of a pod spec those depend on (raises if malformed, so the parser names the field).
 
@@ -186,12 +177,16 @@ def _scheduling_parts(spec: Mapping) -> tuple:
     )
 
 
-def _parse_scheduling(spec: Mapping) -> _Scheduling:
-    return _Scheduling(
-        requests=effective_requests(spec),
-        node_selector=as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
-        tolerations=parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
-        spread_constraints=parse_spread_constraints(spec.get("topologySpreadConstraints")),
+def _parse_scheduling(spec: Mapping) -> tuple[Resources, Mapping[str, str], tuple[Toleration, ...],
+                                                 tuple[TopologySpreadConstraint, ...]]:
+    """The scheduling-relevant parts of a pod spec, parsed together: requests, nodeSelector,
+    tolerations, spread constraints (a plain tuple: a private class cost its methods' generation
+    at every start)."""
+    return (
+        effective_requests(spec),
+        as_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
+        parse_spread_constraints(spec.get("topologySpreadConstraints")),
     )
 
 
@@ -329,13 +324,88 @@ def _restarts(status: Mapping) -> int:
     return most
 
 
+def _template_parts(spec: Mapping) -> tuple:
+    """Every part of a pod spec that :data:`_TEMPLATE_FIELDS` depend on, as written.
+
+    A workload's replicas share them; what differs from one replica to the next (the node,
+    the volumes and their mounts, the affinity a DaemonSet pins to its node) stays out. A
+    ``containers`` or ``initContainers`` that is not a list, or a container that is not an
+    object, raises (TypeError, AttributeError): such a pod is built the long way, which names
+    the field."""
+    containers, inits = spec["containers"], spec.get("initContainers")
+    if type(containers) is not list or (inits is not None and type(inits) is not list):
+        raise TypeError("unusual containers")
+    return (
+        spec.get("priority"), spec.get("priorityClassName"), spec.get("preemptionPolicy"),
+        spec.get("schedulerName"), spec.get("tolerations"), spec.get("topologySpreadConstraints"),
+        spec.get("nodeSelector"), spec.get("resources"), spec.get("overhead"), spec.get("resourceClaims"),
+        [(c.get("image"), c.get("resources"), c.get("ports")) for c in containers],
+        [(c.get("resources"), c.get("restartPolicy"), c.get("ports")) for c in inits] if inits else inits,
+    )
+
+
+# The Pod fields a spec's :func:`_template_parts` decide, in one tuple per distinct template.
+_TEMPLATE_FIELDS = ("priority", "priority_class_name", "preemption_policy", "scheduler_name", "requests",
+                    "node_selector", "tolerations", "spread_constraints", "host_ports", "resource_claims", "images")
+_TEMPLATES = Memo()
+
+
 def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
-    """A Pod from its JSON; ``meta`` overrides metadata (pods made from templates)."""
+    """A Pod from its JSON; ``meta`` overrides metadata (pods made from templates).
+
+    A pod whose spec has the template of one built before (:func:`_template_parts`: a
+    workload's replicas) takes that pod's :data:`_TEMPLATE_FIELDS` and reads only what is
+    its own; any other is built in full (:func:`_build_pod`), which then lends its template."""
     if meta is None:
         fields = meta_fields(obj, keep_raw=False)
         fields["labels"] = _shared_labels(fields["labels"])
     else:
         fields = meta
+    spec = obj.get("spec")
+    keyed = _TEMPLATES.key(_template_parts, spec) if type(spec) is dict else None
+    template = MISS if keyed is None else _TEMPLATES.find(*keyed)
+    if template is MISS:
+        pod = _build_pod(obj, fields)
+        if keyed is not None:
+            _TEMPLATES.keep(*keyed, tuple(getattr(pod, name) for name in _TEMPLATE_FIELDS))
+        return pod
+    # The template's fields parsed before from the same parts: only the pod's own can fail here,
+    # read in the order _build_pod reads them, so a pod with two faults names the same one.
+    status = as_map(obj.get("status"), "status")
+    node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
+    reason, message, ready, ready_since, unready = _conditions(status, bool(node_name))
+    priority, priority_class_name, preemption_policy, scheduler_name, requests, node_selector, tolerations, \
+        spread_constraints, host_ports, resource_claims, images = template  # type: ignore[misc]
+    return Pod(
+        **fields,
+        node_name=node_name,
+        phase=as_str(status.get("phase"), "status.phase", PENDING) or PENDING,
+        priority=priority,
+        priority_class_name=priority_class_name,
+        preemption_policy=preemption_policy,
+        scheduler_name=scheduler_name,
+        requests=requests,
+        node_selector=node_selector,
+        affinity=_shared_affinity(spec.get("affinity")),
+        tolerations=tolerations,
+        spread_constraints=spread_constraints,
+        host_ports=host_ports,
+        pvc_names=_pvc_names(spec, fields["name"]),
+        resource_claims=resource_claims,
+        scheduled_reason=reason,
+        scheduled_message=message,
+        nominated_node=as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+        started=parse_time(status.get("startTime"), "status.startTime"),
+        ready=ready,
+        ready_since=ready_since,
+        unready=unready,
+        restarts=_restarts(status),
+        images=images,
+    )
+
+
+def _build_pod(obj: Mapping, fields: dict) -> Pod:
+    """A Pod read field by field from its JSON (:func:`build_pod` without a template to share)."""
     spec = as_map(obj.get("spec"), "spec")
     status = as_map(obj.get("status"), "status")
     # one string per node name, the node's own (build_node interns it too): the simulator finds
@@ -343,7 +413,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
     # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
     reason, message, ready, ready_since, unready = _conditions(status, bool(node_name))
-    scheduling = _shared_scheduling(spec)
+    requests, node_selector, tolerations, spread_constraints = _shared_scheduling(spec)
     return Pod(
         **fields,
         node_name=node_name,
@@ -352,11 +422,11 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         priority_class_name=as_str(spec.get("priorityClassName"), "spec.priorityClassName"),
         preemption_policy=as_str(spec.get("preemptionPolicy"), "spec.preemptionPolicy", "PreemptLowerPriority"),
         scheduler_name=as_str(spec.get("schedulerName"), "spec.schedulerName", "default-scheduler"),
-        requests=scheduling.requests,
-        node_selector=scheduling.node_selector,
+        requests=requests,
+        node_selector=node_selector,
         affinity=_shared_affinity(spec.get("affinity")),
-        tolerations=scheduling.tolerations,
-        spread_constraints=scheduling.spread_constraints,
+        tolerations=tolerations,
+        spread_constraints=spread_constraints,
         host_ports=_host_ports(spec),
         pvc_names=_pvc_names(spec, fields["name"]),
         resource_claims=_resource_claims(spec),

@@ -7,9 +7,10 @@ resources such as ``nvidia.com/gpu``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from .errors import ModelError
+from .fields import shared
 from .quantity import MAX_AMOUNT, capped, format_bytes, format_millis, to_millis, to_units
 
 CPU = "cpu"
@@ -127,3 +128,9 @@ def format_quantity(name: str, value: int) -> str:
 
 
 EMPTY = Resources()
+
+
+def shared_parse(where: str) -> Callable[[object], Resources]:
+    """:meth:`Resources.parse` of one field, remembered by what is written (:func:`.fields.shared`):
+    the nodes and NodeClaims of one instance type list the same capacity and allocatable, read once."""
+    return shared(lambda raw: Resources.parse(raw, where))

@@ -13,24 +13,28 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
+from typing import TYPE_CHECKING
+
 from .as_of import as_of as snapshot_as_of
-from .capacitybuffer import CapacityBuffer, PodTemplate
-from .classes import PriorityClass, StorageClass, default_storage_class
-from .crd import KarpenterCRD
-from .csi import CSINode
-from .disruption import PodDisruptionBudget
-from .events import Event
-from .meta import KubeObject
-from .namespace import Namespace
-from .node import Node
-from .nodeclaim import NodeClaim
-from .nodeclass import NodeClass
-from .nodeoverlay import NodeOverlay
-from .nodepool import NodePool
-from .pod import Pod
-from .service import Service
-from .volumes import PersistentVolume, PersistentVolumeClaim
-from .workloads import Workload
+
+if TYPE_CHECKING:  # the kinds' modules load when a dump holds their kind (build.builder_of), not with the Snapshot
+    from .capacitybuffer import CapacityBuffer, PodTemplate
+    from .classes import PriorityClass, StorageClass
+    from .crd import KarpenterCRD
+    from .csi import CSINode
+    from .disruption import PodDisruptionBudget
+    from .events import Event
+    from .meta import KubeObject
+    from .namespace import Namespace
+    from .node import Node
+    from .nodeclaim import NodeClaim
+    from .nodeclass import NodeClass
+    from .nodeoverlay import NodeOverlay
+    from .nodepool import NodePool
+    from .pod import Pod
+    from .service import Service
+    from .volumes import PersistentVolume, PersistentVolumeClaim
+    from .workloads import Workload
 
 NO_ZONE = "<none>"
 
@@ -155,6 +159,8 @@ class Snapshot:
 
     @cached_property
     def volume_index(self) -> VolumeIndex:
+        from .classes import default_storage_class
+
         return VolumeIndex({(c.namespace, c.name): c for c in self.pvcs}, {v.name: v for v in self.pvs},
                            {s.name: s for s in self.storage_classes}, default_storage_class(self.storage_classes))
 

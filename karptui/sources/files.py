@@ -66,10 +66,12 @@ def _load(path: str | Path) -> Snapshot:
     meta_docs = []
     kinds = 0
     for obj, origin in read_objects(path):
-        if isinstance(obj, Mapping) and obj.get("kind") == META_KIND:
+        # type() first: a dict (every JSON object) skips the ABC check, asked of every object of the dump
+        kind = obj.get("kind") if type(obj) is dict or isinstance(obj, Mapping) else None
+        if kind == META_KIND:
             meta_docs.append((obj, origin))
         else:
-            kinds += isinstance(obj, Mapping) and isinstance(obj.get("kind"), str)
+            kinds += type(kind) is str or isinstance(kind, str)
             builder.add(obj, origin)
     if not kinds:
         # `foo: bar`, `[]` or an empty List: an empty cluster on screen would look like an answer

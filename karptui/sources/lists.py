@@ -14,7 +14,7 @@ def is_list_kind(kind: object) -> bool:
 def with_list_kind(item: object, list_kind: object, list_api_version: object) -> object:
     """A typed list's item (``PodList`` -> ``Pod``) given the kind the API left out."""
     if (
-        isinstance(item, Mapping) and "kind" not in item
+        (type(item) is dict or isinstance(item, Mapping)) and "kind" not in item
         and is_list_kind(list_kind) and list_kind != "List"
     ):
         return {**item, "kind": list_kind.removesuffix("List"),
@@ -34,7 +34,7 @@ def flatten(doc: object, origin: str, number: int) -> Iterator[object]:
         for item in doc:
             yield from _flatten_item(item, origin, number)
         return
-    if not isinstance(doc, Mapping):
+    if type(doc) is not dict and not isinstance(doc, Mapping):  # type() first: skips the ABC check for JSON's
         raise InputError(origin, f"document {number} is a {type(doc).__name__}, not a Kubernetes object or list")
     kind = doc.get("kind")
     if not (is_list_kind(kind) and "items" in doc):

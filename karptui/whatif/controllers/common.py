@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ...model.build import KINDS, api_group
+from ...model.build import KINDS, api_group, builder_of
 from ...model.errors import ModelError
 from ...model.meta import KubeObject
 from ...model.snapshot import Snapshot
@@ -20,7 +20,7 @@ from ..edits import Target
 # What building a model object from an edited dict can raise: the model's own complaint, or a
 # field of the wrong type deeper than the builders check.
 BUILD_ERRORS = (ModelError, TypeError, ValueError, AttributeError, KeyError, IndexError)
-FIELD_OF_KIND = {kind: name for (_, kind), (name, _) in KINDS.items()}
+FIELD_OF_KIND = {kind: entry[0] for (_, kind), entry in KINDS.items()}
 
 
 class EditError(ValueError):
@@ -35,9 +35,9 @@ def build(raw: Mapping, target: Target) -> Any:
     """The model object for a raw dict, through the same builder the loader uses."""
     api_version = raw.get("apiVersion") if isinstance(raw.get("apiVersion"), str) else ""
     kind = raw.get("kind") if isinstance(raw.get("kind"), str) else target.kind
-    entry = KINDS.get((api_group(api_version), kind))
+    entry = builder_of(api_group(api_version), kind)
     if entry is None:
-        entry = next(v for (_, k), v in KINDS.items() if k == target.kind)
+        entry = builder_of(*next(key for key in KINDS if key[1] == target.kind))
     try:
         return entry[1](raw, api_version, kind)
     except BUILD_ERRORS as exc:
