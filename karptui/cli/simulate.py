@@ -20,7 +20,7 @@ from ..views.cost import Cost, CostPath, cost_path, whatif_cost
 from ..views.simulation import only_namespace, simulation_json
 from .karpenter_settings import flags_given, with_flags
 from .karpenter_version import flag_text, with_flag
-from .output import emit, say
+from .output import emit, end_at_once, say
 from .progress import StderrProgress
 
 if TYPE_CHECKING:
@@ -63,7 +63,9 @@ def run_simulate(args: argparse.Namespace) -> int:
                                     namespace=getattr(args, "namespace", None))
     for warning in doc.get("warnings", ()):
         say(f"karptui: warning: {warning}")
-    return emit(doc, args.output, partial(_print_table, cost=cost.line(), explain=args.explain))
+    code = emit(doc, args.output, partial(_print_table, cost=cost.line(), explain=args.explain))
+    end_at_once(snapshot, doc)   # as snapshot info does: the answer is out, the picture need not be freed piece by piece
+    return code
 
 
 def simulation_catalog(snapshot, instance_types: str | None, discounts: str | None):
