@@ -148,13 +148,17 @@ class ClusterState:
                                                    for r in self.requested}
         return found
 
-    def lower_priority_requests(self, priority: int) -> dict[str, np.ndarray]:
-        """Per node, what the pods below ``priority`` request (every tracked resource, and pod count)."""
-        total = {r: np.zeros(len(self.nodes), dtype=np.int64) for r in self.requested}
+    def lower_priority_requests(self, priority: int, nodes: np.ndarray | None = None,
+                                resources: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """Per node, what the pods below ``priority`` request (every tracked resource, and pod count).
+        ``nodes`` (indices) and ``resources`` (tracked ones) ask about those alone, in that order:
+        preemption asks about the few nodes where it might help, for what the pod wants."""
+        size = len(self.nodes) if nodes is None else len(nodes)
+        total = {r: np.zeros(size, dtype=np.int64) for r in (self.requested if resources is None else resources)}
         for level, vectors in self._by_priority.items():
             if level < priority:
                 for r in total:
-                    total[r] += vectors[r]
+                    total[r] += vectors[r] if nodes is None else vectors[r][nodes]
         return total
 
     def copy(self, snapshot: Snapshot | None = None, *, label_groups: bool = False) -> ClusterState:
