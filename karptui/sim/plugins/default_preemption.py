@@ -162,7 +162,7 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
     the room's answers for pods of this one's priority and size, node by node (:func:`_kept`)."""
     state, pod = ctx.state, ctx.pod
     weighed = kept.nodes.get(i) if kept is not None else None
-    if weighed is None or not weighed.holds(state.pods[i]):
+    if weighed is None or not weighed.holds(state.pods[i], int(state.touched[i])):
         order = _order(ctx, i)
         potential = order.below(pod.priority)
         if not potential:
@@ -233,8 +233,8 @@ class Weighed:
     batch cluster's pods ask the same question of the same nodes one after another (a Job's
     pods, Jobs of one size), and all but the node the last one preempted on are as they were."""
 
-    __slots__ = ("inputs", "potential", "room", "alone", "refused", "victims", "violations", "back", "taken",
-                 "_blind")
+    __slots__ = ("inputs", "stamps", "potential", "room", "alone", "refused", "victims", "violations", "back",
+                 "taken", "_blind", "_moves")
 
     def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int], alone: bool) -> None:
         self.inputs = [pods]                   # the orders of the node's pods it answers for (kept, so no id is reused)
@@ -247,6 +247,8 @@ class Weighed:
         self.back: list[tuple[Pod, int]] = []   # the give-back moves (placed; evicted again when a victim)
         self.taken: tuple[Pod, ...] | None = None     # its pods' order after the dry run that takes the victims
         self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
+        self.stamps: set[int] = set()           # ClusterState.touched of the node when it held one of ``inputs``
+        self._moves: dict = {}                  # "refused" / "taken" -> (the dry run's moves, those with host ports)
 
     def blind(self, ctx: PodCycle, key) -> bool:
         """``framework.only_resources_see_evictions`` for this pod and these lower-priority pods,
@@ -258,10 +260,15 @@ class Weighed:
                 self._blind[key] = found
         return found
 
-    def holds(self, pods: list[Pod]) -> bool:
-        """Whether the node holds these very pods now, in an order this answers for."""
+    def holds(self, pods: list[Pod], stamp: int) -> bool:
+        """Whether the node holds these very pods now, in an order this answers for. ``stamp``
+        (the node's ClusterState.touched) answers at once when the node held such an order at it
+        and has not changed since: a Job's pods ask the same nodes again and again."""
+        if stamp in self.stamps:
+            return True
         for kept in self.inputs:
             if len(kept) == len(pods) and all(map(operator.is_, kept, pods)):
+                self.stamps.add(stamp)
                 return True
         return False
 
@@ -273,7 +280,55 @@ class Weighed:
         the same order again. Most dry runs leave the node so: the next pod's is answered here."""
         if self.alone and all(map(operator.is_, _order(ctx, i).below(ctx.pod.priority), self.potential)):
             self.inputs.append(after)
+            self.stamps.add(int(ctx.state.touched[i]))
         return after
+
+    def moves(self, taken: bool) -> tuple[list[tuple[Pod, int]], list[tuple[Pod, int]]]:
+        """The dry run's evictions (-1) and placements (+1) on the node, and those of them that
+        move host ports: every lower-priority pod evicted, then (``taken``) given back as
+        :func:`_give_back` found and the victims placed again, else all placed again."""
+        found = self._moves.get(taken)
+        if found is None:
+            moves = [(victim, -1) for victim in self.potential]
+            if taken:
+                moves += self.back + [(victim, +1) for victim in self.victims]
+            else:
+                moves += [(victim, +1) for victim in self.potential]
+            found = self._moves[taken] = (moves, [move for move in moves if move[0].host_ports])
+        return found
+
+    def leaves(self, taken: bool) -> tuple[Pod, ...] | None:
+        """The order the dry run leaves the node's pods in from any order this answers for, worked
+        out without a pod's name read: the pods that stay in the order they hold (the same in
+        every such order) and then the lower-priority ones as placed again. None where two pods
+        share a name (``ClusterState.dry_run_on``'s own way then)."""
+        if not self.alone:
+            return None
+        going = set(map(id, self.potential))
+        staying = [pod for pod in self.inputs[0] if id(pod) not in going]
+        if not taken:
+            return (*staying, *self.potential)
+        victims = set(map(id, self.victims))
+        return (*staying, *(pod for pod, sign in self.back if sign > 0 and id(pod) not in victims), *self.victims)
+
+    def replay(self, ctx: PodCycle, i: int, taken: bool) -> None:
+        """The dry run (``taken``: the one that takes the victims, else the one the filters
+        refuse) on node ``i``, which holds an order this answers for: worked out the first
+        time (the order it leaves kept), replayed after; the node then holds an order this
+        answers for again when the first run left one (:meth:`left`)."""
+        after = self.taken if taken else self.refused
+        moves, ported = self.moves(taken)
+        if after is None:
+            after = ctx.state.dry_run_on(i, moves, self.leaves(taken), ported=ported)
+            after = self.left(ctx, i, after)
+            if taken:
+                self.taken = after
+            else:
+                self.refused = after
+            return
+        ctx.state.dry_run_on(i, moves, after, ported=ported)
+        if any(kept is after for kept in self.inputs):
+            self.stamps.add(int(ctx.state.touched[i]))
 
 
 class Kept(NamedTuple):
@@ -362,27 +417,16 @@ def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None,
     """:func:`_victims_on`'s dry run on the node's room: the filters that ignore the node's pods
     asked once, then the victims as :func:`_give_back` found them. The node is left as the dry
     run's evictions and placements leave it (``ClusterState.dry_run_on``)."""
-    state, potential = ctx.state, weighed.potential
-    moves = [(victim, -1) for victim in potential]
     # as they answer with every victim gone; before this dry run the cluster is as the cycle found
     # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
-        moves += [(victim, +1) for victim in potential]
-        if weighed.refused is not None:
-            state.dry_run_on(i, moves, weighed.refused)
-        else:
-            weighed.refused = weighed.left(ctx, i, state.dry_run_on(i, moves))
+        weighed.replay(ctx, i, taken=False)
         return None, reasons
     if weighed.victims is None:
         _give_back(ctx, weighed)
-    victims = weighed.victims
-    moves += weighed.back + [(victim, +1) for victim in victims]
-    if weighed.taken is not None:
-        state.dry_run_on(i, moves, weighed.taken)
-    else:
-        weighed.taken = weighed.left(ctx, i, state.dry_run_on(i, moves))
-    return Candidate(i, victims, weighed.violations), []
+    weighed.replay(ctx, i, taken=True)
+    return Candidate(i, weighed.victims, weighed.violations), []
 
 
 PRIORITY_FLOOR = 2**31   # MaxInt32+1: added to each victim's priority before they are summed
