@@ -9,6 +9,9 @@ compares everything a user sees: every attempt with its reasons and victims, and
 pods in order (a dry run reorders them, and that order is part of the answer).
 """
 
+from collections import Counter
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +20,7 @@ import pytest
 from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.sim import framework
-from karptui.sim.plugins import default_preemption
+from karptui.sim.plugins import default_preemption, inter_pod_affinity
 from karptui.sim.state import _moved, _remove
 from tests.simkit import HOST, ZONE, node, pod
 
@@ -44,10 +47,50 @@ def full(patched):
     patched.setattr(default_preemption, "only_resources_see_evictions", lambda ctx, leaving: False)
 
 
-def every_way(snapshot, **options):
+def unordered(patched):
+    """Each node's pods ranked by importance afresh at every dry run (no kept ``_Order``)."""
+    patched.setattr(default_preemption, "_order",
+                    lambda ctx, i: default_preemption._Order(ctx.state.pods[i], -1, None))
+
+
+def unstamped(patched):
+    """A kept dry run's hold on the node checked pod by pod every time (no stamps), and the order a
+    dry run leaves worked out by replaying its moves on the node's list (``state._moved``)."""
+    holds = default_preemption.Weighed.holds
+
+    def by_identity(weighed, pods, stamp):
+        weighed.stamps.clear()
+        return holds(weighed, pods, stamp)
+
+    patched.setattr(default_preemption.Weighed, "holds", by_identity)
+    patched.setattr(default_preemption.Weighed, "leaves", lambda weighed, taken: None)
+
+
+def unshort(patched):
+    """No node spared by the room arithmetic: a dry run on every node where preemption might help."""
+    patched.setattr(default_preemption, "_still_short",
+                    lambda ctx, nodes: (np.zeros(len(nodes), dtype=bool), Counter()))
+
+
+def rescanned(patched):
+    """InterPodAffinity's matching groups found by testing every group each time."""
+    matching = inter_pod_affinity.TermIndex.matching
+
+    def afresh(index, which, pod):
+        index._matching.clear()
+        return matching(index, which, pod)
+
+    patched.setattr(inter_pod_affinity.TermIndex, "matching", afresh)
+
+
+WITHOUT = (("unkept", unkept), ("unsettled", unsettled), ("full", full), ("unordered", unordered),
+           ("unstamped", unstamped), ("rescanned", rescanned))
+
+
+def every_way(snapshot, ways=WITHOUT, **options):
     """The simulation with every shortcut, and without each; all must agree."""
     answers = {"shortcuts": outcome(simulate(snapshot, **options))}
-    for name, without in (("unkept", unkept), ("unsettled", unsettled), ("full", full)):
+    for name, without in ways:
         with pytest.MonkeyPatch().context() as patched:
             without(patched)
             answers[name] = outcome(simulate(snapshot, **options))

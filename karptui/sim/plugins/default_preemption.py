@@ -471,10 +471,10 @@ def _still_short(ctx: PodCycle, nodes: np.ndarray) -> tuple[np.ndarray, Counter]
     freed = state.lower_priority_requests(ctx.pod.priority, nodes, (PODS, *wants))
     reasons: Counter = Counter()
     short = state.requested[PODS][nodes] - freed[PODS] + 1 > state.allocatable[PODS][nodes]
-    reasons[TOO_MANY_PODS] = int(short.sum())
+    reasons[TOO_MANY_PODS] = int(np.count_nonzero(short))
     for resource in wants:
         lacking = requests[resource] > state.allocatable[resource][nodes] - state.requested[resource][nodes] + freed[resource]
-        reasons[insufficient(resource)] += int(lacking.sum())
+        reasons[insufficient(resource)] += int(np.count_nonzero(lacking))
         short |= lacking
     return short, +reasons
 
@@ -484,10 +484,10 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     if ctx.pod.preemption_policy == "Never":
         return None, f"preemption: {NOT_ELIGIBLE_NEVER}"
     statuses: Counter = Counter()
-    statuses[NOT_HELPFUL] = int(verdicts.unresolvable.sum())
+    statuses[NOT_HELPFUL] = int(np.count_nonzero(verdicts.unresolvable))
     resolvable = ~verdicts.unresolvable & ~verdicts.feasible
     without_victims = resolvable & (ctx.state.min_priority >= ctx.pod.priority)
-    statuses[NO_VICTIMS] = int(without_victims.sum())
+    statuses[NO_VICTIMS] = int(np.count_nonzero(without_victims))
     potential = np.flatnonzero(resolvable & ~without_victims)
     if potential.size:
         short, reasons = _still_short(ctx, potential)
@@ -496,7 +496,7 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     # counted among the nodes where preemption might help (resolvable ones, victims or not), as
     # upstream does; its dry runs start at a random offset into them, ours at the first (a
     # simulation answers the same every time)
-    enough = candidates_wanted(int(resolvable.sum()))
+    enough = candidates_wanted(int(np.count_nonzero(resolvable)))
     sparing, violating = [], []   # candidates that break no PDB, and those that break one
     kept = _kept(ctx) if potential.size else None
     for i in potential.tolist():
