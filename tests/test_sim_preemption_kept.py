@@ -47,10 +47,21 @@ def full(patched):
     patched.setattr(default_preemption, "only_resources_see_evictions", lambda ctx, leaving: False)
 
 
+class Sorted:
+    """What ``_Order`` stands for, the plain way: a node's lower-priority pods sorted by importance
+    for each dry run, as kube-scheduler's util.MoreImportantPod ranks them."""
+
+    def __init__(self, pods):
+        self.pods = tuple(pods)
+        self.alone = len({p.name for p in pods}) == len(pods)
+
+    def below(self, priority):
+        return sorted(framework.lower_priority(list(self.pods), priority), key=default_preemption._importance)
+
+
 def unordered(patched):
-    """Each node's pods ranked by importance afresh at every dry run (no kept ``_Order``)."""
-    patched.setattr(default_preemption, "_order",
-                    lambda ctx, i: default_preemption._Order(ctx.state.pods[i], -1, None))
+    """Each node's pods sorted afresh at every dry run (no kept ``_Order``, no ranking by its tail)."""
+    patched.setattr(default_preemption, "_order", lambda ctx, i: Sorted(ctx.state.pods[i]))
 
 
 def unstamped(patched):
@@ -211,3 +222,19 @@ def test_a_dry_run_that_reorders_guarded_pods_of_equal_importance_is_weighed_aga
     attempts, placements = every_way(build_snapshot(items))
     assert [(a[0], a[1], a[4]) for a in attempts[:2]] == [
         ("default/urgent-0", "n2", ("default/spare",)), ("default/urgent-1", "n1", ("default/g2",))]
+
+
+def test_matching_groups_found_before_a_group_is_added_still_count():
+    """Bound-to-be pods whose anti-affinity keeps x's pods off their node (x's have no terms of
+    their own): a-0 keeps them off n1, so x-0 takes the small n2; b-0 then adds a group, and x-1,
+    asking which groups select it again, must still see a's (found for x-0) and take n2 too."""
+    items = [node("n1", cpu="8"), node("n2", cpu="1")]
+    for minute, (name, avoids) in enumerate([("a-0", "x"), ("x-0", None), ("b-0", "y"), ("x-1", None)]):
+        extra = {} if avoids is None else {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": avoids}}, "topologyKey": HOST}]}}}
+        raw = pod(name, cpu="100m", labels={"app": name[0]}, **extra)
+        raw["metadata"]["creationTimestamp"] = f"2024-05-01T11:0{minute}:00Z"
+        items.append(raw)
+    attempts, _ = every_way(build_snapshot(items))
+    assert {a[0]: a[1] for a in attempts} == {"default/a-0": "n1", "default/x-0": "n2", "default/b-0": "n1",
+                                              "default/x-1": "n2"}
