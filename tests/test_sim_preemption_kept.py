@@ -9,6 +9,9 @@ compares everything a user sees: every attempt with its reasons and victims, and
 pods in order (a dry run reorders them, and that order is part of the answer).
 """
 
+from collections import Counter
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +20,7 @@ import pytest
 from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.sim import framework
-from karptui.sim.plugins import default_preemption
+from karptui.sim.plugins import default_preemption, inter_pod_affinity
 from karptui.sim.state import _moved, _remove
 from tests.simkit import HOST, ZONE, node, pod
 
@@ -44,10 +47,61 @@ def full(patched):
     patched.setattr(default_preemption, "only_resources_see_evictions", lambda ctx, leaving: False)
 
 
-def every_way(snapshot, **options):
+class Sorted:
+    """What ``_Order`` stands for, the plain way: a node's lower-priority pods sorted by importance
+    for each dry run, as kube-scheduler's util.MoreImportantPod ranks them."""
+
+    def __init__(self, pods):
+        self.pods = tuple(pods)
+        self.alone = len({p.name for p in pods}) == len(pods)
+
+    def below(self, priority):
+        return sorted(framework.lower_priority(list(self.pods), priority), key=default_preemption._importance)
+
+
+def unordered(patched):
+    """Each node's pods sorted afresh at every dry run (no kept ``_Order``, no ranking by its tail)."""
+    patched.setattr(default_preemption, "_order", lambda ctx, i: Sorted(ctx.state.pods[i]))
+
+
+def unstamped(patched):
+    """A kept dry run's hold on the node checked pod by pod every time (no stamps), and the order a
+    dry run leaves worked out by replaying its moves on the node's list (``state._moved``)."""
+    holds = default_preemption.Weighed.holds
+
+    def by_identity(weighed, pods, stamp):
+        weighed.stamps.clear()
+        return holds(weighed, pods, stamp)
+
+    patched.setattr(default_preemption.Weighed, "holds", by_identity)
+    patched.setattr(default_preemption.Weighed, "leaves", lambda weighed, taken: None)
+
+
+def unshort(patched):
+    """No node spared by the room arithmetic: a dry run on every node where preemption might help."""
+    patched.setattr(default_preemption, "_still_short",
+                    lambda ctx, nodes: (np.zeros(len(nodes), dtype=bool), Counter()))
+
+
+def rescanned(patched):
+    """InterPodAffinity's matching groups found by testing every group each time."""
+    matching = inter_pod_affinity.TermIndex.matching
+
+    def afresh(index, which, pod):
+        index._matching.clear()
+        return matching(index, which, pod)
+
+    patched.setattr(inter_pod_affinity.TermIndex, "matching", afresh)
+
+
+WITHOUT = (("unkept", unkept), ("unsettled", unsettled), ("full", full), ("unordered", unordered),
+           ("unstamped", unstamped), ("rescanned", rescanned))
+
+
+def every_way(snapshot, ways=WITHOUT, **options):
     """The simulation with every shortcut, and without each; all must agree."""
     answers = {"shortcuts": outcome(simulate(snapshot, **options))}
-    for name, without in (("unkept", unkept), ("unsettled", unsettled), ("full", full)):
+    for name, without in ways:
         with pytest.MonkeyPatch().context() as patched:
             without(patched)
             answers[name] = outcome(simulate(snapshot, **options))
@@ -168,3 +222,19 @@ def test_a_dry_run_that_reorders_guarded_pods_of_equal_importance_is_weighed_aga
     attempts, placements = every_way(build_snapshot(items))
     assert [(a[0], a[1], a[4]) for a in attempts[:2]] == [
         ("default/urgent-0", "n2", ("default/spare",)), ("default/urgent-1", "n1", ("default/g2",))]
+
+
+def test_matching_groups_found_before_a_group_is_added_still_count():
+    """Bound-to-be pods whose anti-affinity keeps x's pods off their node (x's have no terms of
+    their own): a-0 keeps them off n1, so x-0 takes the small n2; b-0 then adds a group, and x-1,
+    asking which groups select it again, must still see a's (found for x-0) and take n2 too."""
+    items = [node("n1", cpu="8"), node("n2", cpu="1")]
+    for minute, (name, avoids) in enumerate([("a-0", "x"), ("x-0", None), ("b-0", "y"), ("x-1", None)]):
+        extra = {} if avoids is None else {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": avoids}}, "topologyKey": HOST}]}}}
+        raw = pod(name, cpu="100m", labels={"app": name[0]}, **extra)
+        raw["metadata"]["creationTimestamp"] = f"2024-05-01T11:0{minute}:00Z"
+        items.append(raw)
+    attempts, _ = every_way(build_snapshot(items))
+    assert {a[0]: a[1] for a in attempts} == {"default/a-0": "n1", "default/x-0": "n2", "default/b-0": "n1",
+                                              "default/x-1": "n2"}

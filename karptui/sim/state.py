@@ -169,13 +169,17 @@ class ClusterState:
                                                    for r in self.requested}
         return found
 
-    def lower_priority_requests(self, priority: int) -> dict[str, np.ndarray]:
-        """Per node, what the pods below ``priority`` request (every tracked resource, and pod count)."""
-        total = {r: np.zeros(len(self.nodes), dtype=np.int64) for r in self.requested}
+    def lower_priority_requests(self, priority: int, nodes: np.ndarray | None = None,
+                                resources: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """Per node, what the pods below ``priority`` request (every tracked resource, and pod count).
+        ``nodes`` (indices) and ``resources`` (tracked ones) ask about those alone, in that order:
+        preemption asks about the few nodes where it might help, for what the pod wants."""
+        size = len(self.nodes) if nodes is None else len(nodes)
+        total = {r: np.zeros(size, dtype=np.int64) for r in (self.requested if resources is None else resources)}
         for level, vectors in self._by_priority.items():
             if level < priority:
                 for r in total:
-                    total[r] += vectors[r]
+                    total[r] += vectors[r] if nodes is None else vectors[r][nodes]
         return total
 
     def copy(self, snapshot: Snapshot | None = None, *, label_groups: bool = False) -> ClusterState:
@@ -361,7 +365,7 @@ class ClusterState:
             del self._log[:32]
 
     def dry_run_on(self, i: int, moves: list[tuple[Pod, int]],
-                   after: tuple[Pod, ...] | None = None) -> tuple[Pod, ...]:
+                   after: tuple[Pod, ...] | None = None, ported: list[tuple[Pod, int]] | None = None) -> tuple[Pod, ...]:
         """Node ``i`` as these evictions (-1) and placements (+1) there leave it, when together
         they come back to the pods it had: its usage unchanged, no vector touched, but its pods
         and their host ports in the order the moves leave them and each move counted as a change.
@@ -374,14 +378,15 @@ class ClusterState:
         change: replaying the moves on the lists and the count keeps all of it as the full dry
         run left it. ``after``: the order these moves leave the node's pods in, when the caller
         knows it (preemption keeps a dry run's answer per node, with the order it left); it is
-        then taken as given rather than worked out again."""
+        then taken as given rather than worked out again. ``ported``: those of the moves whose pod
+        holds host ports, in their order, when the caller knows them (the rest move none)."""
         pods, log = self.pods[i], self._log
         if after is None:
             after = _moved(pods, moves)
         if len(after) != len(pods):
             raise ValueError(f"a dry run on node {i} left {len(after)} pods of {len(pods)}")
         pods[:] = after
-        for pod, sign in moves:
+        for pod, sign in moves if ported is None else ported:
             if pod.host_ports:
                 used = self.host_ports.setdefault(i, [])
                 for port in pod.host_ports:

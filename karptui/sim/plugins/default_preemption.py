@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -27,7 +28,7 @@ from ...model.resources import PODS
 from ..cycle import PodCycle
 from ..fit_error import preemption_message
 from ..signature import signature
-from ..framework import BUT_RESOURCES, Verdicts, filters_at, fits_on, lower_priority, only_resources_see_evictions
+from ..framework import BUT_RESOURCES, Verdicts, filters_at, fits_on, only_resources_see_evictions
 from .node_resources_fit import TOO_MANY_PODS, insufficient, wanted
 
 NAME = "DefaultPreemption"
@@ -55,6 +56,61 @@ def _started(pod: Pod) -> float:
 def _importance(pod: Pod) -> tuple:
     """util.MoreImportantPod as a sort key: higher priority first, then the earlier started."""
     return (-pod.priority, _started(pod))
+
+
+class _Order:
+    """A node's pods ranked by importance (util.MoreImportantPod; pods alike in importance in the
+    node's order, as a stable sort leaves them), kept per node while it holds the very same pods.
+
+    Why: every dry run starts from the node's lower-priority pods in that order, and a batch
+    cluster asks it of the same nodes again and again, by pods of a few priorities and many
+    sizes. Reading each pod's priority, start and name again for every priority and size was
+    most of a first dry run's cost (the pods lie scattered in memory). The pods below a priority
+    are a tail of this one ranking (:meth:`below`): a stable sort of some of them keeps the
+    order the sort of all of them gives them."""
+
+    __slots__ = ("pods", "stamp", "ranked", "ranks", "alone", "keys")
+
+    def __init__(self, pods: list[Pod], stamp: int, earlier: _Order | None) -> None:
+        self.pods = tuple(pods)       # the node's pods it was made for, in the node's order
+        self.stamp = stamp            # ClusterState.touched of the node then (the same pods while it stands)
+        same = earlier is not None and len(earlier.pods) == len(pods) and \
+            set(map(id, earlier.pods)) == set(map(id, pods))
+        # id(pod) -> (pod, its importance): kept with the pod, so a reused id is never mistaken
+        keys = self.keys = earlier.keys if same else {}
+        if not same:
+            for pod in pods:
+                keys[id(pod)] = (pod, _importance(pod))
+        # no two of the node's pods share a name: its dry runs' orders are worked out by identity
+        self.alone = earlier.alone if same else len({pod.name for pod in pods}) == len(pods)
+        importance = [keys[id(pod)][1] for pod in pods]
+        order = sorted(range(len(pods)), key=importance.__getitem__)
+        self.ranked = [pods[k] for k in order]                      # most important first
+        self.ranks = [importance[k][0] for k in order]              # their -priority, ascending
+
+    def below(self, priority: int) -> list[Pod]:
+        """The pods of lower priority than ``priority``, most important first: what
+        ``sorted(lower_priority(pods, priority), key=_importance)`` gives."""
+        return self.ranked[bisect_right(self.ranks, -priority):]
+
+
+def _order(ctx: PodCycle, i: int) -> _Order:
+    """Node ``i``'s :class:`_Order` as it stands now, kept per node for the simulation's cluster."""
+    state = ctx.state
+    table = ctx.cache.get((NAME, "orders"))
+    if table is None or table[0] is not state:
+        table = ctx.cache[(NAME, "orders")] = (state, {})
+    orders = table[1]
+    stamp = int(state.touched[i])
+    found = orders.get(i)
+    if found is not None and found.stamp == stamp:
+        return found
+    pods = state.pods[i]
+    if found is not None and len(found.pods) == len(pods) and all(map(operator.is_, found.pods, pods)):
+        found.stamp = stamp
+        return found
+    found = orders[i] = _Order(pods, stamp, found)
+    return found
 
 
 def _allowed(pdbs, name: str) -> int:
@@ -106,11 +162,12 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
     the room's answers for pods of this one's priority and size, node by node (:func:`_kept`)."""
     state, pod = ctx.state, ctx.pod
     weighed = kept.nodes.get(i) if kept is not None else None
-    if weighed is None or not weighed.holds(state.pods[i]):
-        potential = sorted(lower_priority(state.pods[i], pod.priority), key=_importance)
+    if weighed is None or not weighed.holds(state.pods[i], int(state.touched[i])):
+        order = _order(ctx, i)
+        potential = order.below(pod.priority)
         if not potential:
             return None, [NO_VICTIMS]
-        weighed = _weigh(ctx, i, potential)
+        weighed = _weigh(ctx, i, potential, order)
         if weighed is not None and kept is not None:
             kept.nodes[i] = weighed
     if weighed is not None:
@@ -176,20 +233,22 @@ class Weighed:
     batch cluster's pods ask the same question of the same nodes one after another (a Job's
     pods, Jobs of one size), and all but the node the last one preempted on are as they were."""
 
-    __slots__ = ("inputs", "potential", "room", "alone", "refused", "victims", "violations", "back", "taken",
-                 "_blind")
+    __slots__ = ("inputs", "stamps", "potential", "room", "alone", "refused", "victims", "violations", "back",
+                 "taken", "_blind", "_moves")
 
-    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int]) -> None:
+    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int], alone: bool) -> None:
         self.inputs = [pods]                   # the orders of the node's pods it answers for (kept, so no id is reused)
         self.potential = potential             # its lower-priority pods, most important first
         self.room = room                       # the room they leave, per resource the pod wants
-        self.alone = len({pod.name for pod in pods}) == len(pods)   # no two of its pods share a name
+        self.alone = alone                     # no two of its pods share a name (_Order.alone)
         self.refused: tuple[Pod, ...] | None = None   # its pods' order after a dry run the filters refuse
         self.victims: tuple[Pod, ...] | None = None   # None: not worked out yet
         self.violations = 0
         self.back: list[tuple[Pod, int]] = []   # the give-back moves (placed; evicted again when a victim)
         self.taken: tuple[Pod, ...] | None = None     # its pods' order after the dry run that takes the victims
         self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
+        self.stamps: set[int] = set()           # ClusterState.touched of the node when it held one of ``inputs``
+        self._moves: dict = {}                  # "refused" / "taken" -> (the dry run's moves, those with host ports)
 
     def blind(self, ctx: PodCycle, key) -> bool:
         """``framework.only_resources_see_evictions`` for this pod and these lower-priority pods,
@@ -201,23 +260,75 @@ class Weighed:
                 self._blind[key] = found
         return found
 
-    def holds(self, pods: list[Pod]) -> bool:
-        """Whether the node holds these very pods now, in an order this answers for."""
+    def holds(self, pods: list[Pod], stamp: int) -> bool:
+        """Whether the node holds these very pods now, in an order this answers for. ``stamp``
+        (the node's ClusterState.touched) answers at once when the node held such an order at it
+        and has not changed since: a Job's pods ask the same nodes again and again."""
+        if stamp in self.stamps:
+            return True
         for kept in self.inputs:
             if len(kept) == len(pods) and all(map(operator.is_, kept, pods)):
+                self.stamps.add(stamp)
                 return True
         return False
 
-    def left(self, after: tuple[Pod, ...], priority: int) -> tuple[Pod, ...]:
+    def left(self, ctx: PodCycle, i: int, after: tuple[Pod, ...]) -> tuple[Pod, ...]:
         """``after``, the order a dry run left the node's pods in, taken as one more order this
         answers for when it is: the pods that stay keep their order and the lower-priority ones
         go to the end (``ClusterState.dry_run_on``, where no two pods share a name), so a dry
         run from it tries them in the same order (their sort by importance says so) and leaves
         the same order again. Most dry runs leave the node so: the next pod's is answered here."""
-        if self.alone and all(map(operator.is_, sorted(lower_priority(after, priority), key=_importance),
-                                  self.potential)):
+        if self.alone and all(map(operator.is_, _order(ctx, i).below(ctx.pod.priority), self.potential)):
             self.inputs.append(after)
+            self.stamps.add(int(ctx.state.touched[i]))
         return after
+
+    def moves(self, taken: bool) -> tuple[list[tuple[Pod, int]], list[tuple[Pod, int]]]:
+        """The dry run's evictions (-1) and placements (+1) on the node, and those of them that
+        move host ports: every lower-priority pod evicted, then (``taken``) given back as
+        :func:`_give_back` found and the victims placed again, else all placed again."""
+        found = self._moves.get(taken)
+        if found is None:
+            moves = [(victim, -1) for victim in self.potential]
+            if taken:
+                moves += self.back + [(victim, +1) for victim in self.victims]
+            else:
+                moves += [(victim, +1) for victim in self.potential]
+            found = self._moves[taken] = (moves, [move for move in moves if move[0].host_ports])
+        return found
+
+    def leaves(self, taken: bool) -> tuple[Pod, ...] | None:
+        """The order the dry run leaves the node's pods in from any order this answers for, worked
+        out without a pod's name read: the pods that stay in the order they hold (the same in
+        every such order) and then the lower-priority ones as placed again. None where two pods
+        share a name (``ClusterState.dry_run_on``'s own way then)."""
+        if not self.alone:
+            return None
+        going = set(map(id, self.potential))
+        staying = [pod for pod in self.inputs[0] if id(pod) not in going]
+        if not taken:
+            return (*staying, *self.potential)
+        victims = set(map(id, self.victims))
+        return (*staying, *(pod for pod, sign in self.back if sign > 0 and id(pod) not in victims), *self.victims)
+
+    def replay(self, ctx: PodCycle, i: int, taken: bool) -> None:
+        """The dry run (``taken``: the one that takes the victims, else the one the filters
+        refuse) on node ``i``, which holds an order this answers for: worked out the first
+        time (the order it leaves kept), replayed after; the node then holds an order this
+        answers for again when the first run left one (:meth:`left`)."""
+        after = self.taken if taken else self.refused
+        moves, ported = self.moves(taken)
+        if after is None:
+            after = ctx.state.dry_run_on(i, moves, self.leaves(taken), ported=ported)
+            after = self.left(ctx, i, after)
+            if taken:
+                self.taken = after
+            else:
+                self.refused = after
+            return
+        ctx.state.dry_run_on(i, moves, after, ported=ported)
+        if any(kept is after for kept in self.inputs):
+            self.stamps.add(int(ctx.state.touched[i]))
 
 
 class Kept(NamedTuple):
@@ -257,7 +368,7 @@ def _token(ctx: PodCycle) -> object | None:
     return found
 
 
-def _weigh(ctx: PodCycle, i: int, potential: list[Pod]) -> Weighed | None:
+def _weigh(ctx: PodCycle, i: int, potential: list[Pod], order: _Order) -> Weighed | None:
     """The part of the dry run on node ``i`` that only its pods and the pod's priority and
     requests decide: the room every lower-priority pod leaves (allocatable minus what stays, for
     every resource the pod asks for and one pod's place). None when even then the room is short
@@ -272,7 +383,7 @@ def _weigh(ctx: PodCycle, i: int, potential: list[Pod]) -> Weighed | None:
         room = [left + used for left, used in zip(room, uses[id(victim)])]
     if any(left < amount for left, amount in zip(room, amounts)):
         return None
-    return Weighed(tuple(state.pods[i]), potential, room)
+    return Weighed(order.pods, potential, room, order.alone)
 
 
 def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
@@ -306,27 +417,16 @@ def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None,
     """:func:`_victims_on`'s dry run on the node's room: the filters that ignore the node's pods
     asked once, then the victims as :func:`_give_back` found them. The node is left as the dry
     run's evictions and placements leave it (``ClusterState.dry_run_on``)."""
-    state, potential = ctx.state, weighed.potential
-    moves = [(victim, -1) for victim in potential]
     # as they answer with every victim gone; before this dry run the cluster is as the cycle found
     # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
-        moves += [(victim, +1) for victim in potential]
-        if weighed.refused is not None:
-            state.dry_run_on(i, moves, weighed.refused)
-        else:
-            weighed.refused = weighed.left(state.dry_run_on(i, moves), ctx.pod.priority)
+        weighed.replay(ctx, i, taken=False)
         return None, reasons
     if weighed.victims is None:
         _give_back(ctx, weighed)
-    victims = weighed.victims
-    moves += weighed.back + [(victim, +1) for victim in victims]
-    if weighed.taken is not None:
-        state.dry_run_on(i, moves, weighed.taken)
-    else:
-        weighed.taken = weighed.left(state.dry_run_on(i, moves), ctx.pod.priority)
-    return Candidate(i, victims, weighed.violations), []
+    weighed.replay(ctx, i, taken=True)
+    return Candidate(i, weighed.victims, weighed.violations), []
 
 
 PRIORITY_FLOOR = 2**31   # MaxInt32+1: added to each victim's priority before they are summed
@@ -354,33 +454,27 @@ def _best(candidates: list[Candidate]) -> Candidate:
     return min(candidates, key=rank)
 
 
-def _freed(ctx: PodCycle) -> dict[str, np.ndarray]:
-    """Per node, what evicting every lower-priority pod would free."""
-    for resource, amount in ctx.pod.requests.items():
-        if amount > 0 and resource not in ctx.state.requested:
-            ctx.state.extended(resource)  # tracked from now on, per priority level too
-    return ctx.state.lower_priority_requests(ctx.pod.priority)
-
-
 def _still_short(ctx: PodCycle, nodes: np.ndarray) -> tuple[np.ndarray, Counter]:
-    """Nodes where the pod would not fit even with every lower-priority pod gone, and how
-    many nodes give each reason.
+    """Of ``nodes`` (indices), those where the pod would not fit even with every lower-priority
+    pod gone (a mask over ``nodes``), and how many nodes give each reason.
 
     A cheap vector pass over resources that spares the full dry run on most
-    nodes of a large cluster; the reasons are the ones the dry run would give.
+    nodes of a large cluster; the reasons are the ones the dry run would give. Only ``nodes``
+    are read: most pods that fail find preemption might help on few nodes or none, and summing
+    every priority level over every node for each of them cost more than their dry runs.
     """
-    state, freed = ctx.state, _freed(ctx)
-    mask = np.zeros(ctx.size, dtype=bool)
-    mask[nodes] = True
+    state, requests = ctx.state, ctx.pod.requests
+    wants = [resource for resource, amount in requests.items() if amount > 0 and resource != PODS]
+    for resource in wants:
+        if resource not in state.requested:
+            state.extended(resource)  # tracked from now on, per priority level too
+    freed = state.lower_priority_requests(ctx.pod.priority, nodes, (PODS, *wants))
     reasons: Counter = Counter()
-    short = mask & (state.requested[PODS] - freed[PODS] + 1 > state.allocatable[PODS])
-    reasons[TOO_MANY_PODS] = int(short.sum())
-    for resource, amount in ctx.pod.requests.items():
-        if amount <= 0 or resource == PODS:
-            continue
-        allocatable, requested = state.allocatable[resource], state.requested[resource]
-        lacking = mask & (amount > allocatable - requested + freed[resource])
-        reasons[insufficient(resource)] += int(lacking.sum())
+    short = state.requested[PODS][nodes] - freed[PODS] + 1 > state.allocatable[PODS][nodes]
+    reasons[TOO_MANY_PODS] = int(np.count_nonzero(short))
+    for resource in wants:
+        lacking = requests[resource] > state.allocatable[resource][nodes] - state.requested[resource][nodes] + freed[resource]
+        reasons[insufficient(resource)] += int(np.count_nonzero(lacking))
         short |= lacking
     return short, +reasons
 
@@ -390,21 +484,22 @@ def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
     if ctx.pod.preemption_policy == "Never":
         return None, f"preemption: {NOT_ELIGIBLE_NEVER}"
     statuses: Counter = Counter()
-    statuses[NOT_HELPFUL] = int(verdicts.unresolvable.sum())
+    statuses[NOT_HELPFUL] = int(np.count_nonzero(verdicts.unresolvable))
     resolvable = ~verdicts.unresolvable & ~verdicts.feasible
     without_victims = resolvable & (ctx.state.min_priority >= ctx.pod.priority)
-    statuses[NO_VICTIMS] = int(without_victims.sum())
+    statuses[NO_VICTIMS] = int(np.count_nonzero(without_victims))
     potential = np.flatnonzero(resolvable & ~without_victims)
-    short, reasons = _still_short(ctx, potential)
-    statuses.update(reasons)
+    if potential.size:
+        short, reasons = _still_short(ctx, potential)
+        statuses.update(reasons)
+        potential = potential[~short]
     # counted among the nodes where preemption might help (resolvable ones, victims or not), as
     # upstream does; its dry runs start at a random offset into them, ours at the first (a
     # simulation answers the same every time)
-    enough = candidates_wanted(int(resolvable.sum()))
+    enough = candidates_wanted(int(np.count_nonzero(resolvable)))
     sparing, violating = [], []   # candidates that break no PDB, and those that break one
-    kept = _kept(ctx)
-    for i in potential[~short[potential]]:
-        i = int(i)
+    kept = _kept(ctx) if potential.size else None
+    for i in potential.tolist():
         candidate, reasons = _victims_on(ctx, i, kept)
         if candidate is None:
             for reason in reasons:

@@ -13,6 +13,8 @@ that match it.
 
 from __future__ import annotations
 
+from itertools import islice
+
 import numpy as np
 
 from ...model import Pod
@@ -123,7 +125,7 @@ class TermIndex:
         self.anti: dict[tuple, GroupCounts] = {}    # (resolved pair, topology key) -> pods per node
         self.scored: dict[tuple, GroupCounts] = {}  # (resolved pair, topology key, weight) -> pods per node
         self._groups = 0  # groups ever added: a pod's matching groups stay valid while this is unchanged
-        self._matching: dict[tuple, tuple[int, list]] = {}
+        self._matching: dict[tuple, tuple[int, list, int]] = {}   # (groups then, the matching ones, groups tested)
         self._groups_of: dict[tuple, tuple] = {}   # see update
         for pod, i in state.bound_with_affinity():  # most pods have none
             self.update(pod, i, +1, state)
@@ -152,13 +154,17 @@ class TermIndex:
         Whether a term selects a pod depends only on the pod's namespace and labels, so a
         workload's replicas share one answer, kept until a group is added; the cluster holds
         hundreds of groups and a pending pod matches few, so a cycle tests none of them again.
+        Groups are only ever added, in order: when some were, only those are tested (on a batch
+        cluster, where placed pods keep adding groups, testing every group again for each
+        answer was a tenth of kube-scheduler's pass).
         """
         key = (which, *selected_as(pod))
         found = self._matching.get(key)
         if found is None or found[0] != self._groups:
             groups = self.anti if which == "anti" else self.scored
-            found = self._matching[key] = (
-                self._groups, [(group, counts) for group, counts in groups.items() if pair_matches(group[0], pod)])
+            tested, known = (found[2], found[1]) if found is not None else (0, [])
+            new = [(group, counts) for group, counts in islice(groups.items(), tested, None) if pair_matches(group[0], pod)]
+            found = self._matching[key] = (self._groups, known + new if new else known, len(groups))
         return found[1]
 
     def update(self, pod: Pod, i: int, sign: int, state: ClusterState) -> None:
