@@ -189,6 +189,19 @@ class NodeClaim:
     def taints(self):
         return self.template.taints
 
+    def room(self) -> np.ndarray | None:
+        """Per resource, the most any remaining type holds less its DaemonSet overhead (None: no type
+        left); kept while the types stay. What :meth:`room_for` and the in-flight lists compare with."""
+        if self._room is None and len(self.rows):
+            self._room = (self.types.allocatable_max[self.template.rows[self.rows]]
+                          - self.template.overhead[self.rows]).max(axis=0)
+        return self._room
+
+    @property
+    def used(self) -> Vector:
+        """The NodeClaim's requests as a row (kept with them)."""
+        return self._used
+
     def room_for(self, requests: Resources, need: Vector | None = None) -> bool:
         """A quick necessary test: some remaining type has room, per resource, for these requests too.
 
@@ -196,11 +209,8 @@ class NodeClaim:
         topology work for them. ``need``: ``requests`` as a row, if the caller has it; pods of a
         few sizes ask again and again between two pods joining, so the answer is kept per row.
         """
-        if self._room is None:
-            rows = self.template.rows[self.rows]
-            self._room = (self.types.allocatable_max[rows] - self.template.overhead[self.rows]).max(axis=0) \
-                if len(rows) else None
-        if self._room is None:
+        room = self.room()
+        if room is None:
             return False
         if need is None:  # a row of the caller's own: nothing to remember it by
             need = self.types.vector(requests)
@@ -213,10 +223,10 @@ class NodeClaim:
         used = self._used
         if need.unknown is None and used.unknown is None and need.small and used.small:
             # the rows add as the resource lists would: spares summing a list per pod per NodeClaim
-            answer = bool((used.values + need.values <= self._room).all())
+            answer = bool((used.values + need.values <= room).all())
         else:
             total = self.types.vector(self.requests + requests)
-            answer = total.unknown is None and bool((total.values <= self._room).all())
+            answer = total.unknown is None and bool((total.values <= room).all())
         if keep:
             self._said[id(need)] = (need, answer)
             if not answer:
