@@ -170,8 +170,41 @@ def test_shortcuts_decide_as_the_plain_path(seed, explain, monkeypatch):
         m.setattr(nodeclaim.NodeClaim, "room_for", plain_room_for)
         m.setattr(nodeclaim.NodeClaim, "_masks", plain_masks)
         m.setattr(InFlight, "candidates", plain_candidates)
+        m.setattr(Scheduler, "_alike", lambda self, pod, data: None)   # every new NodeClaim asked afresh
         plain = outcome(simulate(snapshot, catalog=CATALOG, explain=explain))
     assert fast == plain
+
+
+def test_the_random_clusters_give_kept_answers_to_pods_alike(monkeypatch):
+    """The comparison above means something for pods alike (Scheduler._open_alike): new NodeClaims
+    are opened, and pods refused, from an answer worked out for an earlier pod; pods that a topology
+    group decides for are asked afresh."""
+    given, fresh, decided = [], [], []
+    original_open, original_alike = Scheduler._open_alike, Scheduler._alike
+
+    def counting_open(self, template, pod, data, alike):
+        known = (template.name, self._limited_rows(template), alike)
+        kept = not isinstance(known[1], nodeclaim.SchedulingError) and \
+            (template.name, known[1].tobytes(), alike) in self._opened
+        opened = original_open(self, template, pod, data, alike)
+        if kept:
+            given.append(isinstance(opened, nodeclaim.SchedulingError))
+        else:
+            fresh.append(pod.key)
+        return opened
+
+    def counting_alike(self, pod, data):
+        found = original_alike(self, pod, data)
+        if found is None and self.topology.deciding(pod):
+            decided.append(pod.key)
+        return found
+
+    monkeypatch.setattr(Scheduler, "_open_alike", counting_open)
+    monkeypatch.setattr(Scheduler, "_alike", counting_alike)
+    for seed in range(24):
+        simulate(build_snapshot(random_cluster(seed)), catalog=CATALOG)
+    assert True in given and False in given   # kept refusals and kept NodeClaims
+    assert fresh and decided
 
 
 def test_the_random_clusters_leave_nodeclaims_out_for_each_reason(monkeypatch):

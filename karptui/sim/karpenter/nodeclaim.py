@@ -54,6 +54,7 @@ class SchedulingError(Exception):
         super().__init__(text)
         self.kind, self.key, self.reqs, self.requests = kind, key, reqs, requests
         self.claim: NodeClaim | None = None
+        self.said: str | None = None   # the text, once asked of ``claim`` (Scheduler._said)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +156,13 @@ def build_template(pool: NodePool, types: TypeSet, daemons: Sequence[Pod],
 
 
 _hostnames = itertools.count(1)
+
+
+def skip_placeholder() -> None:
+    """Use up the placeholder hostname a NodeClaim opened now would have taken: the scheduler gives a
+    kept refusal instead of opening one (Scheduler._open_alike), and the NodeClaims opened after it
+    keep the hostnames they had."""
+    next(_hostnames)
 
 
 class NodeClaim:
