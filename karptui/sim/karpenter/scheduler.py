@@ -259,14 +259,21 @@ class Scheduler:
             queue.append(pod)
         last_len: dict[str, int] = {}
         refused: dict = {}  # signature -> (changes when it failed, why): nothing moved since, same answer
+        signatures: dict[int, object] = {}  # id(pod) -> its signature: a pod waiting goes round the queue again
         while queue:
             pod = queue[0]
             if last_len.get(pod.key) == len(queue):
                 break  # a whole pass without progress
             queue.popleft()
-            key = signature(pod) if batch else None
+            if batch:
+                key = signatures.get(id(pod), signatures)
+                if key is signatures:
+                    key = signatures[id(pod)] = signature(pod)
+            else:
+                key = None
             earlier = refused.get(key) if key is not None else None
-            if earlier is not None and earlier[0] == self.changes:
+            tried = earlier is None or earlier[0] != self.changes
+            if not tried:
                 error = earlier[1]
                 if earlier[2] in self.decisions:
                     self.decisions[pod.key] = self.decisions[earlier[2]]
@@ -278,8 +285,9 @@ class Scheduler:
                 results.errors.pop(pod.key, None)
             else:
                 results.errors[pod.key] = error
-                self.topology.update(pod)
-                self._data[pod.key] = self.prepared.pod_data(pod)
+                if tried:  # undo its relaxing (a pod answered from another was not relaxed: it is as it was)
+                    self.topology.update(pod)
+                    self._data[pod.key] = self.prepared.pod_data(pod)
                 queue.append(pod)
                 last_len[pod.key] = len(queue)
             if progress is not None:
