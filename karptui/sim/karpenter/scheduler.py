@@ -108,9 +108,18 @@ class Prepared:
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
+        self._capacity: dict[str, tuple[Template, np.ndarray]] = {}   # see capacity_of
         # reserved offerings that name their reservation: counted as NodeClaims hold them (.reservations)
         self.reservations_named = any(tracked(o) for t in self.types.types for o in t.offerings)
         self.reservations_selected = selected_by_pool(snapshot, self.pools) if self.reservations_named else {}
+
+    def capacity_of(self, template: Template) -> np.ndarray:
+        """The capacity of the template's types, one row per resource column (kept: a NodePool's limits
+        are checked against it each time what they leave changes, once per NodeClaim opened)."""
+        found = self._capacity.get(template.name)
+        if found is None or found[0] is not template:
+            found = self._capacity[template.name] = (template, np.ascontiguousarray(self.types.capacity[template.rows].T))
+        return found[1]
 
     def names_taken(self, snapshot: Snapshot) -> frozenset[str]:
         """The names of ``snapshot``'s nodes and NodeClaims, which a new NodeClaim may not take (kept for
@@ -593,6 +602,7 @@ class Scheduler:
 
     def _fit_limits(self, template: Template, remaining: Resources) -> np.ndarray:
         types = self.types
+        capacity = self.prepared.capacity_of(template)
         ok = np.ones(len(template.rows), dtype=bool)
         for name, left in remaining.items():
             column = types.columns.get(name)
@@ -600,7 +610,7 @@ class Scheduler:
                 if left < 0:
                     ok[:] = False  # no type has any of it, and even none is more than a negative remainder
                 continue
-            ok &= types.capacity[template.rows, column] <= left
+            ok &= capacity[column] <= left
         return np.flatnonzero(ok)
 
     def _less_largest(self, remaining: Resources, claim: NodeClaim) -> Resources:
