@@ -290,3 +290,25 @@ def test_room_on_existing_nodes_counts_pods_that_joined_before_a_size_was_first_
     results = scheduler.solve(snapshot.pods)
     placed = {key.split("/")[1]: node.name for key, node in results.on_existing.items()}
     assert placed == {"first": "n0", "second": "n1"}
+
+
+def test_a_nodeclaim_refused_for_requirements_is_asked_again_once_a_pod_joined_it(monkeypatch):
+    """A pod requiring a label the NodeClaim does not define is refused; a pod that only excludes a
+    value of that label then joins, defining it, and the first pod fits on the next pass. The
+    in-flight lists must bring the NodeClaim back for it, as trying every NodeClaim does."""
+    def affinity(op, value):
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "example.com/team", "operator": op, "values": [value]}]}]}}}
+
+    snapshot = build_snapshot([
+        nodepool("only", 1, [req("karpenter.sh/capacity-type", "In", "on-demand")]),
+        pod("first", cpu="2"), pod("wants", cpu="1", affinity=affinity("In", "x")),
+        pod("excludes", cpu="500m", affinity=affinity("NotIn", "y"))])
+    fast = simulate(snapshot, catalog=CATALOG)
+    with monkeypatch.context() as m:
+        m.setattr(InFlight, "candidates", plain_candidates)
+        m.setattr(Scheduler, "_alike", lambda self, pod, data: None)
+        plain = simulate(snapshot, catalog=CATALOG)
+    assert outcome(fast) == outcome(plain)
+    (claim,) = fast.nodeclaims
+    assert set(claim.pods) == {"default/first", "default/wants", "default/excludes"}
