@@ -170,8 +170,41 @@ def test_shortcuts_decide_as_the_plain_path(seed, explain, monkeypatch):
         m.setattr(nodeclaim.NodeClaim, "room_for", plain_room_for)
         m.setattr(nodeclaim.NodeClaim, "_masks", plain_masks)
         m.setattr(InFlight, "candidates", plain_candidates)
+        m.setattr(Scheduler, "_alike", lambda self, pod, data: None)   # every new NodeClaim asked afresh
         plain = outcome(simulate(snapshot, catalog=CATALOG, explain=explain))
     assert fast == plain
+
+
+def test_the_random_clusters_give_kept_answers_to_pods_alike(monkeypatch):
+    """The comparison above means something for pods alike (Scheduler._open_alike): new NodeClaims
+    are opened, and pods refused, from an answer worked out for an earlier pod; pods that a topology
+    group decides for are asked afresh."""
+    given, fresh, decided = [], [], []
+    original_open, original_alike = Scheduler._open_alike, Scheduler._alike
+
+    def counting_open(self, template, pod, data, alike):
+        known = (template.name, self._limited_rows(template), alike)
+        kept = not isinstance(known[1], nodeclaim.SchedulingError) and \
+            (template.name, known[1].tobytes(), alike) in self._opened
+        opened = original_open(self, template, pod, data, alike)
+        if kept:
+            given.append(isinstance(opened, nodeclaim.SchedulingError))
+        else:
+            fresh.append(pod.key)
+        return opened
+
+    def counting_alike(self, pod, data):
+        found = original_alike(self, pod, data)
+        if found is None and self.topology.deciding(pod):
+            decided.append(pod.key)
+        return found
+
+    monkeypatch.setattr(Scheduler, "_open_alike", counting_open)
+    monkeypatch.setattr(Scheduler, "_alike", counting_alike)
+    for seed in range(24):
+        simulate(build_snapshot(random_cluster(seed)), catalog=CATALOG)
+    assert True in given and False in given   # kept refusals and kept NodeClaims
+    assert fresh and decided
 
 
 def test_the_random_clusters_leave_nodeclaims_out_for_each_reason(monkeypatch):
@@ -257,3 +290,25 @@ def test_room_on_existing_nodes_counts_pods_that_joined_before_a_size_was_first_
     results = scheduler.solve(snapshot.pods)
     placed = {key.split("/")[1]: node.name for key, node in results.on_existing.items()}
     assert placed == {"first": "n0", "second": "n1"}
+
+
+def test_a_nodeclaim_refused_for_requirements_is_asked_again_once_a_pod_joined_it(monkeypatch):
+    """A pod requiring a label the NodeClaim does not define is refused; a pod that only excludes a
+    value of that label then joins, defining it, and the first pod fits on the next pass. The
+    in-flight lists must bring the NodeClaim back for it, as trying every NodeClaim does."""
+    def affinity(op, value):
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "example.com/team", "operator": op, "values": [value]}]}]}}}
+
+    snapshot = build_snapshot([
+        nodepool("only", 1, [req("karpenter.sh/capacity-type", "In", "on-demand")]),
+        pod("first", cpu="2"), pod("wants", cpu="1", affinity=affinity("In", "x")),
+        pod("excludes", cpu="500m", affinity=affinity("NotIn", "y"))])
+    fast = simulate(snapshot, catalog=CATALOG)
+    with monkeypatch.context() as m:
+        m.setattr(InFlight, "candidates", plain_candidates)
+        m.setattr(Scheduler, "_alike", lambda self, pod, data: None)
+        plain = simulate(snapshot, catalog=CATALOG)
+    assert outcome(fast) == outcome(plain)
+    (claim,) = fast.nodeclaims
+    assert set(claim.pods) == {"default/first", "default/wants", "default/excludes"}

@@ -1,99 +1,135 @@
-"""The NodeClaims a scheduling run has opened that a pod may still join, kept per kind of pod.
+"""The NodeClaims a scheduling run has opened that a pod may still join.
 
 Karpenter tries a pod that no existing node takes on every in-flight NodeClaim, the one with the
-fewest pods first (``Scheduler.add``). With a thousand NodeClaims open and a thousand pods to
+fewest pods first (``Scheduler.add``). With a thousand NodeClaims open and thousands of pods to
 place, most of those tries are refused at once, for reasons that stay true until the NodeClaim
-changes: its instance types have no room for a pod of that size (``NodeClaim.no_room``), the pod
-does not tolerate its NodePool's taints, or its requirements are incompatible with the pod's.
-These lists leave such NodeClaims out for pods that ask the same (same size, same requirements,
-same tolerations), so each pod tries only the NodeClaims the full walk would have tried further,
-in the same order: the fewest pods first, then the order they were opened in.
+changes: its instance types have no room for a pod of that size, the pod does not tolerate its
+NodePool's taints, or its requirements are incompatible with the pod's. :meth:`InFlight.candidates`
+leaves such NodeClaims out, so each pod tries only the NodeClaims the full walk would have tried
+further, in the same order: the fewest pods first, then the order they were opened in.
 
-A NodeClaim left out for its requirements comes back when a pod joins it (its requirements
-narrow, and a key they did not define may now be defined); one left out for room or taints does
-not (a NodeClaim's requests only grow, its types only narrow, its taints never change) unless a
-pod with a negative request joins some NodeClaim, when every list starts again.
+Each reason is kept by what it depends on alone, so every kind of pod that shares it is spared:
+
+- room: every NodeClaim's room (:meth:`NodeClaim.room`) and used resources are rows of two
+  matrices, and one comparison over all of them leaves out those without room for the pod's size
+  (the same sum and comparison :meth:`NodeClaim.room_for` makes; NodeClaims whose amounts it does
+  not add that way are kept for it to decide);
+- requirements: per set of pod requirements, the NodeClaims that refused it, each as of its last
+  join — a pod joining narrows a NodeClaim's requirements (a key they did not define may now be
+  defined), so it may be asked again; requirements are checked after taints (and volumes), and a
+  pod refused for either would be refused anyway, so the refusal holds for every pod with those
+  requirements whatever its tolerations and size;
+- taints: per set of tolerations, the NodeClaims that refused it, for good (a NodeClaim's taints
+  are its NodePool's).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterator
+
+import numpy as np
 
 from .nodeclaim import NodeClaim, REQUIREMENTS, TAINTS
 
 # Refusals that hold until the NodeClaim changes (see the module docstring)
 UNCHANGED_UNTIL_JOINED = (REQUIREMENTS,)
 NEVER_UNTIL_RESET = (TAINTS,)
-
-
-class _Kind:
-    """One kind of pod's candidates: NodeClaim position -> NodeClaim, and how far it has read the
-    run's NodeClaims and its log of joins."""
-
-    __slots__ = ("need", "members", "claims_seen", "joins_seen")
-
-    def __init__(self, need) -> None:
-        self.need = need
-        self.members: dict[int, NodeClaim] = {}
-        self.claims_seen = 0
-        self.joins_seen = 0
+_NONE = np.iinfo(np.int64).min   # the room of a NodeClaim no type is left for: nothing fits
 
 
 class InFlight:
-    """The run's NodeClaims in the order opened, with each kind of pod's candidates among them."""
+    """The run's NodeClaims in the order opened, as rows: their room, used resources and pods."""
 
     def __init__(self, claims: list[NodeClaim]) -> None:
         self.claims = claims                     # the run's NodeClaims (Results.claims), appended to
         self._position: dict[int, int] = {}      # id(NodeClaim) -> its position in ``claims``
-        self._joins: list[int] = []              # positions of NodeClaims pods joined, in order
-        self._kinds: dict[tuple, _Kind] = {}
+        self._seen = 0                           # claims[:_seen] have their rows
+        self._room = np.zeros((0, 0), dtype=np.int64)
+        self._used = np.zeros((0, 0), dtype=np.int64)
+        self._exact = np.zeros(0, dtype=bool)    # the row sum decides as room_for would
+        self._pods = np.zeros(0, dtype=np.int64)
+        self._version = np.zeros(0, dtype=np.int64)   # joins per NodeClaim
+        self._by_reqs: dict = {}                 # pod requirements -> version at refusal per NodeClaim (-1: none)
+        self._by_tolerations: dict = {}          # tolerations -> refused, per NodeClaim
+
+    def _row(self, k: int, claim: NodeClaim) -> None:
+        room, used = claim.room(), claim.used
+        self._exact[k] = room is not None and used.unknown is None and used.small
+        if room is None:
+            self._room[k] = _NONE
+        else:
+            self._room[k] = room
+        self._used[k] = used.values
+        self._pods[k] = len(claim.pods)
+
+    def _sync(self) -> None:
+        """Rows for the NodeClaims opened since last asked (opened with their first pod in)."""
+        claims, start = self.claims, self._seen
+        if start == len(claims):
+            return
+        width = len(claims[0].used.values)
+        if self._room.shape[1] != width or len(claims) > len(self._pods):
+            size = max(64, 2 * len(claims))
+            grow = lambda a, shape: np.concatenate([a, np.zeros((size - len(a),) + shape, dtype=a.dtype)]) \
+                if a.shape[1:] == shape else np.zeros((size,) + shape, dtype=a.dtype)
+            self._room, self._used = grow(self._room, (width,)), grow(self._used, (width,))
+            self._exact, self._pods = grow(self._exact, ()), grow(self._pods, ())
+            self._version = grow(self._version, ())
+            for key, refused in self._by_reqs.items():
+                self._by_reqs[key] = np.concatenate([refused, np.full(size - len(refused), -1, dtype=np.int64)])
+            for key, refused in self._by_tolerations.items():
+                self._by_tolerations[key] = np.concatenate([refused, np.zeros(size - len(refused), dtype=bool)])
+        for k in range(start, len(claims)):
+            self._position[id(claims[k])] = k
+            self._row(k, claims[k])
+        self._seen = len(claims)
 
     def candidates(self, need, reqs, tolerations) -> Iterator[NodeClaim]:
-        """The NodeClaims a pod of this size (``need``, a remembered row: its identity is the size),
-        requirements and tolerations may join, fewest pods first, then in the order opened."""
-        key = (id(need), reqs, tolerations)
-        kind = self._kinds.get(key)
-        if kind is None or kind.need is not need:
-            kind = self._kinds[key] = _Kind(need)
-        members, claims, row = kind.members, self.claims, id(need)
-        if kind.claims_seen < len(claims):
-            for k in range(kind.claims_seen, len(claims)):
-                self._position.setdefault(id(claims[k]), k)
-                members[k] = claims[k]
-            kind.claims_seen = len(claims)
-        if kind.joins_seen < len(self._joins):
-            for k in self._joins[kind.joins_seen:]:
-                members[k] = claims[k]
-            kind.joins_seen = len(self._joins)
-        order = []
-        full = []
-        for k, claim in members.items():
-            if row in claim.no_room:
-                full.append(k)
-            else:
-                order.append((len(claim.pods), k, claim))
-        for k in full:
-            del members[k]
-        # taken in order from a heap: the caller stops at the first NodeClaim that takes the pod, so
-        # only what it looks at is put in order
-        heapq.heapify(order)
-        while order:
-            yield heapq.heappop(order)[2]
+        """The NodeClaims a pod of this size (``need``, a row), requirements and tolerations may join,
+        fewest pods first, then in the order opened."""
+        self._sync()
+        n = self._seen
+        if not n:
+            return
+        keep = np.ones(n, dtype=bool)
+        if need.unknown is None and need.small:
+            keep = (self._used[:n] + need.values <= self._room[:n]).all(axis=1) | ~self._exact[:n]
+        refused = self._by_reqs.get(reqs)
+        if refused is not None:
+            keep &= refused[:n] != self._version[:n]
+        refused = self._by_tolerations.get(tolerations)
+        if refused is not None:
+            keep &= ~refused[:n]
+        positions = np.flatnonzero(keep)
+        if not positions.size:
+            return
+        order = positions[np.argsort(self._pods[positions], kind="stable")]
+        claims = self.claims
+        for k in order.tolist():
+            yield claims[k]
 
     def refused(self, need, reqs, tolerations, claim: NodeClaim, kind: str) -> None:
         """``claim`` refused such a pod for ``kind`` of reason: left out until that may change."""
-        if kind in UNCHANGED_UNTIL_JOINED or kind in NEVER_UNTIL_RESET:
-            found = self._kinds.get((id(need), reqs, tolerations))
-            if found is not None and found.need is need:
-                found.members.pop(self._position[id(claim)], None)
+        k = self._position.get(id(claim))
+        if k is None:
+            return
+        if kind in UNCHANGED_UNTIL_JOINED:
+            found = self._by_reqs.get(reqs)
+            if found is None:
+                found = self._by_reqs[reqs] = np.full(len(self._pods), -1, dtype=np.int64)
+            found[k] = self._version[k]
+        elif kind in NEVER_UNTIL_RESET:
+            found = self._by_tolerations.get(tolerations)
+            if found is None:
+                found = self._by_tolerations[tolerations] = np.zeros(len(self._pods), dtype=bool)
+            found[k] = True
 
     def joined(self, claim: NodeClaim, requests) -> None:
-        """A pod joined ``claim``: those it refused for its requirements may ask again."""
-        if any(amount < 0 for amount in requests.values()):
-            self._kinds.clear()   # its room may have grown back (NodeClaim.add forgets no_room)
-            return
-        position = self._position.get(id(claim))
-        if position is None:
-            position = self._position[id(claim)] = self.claims.index(claim)
-        self._joins.append(position)
+        """A pod joined ``claim``: its room, resources and requirements changed (those it refused for
+        its requirements may ask again)."""
+        self._sync()
+        k = self._position.get(id(claim))
+        if k is None:
+            k = self._position[id(claim)] = self.claims.index(claim)
+        self._version[k] += 1
+        self._row(k, claim)

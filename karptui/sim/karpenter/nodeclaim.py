@@ -54,6 +54,7 @@ class SchedulingError(Exception):
         super().__init__(text)
         self.kind, self.key, self.reqs, self.requests = kind, key, reqs, requests
         self.claim: NodeClaim | None = None
+        self.said: str | None = None   # the text, once asked of ``claim`` (Scheduler._said)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,13 @@ def build_template(pool: NodePool, types: TypeSet, daemons: Sequence[Pod],
 _hostnames = itertools.count(1)
 
 
+def skip_placeholder() -> None:
+    """Use up the placeholder hostname a NodeClaim opened now would have taken: the scheduler gives a
+    kept refusal instead of opening one (Scheduler._open_alike), and the NodeClaims opened after it
+    keep the hostnames they had."""
+    next(_hostnames)
+
+
 class NodeClaim:
     """A node Karpenter would launch, narrowed by the pods packed into it."""
 
@@ -189,6 +197,19 @@ class NodeClaim:
     def taints(self):
         return self.template.taints
 
+    def room(self) -> np.ndarray | None:
+        """Per resource, the most any remaining type holds less its DaemonSet overhead (None: no type
+        left); kept while the types stay. What :meth:`room_for` and the in-flight lists compare with."""
+        if self._room is None and len(self.rows):
+            self._room = (self.types.allocatable_max[self.template.rows[self.rows]]
+                          - self.template.overhead[self.rows]).max(axis=0)
+        return self._room
+
+    @property
+    def used(self) -> Vector:
+        """The NodeClaim's requests as a row (kept with them)."""
+        return self._used
+
     def room_for(self, requests: Resources, need: Vector | None = None) -> bool:
         """A quick necessary test: some remaining type has room, per resource, for these requests too.
 
@@ -196,11 +217,8 @@ class NodeClaim:
         topology work for them. ``need``: ``requests`` as a row, if the caller has it; pods of a
         few sizes ask again and again between two pods joining, so the answer is kept per row.
         """
-        if self._room is None:
-            rows = self.template.rows[self.rows]
-            self._room = (self.types.allocatable_max[rows] - self.template.overhead[self.rows]).max(axis=0) \
-                if len(rows) else None
-        if self._room is None:
+        room = self.room()
+        if room is None:
             return False
         if need is None:  # a row of the caller's own: nothing to remember it by
             need = self.types.vector(requests)
@@ -213,10 +231,10 @@ class NodeClaim:
         used = self._used
         if need.unknown is None and used.unknown is None and need.small and used.small:
             # the rows add as the resource lists would: spares summing a list per pod per NodeClaim
-            answer = bool((used.values + need.values <= self._room).all())
+            answer = bool((used.values + need.values <= room).all())
         else:
             total = self.types.vector(self.requests + requests)
-            answer = total.unknown is None and bool((total.values <= self._room).all())
+            answer = total.unknown is None and bool((total.values <= room).all())
         if keep:
             self._said[id(need)] = (need, answer)
             if not answer:

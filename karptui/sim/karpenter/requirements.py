@@ -234,6 +234,15 @@ class Reqs(Mapping[str, Req]):
             merged._reqs[req.key] = req.intersection(present) if present is not None else req
         return merged
 
+    def replacing(self, req: Req) -> Reqs:
+        """These requirements with ``req`` in place of the one on its key (not intersected; the key
+        keeps its place, or is added last)."""
+        made = Reqs.__new__(Reqs)
+        made._reqs = dict(self._reqs)
+        made._reqs[req.key] = req
+        made._hash = None
+        return made
+
     def without(self, key: str) -> Reqs:
         return Reqs(r for k, r in self._reqs.items() if k != key)
 

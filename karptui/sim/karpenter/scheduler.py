@@ -40,7 +40,7 @@ from .defaultconstraints import with_default_constraints
 from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
 from .inflight import InFlight
 from .instancetypes import TypeSet, type_set
-from .nodeclaim import LIMITS, RESERVATIONS, NodeClaim, SchedulingError, Template, build_template
+from .nodeclaim import LIMITS, RESERVATIONS, NodeClaim, SchedulingError, Template, build_template, skip_placeholder
 from .nodepool_verdicts import pool_verdicts
 from .preferences import PodData, relax
 from .requirements import Reqs
@@ -108,9 +108,18 @@ class Prepared:
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
+        self._capacity: dict[str, tuple[Template, np.ndarray]] = {}   # see capacity_of
         # reserved offerings that name their reservation: counted as NodeClaims hold them (.reservations)
         self.reservations_named = any(tracked(o) for t in self.types.types for o in t.offerings)
         self.reservations_selected = selected_by_pool(snapshot, self.pools) if self.reservations_named else {}
+
+    def capacity_of(self, template: Template) -> np.ndarray:
+        """The capacity of the template's types, one row per resource column (kept: a NodePool's limits
+        are checked against it each time what they leave changes, once per NodeClaim opened)."""
+        found = self._capacity.get(template.name)
+        if found is None or found[0] is not template:
+            found = self._capacity[template.name] = (template, np.ascontiguousarray(self.types.capacity[template.rows].T))
+        return found[1]
 
     def names_taken(self, snapshot: Snapshot) -> frozenset[str]:
         """The names of ``snapshot``'s nodes and NodeClaims, which a new NodeClaim may not take (kept for
@@ -236,6 +245,9 @@ class Scheduler:
                                          strict=provisioning, freed=freed) \
             if prepared.reservations_named else None
         self._reservation_refused = False  # the last _add ended on a reserved offering error
+        # (NodePool, its types under the limits, what the pod's answer depends on) -> a new NodeClaim's
+        # requirements and types with such a pod in, or its refusal (see _open_alike)
+        self._opened: dict[tuple, tuple | SchedulingError] = {}
 
     # ---- the run ---------------------------------------------------------------------------------
     def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None, most_claims: int | None = None) -> Results:
@@ -256,14 +268,21 @@ class Scheduler:
             queue.append(pod)
         last_len: dict[str, int] = {}
         refused: dict = {}  # signature -> (changes when it failed, why): nothing moved since, same answer
+        signatures: dict[int, object] = {}  # id(pod) -> its signature: a pod waiting goes round the queue again
         while queue:
             pod = queue[0]
             if last_len.get(pod.key) == len(queue):
                 break  # a whole pass without progress
             queue.popleft()
-            key = signature(pod) if batch else None
+            if batch:
+                key = signatures.get(id(pod), signatures)
+                if key is signatures:
+                    key = signatures[id(pod)] = signature(pod)
+            else:
+                key = None
             earlier = refused.get(key) if key is not None else None
-            if earlier is not None and earlier[0] == self.changes:
+            tried = earlier is None or earlier[0] != self.changes
+            if not tried:
                 error = earlier[1]
                 if earlier[2] in self.decisions:
                     self.decisions[pod.key] = self.decisions[earlier[2]]
@@ -275,8 +294,9 @@ class Scheduler:
                 results.errors.pop(pod.key, None)
             else:
                 results.errors[pod.key] = error
-                self.topology.update(pod)
-                self._data[pod.key] = self.prepared.pod_data(pod)
+                if tried:  # undo its relaxing (a pod answered from another was not relaxed: it is as it was)
+                    self.topology.update(pod)
+                    self._data[pod.key] = self.prepared.pod_data(pod)
                 queue.append(pod)
                 last_len[pod.key] = len(queue)
             if progress is not None:
@@ -437,10 +457,12 @@ class Scheduler:
     # ---- new NodeClaims --------------------------------------------------------------------------
     def _to_new_claim(self, pod: Pod, data: PodData) -> str | None:
         errors = []
+        alike = self._alike(pod, data)
         for template in self.templates:
             # asked without the error's text: most pods a NodePool refuses the next one takes, and
             # the text (the instance type filter's, with every requirement) is only read when none does
-            opened = self.open_claim(template, pod, data, self._name, why=False)
+            opened = self.open_claim(template, pod, data, self._name, why=False) if alike is None else \
+                self._open_alike(template, pod, data, alike)
             if isinstance(opened, SchedulingError):
                 errors.append(opened)
                 if opened.kind == RESERVATIONS:  # no lower-weight NodePool while a reservation is compatible
@@ -459,16 +481,61 @@ class Scheduler:
 
     def _said(self, error: SchedulingError, pod: Pod, data: PodData) -> str:
         """The text of ``error``, which :meth:`open_claim` gave without it: the NodeClaim that refused
-        the pod asked again, with the text (nothing changed since; asking changes nothing)."""
+        the pod asked again, with the text (nothing changed since; asking changes nothing). Kept on
+        the error: one refusal kept for pods alike (:meth:`_open_alike`) is read for each of them."""
         claim = error.claim
         if claim is None:  # the limits: their text is always given
             return str(error)
+        if error.said is not None:
+            return error.said
         try:
             claim.can_add(pod, data, self.volumes(pod), relax_min_values=self.relax_min_values,
                           volumes=self.claim_volumes(pod))
         except SchedulingError as exc:
-            return str(exc)
+            error.said = str(exc)
+            return error.said
         raise AssertionError(f"NodeClaim {claim.name} took the pod {pod.key} it had refused")
+
+    def _alike(self, pod: Pod, data: PodData) -> tuple | None:
+        """What a new NodeClaim's answer to ``pod`` depends on, when nothing else does — then pods
+        alike get the same answer from a NodeClaim of the same NodePool opened with the same
+        instance types, and :meth:`_open_alike` works it out once. None when the answer also
+        depends on the run so far: a topology group decides for the pod (its domains move as pods
+        are placed), capacity reservations are counted (held as NodeClaims open), the pod has
+        volumes, or it names a hostname (each NodeClaim has its own placeholder)."""
+        if self.reservations is not None or L.HOSTNAME in data.reqs or self.volumes(pod) != [None] \
+                or self.claim_volumes(pod) or self.topology.deciding(pod):
+            return None
+        try:
+            key = (data.reqs, data.requests, pod.tolerations, pod.host_ports)
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _open_alike(self, template: Template, pod: Pod, data: PodData, alike: tuple) \
+            -> tuple[NodeClaim, Reqs, np.ndarray] | SchedulingError:
+        """:meth:`open_claim` for a pod whose answer depends only on ``alike`` (:meth:`_alike`), the
+        NodePool and the instance types its limits leave: worked out for the first such pod, then
+        given again — a new NodeClaim with the first one's requirements (its own hostname in) and
+        instance types, or the same refusal. The NodeClaim is named, and a refused one given its
+        placeholder hostname, as if it were opened (the names that follow stay the same)."""
+        rows = self._limited_rows(template)
+        if isinstance(rows, SchedulingError):
+            return rows
+        key = (template.name, rows.tobytes(), alike)
+        found = self._opened.get(key)
+        if found is None:
+            opened = self.open_claim(template, pod, data, self._name, why=False)
+            self._opened[key] = opened if isinstance(opened, SchedulingError) else opened[1:]
+            return opened
+        name = self._name(template.name)
+        if isinstance(found, SchedulingError):
+            skip_placeholder()
+            return found
+        claim = NodeClaim(template, self.topology, self.types, rows, name, self.reservations)
+        reqs, kept = found
+        return claim, reqs.replacing(claim.reqs[L.HOSTNAME]), kept
 
     def open_claim(self, template: Template, pod: Pod, data: PodData, name=lambda pool: "", why: bool = True) \
             -> tuple[NodeClaim, Reqs, np.ndarray] | SchedulingError:
@@ -477,16 +544,9 @@ class Scheduler:
         :meth:`NodeClaim.can_add`. The scheduler opens NodeClaims with it; the NodePool decision
         table (:mod:`.nodepool_verdicts`) asks it about every NodePool. ``name(pool)`` names the claim;
         ``why`` False leaves :meth:`NodeClaim.can_add`'s text out (the error's ``claim`` gives it)."""
-        rows = np.arange(len(template.rows), dtype=np.intp)
-        remaining = self.remaining.get(template.name)
-        if remaining:
-            if "nodes" in remaining and remaining["nodes"] == 0:
-                return SchedulingError(f"node limits have been exhausted for nodepool (NodePool={template.name})",
-                                       LIMITS, key="nodes")
-            rows = self._within_limits(template, remaining)
-            if not rows.size:
-                return SchedulingError(f"all available instance types exceed limits for nodepool "
-                                       f"(NodePool={template.name})", LIMITS)
+        rows = self._limited_rows(template)
+        if isinstance(rows, SchedulingError):
+            return rows
         claim = NodeClaim(template, self.topology, self.types, rows, name(template.name), self.reservations)
         try:
             reqs, kept = claim.can_add(pod, data, self.volumes(pod), why=why, relax_min_values=self.relax_min_values,
@@ -497,6 +557,21 @@ class Scheduler:
             # holding it, a reference cycle only the collector would free)
             return exc.with_traceback(None)
         return claim, reqs, kept
+
+    def _limited_rows(self, template: Template) -> np.ndarray | SchedulingError:
+        """Positions of the template's types a new NodeClaim may have under its NodePool's limits,
+        or the limits' refusal."""
+        remaining = self.remaining.get(template.name)
+        if not remaining:
+            return np.arange(len(template.rows), dtype=np.intp)
+        if "nodes" in remaining and remaining["nodes"] == 0:
+            return SchedulingError(f"node limits have been exhausted for nodepool (NodePool={template.name})",
+                                   LIMITS, key="nodes")
+        rows = self._within_limits(template, remaining)
+        if not rows.size:
+            return SchedulingError(f"all available instance types exceed limits for nodepool "
+                                   f"(NodePool={template.name})", LIMITS)
+        return rows
 
     def _name(self, pool: str) -> str:
         """A NodeClaim name no node or NodeClaim of the cluster has yet."""
@@ -527,6 +602,7 @@ class Scheduler:
 
     def _fit_limits(self, template: Template, remaining: Resources) -> np.ndarray:
         types = self.types
+        capacity = self.prepared.capacity_of(template)
         ok = np.ones(len(template.rows), dtype=bool)
         for name, left in remaining.items():
             column = types.columns.get(name)
@@ -534,7 +610,7 @@ class Scheduler:
                 if left < 0:
                     ok[:] = False  # no type has any of it, and even none is more than a negative remainder
                 continue
-            ok &= types.capacity[template.rows, column] <= left
+            ok &= capacity[column] <= left
         return np.flatnonzero(ok)
 
     def _less_largest(self, remaining: Resources, claim: NodeClaim) -> Resources:
