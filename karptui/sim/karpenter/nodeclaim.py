@@ -186,9 +186,6 @@ class NodeClaim:
         self._room: np.ndarray | None = None
         self._used = types.vector(self.requests)   # self.requests as a row, kept with it
         self._said: dict[int, tuple] = {}          # id(pod's row) -> (that row, room_for's answer) until a pod joins
-        # id(pod's row) -> that row, for rows room_for said no to for good: a NodeClaim's requests only
-        # grow and its instance types only narrow (while no pod with a negative request joins it)
-        self.no_room: dict[int, Vector] = {}
         self._free_of: np.ndarray | None = None    # the rows _free was worked out for
         self._free: tuple = ()                      # (TypeSet rows, allocatable less overhead or None)
         self._options: tuple | None = None          # (rows, reqs, type_rows()'s answer for them)
@@ -237,8 +234,6 @@ class NodeClaim:
             answer = total.unknown is None and bool((total.values <= room).all())
         if keep:
             self._said[id(need)] = (need, answer)
-            if not answer:
-                self.no_room[id(need)] = need
         return answer
 
     def can_add(self, pod: Pod, data, volume_reqs: Sequence[Reqs | None] = (None,), why: bool = True,
@@ -439,8 +434,6 @@ class NodeClaim:
         self.requests = self.requests + data.requests
         self._used = self.types.vector(self.requests)
         self._said = {}
-        if any(amount < 0 for amount in data.requests.values()):
-            self.no_room.clear()  # room may come back: forget, and check again
         self.reqs = reqs
         if self.reservations:
             held_rows, ids = self._to_reserve
