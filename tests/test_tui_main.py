@@ -228,6 +228,7 @@ async def test_what_a_first_unfold_and_a_first_filter_need_is_made_before_the_ke
         assert set(screen._zone_rows) == set(index.by_zone)   # every zone's rows, before any unfold
         assert index._lowered_texts is not None               # the filter's texts, before any filter key
         assert {(zone, "name", False) for zone in index.by_zone} <= set(index._orders)
+        assert {id(index._orders[(zone, "name", False)]) for zone in index.by_zone} <= set(screen._blocks)
         nodes = screen.query_one("#nodes-table", VirtualTable)
         nodes.move_cursor(nodes.keys.index("zone:us-east-1c"))
         await pilot.press("enter")
