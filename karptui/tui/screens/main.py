@@ -7,6 +7,7 @@ reactives and redraws the pane they belong to.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 
 from textual import work
@@ -259,6 +260,9 @@ class MainScreen(Screen):
         blocks = {id(nodes): (nodes, *_block(nodes, zones[zone])) for zone, nodes in orders.items()}
         self.post_message(self.NodeRowsReady(key, zones, blocks))
         overview.node_index.filter_texts()
+        # What was made here lives as long as the snapshot: it leaves the young generations now, while the
+        # screen is idle, not in the collections that the first keys' own allocations set off.
+        gc.collect(1)
 
     def on_main_screen_node_rows_ready(self, message: NodeRowsReady) -> None:
         if message.key == self._blocks_for:   # not a snapshot or marks gone since
