@@ -16,7 +16,6 @@ from typing import Any
 from ..logs.timeline import snapshot_events
 from ..model import Pod, Snapshot
 from .cost import Cost, CostPath, node_cost, node_costs_total
-from .details import prepare_node_detail
 from .format import counted
 from .info import karpenter_words, snapshot_info
 from .nodes import NodeIndex, NodeRow, node_cells, node_rows
@@ -69,6 +68,8 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     """``time_note``: why ``now`` is what it is, when it is not the capture time (:mod:`.clock`);
     ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot); ``recorded``:
     a recording's state, whose moment the header names first (:func:`.clock.recorded_moment`)."""
+    from .details import prepare_node_detail  # here: `simulate` imports this module for in_namespace alone
+
     prepare_node_detail(snapshot)
     costs = {n.name: node_cost(n, catalog) for n in snapshot.nodes}  # each node's offering, looked up once
     prices = {name: None if c.unpriced else c.hourly for name, c in costs.items()}
