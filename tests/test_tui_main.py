@@ -244,7 +244,7 @@ async def test_what_a_first_unfold_and_a_first_filter_need_is_made_before_the_ke
 def test_a_zone_in_any_order_keeps_the_totals_of_its_nodes():
     """The Nodes pane's zone groups share their totals between the orders of a zone (made once); each
     order is the sort's, and the totals are the sums of the zone's nodes."""
-    from karptui.views.nodes import NodeIndex, SORTS
+    from karptui.views.nodes import SORTS, NodeIndex
 
     rows = KarptuiApp(varied_cluster(), simulate_on_start=False).overview.node_rows
     index = NodeIndex(rows)

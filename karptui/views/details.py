@@ -50,8 +50,7 @@ def prepare_node_detail(snapshot: Snapshot) -> None:
     where the snapshot's overview is built (:func:`karptui.views.overview.overview`), not in a thread
     beside it: a cached property holds a lock while it is made, and a child forked meanwhile (the
     screen's simulations) would wait on that lock for ever."""
-    snapshot.pods_by_node
-    snapshot.nodeclaim_by_node
+    _ = snapshot.pods_by_node, snapshot.nodeclaim_by_node   # each made on its first reading
 
 
 def _about_node(event: Event, names: set[str]) -> bool:

@@ -68,7 +68,8 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     """``time_note``: why ``now`` is what it is, when it is not the capture time (:mod:`.clock`);
     ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot); ``recorded``:
     a recording's state, whose moment the header names first (:func:`.clock.recorded_moment`)."""
-    from .details import prepare_node_detail  # here: `simulate` imports this module for in_namespace alone
+    # imported here: `simulate` imports this module for in_namespace alone
+    from .details import prepare_node_detail
 
     prepare_node_detail(snapshot)
     costs = {n.name: node_cost(n, catalog) for n in snapshot.nodes}  # each node's offering, looked up once
