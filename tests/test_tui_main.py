@@ -211,6 +211,93 @@ async def test_a_big_clusters_nodes_pane_stays_right_through_sorts_filters_and_f
         assert nodes.natural[0] >= widest
 
 
+
+async def test_what_a_first_unfold_and_a_first_filter_need_is_made_before_the_keys():
+    """Issue 28: a key's first use built what later uses reuse (a 7,000-node zone's rows sorted, formatted,
+    made visible and measured on the first unfold; every row's filter texts on the first filter key).
+    A worker makes them once the screen is up; what the first unfold then shows is what formatting the
+    rows on the key would have shown."""
+    from karptui.text import visible_rows
+    from karptui.views.nodes import node_cells
+
+    app = KarptuiApp(varied_cluster(), simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen, index = app.screen, app.overview.node_index
+        assert set(screen._zone_rows) == set(index.by_zone)   # every zone's rows, before any unfold
+        assert index._lowered_texts is not None               # the filter's texts, before any filter key
+        assert {(zone, "name", False) for zone in index.by_zone} <= set(index._orders)
+        assert {id(index._orders[(zone, "name", False)]) for zone in index.by_zone} <= set(screen._blocks)
+        nodes = screen.query_one("#nodes-table", VirtualTable)
+        nodes.move_cursor(nodes.keys.index("zone:us-east-1c"))
+        await pilot.press("enter")
+        await pilot.pause()
+        keys = zone_keys(nodes, "us-east-1c")
+        assert keys == expected_zone(app, "us-east-1c", "name", False)
+        rows = {r.name: r for r in app.overview.node_rows}
+        assert [nodes.row(k) for k in keys] == list(visible_rows(
+            [node_cells(rows[k[5:]], app.now) + ("",) for k in keys]))
+        assert fits(nodes)
+
+
+def test_a_zone_in_any_order_keeps_the_totals_of_its_nodes():
+    """The Nodes pane's zone groups share their totals between the orders of a zone (made once); each
+    order is the sort's, and the totals are the sums of the zone's nodes."""
+    from karptui.views.nodes import SORTS, NodeIndex
+
+    rows = KarptuiApp(varied_cluster(), simulate_on_start=False).overview.node_rows
+    index = NodeIndex(rows)
+    index.prepare("cpu%")
+    for sort in SORTS:
+        for reverse in (False, True):
+            for group in index.groups(sort, reverse=reverse):
+                mine = [r for r in rows if r.zone == group.zone]
+                assert list(group.nodes) == sorted(mine, key=SORTS[sort], reverse=reverse)
+                assert (group.cpu_requested, group.memory_requested, group.pods) == (
+                    sum(r.cpu_requested for r in mine), sum(r.memory_requested for r in mine),
+                    sum(r.pods for r in mine))
+                assert group.cpu_allocatable == sum(r.cpu_allocatable for r in mine)
+    folded = index.groups("cpu%", folded={"us-east-1a"})
+    assert folded[0].zone == "us-east-1a" and len(folded[0].nodes) == 100
+
+
+async def test_the_drill_in_screen_is_ready_before_the_first_drill_in():
+    """Textual composes a screen on its first showing and lays it out twice (its resume, its first
+    Resize): the main screen's drill-in screen is composed and laid out before the first paint, without
+    being drawn, so the first drill-in costs what the next ones do."""
+    from karptui.tui.screens.detail import DetailScreen
+
+    app = KarptuiApp(big_cluster(), simulate_on_start=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        assert app.is_screen_installed(app.DRILL_IN)
+        ready = app.get_screen(app.DRILL_IN)
+        assert ready.is_running and ready.size == WIDE   # composed and laid out, before any drill-in
+        assert isinstance(app.screen, MainScreen)
+        nodes = app.screen.query_one("#nodes-table", VirtualTable)
+        nodes.move_cursor(nodes.keys.index("zone:us-east-1a"))
+        await pilot.press("enter", "j", "enter")
+        await pilot.pause()
+        assert app.screen is ready and isinstance(ready, DetailScreen)
+        assert ready.heading == f"node {nodes.cursor_key[5:]}"
+        assert "pods" in ready.sections
+
+
+async def test_a_pane_shown_for_the_first_time_is_laid_out_for_the_terminals_width():
+    """A table not shown yet was fitted to no width: its first showing laid it out with every column at
+    its widest, with a horizontal scrollbar that stayed after the columns were fitted (the 80-column
+    Pending pane lost a row of its table to it). It is fitted to its terminal's width from the start."""
+    app = demo_app()
+    async with app.run_test(size=SMALL) as pilot:
+        await settled(app, pilot)
+        await pilot.press("2")
+        await pilot.pause()
+        pending = app.screen.query_one("#pending-table", VirtualTable)
+        assert pending.virtual_size.width <= pending.size.width
+        assert not pending.show_horizontal_scrollbar
+        assert fits(pending)
+
 # ---- bug: ? showed internal key names and left out the what-if keys; s sorted the hidden pane --------
 
 async def test_help_names_keys_as_typed_and_lists_the_whatif_keys():

@@ -229,8 +229,8 @@ class KarptuiApp(App):
         watched = hangup.terminal_fd()
         if watched is not None:
             self.set_interval(hangup.CHECK_SECONDS, lambda: self._end_if_hung_up(watched))
+        await self._prepare_drill_in()
         await self.push_screen(MainScreen())
-        self.call_after_refresh(self.format_node_cells, self.overview)
         if self.simulate_on_start and forked.IN_CHILD_PROCESS:  # at once: a forked child holds no lock we need
             self.run_simulation()
         elif self.simulate_on_start:  # in a thread: after the first paint, which its GIL would hold up
@@ -245,19 +245,6 @@ class KarptuiApp(App):
             self.follow_cluster()
             if self.logs_since != 0:
                 self.follow_karpenter()
-
-    @work(thread=True, exclusive=True, group="node-cells", exit_on_error=False, description="the nodes' cells")
-    def format_node_cells(self, built: Overview) -> None:
-        """Every node's cells formatted once the first screen is up (a live update's and a recorded
-        moment's overview come formatted from their worker): unfolding a zone of 7,000 nodes then
-        lays out rows instead of formatting them, a fifth of a second on 20,000 nodes."""
-        from textual.worker import get_current_worker
-
-        worker = get_current_worker()
-        for row in built.node_rows:
-            if worker.is_cancelled:
-                return
-            built.cells(row)
 
     def _end_if_hung_up(self, fd: int) -> None:
         """The terminal went without a SIGHUP: end the session (:mod:`.hangup` says why)."""
@@ -570,6 +557,17 @@ class KarptuiApp(App):
                                                          self.catalog, claims), ref=("pod", name))
 
     DRILL_IN = "drill-in"   # the installed screen the main screen's drill-ins are shown in
+
+    async def _prepare_drill_in(self) -> None:
+        """The screen the main screen's drill-ins are shown in, composed and laid out before the main screen
+        is up. Textual composes a screen on its first showing, lays it out and draws it, then lays it out
+        and draws it again on its first Resize: 35-40 ms more than showing it again, which took the first
+        drill-in past 50 ms on three nodes as on 20,000. Pushed and popped before the first paint, the
+        empty screen is never drawn (it is not the current screen when it lays itself out)."""
+        screen = DetailScreen("", {"": [""] * (2 * self.size.height)})   # taller than the terminal: scrolled
+        self.install_screen(screen, name=self.DRILL_IN)
+        self.push_screen(screen)
+        await self.pop_screen()   # at once: it is never the current screen while it composes and lays out
 
     def _drill_in(self, title: str, sections: dict[str, list[str]], node: str = "",
                   ref: tuple[str, str] | None = None) -> None:

@@ -68,6 +68,10 @@ def overview(snapshot: Snapshot, catalog: Any, events: list[dict], now: datetime
     """``time_note``: why ``now`` is what it is, when it is not the capture time (:mod:`.clock`);
     ``namespace``: the pending pods shown are that namespace's (``-n NS`` on a snapshot); ``recorded``:
     a recording's state, whose moment the header names first (:func:`.clock.recorded_moment`)."""
+    # imported here: `simulate` imports this module for in_namespace alone
+    from .details import prepare_node_detail
+
+    prepare_node_detail(snapshot)
     costs = {n.name: node_cost(n, catalog) for n in snapshot.nodes}  # each node's offering, looked up once
     prices = {name: None if c.unpriced else c.hourly for name, c in costs.items()}
     rows = node_rows(snapshot, prices, {name for name, c in costs.items() if c.estimated_prices},
