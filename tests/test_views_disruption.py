@@ -93,6 +93,8 @@ def test_candidates_consolidation_left_are_kept_with_karpenters_reason(seed):
     assert (row.group, row.would) == (KEPT, "kept")
     assert row.because.startswith("kept: its pods would not all fit elsewhere (not all pods would schedule")
     assert row.mark.startswith("kept: pods would not fit")
+    # the drill-in's first line says it once, not "kept: kept: ..."
+    assert view.node_lines(TWO_XLARGE)[0] == row.because
 
 
 @pytest.mark.parametrize("reason, kind, words", [

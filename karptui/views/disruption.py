@@ -86,7 +86,8 @@ class DisruptionView:
         row = next((r for r in self.rows if r.node == node), None)
         lines = list(self.methods.get(node, ()))
         if row is not None:
-            lines.insert(0, f"{row.would}: {row.because}" + (f" ({row.saves})" if row.saves else ""))
+            said = row.because if row.because.startswith(f"{row.would}:") else f"{row.would}: {row.because}"
+            lines.insert(0, said + (f" ({row.saves})" if row.saves else ""))   # a blocker's words say "kept:" already
             if row.karpenter:
                 lines.append(f"Karpenter said: {row.karpenter}")
         return lines or ["(not a Karpenter node: Karpenter's disruption does not touch it)"]
