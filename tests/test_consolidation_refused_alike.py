@@ -30,8 +30,9 @@ def document(snapshot, catalog) -> dict:
 def pinned_cluster(shape: str, nodes: int, seed: int, every: int, how: str) -> list[dict]:
     """A generated cluster where one pod a ReplicaSet owns on every ``every``-th node is pinned there:
     ``how="label"``, it selects a label only its node carries (no NodePool knows the key); ``how="taint"``,
-    it also selects ``pinned=yes``, which every NodePool's new nodes carry too, but those NodePools taint
-    their nodes with a taint it does not tolerate. No other node admits it, and no NodePool takes it."""
+    it selects ``pinned=yes``, which no node carries and every NodePool's new nodes do, but those
+    NodePools taint their nodes with a taint it does not tolerate. No other node admits it, and no
+    NodePool takes it."""
     s = gen_cluster.SHAPES[shape]
     doc = gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=seed, catalog=gen_cluster.BUILT_IN,
                                pending_fraction=s.pending_fraction, shape=shape)
@@ -55,12 +56,9 @@ def pinned_cluster(shape: str, nodes: int, seed: int, every: int, how: str) -> l
             meta["labels"] = dict(meta.get("labels") or {}, pinned="yes")
             template["spec"]["taints"] = list(template["spec"].get("taints") or []) + [
                 {"key": "pinned", "value": "no", "effect": "NoSchedule"}]
-    if how == "taint":  # the pinned pods ask for the key every NodePool offers, not their node's value
-        for node in chosen:
+    if how == "taint":  # the pinned pods ask for the value every NodePool offers, which no node has (they
+        for node in chosen:  # are bound already: where they run is not asked again)
             first[node]["spec"]["nodeSelector"]["pinned"] = "yes"
-            for item in items:
-                if item["kind"] == "Node" and item["metadata"]["name"] == node:
-                    item["metadata"]["labels"]["pinned"] = "yes"
     return items
 
 

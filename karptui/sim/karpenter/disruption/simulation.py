@@ -131,12 +131,12 @@ class PendingRun:
     queued: list[Pod] = field(default_factory=list)
     # the same run with other limits left (candidates taken out give their NodePools room back), by
     # every NodePool's limits left; and how often each such limits came (made the second time)
-    by_limits: dict[tuple, tuple[Results, frozenset[str]]] = field(default_factory=dict)   # and its open
+    by_limits: dict[tuple, tuple[Results, dict]] = field(default_factory=dict)   # and its limits left at the end
     limits_seen: dict[tuple, int] = field(default_factory=dict)
     # the topology groups the pending pods own, and the nodes the run took out (see _apart)
     groups: tuple[TopologyGroup, ...] = ()
     out: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
-    open: frozenset[str] = frozenset()   # NodePools whose limits refused no NodeClaim in the run (_open)
+    left: dict = field(default_factory=dict)   # what each NodePool's limits left at the run's end
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -162,7 +162,7 @@ def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pend
     results = scheduler.solve(queued)
     usable = not results.on_existing and len(results.claims) != 1
     return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued, groups=groups,
-                      out=topology.taken_out.copy(), open=_open(scheduler))
+                      out=topology.taken_out.copy(), left=dict(scheduler.remaining))
 
 
 def _relaxations_owned(scheduler: Scheduler, pending: list[Pod]) -> bool:
@@ -215,9 +215,8 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     pods a command moves) the whole run is kept, so no command holds the shared run's NodeClaim.
 
     A moved pod its own run cannot place may stand too, where it is refused alike in every run
-    (:func:`refused_alike`): it then fails in the whole run with the same text and takes nothing
-    from either side (consolidation's answer is then "not all pods would schedule", its words those
-    of the pods' own run)."""
+    (:func:`refused_alike`): it then fails in every try of the whole run and takes nothing from
+    either side; its words are worked out as the whole run's last try would say them."""
     if any_negative(moving) or len(moving) > len(shared.queued):  # then the shared run saves little
         return None
     scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
@@ -240,7 +239,7 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     alone = scheduler.solve(moving, most_claims=0)  # a NodeClaim of theirs and the whole run is needed
     if alone.claims or len(alone.on_existing) + len(alone.errors) != len({p.key for p in moving}):
         return None
-    pending, open_ = shared.results, shared.open
+    pending, left = shared.results, shared.left
     if key is not None:
         # the pending pods alone with these limits left; with the candidates taken out, as they are
         # now (fewer nodes than the shared run's: still none takes a pending pod)
@@ -248,63 +247,71 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         if found is None:
             again = Scheduler(snapshot, state, catalog, shared.pending, prepared=prepared, settling=settling,
                               existing=existing)
-            found = shared.by_limits[key] = (again.solve(shared.queued), _open(again))
-        pending, open_ = found
+            found = shared.by_limits[key] = (again.solve(shared.queued), dict(again.remaining))
+        pending, left = found
         if pending.on_existing or len(pending.claims) == 1:
             return None
-    if alone.errors and not all(refused_alike(scheduler, p, open_, existing, state) for p in moving
-                                if p.key in alone.errors):
-        return None
-    return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim),
-                   {**pending.errors, **alone.errors})
+    errors = {}
+    for p in moving:
+        if p.key in alone.errors and p.key not in errors:
+            said = alone.errors[p.key] if alone.errors[p.key].startswith("ignoring pod, ") \
+                else refused_alike(scheduler, p, left, existing, state)   # (never queued: the same words)
+            if said is None:
+                return None
+            errors[p.key] = said
+    return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim), {**pending.errors, **errors})
 
 
-def refused_alike(scheduler: Scheduler, pod: Pod, open_: frozenset[str], existing, state: ClusterState) -> bool:
-    """Whether a moved pod the candidates' own run could not place fails the same way, word for word,
-    in the whole run (the pending pods' NodeClaims in flight beside it), as known without that run.
+def refused_alike(scheduler: Scheduler, pod: Pod, left: dict, existing, state: ClusterState) -> str | None:
+    """What a moved pod the candidates' own run (``scheduler``, after it) could not place is told in the
+    whole run, the pending pods' NodeClaims in flight beside it, known without that run; None when not
+    known so.
 
-    True when no existing node left could take it or any relaxation of it (:func:`.newclaims.homeless`:
+    Known when no existing node left could take it or any relaxation of it (:func:`.newclaims.homeless`:
     room, taints, admission, ports, as the cluster stands; a run only fills nodes), and every NodePool
-    refuses a fresh NodeClaim for it, at every step of relaxing it, for a reason no run changes:
-
-    - the limits, as the candidates leave them (no node left, or no type within them): no NodeClaim of
-      that NodePool opens in any run, so none is in flight, and its limits stay as they were: the same text;
-    - its taints or its requirements, where its limits never refuse in the whole run (none, or still a node
-      and a type at the end of the pending pods' run, whose NodeClaims are the whole run's: ``open_``,
-      :func:`_open`): a NodeClaim
-      of it in flight only narrows its requirements, so refuses the pod too, and the text names the pod
-      and the NodePool alone (no hostname requirement of the pod's, the one key a NodeClaim's own value
-      would name; no volume limits counted, checked before the requirements).
-
-    The pod then meets nothing the pending pods made, and its last try's text is its own run's."""
+    refuses a fresh NodeClaim for it, at every step of relaxing it, for a reason no run changes: its
+    taints or its requirements (a NodeClaim of it in flight only narrows the requirements, so refuses
+    it too), or limits that leave nothing as the candidates leave them (no node, or no type within
+    them: no NodeClaim of that NodePool opens in any run). It then fails in every try of the whole run.
+    A failed pod goes back in the queue and the run ends after a whole turn of it places nothing, so its
+    words are those of its last try, made with everything placed: each NodePool's refusal with the
+    limits the pending pods' run left (``left``: the whole run opens its NodeClaims), asked of the
+    candidates' scheduler with those limits. No hostname requirement of the pod's (the one key a
+    NodeClaim's own value would name) and no volume limits counted (checked before the requirements)."""
     if pod.resource_claims or not scheduler.templates:
-        return False
+        return None
     known = existing.indices >= 0
     alive = np.ones(len(existing.indices), dtype=bool)
     alive[known] = ~state.excluded[existing.indices[known]]
     if pod.node_name:  # a moved pod never goes to a node still settling
         alive &= np.array([n.name not in scheduler.settling for n in existing.nodes], dtype=bool)
     if not homeless(pod, scheduler.prepared, existing, alive):
-        return False
+        return None
     allow = scheduler.types.well_known
     current = scheduler.prepared.scheduled_as([pod])[0]
     data = scheduler.prepared.pod_data(current)
-    while current is not None:
+    while True:
         if data.reqs.get(L.HOSTNAME) is not None or (scheduler.type_volume_limits and current.pvc_names):
-            return False
+            return None
         for template in scheduler.templates:
-            left = scheduler.remaining.get(template.name)
-            if left and (("nodes" in left and left["nodes"] == 0) or not scheduler._fit_limits(template, left).size):
+            limits = scheduler.remaining.get(template.name)
+            if limits and (("nodes" in limits and limits["nodes"] == 0)
+                           or not scheduler._fit_limits(template, limits).size):
                 continue  # refused by the limits, in every run
-            if left and template.name not in open_:
-                return False
             if tolerates_all(template.taints, current.tolerations) \
                     and template.reqs.compatible(data.reqs, allow, why=False) is None:
-                return False
-        current = relax(current, scheduler.tolerate_prefer_no_schedule)
-        if current is not None:
-            data = PodData.of(current, scheduler.respect)
-    return True
+                return None
+        relaxed = relax(current, scheduler.tolerate_prefer_no_schedule)
+        if relaxed is None:
+            break
+        current, data = relaxed, PodData.of(relaxed, scheduler.respect)
+    before = scheduler.remaining
+    scheduler.remaining = dict(left)
+    try:
+        said = scheduler._to_new_claim(current, data)
+        return None if said is None else str(said)
+    finally:
+        scheduler.remaining = before
 
 
 def _per_host(group: TopologyGroup) -> bool:
@@ -330,18 +337,6 @@ def _uncut(scheduler: Scheduler) -> frozenset[str]:
         left = scheduler.remaining.get(template.name)
         if not left or (("nodes" not in left or left["nodes"] > 0)
                         and len(scheduler._fit_limits(template, left)) == len(template.rows)):
-            out.add(template.name)
-    return frozenset(out)
-
-
-def _open(scheduler: Scheduler) -> frozenset[str]:
-    """The NodePools whose limits, at the run's end, still leave a node and some instance type: what is
-    left only shrinks as NodeClaims open, so they refused no NodeClaim at any point of the run."""
-    out = set()
-    for template in scheduler.templates:
-        left = scheduler.remaining.get(template.name)
-        if not left or (not ("nodes" in left and left["nodes"] == 0)
-                        and scheduler._fit_limits(template, left).size):
             out.add(template.name)
     return frozenset(out)
 
