@@ -30,9 +30,9 @@ def document(snapshot, catalog) -> dict:
 def pinned_cluster(shape: str, nodes: int, seed: int, every: int, how: str) -> list[dict]:
     """A generated cluster where one pod a ReplicaSet owns on every ``every``-th node is pinned there:
     ``how="label"``, it selects a label only its node carries (no NodePool knows the key); ``how="taint"``,
-    it selects ``pinned=yes``, which no node carries and every NodePool's new nodes do, but those
-    NodePools taint their nodes with a taint it does not tolerate. No other node admits it, and no
-    NodePool takes it."""
+    it selects ``pinned=yes``, which no node carries and the new nodes of every tainted NodePool do (a
+    taint it does not tolerate). No other node admits it, and no NodePool takes it: the tainted ones
+    for their taint, the others for their requirements."""
     s = gen_cluster.SHAPES[shape]
     doc = gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=seed, catalog=gen_cluster.BUILT_IN,
                                pending_fraction=s.pending_fraction, shape=shape)
@@ -50,12 +50,9 @@ def pinned_cluster(shape: str, nodes: int, seed: int, every: int, how: str) -> l
     for item in items:
         if item["kind"] == "Node" and item["metadata"]["name"] in chosen:
             item["metadata"]["labels"]["pinned"] = item["metadata"]["name"]
-        if how == "taint" and item["kind"] == "NodePool":
-            template = item["spec"].setdefault("template", {})
-            meta = template.setdefault("metadata", {})
+        if how == "taint" and item["kind"] == "NodePool" and item["spec"]["template"]["spec"].get("taints"):
+            meta = item["spec"]["template"].setdefault("metadata", {})
             meta["labels"] = dict(meta.get("labels") or {}, pinned="yes")
-            template["spec"]["taints"] = list(template["spec"].get("taints") or []) + [
-                {"key": "pinned", "value": "no", "effect": "NoSchedule"}]
     if how == "taint":  # the pinned pods ask for the value every NodePool offers, which no node has (they
         for node in chosen:  # are bound already: where they run is not asked again)
             first[node]["spec"]["nodeSelector"]["pinned"] = "yes"
