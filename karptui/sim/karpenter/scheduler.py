@@ -316,10 +316,10 @@ class Scheduler:
             if self._reservation_refused:
                 # Karpenter does not relax a pod refused for a reservation: it may fit a reservation
                 # a later simulation frees (before v1.15, .reservations)
-                return error
+                return str(error)
             relaxed = relax(current, self.tolerate_prefer_no_schedule)
             if relaxed is None:
-                return error
+                return str(error)  # the text of the last try only, asked before anything changes
             current = relaxed
             self.topology.update(current)
             self._data[current.key] = PodData.of(current, self.respect)
@@ -347,7 +347,7 @@ class Scheduler:
         """What a new NodeClaim's instance types must attach for ``pod`` (None: not counted)."""
         return self.usage(pod) if self.type_volume_limits else None
 
-    def _add(self, pod: Pod) -> str | None:
+    def _add(self, pod: Pod) -> str | _Refusals | None:
         if pod.resource_claims:  # Karpenter's DRAError: the pod is tried, and refused, every time
             return DRA_NOT_SUPPORTED
         data = self.data(pod)
@@ -455,7 +455,7 @@ class Scheduler:
         self.changes += 1
 
     # ---- new NodeClaims --------------------------------------------------------------------------
-    def _to_new_claim(self, pod: Pod, data: PodData) -> str | None:
+    def _to_new_claim(self, pod: Pod, data: PodData) -> _Refusals | None:
         errors = []
         alike = self._alike(pod, data)
         for template in self.templates:
@@ -477,7 +477,7 @@ class Scheduler:
             if remaining:
                 self.remaining[template.name] = self._less_largest(remaining, claim)
             return None
-        return "; ".join(self._said(error, pod, data) for error in errors)
+        return _Refusals(self, errors, pod, data)
 
     def _said(self, error: SchedulingError, pod: Pod, data: PodData) -> str:
         """The text of ``error``, which :meth:`open_claim` gave without it: the NodeClaim that refused
@@ -622,6 +622,22 @@ class Scheduler:
             column = self.types.columns.get(name)
             out[name] = left - (int(largest[column]) if column is not None else 0)
         return Resources(out)
+
+
+class _Refusals:
+    """Every NodePool's refusal of a pod, its text made when read (``str``). A pod relaxed after
+    failing is tried again, so only its last try's text is ever read (the run's error for it): the
+    texts of the tries before it, each NodePool's filter asked again, were made for nothing. Read
+    before the scheduler changes (:meth:`Scheduler._try` reads it as soon as it gives up), the text
+    is the one made at once."""
+
+    __slots__ = ("scheduler", "errors", "pod", "data")
+
+    def __init__(self, scheduler: Scheduler, errors: list[SchedulingError], pod: Pod, data: PodData) -> None:
+        self.scheduler, self.errors, self.pod, self.data = scheduler, errors, pod, data
+
+    def __str__(self) -> str:
+        return "; ".join(self.scheduler._said(error, self.pod, self.data) for error in self.errors)
 
 
 def _topology_keys(pods: Sequence[Pod], state: ClusterState) -> frozenset[str]:

@@ -23,15 +23,17 @@ import numpy as np
 from ....model import Pod
 from ....model import labels as L
 from ....model.selectors import selected_as
+from ....model.taints import tolerates_all
 from ...signature import signature
 from ...simulate import filter_error
 from ...state import ClusterState
 from ...version import cluster_version
-from ..preferences import relax
+from ..preferences import PodData, relax
 from ..scheduler import Prepared, Results, Scheduler
 from ..topologygroup import TopologyGroup
 from ..unplaceable import any_negative
 from .candidates import Candidate
+from .newclaims import homeless
 
 
 @dataclass
@@ -129,11 +131,12 @@ class PendingRun:
     queued: list[Pod] = field(default_factory=list)
     # the same run with other limits left (candidates taken out give their NodePools room back), by
     # every NodePool's limits left; and how often each such limits came (made the second time)
-    by_limits: dict[tuple, Results] = field(default_factory=dict)
+    by_limits: dict[tuple, tuple[Results, dict]] = field(default_factory=dict)   # and its limits left at the end
     limits_seen: dict[tuple, int] = field(default_factory=dict)
     # the topology groups the pending pods own, and the nodes the run took out (see _apart)
     groups: tuple[TopologyGroup, ...] = ()
     out: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    left: dict = field(default_factory=dict)   # what each NodePool's limits left at the run's end
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -159,7 +162,7 @@ def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pend
     results = scheduler.solve(queued)
     usable = not results.on_existing and len(results.claims) != 1
     return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued, groups=groups,
-                      out=topology.taken_out.copy())
+                      out=topology.taken_out.copy(), left=dict(scheduler.remaining))
 
 
 def _relaxations_owned(scheduler: Scheduler, pending: list[Pod]) -> bool:
@@ -209,7 +212,11 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
     failure of its signature is refused the same when tried afresh, as nothing it could use
     changed; and the whole run's extra turns of its queue place nothing. The answer, NodeClaims
     and all, is the whole run's; not its cost. With exactly one NodeClaim (a replacement, whose
-    pods a command moves) the whole run is kept, so no command holds the shared run's NodeClaim."""
+    pods a command moves) the whole run is kept, so no command holds the shared run's NodeClaim.
+
+    A moved pod its own run cannot place may stand too, where it is refused alike in every run
+    (:func:`refused_alike`): it then fails in every try of the whole run and takes nothing from
+    either side; its words are worked out as the whole run's last try would say them."""
     if any_negative(moving) or len(moving) > len(shared.queued):  # then the shared run saves little
         return None
     scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
@@ -230,20 +237,81 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         if seen < 2:  # limits met once may never come again: not worth a run of their own yet
             return None
     alone = scheduler.solve(moving, most_claims=0)  # a NodeClaim of theirs and the whole run is needed
-    if alone.claims or alone.errors or len(alone.on_existing) != len({p.key for p in moving}):
+    if alone.claims or len(alone.on_existing) + len(alone.errors) != len({p.key for p in moving}):
         return None
-    pending = shared.results
+    pending, left = shared.results, shared.left
     if key is not None:
         # the pending pods alone with these limits left; with the candidates taken out, as they are
         # now (fewer nodes than the shared run's: still none takes a pending pod)
-        pending = shared.by_limits.get(key)
-        if pending is None:
+        found = shared.by_limits.get(key)
+        if found is None:
             again = Scheduler(snapshot, state, catalog, shared.pending, prepared=prepared, settling=settling,
                               existing=existing)
-            pending = shared.by_limits[key] = again.solve(shared.queued)
+            found = shared.by_limits[key] = (again.solve(shared.queued), dict(again.remaining))
+        pending, left = found
         if pending.on_existing or len(pending.claims) == 1:
             return None
-    return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim), dict(pending.errors))
+    errors = {}
+    for p in moving:
+        if p.key in alone.errors and p.key not in errors:
+            said = alone.errors[p.key] if alone.errors[p.key].startswith("ignoring pod, ") \
+                else refused_alike(scheduler, p, left, existing, state)   # (never queued: the same words)
+            if said is None:
+                return None
+            errors[p.key] = said
+    return Results(list(pending.claims), dict(alone.on_existing), dict(pending.on_claim), {**pending.errors, **errors})
+
+
+def refused_alike(scheduler: Scheduler, pod: Pod, left: dict, existing, state: ClusterState) -> str | None:
+    """What a moved pod the candidates' own run (``scheduler``, after it) could not place is told in the
+    whole run, the pending pods' NodeClaims in flight beside it, known without that run; None when not
+    known so.
+
+    Known when no existing node left could take it or any relaxation of it (:func:`.newclaims.homeless`:
+    room, taints, admission, ports, as the cluster stands; a run only fills nodes), and every NodePool
+    refuses a fresh NodeClaim for it, at every step of relaxing it, for a reason no run changes: its
+    taints or its requirements (a NodeClaim of it in flight only narrows the requirements, so refuses
+    it too), or limits that leave nothing as the candidates leave them (no node, or no type within
+    them: no NodeClaim of that NodePool opens in any run). It then fails in every try of the whole run.
+    A failed pod goes back in the queue and the run ends after a whole turn of it places nothing, so its
+    words are those of its last try, made with everything placed: each NodePool's refusal with the
+    limits the pending pods' run left (``left``: the whole run opens its NodeClaims), asked of the
+    candidates' scheduler with those limits. No hostname requirement of the pod's (the one key a
+    NodeClaim's own value would name) and no volume limits counted (checked before the requirements)."""
+    if pod.resource_claims or not scheduler.templates:
+        return None
+    known = existing.indices >= 0
+    alive = np.ones(len(existing.indices), dtype=bool)
+    alive[known] = ~state.excluded[existing.indices[known]]
+    if pod.node_name:  # a moved pod never goes to a node still settling
+        alive &= np.array([n.name not in scheduler.settling for n in existing.nodes], dtype=bool)
+    if not homeless(pod, scheduler.prepared, existing, alive):
+        return None
+    allow = scheduler.types.well_known
+    current = scheduler.prepared.scheduled_as([pod])[0]
+    data = scheduler.prepared.pod_data(current)
+    while True:
+        if data.reqs.get(L.HOSTNAME) is not None or (scheduler.type_volume_limits and current.pvc_names):
+            return None
+        for template in scheduler.templates:
+            limits = scheduler.remaining.get(template.name)
+            if limits and (("nodes" in limits and limits["nodes"] == 0)
+                           or not scheduler._fit_limits(template, limits).size):
+                continue  # refused by the limits, in every run
+            if tolerates_all(template.taints, current.tolerations) \
+                    and template.reqs.compatible(data.reqs, allow, why=False) is None:
+                return None
+        relaxed = relax(current, scheduler.tolerate_prefer_no_schedule)
+        if relaxed is None:
+            break
+        current, data = relaxed, PodData.of(relaxed, scheduler.respect)
+    before = scheduler.remaining
+    scheduler.remaining = dict(left)
+    try:
+        said = scheduler._to_new_claim(current, data)
+        return None if said is None else str(said)
+    finally:
+        scheduler.remaining = before
 
 
 def _per_host(group: TopologyGroup) -> bool:
