@@ -373,7 +373,7 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
     # read in the order _build_pod reads them, so a pod with two faults names the same one.
     status = as_map(obj.get("status"), "status")
     node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
-    reason, message, ready, ready_since, unready = _conditions(status, bool(node_name))
+    conditions = _conditions(status, bool(node_name))
     priority, priority_class_name, preemption_policy, scheduler_name, requests, node_selector, tolerations, \
         spread_constraints, host_ports, resource_claims, images = template  # type: ignore[misc]
     return Pod(
@@ -392,16 +392,19 @@ def build_pod(obj: Mapping, meta: dict | None = None) -> Pod:
         host_ports=host_ports,
         pvc_names=_pvc_names(spec, fields["name"]),
         resource_claims=resource_claims,
-        scheduled_reason=reason,
-        scheduled_message=message,
-        nominated_node=as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
-        started=parse_time(status.get("startTime"), "status.startTime"),
-        ready=ready,
-        ready_since=ready_since,
-        unready=unready,
-        restarts=_restarts(status),
+        **_status_fields(status, conditions),
         images=images,
     )
+
+
+def _status_fields(status: Mapping, conditions: tuple) -> dict:
+    """A pod's own status fields, whichever way its spec was read: its conditions (read before the
+    spec, :func:`_conditions`), then the rest of its status, read where both builds read them."""
+    reason, message, ready, ready_since, unready = conditions
+    return {"scheduled_reason": reason, "scheduled_message": message,
+            "nominated_node": as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+            "started": parse_time(status.get("startTime"), "status.startTime"),
+            "ready": ready, "ready_since": ready_since, "unready": unready, "restarts": _restarts(status)}
 
 
 def _build_pod(obj: Mapping, fields: dict) -> Pod:
@@ -412,7 +415,7 @@ def _build_pod(obj: Mapping, fields: dict) -> Pod:
     # each bound pod's node by it, and equal names that are one object compare without a read
     node_name = sys.intern(as_str(spec.get("nodeName"), "spec.nodeName"))
     # a bound pod's PodScheduled is True: only unbound pods can carry a scheduler reason
-    reason, message, ready, ready_since, unready = _conditions(status, bool(node_name))
+    conditions = _conditions(status, bool(node_name))
     requests, node_selector, tolerations, spread_constraints = _shared_scheduling(spec)
     return Pod(
         **fields,
@@ -430,13 +433,6 @@ def _build_pod(obj: Mapping, fields: dict) -> Pod:
         host_ports=_host_ports(spec),
         pvc_names=_pvc_names(spec, fields["name"]),
         resource_claims=_resource_claims(spec),
-        scheduled_reason=reason,
-        scheduled_message=message,
-        nominated_node=as_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
-        started=parse_time(status.get("startTime"), "status.startTime"),
-        ready=ready,
-        ready_since=ready_since,
-        unready=unready,
-        restarts=_restarts(status),
+        **_status_fields(status, conditions),
         images=_images(spec),
     )
