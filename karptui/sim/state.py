@@ -117,11 +117,8 @@ class ClusterState:
             i = index.get(pod.node_name)
             if i is None:  # bound to a node this state leaves out
                 continue
-            for owner in pod.owners:  # Pod.is_daemonset_pod, on the pod while it is at hand
-                if owner.controller:
-                    if owner.kind == "DaemonSet":
-                        daemonset_pods.setdefault(i, []).append(pod)
-                    break
+            if pod.is_daemonset_pod:   # noted while the pod is at hand (see daemonset_pods)
+                daemonset_pods.setdefault(i, []).append(pod)
             at.append(i)
             priorities.append(pod.priority)
             requests = pod.requests
