@@ -4,8 +4,9 @@ as it bound the snapshot's pods, is the view built node by node from every label
 from __future__ import annotations
 
 from karptui.model import build_snapshot
-from karptui.sim.karpenter import existingnode
-from karptui.sim.karpenter.existingnode import Daemon, existing_nodes, labels_reqs
+from karptui.model import labels as L
+from karptui.sim.karpenter import requirements
+from karptui.sim.karpenter.existingnode import Daemon, existing_nodes
 from karptui.sim.karpenter.requirements import Reqs
 from karptui.sim.state import ClusterState
 from tests.simkit import node, pod
@@ -25,15 +26,15 @@ def test_a_node_of_a_kind_seen_before_has_the_requirements_its_own_labels_give()
         {LAYER: "nn-3", **{k: v for k, v in KIND.items() if k != LAYER}},        # the keys in another order
         {**KIND, "extra": "label"},
     ]
-    labels_reqs(KIND)
-    kinds = len(existingnode._KINDS)
+    Reqs.from_node_labels(KIND)
+    kinds = len(requirements._NODE_KINDS)
     for labels in same_kind:
-        assert list(labels_reqs(labels).items()) == list(Reqs.from_labels(labels).items())
-    assert len(existingnode._KINDS) == kinds   # every one of them made from the first of its kind
+        assert list(Reqs.from_node_labels(labels).items()) == list(Reqs.from_labels(labels).items())
+    assert len(requirements._NODE_KINDS) == kinds   # every one of them made from the first of its kind
     for labels in other_kinds:
-        assert list(labels_reqs(labels).items()) == list(Reqs.from_labels(labels).items())
-    assert len(existingnode._KINDS) == kinds + len(other_kinds)
-    assert labels_reqs(other_kinds[1])[existingnode.L.ZONE].values == frozenset()
+        assert list(Reqs.from_node_labels(labels).items()) == list(Reqs.from_labels(labels).items())
+    assert len(requirements._NODE_KINDS) == kinds + len(other_kinds)
+    assert Reqs.from_node_labels(other_kinds[1])[L.ZONE].values == frozenset()
 
 
 def _cluster():

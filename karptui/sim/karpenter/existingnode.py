@@ -22,7 +22,6 @@ from ...model import Node, NodeClaim as NodeClaimObject, Pod
 from ...model import labels as L
 from ...model.pod import HostPort
 from ...model.resources import CPU, MEMORY, PODS, Resources
-from ...model.selectors import IN
 from ...model.taints import NO_EXECUTE, NO_SCHEDULE, Taint, tolerates_all
 from ..plugins.node_ports import conflicts
 from ..state import NodeIndex
@@ -186,42 +185,8 @@ def node_reqs(state, i: int) -> Reqs:
     cache = state.shared(NODE_REQS, NodeReqs)
     found = cache.get(i)
     if found is None:
-        found = cache[i] = labels_reqs(state.nodes[i].labels)
+        found = cache[i] = Reqs.from_node_labels(state.nodes[i].labels)
     return found
-
-
-# a node kind (its label keys in order, and the values of the keys that have aliases) -> the labels and
-# requirements of the first node of the kind seen
-_KINDS: dict[tuple, tuple[Mapping[str, str], Reqs]] = {}
-_KINDS_KEPT = 1 << 14
-# the label keys Reqs.from_labels merges in pairs (beta.kubernetes.io/arch, kubernetes.io/arch, ...)
-_ALIASED = tuple(sorted(set(L.NORMALIZED) | set(L.NORMALIZED.values())))
-
-
-def labels_reqs(labels: Mapping[str, str]) -> Reqs:
-    """``Reqs.from_labels(labels)`` for a node, from the first node of its kind.
-
-    Nodes of one NodePool, instance type and zone carry the same label keys, and the same values but
-    for a few that are each node's own (its hostname, the network-node-layer labels of EC2's
-    topology): their requirements differ in those keys alone. Reading every label of every node
-    (aliases intersected) was a third of setting up Karpenter's view of 5,000 nodes; a node of a
-    kind seen before copies that kind's requirements (key for key, in the same order) and puts
-    its own value in for each label whose value differs. The keys that have an alias are part of
-    the kind (their requirement is two labels' intersection): only plain labels are put in."""
-    kind = (tuple(labels), tuple(map(labels.get, _ALIASED)))
-    found = _KINDS.get(kind)
-    if found is None:
-        made = Reqs.from_labels(labels)
-        if len(_KINDS) < _KINDS_KEPT:
-            _KINDS[kind] = (labels, made)
-        return made
-    first, reqs = found
-    made = Reqs.__new__(Reqs)
-    made._hash = None
-    own = made._reqs = dict(reqs._reqs)
-    for key, value in labels.items() - first.items():   # the same keys: those whose value differs
-        own[key] = Req.make(key, IN, (value,))
-    return made
 
 
 EXISTING = "karpenter-existing-nodes"  # ClusterState.shared key: node index -> its ExistingNode, as last built
