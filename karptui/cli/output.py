@@ -110,8 +110,14 @@ def leave_at_once(code: int) -> None:
     """End the process now with ``code`` if a command asked to (:func:`end_at_once`), once what it
     wrote is flushed; a flush that fails (a closed pipe) leaves the ending to the interpreter, which
     reports it as before."""
-    if not _HELD:
-        return
+    if _HELD:
+        exit_now(code)
+
+
+def exit_now(code: int) -> None:
+    """End the process with ``code`` once stdout and stderr are flushed, without the interpreter's
+    teardown (every command and the TUI that end at once end here); a flush that fails (a closed
+    pipe) returns, leaving the ending to the interpreter, which reports it as before."""
     import os
 
     try:

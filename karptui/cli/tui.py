@@ -73,17 +73,15 @@ def leave_at_once(code: int) -> None:
     session object by object: 1.5 s after `q` before the shell prompt came back, 16 s on a busy
     machine. A forked simulation still running is stopped first, as a normal exit would."""
     import multiprocessing
-    import os
-    import sys
+
+    from .output import exit_now
 
     if not _ENDED:
         return
     for child in multiprocessing.active_children():
         child.kill()
         child.join(1)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    exit_now(code)
 
 
 def run_open(args: argparse.Namespace) -> int:
