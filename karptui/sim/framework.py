@@ -110,13 +110,7 @@ def filters_at(ctx: PodCycle, i: int, plugins=FILTERS, settled: bool = False) ->
         if plugin in CHANGING_FILTERS:
             failures, at = plugin.filter(ctx, alone), 0
         elif plugin in FIXED_FILTERS:
-            failures, at = ctx.cycle.get((FIXED_FILTERS, plugin)), i
-            if failures is None:
-                failures = ctx.cycle[(FIXED_FILTERS, plugin)] = plugin.filter(ctx)
-        elif settled:
-            failures, at = ctx.cycle.get((DOMAIN_FILTERS, plugin)), i
-            if failures is None:
-                failures = ctx.cycle[(DOMAIN_FILTERS, plugin)] = plugin.filter(ctx)
+            failures, at = _kept(ctx, FIXED_FILTERS, plugin), i
         else:
             failures, at = plugin.filter(ctx), i
         refusing = [failure for failure in failures if failure.nodes[at]]
@@ -140,12 +134,7 @@ class _Settled:
         self.failures = []
         for plugin in plugins:
             kept = FIXED_FILTERS if plugin in FIXED_FILTERS else DOMAIN_FILTERS if plugin in DOMAIN_FILTERS else None
-            failures = ctx.cycle.get((kept, plugin)) if kept is not None else None
-            if failures is None:
-                failures = plugin.filter(ctx)
-                if kept is not None:
-                    ctx.cycle[(kept, plugin)] = failures
-            self.failures.append(failures)
+            self.failures.append(plugin.filter(ctx) if kept is None else _kept(ctx, kept, plugin))
         # the first plugin (by position) that refuses each node; len(plugins) where none does
         self.first = np.full(ctx.size, len(plugins), dtype=np.intp)
         for k in range(len(plugins) - 1, -1, -1):
@@ -157,6 +146,15 @@ class _Settled:
         if k == len(self.failures):
             return True, []
         return False, [failure.reason for failure in self.failures[k] if failure.nodes[i] and failure.reason]
+
+
+def _kept(ctx: PodCycle, kind: tuple, plugin) -> list:
+    """``plugin``'s answer over every node, asked once per cycle (``kind``: FIXED_FILTERS, whose answers
+    change only with the nodes; DOMAIN_FILTERS, while the cluster stands as the Filter phase found it)."""
+    failures = ctx.cycle.get((kind, plugin))
+    if failures is None:
+        failures = ctx.cycle[(kind, plugin)] = plugin.filter(ctx)
+    return failures
 
 
 def _settled(ctx: PodCycle, plugins) -> _Settled:
