@@ -44,6 +44,9 @@ KNOWN = {
                               "(one pod's eviction, which the label reads as the drain) and `Instance is terminating` "
                               "(the AWS interruption controller's InstanceTerminating, read as an interruption, which "
                               "the label reads as the termination)",
+    ("u-022.log", "line 5"): "v0.4's Allocation `Reconciler error` with its error's opening cut out by the author "
+                             "(`......`): what is left of the error (`getting launch template configs, ...`) is on "
+                             "the line after the elision, and the line alone says no launch",
 }
 
 

@@ -768,3 +768,51 @@ def test_set_s_families(line, kind, fields):
 def test_a_go_stack_traces_file_lines_are_still_no_line():
     assert parse(["\t/go/pkg/mod/sigs.k8s.io/controller-runtime/pkg/internal/controller/controller.go:261 +0x1a5",
                   "sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).Start.func2()"]) == {}
+
+
+# --- set u (issue 30) ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # v0.6's selection controller declining a pod it cannot provision for (debug in v0.6.1, error from v0.6.5)
+    ('2022-02-07T08:11:40.512Z\tDEBUG\tcontroller.selection\tIgnoring pod, pod anti-affinity is not supported\t'
+     '{"commit": "5b1c0d2", "pod": "data/kafka-broker-2"}', "pod_unschedulable", {"pod": "data/kafka-broker-2"}),
+    # the provisioner's own "ignoring pod" (v0.16-v1.x, a pod it cannot validate) stays other
+    ('2023-04-02T10:00:00.000Z\tDEBUG\tcontroller.provisioner\tignoring pod, StorageClass.storage.k8s.io "fast" not '
+     'found\t{"commit": "d7e22b1", "pod": "db/pg-0"}', "other", {}),
+    # ... and pasted without its logger: the selection's own errors say whose it is
+    ('Ignoring pod, pod affinity is not supported\t{"commit": "5b1c0d2", "pod": "data/zk-1"}', "pod_unschedulable",
+     {"pod": "data/zk-1"}),
+    ('ignoring pod, StorageClass.storage.k8s.io "fast" not found\t{"commit": "d7e22b1", "pod": "db/pg-0"}', None,
+     {}),
+    # v0.6's scheduler names the pod in its message; before v0.9 the provisioner in the context is the one refusing
+    ('2022-03-06T02:41:12.118Z\tINFO\tcontroller.provisioning\tUnable to schedule pod web/front-6c9f7-abcde, '
+     'incompatible requirements, key topology.kubernetes.io/zone\t{"commit": "8e3b71c", "provisioner": "edge"}',
+     "pod_unschedulable", {"pod": "web/front-6c9f7-abcde", "nodepools": [{"name": "edge", "reason":
+                                                                          "incompatible requirements, key topology.kubernetes.io/zone"}]}),
+    # v0.7-v0.8's "Scheduling pod, ERR", the pod in the context
+    ('2022-04-11T09:02:03.456Z\tERROR\tcontroller.provisioning\tScheduling pod, unsatisfiable pod anti-affinity '
+     'topology constraint for key topology.kubernetes.io/zone\t{"commit": "2d4e6f8", "provisioner": "default", '
+     '"pod": "web/api-7d8e9-fghij"}', "pod_unschedulable", {"pod": "web/api-7d8e9-fghij"}),
+    # v0.2's packer: the pods by name, then the type list (kept only when whole)
+    ("2021-07-01T10:00:00.100Z        DEBUG   Successfully computed packing for pod(s) [ns/a-1 ns/a-2 ns/a-3] with "
+     "instance type option(s) [m5.large m5a.large]", "nodeclaims_computed",
+     {"pods": 3, "instance_types": ["m5.large", "m5a.large"]}),
+    ("2021-07-01T10:00:00.100Z        DEBUG   Successfully computed packing for pod(s) [ns/a-1] with instance type "
+     "option(s) [m5.large m5a.lar", "nodeclaims_computed", {"pods": 1, "instance_types": None}),
+    # an Event as the OpenTelemetry Collector's Kubernetes events receiver exports it: the object in the resource
+    ('{"body":"Failed to drain node, 3 pods are waiting to be evicted","severity":"Warning","attributes":'
+     '{"k8s.event.reason":"FailedDraining","k8s.event.name":"ip-10-0-1-2.ec2.internal.1a2b3c4d5e6f7a8b",'
+     '"k8s.namespace.name":""},"resource":{"k8s.object.kind":"Node","k8s.object.name":"ip-10-0-1-2.ec2.internal"}}',
+     "other", {"event": "FailedDraining", "node": "ip-10-0-1-2.ec2.internal"}),
+    # ... cut before its resource: the Event's own name (NAME.HEX) names an EC2 node
+    ('{"body":"Failed to drain node, 3 pods are waiting to be evicted","severity":"Warning","attributes":'
+     '{"k8s.event.reason":"FailedDraining","k8s.event.name":"ip-10-0-1-2.ec2.internal.1a2b3c4d5e6f7a8b"},"resources":',
+     "other", {"event": "FailedDraining", "node": "ip-10-0-1-2.ec2.internal"}),
+    # ... cut inside its attributes, before the reason: the message's template names the event
+    ('{"body":"Cannot disrupt Node: state node is marked for deletion","severity":"Normal","attributes":'
+     '{"k8s.event.action":"","k8s', "disruption_blocked", {"reason": "state node is marked for deletion"}),
+    # another program's OpenTelemetry record (no Kubernetes Event in it) is no line of Karpenter's
+    ('{"body":"GET /healthz 200","severity":"Info","attributes":{"http.route":"/healthz"}}', None, {}),
+])
+def test_set_u_families(line, kind, fields):
+    reads_as(line, kind, fields)

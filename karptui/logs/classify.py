@@ -187,6 +187,34 @@ def _unschedulable(f: dict, message: str, lowered: str, level: str, logger: str,
     return out if pod is not None else _present(out)
 
 
+# v0.6-v0.8 (aws/karpenter pkg/controllers): the selection controller's "Ignoring pod, ERR" (v0.6.0-v0.6.5,
+# debug then error), v0.6's scheduler "Unable to schedule pod NS/NAME, ERR" and v0.7-v0.8's "Scheduling pod, ERR"
+# (pod in the context). Before v0.9 each provisioner scheduled on its own, so the provisioner in the context is the
+# one whose reason the error is. "Ignoring pod, ERR" is read so only from the selection controller (v0.6-v0.9),
+# by its logger or, on a line without one, by the selection's own errors (no provisioner matched, a constraint it
+# did not support): the provisioner's own "ignoring pod" (v0.16-v1.x: a pod it cannot validate, a missing
+# StorageClass) is ``other``.
+_SELECTION_ERRORS = re.compile(r"(?:matched 0/\d+ provisioners|.*(?:is not supported|unsupported (?:topology key|operator)))")
+_UNSCHEDULABLE_V06 = re.compile(r"^(?:ignoring pod|scheduling pod|unable to schedule pod (?P<pod>[^\s,]+/[^\s,]+)), ")
+
+
+def _unschedulable_v06(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                       when: str) -> dict | None:
+    match = _UNSCHEDULABLE_V06.match(lowered)
+    if match is None or lowered[0] == "i" and logger != "controller.selection" and \
+            (logger or not _SELECTION_ERRORS.match(lowered, match.end())):
+        return None
+    error = message[match.end():]
+    pod = message[match.start("pod"):match.end("pod")] if match.group("pod") else _pod(f)
+    pool = _name(f, "provisioner", "Provisioner") if "provisioner" in f or "Provisioner" in f else None
+    out = {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", "pod": pod}
+    if pool:
+        out["nodepools"] = [{"name": pool, "reason": error}]
+    else:
+        out["error"] = error
+    return out if pod is not None else _present(out)
+
+
 _COUNT = re.compile(r"^found (\d+) provisionable pods?")
 
 
@@ -243,6 +271,13 @@ def _computed(f: dict, message: str, lowered: str, level: str, logger: str, line
             if options:
                 out["instance_types"] = options.group(1).split()
             return out
+    match = _PACKING_V02.match(lowered)
+    if match:  # v0.2: the pods by name, one line per packing
+        out = {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
+               "pods": len(match.group(1).split())}
+        if match.group(2) is not None:  # the type list, when the line was not cut inside it
+            out["instance_types"] = match.group(2).split()
+        return out
     match = _PACKING_V04.match(lowered)
     if match:  # v0.3-v0.4: one line per packing; "Incremented node count" may add nodes to it later
         return {"line": line, "time": when, "level": level, "kind": "nodeclaims_computed",
@@ -254,6 +289,9 @@ def _computed(f: dict, message: str, lowered: str, level: str, logger: str, line
 _PACKING_V04 = re.compile(r"^computed packing for (\d+) pod\(s\) with instance type option\(s\) \[([^\]]*)")
 
 
+# v0.2 (packing/packer.go): "Successfully computed packing for pod(s) [ns/a ns/b] with instance type option(s) [a b]"
+_PACKING_V02 = re.compile(r"^successfully computed packing for pod\(s\) \[([^\]]*)\]"
+                          r"(?: with instance type option\(s\) \[(?:([^\]]*)\])?)?")
 _OPTIONS = re.compile(r"instance type option\(s\) \[([^\]]*)\]")
 
 
@@ -765,6 +803,9 @@ def _cant_consolidate(f: dict, message: str, lowered: str, level: str, logger: s
 
 BY_FIRST_WORD = {
     "could": (_unschedulable, _launch_failed),
+    "ignoring": (_unschedulable_v06,),
+    "unable": (_unschedulable_v06,),
+    "scheduling": (_unschedulable_v06,),
     "failed": (_unschedulable, _launch_failed),
     "found": (_provisionable,),
     "computed": (_computed,),

@@ -251,7 +251,14 @@ def _karpenters(reason: str, message: str, source: str) -> bool:
 
 
 def json_event(data: dict) -> dict | None:
-    """An Event object (core/v1 or events.k8s.io/v1, or an event exporter's flattening of one)."""
+    """An Event object (core/v1 or events.k8s.io/v1, or an event exporter's flattening of one, or an
+    OpenTelemetry log record made of one: :func:`otel_event`)."""
+    attributes = otel_attributes(data)
+    if attributes is not None:
+        if type(attributes.get("k8s.event.reason")) is str:
+            data = otel_event(data, attributes)
+        elif type(data["body"]) is str and any(key.startswith("k8s.event.") for key in attributes):
+            return event_message(data["body"])   # cut before its reason: the message's own template names it
     reason = data.get("reason")
     message = data.get("message") or data.get("note") or data.get("eventMessage") or ""
     involved = data.get("involvedObject") or data.get("regarding") or {}
@@ -272,6 +279,41 @@ def json_event(data: dict) -> dict | None:
     if found is not None:
         found["time"] = data.get("lastTimestamp") or data.get("eventTime") or data.get("firstTimestamp") or ""
     return found
+
+
+# the object's name in an Event's own name: NAME.HEX (client-go's recorder names an Event after its object)
+_EVENT_NAME = re.compile(r"^(?P<name>.+)\.[0-9a-f]{8,}$")
+
+
+def otel_attributes(data: dict) -> dict | None:
+    """An OpenTelemetry log record's ``attributes`` when it has a ``body`` (a record cut inside them and
+    salvaged has them at its top level), else None: not such a record."""
+    if "body" not in data:
+        return None
+    attributes = data.get("attributes")
+    if type(attributes) is dict:
+        return attributes
+    return data if any(key.startswith("k8s.event.") for key in data) else None
+
+
+def otel_event(data: dict, attributes: dict) -> dict:
+    """An Event as the OpenTelemetry Collector's Kubernetes events receiver exports it, as the Event object it
+    was: the message in ``body``, the type as ``severity``, the reason and the Event's name under
+    ``attributes`` (``k8s.event.reason``, ``k8s.event.name``; the semantic conventions' k8s.event.*), the
+    object under the resource's ``k8s.object.kind``/``k8s.object.name``. A paste cut before its resource still
+    names the object in the Event's name (``NAME.HEX``): a node when the name is an EC2 node's."""
+    body = data.get("body")
+    resource = data.get("resource") or data.get("resources") or {}
+    if type(resource) is dict and type(resource.get("attributes")) is dict:
+        resource = resource["attributes"]
+    kind = resource.get("k8s.object.kind") if type(resource) is dict else None
+    name = resource.get("k8s.object.name") if type(resource) is dict else None
+    if not (type(kind) is str and type(name) is str):
+        named = _EVENT_NAME.match(str(attributes.get("k8s.event.name") or ""))
+        name = named.group("name") if named else ""
+        kind = "Node" if name.endswith(".internal") or name.startswith(("ip-", "i-")) else ""
+    return {"reason": attributes["k8s.event.reason"], "message": body if type(body) is str else "",
+            "involvedObject": {"kind": kind, "name": name, "namespace": attributes.get("k8s.namespace.name") or ""}}
 
 
 def _blocked_reason(message: str) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .classify import classify, known
 from .foreign import foreign_console_time, foreign_json, foreign_klog
-from .kube_events import KARPENTER_SOURCES, event_message, event_row, json_event
+from .kube_events import KARPENTER_SOURCES, event_message, event_row, json_event, otel_attributes
 from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, elided_opening, first_record, glued_context,
                     quoted_spans, salvage, split_context, unwrap)
 
@@ -127,6 +127,8 @@ def _from_json(number: int, data: dict, source: str, stamp: str) -> Record | Non
     if isinstance(inner, str) and inner.startswith("{") and "message" not in data:
         # a log shipper's record (fluent-bit, Docker's json-file) with Karpenter's line inside
         return _json_record(number, inner.rstrip("\r\n"), source, stamp or str(data.get("time") or ""))
+    if otel_attributes(data) is not None:   # an OpenTelemetry log record, of an Event
+        return _event_record(number, json_event(data), source)
     if foreign_json(data):
         return None
     if not isinstance(message, str):
