@@ -47,6 +47,9 @@ KNOWN = {
     ("u-022.log", "line 5"): "v0.4's Allocation `Reconciler error` with its error's opening cut out by the author "
                              "(`......`): what is left of the error (`getting launch template configs, ...`) is on "
                              "the line after the elision, and the line alone says no launch",
+    ("v-031.log", "worker-qa-h7rvk"): "only Evicted event rows name it, in a development build's message (`Evicted "
+                                      "pod: node NODECLAIM/NODE drifted`) no release wrote; an eviction is one pod's "
+                                      "step, not the node's drain",
 }
 
 

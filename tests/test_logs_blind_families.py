@@ -816,3 +816,36 @@ def test_a_go_stack_traces_file_lines_are_still_no_line():
 ])
 def test_set_u_families(line, kind, fields):
     reads_as(line, kind, fields)
+
+
+# --- set v (issue 30) ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # the disruption controller's error (its method quoted, v0.2x-v0.3x): no command was taken, other
+    ('2023-07-14T09:00:01.100Z\tERROR\tcontroller.deprovisioning\tdeprovisioning via "consolidation", computing '
+     'deprovisioning decision, command is no longer valid, delete, terminating 1 machines n-1/m5.large/spot\t'
+     '{"commit": "1a2b3c4"}', "other", {"level": "error"}),
+    ('2024-02-03T04:05:06.789Z\tERROR\tcontroller.disruption\tdisrupting via "drift", building disruption budgets, '
+     'listing nodes\t{"commit": "5d6e7f8"}', "other", {"level": "error"}),
+    # ... while the command itself still is one
+    ('2023-07-14T09:01:01.100Z\tINFO\tcontroller.deprovisioning\tdeprovisioning via consolidation delete, '
+     'terminating 1 machines n-1/m5.large/spot\t{"commit": "1a2b3c4"}', "disruption",
+     {"method": "consolidation", "action": "delete", "nodes": ["n-1"]}),
+    # a v0.8 development build's launch request, its types in brackets (whole, or cut inside the list)
+    ("2022-03-30T10:00:00.000Z\tINFO\tcontroller.provisioning\tlaunching node for 3 pods using resources cpu: 3 "
+     "memory: 1Gi  from types [m5.large c5.large]\t{\"commit\": \"9b4e1c2\"}", "nodeclaim_created",
+     {"instance_types": ["m5.large", "c5.large"]}),
+    ("2022-03-30T10:00:00.000Z\tINFO\tcontroller.provisioning\tlaunching node for 3 pods using resources cpu: 3 "
+     "memory: 1Gi  from types [m5.large c5.la", "nodeclaim_created", {"instance_types": []}),
+    # v0.5-v0.2x's emptiness TTL lines name their node
+    (f'2022-05-01T01:02:03.456Z\tINFO\tcontroller.node\tAdded TTL to empty node\t{{"commit": "c41d8e5", "node": "{NODE}"}}',
+     "other", {"node": NODE}),
+    # a paste that ended inside a line's level word: the line's time alone, other with no level
+    ("2022-12-27T10:01:56.775Z\tI", "other", {"level": "", "time": "2022-12-27T10:01:56.775Z"}),
+    ("2022-12-27T10:01:56.775Z    DEB", "other", {"level": ""}),
+    # ... but a time of whole seconds before it is another program's encoder, and a word is no level
+    ("2022-12-27T10:01:56Z\tI", None, {}),
+    ("2022-12-27T10:01:56.775Z\tIt", None, {}),
+])
+def test_set_v_families(line, kind, fields):
+    reads_as(line, kind, fields)

@@ -308,9 +308,14 @@ def _created(f: dict, message: str, lowered: str, level: str, logger: str, line:
             out["controller"] = by
         return out if claim is not None and pool is not None else _present(out)
     if lowered.startswith(("launching node with ", "launching machine with ", "created node with ",
-                           "launching nodeclaim with ")):
+                           "launching nodeclaim with ", "launching node for ")):
+        # a v0.8 development build's "launching node for N pods using resources ... from types [a b]" (a PR's
+        # reworked line, v-010) lists them in brackets
         types = message.split(" from types ", 1)[1] if " from types " in message else ""
-        names, more = _types(types)
+        if types[:1] == "[":
+            names, more = (types[1:types.index("]")].split() if "]" in types else []), 0
+        else:
+            names, more = _types(types)
         return _present({"line": line, "time": when, "level": level, "kind": "nodeclaim_created",
                          "nodeclaim": _name(f, "machine", "nodeclaim"),
                          "nodepool": _name(f, "provisioner", "nodepool"), "instance_types": names, "more": more,
@@ -841,6 +846,10 @@ BY_FIRST_WORD = {
 }
 
 
+# v0.5-v0.2x's node controller on an empty node's TTL (pkg/controllers/node/emptiness.go): ``other``, with the node
+_EMPTINESS_TTL = frozenset(("added ttl to empty node", "removed emptiness ttl from node"))
+
+
 def classify(record: Record) -> dict:
     """The event for one record (see :func:`classify_message`)."""
     if record.preset is not None:
@@ -872,6 +881,10 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
         claim = _name(fields, "NodeClaim", "Machine")
         if claim:
             out["nodeclaim"] = claim
+    elif lowered[:1] in "ar" and lowered in _EMPTINESS_TTL:   # v0.5-v0.2x: the node whose emptiness TTL it is
+        node = _name(fields, "node", "Node")
+        if node:
+            out["node"] = node
     return out
 
 
@@ -908,14 +921,16 @@ def known(found: dict) -> bool:
     return found["kind"] != "other" or _OTHER_TEMPLATES.match(found.get("message", "").lower()) is not None
 
 
-# The words that begin a template and no other line, of every era: a message cut after them (the paste
+# The words that begin a template and no other line, of every era (not the disruption controller's error,
+# ``deprovisioning via "consolidation", ERR`` (v0.2x-v0.3x, the method quoted): no command was taken): a message cut after them (the paste
 # ended, the author wrote "...", a viewer's column was too narrow) is still that template's line, with
 # only what survived the cut. Tried only once the whole templates have failed.
 _CUT_HEADS = re.compile(
     r"^(?:(?P<launched>launched instance: (?P<instance>[^,\s]+(?=,))?(?:, hostname: (?P<host>[^,\s]+)(?=,|$))?)"
     r"|(?P<created>(?:created|launching) (?:node|machine|nodeclaim) with\b|creating \d+ node\(s\) with\b)"
     r"|(?P<computed>computed (?:\d+ new|new|packings?)\b)"
-    r"|(?P<disruption>(?:deprovisioning|disrupting|consolidating) via\b(?: (?P<method>\w+))?|triggering termination\b)"
+    r"|(?P<disruption>(?:deprovisioning|disrupting|consolidating) via\b(?! \")(?: (?P<method>\w+))?"
+    r"|triggering termination\b)"
     r"|(?P<unschedulable>could not schedule\b)"
     r"|(?P<interruption>initiating delete\b|deleted node from\b))")
 _CUT_KINDS = {"launched": "nodeclaim_launched", "created": "nodeclaim_created", "computed": "nodeclaims_computed",

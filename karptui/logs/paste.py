@@ -179,6 +179,10 @@ class Console:
     context: str   # the trailing JSON object's text, "" when the line has none
 
 
+# a level word cut short ("I", "DEB"): what is left of a line whose paste ended inside it, after its time
+_CUT_LEVELS = frozenset(word[:end] for word in ("DEBUG", "INFO", "WARN", "ERROR") for end in range(1, len(word)))
+
+
 def console(body: str, stamp: str) -> Console | None:
     """``[TIME] LEVEL [LOGGER] MESSAGE [{context}]`` with TABs, runs of spaces or single spaces.
 
@@ -196,6 +200,8 @@ def console(body: str, stamp: str) -> Console | None:
         level, body = LEVELS[match.group(1)], body[match.end():].lstrip(" \t")
     elif body[:1].isupper() and body[1:5].islower():  # "Info" never starts a zap line; a sentence does
         return None
+    elif (when or stamp) and body.rstrip() in _CUT_LEVELS and not foreign_console_time(when or stamp):
+        return Console(when or stamp, "", "", "", "")   # the paste ended inside the level word: a line with its time alone
     logger = ""
     match = _LOGGER.match(body)
     if match and (body[match.end():match.end() + 1] in ("\t", "") or "." in match.group(0)
