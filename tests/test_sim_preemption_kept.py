@@ -6,7 +6,7 @@ reads the filters that ignore the victims off one table per cycle (``framework.f
 ``settled``). Each test runs a cluster with the shortcut and without it (every dry run weighed
 afresh; every filter asked of the node; the full dry run that places and evicts pods) and
 compares everything a user sees: every attempt with its reasons and victims, and each node's
-pods in order (a dry run reorders them, and that order is part of the answer).
+pods in order (a dry run must leave them in theirs: that order is part of the answer).
 """
 
 from collections import Counter
@@ -21,7 +21,6 @@ from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.sim import framework
 from karptui.sim.plugins import default_preemption, inter_pod_affinity
-from karptui.sim.state import _moved, _remove
 from tests.simkit import HOST, ZONE, node, pod
 
 
@@ -65,8 +64,7 @@ def unordered(patched):
 
 
 def unstamped(patched):
-    """A kept dry run's hold on the node checked pod by pod every time (no stamps), and the order a
-    dry run leaves worked out by replaying its moves on the node's list (``state._moved``)."""
+    """A kept dry run's hold on the node checked pod by pod every time (no stamps)."""
     holds = default_preemption.Weighed.holds
 
     def by_identity(weighed, pods, stamp):
@@ -74,7 +72,6 @@ def unstamped(patched):
         return holds(weighed, pods, stamp)
 
     patched.setattr(default_preemption.Weighed, "holds", by_identity)
-    patched.setattr(default_preemption.Weighed, "leaves", lambda weighed, taken: None)
 
 
 def unshort(patched):
@@ -193,27 +190,12 @@ def test_kept_dry_run_answers_again_when_a_node_changed():
     assert [a[1] for a in attempts[:3]] == ["n0", "n1", None]
 
 
-@pytest.mark.parametrize("names", [
-    ["a", "b", "c", "d"],          # no two alike: worked out by identity
-    ["a", "b", "a", "c"],          # two of one name: the list's own removal
-])
-def test_a_dry_runs_pod_order_is_the_replayed_one(names):
-    """``_moved`` (the order a dry run's moves leave) is what replaying them on the list gives."""
-    pods = [build_snapshot([pod(name, node="n1", namespace=f"ns{k}")]).pods[0] for k, name in enumerate(names)]
-    moves = [(pods[1], -1), (pods[3], -1), (pods[3], +1), (pods[1], +1), (pods[1], -1), (pods[2], -1),
-             (pods[1], +1), (pods[2], +1)]
-    replayed = list(pods)
-    for moved, sign in moves:
-        replayed.append(moved) if sign > 0 else _remove(replayed, moved)
-    assert [id(p) for p in _moved(pods, moves)] == [id(p) for p in replayed]
-    assert [p.name for p in replayed] == [names[0], names[3], names[1], names[2]]
-
-
-def test_a_dry_run_that_reorders_guarded_pods_of_equal_importance_is_weighed_again():
+def test_a_dry_run_leaves_the_nodes_pods_in_their_order():
     """Two PDB-guarded pods alike in importance, one disruption allowed: the first in the node's
     order is the one the budget lets go, so the order decides the victim. urgent-0's dry run on
-    n1 (it preempts on n2, whose victim matters less) leaves g2 before g1; urgent-1's dry run
-    there tries them in that new order and takes g2, not the g1 the kept dry run took."""
+    n1 evicts g1 and g2 and gives them back, but kube-scheduler dry-runs on a copy of the node
+    (DryRunPreemption takes NodeInfo.Snapshot()): n1 still holds g1 before g2, so urgent-1's dry
+    run there lets g2 stay (its PDB disruption counted for g1) and takes g1."""
     pdb = dict(PDB, status={"disruptionsAllowed": 1})
     items = [node("n1", cpu="2"), node("n2", cpu="1500m"), pdb]
     items += [pod(f"g{k}", node="n1", cpu="900m", priority=0, labels={"guarded": "yes"}) for k in (1, 2)]
@@ -221,7 +203,23 @@ def test_a_dry_run_that_reorders_guarded_pods_of_equal_importance_is_weighed_aga
     items += [pod(f"urgent-{k}", cpu="1", priority=1000) for k in range(2)]
     attempts, placements = every_way(build_snapshot(items))
     assert [(a[0], a[1], a[4]) for a in attempts[:2]] == [
-        ("default/urgent-0", "n2", ("default/spare",)), ("default/urgent-1", "n1", ("default/g2",))]
+        ("default/urgent-0", "n2", ("default/spare",)), ("default/urgent-1", "n1", ("default/g1",))]
+
+
+def test_a_full_dry_run_the_filters_refuse_leaves_the_order_too():
+    """The pod needs a db pod beside it (pod affinity), so its dry run on n1, which evicts every
+    lower-priority pod, the db pod with them, finds no room and puts them back. They are listed
+    afterwards in the order they were bound, not in the order the dry run tried them (the most
+    important first)."""
+    items = [node("n1", cpu="2"), node("n2", cpu="8")]
+    items += [pod(name, node="n1", cpu="600m", priority=priority, labels={"app": app})
+              for name, priority, app in (("low-0", 0, "low"), ("low-1", 100, "low"), ("db", 200, "db"))]
+    affinity = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": HOST}]}}}
+    items.append(pod("needs-db", cpu="1900m", priority=1000, labels={"app": "api"}, **affinity))
+    attempts, placements = every_way(build_snapshot(items))
+    assert attempts[0][1] is None and "preemption: " in attempts[0][2]
+    assert [key for key, at in placements if at == "n1"] == ["default/low-0", "default/low-1", "default/db"]
 
 
 def test_matching_groups_found_before_a_group_is_added_still_count():

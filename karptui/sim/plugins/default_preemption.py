@@ -69,7 +69,7 @@ class _Order:
     are a tail of this one ranking (:meth:`below`): a stable sort of some of them keeps the
     order the sort of all of them gives them."""
 
-    __slots__ = ("pods", "stamp", "ranked", "ranks", "alone", "keys")
+    __slots__ = ("pods", "stamp", "ranked", "ranks", "keys")
 
     def __init__(self, pods: list[Pod], stamp: int, earlier: _Order | None) -> None:
         self.pods = tuple(pods)       # the node's pods it was made for, in the node's order
@@ -81,8 +81,6 @@ class _Order:
         if not same:
             for pod in pods:
                 keys[id(pod)] = (pod, _importance(pod))
-        # no two of the node's pods share a name: its dry runs' orders are worked out by identity
-        self.alone = earlier.alone if same else len({pod.name for pod in pods}) == len(pods)
         importance = [keys[id(pod)][1] for pod in pods]
         order = sorted(range(len(pods)), key=importance.__getitem__)
         self.ranked = [pods[k] for k in order]                      # most important first
@@ -174,12 +172,17 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
         if weighed.blind(ctx, kept.signature if kept is not None else None):
             return _by_room(ctx, i, weighed)
         potential = weighed.potential
+    # kube-scheduler dry-runs on a copy of the node (NodeInfo.Snapshot): the node's own pods keep
+    # their order, which later dry runs' ties and the placements read
+    before, ports = tuple(state.pods[i]), state.host_ports.get(i)
+    ports = tuple(ports) if ports is not None else None
     for victim in potential:
         state.evict(victim, i)
     fits, reasons = filters_at(ctx, i)
     if not fits:
         for victim in potential:
             state.place(victim, i)
+        state.restore_order(i, before, ports)
         return None, reasons
     violating, fine = _violating(ctx, potential)
     victims, violations = [], 0
@@ -194,6 +197,7 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
         victims.sort(key=_importance)   # back in order of importance (_give_back says why)
     for victim in victims:
         state.place(victim, i)
+    state.restore_order(i, before, ports)
     return Candidate(i, tuple(victims), violations), []
 
 
@@ -221,8 +225,7 @@ def _uses_rows(ctx: PodCycle, pods: list[Pod], resources: list[str]) -> dict[int
 
 class Weighed:
     """A dry run on one node worked out on the node's room (:func:`_weigh`), kept for the next
-    pod of the same priority and size while the node holds the very same pods (in an order it
-    answers for, :meth:`left`).
+    pod of the same priority and size while the node holds the very same pods.
 
     Most of what it says is read off the node's pods and the pod's priority and requests alone:
     which pods are of lower priority and in what order they are tried, the room they leave, which
@@ -231,24 +234,20 @@ class Weighed:
     and ports: asked once per signature (:meth:`blind`). The filters that do not see them leave
     are asked again every time (:func:`_by_room`): the domain ones read the whole cluster. A
     batch cluster's pods ask the same question of the same nodes one after another (a Job's
-    pods, Jobs of one size), and all but the node the last one preempted on are as they were."""
+    pods, Jobs of one size), and all but the node the last one preempted on are as they were
+    (a dry run leaves its node as it found it: kube-scheduler's works on a copy)."""
 
-    __slots__ = ("inputs", "stamps", "potential", "room", "alone", "refused", "victims", "violations", "back",
-                 "taken", "_blind", "_moves")
+    __slots__ = ("pods", "stamps", "potential", "room", "victims", "violations", "back", "_blind")
 
-    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int], alone: bool) -> None:
-        self.inputs = [pods]                   # the orders of the node's pods it answers for (kept, so no id is reused)
+    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int]) -> None:
+        self.pods = pods                       # the node's pods it answers for, in their order (kept, so no id is reused)
         self.potential = potential             # its lower-priority pods, most important first
         self.room = room                       # the room they leave, per resource the pod wants
-        self.alone = alone                     # no two of its pods share a name (_Order.alone)
-        self.refused: tuple[Pod, ...] | None = None   # its pods' order after a dry run the filters refuse
         self.victims: tuple[Pod, ...] | None = None   # None: not worked out yet
         self.violations = 0
-        self.back: list[tuple[Pod, int]] = []   # the give-back moves (placed; evicted again when a victim)
-        self.taken: tuple[Pod, ...] | None = None     # its pods' order after the dry run that takes the victims
+        self.back = 0                           # how many give-back moves (placements, evictions of victims)
         self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
-        self.stamps: set[int] = set()           # ClusterState.touched of the node when it held one of ``inputs``
-        self._moves: dict = {}                  # "refused" / "taken" -> (the dry run's moves, those with host ports)
+        self.stamps: set[int] = set()           # ClusterState.touched of the node when it held ``pods``
 
     def blind(self, ctx: PodCycle, key) -> bool:
         """``framework.only_resources_see_evictions`` for this pod and these lower-priority pods,
@@ -261,74 +260,24 @@ class Weighed:
         return found
 
     def holds(self, pods: list[Pod], stamp: int) -> bool:
-        """Whether the node holds these very pods now, in an order this answers for. ``stamp``
-        (the node's ClusterState.touched) answers at once when the node held such an order at it
-        and has not changed since: a Job's pods ask the same nodes again and again."""
+        """Whether the node holds these very pods now, in this order. ``stamp`` (the node's
+        ClusterState.touched) answers at once when the node held them at it and has not changed
+        since: a Job's pods ask the same nodes again and again."""
         if stamp in self.stamps:
             return True
-        for kept in self.inputs:
-            if len(kept) == len(pods) and all(map(operator.is_, kept, pods)):
-                self.stamps.add(stamp)
-                return True
+        kept = self.pods
+        if len(kept) == len(pods) and all(map(operator.is_, kept, pods)):
+            self.stamps.add(stamp)
+            return True
         return False
-
-    def left(self, ctx: PodCycle, i: int, after: tuple[Pod, ...]) -> tuple[Pod, ...]:
-        """``after``, the order a dry run left the node's pods in, taken as one more order this
-        answers for when it is: the pods that stay keep their order and the lower-priority ones
-        go to the end (``ClusterState.dry_run_on``, where no two pods share a name), so a dry
-        run from it tries them in the same order (their sort by importance says so) and leaves
-        the same order again. Most dry runs leave the node so: the next pod's is answered here."""
-        if self.alone and all(map(operator.is_, _order(ctx, i).below(ctx.pod.priority), self.potential)):
-            self.inputs.append(after)
-            self.stamps.add(int(ctx.state.touched[i]))
-        return after
-
-    def moves(self, taken: bool) -> tuple[list[tuple[Pod, int]], list[tuple[Pod, int]]]:
-        """The dry run's evictions (-1) and placements (+1) on the node, and those of them that
-        move host ports: every lower-priority pod evicted, then (``taken``) given back as
-        :func:`_give_back` found and the victims placed again, else all placed again."""
-        found = self._moves.get(taken)
-        if found is None:
-            moves = [(victim, -1) for victim in self.potential]
-            if taken:
-                moves += self.back + [(victim, +1) for victim in self.victims]
-            else:
-                moves += [(victim, +1) for victim in self.potential]
-            found = self._moves[taken] = (moves, [move for move in moves if move[0].host_ports])
-        return found
-
-    def leaves(self, taken: bool) -> tuple[Pod, ...] | None:
-        """The order the dry run leaves the node's pods in from any order this answers for, worked
-        out without a pod's name read: the pods that stay in the order they hold (the same in
-        every such order) and then the lower-priority ones as placed again. None where two pods
-        share a name (``ClusterState.dry_run_on``'s own way then)."""
-        if not self.alone:
-            return None
-        going = set(map(id, self.potential))
-        staying = [pod for pod in self.inputs[0] if id(pod) not in going]
-        if not taken:
-            return (*staying, *self.potential)
-        victims = set(map(id, self.victims))
-        return (*staying, *(pod for pod, sign in self.back if sign > 0 and id(pod) not in victims), *self.victims)
 
     def replay(self, ctx: PodCycle, i: int, taken: bool) -> None:
         """The dry run (``taken``: the one that takes the victims, else the one the filters
-        refuse) on node ``i``, which holds an order this answers for: worked out the first
-        time (the order it leaves kept), replayed after; the node then holds an order this
-        answers for again when the first run left one (:meth:`left`)."""
-        after = self.taken if taken else self.refused
-        moves, ported = self.moves(taken)
-        if after is None:
-            after = ctx.state.dry_run_on(i, moves, self.leaves(taken), ported=ported)
-            after = self.left(ctx, i, after)
-            if taken:
-                self.taken = after
-            else:
-                self.refused = after
-            return
-        ctx.state.dry_run_on(i, moves, after, ported=ported)
-        if any(kept is after for kept in self.inputs):
-            self.stamps.add(int(ctx.state.touched[i]))
+        refuse) on node ``i``, which holds this one's pods: its moves counted as the full dry
+        run's are (``ClusterState.dry_run_on``), the node left as it was, so this still holds."""
+        moves = len(self.potential) + (self.back + len(self.victims) if taken else len(self.potential))
+        ctx.state.dry_run_on(i, moves)
+        self.stamps.add(int(ctx.state.touched[i]))
 
 
 class Kept(NamedTuple):
@@ -383,7 +332,7 @@ def _weigh(ctx: PodCycle, i: int, potential: list[Pod], order: _Order) -> Weighe
         room = [left + used for left, used in zip(room, uses[id(victim)])]
     if any(left < amount for left, amount in zip(room, amounts)):
         return None
-    return Weighed(order.pods, potential, room, order.alone)
+    return Weighed(order.pods, potential, room)
 
 
 def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
@@ -395,15 +344,15 @@ def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
     uses = _uses_rows(ctx, weighed.potential, resources)
     room = weighed.room
     violating, fine = _violating(ctx, weighed.potential)
-    victims, violations, back = [], 0, []
+    victims, violations, back = [], 0, 0
     for group_violates, group in ((True, violating), (False, fine)):
         for victim in group:
-            back.append((victim, +1))
+            back += 1
             after = [left - used for left, used in zip(room, uses[id(victim)])]
             if all(left >= amount for left, amount in zip(after, amounts)):
                 room = after
             else:
-                back.append((victim, -1))
+                back += 1
                 victims.append(victim)
                 violations += group_violates
     if violating and fine:
@@ -416,7 +365,7 @@ def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
 def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None, list[str]]:
     """:func:`_victims_on`'s dry run on the node's room: the filters that ignore the node's pods
     asked once, then the victims as :func:`_give_back` found them. The node is left as the dry
-    run's evictions and placements leave it (``ClusterState.dry_run_on``)."""
+    run found it (``ClusterState.dry_run_on``)."""
     # as they answer with every victim gone; before this dry run the cluster is as the cycle found
     # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
