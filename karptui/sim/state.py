@@ -361,22 +361,6 @@ class ClusterState:
         if len(self._log) > 64:
             del self._log[:32]
 
-    def dry_run_on(self, i: int, moves: int) -> None:
-        """A preemption dry run on node ``i`` worked out on its room, without a pod moved: the
-        node keeps its pods, in their order, and their host ports, as kube-scheduler's dry run
-        (DryRunPreemption) works on a copy of the node's NodeInfo. Its ``moves`` (the evictions
-        and placements the full dry run makes) are counted as changes, as the full dry run's are,
-        so what is kept while ``changes`` stands is asked again either way."""
-        if moves:
-            # each move counted as _stamp counts it; the node's stamp is the last one's
-            log = self._log
-            self.changes += moves
-            log.extend([i] * min(moves, 64))
-            while len(log) > 64:   # what _stamp's trimming, one change at a time, leaves
-                del log[:32]
-            self.touched[i] = self.changes
-            self._with_affinity = None
-
     def restore_order(self, i: int, pods: tuple[Pod, ...], ports: tuple | None) -> None:
         """Node ``i``'s pods and host ports back in the order they held before a full preemption
         dry run (victims evicted and placed again here, which appends them): kube-scheduler's dry

@@ -237,7 +237,7 @@ class Weighed:
     pods, Jobs of one size), and all but the node the last one preempted on are as they were
     (a dry run leaves its node as it found it: kube-scheduler's works on a copy)."""
 
-    __slots__ = ("pods", "stamps", "potential", "room", "victims", "violations", "back", "_blind")
+    __slots__ = ("pods", "stamps", "potential", "room", "victims", "violations", "_blind")
 
     def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int]) -> None:
         self.pods = pods                       # the node's pods it answers for, in their order (kept, so no id is reused)
@@ -245,7 +245,6 @@ class Weighed:
         self.room = room                       # the room they leave, per resource the pod wants
         self.victims: tuple[Pod, ...] | None = None   # None: not worked out yet
         self.violations = 0
-        self.back = 0                           # how many give-back moves (placements, evictions of victims)
         self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
         self.stamps: set[int] = set()           # ClusterState.touched of the node when it held ``pods``
 
@@ -270,14 +269,6 @@ class Weighed:
             self.stamps.add(stamp)
             return True
         return False
-
-    def replay(self, ctx: PodCycle, i: int, taken: bool) -> None:
-        """The dry run (``taken``: the one that takes the victims, else the one the filters
-        refuse) on node ``i``, which holds this one's pods: its moves counted as the full dry
-        run's are (``ClusterState.dry_run_on``), the node left as it was, so this still holds."""
-        moves = len(self.potential) + (self.back + len(self.victims) if taken else len(self.potential))
-        ctx.state.dry_run_on(i, moves)
-        self.stamps.add(int(ctx.state.touched[i]))
 
 
 class Kept(NamedTuple):
@@ -344,37 +335,34 @@ def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
     uses = _uses_rows(ctx, weighed.potential, resources)
     room = weighed.room
     violating, fine = _violating(ctx, weighed.potential)
-    victims, violations, back = [], 0, 0
+    victims, violations = [], 0
     for group_violates, group in ((True, violating), (False, fine)):
         for victim in group:
-            back += 1
             after = [left - used for left, used in zip(room, uses[id(victim)])]
             if all(left >= amount for left, amount in zip(after, amounts)):
                 room = after
             else:
-                back += 1
                 victims.append(victim)
                 violations += group_violates
     if violating and fine:
         # given back in two groups, the victims are put in order of importance again, most
         # important first, as SelectVictimsOnNode does when both groups hold pods
         victims.sort(key=_importance)
-    weighed.victims, weighed.violations, weighed.back = tuple(victims), violations, back
+    weighed.victims, weighed.violations = tuple(victims), violations
 
 
 def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None, list[str]]:
     """:func:`_victims_on`'s dry run on the node's room: the filters that ignore the node's pods
-    asked once, then the victims as :func:`_give_back` found them. The node is left as the dry
-    run found it (``ClusterState.dry_run_on``)."""
+    asked once, then the victims as :func:`_give_back` found them. No pod is moved and nothing
+    is counted as a change: kube-scheduler's dry run works on a copy of the node, and the
+    cluster stays as it was (what is kept while ``ClusterState.changes`` stands holds on)."""
     # as they answer with every victim gone; before this dry run the cluster is as the cycle found
     # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
-        weighed.replay(ctx, i, taken=False)
         return None, reasons
     if weighed.victims is None:
         _give_back(ctx, weighed)
-    weighed.replay(ctx, i, taken=True)
     return Candidate(i, weighed.victims, weighed.violations), []
 
 
