@@ -45,6 +45,17 @@ class Candidate:
     victims: tuple[Pod, ...]
     pdb_violations: int
 
+    @property
+    def rank(self) -> tuple:
+        """Its place in pickOneNodeForPreemption's order (:func:`_best`), worked out once: a
+        dry run worked out on the room keeps its candidate (:class:`Weighed`), and the same
+        node is ranked again pod after pod."""
+        found = self.__dict__.get("_rank")
+        if found is None:
+            found = _rank(self)
+            object.__setattr__(self, "_rank", found)
+        return found
+
 
 def _started(pod: Pod) -> float:
     """When ``pod`` started, as preemption compares pods of one priority (util.GetPodStartTime):
@@ -237,7 +248,7 @@ class Weighed:
     pods, Jobs of one size), and all but the node the last one preempted on are as they were
     (a dry run leaves its node as it found it: kube-scheduler's works on a copy)."""
 
-    __slots__ = ("pods", "stamps", "potential", "room", "victims", "violations", "_blind")
+    __slots__ = ("pods", "stamps", "potential", "room", "victims", "violations", "candidate", "_blind")
 
     def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int]) -> None:
         self.pods = pods                       # the node's pods it answers for, in their order (kept, so no id is reused)
@@ -245,6 +256,7 @@ class Weighed:
         self.room = room                       # the room they leave, per resource the pod wants
         self.victims: tuple[Pod, ...] | None = None   # None: not worked out yet
         self.violations = 0
+        self.candidate: Candidate | None = None       # the dry run's candidate once the filters let the pod in
         self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
         self.stamps: set[int] = set()           # ClusterState.touched of the node when it held ``pods``
 
@@ -361,12 +373,26 @@ def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None,
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
         return None, reasons
-    if weighed.victims is None:
+    if weighed.candidate is None:
         _give_back(ctx, weighed)
-    return Candidate(i, weighed.victims, weighed.violations), []
+        weighed.candidate = Candidate(i, weighed.victims, weighed.violations)
+    return weighed.candidate, []
 
 
 PRIORITY_FLOOR = 2**31   # MaxInt32+1: added to each victim's priority before they are summed
+
+
+def _rank(c: Candidate) -> tuple:
+    """pickOneNodeForPreemption's default criteria as a key, smallest first (:func:`_best`)."""
+    top = max(v.priority for v in c.victims)
+    earliest = min(_started(v) for v in c.victims if v.priority == top)
+    return (
+        c.pdb_violations,
+        top,
+        sum(v.priority + PRIORITY_FLOOR for v in c.victims),
+        len(c.victims),
+        -earliest,
+    )
 
 
 def _best(candidates: list[Candidate]) -> Candidate:
@@ -376,19 +402,7 @@ def _best(candidates: list[Candidate]) -> Candidate:
     more victims never sum smaller (several of negative priority would otherwise beat one);
     the fewest victims; the latest start of the highest-priority victims (their earliest start);
     then the first candidate (PDB-sparing ones come first, each kind in dry-run order)."""
-
-    def rank(c: Candidate) -> tuple:
-        top = max(v.priority for v in c.victims)
-        earliest = min(_started(v) for v in c.victims if v.priority == top)
-        return (
-            c.pdb_violations,
-            top,
-            sum(v.priority + PRIORITY_FLOOR for v in c.victims),
-            len(c.victims),
-            -earliest,
-        )
-
-    return min(candidates, key=rank)
+    return min(candidates, key=operator.attrgetter("rank"))
 
 
 def _still_short(ctx: PodCycle, nodes: np.ndarray) -> tuple[np.ndarray, Counter]:
