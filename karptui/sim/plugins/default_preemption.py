@@ -293,7 +293,7 @@ def _kept(ctx: PodCycle) -> Kept | None:
     the pod's signature. Kept for the simulation's cluster and the few latest priorities and
     sizes (a Job's pods come one after another, its requeued victims later): each keeps a
     node's pods alive."""
-    key = (ctx.pod.priority, tuple(wanted(ctx.pod).items()))
+    key = (ctx.pod.priority, _wants(ctx))
     by_size = ctx.cache.get((NAME, "weighed"))
     if by_size is None or by_size[0] is not ctx.state:
         by_size = ctx.cache[(NAME, "weighed")] = (ctx.state, {})
@@ -305,6 +305,16 @@ def _kept(ctx: PodCycle) -> Kept | None:
             del sizes[next(iter(sizes))]
     sizes[key] = found   # the latest last
     return Kept(_token(ctx), found)
+
+
+def _wants(ctx: PodCycle) -> tuple[tuple[str, int], ...]:
+    """What the pod wants of a node's room (``node_resources_fit.wanted``), by resource name: the
+    order a pod's requests were written in says nothing, and pods of one size whose manifests
+    list cpu and memory in either order share their kept dry runs (:func:`_kept`)."""
+    found = ctx.cycle.get((NAME, "wants"))
+    if found is None:
+        found = ctx.cycle[(NAME, "wants")] = tuple(sorted(wanted(ctx.pod).items()))
+    return found
 
 
 def _token(ctx: PodCycle) -> object | None:
@@ -327,8 +337,7 @@ def _weigh(ctx: PodCycle, i: int, potential: list[Pod], order: _Order) -> Weighe
     (the full dry run then says why). The victims are worked out when the filters first let the
     pod in (:func:`_give_back`)."""
     state = ctx.state
-    want = wanted(ctx.pod)
-    resources, amounts = list(want), list(want.values())
+    resources, amounts = zip(*_wants(ctx))
     uses = _uses_rows(ctx, potential, resources)
     room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
     for victim in potential:
@@ -342,8 +351,7 @@ def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
     """Each lower-priority pod given back, PDB-protected ones first, while the room it leaves
     still holds the pod: weighed by its requests instead of being placed and every filter asked
     again. Those that do not fit are the victims."""
-    want = wanted(ctx.pod)
-    resources, amounts = list(want), list(want.values())
+    resources, amounts = zip(*_wants(ctx))
     uses = _uses_rows(ctx, weighed.potential, resources)
     room = weighed.room
     violating, fine = _violating(ctx, weighed.potential)
