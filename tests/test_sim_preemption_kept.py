@@ -21,6 +21,8 @@ from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.sim import framework
 from karptui.sim.plugins import default_preemption, inter_pod_affinity
+from karptui.sim.cycle import PodCycle
+from karptui.sim.state import ClusterState
 from tests.simkit import HOST, ZONE, node, pod
 
 
@@ -80,6 +82,17 @@ def unshort(patched):
                     lambda ctx, nodes: (np.zeros(len(nodes), dtype=bool), Counter()))
 
 
+def unroomed(patched):
+    """The room every lower-priority pod leaves summed afresh, level by level, for each pod
+    (no per-priority table brought up to date at the nodes touched since)."""
+    def afresh(ctx, nodes, resources):
+        state = ctx.state
+        freed = state.lower_priority_requests(ctx.pod.priority, nodes, resources)
+        return {r: state.allocatable[r][nodes] - state.requested[r][nodes] + freed[r] for r in resources}
+
+    patched.setattr(default_preemption, "_room_below", afresh)
+
+
 def rescanned(patched):
     """InterPodAffinity's matching groups found by testing every group each time."""
     matching = inter_pod_affinity.TermIndex.matching
@@ -92,7 +105,7 @@ def rescanned(patched):
 
 
 WITHOUT = (("unkept", unkept), ("unsettled", unsettled), ("full", full), ("unordered", unordered),
-           ("unstamped", unstamped), ("rescanned", rescanned))
+           ("unstamped", unstamped), ("unroomed", unroomed), ("rescanned", rescanned))
 
 
 def every_way(snapshot, ways=WITHOUT, **options):
@@ -124,6 +137,7 @@ job_strategy = st.lists(st.tuples(
     st.sampled_from([0, 0, 1000]),                          # priority
     st.sampled_from(["300m", "700m", "1500m"]),             # cpu
     st.sampled_from([None, None, "zone", "host", "anti", "port"]),  # what else it asks
+    st.booleans(),                                          # its manifest lists memory before cpu
 ), min_size=1, max_size=5)
 
 
@@ -141,7 +155,7 @@ def cluster(nodes, bound, jobs):
         raw["status"]["startTime"] = f"2024-05-01T11:0{minute}:30Z"   # what ranks pods of one priority
         raw["metadata"]["uid"] = f"uid-{k}"
         items.append(raw)
-    for j, (count, priority, cpu, asks) in enumerate(jobs):
+    for j, (count, priority, cpu, asks, flipped) in enumerate(jobs):
         app = {"app": f"job{j}"}
         extra = {}
         if asks in ("zone", "host"):
@@ -153,7 +167,12 @@ def cluster(nodes, bound, jobs):
         elif asks == "port":
             extra["containers"] = [{"name": "app", "image": "app:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
                                     "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]
-        items += [pod(f"job{j}-{r}", cpu=cpu, priority=priority, labels=app, **extra) for r in range(count)]
+        made = [pod(f"job{j}-{r}", cpu=cpu, priority=priority, labels=app, **extra) for r in range(count)]
+        if flipped:   # the same size, its requests written memory first
+            for raw in made:
+                resources = raw["spec"]["containers"][0]["resources"]
+                resources["requests"] = dict(reversed(resources["requests"].items()))
+        items += made
     return build_snapshot(items)
 
 
@@ -236,3 +255,32 @@ def test_matching_groups_found_before_a_group_is_added_still_count():
     attempts, _ = every_way(build_snapshot(items))
     assert {a[0]: a[1] for a in attempts} == {"default/a-0": "n1", "default/x-0": "n2", "default/b-0": "n1",
                                               "default/x-1": "n2"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([-100, 0, 0, 500, 1000]), st.sampled_from(["200m", "500m", "900m"]),
+                          st.integers(min_value=0, max_value=2)), min_size=1, max_size=12),
+       st.lists(st.tuples(st.integers(min_value=0, max_value=11), st.integers(min_value=0, max_value=2),
+                          st.sampled_from([-100, 0, 500, 1000])), max_size=12))
+def test_the_room_below_a_priority_kept_between_pods_is_the_room_summed_afresh(bound, moves):
+    """``_room_below`` keeps, per priority, the room every lower-priority pod leaves on every node,
+    brought up to date where pods came or went: after any evictions and placements it is what
+    summing the levels afresh gives, for pods of any priority asking of any nodes."""
+    items = [node(f"n{k}", cpu="2") for k in range(3)]
+    items += [pod(f"b{k}", node=f"n{at}", cpu=cpu, priority=priority) for k, (priority, cpu, at) in enumerate(bound)]
+    snapshot = build_snapshot(items)
+    state, cache = ClusterState(snapshot), {}
+    everywhere = np.arange(3)
+    for which, to, priority in [(None, None, 0)] + moves:
+        if which is not None and which < len(snapshot.pods):
+            moved = snapshot.pods[which]
+            at = next(i for i, pods in enumerate(state.pods) if any(p is moved for p in pods))
+            state.evict(moved, at)
+            state.place(moved, to)
+        asking = build_snapshot([pod("ask", cpu="1", priority=priority)]).pods[0]
+        ctx = PodCycle(asking, state, (1, 34), cache)
+        kept = default_preemption._room_below(ctx, everywhere, ("pods", "cpu", "memory"))
+        freed = state.lower_priority_requests(priority, everywhere, ("pods", "cpu", "memory"))
+        for resource in ("pods", "cpu", "memory"):
+            expected = state.allocatable[resource] - state.requested[resource] + freed[resource]
+            assert kept[resource].tolist() == expected.tolist(), (resource, priority)

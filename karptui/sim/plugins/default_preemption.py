@@ -417,25 +417,56 @@ def _still_short(ctx: PodCycle, nodes: np.ndarray) -> tuple[np.ndarray, Counter]
     """Of ``nodes`` (indices), those where the pod would not fit even with every lower-priority
     pod gone (a mask over ``nodes``), and how many nodes give each reason.
 
-    A cheap vector pass over resources that spares the full dry run on most
-    nodes of a large cluster; the reasons are the ones the dry run would give. Only ``nodes``
-    are read: most pods that fail find preemption might help on few nodes or none, and summing
-    every priority level over every node for each of them cost more than their dry runs.
+    A cheap vector pass over resources that spares the full dry run on most nodes of a large
+    cluster; the reasons are the ones the dry run would give. The room is read off
+    :func:`_room_below`, kept between pods, at ``nodes`` alone.
     """
     state, requests = ctx.state, ctx.pod.requests
     wants = [resource for resource, amount in requests.items() if amount > 0 and resource != PODS]
     for resource in wants:
         if resource not in state.requested:
             state.extended(resource)  # tracked from now on, per priority level too
-    freed = state.lower_priority_requests(ctx.pod.priority, nodes, (PODS, *wants))
+    room = _room_below(ctx, nodes, (PODS, *wants))
     reasons: Counter = Counter()
-    short = state.requested[PODS][nodes] - freed[PODS] + 1 > state.allocatable[PODS][nodes]
+    short = room[PODS] < 1
     reasons[TOO_MANY_PODS] = int(np.count_nonzero(short))
     for resource in wants:
-        lacking = requests[resource] > state.allocatable[resource][nodes] - state.requested[resource][nodes] + freed[resource]
+        lacking = requests[resource] > room[resource]
         reasons[insufficient(resource)] += int(np.count_nonzero(lacking))
         short |= lacking
     return short, +reasons
+
+
+def _room_below(ctx: PodCycle, nodes: np.ndarray, resources: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Per resource, the room each of ``nodes`` would have with every pod below the pod's priority
+    gone: allocatable minus requested plus what those pods request
+    (``ClusterState.lower_priority_requests``). Kept over every node per priority and resource for
+    the simulation's cluster, and brought up to date at the nodes a pod came to or left since
+    (``ClusterState.touched_since``).
+
+    Why: pod after pod of a batch cluster asks it of a few dozen nodes, and each time every
+    priority level below its own was summed over those nodes, level by level and resource by
+    resource; between two such pods the cluster changed on a node or two."""
+    state, priority = ctx.state, ctx.pod.priority
+    table = ctx.cache.get((NAME, "room below"))
+    if table is None or table[0] is not state:
+        table = ctx.cache[(NAME, "room below")] = (state, {})
+    kept = table[1]
+    out = {}
+    for resource in resources:
+        found = kept.get((priority, resource))
+        if found is None:
+            freed = state.lower_priority_requests(priority, None, (resource,))[resource]
+            found = kept[(priority, resource)] = [
+                state.allocatable[resource] - state.requested[resource] + freed, state.changes]
+        elif found[1] != state.changes:
+            touched = state.touched_since(found[1])
+            if touched.size:
+                freed = state.lower_priority_requests(priority, touched, (resource,))[resource]
+                found[0][touched] = state.allocatable[resource][touched] - state.requested[resource][touched] + freed
+            found[1] = state.changes
+        out[resource] = found[0][nodes]
+    return out
 
 
 def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
