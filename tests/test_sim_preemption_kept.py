@@ -50,14 +50,17 @@ def full(patched):
 
 class Sorted:
     """What ``_Order`` stands for, the plain way: a node's lower-priority pods sorted by importance
-    for each dry run, as kube-scheduler's util.MoreImportantPod ranks them."""
+    for each dry run, as kube-scheduler's util.MoreImportantPod ranks them, and nothing read off
+    them kept for the next dry run."""
 
     def __init__(self, pods):
         self.pods = tuple(pods)
-        self.alone = len({p.name for p in pods}) == len(pods)
 
     def below(self, priority):
         return sorted(framework.lower_priority(list(self.pods), priority), key=default_preemption._importance)
+
+    def shared(self, priority):
+        return {}   # nothing kept between dry runs: each weighs the room and splits by PDBs afresh
 
 
 def unordered(patched):

@@ -78,29 +78,48 @@ class _Order:
     sizes. Reading each pod's priority, start and name again for every priority and size was
     most of a first dry run's cost (the pods lie scattered in memory). The pods below a priority
     are a tail of this one ranking (:meth:`below`): a stable sort of some of them keeps the
-    order the sort of all of them gives them."""
+    order the sort of all of them gives them.
 
-    __slots__ = ("pods", "stamp", "ranked", "ranks", "keys")
+    What a dry run reads off the node's pods below one priority alone, whatever the pod's size
+    (the room they leave for the resources it wants, which of them PDBs guard), is kept here
+    too (:meth:`shared`): pods of many sizes and one priority ask it of the same node."""
 
-    def __init__(self, pods: list[Pod], stamp: int, earlier: _Order | None) -> None:
+    __slots__ = ("pods", "stamp", "ranked", "ranks", "memo")
+
+    def __init__(self, pods: list[Pod], stamp: int, keys: dict) -> None:
         self.pods = tuple(pods)       # the node's pods it was made for, in the node's order
         self.stamp = stamp            # ClusterState.touched of the node then (the same pods while it stands)
-        same = earlier is not None and len(earlier.pods) == len(pods) and \
-            set(map(id, earlier.pods)) == set(map(id, pods))
-        # id(pod) -> (pod, its importance): kept with the pod, so a reused id is never mistaken
-        keys = self.keys = earlier.keys if same else {}
-        if not same:
-            for pod in pods:
-                keys[id(pod)] = (pod, _importance(pod))
-        importance = [keys[id(pod)][1] for pod in pods]
+        # keys: id(pod) -> (pod, its importance) for the simulation, kept with the pod so a reused
+        # id is never mistaken: a node that gained or lost a pod ranks the others as before
+        importance = []
+        for pod in pods:
+            found = keys.get(id(pod))
+            if found is None or found[0] is not pod:
+                found = keys[id(pod)] = (pod, _importance(pod))
+            importance.append(found[1])
         order = sorted(range(len(pods)), key=importance.__getitem__)
         self.ranked = [pods[k] for k in order]                      # most important first
         self.ranks = [importance[k][0] for k in order]              # their -priority, ascending
+        self.memo: dict[int, dict] = {}
 
     def below(self, priority: int) -> list[Pod]:
         """The pods of lower priority than ``priority``, most important first: what
-        ``sorted(lower_priority(pods, priority), key=_importance)`` gives."""
-        return self.ranked[bisect_right(self.ranks, -priority):]
+        ``sorted(lower_priority(pods, priority), key=_importance)`` gives (one list per priority:
+        callers do not change it)."""
+        shared = self.shared(priority)
+        found = shared.get("below")
+        if found is None:
+            found = shared["below"] = self.ranked[bisect_right(self.ranks, -priority):]
+        return found
+
+    def shared(self, priority: int) -> dict:
+        """What dry runs of pods of ``priority`` on this node read off its pods alone, kept while
+        it holds them: "below" (:meth:`below`), "split" (:func:`_violating` of those pods), and the
+        room they leave per tuple of resources (:func:`_weigh`)."""
+        found = self.memo.get(priority)
+        if found is None:
+            found = self.memo[priority] = {}
+        return found
 
 
 def _order(ctx: PodCycle, i: int) -> _Order:
@@ -118,7 +137,7 @@ def _order(ctx: PodCycle, i: int) -> _Order:
     if found is not None and len(found.pods) == len(pods) and all(map(operator.is_, found.pods, pods)):
         found.stamp = stamp
         return found
-    found = orders[i] = _Order(pods, stamp, found)
+    found = orders[i] = _Order(pods, stamp, ctx.cache.setdefault((NAME, "importance"), {}))
     return found
 
 
@@ -248,9 +267,10 @@ class Weighed:
     pods, Jobs of one size), and all but the node the last one preempted on are as they were
     (a dry run leaves its node as it found it: kube-scheduler's works on a copy)."""
 
-    __slots__ = ("pods", "stamps", "potential", "room", "victims", "violations", "candidate", "_blind")
+    __slots__ = ("pods", "stamps", "potential", "room", "shared", "victims", "violations", "candidate", "_blind")
 
-    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int]) -> None:
+    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int], shared: dict) -> None:
+        self.shared = shared                   # _Order.shared for the pod's priority (the split by PDBs)
         self.pods = pods                       # the node's pods it answers for, in their order (kept, so no id is reused)
         self.potential = potential             # its lower-priority pods, most important first
         self.room = room                       # the room they leave, per resource the pod wants
@@ -333,18 +353,23 @@ def _token(ctx: PodCycle) -> object | None:
 def _weigh(ctx: PodCycle, i: int, potential: list[Pod], order: _Order) -> Weighed | None:
     """The part of the dry run on node ``i`` that only its pods and the pod's priority and
     requests decide: the room every lower-priority pod leaves (allocatable minus what stays, for
-    every resource the pod asks for and one pod's place). None when even then the room is short
+    every resource the pod asks for and one pod's place; kept per priority and resources while
+    the node holds the same pods, :meth:`_Order.shared`). None when even then the room is short
     (the full dry run then says why). The victims are worked out when the filters first let the
     pod in (:func:`_give_back`)."""
-    state = ctx.state
     resources, amounts = zip(*_wants(ctx))
-    uses = _uses_rows(ctx, potential, resources)
-    room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
-    for victim in potential:
-        room = [left + used for left, used in zip(room, uses[id(victim)])]
+    shared = order.shared(ctx.pod.priority)
+    room = shared.get(resources)
+    if room is None:
+        state = ctx.state
+        uses = _uses_rows(ctx, potential, resources)
+        room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
+        for victim in potential:
+            room = [left + used for left, used in zip(room, uses[id(victim)])]
+        shared[resources] = room
     if any(left < amount for left, amount in zip(room, amounts)):
         return None
-    return Weighed(order.pods, potential, room)
+    return Weighed(order.pods, potential, room, shared)
 
 
 def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
@@ -354,7 +379,10 @@ def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
     resources, amounts = zip(*_wants(ctx))
     uses = _uses_rows(ctx, weighed.potential, resources)
     room = weighed.room
-    violating, fine = _violating(ctx, weighed.potential)
+    split = weighed.shared.get("split")
+    if split is None:
+        split = weighed.shared["split"] = _violating(ctx, weighed.potential)
+    violating, fine = split
     victims, violations = [], 0
     for group_violates, group in ((True, violating), (False, fine)):
         for victim in group:
