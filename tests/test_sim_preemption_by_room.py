@@ -68,10 +68,10 @@ def test_by_room_changes_nothing_on_random_clusters(nodes, workloads, bound_pods
     both_ways(build_snapshot(items), monkeypatch=pytest.MonkeyPatch())
 
 
-def test_victims_of_equal_importance_keep_the_order_the_dry_run_left(monkeypatch):
-    """Victims alike in priority and age are tried in the order they sit on their node, which an
-    earlier dry run there changed: the PDB-protected ones are given back first, so they end up
-    before the others. Both ways take the same victims from that order."""
+def test_victims_of_equal_importance_keep_the_order_of_their_node(monkeypatch):
+    """Victims alike in priority and age are tried in the order they sit on their node, which a dry
+    run there leaves as it was (kube-scheduler's works on a copy of the node): the PDB-protected
+    ones are given back first. Both ways take the same victims from that order."""
     pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "db", "namespace": "default"},
            "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "db"}}}, "status": {"disruptionsAllowed": 0}}
     items = [node("n1", cpu="2"), pdb]
@@ -81,10 +81,10 @@ def test_victims_of_equal_importance_keep_the_order_the_dry_run_left(monkeypatch
     attempts, placements = both_ways(build_snapshot(items), monkeypatch)
     # all four gone leaves 2000m; low-2 and low-3 (protected) come back first, then low-0; low-1 does not fit
     assert attempts[0][:2] == ("default/urgent-0", "n1") and attempts[0][4] == ("default/low-1",)
-    # the node now holds low-2, low-3, low-0 in that order: low-2 comes back, low-3 and low-0 do not fit
+    # the node now holds low-0, low-2, low-3, urgent-0: low-2 comes back, low-3 and low-0 do not fit
     assert attempts[1][:2] == ("default/urgent-1", "n1") and attempts[1][4] == ("default/low-3", "default/low-0")
-    # the second dry run left urgent-0 (no victim) first, low-2 given back after it
-    assert [key for key, _ in placements] == ["default/urgent-0", "default/low-2", "default/urgent-1"]
+    # the pods that stay keep the order they were bound in, the preemptors after them
+    assert [key for key, _ in placements] == ["default/low-2", "default/urgent-0", "default/urgent-1"]
 
 
 def test_a_victim_holding_anti_affinity_against_the_pod_is_weighed_by_the_full_dry_run(monkeypatch):

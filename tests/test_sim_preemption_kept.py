@@ -6,7 +6,7 @@ reads the filters that ignore the victims off one table per cycle (``framework.f
 ``settled``). Each test runs a cluster with the shortcut and without it (every dry run weighed
 afresh; every filter asked of the node; the full dry run that places and evicts pods) and
 compares everything a user sees: every attempt with its reasons and victims, and each node's
-pods in order (a dry run reorders them, and that order is part of the answer).
+pods in order (a dry run must leave them in theirs: that order is part of the answer).
 """
 
 from collections import Counter
@@ -21,7 +21,8 @@ from karptui.model import build_snapshot
 from karptui.sim import simulate
 from karptui.sim import framework
 from karptui.sim.plugins import default_preemption, inter_pod_affinity
-from karptui.sim.state import _moved, _remove
+from karptui.sim.cycle import PodCycle
+from karptui.sim.state import ClusterState
 from tests.simkit import HOST, ZONE, node, pod
 
 
@@ -49,14 +50,17 @@ def full(patched):
 
 class Sorted:
     """What ``_Order`` stands for, the plain way: a node's lower-priority pods sorted by importance
-    for each dry run, as kube-scheduler's util.MoreImportantPod ranks them."""
+    for each dry run, as kube-scheduler's util.MoreImportantPod ranks them, and nothing read off
+    them kept for the next dry run."""
 
     def __init__(self, pods):
         self.pods = tuple(pods)
-        self.alone = len({p.name for p in pods}) == len(pods)
 
     def below(self, priority):
         return sorted(framework.lower_priority(list(self.pods), priority), key=default_preemption._importance)
+
+    def shared(self, priority):
+        return {}   # nothing kept between dry runs: each weighs the room and splits by PDBs afresh
 
 
 def unordered(patched):
@@ -65,8 +69,7 @@ def unordered(patched):
 
 
 def unstamped(patched):
-    """A kept dry run's hold on the node checked pod by pod every time (no stamps), and the order a
-    dry run leaves worked out by replaying its moves on the node's list (``state._moved``)."""
+    """A kept dry run's hold on the node checked pod by pod every time (no stamps)."""
     holds = default_preemption.Weighed.holds
 
     def by_identity(weighed, pods, stamp):
@@ -74,13 +77,23 @@ def unstamped(patched):
         return holds(weighed, pods, stamp)
 
     patched.setattr(default_preemption.Weighed, "holds", by_identity)
-    patched.setattr(default_preemption.Weighed, "leaves", lambda weighed, taken: None)
 
 
 def unshort(patched):
     """No node spared by the room arithmetic: a dry run on every node where preemption might help."""
     patched.setattr(default_preemption, "_still_short",
                     lambda ctx, nodes: (np.zeros(len(nodes), dtype=bool), Counter()))
+
+
+def unroomed(patched):
+    """The room every lower-priority pod leaves summed afresh, level by level, for each pod
+    (no per-priority table brought up to date at the nodes touched since)."""
+    def afresh(ctx, nodes, resources):
+        state = ctx.state
+        freed = state.lower_priority_requests(ctx.pod.priority, nodes, resources)
+        return {r: state.allocatable[r][nodes] - state.requested[r][nodes] + freed[r] for r in resources}
+
+    patched.setattr(default_preemption, "_room_below", afresh)
 
 
 def rescanned(patched):
@@ -95,7 +108,7 @@ def rescanned(patched):
 
 
 WITHOUT = (("unkept", unkept), ("unsettled", unsettled), ("full", full), ("unordered", unordered),
-           ("unstamped", unstamped), ("rescanned", rescanned))
+           ("unstamped", unstamped), ("unroomed", unroomed), ("rescanned", rescanned))
 
 
 def every_way(snapshot, ways=WITHOUT, **options):
@@ -127,6 +140,7 @@ job_strategy = st.lists(st.tuples(
     st.sampled_from([0, 0, 1000]),                          # priority
     st.sampled_from(["300m", "700m", "1500m"]),             # cpu
     st.sampled_from([None, None, "zone", "host", "anti", "port"]),  # what else it asks
+    st.booleans(),                                          # its manifest lists memory before cpu
 ), min_size=1, max_size=5)
 
 
@@ -144,7 +158,7 @@ def cluster(nodes, bound, jobs):
         raw["status"]["startTime"] = f"2024-05-01T11:0{minute}:30Z"   # what ranks pods of one priority
         raw["metadata"]["uid"] = f"uid-{k}"
         items.append(raw)
-    for j, (count, priority, cpu, asks) in enumerate(jobs):
+    for j, (count, priority, cpu, asks, flipped) in enumerate(jobs):
         app = {"app": f"job{j}"}
         extra = {}
         if asks in ("zone", "host"):
@@ -156,7 +170,12 @@ def cluster(nodes, bound, jobs):
         elif asks == "port":
             extra["containers"] = [{"name": "app", "image": "app:1", "ports": [{"containerPort": 80, "hostPort": 8080}],
                                     "resources": {"requests": {"cpu": cpu, "memory": "128Mi"}}}]
-        items += [pod(f"job{j}-{r}", cpu=cpu, priority=priority, labels=app, **extra) for r in range(count)]
+        made = [pod(f"job{j}-{r}", cpu=cpu, priority=priority, labels=app, **extra) for r in range(count)]
+        if flipped:   # the same size, its requests written memory first
+            for raw in made:
+                resources = raw["spec"]["containers"][0]["resources"]
+                resources["requests"] = dict(reversed(resources["requests"].items()))
+        items += made
     return build_snapshot(items)
 
 
@@ -193,27 +212,12 @@ def test_kept_dry_run_answers_again_when_a_node_changed():
     assert [a[1] for a in attempts[:3]] == ["n0", "n1", None]
 
 
-@pytest.mark.parametrize("names", [
-    ["a", "b", "c", "d"],          # no two alike: worked out by identity
-    ["a", "b", "a", "c"],          # two of one name: the list's own removal
-])
-def test_a_dry_runs_pod_order_is_the_replayed_one(names):
-    """``_moved`` (the order a dry run's moves leave) is what replaying them on the list gives."""
-    pods = [build_snapshot([pod(name, node="n1", namespace=f"ns{k}")]).pods[0] for k, name in enumerate(names)]
-    moves = [(pods[1], -1), (pods[3], -1), (pods[3], +1), (pods[1], +1), (pods[1], -1), (pods[2], -1),
-             (pods[1], +1), (pods[2], +1)]
-    replayed = list(pods)
-    for moved, sign in moves:
-        replayed.append(moved) if sign > 0 else _remove(replayed, moved)
-    assert [id(p) for p in _moved(pods, moves)] == [id(p) for p in replayed]
-    assert [p.name for p in replayed] == [names[0], names[3], names[1], names[2]]
-
-
-def test_a_dry_run_that_reorders_guarded_pods_of_equal_importance_is_weighed_again():
+def test_a_dry_run_leaves_the_nodes_pods_in_their_order():
     """Two PDB-guarded pods alike in importance, one disruption allowed: the first in the node's
     order is the one the budget lets go, so the order decides the victim. urgent-0's dry run on
-    n1 (it preempts on n2, whose victim matters less) leaves g2 before g1; urgent-1's dry run
-    there tries them in that new order and takes g2, not the g1 the kept dry run took."""
+    n1 evicts g1 and g2 and gives them back, but kube-scheduler dry-runs on a copy of the node
+    (DryRunPreemption takes NodeInfo.Snapshot()): n1 still holds g1 before g2, so urgent-1's dry
+    run there lets g2 stay (its PDB disruption counted for g1) and takes g1."""
     pdb = dict(PDB, status={"disruptionsAllowed": 1})
     items = [node("n1", cpu="2"), node("n2", cpu="1500m"), pdb]
     items += [pod(f"g{k}", node="n1", cpu="900m", priority=0, labels={"guarded": "yes"}) for k in (1, 2)]
@@ -221,7 +225,23 @@ def test_a_dry_run_that_reorders_guarded_pods_of_equal_importance_is_weighed_aga
     items += [pod(f"urgent-{k}", cpu="1", priority=1000) for k in range(2)]
     attempts, placements = every_way(build_snapshot(items))
     assert [(a[0], a[1], a[4]) for a in attempts[:2]] == [
-        ("default/urgent-0", "n2", ("default/spare",)), ("default/urgent-1", "n1", ("default/g2",))]
+        ("default/urgent-0", "n2", ("default/spare",)), ("default/urgent-1", "n1", ("default/g1",))]
+
+
+def test_a_full_dry_run_the_filters_refuse_leaves_the_order_too():
+    """The pod needs a db pod beside it (pod affinity), so its dry run on n1, which evicts every
+    lower-priority pod, the db pod with them, finds no room and puts them back. They are listed
+    afterwards in the order they were bound, not in the order the dry run tried them (the most
+    important first)."""
+    items = [node("n1", cpu="2"), node("n2", cpu="8")]
+    items += [pod(name, node="n1", cpu="600m", priority=priority, labels={"app": app})
+              for name, priority, app in (("low-0", 0, "low"), ("low-1", 100, "low"), ("db", 200, "db"))]
+    affinity = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": HOST}]}}}
+    items.append(pod("needs-db", cpu="1900m", priority=1000, labels={"app": "api"}, **affinity))
+    attempts, placements = every_way(build_snapshot(items))
+    assert attempts[0][1] is None and "preemption: " in attempts[0][2]
+    assert [key for key, at in placements if at == "n1"] == ["default/low-0", "default/low-1", "default/db"]
 
 
 def test_matching_groups_found_before_a_group_is_added_still_count():
@@ -238,3 +258,32 @@ def test_matching_groups_found_before_a_group_is_added_still_count():
     attempts, _ = every_way(build_snapshot(items))
     assert {a[0]: a[1] for a in attempts} == {"default/a-0": "n1", "default/x-0": "n2", "default/b-0": "n1",
                                               "default/x-1": "n2"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([-100, 0, 0, 500, 1000]), st.sampled_from(["200m", "500m", "900m"]),
+                          st.integers(min_value=0, max_value=2)), min_size=1, max_size=12),
+       st.lists(st.tuples(st.integers(min_value=0, max_value=11), st.integers(min_value=0, max_value=2),
+                          st.sampled_from([-100, 0, 500, 1000])), max_size=12))
+def test_the_room_below_a_priority_kept_between_pods_is_the_room_summed_afresh(bound, moves):
+    """``_room_below`` keeps, per priority, the room every lower-priority pod leaves on every node,
+    brought up to date where pods came or went: after any evictions and placements it is what
+    summing the levels afresh gives, for pods of any priority asking of any nodes."""
+    items = [node(f"n{k}", cpu="2") for k in range(3)]
+    items += [pod(f"b{k}", node=f"n{at}", cpu=cpu, priority=priority) for k, (priority, cpu, at) in enumerate(bound)]
+    snapshot = build_snapshot(items)
+    state, cache = ClusterState(snapshot), {}
+    everywhere = np.arange(3)
+    for which, to, priority in [(None, None, 0)] + moves:
+        if which is not None and which < len(snapshot.pods):
+            moved = snapshot.pods[which]
+            at = next(i for i, pods in enumerate(state.pods) if any(p is moved for p in pods))
+            state.evict(moved, at)
+            state.place(moved, to)
+        asking = build_snapshot([pod("ask", cpu="1", priority=priority)]).pods[0]
+        ctx = PodCycle(asking, state, (1, 34), cache)
+        kept = default_preemption._room_below(ctx, everywhere, ("pods", "cpu", "memory"))
+        freed = state.lower_priority_requests(priority, everywhere, ("pods", "cpu", "memory"))
+        for resource in ("pods", "cpu", "memory"):
+            expected = state.allocatable[resource] - state.requested[resource] + freed[resource]
+            assert kept[resource].tolist() == expected.tolist(), (resource, priority)

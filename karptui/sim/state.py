@@ -361,42 +361,16 @@ class ClusterState:
         if len(self._log) > 64:
             del self._log[:32]
 
-    def dry_run_on(self, i: int, moves: list[tuple[Pod, int]],
-                   after: tuple[Pod, ...] | None = None, ported: list[tuple[Pod, int]] | None = None) -> tuple[Pod, ...]:
-        """Node ``i`` as these evictions (-1) and placements (+1) there leave it, when together
-        they come back to the pods it had: its usage unchanged, no vector touched, but its pods
-        and their host ports in the order the moves leave them and each move counted as a change.
-        Returns the node's pods in that order.
-
-        Preemption works its dry run out on a node's free room when only resources can tell
-        (``framework.only_resources_see_evictions``). The order of a node's pods is part of the
-        answer (placements list them as placed) and of later choices (victims of equal importance
-        go in that order), and what is kept while ``changes`` stands is asked again after each
-        change: replaying the moves on the lists and the count keeps all of it as the full dry
-        run left it. ``after``: the order these moves leave the node's pods in, when the caller
-        knows it (preemption keeps a dry run's answer per node, with the order it left); it is
-        then taken as given rather than worked out again. ``ported``: those of the moves whose pod
-        holds host ports, in their order, when the caller knows them (the rest move none)."""
-        pods, log = self.pods[i], self._log
-        if after is None:
-            after = _moved(pods, moves)
-        if len(after) != len(pods):
-            raise ValueError(f"a dry run on node {i} left {len(after)} pods of {len(pods)}")
-        pods[:] = after
-        for pod, sign in moves if ported is None else ported:
-            if pod.host_ports:
-                used = self.host_ports.setdefault(i, [])
-                for port in pod.host_ports:
-                    used.append(port) if sign > 0 else used.remove(port)
-        if moves:
-            # each move counted as _stamp counts it; the node's stamp is the last one's
-            self.changes += len(moves)
-            log.extend([i] * min(len(moves), 64))
-            while len(log) > 64:   # what _stamp's trimming, one change at a time, leaves
-                del log[:32]
-            self.touched[i] = self.changes
-            self._with_affinity = None
-        return after
+    def restore_order(self, i: int, pods: tuple[Pod, ...], ports: tuple | None) -> None:
+        """Node ``i``'s pods and host ports back in the order they held before a full preemption
+        dry run (victims evicted and placed again here, which appends them): kube-scheduler's dry
+        run works on a copy of the NodeInfo, and leaves the node itself as it was. The node holds
+        the very same pods again; only their order is set."""
+        if len(pods) != len(self.pods[i]):
+            raise ValueError(f"a dry run on node {i} left {len(self.pods[i])} pods of {len(pods)}")
+        self.pods[i][:] = pods
+        if ports is not None:
+            self.host_ports[i][:] = ports
 
     def _account(self, pod: Pod, i: int, sign: int) -> None:
         self._stamp(i)
@@ -540,35 +514,6 @@ def _remove(pods: list[Pod], pod: Pod) -> None:
             del pods[k]
             return
     raise ValueError(f"{pod.key} is not on the node")
-
-
-def _moved(pods: list[Pod], moves: list[tuple[Pod, int]]) -> tuple[Pod, ...]:
-    """The order ``pods`` are left in by ``moves``: each placement (+1) appended, each eviction
-    (-1) taking the pod out as :func:`_remove` does. Where no two of the pods share a name, that
-    is the very pod, and an ordered mapping by identity does the work: removing a pod from the
-    list, move after move, read the list from its start each time (most of a dry run's cost)."""
-    names = {pod.name for pod in pods}
-    if len(names) == len(pods):
-        order = {id(pod): pod for pod in pods}
-        for pod, sign in moves:
-            if sign > 0:
-                if pod.name in names:
-                    break   # a second pod of that name: the list's own way below
-                order[id(pod)] = pod
-                names.add(pod.name)
-            elif order.pop(id(pod), None) is None:
-                break       # not this very pod: the list's own way below
-            else:
-                names.discard(pod.name)
-        else:
-            return tuple(order.values())
-    out = list(pods)
-    for pod, sign in moves:
-        if sign > 0:
-            out.append(pod)
-        else:
-            _remove(out, pod)
-    return tuple(out)
 
 
 def _group_key(pod: Pod) -> tuple:

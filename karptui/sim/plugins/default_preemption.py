@@ -45,6 +45,17 @@ class Candidate:
     victims: tuple[Pod, ...]
     pdb_violations: int
 
+    @property
+    def rank(self) -> tuple:
+        """Its place in pickOneNodeForPreemption's order (:func:`_best`), worked out once: a
+        dry run worked out on the room keeps its candidate (:class:`Weighed`), and the same
+        node is ranked again pod after pod."""
+        found = self.__dict__.get("_rank")
+        if found is None:
+            found = _rank(self)
+            object.__setattr__(self, "_rank", found)
+        return found
+
 
 def _started(pod: Pod) -> float:
     """When ``pod`` started, as preemption compares pods of one priority (util.GetPodStartTime):
@@ -67,31 +78,48 @@ class _Order:
     sizes. Reading each pod's priority, start and name again for every priority and size was
     most of a first dry run's cost (the pods lie scattered in memory). The pods below a priority
     are a tail of this one ranking (:meth:`below`): a stable sort of some of them keeps the
-    order the sort of all of them gives them."""
+    order the sort of all of them gives them.
 
-    __slots__ = ("pods", "stamp", "ranked", "ranks", "alone", "keys")
+    What a dry run reads off the node's pods below one priority alone, whatever the pod's size
+    (the room they leave for the resources it wants, which of them PDBs guard), is kept here
+    too (:meth:`shared`): pods of many sizes and one priority ask it of the same node."""
 
-    def __init__(self, pods: list[Pod], stamp: int, earlier: _Order | None) -> None:
+    __slots__ = ("pods", "stamp", "ranked", "ranks", "memo")
+
+    def __init__(self, pods: list[Pod], stamp: int, keys: dict) -> None:
         self.pods = tuple(pods)       # the node's pods it was made for, in the node's order
         self.stamp = stamp            # ClusterState.touched of the node then (the same pods while it stands)
-        same = earlier is not None and len(earlier.pods) == len(pods) and \
-            set(map(id, earlier.pods)) == set(map(id, pods))
-        # id(pod) -> (pod, its importance): kept with the pod, so a reused id is never mistaken
-        keys = self.keys = earlier.keys if same else {}
-        if not same:
-            for pod in pods:
-                keys[id(pod)] = (pod, _importance(pod))
-        # no two of the node's pods share a name: its dry runs' orders are worked out by identity
-        self.alone = earlier.alone if same else len({pod.name for pod in pods}) == len(pods)
-        importance = [keys[id(pod)][1] for pod in pods]
+        # keys: id(pod) -> (pod, its importance) for the simulation, kept with the pod so a reused
+        # id is never mistaken: a node that gained or lost a pod ranks the others as before
+        importance = []
+        for pod in pods:
+            found = keys.get(id(pod))
+            if found is None or found[0] is not pod:
+                found = keys[id(pod)] = (pod, _importance(pod))
+            importance.append(found[1])
         order = sorted(range(len(pods)), key=importance.__getitem__)
         self.ranked = [pods[k] for k in order]                      # most important first
         self.ranks = [importance[k][0] for k in order]              # their -priority, ascending
+        self.memo: dict[int, dict] = {}
 
     def below(self, priority: int) -> list[Pod]:
         """The pods of lower priority than ``priority``, most important first: what
-        ``sorted(lower_priority(pods, priority), key=_importance)`` gives."""
-        return self.ranked[bisect_right(self.ranks, -priority):]
+        ``sorted(lower_priority(pods, priority), key=_importance)`` gives (one list per priority:
+        callers do not change it)."""
+        shared = self.shared(priority)
+        found = shared.get("below")
+        if found is None:
+            found = shared["below"] = self.ranked[bisect_right(self.ranks, -priority):]
+        return found
+
+    def shared(self, priority: int) -> dict:
+        """What dry runs of pods of ``priority`` on this node read off its pods alone, kept while
+        it holds them: "below" (:meth:`below`), "split" (:func:`_violating` of those pods), and the
+        room they leave per tuple of resources (:func:`_weigh`)."""
+        found = self.memo.get(priority)
+        if found is None:
+            found = self.memo[priority] = {}
+        return found
 
 
 def _order(ctx: PodCycle, i: int) -> _Order:
@@ -109,7 +137,7 @@ def _order(ctx: PodCycle, i: int) -> _Order:
     if found is not None and len(found.pods) == len(pods) and all(map(operator.is_, found.pods, pods)):
         found.stamp = stamp
         return found
-    found = orders[i] = _Order(pods, stamp, found)
+    found = orders[i] = _Order(pods, stamp, ctx.cache.setdefault((NAME, "importance"), {}))
     return found
 
 
@@ -174,12 +202,17 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
         if weighed.blind(ctx, kept.signature if kept is not None else None):
             return _by_room(ctx, i, weighed)
         potential = weighed.potential
+    # kube-scheduler dry-runs on a copy of the node (NodeInfo.Snapshot): the node's own pods keep
+    # their order, which later dry runs' ties and the placements read
+    before, ports = tuple(state.pods[i]), state.host_ports.get(i)
+    ports = tuple(ports) if ports is not None else None
     for victim in potential:
         state.evict(victim, i)
     fits, reasons = filters_at(ctx, i)
     if not fits:
         for victim in potential:
             state.place(victim, i)
+        state.restore_order(i, before, ports)
         return None, reasons
     violating, fine = _violating(ctx, potential)
     victims, violations = [], 0
@@ -194,6 +227,7 @@ def _victims_on(ctx: PodCycle, i: int, kept: Kept | None = None) -> tuple[Candid
         victims.sort(key=_importance)   # back in order of importance (_give_back says why)
     for victim in victims:
         state.place(victim, i)
+    state.restore_order(i, before, ports)
     return Candidate(i, tuple(victims), violations), []
 
 
@@ -221,8 +255,7 @@ def _uses_rows(ctx: PodCycle, pods: list[Pod], resources: list[str]) -> dict[int
 
 class Weighed:
     """A dry run on one node worked out on the node's room (:func:`_weigh`), kept for the next
-    pod of the same priority and size while the node holds the very same pods (in an order it
-    answers for, :meth:`left`).
+    pod of the same priority and size while the node holds the very same pods.
 
     Most of what it says is read off the node's pods and the pod's priority and requests alone:
     which pods are of lower priority and in what order they are tried, the room they leave, which
@@ -231,24 +264,21 @@ class Weighed:
     and ports: asked once per signature (:meth:`blind`). The filters that do not see them leave
     are asked again every time (:func:`_by_room`): the domain ones read the whole cluster. A
     batch cluster's pods ask the same question of the same nodes one after another (a Job's
-    pods, Jobs of one size), and all but the node the last one preempted on are as they were."""
+    pods, Jobs of one size), and all but the node the last one preempted on are as they were
+    (a dry run leaves its node as it found it: kube-scheduler's works on a copy)."""
 
-    __slots__ = ("inputs", "stamps", "potential", "room", "alone", "refused", "victims", "violations", "back",
-                 "taken", "_blind", "_moves")
+    __slots__ = ("pods", "stamps", "potential", "room", "shared", "victims", "violations", "candidate", "_blind")
 
-    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int], alone: bool) -> None:
-        self.inputs = [pods]                   # the orders of the node's pods it answers for (kept, so no id is reused)
+    def __init__(self, pods: tuple[Pod, ...], potential: list[Pod], room: list[int], shared: dict) -> None:
+        self.shared = shared                   # _Order.shared for the pod's priority (the split by PDBs)
+        self.pods = pods                       # the node's pods it answers for, in their order (kept, so no id is reused)
         self.potential = potential             # its lower-priority pods, most important first
         self.room = room                       # the room they leave, per resource the pod wants
-        self.alone = alone                     # no two of its pods share a name (_Order.alone)
-        self.refused: tuple[Pod, ...] | None = None   # its pods' order after a dry run the filters refuse
         self.victims: tuple[Pod, ...] | None = None   # None: not worked out yet
         self.violations = 0
-        self.back: list[tuple[Pod, int]] = []   # the give-back moves (placed; evicted again when a victim)
-        self.taken: tuple[Pod, ...] | None = None     # its pods' order after the dry run that takes the victims
+        self.candidate: Candidate | None = None       # the dry run's candidate once the filters let the pod in
         self._blind: dict = {}                  # signature's token -> only_resources_see_evictions
-        self.stamps: set[int] = set()           # ClusterState.touched of the node when it held one of ``inputs``
-        self._moves: dict = {}                  # "refused" / "taken" -> (the dry run's moves, those with host ports)
+        self.stamps: set[int] = set()           # ClusterState.touched of the node when it held ``pods``
 
     def blind(self, ctx: PodCycle, key) -> bool:
         """``framework.only_resources_see_evictions`` for this pod and these lower-priority pods,
@@ -261,74 +291,16 @@ class Weighed:
         return found
 
     def holds(self, pods: list[Pod], stamp: int) -> bool:
-        """Whether the node holds these very pods now, in an order this answers for. ``stamp``
-        (the node's ClusterState.touched) answers at once when the node held such an order at it
-        and has not changed since: a Job's pods ask the same nodes again and again."""
+        """Whether the node holds these very pods now, in this order. ``stamp`` (the node's
+        ClusterState.touched) answers at once when the node held them at it and has not changed
+        since: a Job's pods ask the same nodes again and again."""
         if stamp in self.stamps:
             return True
-        for kept in self.inputs:
-            if len(kept) == len(pods) and all(map(operator.is_, kept, pods)):
-                self.stamps.add(stamp)
-                return True
+        kept = self.pods
+        if len(kept) == len(pods) and all(map(operator.is_, kept, pods)):
+            self.stamps.add(stamp)
+            return True
         return False
-
-    def left(self, ctx: PodCycle, i: int, after: tuple[Pod, ...]) -> tuple[Pod, ...]:
-        """``after``, the order a dry run left the node's pods in, taken as one more order this
-        answers for when it is: the pods that stay keep their order and the lower-priority ones
-        go to the end (``ClusterState.dry_run_on``, where no two pods share a name), so a dry
-        run from it tries them in the same order (their sort by importance says so) and leaves
-        the same order again. Most dry runs leave the node so: the next pod's is answered here."""
-        if self.alone and all(map(operator.is_, _order(ctx, i).below(ctx.pod.priority), self.potential)):
-            self.inputs.append(after)
-            self.stamps.add(int(ctx.state.touched[i]))
-        return after
-
-    def moves(self, taken: bool) -> tuple[list[tuple[Pod, int]], list[tuple[Pod, int]]]:
-        """The dry run's evictions (-1) and placements (+1) on the node, and those of them that
-        move host ports: every lower-priority pod evicted, then (``taken``) given back as
-        :func:`_give_back` found and the victims placed again, else all placed again."""
-        found = self._moves.get(taken)
-        if found is None:
-            moves = [(victim, -1) for victim in self.potential]
-            if taken:
-                moves += self.back + [(victim, +1) for victim in self.victims]
-            else:
-                moves += [(victim, +1) for victim in self.potential]
-            found = self._moves[taken] = (moves, [move for move in moves if move[0].host_ports])
-        return found
-
-    def leaves(self, taken: bool) -> tuple[Pod, ...] | None:
-        """The order the dry run leaves the node's pods in from any order this answers for, worked
-        out without a pod's name read: the pods that stay in the order they hold (the same in
-        every such order) and then the lower-priority ones as placed again. None where two pods
-        share a name (``ClusterState.dry_run_on``'s own way then)."""
-        if not self.alone:
-            return None
-        going = set(map(id, self.potential))
-        staying = [pod for pod in self.inputs[0] if id(pod) not in going]
-        if not taken:
-            return (*staying, *self.potential)
-        victims = set(map(id, self.victims))
-        return (*staying, *(pod for pod, sign in self.back if sign > 0 and id(pod) not in victims), *self.victims)
-
-    def replay(self, ctx: PodCycle, i: int, taken: bool) -> None:
-        """The dry run (``taken``: the one that takes the victims, else the one the filters
-        refuse) on node ``i``, which holds an order this answers for: worked out the first
-        time (the order it leaves kept), replayed after; the node then holds an order this
-        answers for again when the first run left one (:meth:`left`)."""
-        after = self.taken if taken else self.refused
-        moves, ported = self.moves(taken)
-        if after is None:
-            after = ctx.state.dry_run_on(i, moves, self.leaves(taken), ported=ported)
-            after = self.left(ctx, i, after)
-            if taken:
-                self.taken = after
-            else:
-                self.refused = after
-            return
-        ctx.state.dry_run_on(i, moves, after, ported=ported)
-        if any(kept is after for kept in self.inputs):
-            self.stamps.add(int(ctx.state.touched[i]))
 
 
 class Kept(NamedTuple):
@@ -341,7 +313,7 @@ def _kept(ctx: PodCycle) -> Kept | None:
     the pod's signature. Kept for the simulation's cluster and the few latest priorities and
     sizes (a Job's pods come one after another, its requeued victims later): each keeps a
     node's pods alive."""
-    key = (ctx.pod.priority, tuple(wanted(ctx.pod).items()))
+    key = (ctx.pod.priority, _wants(ctx))
     by_size = ctx.cache.get((NAME, "weighed"))
     if by_size is None or by_size[0] is not ctx.state:
         by_size = ctx.cache[(NAME, "weighed")] = (ctx.state, {})
@@ -353,6 +325,16 @@ def _kept(ctx: PodCycle) -> Kept | None:
             del sizes[next(iter(sizes))]
     sizes[key] = found   # the latest last
     return Kept(_token(ctx), found)
+
+
+def _wants(ctx: PodCycle) -> tuple[tuple[str, int], ...]:
+    """What the pod wants of a node's room (``node_resources_fit.wanted``), by resource name: the
+    order a pod's requests were written in says nothing, and pods of one size whose manifests
+    list cpu and memory in either order share their kept dry runs (:func:`_kept`)."""
+    found = ctx.cycle.get((NAME, "wants"))
+    if found is None:
+        found = ctx.cycle[(NAME, "wants")] = tuple(sorted(wanted(ctx.pod).items()))
+    return found
 
 
 def _token(ctx: PodCycle) -> object | None:
@@ -371,65 +353,82 @@ def _token(ctx: PodCycle) -> object | None:
 def _weigh(ctx: PodCycle, i: int, potential: list[Pod], order: _Order) -> Weighed | None:
     """The part of the dry run on node ``i`` that only its pods and the pod's priority and
     requests decide: the room every lower-priority pod leaves (allocatable minus what stays, for
-    every resource the pod asks for and one pod's place). None when even then the room is short
+    every resource the pod asks for and one pod's place; kept per priority and resources while
+    the node holds the same pods, :meth:`_Order.shared`). None when even then the room is short
     (the full dry run then says why). The victims are worked out when the filters first let the
     pod in (:func:`_give_back`)."""
-    state = ctx.state
-    want = wanted(ctx.pod)
-    resources, amounts = list(want), list(want.values())
-    uses = _uses_rows(ctx, potential, resources)
-    room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
-    for victim in potential:
-        room = [left + used for left, used in zip(room, uses[id(victim)])]
+    resources, amounts = zip(*_wants(ctx))
+    shared = order.shared(ctx.pod.priority)
+    room = shared.get(resources)
+    if room is None:
+        state = ctx.state
+        uses = _uses_rows(ctx, potential, resources)
+        room = [int(state.allocatable[r][i]) - int(state.requested[r][i]) for r in resources]
+        for victim in potential:
+            room = [left + used for left, used in zip(room, uses[id(victim)])]
+        shared[resources] = room
     if any(left < amount for left, amount in zip(room, amounts)):
         return None
-    return Weighed(order.pods, potential, room, order.alone)
+    return Weighed(order.pods, potential, room, shared)
 
 
 def _give_back(ctx: PodCycle, weighed: Weighed) -> None:
     """Each lower-priority pod given back, PDB-protected ones first, while the room it leaves
     still holds the pod: weighed by its requests instead of being placed and every filter asked
     again. Those that do not fit are the victims."""
-    want = wanted(ctx.pod)
-    resources, amounts = list(want), list(want.values())
+    resources, amounts = zip(*_wants(ctx))
     uses = _uses_rows(ctx, weighed.potential, resources)
     room = weighed.room
-    violating, fine = _violating(ctx, weighed.potential)
-    victims, violations, back = [], 0, []
+    split = weighed.shared.get("split")
+    if split is None:
+        split = weighed.shared["split"] = _violating(ctx, weighed.potential)
+    violating, fine = split
+    victims, violations = [], 0
     for group_violates, group in ((True, violating), (False, fine)):
         for victim in group:
-            back.append((victim, +1))
             after = [left - used for left, used in zip(room, uses[id(victim)])]
             if all(left >= amount for left, amount in zip(after, amounts)):
                 room = after
             else:
-                back.append((victim, -1))
                 victims.append(victim)
                 violations += group_violates
     if violating and fine:
         # given back in two groups, the victims are put in order of importance again, most
         # important first, as SelectVictimsOnNode does when both groups hold pods
         victims.sort(key=_importance)
-    weighed.victims, weighed.violations, weighed.back = tuple(victims), violations, back
+    weighed.victims, weighed.violations = tuple(victims), violations
 
 
 def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None, list[str]]:
     """:func:`_victims_on`'s dry run on the node's room: the filters that ignore the node's pods
-    asked once, then the victims as :func:`_give_back` found them. The node is left as the dry
-    run's evictions and placements leave it (``ClusterState.dry_run_on``)."""
+    asked once, then the victims as :func:`_give_back` found them. No pod is moved and nothing
+    is counted as a change: kube-scheduler's dry run works on a copy of the node, and the
+    cluster stays as it was (what is kept while ``ClusterState.changes`` stands holds on)."""
     # as they answer with every victim gone; before this dry run the cluster is as the cycle found
     # it (every dry run puts its pods back), so the domain filters' answers hold from node to node
     fits, reasons = filters_at(ctx, i, BUT_RESOURCES, settled=True)
     if not fits:
-        weighed.replay(ctx, i, taken=False)
         return None, reasons
-    if weighed.victims is None:
+    if weighed.candidate is None:
         _give_back(ctx, weighed)
-    weighed.replay(ctx, i, taken=True)
-    return Candidate(i, weighed.victims, weighed.violations), []
+        weighed.candidate = Candidate(i, weighed.victims, weighed.violations)
+    return weighed.candidate, []
 
 
 PRIORITY_FLOOR = 2**31   # MaxInt32+1: added to each victim's priority before they are summed
+
+
+def _rank(c: Candidate) -> tuple:
+    """pickOneNodeForPreemption's default criteria as a key, smallest first (:func:`_best`)."""
+    top = max(v.priority for v in c.victims)
+    earliest = min(_started(v) for v in c.victims if v.priority == top)
+    return (
+        c.pdb_violations,
+        top,
+        sum(v.priority + PRIORITY_FLOOR for v in c.victims),
+        len(c.victims),
+        -earliest,
+    )
 
 
 def _best(candidates: list[Candidate]) -> Candidate:
@@ -439,44 +438,63 @@ def _best(candidates: list[Candidate]) -> Candidate:
     more victims never sum smaller (several of negative priority would otherwise beat one);
     the fewest victims; the latest start of the highest-priority victims (their earliest start);
     then the first candidate (PDB-sparing ones come first, each kind in dry-run order)."""
-
-    def rank(c: Candidate) -> tuple:
-        top = max(v.priority for v in c.victims)
-        earliest = min(_started(v) for v in c.victims if v.priority == top)
-        return (
-            c.pdb_violations,
-            top,
-            sum(v.priority + PRIORITY_FLOOR for v in c.victims),
-            len(c.victims),
-            -earliest,
-        )
-
-    return min(candidates, key=rank)
+    return min(candidates, key=operator.attrgetter("rank"))
 
 
 def _still_short(ctx: PodCycle, nodes: np.ndarray) -> tuple[np.ndarray, Counter]:
     """Of ``nodes`` (indices), those where the pod would not fit even with every lower-priority
     pod gone (a mask over ``nodes``), and how many nodes give each reason.
 
-    A cheap vector pass over resources that spares the full dry run on most
-    nodes of a large cluster; the reasons are the ones the dry run would give. Only ``nodes``
-    are read: most pods that fail find preemption might help on few nodes or none, and summing
-    every priority level over every node for each of them cost more than their dry runs.
+    A cheap vector pass over resources that spares the full dry run on most nodes of a large
+    cluster; the reasons are the ones the dry run would give. The room is read off
+    :func:`_room_below`, kept between pods, at ``nodes`` alone.
     """
     state, requests = ctx.state, ctx.pod.requests
     wants = [resource for resource, amount in requests.items() if amount > 0 and resource != PODS]
     for resource in wants:
         if resource not in state.requested:
             state.extended(resource)  # tracked from now on, per priority level too
-    freed = state.lower_priority_requests(ctx.pod.priority, nodes, (PODS, *wants))
+    room = _room_below(ctx, nodes, (PODS, *wants))
     reasons: Counter = Counter()
-    short = state.requested[PODS][nodes] - freed[PODS] + 1 > state.allocatable[PODS][nodes]
+    short = room[PODS] < 1
     reasons[TOO_MANY_PODS] = int(np.count_nonzero(short))
     for resource in wants:
-        lacking = requests[resource] > state.allocatable[resource][nodes] - state.requested[resource][nodes] + freed[resource]
+        lacking = requests[resource] > room[resource]
         reasons[insufficient(resource)] += int(np.count_nonzero(lacking))
         short |= lacking
     return short, +reasons
+
+
+def _room_below(ctx: PodCycle, nodes: np.ndarray, resources: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Per resource, the room each of ``nodes`` would have with every pod below the pod's priority
+    gone: allocatable minus requested plus what those pods request
+    (``ClusterState.lower_priority_requests``). Kept over every node per priority and resource for
+    the simulation's cluster, and brought up to date at the nodes a pod came to or left since
+    (``ClusterState.touched_since``).
+
+    Why: pod after pod of a batch cluster asks it of a few dozen nodes, and each time every
+    priority level below its own was summed over those nodes, level by level and resource by
+    resource; between two such pods the cluster changed on a node or two."""
+    state, priority = ctx.state, ctx.pod.priority
+    table = ctx.cache.get((NAME, "room below"))
+    if table is None or table[0] is not state:
+        table = ctx.cache[(NAME, "room below")] = (state, {})
+    kept = table[1]
+    out = {}
+    for resource in resources:
+        found = kept.get((priority, resource))
+        if found is None:
+            freed = state.lower_priority_requests(priority, None, (resource,))[resource]
+            found = kept[(priority, resource)] = [
+                state.allocatable[resource] - state.requested[resource] + freed, state.changes]
+        elif found[1] != state.changes:
+            touched = state.touched_since(found[1])
+            if touched.size:
+                freed = state.lower_priority_requests(priority, touched, (resource,))[resource]
+                found[0][touched] = state.allocatable[resource][touched] - state.requested[resource][touched] + freed
+            found[1] = state.changes
+        out[resource] = found[0][nodes]
+    return out
 
 
 def preempt(ctx: PodCycle, verdicts: Verdicts) -> tuple[Candidate | None, str]:
