@@ -253,8 +253,11 @@ class Reqs(Mapping[str, Req]):
         made = Reqs.__new__(Reqs)
         made._hash = None
         own = made._reqs = dict(reqs._reqs)
-        for key, value in labels.items() - first.items():   # the same keys: those whose value differs
-            own[key] = Req.make(key, IN, (value,))
+        # the same keys in the same order (they are the kind): the values compared pair by pair, and
+        # each that differs put in as Req.make would (a plain key is its own normalised key)
+        for key, value, was in zip(first, labels.values(), first.values()):
+            if value != was:
+                own[key] = Req(key, False, frozenset((value,)))
         return made
 
     def plus(self, other: Iterable[Req]) -> Reqs:

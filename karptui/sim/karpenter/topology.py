@@ -102,6 +102,7 @@ class Topology:
         self._inverse_owned: dict[str, list[TopologyGroup]] = {}  # pod key -> the inverse groups it owns
         self._groups_made = 0   # groups indexed so far: a cached selection older than this is stale
         self._selected: dict[tuple, tuple[int, list[TopologyGroup]]] = {}
+        self._read: dict[int, tuple[Pod, tuple]] = {}   # id(pod) -> (pod, selected_as(pod)): see _selecting
         self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
         self._inverse_from_cluster()
         for pod in pods:
@@ -116,8 +117,13 @@ class Topology:
         """The groups (inverse ones, or the pending pods' own) whose selector picks ``pod``.
 
         A selector reads only a pod's namespace and labels, which a workload's replicas share:
-        each placement asks, and the answer is kept until another group is added."""
-        key = (inverse, *selected_as(pod))
+        each placement asks, and the answer is kept until another group is added. What the
+        selectors read is itself kept per pod: a pod is asked again as it is tried and placed, and
+        its label set (a real workload's pods carry dozens of labels) would be built each time."""
+        read = self._read.get(id(pod))
+        if read is None or read[0] is not pod:  # what the selectors read of it, once per pod
+            read = self._read[id(pod)] = (pod, selected_as(pod))
+        key = (inverse, *read[1])
         found = self._selected.get(key)
         if found is None or found[0] != self._groups_made:
             scoped = self._inverse_scope if inverse else self._by_namespace

@@ -1,0 +1,159 @@
+"""Karpenter's solve answers questions about many nodes and pods once per kind: each shortcut gives
+what asking every node (or pod) in turn gives.
+
+- NodeMasks.admitted: a node's compatibility with a requirement set is worked out once per kind of
+  node (the very requirement objects it has on the keys the set names) and given to every node of
+  the kind;
+- Reqs.from_node_labels: a node of a kind seen before takes that kind's requirements and puts its own
+  values in for the labels that differ;
+- Topology._selecting: what the group selectors read of a pod (its namespace and labels) is kept
+  per pod, the groups that select it per label set.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from karptui.model import labels as L
+from karptui.sim.karpenter import requirements
+from karptui.sim.karpenter.nodemasks import NodeMasks
+from karptui.sim.karpenter.requirements import Req, Reqs
+
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+TYPES = ("m5.large", "c6g.xlarge", "r5.2xlarge")
+POOLS = ("default", "batch", "gpu")
+
+
+def _labels(rng: random.Random, i: int) -> dict[str, str]:
+    zone, kind, pool = rng.choice(ZONES), rng.choice(TYPES), rng.choice(POOLS)
+    labels = {L.HOSTNAME: f"ip-10-0-{i // 250}-{i % 250}", L.ZONE: zone, "failure-domain.beta.kubernetes.io/zone": zone,
+              "node.kubernetes.io/instance-type": kind, "kubernetes.io/arch": "arm64" if "g." in kind else "amd64",
+              "topology.k8s.aws/network-node-layer-1": f"nn-{rng.randint(0, 9)}", "karpenter.sh/nodepool": pool}
+    if rng.random() < 0.3:
+        labels["karpenter.sh/capacity-type"] = rng.choice(("spot", "on-demand"))
+    if rng.random() < 0.1:
+        labels["example.com/team"] = rng.choice(("a", "b"))
+    return labels
+
+
+def _requirement_sets(rng: random.Random, nodes: list[dict[str, str]]) -> list[Reqs]:
+    keys = (L.ZONE, "kubernetes.io/arch", "karpenter.sh/capacity-type", "example.com/team", L.HOSTNAME,
+            "topology.k8s.aws/network-node-layer-1", "karpenter.sh/nodepool", "example.com/absent")
+    values = {L.ZONE: ZONES, "kubernetes.io/arch": ("amd64", "arm64"), "karpenter.sh/capacity-type": ("spot", "on-demand"),
+              "example.com/team": ("a", "b"), L.HOSTNAME: tuple(n[L.HOSTNAME] for n in nodes[:5]),
+              "topology.k8s.aws/network-node-layer-1": ("nn-1", "nn-2"), "karpenter.sh/nodepool": POOLS,
+              "example.com/absent": ("x",)}
+    sets = [Reqs()]
+    for _ in range(40):
+        made = []
+        for key in rng.sample(keys, rng.randint(1, 3)):
+            op = rng.choice(("In", "NotIn", "Exists", "DoesNotExist"))
+            made.append(Req.make(key, op, rng.sample(values[key], 1) if op in ("In", "NotIn") else ()))
+        sets.append(Reqs(made))
+    return sets
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fresh", [False, True])
+def test_admitted_per_kind_of_node_is_compatible_asked_of_every_node(seed, fresh):
+    """``fresh``: each node's requirements built anew each time asked (no object shared between
+    nodes, nor kept): every node is then a kind of its own, and no id is mistaken for another's."""
+    rng = random.Random(seed)
+    nodes = [_labels(rng, i) for i in range(300)]
+    built = [Reqs.from_node_labels(labels) for labels in nodes]
+    reqs_of = (lambda k: Reqs(Req.make(key, "In", (value,)) for key, value in nodes[k].items())) if fresh \
+        else built.__getitem__
+    masks = NodeMasks([()] * len(nodes), reqs_of)
+    answers = set()
+    for reqs in _requirement_sets(rng, nodes):
+        plain = np.array([built[k].compatible(reqs, why=False) is None for k in range(len(nodes))], dtype=bool)
+        assert masks.admitted(reqs).tolist() == plain.tolist(), str(reqs)
+        answers.add(int(plain.sum()))
+    assert 0 in answers and len(nodes) in answers and len(answers) > 5   # the sets split the nodes many ways
+
+
+def test_admitted_gives_one_kinds_answer_to_each_of_its_nodes(monkeypatch):
+    """The comparison above means something: the nodes come to far fewer kinds than nodes, and a
+    per-kind answer given to the wrong nodes would show (a kind keyed on too few keys)."""
+    rng = random.Random(7)
+    nodes = [_labels(rng, i) for i in range(300)]
+    built = [Reqs.from_node_labels(labels) for labels in nodes]
+    asked = []
+    original = Reqs.compatible
+
+    def counting(self, other, allow_undefined=frozenset(), why=True):
+        asked.append(id(self))
+        return original(self, other, allow_undefined, why)
+
+    monkeypatch.setattr(Reqs, "compatible", counting)
+    reqs = Reqs([Req.make(L.ZONE, "In", (ZONES[0],)), Req.make("kubernetes.io/arch", "In", ("amd64",))])
+    NodeMasks([()] * len(nodes), built.__getitem__).admitted(reqs)
+    assert 0 < len(asked) <= len(ZONES) * 2 * 2   # zone x arch, each with or without a shared object
+    monkeypatch.setattr(Reqs, "compatible", original)
+    # keyed on the first of the keys alone, the answer is wrong for some node
+    broken = NodeMasks([()] * len(nodes), built.__getitem__)
+    monkeypatch.setattr(NodeMasks, "_admit", lambda self, r: _admit_on_first_key(self, r))
+    plain = [built[k].compatible(reqs, why=False) is None for k in range(len(nodes))]
+    assert broken.admitted(reqs).tolist() != plain
+
+
+def _admit_on_first_key(masks: NodeMasks, reqs: Reqs) -> np.ndarray:
+    keys = tuple(reqs)[:1]
+    kinds: dict = {}
+    out = []
+    for k in range(len(masks._taints)):
+        node = masks._reqs_of(k)
+        kind = tuple(id(node.get(key)) for key in keys)
+        if kind not in kinds:
+            kinds[kind] = (node.compatible(reqs, why=False) is None, node)
+        out.append(kinds[kind][0])
+    return np.array(out, dtype=bool)
+
+
+def test_a_node_of_a_known_kind_has_the_requirements_of_all_its_own_labels():
+    """Nodes of one kind that differ in many plain labels: each gets the requirements its labels
+    give, in their order (the kind's keys), whichever of its values differ from the first's."""
+    rng = random.Random(3)
+    first = _labels(rng, 0)
+    first.pop("karpenter.sh/capacity-type", None)
+    first.pop("example.com/team", None)
+    Reqs.from_node_labels(first)
+    kinds = len(requirements._NODE_KINDS)
+    for i in range(1, 50):
+        labels = dict(first)
+        for key in (L.HOSTNAME, "topology.k8s.aws/network-node-layer-1", "karpenter.sh/nodepool"):
+            if rng.random() < 0.6:
+                labels[key] = f"{key}-{i}"
+        assert list(Reqs.from_node_labels(labels).items()) == list(Reqs.from_labels(labels).items())
+    assert len(requirements._NODE_KINDS) == kinds
+
+
+def _plain_admit(self, reqs):
+    return np.array([self._reqs_of(k).compatible(reqs, why=False) is None for k in range(len(self._taints))],
+                    dtype=bool)
+
+
+def _plain_selecting(self, pod, inverse):
+    scoped = self._inverse_scope if inverse else self._by_namespace
+    return [g for scope in (pod.namespace, None) for g in scoped.get(scope, ()) if g.selects(pod)]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_solve_with_answers_per_kind_decides_as_asking_each(seed, monkeypatch):
+    """Whole simulations on random clusters (spread, anti-affinity, limits, taints, node selectors):
+    the same NodeClaims, pods and reasons with every per-kind answer as with each asked afresh."""
+    from karptui.model import build_snapshot
+    from karptui.sim import simulate
+    from karptui.sim.karpenter.topology import Topology
+    from tests.test_karpenter_fastpaths import CATALOG, outcome, random_cluster
+
+    snapshot = build_snapshot(random_cluster(seed))
+    fast = outcome(simulate(snapshot, catalog=CATALOG))
+    with monkeypatch.context() as m:
+        m.setattr(NodeMasks, "_admit", _plain_admit)
+        m.setattr(Topology, "_selecting", _plain_selecting)
+        plain = outcome(simulate(snapshot, catalog=CATALOG))
+    assert fast == plain
