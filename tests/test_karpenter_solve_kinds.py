@@ -157,3 +157,31 @@ def test_the_solve_with_answers_per_kind_decides_as_asking_each(seed, monkeypatc
         m.setattr(Topology, "_selecting", _plain_selecting)
         plain = outcome(simulate(snapshot, catalog=CATALOG))
     assert fast == plain
+
+
+def test_the_room_kept_per_pod_size_over_the_inflight_nodeclaims_is_the_sum_asked_afresh(monkeypatch):
+    """InFlight keeps, per pod size, which NodeClaims have room and mends the rows opened or joined
+    since it last asked: on every ask it must be the comparison over every NodeClaim as they stand
+    (a row left unmended after a pod joined would keep a full NodeClaim in, or a freed one out)."""
+    from karptui.model import build_snapshot
+    from karptui.sim import simulate
+    from karptui.sim.karpenter.inflight import InFlight
+    from tests.test_karpenter_fastpaths import CATALOG, random_cluster
+
+    fast = InFlight._room_for
+    differ, answers, mended = [], set(), []
+
+    def both(self, need, n):
+        mended.append(len(self._joins) - self._fits[need.tobytes()][2] if need.tobytes() in self._fits else 0)
+        kept = fast(self, need, n).tolist()
+        plain = ((self._used[:n] + need <= self._room[:n]).all(axis=1) | ~self._exact[:n]).tolist()
+        answers.update(plain)
+        if kept != plain:
+            differ.append((kept, plain))
+        return np.array(kept, dtype=bool)
+
+    monkeypatch.setattr(InFlight, "_room_for", both)
+    for seed in range(24):
+        simulate(build_snapshot(random_cluster(seed)), catalog=CATALOG)
+    assert answers == {True, False} and any(mended)
+    assert differ == []
