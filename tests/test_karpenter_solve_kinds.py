@@ -1,9 +1,8 @@
 """Karpenter's solve answers questions about many nodes and pods once per kind: each shortcut gives
 what asking every node (or pod) in turn gives.
 
-- NodeMasks.admitted: a node's compatibility with a requirement set is worked out once per kind of
-  node (the very requirement objects it has on the keys the set names) and given to every node of
-  the kind;
+- NodeMasks.admitted: a node's compatibility with a requirement set is worked out key by key, once
+  per distinct requirement object the nodes hold on that key, and given to every node holding it;
 - Reqs.from_node_labels: a node of a kind seen before takes that kind's requirements and puts its own
   values in for the labels that differ;
 - Topology._selecting: what the group selectors read of a pod (its namespace and labels) is kept
@@ -75,9 +74,10 @@ def test_admitted_per_kind_of_node_is_compatible_asked_of_every_node(seed, fresh
     assert 0 in answers and len(nodes) in answers and len(answers) > 5   # the sets split the nodes many ways
 
 
-def test_admitted_gives_one_kinds_answer_to_each_of_its_nodes(monkeypatch):
-    """The comparison above means something: the nodes come to far fewer kinds than nodes, and a
-    per-kind answer given to the wrong nodes would show (a kind keyed on too few keys)."""
+def test_admitted_asks_once_per_distinct_requirement_and_each_node_takes_its_own(monkeypatch):
+    """The comparison above means something: the nodes hold far fewer distinct requirement objects
+    than there are nodes (so few questions are asked), and an answer given to the wrong nodes
+    (every node taken as holding the first node's object) would show."""
     rng = random.Random(7)
     nodes = [_labels(rng, i) for i in range(300)]
     built = [Reqs.from_node_labels(labels) for labels in nodes]
@@ -88,29 +88,20 @@ def test_admitted_gives_one_kinds_answer_to_each_of_its_nodes(monkeypatch):
         asked.append(id(self))
         return original(self, other, allow_undefined, why)
 
-    monkeypatch.setattr(Reqs, "compatible", counting)
     reqs = Reqs([Req.make(L.ZONE, "In", (ZONES[0],)), Req.make("kubernetes.io/arch", "In", ("amd64",))])
-    NodeMasks([()] * len(nodes), built.__getitem__).admitted(reqs)
-    assert 0 < len(asked) <= len(ZONES) * 2 * 2   # zone x arch, each with or without a shared object
-    monkeypatch.setattr(Reqs, "compatible", original)
-    # keyed on the first of the keys alone, the answer is wrong for some node
-    broken = NodeMasks([()] * len(nodes), built.__getitem__)
-    monkeypatch.setattr(NodeMasks, "_admit", lambda self, r: _admit_on_first_key(self, r))
     plain = [built[k].compatible(reqs, why=False) is None for k in range(len(nodes))]
-    assert broken.admitted(reqs).tolist() != plain
+    monkeypatch.setattr(Reqs, "compatible", counting)
+    assert NodeMasks([()] * len(nodes), built.__getitem__).admitted(reqs).tolist() == plain
+    assert 0 < len(asked) <= len(ZONES) + 2   # one question per zone object and per arch object
+    monkeypatch.setattr(Reqs, "compatible", original)
+    original_on_key = NodeMasks._on_key
 
+    def first_only(self, key):
+        held, objects = original_on_key(self, key)
+        return np.zeros_like(held), objects
 
-def _admit_on_first_key(masks: NodeMasks, reqs: Reqs) -> np.ndarray:
-    keys = tuple(reqs)[:1]
-    kinds: dict = {}
-    out = []
-    for k in range(len(masks._taints)):
-        node = masks._reqs_of(k)
-        kind = tuple(id(node.get(key)) for key in keys)
-        if kind not in kinds:
-            kinds[kind] = (node.compatible(reqs, why=False) is None, node)
-        out.append(kinds[kind][0])
-    return np.array(out, dtype=bool)
+    monkeypatch.setattr(NodeMasks, "_on_key", first_only)
+    assert NodeMasks([()] * len(nodes), built.__getitem__).admitted(reqs).tolist() != plain
 
 
 def test_a_node_of_a_known_kind_has_the_requirements_of_all_its_own_labels():
