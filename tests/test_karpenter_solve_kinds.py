@@ -176,3 +176,114 @@ def test_the_room_kept_per_pod_size_over_the_inflight_nodeclaims_is_the_sum_aske
         simulate(build_snapshot(random_cluster(seed)), catalog=CATALOG)
     assert answers == {True, False} and any(mended)
     assert differ == []
+
+
+def _plain_terms(topology, pod):
+    """Topology._terms worked out for the pod alone, nothing kept."""
+    from karptui.model.affinity import DO_NOT_SCHEDULE
+    from karptui.sim.karpenter.topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, UNBOUNDED, NodeFilter
+    from karptui.sim.plugins.inter_pod_affinity import term_namespaces, term_selector
+    from karptui.sim.plugins.pod_topology_spread import effective_selector
+
+    terms = [(SPREAD, c.topology_key, frozenset((pod.namespace,)), effective_selector(c, pod.labels), c.max_skew,
+              c.min_domains, NodeFilter.for_pod(pod, c.node_taints_policy, c.node_affinity_policy))
+             for c in pod.spread_constraints if topology.respect or c.when_unsatisfiable == DO_NOT_SCHEDULE]
+    affinity = pod.affinity
+    kinds = [(AFFINITY, t) for t in affinity.pod_required]
+    kinds += [(AFFINITY, w.term) for w in affinity.pod_preferred] if topology.respect else []
+    kinds += [(ANTI_AFFINITY, t) for t in affinity.anti_required]
+    kinds += [(ANTI_AFFINITY, w.term) for w in affinity.anti_preferred] if topology.respect else []
+    return terms + [(kind, t.topology_key, term_namespaces(t, pod.namespace, topology.state),
+                     term_selector(t, pod.labels), UNBOUNDED, None, None) for kind, t in kinds]
+
+
+def _plain_update(self, pod):
+    """Topology.update finding each group by its identity, pod by pod."""
+    from karptui.sim.karpenter.topologygroup import TopologyGroup
+
+    for group in self._owned.pop(pod.key, ()):
+        group.owners.discard(pod.key)
+    affinity = pod.affinity
+    if affinity.anti_required or (self.respect and affinity.anti_preferred):
+        self._inverse_for(pod, None)
+    owned = []
+    for term in _plain_terms(self, pod):
+        kind, key, namespaces, selector, max_skew, _, node_filter = term
+        found = self.groups.get(TopologyGroup.identity_of(kind, key, namespaces, max_skew, node_filter, selector))
+        owned.append(found if found is not None else self._group(pod, *term))
+        owned[-1].owners.add(pod.key)
+    self._owned[pod.key] = owned
+
+
+def _replicas():
+    """Pods that share labels and constraints but for one field each (their parsed objects shared
+    where equal): tolerations, node selector, namespace, affinity, spread, labels."""
+    from tests.simkit import HOST, ZONE, node, pod, spread
+
+    honor = spread(ZONE, selector={"app": "web"}, nodeTaintsPolicy="Honor", nodeAffinityPolicy="Honor", matchLabelKeys=["v"])
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": HOST}]}}
+    preferred = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": ZONE}}]}}
+    tainted = node("tainted", ZONES[1])
+    tainted["spec"]["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+    objects = [node("plain", ZONES[0]), tainted, node("other", ZONES[2], labels={"disk": "ssd"})]
+    variants = [{}, {"tolerations": [{"key": "dedicated", "operator": "Exists"}]}, {"nodeSelector": {"disk": "ssd"}},
+                {"namespace": "other"}, {"affinity": anti}, {"affinity": preferred},
+                {"topologySpreadConstraints": [spread(HOST, selector={"app": "web"})]}, {"labels": {"app": "web", "v": "2"}}]
+    for i, extra in enumerate(variants * 3):
+        spec = {"topologySpreadConstraints": [honor], **extra}
+        labels = spec.pop("labels", {"app": "web"})
+        namespace = spec.pop("namespace", "default")
+        objects.append(pod(f"r-{i:02d}", cpu="500m", labels=labels, namespace=namespace, **spec))
+    return objects
+
+
+def test_each_pod_gets_the_terms_its_own_fields_give():
+    """The terms kept per shared objects are the terms worked out for each pod alone, whichever pod
+    asked first (pods differing in one field each, asked in two orders)."""
+    from karptui.model import build_snapshot
+    from karptui.sim.karpenter.topology import Topology
+    from karptui.sim.state import ClusterState
+
+    from dataclasses import replace
+
+    from karptui.model.taints import Toleration
+
+    snapshot = build_snapshot(_replicas())
+    pods = [p for p in snapshot.pods if p.name.startswith("r-")]
+    first, other = pods[0], pods[4]
+    # copies of the first that share every object with it but one (as a relaxed pod does)
+    pods += [replace(first, name="copy-tolerations", tolerations=(Toleration(key="dedicated", operator="Exists"),)),
+             replace(first, name="copy-selector", node_selector={"disk": "ssd"}),
+             replace(first, name="copy-namespace", namespace="other"),
+             replace(first, name="copy-labels", labels={"app": "web", "v": "3"}),
+             replace(first, name="copy-affinity", affinity=other.affinity),
+             replace(first, name="copy-spread", spread_constraints=other.spread_constraints[:0])]
+    for order in (pods, pods[::-1]):
+        state = ClusterState(snapshot)
+        for respect in (True, False):
+            topology = Topology(state, {}, (), respect)
+            for p in order:
+                assert topology._terms(p) == _plain_terms(topology, p), p.name
+    topology = Topology(ClusterState(snapshot), {}, (), True)
+    replicas = [p for p in pods if p.name.startswith("r-")]
+    assert len({id(topology._terms(p)) for p in replicas}) <= len(replicas) / 3   # the replicas share them
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_groups_found_per_terms_decide_as_found_pod_by_pod(seed, monkeypatch):
+    """Whole simulations with the groups found once per shared terms and with each pod's found by
+    identity, its terms worked out afresh: the same NodeClaims, placements and reasons."""
+    from karptui.model import build_snapshot
+    from karptui.sim import simulate
+    from karptui.sim.karpenter.topology import Topology
+    from tests.test_karpenter_fastpaths import CATALOG, outcome, random_cluster
+
+    objects = random_cluster(seed) + (_replicas() if seed % 3 == 0 else [])
+    snapshot = build_snapshot(objects)
+    fast = outcome(simulate(snapshot, catalog=CATALOG))
+    with monkeypatch.context() as m:
+        m.setattr(Topology, "update", _plain_update)
+        plain = outcome(simulate(snapshot, catalog=CATALOG))
+    assert fast == plain
