@@ -135,19 +135,31 @@ def _plain_selecting(self, pod, inverse):
 @pytest.mark.parametrize("seed", range(24))
 def test_the_solve_with_answers_per_kind_decides_as_asking_each(seed, monkeypatch):
     """Whole simulations on random clusters (spread, anti-affinity, limits, taints, node selectors):
-    the same NodeClaims, pods and reasons with every per-kind answer as with each asked afresh."""
+    the same NodeClaims, pods and reasons (and NodePool verdicts) with every per-kind answer, and
+    the limits' answer kept per remainder, as with each asked afresh."""
     from karptui.model import build_snapshot
     from karptui.sim import simulate
     from karptui.sim.karpenter.topology import Topology
     from tests.test_karpenter_fastpaths import CATALOG, outcome, random_cluster
 
+    from karptui.sim.karpenter.scheduler import Scheduler
+
     snapshot = build_snapshot(random_cluster(seed))
-    fast = outcome(simulate(snapshot, catalog=CATALOG))
+    fast = outcome(simulate(snapshot, catalog=CATALOG, explain=seed % 2 == 1))
     with monkeypatch.context() as m:
         m.setattr(NodeMasks, "_admit", _plain_admit)
         m.setattr(Topology, "_selecting", _plain_selecting)
-        plain = outcome(simulate(snapshot, catalog=CATALOG))
+        m.setattr(Scheduler, "_limited_rows", _plain_limited_rows)
+        plain = outcome(simulate(snapshot, catalog=CATALOG, explain=seed % 2 == 1))
     assert fast == plain
+
+
+def _plain_limited_rows(self, template):
+    """Scheduler._limited_rows asked afresh each time (a new refusal each time)."""
+    remaining = self.remaining.get(template.name)
+    if not remaining:
+        return np.arange(len(template.rows), dtype=np.intp)
+    return self._limits_leave(template, remaining)
 
 
 def test_the_room_kept_per_pod_size_over_the_inflight_nodeclaims_is_the_sum_asked_afresh(monkeypatch):
@@ -287,3 +299,19 @@ def test_groups_found_per_terms_decide_as_found_pod_by_pod(seed, monkeypatch):
         m.setattr(Topology, "update", _plain_update)
         plain = outcome(simulate(snapshot, catalog=CATALOG))
     assert fast == plain
+
+
+def test_a_resource_list_hashes_by_its_amounts_however_often_and_whenever_asked():
+    """Resources keeps its hash once worked out: equal lists (a zero amount or none alike) hash
+    alike whether asked before or after copying, and a pickled copy (made before or after the
+    hash was kept) still hashes as a fresh list does."""
+    import pickle
+
+    from karptui.model.resources import Resources
+
+    made = [Resources({"cpu": 500, "memory": 1 << 30}), Resources({"memory": 1 << 30, "cpu": 500, "pods": 0})]
+    fresh = hash(Resources({"cpu": 500, "memory": 1 << 30}))
+    copied = pickle.loads(pickle.dumps(made[0]))
+    assert [hash(r) for r in made] == [fresh, fresh] == [hash(r) for r in made]
+    assert hash(copied) == fresh and hash(pickle.loads(pickle.dumps(made[1]))) == fresh
+    assert len({made[0], made[1], copied, Resources({"cpu": 501, "memory": 1 << 30})}) == 2

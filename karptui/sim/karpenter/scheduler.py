@@ -248,6 +248,9 @@ class Scheduler:
         # (NodePool, its types under the limits, what the pod's answer depends on) -> a new NodeClaim's
         # requirements and types with such a pod in, or its refusal (see _open_alike)
         self._opened: dict[tuple, tuple | SchedulingError] = {}
+        # NodePool -> (what its limits left when last asked, _limited_rows' answer then): pods ask
+        # for every NodePool they try, and the remainder changes only as NodeClaims open
+        self._limited: dict[str, tuple[Resources, np.ndarray | SchedulingError]] = {}
 
     # ---- the run ---------------------------------------------------------------------------------
     def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None, most_claims: int | None = None) -> Results:
@@ -564,6 +567,14 @@ class Scheduler:
         remaining = self.remaining.get(template.name)
         if not remaining:
             return np.arange(len(template.rows), dtype=np.intp)
+        last = self._limited.get(template.name)
+        if last is not None and last[0] is remaining:  # what the limits leave is replaced, never changed
+            return last[1]
+        rows = self._limits_leave(template, remaining)
+        self._limited[template.name] = (remaining, rows)
+        return rows
+
+    def _limits_leave(self, template: Template, remaining: Resources) -> np.ndarray | SchedulingError:
         if "nodes" in remaining and remaining["nodes"] == 0:
             return SchedulingError(f"node limits have been exhausted for nodepool (NodePool={template.name})",
                                    LIMITS, key="nodes")

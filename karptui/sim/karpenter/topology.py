@@ -238,7 +238,7 @@ class Topology:
         read = (pod.labels, pod.spread_constraints, pod.node_selector, pod.affinity, pod.tolerations)
         shape = (pod.namespace, self.respect, *map(id, read))
         found = cache.get(shape)
-        if found is not None and all(a is b for a, b in zip(found[0], read)):
+        if found is not None:  # its objects are kept alive with it: the same ids are the same objects
             return found[1]
         terms = []
         for c in pod.spread_constraints:
