@@ -301,10 +301,11 @@ def test_groups_found_per_terms_decide_as_found_pod_by_pod(seed, monkeypatch):
     assert fast == plain
 
 
-def test_a_resource_list_hashes_by_its_amounts_however_often_and_whenever_asked():
+def test_a_resource_list_hashes_and_compares_by_its_amounts_however_often_and_whenever_asked():
     """Resources keeps its hash once worked out: equal lists (a zero amount or none alike) hash
     alike whether asked before or after copying, and a pickled copy (made before or after the
-    hash was kept) still hashes as a fresh list does."""
+    hash was kept) still hashes as a fresh list does; lists with the same amounts by name compare
+    equal at once, others by amount."""
     import pickle
 
     from karptui.model.resources import Resources
@@ -315,3 +316,6 @@ def test_a_resource_list_hashes_by_its_amounts_however_often_and_whenever_asked(
     assert [hash(r) for r in made] == [fresh, fresh] == [hash(r) for r in made]
     assert hash(copied) == fresh and hash(pickle.loads(pickle.dumps(made[1]))) == fresh
     assert len({made[0], made[1], copied, Resources({"cpu": 501, "memory": 1 << 30})}) == 2
+    # equality by amount, a missing name reading as zero, whether the names match or not
+    assert made[0] == made[1] == copied == {"cpu": 500, "memory": 1 << 30}
+    assert made[0] != Resources({"cpu": 500}) and made[1] != Resources({"cpu": 500, "memory": 1 << 30, "pods": 1})

@@ -73,6 +73,8 @@ class Resources(Mapping[str, int]):
         return f"Resources({self.to_quantities()!r})"
 
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, Resources) and self._amounts == other._amounts:
+            return True  # the same amounts by name (the usual case: a dict lookup found its key)
         if isinstance(other, Mapping):
             names = set(self) | set(other)
             return all(self.get(n, 0) == other.get(n, 0) for n in names)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import compress
+from operator import ne
 
 from ...model import labels as L
 from ...model.selectors import DOES_NOT_EXIST, EXISTS, GT, GTE, IN, LT, LTE, NOT_IN, Requirement
@@ -255,9 +257,8 @@ class Reqs(Mapping[str, Req]):
         own = made._reqs = dict(reqs._reqs)
         # the same keys in the same order (they are the kind): the values compared pair by pair, and
         # each that differs put in as Req.make would (a plain key is its own normalised key)
-        for key, value, was in zip(first, labels.values(), first.values()):
-            if value != was:
-                own[key] = Req(key, False, frozenset((value,)))
+        for key in compress(first, map(ne, labels.values(), first.values())):
+            own[key] = Req(key, False, frozenset((labels[key],)))
         return made
 
     def plus(self, other: Iterable[Req]) -> Reqs:
