@@ -142,7 +142,8 @@ def test_the_solve_with_answers_per_kind_decides_as_asking_each(seed, monkeypatc
     from karptui.sim.karpenter.topology import Topology
     from tests.test_karpenter_fastpaths import CATALOG, outcome, random_cluster
 
-    from karptui.sim.karpenter.scheduler import Scheduler
+    from karptui.sim.karpenter.preferences import PodData
+    from karptui.sim.karpenter.scheduler import Prepared, Scheduler
 
     snapshot = build_snapshot(random_cluster(seed))
     fast = outcome(simulate(snapshot, catalog=CATALOG, explain=seed % 2 == 1))
@@ -150,6 +151,7 @@ def test_the_solve_with_answers_per_kind_decides_as_asking_each(seed, monkeypatc
         m.setattr(NodeMasks, "_admit", _plain_admit)
         m.setattr(Topology, "_selecting", _plain_selecting)
         m.setattr(Scheduler, "_limited_rows", _plain_limited_rows)
+        m.setattr(Prepared, "pod_data", lambda self, pod: PodData.of(pod, self.settings.respect_preferences))
         plain = outcome(simulate(snapshot, catalog=CATALOG, explain=seed % 2 == 1))
     assert fast == plain
 
@@ -242,7 +244,9 @@ def _replicas():
     objects = [node("plain", ZONES[0]), tainted, node("other", ZONES[2], labels={"disk": "ssd"})]
     variants = [{}, {"tolerations": [{"key": "dedicated", "operator": "Exists"}]}, {"nodeSelector": {"disk": "ssd"}},
                 {"namespace": "other"}, {"affinity": anti}, {"affinity": preferred},
-                {"topologySpreadConstraints": [spread(HOST, selector={"app": "web"})]}, {"labels": {"app": "web", "v": "2"}}]
+                {"topologySpreadConstraints": [spread(HOST, selector={"app": "web"})]}, {"labels": {"app": "web", "v": "2"}},
+                {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}]}}}}]
     for i, extra in enumerate(variants * 3):
         spec = {"topologySpreadConstraints": [honor], **extra}
         labels = spec.pop("labels", {"app": "web"})
@@ -319,3 +323,31 @@ def test_a_resource_list_hashes_and_compares_by_its_amounts_however_often_and_wh
     # equality by amount, a missing name reading as zero, whether the names match or not
     assert made[0] == made[1] == copied == {"cpu": 500, "memory": 1 << 30}
     assert made[0] != Resources({"cpu": 500}) and made[1] != Resources({"cpu": 500, "memory": 1 << 30, "pods": 1})
+
+
+def test_each_pod_gets_the_pod_data_its_own_fields_give():
+    """PodData kept per the objects it reads (requests, node selector, affinity) is each pod's own,
+    whichever pod asked first: copies of one pod differing in one of them (or in anything else,
+    which PodData does not read) get what PodData.of gives them."""
+    from dataclasses import replace
+
+    from karptui.model import build_snapshot
+    from karptui.model.resources import Resources
+    from karptui.sim.karpenter.preferences import PodData
+    from karptui.sim.karpenter.scheduler import Prepared
+    from tests.test_karpenter_fastpaths import CATALOG
+
+    snapshot = build_snapshot(_replicas())
+    pods = [p for p in snapshot.pods if p.name.startswith("r-")]
+    first, other = pods[0], pods[8]
+    assert other.affinity.node_required is not None
+    copies = [replace(first, name="copy-requests", requests=Resources({"cpu": 2000})),
+              replace(first, name="copy-selector", node_selector={"disk": "ssd"}),
+              replace(first, name="copy-affinity", affinity=other.affinity),
+              replace(first, name="copy-labels", labels={"app": "other"})]
+    for order in (pods + copies, (pods + copies)[::-1]):
+        prepared = Prepared(snapshot, CATALOG)
+        for pod in order:
+            assert prepared.pod_data(pod) == PodData.of(pod, prepared.settings.respect_preferences), pod.name
+    prepared = Prepared(snapshot, CATALOG)
+    assert prepared.pod_data(copies[3]) is prepared.pod_data(first)   # shared where it reads the same objects

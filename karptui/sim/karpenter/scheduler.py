@@ -103,6 +103,7 @@ class Prepared:
         self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         self._groups: dict[frozenset, dict] = {}
         self._pod_data: dict[int, tuple[Pod, PodData]] = {}
+        self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see pod_data
         self.snapshot = snapshot
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
@@ -146,10 +147,18 @@ class Prepared:
 
     def pod_data(self, pod: Pod) -> PodData:
         """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
-        simulation after simulation; a relaxed copy is worked out by its run alone)."""
+        simulation after simulation; a relaxed copy is worked out by its run alone). It reads the
+        pod's requests, node selector and affinity alone, which a workload's pods share as objects:
+        one PodData per those objects, so replicas also share their requirement sets (whose hash
+        and the answers kept per set are then found by identity)."""
         found = self._pod_data.get(id(pod))
         if found is None or found[0] is not pod:
-            found = self._pod_data[id(pod)] = (pod, PodData.of(pod, self.settings.respect_preferences))
+            read = (pod.requests, pod.node_selector, pod.affinity)
+            shape = tuple(map(id, read))
+            made = self._data_shapes.get(shape)
+            if made is None:  # the objects kept with it: the same ids are the same objects
+                made = self._data_shapes[shape] = (read, PodData.of(pod, self.settings.respect_preferences))
+            found = self._pod_data[id(pod)] = (pod, made[1])
         return found[1]
 
     def domain_groups(self, keys: frozenset[str]) -> dict:
