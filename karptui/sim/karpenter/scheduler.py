@@ -279,8 +279,12 @@ class Scheduler:
                 continue
             queue.append(pod)
         last_len: dict[str, int] = {}
-        refused: dict = {}  # signature -> (changes when it failed, why): nothing moved since, same answer
-        signatures: dict[int, object] = {}  # id(pod) -> its signature: a pod waiting goes round the queue again
+        refused: dict = {}  # signature's number -> (changes when it failed, why): nothing moved since, same answer
+        # id(pod) -> its signature's number: a pod waiting goes round the queue again, and a signature
+        # (affinity, tolerations, spread constraints: dataclasses hashed field by field) is hashed
+        # once per pod to number it, not at every turn
+        signatures: dict[int, int | None] = {}
+        numbered: dict = {}   # signature -> its number
         while queue:
             pod = queue[0]
             if last_len.get(pod.key) == len(queue):
@@ -289,7 +293,8 @@ class Scheduler:
             if batch:
                 key = signatures.get(id(pod), signatures)
                 if key is signatures:
-                    key = signatures[id(pod)] = signature(pod)
+                    found = signature(pod)
+                    key = signatures[id(pod)] = None if found is None else numbered.setdefault(found, len(numbered))
             else:
                 key = None
             earlier = refused.get(key) if key is not None else None
