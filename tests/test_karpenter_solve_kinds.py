@@ -139,11 +139,10 @@ def test_the_solve_with_answers_per_kind_decides_as_asking_each(seed, monkeypatc
     the limits' answer kept per remainder, as with each asked afresh."""
     from karptui.model import build_snapshot
     from karptui.sim import simulate
-    from karptui.sim.karpenter.topology import Topology
-    from tests.test_karpenter_fastpaths import CATALOG, outcome, random_cluster
-
     from karptui.sim.karpenter.preferences import PodData
     from karptui.sim.karpenter.scheduler import Prepared, Scheduler
+    from karptui.sim.karpenter.topology import Topology
+    from tests.test_karpenter_fastpaths import CATALOG, outcome, random_cluster
 
     snapshot = build_snapshot(random_cluster(seed))
     fast = outcome(simulate(snapshot, catalog=CATALOG, explain=seed % 2 == 1))
@@ -195,7 +194,13 @@ def test_the_room_kept_per_pod_size_over_the_inflight_nodeclaims_is_the_sum_aske
 def _plain_terms(topology, pod):
     """Topology._terms worked out for the pod alone, nothing kept."""
     from karptui.model.affinity import DO_NOT_SCHEDULE
-    from karptui.sim.karpenter.topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, UNBOUNDED, NodeFilter
+    from karptui.sim.karpenter.topologygroup import (
+        AFFINITY,
+        ANTI_AFFINITY,
+        SPREAD,
+        UNBOUNDED,
+        NodeFilter,
+    )
     from karptui.sim.plugins.inter_pod_affinity import term_namespaces, term_selector
     from karptui.sim.plugins.pod_topology_spread import effective_selector
 
@@ -258,13 +263,12 @@ def _replicas():
 def test_each_pod_gets_the_terms_its_own_fields_give():
     """The terms kept per shared objects are the terms worked out for each pod alone, whichever pod
     asked first (pods differing in one field each, asked in two orders)."""
-    from karptui.model import build_snapshot
-    from karptui.sim.karpenter.topology import Topology
-    from karptui.sim.state import ClusterState
-
     from dataclasses import replace
 
+    from karptui.model import build_snapshot
     from karptui.model.taints import Toleration
+    from karptui.sim.karpenter.topology import Topology
+    from karptui.sim.state import ClusterState
 
     snapshot = build_snapshot(_replicas())
     pods = [p for p in snapshot.pods if p.name.startswith("r-")]
