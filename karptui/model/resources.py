@@ -31,7 +31,7 @@ class Resources(Mapping[str, int]):
     arithmetic wants ("requests no GPUs" and "requests 0 GPUs" are the same).
     """
 
-    __slots__ = ("_amounts",)
+    __slots__ = ("_amounts", "_hash")   # _hash: set when first asked (see __hash__)
 
     def __init__(self, amounts: Mapping[str, int] | None = None) -> None:
         self._amounts: dict[str, int] = dict(amounts) if amounts else {}
@@ -73,13 +73,21 @@ class Resources(Mapping[str, int]):
         return f"Resources({self.to_quantities()!r})"
 
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, Resources) and self._amounts == other._amounts:
+            return True  # the same amounts by name (the usual case: a dict lookup found its key)
         if isinstance(other, Mapping):
             names = set(self) | set(other)
             return all(self.get(n, 0) == other.get(n, 0) for n in names)
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(frozenset((n, v) for n, v in self._amounts.items() if v))
+        """Kept once worked out (the amounts never change): pod signatures and the scheduler's
+        answers kept per pod size hash the same requests again for every pod and try."""
+        try:
+            return self._hash
+        except AttributeError:  # not asked yet (or unpickled without it)
+            found = self._hash = hash(frozenset((n, v) for n, v in self._amounts.items() if v))
+            return found
 
     # Sums and differences saturate at the int64 bound quantities are capped at, so a
     # value near it (the API caps "100Ei" there) never overflows the simulator's arrays.

@@ -51,6 +51,9 @@ class InFlight:
         self._version = np.zeros(0, dtype=np.int64)   # joins per NodeClaim
         self._by_reqs: dict = {}                 # pod requirements -> version at refusal per NodeClaim (-1: none)
         self._by_tolerations: dict = {}          # tolerations -> refused, per NodeClaim
+        self._joins: list[int] = []              # positions of the NodeClaims pods joined, in order
+        # pod size (its row's bytes) -> [room for it per NodeClaim, rows seen then, len(_joins) then]
+        self._fits: dict[bytes, list] = {}
 
     def _row(self, k: int, claim: NodeClaim) -> None:
         room, used = claim.room(), claim.used
@@ -75,6 +78,7 @@ class InFlight:
             self._room, self._used = grow(self._room, (width,)), grow(self._used, (width,))
             self._exact, self._pods = grow(self._exact, ()), grow(self._pods, ())
             self._version = grow(self._version, ())
+            self._fits.clear()   # sized as the rows were
             for key, refused in self._by_reqs.items():
                 self._by_reqs[key] = np.concatenate([refused, np.full(size - len(refused), -1, dtype=np.int64)])
             for key, refused in self._by_tolerations.items():
@@ -91,9 +95,10 @@ class InFlight:
         n = self._seen
         if not n:
             return
-        keep = np.ones(n, dtype=bool)
         if need.unknown is None and need.small:
-            keep = (self._used[:n] + need.values <= self._room[:n]).all(axis=1) | ~self._exact[:n]
+            keep = self._room_for(need.values, n).copy()
+        else:
+            keep = np.ones(n, dtype=bool)
         refused = self._by_reqs.get(reqs)
         if refused is not None:
             keep &= refused[:n] != self._version[:n]
@@ -107,6 +112,25 @@ class InFlight:
         claims = self.claims
         for k in order.tolist():
             yield claims[k]
+
+    def _room_for(self, need: np.ndarray, n: int) -> np.ndarray:
+        """Per NodeClaim (the first ``n``): room for a pod of this size, or not decided by the sum
+        (left to room_for). Kept per size and mended where NodeClaims were opened or pods joined
+        since: a thousand NodeClaims compared for every pod, when a pod changes one of them."""
+        key = need.tobytes()
+        found = self._fits.get(key)
+        if found is None:
+            found = self._fits[key] = [np.zeros(len(self._pods), dtype=bool), 0, len(self._joins)]
+        keep, seen, joins = found
+        if seen < n:
+            keep[seen:n] = (self._used[seen:n] + need <= self._room[seen:n]).all(axis=1) | ~self._exact[seen:n]
+            found[1] = n
+        if joins < len(self._joins):
+            rows = np.array(self._joins[joins:], dtype=np.intp)
+            rows = rows[rows < seen]   # rows opened since were worked out above, as they are now
+            keep[rows] = (self._used[rows] + need <= self._room[rows]).all(axis=1) | ~self._exact[rows]
+            found[2] = len(self._joins)
+        return keep[:n]
 
     def refused(self, need, reqs, tolerations, claim: NodeClaim, kind: str) -> None:
         """``claim`` refused such a pod for ``kind`` of reason: left out until that may change."""
@@ -133,3 +157,4 @@ class InFlight:
             k = self._position[id(claim)] = self.claims.index(claim)
         self._version[k] += 1
         self._row(k, claim)
+        self._joins.append(k)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import compress
+from operator import ne
 
 from ...model import labels as L
 from ...model.selectors import DOES_NOT_EXIST, EXISTS, GT, GTE, IN, LT, LTE, NOT_IN, Requirement
@@ -253,8 +255,10 @@ class Reqs(Mapping[str, Req]):
         made = Reqs.__new__(Reqs)
         made._hash = None
         own = made._reqs = dict(reqs._reqs)
-        for key, value in labels.items() - first.items():   # the same keys: those whose value differs
-            own[key] = Req.make(key, IN, (value,))
+        # the same keys in the same order (they are the kind): the values compared pair by pair, and
+        # each that differs put in as Req.make would (a plain key is its own normalised key)
+        for key in compress(first, map(ne, labels.values(), first.values())):
+            own[key] = Req(key, False, frozenset((labels[key],)))
         return made
 
     def plus(self, other: Iterable[Req]) -> Reqs:

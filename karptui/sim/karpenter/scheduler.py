@@ -103,6 +103,7 @@ class Prepared:
         self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         self._groups: dict[frozenset, dict] = {}
         self._pod_data: dict[int, tuple[Pod, PodData]] = {}
+        self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see pod_data
         self.snapshot = snapshot
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
@@ -146,10 +147,18 @@ class Prepared:
 
     def pod_data(self, pod: Pod) -> PodData:
         """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
-        simulation after simulation; a relaxed copy is worked out by its run alone)."""
+        simulation after simulation; a relaxed copy is worked out by its run alone). It reads the
+        pod's requests, node selector and affinity alone, which a workload's pods share as objects:
+        one PodData per those objects, so replicas also share their requirement sets (whose hash
+        and the answers kept per set are then found by identity)."""
         found = self._pod_data.get(id(pod))
         if found is None or found[0] is not pod:
-            found = self._pod_data[id(pod)] = (pod, PodData.of(pod, self.settings.respect_preferences))
+            read = (pod.requests, pod.node_selector, pod.affinity)
+            shape = tuple(map(id, read))
+            made = self._data_shapes.get(shape)
+            if made is None:  # the objects kept with it: the same ids are the same objects
+                made = self._data_shapes[shape] = (read, PodData.of(pod, self.settings.respect_preferences))
+            found = self._pod_data[id(pod)] = (pod, made[1])
         return found[1]
 
     def domain_groups(self, keys: frozenset[str]) -> dict:
@@ -248,6 +257,9 @@ class Scheduler:
         # (NodePool, its types under the limits, what the pod's answer depends on) -> a new NodeClaim's
         # requirements and types with such a pod in, or its refusal (see _open_alike)
         self._opened: dict[tuple, tuple | SchedulingError] = {}
+        # NodePool -> (what its limits left when last asked, _limited_rows' answer then): pods ask
+        # for every NodePool they try, and the remainder changes only as NodeClaims open
+        self._limited: dict[str, tuple[Resources, np.ndarray | SchedulingError]] = {}
 
     # ---- the run ---------------------------------------------------------------------------------
     def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None, most_claims: int | None = None) -> Results:
@@ -267,8 +279,12 @@ class Scheduler:
                 continue
             queue.append(pod)
         last_len: dict[str, int] = {}
-        refused: dict = {}  # signature -> (changes when it failed, why): nothing moved since, same answer
-        signatures: dict[int, object] = {}  # id(pod) -> its signature: a pod waiting goes round the queue again
+        refused: dict = {}  # signature's number -> (changes when it failed, why): nothing moved since, same answer
+        # id(pod) -> its signature's number: a pod waiting goes round the queue again, and a signature
+        # (affinity, tolerations, spread constraints: dataclasses hashed field by field) is hashed
+        # once per pod to number it, not at every turn
+        signatures: dict[int, int | None] = {}
+        numbered: dict = {}   # signature -> its number
         while queue:
             pod = queue[0]
             if last_len.get(pod.key) == len(queue):
@@ -277,7 +293,8 @@ class Scheduler:
             if batch:
                 key = signatures.get(id(pod), signatures)
                 if key is signatures:
-                    key = signatures[id(pod)] = signature(pod)
+                    found = signature(pod)
+                    key = signatures[id(pod)] = None if found is None else numbered.setdefault(found, len(numbered))
             else:
                 key = None
             earlier = refused.get(key) if key is not None else None
@@ -564,6 +581,14 @@ class Scheduler:
         remaining = self.remaining.get(template.name)
         if not remaining:
             return np.arange(len(template.rows), dtype=np.intp)
+        last = self._limited.get(template.name)
+        if last is not None and last[0] is remaining:  # what the limits leave is replaced, never changed
+            return last[1]
+        rows = self._limits_leave(template, remaining)
+        self._limited[template.name] = (remaining, rows)
+        return rows
+
+    def _limits_leave(self, template: Template, remaining: Resources) -> np.ndarray | SchedulingError:
         if "nodes" in remaining and remaining["nodes"] == 0:
             return SchedulingError(f"node limits have been exhausted for nodepool (NodePool={template.name})",
                                    LIMITS, key="nodes")

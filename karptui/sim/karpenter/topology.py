@@ -102,6 +102,8 @@ class Topology:
         self._inverse_owned: dict[str, list[TopologyGroup]] = {}  # pod key -> the inverse groups it owns
         self._groups_made = 0   # groups indexed so far: a cached selection older than this is stale
         self._selected: dict[tuple, tuple[int, list[TopologyGroup]]] = {}
+        self._read: dict[int, tuple[Pod, tuple]] = {}   # id(pod) -> (pod, selected_as(pod)): see _selecting
+        self._made: dict[int, tuple[list, list[TopologyGroup]]] = {}   # id(terms) -> (terms, their groups): see update
         self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
         self._inverse_from_cluster()
         for pod in pods:
@@ -116,8 +118,13 @@ class Topology:
         """The groups (inverse ones, or the pending pods' own) whose selector picks ``pod``.
 
         A selector reads only a pod's namespace and labels, which a workload's replicas share:
-        each placement asks, and the answer is kept until another group is added."""
-        key = (inverse, *selected_as(pod))
+        each placement asks, and the answer is kept until another group is added. What the
+        selectors read is itself kept per pod: a pod is asked again as it is tried and placed, and
+        its label set (a real workload's pods carry dozens of labels) would be built each time."""
+        read = self._read.get(id(pod))
+        if read is None or read[0] is not pod:  # what the selectors read of it, once per pod
+            read = self._read[id(pod)] = (pod, selected_as(pod))
+        key = (inverse, *read[1])
         found = self._selected.get(key)
         if found is None or found[0] != self._groups_made:
             scoped = self._inverse_scope if inverse else self._by_namespace
@@ -188,35 +195,50 @@ class Topology:
                 self._inverse_owned.setdefault(pod.key, []).append(found)
 
     def update(self, pod: Pod) -> None:
-        """(Re)build the groups ``pod`` owns, after it was relaxed or first seen."""
+        """(Re)build the groups ``pod`` owns, after it was relaxed or first seen. Pods of one
+        workload share their terms (:meth:`_terms`), and a group once made stays the group of its
+        identity: the groups are found once per terms and given to every pod that has them."""
         for group in self._owned.pop(pod.key, ()):
             group.owners.discard(pod.key)
         affinity = pod.affinity
         if affinity.anti_required or (self.respect and affinity.anti_preferred):
             self._inverse_for(pod, None)
-        owned = []
-        for kind, key, namespaces, selector, max_skew, min_domains, node_filter in self._terms(pod):
-            identity = TopologyGroup.identity_of(kind, key, namespaces, max_skew, node_filter, selector)
-            found = self.groups.get(identity)
-            if found is None:
-                found = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter,
-                                      self.domain_groups.get(key, EMPTY_DOMAINS))
-                self._count(found)
-                self.groups[identity] = found
-                self._index(found)
-                self._by_namespace.setdefault(_scope(found), []).append(found)
-            found.owners.add(pod.key)
-            owned.append(found)
-        self._owned[pod.key] = owned
+        terms = self._terms(pod)
+        made = self._made.get(id(terms))
+        if made is None or made[0] is not terms:
+            made = self._made[id(terms)] = (terms, [self._group(pod, *term) for term in terms])
+        key = pod.key
+        for group in made[1]:
+            group.owners.add(key)
+        self._owned[key] = list(made[1])
+
+    def _group(self, pod: Pod, kind: str, key: str, namespaces, selector, max_skew: int, min_domains,
+               node_filter) -> TopologyGroup:
+        """The group of this identity, made (and its existing pods counted) by the first pod that has it."""
+        identity = TopologyGroup.identity_of(kind, key, namespaces, max_skew, node_filter, selector)
+        found = self.groups.get(identity)
+        if found is None:
+            found = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter,
+                                  self.domain_groups.get(key, EMPTY_DOMAINS))
+            self._count(found)
+            self.groups[identity] = found
+            self._index(found)
+            self._by_namespace.setdefault(_scope(found), []).append(found)
+        return found
 
     def _terms(self, pod: Pod) -> list[tuple]:
         """What each group ``pod`` owns is made of: its spread constraints, then its affinity and
-        anti-affinity terms (preferred ones while preferences are respected). Kept per pod for
-        the cluster state: consolidation's simulations ask again for the same pods, hundreds of
-        times, and selectors and node filters cost more to build than to look up."""
+        anti-affinity terms (preferred ones while preferences are respected). They read the pod's
+        namespace, labels, spread constraints, node selector, affinity and tolerations alone, which
+        a workload's pods share as objects (the loader parses a template once): kept per those
+        objects for the cluster state, so the replicas of a workload, and consolidation's
+        simulations asking again for the same pods hundreds of times, build selectors and node
+        filters once."""
         cache = self.state.shared(_TERMS, dict)
-        found = cache.get((id(pod), self.respect))
-        if found is not None and found[0] is pod:
+        read = (pod.labels, pod.spread_constraints, pod.node_selector, pod.affinity, pod.tolerations)
+        shape = (pod.namespace, self.respect, *map(id, read))
+        found = cache.get(shape)
+        if found is not None:  # its objects are kept alive with it: the same ids are the same objects
             return found[1]
         terms = []
         for c in pod.spread_constraints:
@@ -234,7 +256,7 @@ class Topology:
             kinds += [(ANTI_AFFINITY, w.term) for w in affinity.anti_preferred]
         terms += [(kind, t.topology_key, term_namespaces(t, pod.namespace, self.state), term_selector(t, pod.labels),
                    UNBOUNDED, None, None) for kind, t in kinds]
-        cache[(id(pod), self.respect)] = (pod, terms)
+        cache[shape] = (read, terms)   # the objects kept with their ids: no id is reused while kept
         return terms
 
     def _domain(self, i: int, key: str) -> str | None:
