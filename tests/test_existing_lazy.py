@@ -30,7 +30,9 @@ GPU = "nvidia.com/gpu"
 CASES = [("classic", 40, 1), ("classic", 60, 3), ("web", 40, 2), ("batch", 40, 5)]
 
 
-def _snapshot(shape: str, nodes: int, seed: int, tmp_path: Path):
+def _snapshot(shape: str, nodes: int, seed: int, tmp_path: Path, edit=None):
+    """A generated cluster with GPUs and nodes still waiting for DaemonSet pods; ``edit(items, rng)``
+    changes its objects further before it is read."""
     s = gen_cluster.SHAPES[shape]
     doc = gen_cluster.generate(nodes, nodes * s.pods_per_node, seed=seed, pending_fraction=max(s.pending_fraction, 0.1),
                                shape=shape)
@@ -55,6 +57,8 @@ def _snapshot(shape: str, nodes: int, seed: int, tmp_path: Path):
         resources = item["spec"]["containers"][0].setdefault("resources", {})
         for part in ("requests", "limits"):
             resources.setdefault(part, {})[GPU] = str(rng.choice((1, 2, 3)))
+    if edit is not None:
+        edit(doc["items"], rng)
     out = io.BytesIO()
     gen_cluster.write_json(doc, out)
     path = tmp_path / f"{shape}-{nodes}-{seed}.json"
