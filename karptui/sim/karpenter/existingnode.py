@@ -265,7 +265,12 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
         if claim.name in known or claim.deleted is not None or not (claim.launched or claim.provider_id):
             continue
         out.append(_from_claim(claim, daemons, catalog))
-    out.sort(key=lambda n: (not n.initialized, n.name))
+    # initialized first, then by name: the state's nodes come by name already (ClusterState sorts
+    # them), so only the others need sorting (a key per node was a tenth of the lazy view's cost)
+    ready = [n for n in out if n.initialized]
+    if any(ready[k].name > ready[k + 1].name for k in range(len(ready) - 1)):
+        ready.sort(key=lambda n: n.name)
+    out = ready + sorted((n for n in out if not n.initialized), key=lambda n: n.name)
     return ExistingNodes(out, later.build if later is not None else None)
 
 
@@ -287,7 +292,7 @@ class _Later:
         names = [r for r in BASE]
         self.allocatable = [state.allocatable[r].tolist() if r in state.allocatable else None for r in names]
         self.requested = [state.requested[r].tolist() if r in state.requested else None for r in names]
-        self.changes = state.changes
+        self.touched = state.touched.tolist()
         # the labels DaemonSet pods' requirements read (which of them run on a node depends on these alone)
         self.daemon_labels = label_keys(sorted({k for d in daemons for k in d.reqs}))
 
@@ -300,7 +305,7 @@ class _Later:
         state, memo = self.state, self.memo
         u = _Unbuilt()
         u.index, u.name, u.node, u.claim, u.csinode, u.initialized = i, node.name, node, claim, csinode, True
-        u.stamp, u.state = int(state.touched[i]), state
+        u.stamp, u.state = self.touched[i], state
         u.nodepool = node.nodepool
         u.taints = taints = node.taints
         u.labels = labels = node.labels
