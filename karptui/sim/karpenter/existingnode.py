@@ -340,7 +340,9 @@ class _Later:
             wanted = memo[key] = _wanted(node_reqs(self.state, i), taints, daemons, memo)
         if not wanted:
             return None
-        on_node = _on_node(self.state, i, memo, {}, True)[1]
+        on_node = self.state.daemonset_pods(i)   # as noted while the state bound its pods, else walked
+        if on_node is None:
+            on_node = _on_node(self.state, i, memo, {}, True)[1]
         running = tuple(p.requests for p in on_node)
         left_key = ("daemons left", id(wanted), tuple(map(id, running)))
         found = memo.get(left_key)
