@@ -104,34 +104,58 @@ class ClusterState:
         is the snapshot's ``pods_by_node``, copied node by node (a copy of references, no pod read)."""
         at: list[int] = []
         priorities: list[int] = []
-        requested: list[tuple[int, ...]] = []
+        requested: list[int] = []   # each pod's row in ``rows``
         names = [r for r in BASE if r != PODS]  # cpu, memory, ephemeral-storage
-        rows: dict[int, tuple[int, ...]] = {}   # per requests object (replicas share theirs): its amounts
+        position: dict[int, int] = {}   # per requests object (replicas share theirs): its row in ``rows``
+        rows: list[tuple[int, ...]] = []
         beyond: dict[int, tuple[tuple[str, int], ...]] = {}   # the same: what it asks beyond the base four
         other_requests: dict[int, list[tuple[str, int]]] = {}
-        self._groups, self._groups_in = {}, {}
+        self._groups, self._groups_in = groups, groups_in = {}, {}
         with_affinity: list[tuple[Pod, int]] = []
         daemonset_pods: dict[int, list[Pod]] = {}
+        # a pod with one owner reference is a DaemonSet pod or not by that reference alone, which
+        # replicas share: the model's answer for the first pod holding it, by the reference's id
+        # (the snapshot keeps every reference alive: no id is reused in the walk)
+        daemonset_owner: dict[int, bool] = {}
         index = self.index
         for pod in snapshot.bound_pods:
             i = index.get(pod.node_name)
             if i is None:  # bound to a node this state leaves out
                 continue
-            if pod.is_daemonset_pod:   # noted while the pod is at hand (see daemonset_pods)
-                daemonset_pods.setdefault(i, []).append(pod)
+            owners = pod.owners
+            if owners:   # noted while the pod is at hand (see daemonset_pods)
+                if len(owners) == 1:
+                    daemon = daemonset_owner.get(id(owners[0]))
+                    if daemon is None:
+                        daemon = daemonset_owner[id(owners[0])] = pod.is_daemonset_pod
+                else:
+                    daemon = pod.is_daemonset_pod
+                if daemon:
+                    daemonset_pods.setdefault(i, []).append(pod)
             at.append(i)
             priorities.append(pod.priority)
             requests = pod.requests
-            row = rows.get(id(requests))  # every pod holds its requests: no id is reused in the walk
+            row = position.get(id(requests))  # every pod holds its requests: no id is reused in the walk
             if row is None:
-                row = rows[id(requests)] = tuple(requests.get(r, 0) for r in names)
+                row = position[id(requests)] = len(rows)
+                rows.append(tuple(requests.get(r, 0) for r in names))
                 self.resource_names.update(requests.keys())
-                beyond[id(requests)] = tuple((r, amount) for r, amount in requests.items() if r not in BASE)
+                other = tuple((r, amount) for r, amount in requests.items() if r not in BASE)
+                if other:
+                    beyond[id(requests)] = other
             requested.append(row)
-            other = beyond[id(requests)]
-            if other:
-                other_requests.setdefault(i, []).extend(other)
-            self._group_add(pod, i, 1)
+            if beyond:
+                other = beyond.get(id(requests))
+                if other:
+                    other_requests.setdefault(i, []).extend(other)
+            # _group_add(pod, i, 1), inline: a call per pod was a tenth of the walk
+            key = _group_key(pod)
+            found = groups.get(key)
+            if found is None:
+                found = groups[key] = (pod, {})
+                groups_in.setdefault(pod.namespace, []).append(found)
+            per_node = found[1]
+            per_node[i] = per_node.get(i, 0) + 1
             if pod.affinity is not NO_AFFINITY:
                 with_affinity.append((pod, i))
             if pod.host_ports:
@@ -143,7 +167,7 @@ class ClusterState:
             return
         where = np.array(at, dtype=np.intp)
         priority = np.array(priorities, dtype=np.int64)
-        table = np.array(requested, dtype=np.int64).reshape(len(requested), len(names))
+        table = np.array(rows, dtype=np.int64).reshape(len(rows), len(names))[np.array(requested, dtype=np.intp)]
         amounts = {r: table[:, k] for k, r in enumerate(names)}
         amounts[PODS] = np.ones(len(at), dtype=np.int64)
         for r, values in amounts.items():

@@ -21,6 +21,7 @@ import numpy as np
 from ...model import Node, NodeClaim as NodeClaimObject, Pod
 from ...model import labels as L
 from ...model.pod import HostPort
+from ...model.quantity import MAX_AMOUNT, capped
 from ...model.resources import CPU, MEMORY, PODS, Resources
 from ...model.taints import NO_EXECUTE, NO_SCHEDULE, Taint, tolerates_all
 from ..plugins.node_ports import conflicts
@@ -30,7 +31,7 @@ from .nodeclaim import SchedulingError
 from .preferences import PREFER_NO_SCHEDULE_TOLERATION, pod_requirements
 from .nodemasks import NodeMasks
 from .deleting import marked_for_deletion
-from .requirements import Req, Reqs
+from .requirements import Req, Reqs, label_keys
 from .topology import Topology, TopologyError
 from .volumeusage import NONE, Volumes, exceeds, node_limits, pod_volumes, union, union_all
 
@@ -92,6 +93,14 @@ class ExistingNode:
             self.volume_limits = {}
         if self.volumes is None:
             self.volumes = NONE
+
+    @property
+    def row(self) -> tuple[int, ...]:
+        """Its room in ``ExistingPool.free``'s columns."""
+        available = self.available
+        return tuple(available.get(r, 0) for r in BASE)
+
+    mask_labels = None   # its requirements are its own (NodeMasks asks them, not its labels)
 
     @property
     def over_volume_limit(self) -> bool:
@@ -211,16 +220,22 @@ def _same_pods(kept: tuple, now: list) -> bool:
 
 
 def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting: set[str],
-                   memo: dict | None = None) -> list[ExistingNode]:
+                   memo: dict | None = None, lazy: bool = False) -> ExistingNodes:
     """Every node Karpenter could still use, initialized first then by name (nodes the state has
-    taken out included: a simulation leaves those out itself)."""
+    taken out included: a simulation leaves those out itself).
+
+    ``lazy``: a node's full view is built when first asked for (``ExistingNodes``); until then the
+    pool reads what it asks of every node (room, taints, labels, pool, capacity) off the state
+    in bulk. Only for a caller that changes no pod of the state while it asks (one scheduling run:
+    a node asked after a pod came to it or left it is an error, not an answer)."""
     claims_by_node = snapshot.nodeclaim_by_node
     built = state.shared(EXISTING, BuiltNodes)
     fingerprint = _daemons_fingerprint(daemons)
     csinodes = state.snapshot.csinode_by_name
     memo = memo if memo is not None else {}
-    out: list[ExistingNode] = []
+    out: list = []
     requested = None   # per node, what the state's vectors count on it (made when a node is first built)
+    later = _Later(state, daemons, memo, built, fingerprint) if lazy else None
     for i, node in enumerate(state.nodes):
         claim = claims_by_node.get(node.name)
         if node.name in deleting or node.deleted is not None or marked_for_deletion(node, claim):
@@ -232,6 +247,11 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
                 and kept[5] is csinode and _same_pods(kept[2], pods):
             out.append(kept[4].fresh())
             continue
+        if later is not None:
+            unbuilt = later.unbuilt(i, node, claim, csinode)
+            if unbuilt is not None:
+                out.append(unbuilt)
+                continue
         if requested is None:
             requested = _requested_rows(state)
         made = _from_node(state, i, node, claim, daemons, memo, requested[i])
@@ -245,8 +265,154 @@ def existing_nodes(state, snapshot, daemons: Sequence[Daemon], catalog, deleting
         if claim.name in known or claim.deleted is not None or not (claim.launched or claim.provider_id):
             continue
         out.append(_from_claim(claim, daemons, catalog))
-    out.sort(key=lambda n: (not n.initialized, n.name))
-    return out
+    # initialized first, then by name: the state's nodes come by name already (ClusterState sorts
+    # them), so only the others need sorting (a key per node was a tenth of the lazy view's cost)
+    ready = [n for n in out if n.initialized]
+    if any(ready[k].name > ready[k + 1].name for k in range(len(ready) - 1)):
+        ready.sort(key=lambda n: n.name)
+    out = ready + sorted((n for n in out if not n.initialized), key=lambda n: n.name)
+    return ExistingNodes(out, later.build if later is not None else None)
+
+
+class _Unbuilt:
+    """A node of the view not built yet: what the pool asks of every node, read off the state."""
+
+    __slots__ = ("index", "name", "node", "claim", "csinode", "initialized", "nodepool", "capacity",
+                 "taints", "labels", "mask_labels", "row", "stamp", "state")
+    volume_limits: Mapping[str, int] = {}   # a node with limits is built at once
+    over_volume_limit = False
+
+
+class _Later:
+    """Builds the nodes of a lazy view (:func:`existing_nodes`): which can wait, their room in bulk,
+    and each one's full view when asked, as :func:`_from_node` makes it."""
+
+    def __init__(self, state, daemons: Sequence[Daemon], memo: dict, built: BuiltNodes, fingerprint: tuple) -> None:
+        self.state, self.daemons, self.memo, self.built, self.fingerprint = state, daemons, memo, built, fingerprint
+        names = [r for r in BASE]
+        self.allocatable = [state.allocatable[r].tolist() if r in state.allocatable else None for r in names]
+        self.requested = [state.requested[r].tolist() if r in state.requested else None for r in names]
+        self.touched = state.touched.tolist()
+        # the labels DaemonSet pods' requirements read (which of them run on a node depends on these alone)
+        self.daemon_labels = label_keys(sorted({k for d in daemons for k in d.reqs}))
+
+    def unbuilt(self, i: int, node: Node, claim, csinode) -> _Unbuilt | None:
+        """Node ``i`` left to build when asked, or None when it is built now: a NodeClaim's node not
+        initialized (its claim fills its room and taints) or a node that counts volumes."""
+        initialized = claim is None or node.labels.get(L.NODE_INITIALIZED) == "true"
+        if not initialized or (csinode is not None and node_limits(csinode)):
+            return None
+        state, memo = self.state, self.memo
+        u = _Unbuilt()
+        u.index, u.name, u.node, u.claim, u.csinode, u.initialized = i, node.name, node, claim, csinode, True
+        u.stamp, u.state = self.touched[i], state
+        u.nodepool = node.nodepool
+        u.taints = taints = node.taints
+        u.labels = labels = node.labels
+        # its requirements are its labels' when its labels name its hostname (ExistingNode.__post_init__)
+        u.mask_labels = labels if labels.get(L.HOSTNAME) else None
+        capacity_key = ("capacity", tuple(node.capacity.items()))
+        capacity = memo.get(capacity_key)
+        if capacity is None:
+            capacity = memo[capacity_key] = state_capacity(node, claim, True)
+        u.capacity = capacity
+        overhead = self._overhead(i, labels, taints)
+        row = []
+        for allocatable, requested, r in zip(self.allocatable, self.requested, BASE):
+            left = (allocatable[i] if allocatable is not None else 0) - (requested[i] if requested is not None else 0)
+            left = left if -MAX_AMOUNT <= left <= MAX_AMOUNT else capped(left)
+            if overhead is not None:
+                left -= overhead.get(r, 0)
+                left = left if -MAX_AMOUNT <= left <= MAX_AMOUNT else capped(left)
+            row.append(left)
+        u.row = tuple(row)
+        return u
+
+    def _overhead(self, i: int, labels, taints) -> Resources | None:
+        """What the DaemonSets still to come to node ``i`` need (None: none comes), as _from_node works
+        it out; which DaemonSets run there is kept per their labels' values and the taints."""
+        daemons, memo = self.daemons, self.memo
+        if not daemons:
+            return None
+        key = ("daemons by labels", tuple(map(labels.get, self.daemon_labels)), taints)
+        wanted = memo.get(key)
+        if wanted is None:
+            wanted = memo[key] = _wanted(node_reqs(self.state, i), taints, daemons, memo)
+        if not wanted:
+            return None
+        on_node = self.state.daemonset_pods(i)   # as noted while the state bound its pods, else walked
+        if on_node is None:
+            on_node = _on_node(self.state, i, memo, {}, True)[1]
+        running = tuple(p.requests for p in on_node)
+        left_key = ("daemons left", id(wanted), tuple(map(id, running)))
+        found = memo.get(left_key)
+        if found is None or found[0] is not wanted or not all(a is b for a, b in zip(found[1], running)):
+            found = memo[left_key] = (wanted, running,
+                                      _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {})))
+        return found[2]
+
+    def build(self, u: _Unbuilt) -> ExistingNode:
+        state, i = self.state, u.index
+        if int(state.touched[i]) != u.stamp:
+            raise RuntimeError(f"node {u.name}: a pod came or left since Karpenter's view of the nodes was made")
+        names = list(state.requested)
+        counted = {name: amount for name in names if (amount := int(state.requested[name][i]))}
+        made = _from_node(state, i, u.node, u.claim, self.daemons, self.memo, counted)
+        self.built[i] = (u.node, u.claim, tuple(state.pods[i]), self.fingerprint, made.fresh(), u.csinode)
+        return made
+
+
+class ExistingNodes(Sequence):
+    """Karpenter's view of the nodes (:func:`existing_nodes`), each node's built when first asked
+    for (Karpenter needs a node's full view only when a pod could land there: its requirements,
+    room, ports and topology then decide). ``peek(k)`` gives what the pool asks of every node
+    without building it: index, name, initialized, nodepool, capacity, taints, labels, volume_limits,
+    over_volume_limit, ``row`` (its room in ``ExistingPool.free``'s columns) and ``mask_labels``
+    (labels whose requirements are its own, or None)."""
+
+    def __init__(self, items: list, build=None) -> None:
+        self._items, self._build = items, build
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self._items)))]
+        item = self._items[k]
+        if type(item) is _Unbuilt:
+            item = self._items[k] = self._build(item)
+        return item
+
+    def __setitem__(self, k: int, node: ExistingNode) -> None:
+        self._items[k] = node
+
+    def peek(self, k: int):
+        return self._items[k]
+
+    def unbuilt(self) -> int:
+        """How many nodes are not built yet."""
+        return sum(1 for item in self._items if type(item) is _Unbuilt)
+
+
+class NodesView:
+    """A pool's nodes as one scheduling run sees them: the pool's own (built when first asked),
+    but for the nodes the run replaced with its copies (pods joined them)."""
+
+    __slots__ = ("_nodes", "_own")
+
+    def __init__(self, nodes: ExistingNodes) -> None:
+        self._nodes, self._own = nodes, {}
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __getitem__(self, k: int) -> ExistingNode:
+        found = self._own.get(k)
+        return found if found is not None else self._nodes[k]
+
+    def __setitem__(self, k: int, node: ExistingNode) -> None:
+        self._own[k] = node
 
 
 def _requested_rows(state) -> list[dict[str, int]]:
@@ -441,23 +607,26 @@ class ExistingPool:
     schedules onto it.
     """
 
-    def __init__(self, nodes: list[ExistingNode]) -> None:
+    def __init__(self, nodes: Sequence[ExistingNode]) -> None:
+        if not isinstance(nodes, ExistingNodes):
+            nodes = ExistingNodes(list(nodes))
         self.nodes = nodes
-        self.free = np.array([[n.available.get(r, 0) for r in BASE] for n in nodes],
-                             dtype=np.int64).reshape(len(nodes), len(BASE))
-        self.indices = np.array([-1 if n.index is None else n.index for n in nodes], dtype=np.int64)
+        items = [nodes.peek(k) for k in range(len(nodes))]   # what every node is asked, none built
+        self.free = np.array([n.row for n in items], dtype=np.int64).reshape(len(items), len(BASE))
+        self.indices = np.array([-1 if n.index is None else n.index for n in items], dtype=np.int64)
         # which nodes a pod's tolerations tolerate, and whose labels its requirements admit
         # (narrowing only ever removes values, so what the labels rule out stays out)
-        self.masks = NodeMasks([n.taints for n in nodes], [n.reqs for n in nodes].__getitem__)
+        self.masks = NodeMasks([n.taints for n in items], lambda k: nodes[k].reqs, [n.mask_labels for n in items])
         self._fitting: dict[bytes, np.ndarray] = {}   # see fitting
         self._columns: dict[str, np.ndarray] = {}     # see room_for
+        self._upper: dict[str, np.ndarray | None] = {}   # see may_hold
         self._sound: np.ndarray | None = None
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
         self._pool_rows: dict[str, list[int]] = {}   # NodePool -> positions of its nodes (see capacity)
         # some node counts volumes (a CSINode with limits): pods with volumes ask each node in turn
-        self.volume_limited = any(n.volume_limits for n in nodes)
-        self.over_volume_limit = any(n.over_volume_limit for n in nodes)
+        self.volume_limited = any(n.volume_limits for n in items)
+        self.over_volume_limit = any(n.over_volume_limit for n in items)
 
     def fitting(self, need: np.ndarray) -> np.ndarray:
         """Nodes with room for ``need`` (``free``'s columns) as the pool stands: kept per pod size
@@ -486,6 +655,46 @@ class ExistingPool:
             mask = mask & (column >= amount)
         return mask
 
+    def may_hold(self, requests) -> np.ndarray | None:
+        """Nodes that may have room for what ``requests`` asks beyond ``free``'s columns: a node this
+        rules out has none (its room on each such resource is at most the column's), one it keeps
+        is asked in full. Read off the built nodes' room and, for a node not built, its allocatable
+        less what the state's vectors count on it (the DaemonSets still to come only take more);
+        None when ``requests`` asks nothing beyond, or a resource the state keeps no vector for."""
+        mask = None
+        for name, amount in requests.items():
+            if name in BASE:
+                continue
+            column = self._upper.get(name)
+            if column is None:
+                column = self._upper[name] = self._upper_column(name)
+            if column is None:
+                return None
+            mask = column >= amount if mask is None else mask & (column >= amount)
+        return mask
+
+    def _upper_column(self, name: str) -> np.ndarray | None:
+        nodes = self.nodes
+        state = None
+        for k in range(len(nodes)):
+            item = nodes.peek(k)
+            if type(item) is _Unbuilt:
+                state = item.state
+                break
+        if state is not None and name not in state.requested:
+            return None
+        allocatable = state.allocatable[name].tolist() if state is not None else None
+        requested = state.requested[name].tolist() if state is not None else None
+        out = []
+        for k in range(len(nodes)):
+            item = nodes.peek(k)
+            if type(item) is _Unbuilt:
+                i = item.index
+                out.append(capped(allocatable[i] - requested[i]))
+            else:
+                out.append(item.available.get(name, 0))
+        return np.array(out, dtype=np.int64)
+
     def capacity(self, nodepool: str, resource: str, alive: np.ndarray) -> int:
         """What the ``alive`` nodes of ``nodepool`` hold of ``resource`` in all (its limits count it)."""
         found = self._capacity.get((nodepool, resource))
@@ -493,13 +702,14 @@ class ExistingPool:
             members = self._pool_rows.get(nodepool)
             if members is None:  # every pool's nodes in one walk (a pool's limits ask for several resources)
                 by_pool: dict[str, list[int]] = {}
-                for k, n in enumerate(self.nodes):
-                    by_pool.setdefault(n.nodepool, []).append(k)
+                nodes = self.nodes
+                for k in range(len(nodes)):
+                    by_pool.setdefault(nodes.peek(k).nodepool, []).append(k)
                 self._pool_rows.update(by_pool)
                 members = self._pool_rows.setdefault(nodepool, [])
             rows = np.array(members, dtype=np.intp)
-            nodes = self.nodes
-            values = np.array([nodes[k].capacity.get(resource, 0) for k in members], dtype=np.int64)
+            peek = self.nodes.peek
+            values = np.array([peek(k).capacity.get(resource, 0) for k in members], dtype=np.int64)
             found = self._capacity[(nodepool, resource)] = (rows, values)
         rows, values = found
         return int(values[alive[rows]].sum())
@@ -508,13 +718,15 @@ class ExistingPool:
         """Nodes whose ``key`` label is one of ``domains`` (a node without the label is in none)."""
         found = self._domains.get(key)
         if found is None:
-            found = self._domains[key] = Domains(key, self.nodes)
+            nodes = self.nodes
+            found = self._domains[key] = Domains(key, [nodes.peek(k) for k in range(len(nodes))])
         return found.holding(domains)
 
     def settle(self, moved) -> None:
         """Pods moved onto these nodes for good (a delete carried out): less room, more ports taken.
         The masks stay true: labels and taints did not change."""
-        rows = {n.index: k for k, n in enumerate(self.nodes) if n.index is not None}
+        peek = self.nodes.peek
+        rows = {n.index: k for k in range(len(self.nodes)) if (n := peek(k)).index is not None}
         for pod, index in moved:
             k = rows.get(index)
             if k is None:
@@ -525,5 +737,6 @@ class ExistingPool:
             self.free[k] -= base_vector(pod.requests + ONE_POD)
         self._fitting.clear()
         self._columns.clear()
+        self._upper.clear()
         self._sound = None
 

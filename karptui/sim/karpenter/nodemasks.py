@@ -9,21 +9,30 @@ would cost more than the answers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from ...model.taints import Taint, Toleration, tolerates_all
-from .requirements import Reqs
+from .requirements import Reqs, label_keys
 
 
 class NodeMasks:
-    """Bool vectors over ``len(taints)`` nodes; ``reqs_of(k)`` gives node k's label requirements."""
+    """Bool vectors over ``len(taints)`` nodes; ``reqs_of(k)`` gives node k's label requirements.
 
-    __slots__ = ("_taints", "_reqs_of", "_tolerated", "_admitted", "_by_id", "_keys")
+    ``labels``, where given, holds for each node labels whose ``Reqs.from_labels`` are its
+    requirements (None for a node whose are not: ``reqs_of`` answers for it): a pod's requirements
+    then read only the labels on their own keys, and nodes alike there share one answer, so no
+    node's requirements need building to know which nodes admit a pod (Karpenter's view of a
+    node is built only for the nodes that could take one; see ``existingnode.ExistingNodes``).
+    Without them each key's answer is asked once per distinct requirement object the nodes hold
+    (:meth:`_admit`)."""
 
-    def __init__(self, taints: Sequence[Sequence[Taint]], reqs_of: Callable[[int], Reqs]) -> None:
-        self._taints, self._reqs_of = taints, reqs_of
+    __slots__ = ("_taints", "_reqs_of", "_labels", "_tolerated", "_admitted", "_by_id", "_keys")
+
+    def __init__(self, taints: Sequence[Sequence[Taint]], reqs_of: Callable[[int], Reqs],
+                 labels: Sequence[Mapping[str, str] | None] | None = None) -> None:
+        self._taints, self._reqs_of, self._labels = taints, reqs_of, labels
         self._tolerated: dict[tuple[Toleration, ...], np.ndarray] = {}
         self._admitted: dict[Reqs, np.ndarray] = {}
         self._by_id: dict[int, tuple[object, np.ndarray]] = {}
@@ -36,7 +45,28 @@ class NodeMasks:
 
     def admitted(self, reqs: Reqs) -> np.ndarray:
         """Nodes whose labels are compatible with ``reqs`` (a pod's, or a spread filter's)."""
-        return self._mask(self._admitted, reqs, lambda: self._admit(reqs))
+        if self._labels is None:
+            return self._mask(self._admitted, reqs, lambda: self._admit(reqs))
+        return self._mask(self._admitted, reqs, lambda: self._admitted_by_labels(reqs))
+
+    def _admitted_by_labels(self, reqs: Reqs) -> np.ndarray:
+        """:meth:`admitted` from the nodes' labels on ``reqs``' keys alone: Compatible reads a node's
+        requirements only on the keys the pod's define, so labels restricted to those (and their
+        aliases) give the same answer, once per distinct set of values."""
+        keys = label_keys(reqs)
+        answers: dict[tuple, bool] = {}
+        out = []
+        for k, labels in enumerate(self._labels):
+            if labels is None:
+                out.append(self._reqs_of(k).compatible(reqs, why=False) is None)
+                continue
+            values = tuple(map(labels.get, keys))
+            found = answers.get(values)
+            if found is None:
+                own = Reqs.from_labels({key: value for key, value in zip(keys, values) if value is not None})
+                found = answers[values] = own.compatible(reqs, why=False) is None
+            out.append(found)
+        return np.array(out, dtype=bool)
 
     def _admit(self, reqs: Reqs) -> np.ndarray:
         """:meth:`admitted` one key at a time. Compatible holds when it holds on each key ``reqs``

@@ -191,6 +191,24 @@ _LABEL_REQS: dict[tuple[str, str], Req] = {}
 _LABEL_REQS_KEPT = 1 << 18
 
 
+def _spellings() -> dict[str, tuple[str, ...]]:
+    """Key -> the label keys read as it: itself, then its aliases (L.NORMALIZED)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for alias, key in L.NORMALIZED.items():
+        found[key] = found.get(key, (key,)) + (alias,)
+    return found
+
+
+_SPELLINGS = _spellings()
+
+
+def label_keys(keys: Iterable[str]) -> tuple[str, ...]:
+    """The label keys whose values requirements on ``keys`` read: each key and the aliases
+    :meth:`Req.make` reads as it. Requirements from labels restricted to these answer a question about
+    ``keys`` as requirements from every label do (see NodeMasks.admitted)."""
+    return tuple(spelling for key in keys for spelling in _SPELLINGS.get(key, (key,)))
+
+
 class Reqs(Mapping[str, Req]):
     """A requirement per key; adding one for a key already present intersects them.
 

@@ -37,7 +37,7 @@ from ..state import ClusterState
 from .buffers import is_virtual
 from .daemons import daemon_pods
 from .defaultconstraints import with_default_constraints
-from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, base_vector, existing_nodes
+from .existingnode import BASE, Daemon, ExistingNode, ExistingPool, NodesView, base_vector, existing_nodes
 from .inflight import InFlight
 from .instancetypes import TypeSet, type_set
 from .nodeclaim import LIMITS, RESERVATIONS, NodeClaim, SchedulingError, Template, build_template, skip_placeholder
@@ -219,13 +219,15 @@ class Scheduler:
         groups = prepared.domain_groups(_topology_keys(pods, state))
         self.topology = Topology(state, groups, pods, respect_preferences)
         if existing is None:
-            existing = ExistingPool(existing_nodes(state, snapshot, prepared.daemon_checks, catalog, set(deleting)))
+            # built as asked: only nodes a pod could land on are built in full (no pod moves meanwhile)
+            existing = ExistingPool(existing_nodes(state, snapshot, prepared.daemon_checks, catalog, set(deleting),
+                                                   lazy=True))
         self.pool = existing
         indices = existing.indices
         known = indices >= 0   # a NodeClaim without its Node yet is never taken out
         self._alive = np.ones(len(indices), dtype=bool)
         self._alive[known] = ~state.excluded[indices[known]]
-        self.existing = list(existing.nodes)     # entries are replaced by copies as pods join them
+        self.existing = NodesView(existing.nodes)   # entries are replaced by copies as pods join them
         self.settling = settling
         # (the nodes' hostnames need no registering with the topology: see Topology.register)
         self.remaining: dict[str, Resources] = {}
@@ -407,6 +409,9 @@ class Scheduler:
         need = base_vector(data.requests)
         masks = self.pool.masks
         mask = self._room(need) & masks.tolerated(pod.tolerations) & masks.admitted(data.reqs)
+        beyond = self.pool.may_hold(data.requests)
+        if beyond is not None:   # a GPU pod asks only nodes that may have its GPUs
+            mask &= beyond
         if not mask.any():
             return False
         # what the topology will answer for each node, from its labels alone: spares building
