@@ -9,7 +9,7 @@ computation answers, whatever was placed or evicted.
 """
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from karptui.model import build_snapshot
@@ -440,3 +440,36 @@ def test_node_affinity_masks_answer_as_each_node_does(labels, selector, required
     score = node_affinity.score(ctx, every)
     assert (score if isinstance(score, int) else score.tolist()) == \
         (0 if not preferred else [w * 100 // top for w in weights] if top else weights)
+
+
+@settings(max_examples=300, deadline=None)
+@example(bound=[({"app": "web"}, "default", 0)], pairs=[({"matchLabels": {"app": "db"}}, ["default"])],
+         later=[({"app": "db"}, "default", 1)], early=True, copied=False)   # new labels after a counter was made
+@given(st.lists(st.tuples(some_labels, namespaces, st.integers(0, 2)), max_size=12),
+       st.lists(st.tuples(selectors | st.builds(lambda exprs: {"matchExpressions": exprs}, st.lists(expressions, min_size=1, max_size=2)),
+                          st.one_of(st.none(), st.lists(namespaces, min_size=1, max_size=2))), min_size=1, max_size=2),
+       st.lists(st.tuples(some_labels, namespaces, st.integers(0, 2)), max_size=6), st.booleans(), st.booleans())
+def test_pods_counted_for_a_selector_are_those_it_selects_on_each_node(bound, pairs, later, early, copied):
+    """A counter made for a selector (and namespaces) counts, per node, the bound pods that every
+    pair selects: whether another counter was made before pods with new labels came (``early``)
+    or not, and in a copy of the state."""
+    from karptui.model.selectors import parse_label_selector
+
+    items = [node(f"n{i}", ZONES[i]) for i in range(3)]
+    items += [pod(f"b{k}", node=f"n{i}", labels=labels, namespace=ns) for k, (labels, ns, i) in enumerate(bound)]
+    state = ClusterState(build_snapshot(items))
+    selectors = tuple((parse_label_selector(raw, "s"), None if spaces is None else frozenset(spaces)) for raw, spaces in pairs)
+    other = tuple(reversed(selectors))
+    if early:   # a counter of every namespace, before pods with new labels come
+        state.counts(((parse_label_selector({"matchLabels": {"app": "none"}}, "s"), frozenset(["default", "jobs", "web"])),))
+    for k, p in enumerate(build_snapshot([pod(f"l{k}", labels=labels, namespace=ns) for k, (labels, ns, _) in enumerate(later)]).pods):
+        state.place(p, later[k][2])
+    if copied:
+        state = state.copy(label_groups=True)
+
+    def selected(p, chosen):
+        return all(s is not None and (ns is None or p.namespace in ns) and s.matches(p.labels) for s, ns in chosen)
+
+    for chosen in (selectors, other):
+        want = [sum(1 for p in pods if selected(p, chosen)) for pods in state.pods]
+        assert state.counts(chosen).tolist() == want
