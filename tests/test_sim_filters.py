@@ -1,6 +1,8 @@
 """Filter plugins, table-driven from the Kubernetes documentation's semantics."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.simkit import HOST, ZONE, node, placed, pod, run, spread
 
@@ -329,3 +331,39 @@ def test_daemonset_style_pinning_narrows_before_filtering(version, expected):
     result = run(node("n1", cpu="1"), node("n2"), node("n3"), daemon_pod("ds-n1", "n1", cpu="2"), version=version)
     assert result.attempts[0].reason.startswith(expected)
     assert placed(run(node("n1"), node("n2"), daemon_pod("ds-n2", "n2"))) == {"ds-n2": "n2"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "2", "4"]), st.sampled_from(["1Gi", "4Gi"])), min_size=1, max_size=6),
+       st.lists(st.tuples(st.sampled_from(["500m", "1500m", "3", "8"]), st.sampled_from(["256Mi", "2Gi", "8Gi"]),
+                          st.integers(0, 5)), min_size=1, max_size=8),
+       st.sampled_from([(1, 33), (1, 34)]))
+def test_resources_fit_answers_with_the_kept_too_small_nodes_as_asked_afresh(sizes, pods, version):
+    """Pod after pod, each placed where the test says: NodeResourcesFit's failures over every node and
+    over a few nodes, with what one simulation keeps (the nodes too small for a set of requests,
+    asked once), are what a cycle with nothing kept finds; the few nodes' masks are the whole's."""
+    import numpy as np
+
+    from karptui.model import build_snapshot
+    from karptui.sim.cycle import PodCycle
+    from karptui.sim.plugins import node_resources_fit
+    from karptui.sim.state import ClusterState
+
+    snapshot = build_snapshot([node(f"n{i}", cpu=cpu, memory=memory) for i, (cpu, memory) in enumerate(sizes)]
+                              + [pod(f"p{k}", cpu=cpu, memory=memory) for k, (cpu, memory, _) in enumerate(pods)])
+    state = ClusterState(snapshot)
+    kept: dict = {}
+
+    def plain(failures):
+        return [(f.reason, f.code, f.nodes.tolist()) for f in failures]
+
+    some = np.array([i for i in range(len(sizes)) if i % 2 == 0], dtype=np.intp)
+    for p, (_, _, where) in zip(snapshot.pods, pods):
+        ctx = PodCycle(p, state, version, kept)
+        afresh = PodCycle(p, state, version, {})
+        assert plain(node_resources_fit.filter(ctx)) == plain(node_resources_fit.filter(afresh))
+        assert plain(node_resources_fit.filter(ctx, some)) == plain(node_resources_fit.filter(afresh, some))
+        whole = node_resources_fit.filter(afresh)
+        assert [(f.reason, f.code, f.nodes[some].tolist()) for f in whole if f.nodes[some].any()] == \
+            plain(node_resources_fit.filter(ctx, some))
+        state.place(p, where % len(sizes))

@@ -9,7 +9,7 @@ computation answers, whatever was placed or evicted.
 """
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from karptui.model import build_snapshot
@@ -325,3 +325,151 @@ def test_binding_walks_the_snapshots_pods_in_order_and_accounts_each_bound_one_o
     cpu = {f"p{k}": c * 100 for k, (_, _, c) in enumerate(pods)}
     assert [int(v) for v in state.requested["cpu"]] == [sum(cpu[name] for name in wanted[n.name]) for n in state.nodes]
     assert [int(v) for v in state.requested["pods"]] == [len(wanted[n.name]) for n in state.nodes]
+
+
+# ---- the term groups a pod looks up, filed by namespace and label, against testing every group
+
+label_keys = st.sampled_from(["app", "tier", "team"])
+label_values = st.sampled_from(["web", "db", "batch"])
+some_labels = st.dictionaries(label_keys, label_values, max_size=3)
+namespaces = st.sampled_from(["default", "jobs", "web"])
+expressions = st.builds(lambda key, op, values: {"key": key, "operator": op, **({"values": values} if op in ("In", "NotIn") else {})},
+                        label_keys, st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist"]),
+                        st.lists(label_values, min_size=1, max_size=2))
+# absent (selects nothing), empty (everything), matchLabels, expressions or both
+selectors = st.one_of(st.none(), st.just({}), st.builds(lambda labels, exprs: {
+    **({"matchLabels": labels} if labels else {}), **({"matchExpressions": exprs} if exprs else {})},
+    some_labels, st.lists(expressions, max_size=2)))
+# the pod's own namespace, a list, or every namespace (an empty namespaceSelector)
+term_namespaces_ = st.one_of(st.just({}), st.builds(lambda ns: {"namespaces": ns}, st.lists(namespaces, min_size=1, max_size=2)),
+                             st.just({"namespaceSelector": {}}))
+terms = st.builds(lambda selector, ns, key: {**({"labelSelector": selector} if selector is not None else {}), **ns,
+                                             "topologyKey": key},
+                  selectors, term_namespaces_, st.sampled_from([HOST, ZONE]))
+
+
+def _affinity(anti, preferred):
+    out = {}
+    if anti:
+        out["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": anti}
+    if preferred:
+        out["podAffinity"] = {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 10 + k, "podAffinityTerm": t} for k, t in enumerate(preferred)]}
+    return out
+
+
+bound_pods = st.lists(st.tuples(some_labels, namespaces, st.lists(terms, max_size=2), st.lists(terms, max_size=2)),
+                      max_size=10)
+
+
+@settings(max_examples=150, deadline=None)
+@given(bound_pods, bound_pods, st.lists(st.tuples(some_labels, namespaces), min_size=1, max_size=6))
+def test_a_pod_finds_the_term_groups_that_select_it_as_testing_every_group_finds(before, after, probes):
+    """The groups a pod looks up (filed under namespaces and a label its selector requires) are
+    every group whose term selects it, in the groups' order: for pods asking first, and again
+    after placements made new groups."""
+    from karptui.sim.plugins.inter_pod_affinity import pair_matches
+
+    def bound(specs, first):
+        return [pod(f"b{first + k}", node=f"n{k % 3}", labels=labels, namespace=ns, affinity=_affinity(anti, pref))
+                for k, (labels, ns, anti, pref) in enumerate(specs)]
+
+    snapshot = build_snapshot([node(f"n{i}", ZONES[i]) for i in range(3)] + bound(before, 0)
+                              + [pod(f"probe-{k}", labels=labels, namespace=ns) for k, (labels, ns) in enumerate(probes)])
+    state = ClusterState(snapshot)
+    index = term_index(state)
+    pending = [p for p in snapshot.pods if p.name.startswith("probe-")]
+
+    def check():
+        for p in pending:
+            for which, groups in (("anti", index.anti), ("scored", index.scored)):
+                want = [(key, counts) for key, counts in groups.items() if pair_matches(key[0], p)]
+                got = index.matching(which, p)
+                assert [key for key, _ in got] == [key for key, _ in want]
+                assert all(a is b for (_, a), (_, b) in zip(got, want))
+
+    check()
+    for k, p in enumerate(build_snapshot(bound(after, 100)).pods):
+        state.place(p, k % 3)
+    check()
+    copy = state.copy()
+    index = term_index(copy)
+    check()
+
+
+# ---- node affinity's masks, asked per distinct label value, against asking each node
+
+node_labels = st.dictionaries(st.sampled_from(["tier", "size", "pool"]), st.sampled_from(["a", "b", "1", "7", "12"]),
+                              max_size=3)
+node_exprs = st.builds(lambda key, op, values, bound: {"key": key, "operator": op, **(
+    {"values": values} if op in ("In", "NotIn") else {"values": [bound]} if op in ("Gt", "Lt") else {})},
+    st.sampled_from(["tier", "size", "pool", "kubernetes.io/hostname"]),
+    st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]),
+    st.lists(st.sampled_from(["a", "b", "1", "7", "n1"]), min_size=1, max_size=2), st.sampled_from(["1", "7", "-3"]))
+name_fields = st.builds(lambda op, names: {"key": "metadata.name", "operator": op, "values": names},
+                        st.sampled_from(["In", "NotIn"]), st.lists(st.sampled_from(["n0", "n1", "n3", "gone"]), min_size=1, max_size=2))
+node_terms = st.builds(lambda exprs, fields: {**({"matchExpressions": exprs} if exprs else {}),
+                                              **({"matchFields": fields} if fields else {})},
+                       st.lists(node_exprs, max_size=3), st.lists(name_fields, max_size=1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(node_labels, min_size=1, max_size=8), st.dictionaries(st.sampled_from(["tier", "size"]),
+                                                                      st.sampled_from(["a", "b", "7"]), max_size=2),
+       st.one_of(st.none(), st.lists(node_terms, max_size=3)), st.lists(st.tuples(st.integers(1, 100), node_terms), max_size=3))
+def test_node_affinity_masks_answer_as_each_node_does(labels, selector, required, preferred):
+    """nodeSelector, required terms (ORed, each a mix of expressions on labels, some absent, some
+    numeric, and metadata.name fields) and preferred terms' weights: the Filter's mask and the
+    Score's raw sums asked per distinct label value are what each node's own labels say."""
+    from karptui.sim.cycle import PodCycle
+    from karptui.sim.plugins import node_affinity
+
+    affinity = {"nodeAffinity": {
+        **({"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": required}} if required is not None else {}),
+        **({"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": w, "preference": t} for w, t in preferred]}
+           if preferred else {})}}
+    snapshot = build_snapshot([node(f"n{i}", ZONES[i % 3], labels=ls) for i, ls in enumerate(labels)]
+                              + [pod("p", nodeSelector=selector, affinity=affinity)])
+    state = ClusterState(snapshot)
+    p = snapshot.pods[0]
+    ctx = PodCycle(p, state, (1, 33), {})
+    assert node_affinity.required_mask(ctx).tolist() == [node_affinity.node_matches(p, n) for n in state.nodes]
+    every = np.arange(len(state.nodes))
+    weights = [sum(t.weight for t in p.affinity.node_preferred if t.term.matches(n.labels, n.name)) for n in state.nodes]
+    top = max(weights, default=0)
+    score = node_affinity.score(ctx, every)
+    assert (score if isinstance(score, int) else score.tolist()) == \
+        (0 if not preferred else [w * 100 // top for w in weights] if top else weights)
+
+
+@settings(max_examples=300, deadline=None)
+@example(bound=[({"app": "web"}, "default", 0)], pairs=[({"matchLabels": {"app": "db"}}, ["default"])],
+         later=[({"app": "db"}, "default", 1)], early=True, copied=False)   # new labels after a counter was made
+@given(st.lists(st.tuples(some_labels, namespaces, st.integers(0, 2)), max_size=12),
+       st.lists(st.tuples(selectors | st.builds(lambda exprs: {"matchExpressions": exprs}, st.lists(expressions, min_size=1, max_size=2)),
+                          st.one_of(st.none(), st.lists(namespaces, min_size=1, max_size=2))), min_size=1, max_size=2),
+       st.lists(st.tuples(some_labels, namespaces, st.integers(0, 2)), max_size=6), st.booleans(), st.booleans())
+def test_pods_counted_for_a_selector_are_those_it_selects_on_each_node(bound, pairs, later, early, copied):
+    """A counter made for a selector (and namespaces) counts, per node, the bound pods that every
+    pair selects: whether another counter was made before pods with new labels came (``early``)
+    or not, and in a copy of the state."""
+    from karptui.model.selectors import parse_label_selector
+
+    items = [node(f"n{i}", ZONES[i]) for i in range(3)]
+    items += [pod(f"b{k}", node=f"n{i}", labels=labels, namespace=ns) for k, (labels, ns, i) in enumerate(bound)]
+    state = ClusterState(build_snapshot(items))
+    selectors = tuple((parse_label_selector(raw, "s"), None if spaces is None else frozenset(spaces)) for raw, spaces in pairs)
+    other = tuple(reversed(selectors))
+    if early:   # a counter of every namespace, before pods with new labels come
+        state.counts(((parse_label_selector({"matchLabels": {"app": "none"}}, "s"), frozenset(["default", "jobs", "web"])),))
+    for k, p in enumerate(build_snapshot([pod(f"l{k}", labels=labels, namespace=ns) for k, (labels, ns, _) in enumerate(later)]).pods):
+        state.place(p, later[k][2])
+    if copied:
+        state = state.copy(label_groups=True)
+
+    def selected(p, chosen):
+        return all(s is not None and (ns is None or p.namespace in ns) and s.matches(p.labels) for s, ns in chosen)
+
+    for chosen in (selectors, other):
+        want = [sum(1 for p in pods if selected(p, chosen)) for pods in state.pods]
+        assert state.counts(chosen).tolist() == want

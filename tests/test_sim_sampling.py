@@ -75,6 +75,36 @@ def test_the_search_finds_what_a_node_by_node_walk_finds(data):
         assert search.start == next_start
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_search_finds_nodes_in_the_order_a_node_by_node_walk_meets_them_however_few_fit(data):
+    """Pods that fit on few nodes or none (the search then goes round the whole list) as well as
+    on many, some nodes taken out: the very nodes, in the walk's order, and where the next starts."""
+    size = data.draw(st.integers(100, 700))
+    zones = data.draw(st.lists(st.sampled_from("abcd"), min_size=size, max_size=size))
+    excluded = data.draw(st.lists(st.integers(0, size - 1), max_size=30))
+    state = _state(zones, excluded=excluded)
+    search = NodeSearch(percentage=data.draw(st.sampled_from([0, 0, 10, 40])))
+    search.start = data.draw(st.integers(0, size - len(set(excluded)) - 1))
+    order = node_tree_order(state).tolist()
+    wanted = nodes_to_find(len(order), search.percentage)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    # a share of the nodes, or just about as many as end the search
+    shares = st.sampled_from([0.0, 0.002, 0.02, 0.2, 0.6, 1.0]) | st.sampled_from([-2, -1, 0, 1, 2])
+    for share in data.draw(st.lists(shares, min_size=1, max_size=4)):
+        if isinstance(share, float):
+            feasible = (rng.random(size) < share) & ~state.excluded
+        else:
+            feasible = np.zeros(size, dtype=bool)
+            feasible[rng.permutation(order)[:max(wanted + share, 0)]] = True
+        start = search.start
+        expected, next_start = _walk(order, feasible, start, wanted)
+        found = search.found(state, feasible).tolist()
+        # below 100 nodes every node is scored, listed by name (the order does not matter then)
+        assert (found if wanted < len(order) else sorted(found)) == (expected if wanted < len(order) else sorted(expected))
+        assert search.start == next_start
+
+
 def test_exactly_enough_feasible_nodes_means_every_node_was_looked_at():
     state = _state(["a"] * 200)
     feasible = np.zeros(200, dtype=bool)

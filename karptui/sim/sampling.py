@@ -64,16 +64,27 @@ class NodeSearch:
         self.percentage = percentage
         self.start = 0                      # nextStartNodeIndex
         self._order: tuple[ClusterState, int, np.ndarray] | None = None
+        self._place: np.ndarray | None = None   # see _places
 
     def _list(self, state: ClusterState) -> np.ndarray:
         taken_out = state.taken_out()
         if self._order is None or self._order[0] is not state or self._order[1] != taken_out:
             self._order = (state, taken_out, node_tree_order(state))
+            self._place = None
         return self._order[2]
+
+    def _places(self, order: np.ndarray, size: int) -> np.ndarray:
+        """Per node, its place in the list ``order`` (nodes not in it: never feasible, never read)."""
+        if self._place is None:
+            place = np.zeros(size, dtype=np.intp)
+            place[order] = np.arange(len(order), dtype=np.intp)
+            self._place = place
+        return self._place
 
     def found(self, state: ClusterState, feasible: np.ndarray) -> np.ndarray:
         """The feasible nodes (indices, in the order found) the search finds for one pod, given every
-        node's Filter verdict; moves the next search's start past the nodes it looked at.
+        node's Filter verdict (False wherever a node is taken out, as the Filter phase gives it);
+        moves the next search's start past the nodes it looked at.
 
         The list is read a stretch at a time, doubling, from the start: on a large cluster where
         most nodes are feasible the search ends within its first stretch, and the cost of a pod
@@ -83,6 +94,16 @@ class NodeSearch:
         wanted = nodes_to_find(total, self.percentage)
         if wanted >= total:  # a small cluster: every node, and the start stays where it is
             return np.flatnonzero(feasible)
+        if np.count_nonzero(feasible) <= wanted:
+            # too few feasible nodes to end the search: it goes round the whole list, so it finds
+            # every one, in the order met from the start, and the next search starts where this
+            # one did. Most pods that reach a large cluster's search fit on few nodes or none;
+            # reading the list a stretch at a time went round it in three gathers.
+            nodes = np.flatnonzero(feasible)
+            if nodes.size > 1:
+                met = (self._places(order, feasible.size)[nodes] - self.start) % total
+                nodes = nodes[np.argsort(met, kind="stable")]
+            return nodes
         parts = []
         count = looked = 0
         at, stretch = self.start, max(2 * wanted, 1024)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...model.selectors import NodeSelectorTerm
 from ..cycle import Failure, PodCycle
 from ..status import UNRESOLVABLE
 
@@ -23,15 +24,54 @@ def node_matches(pod, node) -> bool:
 
 
 def required_mask(ctx: PodCycle) -> np.ndarray:
-    """Nodes that satisfy the pod's nodeSelector and required node affinity."""
+    """Nodes that satisfy the pod's nodeSelector and required node affinity: :func:`node_matches`
+    over every node, asked per distinct value of each label it reads (:func:`term_mask`)."""
     pod = ctx.pod
     selector, required = pod.node_selector, pod.affinity.node_required
 
     def compute() -> np.ndarray:
-        return np.fromiter((node_matches(pod, node) for node in ctx.state.nodes), dtype=bool, count=ctx.size)
+        state = ctx.state
+        mask = np.ones(ctx.size, dtype=bool)
+        for key, value in (selector or {}).items():
+            mask &= _label_mask(state, key, lambda found: found == value)
+        if required is not None:
+            mask &= _any_term(state, required.terms)
+        return mask
 
     key = (NAME, tuple(sorted(selector.items())) if selector else (), required)
     return ctx.static(key, compute)
+
+
+def _label_mask(state, key: str, test) -> np.ndarray:
+    """Per node, ``test`` of its value of label ``key`` (None where it has none), asked once per
+    distinct value: nodes of one kind share their labels' values (zone, instance type, pool), so
+    a selector over 5,000 nodes asks a few dozen values rather than every node's labels."""
+    domains = state.domains(key)
+    flags = np.fromiter((test(value) for value in domains.values), dtype=bool, count=domains.size)
+    return domains.read_off(flags, missing=test(None))
+
+
+def term_mask(state, term: NodeSelectorTerm) -> np.ndarray:
+    """Per node, whether it satisfies one nodeSelectorTerm (``term.matches`` of its labels and name;
+    an empty term matches no node): its expressions asked per distinct label value, its fields
+    (``metadata.name``) per node."""
+    if not term.match_expressions and not term.match_fields:
+        return np.zeros(len(state.nodes), dtype=bool)
+    mask = np.ones(len(state.nodes), dtype=bool)
+    for req in term.match_expressions:
+        mask &= _label_mask(state, req.key, lambda value, req=req: req.matches({} if value is None else {req.key: value}))
+    for req in term.match_fields:
+        mask &= np.fromiter((req.matches({"metadata.name": node.name}) for node in state.nodes), dtype=bool,
+                            count=len(state.nodes))
+    return mask
+
+
+def _any_term(state, terms) -> np.ndarray:
+    """Nodes that satisfy some term (terms are ORed; none matches no node)."""
+    mask = np.zeros(len(state.nodes), dtype=bool)
+    for term in terms:
+        mask |= term_mask(state, term)
+    return mask
 
 
 REASON_PRE_FILTER = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
@@ -79,11 +119,11 @@ def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray | int:
     if not preferred:
         return 0
 
-    def compute() -> np.ndarray:
-        return np.array(
-            [sum(p.weight for p in preferred if p.term.matches(n.labels, n.name)) for n in ctx.state.nodes],
-            dtype=np.int64,
-        )
+    def compute() -> np.ndarray:   # each term's weight where it matches (term_mask: per label value)
+        total = np.zeros(ctx.size, dtype=np.int64)
+        for p in preferred:
+            total += p.weight * term_mask(ctx.state, p.term)
+        return total
 
     raw = ctx.static((NAME, "score", preferred), compute)[feasible]
     top = raw.max() if raw.size else 0

@@ -35,7 +35,7 @@ def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
     failures = [
         Failure(state.requested[PODS][at] + 1 > state.allocatable[PODS][at], TOO_MANY_PODS, UNSCHEDULABLE)
     ]
-    hopeless = unresolvable(ctx, at) if ctx.version >= (1, 34) else None
+    hopeless = None   # asked only when some node is short (most pods fit most nodes)
     for resource, amount in requests.items():
         if amount <= 0 or resource == PODS:
             continue
@@ -45,6 +45,8 @@ def filter(ctx: PodCycle, nodes: np.ndarray | None = None) -> list[Failure]:
             allocatable, requested = state.extended(resource)
         short = amount > allocatable[at] - requested[at]
         if short.any():
+            if hopeless is None and ctx.version >= (1, 34):
+                hopeless = unresolvable(ctx, at)
             if hopeless is not None and (short & hopeless).any():
                 failures.append(Failure(short & hopeless, insufficient(resource), UNRESOLVABLE))
                 short = short & ~hopeless
@@ -64,14 +66,19 @@ def wanted(pod) -> dict[str, int]:
 
 def unresolvable(ctx: PodCycle, at=slice(None)) -> np.ndarray:
     """Nodes whose whole allocatable is too small: no eviction can make room there (of the
-    nodes ``at`` picks, every node unless told)."""
+    nodes ``at`` picks, every node unless told; read only). A node's allocatable never changes
+    in a simulation, so the answer over every node is kept per distinct set of requests."""
+    return ctx.static((NAME, "too small", ctx.pod.requests), lambda: _too_small(ctx))[at]
+
+
+def _too_small(ctx: PodCycle) -> np.ndarray:
     state, mask = ctx.state, None
     for resource, amount in ctx.pod.requests.items():
         if amount > 0 and resource != PODS:
             allocatable = state.allocatable[resource] if resource in state.allocatable else state.extended(resource)[0]
-            short = amount > allocatable[at]
+            short = amount > allocatable
             mask = short if mask is None else mask | short
-    return mask if mask is not None else np.zeros(ctx.size, dtype=bool)[at]
+    return mask if mask is not None else np.zeros(ctx.size, dtype=bool)
 
 
 def score(ctx: PodCycle, feasible: np.ndarray) -> np.ndarray:

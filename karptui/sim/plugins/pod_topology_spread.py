@@ -117,10 +117,14 @@ def _hard(ctx: PodCycle) -> tuple[TopologySpreadConstraint, ...]:
 def blind_to_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
     """Whether taking the bound pods ``leaving`` away cannot change this filter's verdict on the
     pod (see ``framework.only_resources_see_evictions``): only DoNotSchedule constraints filter,
-    and only on the pods they count (``_per_domain``'s counter)."""
-    for constraint in _hard(ctx):
-        counted = ctx.state.counted_by(((effective_selector(constraint, ctx.pod.labels),
-                                         frozenset((ctx.pod.namespace,))),), skip_terminating=True)
+    and only on the pods they count (``_per_domain``'s counter). Preemption asks this of node
+    after node in one cycle: the counters' tests are looked up once per cycle."""
+    tests = ctx.cycle.get((NAME, "counted"))
+    if tests is None:
+        tests = ctx.cycle[(NAME, "counted")] = [
+            ctx.state.counted_by(((effective_selector(constraint, ctx.pod.labels), frozenset((ctx.pod.namespace,))),),
+                                 skip_terminating=True) for constraint in _hard(ctx)]
+    for counted in tests:
         if any(counted(pod) for pod in leaving):
             return False
     return True
