@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import contextmanager
+from itertools import islice
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +30,8 @@ from ...simulate import filter_error
 from ...state import ClusterState
 from ...version import cluster_version
 from ..preferences import PodData, relax
-from ..scheduler import Prepared, Results, Scheduler
+from ..resume import Journal, resume
+from ..scheduler import Prepared, Results, RunQueue, Scheduler
 from ..topologygroup import TopologyGroup
 from ..unplaceable import any_negative
 from .candidates import Candidate
@@ -71,6 +73,9 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
     its conditions hold for these candidates (:func:`_apart`), the pending pods are not scheduled
     again: the answer is the same, its cost that of the candidates' pods.
 
+    Where it does not, the whole run goes on from the first of the candidates' pods in queue order,
+    the pending pods before it done again from the shared run's record (:func:`_resumed`).
+
     ``freed``: capacity reservation instances taken as given back (reservation id -> count), as
     terminate-first simulates with a node already gone (:mod:`.terminatefirst`).
 
@@ -86,7 +91,12 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
         if results is None:
             scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
                                   existing=existing, freed=freed)
-            results = scheduler.solve(_queued(pending, moving, unplaceable) + moving, most_claims=most_claims)
+            queue = scheduler.queue(_queued(pending, moving, unplaceable) + moving)
+            if shared is None or shared.journal is None or _resumed(snapshot, state, catalog, indices, scheduler, queue,
+                                                                    moving, shared, most_claims):
+                results = scheduler.run(queue, most_claims=most_claims)
+            else:
+                results = scheduler.results   # stopped within the pending pods' part: the whole run's
         cut = most_claims is not None and len(results.claims) > most_claims
         keyed = [(p, p.key) for p in moving]  # a pod's key is made afresh each time it is read
         errors = {key: results.errors[key] for _, key in keyed if key in results.errors}
@@ -137,6 +147,9 @@ class PendingRun:
     groups: tuple[TopologyGroup, ...] = ()
     out: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     left: dict = field(default_factory=dict)   # what each NodePool's limits left at the run's end
+    journal: Journal | None = None   # the run, pop by pop (see _resumed)
+    # the same run with other limits left, recorded (see _resumed): by every NodePool's limits left
+    journals: dict[tuple, Journal] = field(default_factory=dict)
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -159,10 +172,71 @@ def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pend
         return PendingRun(None, False)
     groups = tuple(topology.groups.values())
     queued = _queued(pending, [], unplaceable)
+    journal = scheduler.journal = Journal()
     results = scheduler.solve(queued)
     usable = not results.on_existing and len(results.claims) != 1
     return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued, groups=groups,
-                      out=topology.taken_out.copy(), left=dict(scheduler.remaining))
+                      out=topology.taken_out.copy(), left=dict(scheduler.remaining), journal=journal)
+
+
+def _resumed(snapshot, state: ClusterState, catalog, indices: list[int], scheduler: Scheduler, queue: RunQueue,
+             moving: list[Pod], shared: PendingRun, most_claims: int | None) -> bool:
+    """The whole simulation's run (``scheduler``, built for it with the candidates at ``indices`` taken
+    out; ``queue``, nothing popped yet) brought to its first moved pod without searching, from a
+    record of the pending pods' run alone (:mod:`..resume`); False when the run stops before it
+    (``most_claims``). Nothing is done (True) where that is not known to be the whole run's own start.
+
+    Karpenter's queue takes pods largest first, then oldest, then by UID, the pending pods and the
+    candidates' together (``queue.go``, SimulateScheduling): the pending pods that sort before the
+    first moved pod are popped first, in the shared run's order, as long as no moved pod requests a
+    negative amount (then every pending pod is queued, not only those some run can place). Each ends
+    where it ended in the shared run when what it meets is the same: it put no pod on an existing
+    node there (taking candidates out only refuses more, and no topology answers differently, as
+    follows); the groups the pending pods own count what they counted there (the candidates hold
+    none of their pods and leave each domain a node: :meth:`Topology.counted_as_without`); no
+    inverse group the candidates' pods bring but over hostnames selects a pending pod (the shared
+    run's own ones are so by :func:`pending_run`; over hostnames a NodeClaim's count is its own);
+    no tracked reservation; and each NodePool has the limits left it had there, or limits that cut
+    nothing even at that run's end (taking candidates out only leaves more). Where the candidates
+    leave other limits that matter, the pending pods' run over the same cluster (no candidate taken
+    out) with those limits left is recorded once and taken by every simulation that leaves them.
+    The moved pods' own groups are counted by this scheduler, and the recorded placements counted
+    into them as they are done again."""
+    if any_negative(moving) or scheduler.reservations is not None:
+        return True
+    topology = scheduler.topology
+    if any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()) \
+            or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
+        return True
+    journal = shared.journal
+    limits = _limits_left(scheduler)
+    if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
+        key = tuple(sorted(limits.items()))
+        journal = shared.journals.get(key)
+        if journal is None:
+            journal = shared.journals[key] = _recorded(snapshot, state, catalog, indices, scheduler, shared)
+    keys = {p.key for p in moving}
+    upto = next((k for k, p in enumerate(queue.pods) if p.key in keys), len(queue.pods))
+    if not upto or not journal.clean(upto) \
+            or any(p is not pop.pod for p, pop in zip(islice(queue.pods, upto), journal.pops)):
+        return True
+    return resume(scheduler, journal, queue, upto, most_claims)
+
+
+def _recorded(snapshot, state: ClusterState, catalog, indices: list[int], scheduler: Scheduler,
+              shared: PendingRun) -> Journal:
+    """The shared run made again, recorded, with the limits ``scheduler`` starts with (those its
+    candidates leave): over the cluster as the shared run had it, the candidates at ``indices`` back in."""
+    state.excluded[indices] = False
+    try:
+        again = Scheduler(snapshot, state, catalog, shared.pending, prepared=scheduler.prepared,
+                          settling=scheduler.settling, existing=scheduler.pool)
+        again.remaining = dict(scheduler.remaining)
+        journal = again.journal = Journal()
+        again.solve(shared.queued)
+    finally:
+        state.excluded[indices] = True
+    return journal
 
 
 def _relaxations_owned(scheduler: Scheduler, pending: list[Pod]) -> bool:
