@@ -15,8 +15,8 @@ import pytest
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.model import build_snapshot
 from karptui.sim import simulate
-from karptui.sim.karpenter import resume as resume_module
 from karptui.sim.karpenter.disruption import simulation
+from karptui.sim.karpenter.resume import Journal
 from karptui.sources import bundled_snapshot, load_snapshot
 from karptui.views.cost import cost_path
 from karptui.views.simulation import simulation_json
@@ -92,11 +92,11 @@ def test_pending_pods_spread_by_zone_with_the_moved_pods(monkeypatch):
 @pytest.mark.parametrize("shape, nodes, seed", [("web", 150, 1), ("batch", 80, 2)])
 def test_a_replay_blind_to_the_limits_is_caught(shape, nodes, seed, monkeypatch):
     """The comparison has teeth: replaying the shared run where the candidates leave their NodePool other
-    limits than it had (a candidate taken out gives its capacity back to limits that cut the pending
-    pods' NodeClaims) changes the answer."""
+    limits than it had, which cut its NodeClaims before the first moved pod (a candidate taken out gives
+    its capacity back), changes the answer."""
     snapshot = build_snapshot(generated(shape, nodes, seed))
     catalog = catalog_from_snapshot_region(snapshot)
-    monkeypatch.setattr(simulation, "_recorded", lambda *args: args[-1].journal)
+    monkeypatch.setattr(Journal, "uncut", lambda self, pool, upto: True)
     broken = document(snapshot, catalog)
     monkeypatch.setattr(simulation, "_resumed", lambda *args: True)
     whole = document(snapshot, catalog)

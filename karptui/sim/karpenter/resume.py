@@ -61,12 +61,24 @@ class Pop:
     steps: tuple          # Placed and Named, in the order they happened
 
 
+def limits_cut(scheduler: Scheduler, template) -> bool:
+    """Whether the NodePool's limits, as they stand in the run, cut something from a new NodeClaim of
+    ``template``: no node left to launch, or an instance type whose capacity exceeds what they leave.
+    They only shrink as NodeClaims open; until they cut, more left changes no NodeClaim."""
+    left = scheduler.remaining.get(template.name)
+    return bool(left) and (("nodes" in left and left["nodes"] <= 0)
+                           or len(scheduler._fit_limits(template, left)) != len(template.rows))
+
+
 @dataclass
 class Journal:
     """Every pop of a run, in order (see the module)."""
 
     pops: list[Pop] = field(default_factory=list)
     first_existing: int | None = None   # the first pop that put its pod on an existing node
+    # NodePool -> the first pop that may have met its limits cutting (:func:`limits_cut`): the pops
+    # before it are the same with more left
+    cuts: dict[str, int] = field(default_factory=dict)
     _steps: list = field(default_factory=list)
     _claims: dict[int, int] = field(default_factory=dict)   # id(NodeClaim) -> its position in the run
 
@@ -78,14 +90,36 @@ class Journal:
         self._steps.append(Placed(pod, k, opened, claim.reqs, claim.rows, scheduler.data(pod),
                                   claim.template if opened else None, claim.name if opened else ""))
 
+    def watch(self, scheduler: Scheduler) -> None:
+        """Note the NodePools whose limits cut from the start (call before the run)."""
+        for template in scheduler.templates:
+            if limits_cut(scheduler, template):
+                self.cuts.setdefault(template.name, 0)
+
     def named(self, key: tuple, index: int, name: str) -> None:
         self._steps.append(Named(key, index, name))
 
     def popped(self, scheduler: Scheduler, pod: Pod, error: str | None, refused) -> None:
         if error is None and self.first_existing is None and pod.key in scheduler.results.on_existing:
             self.first_existing = len(self.pops)
+        for step in self._steps:   # a pop opens one NodeClaim at most, its last step: no later pop of it met
+            if type(step) is Placed and step.opened and step.template.name not in self.cuts \
+                    and limits_cut(scheduler, step.template):
+                self.cuts[step.template.name] = len(self.pops) + 1
         self.pops.append(Pop(pod, error, refused, scheduler.changes, tuple(self._steps)))
         self._steps.clear()
+
+    def uncut(self, pool: str, upto: int) -> bool:
+        """Whether the NodePool's limits cut nothing in the first ``upto`` pops."""
+        cut = self.cuts.get(pool)
+        return cut is None or upto <= cut
+
+    def resumed(self, upto: int, scheduler: Scheduler) -> Journal:
+        """The record of ``scheduler``'s run, which :func:`resume` brought through this run's first
+        ``upto`` pops (clean ones): those pops, and the NodeClaims as that scheduler holds them."""
+        out = Journal(list(self.pops[:upto]))
+        out._claims = {id(claim): k for k, claim in enumerate(scheduler.results.claims)}
+        return out
 
     def clean(self, upto: int) -> bool:
         """Whether the first ``upto`` pops put no pod on an existing node (only those can be replayed:
