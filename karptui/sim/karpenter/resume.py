@@ -102,7 +102,7 @@ class Journal:
     def popped(self, scheduler: Scheduler, pod: Pod, error: str | None, refused) -> None:
         if error is None and self.first_existing is None and pod.key in scheduler.results.on_existing:
             self.first_existing = len(self.pops)
-        for step in self._steps:   # a pop opens one NodeClaim at most, its last step: no later pop of it met
+        for step in self._steps:   # a pop opens at most one NodeClaim, as its last step: the next pop meets what it left
             if type(step) is Placed and step.opened and step.template.name not in self.cuts \
                     and limits_cut(scheduler, step.template):
                 self.cuts[step.template.name] = len(self.pops) + 1
