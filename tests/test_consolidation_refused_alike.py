@@ -74,6 +74,7 @@ def both(snapshot, monkeypatch) -> tuple[dict, int]:
     monkeypatch.setattr(simulation, "refused_alike", counted)
     fast = document(snapshot, catalog)
     monkeypatch.setattr(simulation, "_apart", lambda *args: None)  # every simulation schedules every pod
+    monkeypatch.setattr(simulation, "_resumed", lambda *args: True)  # from its first pop
     plain = document(snapshot, catalog)
     assert fast == plain
     return fast, alike[0]

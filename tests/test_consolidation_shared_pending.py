@@ -45,6 +45,7 @@ def both(snapshot, monkeypatch) -> tuple[dict, int, int]:
     monkeypatch.setattr(simulation, "_apart", counted)
     fast = document(snapshot, catalog)
     monkeypatch.setattr(simulation, "_apart", lambda *args: None)  # every simulation schedules every pod
+    monkeypatch.setattr(simulation, "_resumed", lambda *args: True)  # from its first pop
     plain = document(snapshot, catalog)
     assert fast == plain
     return fast, taken[0], taken[1]

@@ -85,6 +85,24 @@ class Results:
     errors: dict[str, str] = field(default_factory=dict)                 # pod key -> Karpenter's reason
 
 
+@dataclass
+class RunQueue:
+    """A run's queue as Karpenter's ``Queue`` keeps it, and what the run keeps beside it: how long the
+    queue was when each pod went back (a pod met again at that length: a whole pass placed nothing),
+    the refusals kept per pod signature (the state's ``changes`` then, why, whose), and signatures."""
+
+    pods: deque
+    total: int                                   # pods the run was given (progress counts against it)
+    last_len: dict[str, int] = field(default_factory=dict)
+    # signature's number -> (changes when it failed, why, pod key): nothing moved since, same answer
+    refused: dict = field(default_factory=dict)
+    # id(pod) -> its signature's number: a pod waiting goes round the queue again, and a signature
+    # (affinity, tolerations, spread constraints: dataclasses hashed field by field) is hashed once per
+    # pod to number it, not at every turn
+    signatures: dict[int, int | None] = field(default_factory=dict)
+    numbered: dict = field(default_factory=dict)   # signature -> its number
+
+
 class Prepared:
     """What stays the same for every scheduling run over one snapshot's NodePools and DaemonSets:
     the eligible pools, their templates, the DaemonSet pods (consolidation runs many simulations)."""
@@ -264,6 +282,9 @@ class Scheduler:
         self._limited: dict[str, tuple[Resources, np.ndarray | SchedulingError]] = {}
 
     # ---- the run ---------------------------------------------------------------------------------
+    # told of every placement, name and pop when set (consolidation's resumable runs: .resume)
+    journal = None
+
     def solve(self, pods: Sequence[Pod], batch: bool = True, progress=None, most_claims: int | None = None) -> Results:
         """Every pod onto an existing node or a new NodeClaim; ``progress("Karpenter", settled, total)``
         after each try, settled being the pods no longer waiting for another (see :func:`karptui.sim.simulate`).
@@ -271,27 +292,36 @@ class Scheduler:
         ``most_claims``: stop as soon as more NodeClaims than this are open, the results then only
         partly made. NodeClaims are never closed in a run, so the whole run would open more too: a
         caller that only asks whether a run stays within so many NodeClaims has its answer then."""
+        return self.run(self.queue(pods), batch, progress, most_claims)
+
+    def queue(self, pods: Sequence[Pod]) -> RunQueue:
+        """The run's queue before its first pop: the pods in queue order, those Karpenter ignores
+        (its validation) answered at once in ``results.errors``."""
         results = self.results
-        queue: deque[Pod] = deque()
+        queue = RunQueue(deque(), len(pods))
         for pod in queue_order(self.prepared.scheduled_as(pods)):
             # capacity buffers' virtual pods join after the provisioner's validation (GetPendingPods)
             error = None if is_virtual(pod) else pod_error(pod) or volume_error(pod, self.snapshot)
             if error is not None:
                 results.errors[pod.key] = f"ignoring pod, {error}"
                 continue
-            queue.append(pod)
-        last_len: dict[str, int] = {}
-        refused: dict = {}  # signature's number -> (changes when it failed, why): nothing moved since, same answer
-        # id(pod) -> its signature's number: a pod waiting goes round the queue again, and a signature
-        # (affinity, tolerations, spread constraints: dataclasses hashed field by field) is hashed
-        # once per pod to number it, not at every turn
-        signatures: dict[int, int | None] = {}
-        numbered: dict = {}   # signature -> its number
-        while queue:
-            pod = queue[0]
-            if last_len.get(pod.key) == len(queue):
+            queue.pods.append(pod)
+        return queue
+
+    def run(self, queue: RunQueue, batch: bool = True, progress=None, most_claims: int | None = None) -> Results:
+        """Pop pods off ``queue`` until it is empty or a whole pass over it places nothing (as
+        :meth:`solve`, whose loop this is; a queue may also come part-way, from :mod:`.resume`)."""
+        results = self.results
+        pods, last_len, refused = queue.pods, queue.last_len, queue.refused
+        signatures, numbered = queue.signatures, queue.numbered
+        journal = self.journal
+        if journal is not None:   # its refusals are kept by these numbers: a resumed run numbers alike
+            journal.numbered = numbered
+        while pods:
+            pod = pods[0]
+            if last_len.get(pod.key) == len(pods):
                 break  # a whole pass without progress
-            queue.popleft()
+            pods.popleft()
             if batch:
                 key = signatures.get(id(pod), signatures)
                 if key is signatures:
@@ -316,10 +346,12 @@ class Scheduler:
                 if tried:  # undo its relaxing (a pod answered from another was not relaxed: it is as it was)
                     self.topology.update(pod)
                     self._data[pod.key] = self.prepared.pod_data(pod)
-                queue.append(pod)
-                last_len[pod.key] = len(queue)
+                pods.append(pod)
+                last_len[pod.key] = len(pods)
+            if journal is not None:
+                journal.popped(self, pod, error, key if tried and error is not None else None)
             if progress is not None:
-                progress("Karpenter", len(pods) - len(queue), len(pods))
+                progress("Karpenter", queue.total - len(pods), queue.total)
             if most_claims is not None and len(results.claims) > most_claims:
                 break
         return results
@@ -401,6 +433,8 @@ class Scheduler:
     def _placed(self, pod: Pod, claim: NodeClaim) -> None:
         self.results.on_claim[pod.key] = claim
         self.changes += 1
+        if self.journal is not None:
+            self.journal.placed(self, pod, claim)
 
     # ---- existing nodes -----------------------------------------------------------------------
     def _to_existing(self, pod: Pod, data: PodData) -> bool:
@@ -616,6 +650,8 @@ class Scheduler:
             index += 1000
         taken.add(name)
         self._named[(pool, start)] = index
+        if self.journal is not None:
+            self.journal.named((pool, start), index, name)
         return name
 
     def _within_limits(self, template: Template, remaining: Resources) -> np.ndarray:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 
@@ -29,7 +30,8 @@ from ...simulate import filter_error
 from ...state import ClusterState
 from ...version import cluster_version
 from ..preferences import PodData, relax
-from ..scheduler import Prepared, Results, Scheduler
+from ..resume import Journal, limits_cut, resume
+from ..scheduler import Prepared, Results, RunQueue, Scheduler
 from ..topologygroup import TopologyGroup
 from ..unplaceable import any_negative
 from .candidates import Candidate
@@ -71,6 +73,9 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
     its conditions hold for these candidates (:func:`_apart`), the pending pods are not scheduled
     again: the answer is the same, its cost that of the candidates' pods.
 
+    Where it does not, the whole run goes on from the first of the candidates' pods in queue order,
+    the pending pods before it done again from the shared run's record (:func:`_resumed`).
+
     ``freed``: capacity reservation instances taken as given back (reservation id -> count), as
     terminate-first simulates with a node already gone (:mod:`.terminatefirst`).
 
@@ -86,7 +91,12 @@ def simulate(snapshot, state: ClusterState, catalog, prepared: Prepared, candida
         if results is None:
             scheduler = Scheduler(snapshot, state, catalog, pending + moving, prepared=prepared, settling=settling,
                                   existing=existing, freed=freed)
-            results = scheduler.solve(_queued(pending, moving, unplaceable) + moving, most_claims=most_claims)
+            queue = scheduler.queue(_queued(pending, moving, unplaceable) + moving)
+            if shared is None or shared.journal is None or _resumed(snapshot, state, catalog, scheduler, queue,
+                                                                    moving, shared, most_claims):
+                results = scheduler.run(queue, most_claims=most_claims)
+            else:
+                results = scheduler.results   # stopped within the pending pods' part: the whole run's
         cut = most_claims is not None and len(results.claims) > most_claims
         keyed = [(p, p.key) for p in moving]  # a pod's key is made afresh each time it is read
         errors = {key: results.errors[key] for _, key in keyed if key in results.errors}
@@ -131,12 +141,15 @@ class PendingRun:
     queued: list[Pod] = field(default_factory=list)
     # the same run with other limits left (candidates taken out give their NodePools room back), by
     # every NodePool's limits left; and how often each such limits came (made the second time)
-    by_limits: dict[tuple, tuple[Results, dict]] = field(default_factory=dict)   # and its limits left at the end
-    limits_seen: dict[tuple, int] = field(default_factory=dict)
+    # (its limits left at the end, and the run recorded: see _resumed)
+    by_limits: dict[tuple, tuple[Results, dict, Journal]] = field(default_factory=dict)
+    limits_seen: dict[tuple, int] = field(default_factory=dict)   # (by _apart; by _resumed:)
+    resumes_seen: dict[tuple, int] = field(default_factory=dict)
     # the topology groups the pending pods own, and the nodes the run took out (see _apart)
     groups: tuple[TopologyGroup, ...] = ()
     out: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     left: dict = field(default_factory=dict)   # what each NodePool's limits left at the run's end
+    journal: Journal | None = None   # the run, pop by pop (see _resumed)
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -159,10 +172,98 @@ def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pend
         return PendingRun(None, False)
     groups = tuple(topology.groups.values())
     queued = _queued(pending, [], unplaceable)
+    journal = scheduler.journal = Journal()
+    journal.watch(scheduler)
     results = scheduler.solve(queued)
     usable = not results.on_existing and len(results.claims) != 1
     return PendingRun(results, usable, kinds, limits, _uncut(scheduler), pending, queued, groups=groups,
-                      out=topology.taken_out.copy(), left=dict(scheduler.remaining))
+                      out=topology.taken_out.copy(), left=dict(scheduler.remaining), journal=journal)
+
+
+def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue: RunQueue,
+             moving: list[Pod], shared: PendingRun, most_claims: int | None) -> bool:
+    """The whole simulation's run (``scheduler``, built for it with the candidates taken out;
+    ``queue``, nothing popped yet) brought to its first moved pod without searching, from a
+    record of the pending pods' run alone (:mod:`..resume`); False when the run stops before it
+    (``most_claims``). Nothing is done (True) where that is not known to be the whole run's own start.
+
+    Karpenter's queue takes pods largest first, then oldest, then by UID, the pending pods and the
+    candidates' together (``queue.go``, SimulateScheduling): the pending pods that sort before the
+    first moved pod are popped first, in the shared run's order, as long as no moved pod requests a
+    negative amount (then every pending pod is queued, not only those some run can place). Each ends
+    where it ended in the shared run when what it meets is the same: it put no pod on an existing
+    node there (taking candidates out only refuses more, and no topology answers differently, as
+    follows); the groups the pending pods own count what they counted there (the candidates hold
+    none of their pods and leave each domain a node: :meth:`Topology.counted_as_without`); no
+    inverse group the candidates' pods bring but over hostnames selects a pending pod (the shared
+    run's own ones are so by :func:`pending_run`; over hostnames a NodeClaim's count is its own);
+    no tracked reservation; and each NodePool has the limits left it had there, or limits that cut
+    nothing in those pops there (taking candidates out only leaves more). Where the candidates
+    leave other limits that matter, the pending pods' run with those limits left (:func:`_with_limits`)
+    is taken, made the second time a simulation leaves them.
+    The moved pods' own groups are counted by this scheduler, and the recorded placements counted
+    into them as they are done again."""
+    if any_negative(moving) or scheduler.reservations is not None:
+        return True
+    topology = scheduler.topology
+    if any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()) \
+            or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
+        return True
+    keys = {p.key for p in moving}
+    upto = next((k for k, p in enumerate(queue.pods) if p.key in keys), len(queue.pods))
+    if not upto:
+        return True
+    journal = shared.journal
+    limits = _limits_left(scheduler)
+    if any(left != shared.limits.get(pool) and not journal.uncut(pool, upto) for pool, left in limits.items()):
+        key = tuple(sorted(limits.items()))
+        if key not in shared.by_limits:
+            shared.resumes_seen[key] = seen = shared.resumes_seen.get(key, 0) + 1
+            if seen < 2:  # limits met once may never come again: not worth a run of their own yet
+                return True
+        journal = _with_limits(snapshot, state, catalog, scheduler, shared, key)[2]
+    if not _replayable(journal, queue, upto):
+        return True
+    return resume(scheduler, journal, queue, upto, most_claims)
+
+
+def _replayable(journal: Journal, queue: RunQueue, upto: int) -> bool:
+    """Whether the journal's first ``upto`` pops can be done again on a run whose queue is ``queue``:
+    they popped the same pods and put none on an existing node."""
+    return journal.clean(upto) and all(p is pop.pod for p, pop in zip(islice(queue.pods, upto), journal.pops))
+
+
+def _with_limits(snapshot, state: ClusterState, catalog, scheduler: Scheduler, shared: PendingRun,
+                 key: tuple) -> tuple[Results, dict, Journal]:
+    """The shared run made again with the limits ``scheduler`` starts with (those its candidates leave),
+    once per such limits (``key``): its results, what its limits left at its end, and its record. Over
+    the cluster as the shared run had it (the nodes taken out since, the candidates, put back for
+    it), so it stands for any simulation that leaves these limits where the shared run would (a pending
+    pod on an existing node: then for none). The pops before any NodePool whose limits differ met
+    its limits cutting are the shared run's (:meth:`.resume.Journal.uncut`): done again from its record."""
+    found = shared.by_limits.get(key)
+    if found is not None:
+        return found
+    back = np.setdiff1d(np.flatnonzero(state.excluded), shared.out)
+    state.excluded[back] = False
+    try:
+        again = Scheduler(snapshot, state, catalog, shared.pending, prepared=scheduler.prepared,
+                          settling=scheduler.settling, existing=scheduler.pool)
+        again.remaining = dict(scheduler.remaining)
+        queue = again.queue(shared.queued)
+        base = shared.journal
+        upto = min([len(queue.pods)] + [base.cuts[pool] for pool, left in _limits_left(again).items()
+                                         if left != shared.limits.get(pool) and pool in base.cuts])
+        if upto and _replayable(base, queue, upto):
+            resume(again, base, queue, upto)
+            journal = again.journal = base.resumed(upto, again)
+        else:
+            journal = again.journal = Journal()
+        again.run(queue)
+    finally:
+        state.excluded[back] = True
+    found = shared.by_limits[key] = (again.results, dict(again.remaining), journal)
+    return found
 
 
 def _relaxations_owned(scheduler: Scheduler, pending: list[Pod]) -> bool:
@@ -241,14 +342,9 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         return None
     pending, left = shared.results, shared.left
     if key is not None:
-        # the pending pods alone with these limits left; with the candidates taken out, as they are
-        # now (fewer nodes than the shared run's: still none takes a pending pod)
-        found = shared.by_limits.get(key)
-        if found is None:
-            again = Scheduler(snapshot, state, catalog, shared.pending, prepared=prepared, settling=settling,
-                              existing=existing)
-            found = shared.by_limits[key] = (again.solve(shared.queued), dict(again.remaining))
-        pending, left = found
+        # the pending pods alone with these limits left (over the cluster as the shared run had it: with
+        # the candidates taken out, none of their nodes takes a pending pod either)
+        pending, left, _ = _with_limits(snapshot, state, catalog, scheduler, shared, key)
         if pending.on_existing or len(pending.claims) == 1:
             return None
     errors = {}
@@ -332,13 +428,7 @@ def _uncut(scheduler: Scheduler) -> frozenset[str]:
     """The NodePools whose limits, at the run's end (they only shrink as NodeClaims open), still hold
     each of their instance types and leave nodes to launch: they refused nothing, and a run with
     more left (a candidate taken out gives its NodePool its capacity back) keeps the same types."""
-    out = set()
-    for template in scheduler.templates:
-        left = scheduler.remaining.get(template.name)
-        if not left or (("nodes" not in left or left["nodes"] > 0)
-                        and len(scheduler._fit_limits(template, left)) == len(template.rows)):
-            out.add(template.name)
-    return frozenset(out)
+    return frozenset(t.name for t in scheduler.templates if not limits_cut(scheduler, t))
 
 
 def _limits_left(scheduler: Scheduler) -> dict:

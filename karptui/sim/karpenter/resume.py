@@ -1,0 +1,187 @@
+"""A scheduling run done again up to some pop without searching: what it did, written down and replayed.
+
+Consolidation schedules the cluster's pending pods with each candidate's pods (SimulateScheduling),
+hundreds of times over one cluster state. The queue takes pods largest first, so the pending pods
+that sort before the candidates' first pod are popped first, in the same order, in every such run;
+where the candidates taken out change nothing those pods meet (the caller's to show:
+:mod:`.disruption.simulation`), each of them ends where it ended in the pending pods' run alone.
+A :class:`Journal` set on that run's scheduler (``Scheduler.journal``) writes down each pop: the
+pod, where it went (the NodeClaim it opened or joined, with the requirements and instance types
+the NodeClaim had then), the names given, its error and the refusal kept for its signature.
+:func:`resume` does the first pops again on another scheduler, built for the simulation, from that
+record: each NodeClaim opened and joined as written, the pods that failed back at the end of the
+queue, so that ``Scheduler.run`` goes on from the first of the candidates' pods as the whole run
+would. What the search cost (trying every NodeClaim in flight and every NodePool per pod) is not
+paid again; the bookkeeping (the NodeClaims' resources, the topology's counts) is, on the
+simulation's own scheduler.
+
+The record reads the scheduler's own state as it stands after each step; this module and
+``Scheduler.run`` and ``_placed``/``_name`` (the journal's three calls) are the only ones that know
+of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...model import Pod
+from ...model import labels as L
+from .nodeclaim import NodeClaim, SchedulingError
+from .scheduler import RunQueue, Scheduler
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A pod (as placed: relaxed or not) onto the run's ``claim``-th NodeClaim, which ``opened`` now
+    (then its NodePool's template and its name)."""
+
+    pod: Pod
+    claim: int
+    opened: bool
+    reqs: object          # the NodeClaim's requirements and instance type rows once the pod is in
+    rows: object
+    data: object          # the pod's PodData as placed
+    template: object = None
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    key: tuple            # (NodePool, first index) -> the index the name was given at
+    index: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pop:
+    pod: Pod
+    error: str | None
+    refused: object       # the signature whose refusal the pop kept (None: none kept)
+    changes: int          # the scheduler's changes after the pop
+    steps: tuple          # Placed and Named, in the order they happened
+
+
+def limits_cut(scheduler: Scheduler, template) -> bool:
+    """Whether the NodePool's limits, as they stand in the run, cut something from a new NodeClaim of
+    ``template``: no node left to launch, or an instance type whose capacity exceeds what they leave.
+    They only shrink as NodeClaims open; until they cut, more left changes no NodeClaim."""
+    left = scheduler.remaining.get(template.name)
+    return bool(left) and (("nodes" in left and left["nodes"] <= 0)
+                           or len(scheduler._fit_limits(template, left)) != len(template.rows))
+
+
+@dataclass
+class Journal:
+    """Every pop of a run, in order (see the module)."""
+
+    pops: list[Pop] = field(default_factory=list)
+    first_existing: int | None = None   # the first pop that put its pod on an existing node
+    numbered: dict = field(default_factory=dict)   # the run's signature -> number (its refusals' keys)
+    # NodePool -> the first pop that may have met its limits cutting (:func:`limits_cut`): the pops
+    # before it are the same with more left
+    cuts: dict[str, int] = field(default_factory=dict)
+    _steps: list = field(default_factory=list)
+    _claims: dict[int, int] = field(default_factory=dict)   # id(NodeClaim) -> its position in the run
+
+    def placed(self, scheduler: Scheduler, pod: Pod, claim: NodeClaim) -> None:
+        k = self._claims.get(id(claim))
+        opened = k is None
+        if opened:
+            k = self._claims[id(claim)] = len(scheduler.results.claims) - 1
+        self._steps.append(Placed(pod, k, opened, claim.reqs, claim.rows, scheduler.data(pod),
+                                  claim.template if opened else None, claim.name if opened else ""))
+
+    def watch(self, scheduler: Scheduler) -> None:
+        """Note the NodePools whose limits cut from the start (call before the run)."""
+        for template in scheduler.templates:
+            if limits_cut(scheduler, template):
+                self.cuts.setdefault(template.name, 0)
+
+    def named(self, key: tuple, index: int, name: str) -> None:
+        self._steps.append(Named(key, index, name))
+
+    def popped(self, scheduler: Scheduler, pod: Pod, error: str | None, refused) -> None:
+        if error is None and self.first_existing is None and pod.key in scheduler.results.on_existing:
+            self.first_existing = len(self.pops)
+        for step in self._steps:   # a pop opens at most one NodeClaim, as its last step: the next pop meets what it left
+            if type(step) is Placed and step.opened and step.template.name not in self.cuts \
+                    and limits_cut(scheduler, step.template):
+                self.cuts[step.template.name] = len(self.pops) + 1
+        self.pops.append(Pop(pod, error, refused, scheduler.changes, tuple(self._steps)))
+        self._steps.clear()
+
+    def uncut(self, pool: str, upto: int) -> bool:
+        """Whether the NodePool's limits cut nothing in the first ``upto`` pops."""
+        cut = self.cuts.get(pool)
+        return cut is None or upto <= cut
+
+    def resumed(self, upto: int, scheduler: Scheduler) -> Journal:
+        """The record of ``scheduler``'s run, which :func:`resume` brought through this run's first
+        ``upto`` pops (clean ones): those pops, and the NodeClaims as that scheduler holds them."""
+        out = Journal(list(self.pops[:upto]), numbered=self.numbered)
+        out._claims = {id(claim): k for k, claim in enumerate(scheduler.results.claims)}
+        return out
+
+    def clean(self, upto: int) -> bool:
+        """Whether the first ``upto`` pops put no pod on an existing node (only those can be replayed:
+        a simulation takes nodes out)."""
+        return upto <= len(self.pops) and (self.first_existing is None or upto <= self.first_existing)
+
+
+def resume(scheduler: Scheduler, journal: Journal, queue: RunQueue, upto: int,
+           most_claims: int | None = None) -> bool:
+    """Do the journal's first ``upto`` pops on ``scheduler``, whose ``queue`` (from ``Scheduler.queue``,
+    nothing popped yet) starts with the same ``upto`` pods: placed as written, the failed ones at the
+    queue's end with the lengths the whole run would have noted. False when the run would have
+    stopped within them (more NodeClaims open than ``most_claims``): its results are then the whole
+    run's, and there is nothing to go on with."""
+    results = scheduler.results
+    claims = results.claims
+    topology = scheduler.topology
+    pods = queue.pods
+    queue.numbered.update(journal.numbered)   # the refusals below are kept by the whole run's numbers
+    failed = []
+    length = len(pods)
+    for pop in journal.pops[:upto]:
+        for step in pop.steps:
+            if type(step) is Named:
+                if scheduler._taken is None:
+                    scheduler._taken = set(scheduler.prepared.names_taken(scheduler.snapshot))
+                scheduler._taken.add(step.name)
+                scheduler._named[step.key] = step.index
+                continue
+            pod = step.pod
+            if pod is not pop.pod:  # placed once relaxed: the topology and its data as _try left them
+                topology.update(pod)
+                scheduler._data[pod.key] = step.data
+            if step.opened:
+                template = step.template
+                rows = scheduler._limited_rows(template)
+                if isinstance(rows, SchedulingError):
+                    raise AssertionError(f"replayed NodeClaim of {template.name} refused by the limits")
+                claim = NodeClaim(template, topology, scheduler.types, rows, step.name, scheduler.reservations)
+                claim.hostname = next(iter(step.reqs[L.HOSTNAME].values))   # the one its requirements name
+                claim.add(pod, step.data, step.reqs, step.rows, scheduler.claim_volumes(pod))
+                claims.append(claim)
+                scheduler._placed(pod, claim)
+                remaining = scheduler.remaining.get(template.name)
+                if remaining:
+                    scheduler.remaining[template.name] = scheduler._less_largest(remaining, claim)
+            else:
+                claim = claims[step.claim]
+                claim.add(pod, step.data, step.reqs, step.rows, scheduler.claim_volumes(pod))
+                scheduler._placed(pod, claim)
+        length -= 1
+        if pop.error is not None:
+            results.errors[pop.pod.key] = pop.error
+            failed.append(pop.pod)
+            length += 1
+            queue.last_len[pop.pod.key] = length
+            if pop.refused is not None:
+                queue.refused[pop.refused] = (pop.changes, pop.error, pop.pod.key)
+        if most_claims is not None and len(claims) > most_claims:
+            return False
+    for _ in range(upto):
+        pods.popleft()
+    pods.extend(failed)
+    return True
