@@ -343,13 +343,7 @@ class _Later:
         on_node = self.state.daemonset_pods(i)   # as noted while the state bound its pods, else walked
         if on_node is None:
             on_node = _on_node(self.state, i, memo, {}, True)[1]
-        running = tuple(p.requests for p in on_node)
-        left_key = ("daemons left", id(wanted), tuple(map(id, running)))
-        found = memo.get(left_key)
-        if found is None or found[0] is not wanted or not all(a is b for a, b in zip(found[1], running)):
-            found = memo[left_key] = (wanted, running,
-                                      _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {})))
-        return found[2]
+        return _daemons_left(wanted, on_node, memo)
 
     def build(self, u: _Unbuilt) -> ExistingNode:
         state, i = self.state, u.index
@@ -513,14 +507,8 @@ def _from_node(state, i: int, node: Node, claim: NodeClaimObject | None, daemons
     wanted = _wanted(reqs, taints, daemons, memo) if daemons else []
     requested, on_node = _on_node(state, i, memo, counted, bool(wanted))
     available = allocatable - requested
-    if wanted:  # nodes alike run the same DaemonSet pods: what those still need is worked out once per kind
-        running = tuple(p.requests for p in on_node)
-        left_key = ("daemons left", id(wanted), tuple(map(id, running)))
-        found = memo.get(left_key)
-        if found is None or found[0] is not wanted or not all(a is b for a, b in zip(found[1], running)):
-            found = memo[left_key] = (wanted, running,
-                                      _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {})))
-        available = available - found[2]
+    if wanted:
+        available = available - _daemons_left(wanted, on_node, memo)
     limits = node_limits(state.snapshot.csinode_by_name.get(node.name))
     volumes = union_all(pod_volumes(p, state.snapshot) for p in state.pods[i] if p.pvc_names) if limits else NONE
     if initialized or not managed:  # its own capacity: nodes of one type report the same
@@ -565,6 +553,19 @@ def _from_claim(claim: NodeClaimObject, daemons, catalog) -> ExistingNode:
     available = allocatable - _daemon_overhead([d.pod for d in daemons if d.fits(reqs, taints)], [])
     return ExistingNode(claim.name, None, labels, taints, available, [], False, claim.nodepool,
                         state_capacity(None, claim, False), nodeclaim=claim.name)
+
+
+def _daemons_left(wanted: Sequence[Pod], on_node: Sequence[Pod], memo: dict) -> Resources:
+    """What the DaemonSet pods ``wanted`` on a node still need beside those ``on_node`` already runs.
+    Nodes alike run the same DaemonSet pods: worked out once per kind (the requests compared by
+    identity, which a workload's pods share)."""
+    running = tuple(p.requests for p in on_node)
+    left_key = ("daemons left", id(wanted), tuple(map(id, running)))
+    found = memo.get(left_key)
+    if found is None or found[0] is not wanted or not all(a is b for a, b in zip(found[1], running)):
+        found = memo[left_key] = (wanted, running,
+                                  _daemon_overhead(wanted, on_node, memo.setdefault("daemon totals", {})))
+    return found[2]
 
 
 def _daemon_overhead(wanted: Sequence[Pod], on_node: list[Pod], totals: dict | None = None) -> Resources:
