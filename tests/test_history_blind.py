@@ -50,6 +50,8 @@ KNOWN = {
     ("v-031.log", "worker-qa-h7rvk"): "only Evicted event rows name it, in a development build's message (`Evicted "
                                       "pod: node NODECLAIM/NODE drifted`) no release wrote; an eviction is one pod's "
                                       "step, not the node's drain",
+    ("w-017.log", "line 7"): "a v0.14 `Launched instance: i-..., ho` cut before its hostname (the name that stands for "
+                             "the NodeClaim then): no name to key a life by, as k-022's",
 }
 
 

@@ -849,3 +849,24 @@ def test_set_u_families(line, kind, fields):
 ])
 def test_set_v_families(line, kind, fields):
     reads_as(line, kind, fields)
+
+
+# --- set w (issue 30) ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # v1.6-v1.8's disruption record cut inside its node list: the first node's references still name it
+    ('{"level":"INFO","time":"2025-09-30T11:03:47.862Z","logger":"controller","message":"disrupting node(s)",'
+     '"reason":"drifted","decision":"replace","disrupted-node-count":1,"pod-count":3,"disrupted-nodes":'
+     f'[{{"Node":{{"name":"{NODE}"}},"NodeClaim":{{"name":"spot-a1b2c"}},"capacity-type":"spot","instance-type":"m5.la',
+     "disruption", {"method": "drift", "action": "replace", "nodes": [NODE],
+                    "candidates": [{"node": NODE, "nodeclaim": "spot-a1b2c"}]}),
+    # a pre-v0.2 development build's reallocator: the node named in the message
+    (f"2021-03-05T17:12:41.616Z\tDEBUG\tAdded TTL to nodes {NODE}", "other", {"node": NODE}),
+    # a viewer's "TIME │ MESSAGE" rows: the AWS provider's pricing refresh, the Azure provider's token renewal
+    ("2025-10-20T19:09:22.703Z │ updated on-demand pricing", "other", {"time": "2025-10-20T19:09:22.703Z"}),
+    ("2025-10-21T03:52:16.983Z │ adjusting token ExpiresOn", "other", {}),
+    # ... but another sentence in such a row stays no one's
+    ("2025-10-21T03:52:16.983Z │ updated the dashboard", None, {}),
+])
+def test_set_w_families(line, kind, fields):
+    reads_as(line, kind, fields)

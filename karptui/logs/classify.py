@@ -524,6 +524,13 @@ def _structured_disruption(f: dict, level: str, line: int, when: str) -> dict:
                 candidates.append(_present({"node": _name(entry, "Node"), "nodeclaim": _name(entry, "NodeClaim"),
                                             "instance_type": entry.get("instance-type"),
                                             "capacity_type": entry.get("capacity-type")}))
+    if not nodes and "disrupted-nodes" not in f and ("Node" in f or "NodeClaim" in f):
+        # a record cut inside its list of nodes, salvaged flat: the first node's references are the record's
+        # own keys (the line has no others); its type and capacity type may be the cut value, so not kept
+        name = _name(f, "Node", "NodeClaim")
+        if name:
+            nodes.append(name)
+            candidates.append(_present({"node": _name(f, "Node"), "nodeclaim": _name(f, "NodeClaim")}))
     if candidates:
         out["candidates"] = candidates
     for key, field in (("pod_count", "pod-count"), ("replacement_count", "replacement-node-count")):
@@ -885,6 +892,8 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
         node = _name(fields, "node", "Node")
         if node:
             out["node"] = node
+    elif lowered.startswith("added ttl to nodes ") and " " not in message[19:].strip():
+        out["node"] = message[19:].strip()   # a pre-v0.2 development build's reallocator names it in the message
     return out
 
 
@@ -910,6 +919,9 @@ _OTHER_TEMPLATES = re.compile(
     # cluster state's volume usage (v0.2x-v0.3x, scheduling/volumeusage.go)
     r"|failed to disrupt nodes, |discovering amis from ssm, |creating node claim, "
     r"|inconsistent state error adding volume, "
+    # the AWS provider's pricing refresh (v0.2x-v1.x, providers/pricing) and the Azure provider's credential
+    # helper renewing its token, both pasted as the message alone
+    r"|updated on-demand pricing$|adjusting token expireson$"
     r"|garbage collecting (?:machine|nodeclaim)\s+with no cloudprovider representation$"
     # client-go's leader election in Karpenter's output, read as other for the lease (docs/logs-jsonl.md)
     r"|attempting to acquire leader lease|successfully acquired lease)")

@@ -270,10 +270,10 @@ def _pasted(number: int, text: str, source: str = "", stamp: str = "", quoted: b
     return Record(number, found.time, found.level, found.logger, message, context, source)
 
 
-# a log store's time column (or an author's time of day alone), an event's type in brackets (a notebook
+# a log store's time column (or an author's time of day alone; a viewer may draw a "│" after it), an event's type in brackets (a notebook
 # server's spawn progress: "[Warning] Failed to schedule pod, ..."), zap's caller column, before the message
 # (or an author's timeline entry, a list item's 12-hour time of day and a dash: "- 9:54:25.295 pm - created nodeclaim")
-_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)|\d\d:\d\d:\d\d\.\d+)\s+"
+_BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)|\d\d:\d\d:\d\d\.\d+)\s+(?:│\s+)?"
                            r"|(?:[-*] )?\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)? ?[AaPp][Mm]\s+[-–]\s+)?"
                            r"(?:\[(?:Normal|Warning)\]\s+)?(?:[\w./-]+\.go:\d+\s+)?(?=\S)")
 
