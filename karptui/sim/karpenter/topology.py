@@ -105,6 +105,7 @@ class Topology:
         self._read: dict[int, tuple[Pod, tuple]] = {}   # id(pod) -> (pod, selected_as(pod)): see _selecting
         self._made: dict[int, tuple[list, list[TopologyGroup]]] = {}   # id(terms) -> (terms, their groups): see update
         self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
+        self._besides: tuple[np.ndarray, np.ndarray] | None = None   # see _taken_out_besides
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -330,11 +331,14 @@ class Topology:
         filter counts, so the group registers the same domains with the same counts. Consolidation's
         shared pending run (:mod:`.disruption.simulation`) stands for a simulation's only then."""
         state = self.state
-        mask = self._filter_mask(group.node_filter)
-        out = self._out[mask[self._out]]
-        extra = np.setdiff1d(out, before, assume_unique=True)
+        extra = self._taken_out_besides(before)
         if not extra.size:
             return True
+        mask = self._filter_mask(group.node_filter)
+        extra = extra[mask[extra]]
+        if not extra.size:
+            return True
+        out = self._out[mask[self._out]]
         if group.selector is not None:
             per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
             if per_node[extra].any():
@@ -345,6 +349,15 @@ class Topology:
         left = _less(self._nodes_per_domain(group, mask), domains, out, np.ones(len(out), dtype=np.int64))
         ids = domains.ids[extra]
         return bool((left[ids[ids != MISSING]] > 0).all())
+
+    def _taken_out_besides(self, before: np.ndarray) -> np.ndarray:
+        """The nodes this run takes out that ``before`` does not (sorted), kept for the last ``before``
+        asked: :meth:`counted_as_without` is asked about every group of one shared run in turn, and
+        each group's filter only narrows this one difference."""
+        found = self._besides
+        if found is None or found[0] is not before:
+            found = self._besides = (before, np.setdiff1d(self._out, before, assume_unique=True))
+        return found[1]
 
     def identities(self, pod: Pod) -> list[tuple]:
         """The identities of the groups ``pod`` would own (see :meth:`update`)."""
