@@ -33,6 +33,7 @@ from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFil
 
 _NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse groups register every domain
 _TERMS = "karpenter-topology-terms"  # ClusterState.shared: each pod's group terms (Topology._terms)
+_TERMS_BY_POD = "karpenter-topology-terms-by-pod"  # the same per pod object
 
 
 def _scope(group: TopologyGroup) -> str | None:
@@ -199,8 +200,9 @@ class Topology:
         """(Re)build the groups ``pod`` owns, after it was relaxed or first seen. Pods of one
         workload share their terms (:meth:`_terms`), and a group once made stays the group of its
         identity: the groups are found once per terms and given to every pod that has them."""
-        for group in self._owned.pop(pod.key, ()):
-            group.owners.discard(pod.key)
+        key = pod.key
+        for group in self._owned.pop(key, ()):
+            group.owners.discard(key)
         affinity = pod.affinity
         if affinity.anti_required or (self.respect and affinity.anti_preferred):
             self._inverse_for(pod, None)
@@ -208,7 +210,6 @@ class Topology:
         made = self._made.get(id(terms))
         if made is None or made[0] is not terms:
             made = self._made[id(terms)] = (terms, [self._group(pod, *term) for term in terms])
-        key = pod.key
         for group in made[1]:
             group.owners.add(key)
         self._owned[key] = list(made[1])
@@ -234,7 +235,18 @@ class Topology:
         a workload's pods share as objects (the loader parses a template once): kept per those
         objects for the cluster state, so the replicas of a workload, and consolidation's
         simulations asking again for the same pods hundreds of times, build selectors and node
-        filters once."""
+        filters once. Those simulations ask about the very same (frozen) pod objects: the answer is
+        kept per pod object as well, found without reading the pod's fields."""
+        by_pod = self.state.shared(_TERMS_BY_POD, dict)
+        found = by_pod.get((id(pod), self.respect))
+        if found is not None and found[0] is pod:
+            return found[1]
+        terms = self._terms_of(pod)
+        by_pod[(id(pod), self.respect)] = (pod, terms)   # the pod kept with its id: no id is reused while kept
+        return terms
+
+    def _terms_of(self, pod: Pod) -> list[tuple]:
+        """:meth:`_terms` per the objects the terms read."""
         cache = self.state.shared(_TERMS, dict)
         read = (pod.labels, pod.spread_constraints, pod.node_selector, pod.affinity, pod.tolerations)
         shape = (pod.namespace, self.respect, *map(id, read))
