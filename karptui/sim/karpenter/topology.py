@@ -33,6 +33,7 @@ from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFil
 
 _NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse groups register every domain
 _TERMS = "karpenter-topology-terms"  # ClusterState.shared: each pod's group terms (Topology._terms)
+_TERMS_BY_POD = "karpenter-topology-terms-by-pod"  # the same per pod object
 
 
 def _scope(group: TopologyGroup) -> str | None:
@@ -105,6 +106,7 @@ class Topology:
         self._read: dict[int, tuple[Pod, tuple]] = {}   # id(pod) -> (pod, selected_as(pod)): see _selecting
         self._made: dict[int, tuple[list, list[TopologyGroup]]] = {}   # id(terms) -> (terms, their groups): see update
         self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
+        self._besides: tuple[np.ndarray, np.ndarray] | None = None   # see _taken_out_besides
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -198,8 +200,9 @@ class Topology:
         """(Re)build the groups ``pod`` owns, after it was relaxed or first seen. Pods of one
         workload share their terms (:meth:`_terms`), and a group once made stays the group of its
         identity: the groups are found once per terms and given to every pod that has them."""
-        for group in self._owned.pop(pod.key, ()):
-            group.owners.discard(pod.key)
+        key = pod.key
+        for group in self._owned.pop(key, ()):
+            group.owners.discard(key)
         affinity = pod.affinity
         if affinity.anti_required or (self.respect and affinity.anti_preferred):
             self._inverse_for(pod, None)
@@ -207,7 +210,6 @@ class Topology:
         made = self._made.get(id(terms))
         if made is None or made[0] is not terms:
             made = self._made[id(terms)] = (terms, [self._group(pod, *term) for term in terms])
-        key = pod.key
         for group in made[1]:
             group.owners.add(key)
         self._owned[key] = list(made[1])
@@ -233,7 +235,18 @@ class Topology:
         a workload's pods share as objects (the loader parses a template once): kept per those
         objects for the cluster state, so the replicas of a workload, and consolidation's
         simulations asking again for the same pods hundreds of times, build selectors and node
-        filters once."""
+        filters once. Those simulations ask about the very same (frozen) pod objects: the answer is
+        kept per pod object as well, found without reading the pod's fields."""
+        by_pod = self.state.shared(_TERMS_BY_POD, dict)
+        found = by_pod.get((id(pod), self.respect))
+        if found is not None and found[0] is pod:
+            return found[1]
+        terms = self._terms_of(pod)
+        by_pod[(id(pod), self.respect)] = (pod, terms)   # the pod kept with its id: no id is reused while kept
+        return terms
+
+    def _terms_of(self, pod: Pod) -> list[tuple]:
+        """:meth:`_terms` per the objects the terms read."""
         cache = self.state.shared(_TERMS, dict)
         read = (pod.labels, pod.spread_constraints, pod.node_selector, pod.affinity, pod.tolerations)
         shape = (pod.namespace, self.respect, *map(id, read))
@@ -330,11 +343,14 @@ class Topology:
         filter counts, so the group registers the same domains with the same counts. Consolidation's
         shared pending run (:mod:`.disruption.simulation`) stands for a simulation's only then."""
         state = self.state
-        mask = self._filter_mask(group.node_filter)
-        out = self._out[mask[self._out]]
-        extra = np.setdiff1d(out, before, assume_unique=True)
+        extra = self._taken_out_besides(before)
         if not extra.size:
             return True
+        mask = self._filter_mask(group.node_filter)
+        extra = extra[mask[extra]]
+        if not extra.size:
+            return True
+        out = self._out[mask[self._out]]
         if group.selector is not None:
             per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
             if per_node[extra].any():
@@ -345,6 +361,15 @@ class Topology:
         left = _less(self._nodes_per_domain(group, mask), domains, out, np.ones(len(out), dtype=np.int64))
         ids = domains.ids[extra]
         return bool((left[ids[ids != MISSING]] > 0).all())
+
+    def _taken_out_besides(self, before: np.ndarray) -> np.ndarray:
+        """The nodes this run takes out that ``before`` does not (sorted), kept for the last ``before``
+        asked: :meth:`counted_as_without` is asked about every group of one shared run in turn, and
+        each group's filter only narrows this one difference."""
+        found = self._besides
+        if found is None or found[0] is not before:
+            found = self._besides = (before, np.setdiff1d(self._out, before, assume_unique=True))
+        return found[1]
 
     def identities(self, pod: Pod) -> list[tuple]:
         """The identities of the groups ``pod`` would own (see :meth:`update`)."""

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from ....model import NodePool
 from ....model import labels as L
 from ....model.cron import parse_cron, utc
@@ -93,19 +95,48 @@ class PoolCount:
     disrupting: int
 
 
+@dataclass(frozen=True)
+class _NodeTable:
+    """What budgets read of each node of one cluster state, as arrays over its nodes: its NodePool
+    (an index into ``pools``), whether it is initialized, marked for deletion, not Ready. A state's
+    nodes never change (a disruption pass that carries out a command makes a new state), only which
+    are taken out; consolidation asks per method and pass, and a walk over every node each time
+    was a share of a 2,000-node cluster's pass."""
+
+    pools: tuple[str, ...]
+    pool: np.ndarray
+    initialized: np.ndarray
+    marked: np.ndarray
+    unready: np.ndarray
+
+    @staticmethod
+    def of(state: ClusterState) -> _NodeTable:
+        claims = state.snapshot.nodeclaim_by_node
+        names: dict[str, int] = {}
+        pool = [names.setdefault(node.nodepool, len(names)) for node in state.nodes]
+        return _NodeTable(tuple(names), np.array(pool, dtype=np.intp),
+                          np.array([n.labels.get(L.NODE_INITIALIZED) == "true" for n in state.nodes], dtype=bool),
+                          np.array([marked_for_deletion(n, claims.get(n.name)) for n in state.nodes], dtype=bool),
+                          np.array([not n.ready for n in state.nodes], dtype=bool))
+
+
 def pool_counts(pools: dict[str, NodePool], state: ClusterState, reason: str = "") -> dict[str, PoolCount]:
-    counts = {name: 0 for name in pools}
-    disrupting = {name: 0 for name in pools}
-    claims = state.snapshot.nodeclaim_by_node
-    for i, node in enumerate(state.nodes):
-        pool = node.nodepool
-        if state.excluded[i] or pool not in pools or node.labels.get(L.NODE_INITIALIZED) != "true" and \
-                pools[pool].kind != "Provisioner":
-            continue
-        counts[pool] += 1
-        if marked_for_deletion(node, claims.get(node.name)) or (not node.ready and reason != UNHEALTHY):
-            disrupting[pool] += 1
-    return {name: PoolCount(counts[name], disrupting[name]) for name in pools}
+    """Per NodePool, its nodes the budgets count (initialized ones, any of a v1alpha5 Provisioner's),
+    none taken out, and of those the ones already disrupting (marked for deletion, or not Ready but
+    where the reason is node repair's own)."""
+    table = state.shared("karpenter-budget-nodes", lambda: _NodeTable.of(state))
+    if not len(table.pool):
+        return {name: PoolCount(0, 0) for name in pools}
+    known = np.array([name in pools for name in table.pools], dtype=bool)
+    provisioner = np.array([name in pools and pools[name].kind == "Provisioner" for name in table.pools], dtype=bool)
+    counted = ~state.excluded & known[table.pool] & (table.initialized | provisioner[table.pool])
+    disrupting = counted & (table.marked if reason == UNHEALTHY else table.marked | table.unready)
+    size = len(table.pools)
+    nodes = np.bincount(table.pool[counted], minlength=size)
+    busy = np.bincount(table.pool[disrupting], minlength=size)
+    at = {name: k for k, name in enumerate(table.pools)}
+    return {name: PoolCount(int(nodes[at[name]]), int(busy[at[name]])) if name in at else PoolCount(0, 0)
+            for name in pools}
 
 
 def allowed_disruptions(pool: NodePool, count: PoolCount, reason: str, at: datetime | None = None) -> int:
