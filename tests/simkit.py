@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from karptui.model import build_snapshot
 from karptui.sim import simulate
+from karptui.sim.karpenter.disruption import simulation
+from karptui.views.cost import cost_path
+from karptui.views.simulation import simulation_json
 from tests.conftest import node_obj, pod_obj
 
 
@@ -33,3 +36,16 @@ def spread(key, max_skew=1, when="DoNotSchedule", selector=None, **extra):
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
+
+
+def consolidation_document(snapshot, catalog) -> dict:
+    """``simulate --consolidate -o json``'s document, as the command builds it."""
+    result = simulate(snapshot, catalog=catalog, consolidate=True)
+    return simulation_json(result, explain=False, cost=cost_path(result, catalog, consolidated=True), catalog=catalog)
+
+
+def every_simulation_whole(monkeypatch) -> None:
+    """Consolidation without its shortcuts from here on: every simulation schedules every pod (no shared
+    run's answer taken, ``_apart``) from its first pop (no resumed run, ``_resumed``)."""
+    monkeypatch.setattr(simulation, "_apart", lambda *args: None)
+    monkeypatch.setattr(simulation, "_resumed", lambda *args: True)

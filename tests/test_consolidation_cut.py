@@ -13,21 +13,15 @@ import pytest
 
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.model import build_snapshot
-from karptui.sim import simulate
 from karptui.sim.karpenter.disruption import controller, multinode
 from karptui.sim.karpenter.scheduler import Scheduler
 from karptui.sim.state import ClusterState
 from karptui.sources import bundled_snapshot, load_snapshot
-from karptui.views.cost import cost_path
-from karptui.views.simulation import simulation_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen_cluster  # noqa: E402  (the benchmark's generated clusters)
 
-
-def document(snapshot, catalog) -> dict:
-    result = simulate(snapshot, catalog=catalog, consolidate=True)
-    return simulation_json(result, explain=False, cost=cost_path(result, catalog, consolidated=True), catalog=catalog)
+from tests.simkit import consolidation_document as document
 
 
 def both(snapshot, monkeypatch) -> tuple[dict, int]:

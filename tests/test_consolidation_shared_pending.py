@@ -13,19 +13,14 @@ import pytest
 
 from karptui.catalog import catalog_from_snapshot_region
 from karptui.model import build_snapshot
-from karptui.sim import simulate
 from karptui.sim.karpenter.disruption import simulation
 from karptui.sources import bundled_snapshot, load_snapshot
-from karptui.views.cost import cost_path
-from karptui.views.simulation import simulation_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen_cluster  # noqa: E402  (the benchmark's generated clusters)
 
-
-def document(snapshot, catalog) -> dict:
-    result = simulate(snapshot, catalog=catalog, consolidate=True)
-    return simulation_json(result, explain=False, cost=cost_path(result, catalog, consolidated=True), catalog=catalog)
+from tests.simkit import consolidation_document as document
+from tests.simkit import every_simulation_whole
 
 
 def both(snapshot, monkeypatch) -> tuple[dict, int, int]:
@@ -44,8 +39,7 @@ def both(snapshot, monkeypatch) -> tuple[dict, int, int]:
 
     monkeypatch.setattr(simulation, "_apart", counted)
     fast = document(snapshot, catalog)
-    monkeypatch.setattr(simulation, "_apart", lambda *args: None)  # every simulation schedules every pod
-    monkeypatch.setattr(simulation, "_resumed", lambda *args: True)  # from its first pop
+    every_simulation_whole(monkeypatch)
     plain = document(snapshot, catalog)
     assert fast == plain
     return fast, taken[0], taken[1]
