@@ -206,7 +206,7 @@ def _unschedulable_v06(f: dict, message: str, lowered: str, level: str, logger: 
         return None
     error = message[match.end():]
     pod = message[match.start("pod"):match.end("pod")] if match.group("pod") else _pod(f)
-    pool = _name(f, "provisioner", "Provisioner") if "provisioner" in f or "Provisioner" in f else None
+    pool = _name(f, "provisioner", "Provisioner")
     out = {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", "pod": pod}
     if pool:
         out["nodepools"] = [{"name": pool, "reason": error}]
@@ -853,10 +853,6 @@ BY_FIRST_WORD = {
 }
 
 
-# v0.5-v0.2x's node controller on an empty node's TTL (pkg/controllers/node/emptiness.go): ``other``, with the node
-_EMPTINESS_TTL = frozenset(("added ttl to empty node", "removed emptiness ttl from node"))
-
-
 def classify(record: Record) -> dict:
     """The event for one record (see :func:`classify_message`)."""
     if record.preset is not None:
@@ -897,6 +893,10 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
     return out
 
 
+# v0.5-v0.2x's node controller on an empty node's TTL (pkg/controllers/node/emptiness.go): ``other``, with the node
+_EMPTINESS_TTL = ("added ttl to empty node", "removed emptiness ttl from node")
+
+
 # Karpenter's own messages that have no kind of their own (``other``) but are distinctive enough that the
 # message alone -- a paste that kept only the message column, a braceless fragment, a quote in prose -- is
 # Karpenter's line, of every era: v0.5-v0.2x provisioning ("Batched N pod(s) in 1.0s", from v0.10.1
@@ -909,7 +909,7 @@ def classify_message(message: str, fields: dict, level: str, logger: str, line: 
 # kubernetes-sigs/karpenter pkg/controllers/provisioning (v0.32-v1.x).
 _OTHER_TEMPLATES = re.compile(
     r"^(?:batched \d+ pods?(?:\(s\))? in \S+$|\d+ pod\(s\) will schedule against new capacity"
-    r"|added ttl to empty node$|removed emptiness ttl from node$|relaxing soft constraints for pod"
+    r"|" + "|".join(f"{text}$" for text in _EMPTINESS_TTL) + r"|relaxing soft constraints for pod"
     r"|waiting for unschedulable pods$|discovered (?:subnets|security groups|kubernetes version"
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
     r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
