@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
+import pickle
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,40 @@ settings.load_profile("karptui")
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A snapshot that does not match says in the test's own report which rows of text differ.
+
+    pytest-textual-snapshot shows the two screens in an HTML report, which a CI log only names:
+    a mismatch seen once under load (and never again on a quiet machine) could not be read."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed or "snap_compare" not in getattr(item, "fixturenames", ()):
+        return
+    try:
+        from pytest_textual_snapshot import node_to_report_path
+
+        data = pickle.loads(node_to_report_path(item).read_bytes())
+        expected, actual = _svg_rows(str(data[1])), _svg_rows(str(data[2]))
+    except Exception as exc:  # noqa: BLE001 -- a diagnosis must never hide the failure itself
+        report.sections.append(("snapshot rows", f"(could not read the screens: {exc})"))
+        return
+    lines = [f"row {n:2}: expected {want!r}\n        actual   {got!r}"
+             for n, (want, got) in enumerate(zip(expected, actual)) if want != got]
+    if len(expected) != len(actual):
+        lines.append(f"{len(expected)} rows expected, {len(actual)} drawn")
+    report.sections.append(("snapshot rows that differ",
+                            "\n".join(lines) or "every row's text is the same: the difference is colour or style"))
+
+
+def _svg_rows(svg: str) -> list[str]:
+    """The text of a Textual SVG screenshot, one string per terminal row (its y position)."""
+    rows: dict[float, list[str]] = {}
+    for y, text in re.findall(r'<text[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg, flags=re.S):
+        rows.setdefault(float(y), []).append(html.unescape(re.sub(r"<[^>]+>", "", text)).replace("\xa0", " "))
+    return ["".join(parts).rstrip() for _, parts in sorted(rows.items())]
 
 
 @pytest.fixture(autouse=True)

@@ -35,14 +35,18 @@ async def _ran(pilot) -> None:
             break
     # the tables size their columns to the rows on a later refresh: on a loaded machine a fixed
     # wait caught the zone table's header still at the widths of its titles alone, so wait until
-    # two looks in a row draw the same screen
+    # looks in a row draw the same screen
     # (an unchanged screen alone was not enough: a loaded machine showed the same unsized header
-    # twice), so also until no table has rows whose widths it has yet to take in (Textual's own flag)
-    shown = None
+    # twice), so also until no table has rows whose widths it has yet to take in (Textual's own flag);
+    # and three looks alike, each after the screen's queued messages are handled (CI once still
+    # caught a screen that was not the settled one)
+    shown, alike = None, 0
     for _ in range(200):
+        await pilot.pause()
         await pilot.pause(0.05)
         now = pilot.app.export_screenshot()
         settled = not any(table._require_update_dimensions for table in screen.query("DataTable"))
-        if now == shown and settled:
+        alike = alike + 1 if now == shown and settled else 0
+        if alike == 2:
             break
         shown = now
