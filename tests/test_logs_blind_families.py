@@ -870,3 +870,36 @@ def test_set_v_families(line, kind, fields):
 ])
 def test_set_w_families(line, kind, fields):
     reads_as(line, kind, fields)
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # an author's copy of a v1.10+ disruption record's command field alone, with its NodePools and nodes
+    (f"command: Underutilized/8d2f31c0-...: replace: nodepools=[general]: [{NODE}] -> [1 replacement] (savings: $0.21)",
+     "disruption", {"method": "underutilized", "action": "replace", "nodepools": ["general"], "nodes": [NODE]}),
+    (f"command: Empty/8d2f31c0-4b7e-4e0c-9a51-7c2d0e6f9b13: delete: nodepools=[a, b]: [{NODE}] (savings: $0.04)",
+     "disruption", {"method": "emptiness", "action": "delete", "nodepools": ["a", "b"]}),
+    # a fork's own reason word: the disruption, its method other
+    ("command: Balanced/5a1e...: delete: nodepools=[default]: [kwok-node-7] (savings: $0.09)",
+     "disruption", {"method": "other", "action": "delete", "nodes": ["kwok-node-7"]}),
+    # "command:" in prose, or a command cut before its NodePools, is no one's line
+    ("command: kubectl get nodeclaims -o wide", None, {}),
+    ("command: Empty/...: delete", None, {}),
+])
+def test_set_x_families(line, kind, fields):
+    reads_as(line, kind, fields)
+
+
+@pytest.mark.parametrize("command,pod", [
+    ("kubectl describe pod ledger-0 -n payments", "payments/ledger-0"),
+    ("$ kubectl describe po -n payments ledger-0", "payments/ledger-0"),
+    ("kubectl describe pod ledger-0 --namespace=payments | grep -A 20 Events:", "payments/ledger-0"),
+    ("kubectl describe pods/ledger-0 --namespace payments", "payments/ledger-0"),
+    ("kubectl describe pod ledger-0", "ledger-0"),   # the namespace not given: the name alone
+])
+def test_a_pods_describe_table_names_the_pod_with_the_namespace_the_command_gave(command, pod):
+    rows = [command, "Events:", "  Type    Reason     Age   From       Message",
+            "  ----    ------     ----  ----       -------",
+            "  Normal  Nominated  9m3s  karpenter  Pod should schedule on: nodeclaim/general-purpose-k2v9r"]
+    (nominated,) = LogParser().parse(rows)
+    assert (nominated["kind"], nominated["pod"], nominated["nodeclaim"]) == (
+        "pod_nominated", pod, "general-purpose-k2v9r")

@@ -344,6 +344,6 @@ def test_a_pods_describe_table_names_the_pod_on_its_launch_failure():
               f"failed to launch: {ICE}"]
     nominated, failed = LogParser().parse(pasted)
     assert (nominated["kind"], nominated["pod"], nominated["nodeclaim"]) == (
-        "pod_nominated", "ledger-7c6b5d9f8-k4j2n", "memory-r5t2v")
+        "pod_nominated", "payments/ledger-7c6b5d9f8-k4j2n", "memory-r5t2v")
     assert (failed["kind"], failed["pod"], failed["nodeclaim"]) == (
-        "launch_failed", "ledger-7c6b5d9f8-k4j2n", "memory-r5t2v")
+        "launch_failed", "payments/ledger-7c6b5d9f8-k4j2n", "memory-r5t2v")

@@ -813,6 +813,19 @@ def _cant_consolidate(f: dict, message: str, lowered: str, level: str, logger: s
             "reason": match.group(2)}
 
 
+def _command_copy(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                  when: str) -> dict | None:
+    """``command: REASON/ID: DECISION: nodepools=[...]: [nodes] ...``: an author's copy of one field of a v1.10+
+    ``disrupting node(s)`` record, the command text alone (a fork's reason word is kept as method ``other``).
+    Only the whole shape, NodePools and nodes included, is taken: "command:" alone begins much prose."""
+    text = message[len("command:"):].strip().strip('"')
+    command = _COMMAND.match(text)
+    if command is None or command.group(3) is None or command.group(4) is None or \
+            command.group(2).lower() not in ("delete", "replace"):
+        return None
+    return _structured_disruption({"command": text}, level, line, when)
+
+
 BY_FIRST_WORD = {
     "could": (_unschedulable, _launch_failed),
     "ignoring": (_unschedulable_v06,),
@@ -850,6 +863,7 @@ BY_FIRST_WORD = {
     "cordoned": (_marked,),
     "annotated": (_marked,),
     "garbage": (_garbage,),
+    "command:": (_command_copy,),
 }
 
 

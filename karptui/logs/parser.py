@@ -98,7 +98,9 @@ def _zap_json(number: int, text: str, source: str) -> dict | None:
 
 
 # "kubectl describe node NAME" (or no/nodes, pod/po, nodeclaim) above a pasted Events table names its object
-_DESCRIBE = re.compile(r"\bdescribe\s+(nodes?|no|pods?|po|nodeclaims?)(?:/|\s+)(?:-n\s+\S+\s+)?([\w.-]+)")
+# (its namespace, given before or after the name, qualifies a pod as Karpenter's own lines name one: NS/NAME)
+_DESCRIBE = re.compile(r"\bdescribe\s+(nodes?|no|pods?|po|nodeclaims?)(?:/|\s+)(?:(?:-n\s*|--namespace[=\s]\s*)([\w.-]+)\s+)?"
+                       r"(?!-)([\w.-]+)(?:\s+(?:-n\s*|--namespace[=\s]\s*)([\w.-]+))?")
 _DESCRIBED = {"no": "node", "nodes": "node", "po": "pod", "pods": "pod", "nodeclaims": "nodeclaim"}
 
 
@@ -153,7 +155,9 @@ class LogParser:
                     if "describe" in text:
                         match = _DESCRIBE.search(text)
                         if match:
-                            described = (_DESCRIBED.get(match.group(1), match.group(1)), match.group(2))
+                            what, namespace = _DESCRIBED.get(match.group(1), match.group(1)), match.group(2) or match.group(4)
+                            described = (what, f"{namespace}/{match.group(3)}" if namespace and what == "pod"
+                                         else match.group(3))
                     continue
                 if described and "event" in found and (not ({"node", "nodeclaim", "pod"} & found.keys()) or (
                         described[0] == "pod" and "pod" not in found)):  # a pod's table: every row is about it,
