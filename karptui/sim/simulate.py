@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
+from functools import wraps
 
 import numpy as np
 
@@ -26,6 +27,17 @@ from .version import cluster_version
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
+def _int64_wraps(run: Callable) -> Callable:
+    """``run`` with numpy's overflow warnings off: int64 sums of capped quantities wrap, as Go's int64 does
+    (the snapshot warns where a quantity was capped)."""
+    @wraps(run)
+    def wrapped(*args, **kwargs):
+        with np.errstate(over="ignore"):
+            return run(*args, **kwargs)
+    return wrapped
+
+
+@_int64_wraps
 def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
              state: ClusterState | None = None,
@@ -60,20 +72,6 @@ def simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, i
     scheduling its pods again, when :meth:`SchedulerPass.new_pods` says it holds (the same answers;
     ``state`` is then not used).
     """
-    with np.errstate(over="ignore"):  # int64 sums of capped quantities wrap, as Go's int64 does (the snapshot warns)
-        return _simulate(snapshot, explain=explain, version=version, catalog=catalog, consolidate=consolidate,
-                         spot_to_spot=spot_to_spot, batch=batch, state=state, progress=progress, gates=gates,
-                         found=found, equivalence=equivalence, skip_unplaceable=skip_unplaceable,
-                         after=after, keep_pass=keep_pass)
-
-
-def _simulate(snapshot: Snapshot, *, explain: bool = False, version: tuple[int, int] | None = None,
-              catalog=None, consolidate: bool = False, spot_to_spot: bool = False, batch: bool = True,
-              state: ClusterState | None = None,
-              progress: Callable[[str, int, int], None] | None = None, gates=None,
-              found: Callable | None = None, equivalence: bool = True,
-              skip_unplaceable: bool = True, after: SchedulerPass | None = None,
-              keep_pass: Callable[[SchedulerPass], None] | None = None) -> SimResult:
     version = version or cluster_version(snapshot)
     cache: dict = {}
     if equivalence and not explain:
