@@ -903,3 +903,66 @@ def test_a_pods_describe_table_names_the_pod_with_the_namespace_the_command_gave
     (nominated,) = LogParser().parse(rows)
     assert (nominated["kind"], nominated["pod"], nominated["nodeclaim"]) == (
         "pod_nominated", pod, "general-purpose-k2v9r")
+
+
+POD_ERR = ('{"level":"ERROR","time":"2025-04-18T22:09:27.614Z","logger":"controller","message":"could not schedule pod",'
+           '"Pod":{"name":"web-1","namespace":"shop"},"error":"')
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # pre-v0.1's greedy allocator counts the pods it is about to provision for
+    ('{"level":"info","ts":1612493822.7148213,"msg":"Allocating 4 pending pods from 2 constraint groups"}',
+     "pods_provisionable", {"count": 4}),
+    ("2021-02-05T03:37:02.714Z\tINFO\tAllocating 1 pending pod from 1 constraint group", "pods_provisionable",
+     {"count": 1}),
+    # a record cut inside "and N other(s)", after a nested object: the whole names before it are its types
+    ('{"level":"INFO","time":"2024-03-08T07:17:04.326Z","logger":"controller.provisioner","message":"created nodeclaim",'
+     '"nodepool":"batch","nodeclaim":"batch-r7kqz","requests":{"cpu":"3120m","pods":"9"},'
+     '"instance-types":"c5.2xlarge, c5.4xlarge and 80 othe', "nodeclaim_created",
+     {"nodeclaim": "batch-r7kqz", "instance_types": ["c5.2xlarge", "c5.4xlarge"], "more": 80}),
+    ('{"level":"INFO","time":"2024-03-08T07:17:04.326Z","logger":"controller.provisioner","message":"created nodeclaim",'
+     '"nodepool":"batch","nodeclaim":"batch-r7kqz","requests":{"cpu":"3120m","pods":"9"},'
+     '"instance-types":"c5.2xlarge, c5.4xlarge and 8', "nodeclaim_created",
+     {"instance_types": ["c5.2xlarge", "c5.4xlarge"], "more": 0}),   # the count itself may be cut: not given
+    # an author's markdown emphasis inside a scheduling error
+    (POD_ERR + '**incompatible with nodepool \\"default\\",** no instance type satisfied resources; '
+     'incompatible with nodepool \\"gpu\\", did not tolerate nvidia.com/gpu=true:NoSchedule"}',
+     "pod_unschedulable", {"pod": "shop/web-1"}),
+    # a log store's rows with " | " between its columns: its time, the pod, then the line
+    ("Jun 23 07:41:12.708 | karpenter-7c2e5b9d41-k8vrm | 2022-06-23T11:41:12.616Z ERROR controller Launching node, "
+     "creating cloud provider machine, creating fleet InvalidLaunchTemplateName.NotFoundException: gone",
+     "launch_failed", {"level": "error"}),
+    ("Jun 23 07:41:10.101 | karpenter-7c2e5b9d41-k8vrm | 2022-06-23T11:41:10.009Z\tINFO\tcontroller.provisioning\t"
+     "Found 3 provisionable pod(s)", "pods_provisionable", {"count": 3}),
+    # a controller's logger glued to its message (the TAB lost)
+    ("2023-02-12T07:48:39.114Z\tERROR\tcontroller.provisionerlaunching machine, creating cloud provider instance, "
+     "with fleet error(s), InsufficientInstanceCapacity: none", "launch_failed", {"level": "error"}),
+    ("2023-02-12T07:48:39.114Z\tINFO\tcontroller.provisionerfound provisionable pod(s)", "pods_provisionable", {}),
+    # ... but a logger that goes on is whole: "controller.nodeclaim" is not "controller.node" + "claim"
+    ('2024-05-01T10:00:00.000Z    INFO    controller.nodeclaim    launched nodeclaim  {"nodeclaim": "default-x1z2k", '
+     '"instance-type": "m6i.xlarge", "capacity-type": "spot", "zone": "us-east-1a"}', "nodeclaim_launched",
+     {"nodeclaim": "default-x1z2k"}),
+    # v1's NodeClaim disruption controller's messages quoted alone
+    ('"marking consolidatable"', "other", {}),
+    ('"removing consolidatable status condition"', "other", {}),
+    ('"marking the node as bad"', None, {}),
+])
+def test_set_y_families(line, kind, fields):
+    reads_as(line, kind, fields)
+    if kind == "pod_unschedulable":
+        assert [pool["name"] for pool in parse([line])[1]["nodepools"]] == ["default", "gpu"]
+
+
+@pytest.mark.parametrize("disruptions,gone", [
+    (1, True),    # the paste's only disruption: the nameless "deleted node" hours later is its node's
+    (2, False),   # two nodes going: the line could be either's, so neither takes it
+])
+def test_a_nameless_deletion_is_the_only_going_nodes(disruptions, gone):
+    lines = ["```"]
+    for n in range(disruptions):
+        lines.append(f"05:37:2{n}.618 disrupting via consolidation delete, terminating 1 nodes (1 pods) "
+                     f"ip-10-31-146-2{n}.ec2.internal/m5a.2xlarge/on-demand")
+    lines += ["", "...", "11:07:35.098 deleted node", "```"]
+    found = lives(lines)
+    assert len(found) == disruptions
+    assert all(("terminated" in life.to_dict()["steps"]) == gone for life in found.values())

@@ -472,15 +472,28 @@ class HistoryBuilder:
 
     def _nameless_step(self, step: str, when: datetime | None, ref: str) -> Draft | None:
         """A drain or termination line naming nothing, right after a line of a life that named nothing
-        either (an interruption, a disruption): that life's next step; alone it tells of no life."""
+        either (an interruption, a disruption): that life's next step. Elsewhere in a paste, the step of the
+        one life the paste shows disrupted or interrupted and not yet gone, when there is exactly one (a
+        ``deleted node`` hours after the only disruption); alone it tells of no life."""
         last = self.nameless
         if last is None or not last.lines or not _adjacent(last.lines[-1], ref) or step in last.seen:
-            return None
-        draft = self._unnamed(ref)
+            draft = self._only_going(step)
+            if draft is None:
+                return None
+            if len(draft.lines) < MAX_LINES_PER_LIFE:
+                draft.lines.append(ref)
+        else:
+            draft = self._unnamed(ref)
         draft.seen.add(step)
         if getattr(draft, step) is None:
             setattr(draft, step, when)
         return draft
+
+    def _only_going(self, step: str) -> Draft | None:
+        """The one life a paste shows disrupted or interrupted, not yet gone and without ``step``, if exactly one."""
+        going = [d for d in self.drafts.values() if d.seen & {"disrupted", "interrupted"}
+                 and not d.seen & {"terminated", "garbage_collected", step}]
+        return going[0] if len(going) == 1 else None
 
     def _only_running(self) -> Draft | None:
         """The one NodeClaim the input shows launched and not yet disrupted, interrupted or gone, if there is

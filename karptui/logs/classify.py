@@ -61,6 +61,10 @@ def _pod(fields: dict) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+# what is left of "N other(s)" where the paste ended inside it: "8", "80 ", "80 othe"
+_CUT_OTHERS = re.compile(r"^(\d+)(?:( )(?:other\(s?|others|other|othe|oth|ot|o)?)?\s*$")
+
+
 def _listed(text: str) -> tuple[list[str], int]:
     """``a, b, c and 23 other(s)`` -> (["a", "b", "c"], 23).
 
@@ -72,6 +76,11 @@ def _listed(text: str) -> tuple[list[str], int]:
         count = count.rstrip()[:-8].strip()
         if sep and count.isdigit():
             text, more = head, int(count)
+    elif " and " in text:   # the paste cut inside "and N other(s)": the names before it are whole
+        head, _, tail = text.rpartition(" and ")
+        cut = _CUT_OTHERS.match(tail)
+        if cut:
+            text, more = head, int(cut.group(1)) if cut.group(2) else 0   # the count is whole once a space follows
     names = list(filter(None, "".join(text.split()).split(",")))
     if names and names[-1] in ("...", "…"):   # an author's "..." for the rest of the list: no name
         names.pop()
@@ -128,8 +137,11 @@ def _unschedulable_text(error: str, pool_hint: str) -> dict:
 
     Pools are separated by "; "; each part is ``incompatible with nodepool
     "NAME", [daemonset overhead={...}, ]REASON``, or (v0.3x) a bare limits
-    error that names its pool at the end.
+    error that names its pool at the end. An author's markdown emphasis inside it
+    (``**incompatible with nodepool "a",**``) is not Karpenter's and goes.
     """
+    if "**" in error:
+        error = error.replace("**", "")
     out: dict = {}
     pools = []
     for part in error.split("; "):
@@ -239,6 +251,19 @@ def _provisionable(f: dict, message: str, lowered: str, level: str, logger: str,
     if isinstance(count, int):
         return {"line": line, "time": when, "level": level, "kind": "pods_provisionable", "count": count}
     return {"line": line, "time": when, "level": level, "kind": "pods_provisionable"}
+
+
+# pre-v0.1's greedy allocator (allocation/greedyallocator.go, early 2021): "Allocating %d pending pods from
+# %d constraint groups", that era's count of the pods it was about to provision for
+_ALLOCATING = re.compile(r"^allocating (\d+) pending pods? from \d+ constraint groups?")
+
+
+def _allocating(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                when: str) -> dict | None:
+    match = _ALLOCATING.match(lowered)
+    if match is None:
+        return None
+    return {"line": line, "time": when, "level": level, "kind": "pods_provisionable", "count": int(match.group(1))}
 
 
 # Every era's "N nodes for M pods": (regex, group of the node count, group of the pod count)
@@ -833,6 +858,7 @@ BY_FIRST_WORD = {
     "scheduling": (_unschedulable_v06,),
     "failed": (_unschedulable, _launch_failed),
     "found": (_provisionable,),
+    "allocating": (_allocating,),
     "computed": (_computed,),
     "scheduled": (_computed,),
     "successfully": (_computed,),
@@ -928,6 +954,8 @@ _OTHER_TEMPLATES = re.compile(
     r"|ec2 instance types zonal offerings)|(?:created|deleted) launch template"
     r"|waiting on cluster sync$|failed while checking on-demand fallback$|provisioning failed, "
     r"|tainted node$|cordoned node$|annotated nodeclaim$|removing offering from offerings$"
+    # v1's NodeClaim disruption controller (nodeclaim/disruption/consolidation.go) at V(1)
+    r"|marking consolidatable$|removing consolidatable status condition"
     # errors logged as the message (or pasted alone) in Karpenter's words: the orchestration queue's, the AMI
     # provider's SSM lookup (v0.3x-v1.x), the provisioner's failed NodeClaim create (v0.32-v1.x, provisioner.go),
     # cluster state's volume usage (v0.2x-v0.3x, scheduling/volumeusage.go)

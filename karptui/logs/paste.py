@@ -39,15 +39,24 @@ _TIME = re.compile(
     r"|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)?)"
 )
 # stern / kubectl-with-pod-name prefixes: "karpenter-5f7b9d8c6d-x7k2p controller ", "ns/pod[controller]: "
-_STERN = re.compile(r"([a-z0-9][a-z0-9.-]*-[a-z0-9]{4,10})(?:\s+(controller|manager|webhook|karpenter))?\s+")
+# (a log store's export may set its columns apart with " | ": "Jun 23 07:41:12.708 | POD | LINE")
+_STERN = re.compile(r"([a-z0-9][a-z0-9.-]*-[a-z0-9]{4,10})(?:\s+(controller|manager|webhook|karpenter))?(?:\s+\|)?\s+")
 _NS_POD_CONTAINER = re.compile(r"([a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*)\[([a-z0-9-]+)\]:\s*")
-_SEP = re.compile(r"(?:\t|\\t|\s)+")
+_SEP = re.compile(r"(?:\t|\\t|\s|\|(?=\s))+")
 LEVELS = {"DEBUG": "debug", "INFO": "info", "WARN": "warn", "WARNING": "warn", "ERROR": "error",
           "DPANIC": "error", "PANIC": "error", "FATAL": "error"}
 _LEVEL = re.compile(r"(DEBUG|INFO|WARN(?:ING)?|ERROR|DPANIC|PANIC|FATAL)(?=\t|\\t|\s|$)")
 # Loggers of every era: "controller", "controller.provisioner", "webhook.DefaultingWebhook", "fallback"
 _LOGGER = re.compile(r"(?:controller|webhook|fallback|karpenter|manager|leader-election|controller-runtime)"
                      r"(?:\.[\w/-]+)*(?=\t|\\t| |$)")
+# A controller's logger glued to its message where the TAB between them was lost: a controller's own last
+# name, then the first word of one of its messages ("controller.provisionerlaunching machine, ..."); a logger
+# that merely goes on ("controller.nodeclaim") is not split
+_GLUED_LOGGER = re.compile(r"controller(?:\.[a-z]+)*?\.(?:provisioner|provisioning|deprovisioning|disruption|"
+                           r"termination|interruption|machine|nodeclaim|lifecycle|node)"
+                           r"(?=(?:launching|launched|creating|created|found|computed|registered|initialized|deleting|"
+                           r"deleted|disrupting|deprovisioning|triggering|tainted|cordoned|annotated|could|failed|"
+                           r"batched|waiting|removing|initiating) )")
 # zap's caller column when the logger was built with AddCaller: "scheduling/scheduler.go:190"
 _CALLER = re.compile(r"[\w./-]+\.go:\d+(?:\t|\\t| +)")
 # A CSV export of a log store: "TIME","""SOURCE""","MESSAGE"
@@ -204,6 +213,9 @@ def console(body: str, stamp: str) -> Console | None:
         return Console(when or stamp, "", "", "", "")   # the paste ended inside the level word: a line with its time alone
     logger = ""
     match = _LOGGER.match(body)
+    glued = _GLUED_LOGGER.match(body) if match and level and body[match.end():match.end() + 1] == " " else None
+    if glued:   # the TAB between a controller's logger and its message lost: "controller.provisionerlaunching ..."
+        match = glued
     if match and (body[match.end():match.end() + 1] in ("\t", "") or "." in match.group(0)
                   or body[match.end():match.end() + 2] == "  " or level
                   or body.rstrip().endswith("}") and ' {"commit"' in body):  # v0.x's context: a log line
@@ -353,7 +365,11 @@ def salvage(text: str) -> dict:
             found[key] = json.loads(raw)
         except ValueError:
             continue
-    cut = _CUT_VALUE.match(text, end) if found else None
+    # the pair the paste ended in, also after a nested object ("requests":{...}), but only one of the
+    # record's own: one brace open before it (a pair cut inside a nested object is not the record's)
+    cut = _CUT_VALUE.search(text, end) if found else None
+    if cut and text.count("{", 0, cut.start()) - text.count("}", 0, cut.start()) != 1:
+        cut = None
     if cut and cut.group(1) not in found:  # the paste ended inside this string: keep what is there
         found[cut.group(1)] = cut.group(2).replace('\\"', '"')
     return found
