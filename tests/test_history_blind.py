@@ -50,6 +50,12 @@ KNOWN = {
     ("v-031.log", "worker-qa-h7rvk"): "only Evicted event rows name it, in a development build's message (`Evicted "
                                       "pod: node NODECLAIM/NODE drifted`) no release wrote; an eviction is one pod's "
                                       "step, not the node's drain",
+    ("z-007.log", "ip-10-138-97-214.eu-west-1.compute.internal"): "only a termination controller's Reconciler "
+                                                                  "error names it (its instance not terminated), "
+                                                                  "as s-003's: an error is not a step of a life",
+    ("z-028.log", "unnamed"): "only a DisruptionBlocked row of a describe table pasted without its object names "
+                              "it: event rows note blocks on the lives the input otherwise shows, they make no life "
+                              "each (as h-023's)",
     ("w-017.log", "line 7"): "a v0.14 `Launched instance: i-..., ho` cut before its hostname (the name that stands for "
                              "the NodeClaim then): no name to key a life by, as k-022's",
 }

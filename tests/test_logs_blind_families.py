@@ -966,3 +966,54 @@ def test_a_nameless_deletion_is_the_only_going_nodes(disruptions, gone):
     found = lives(lines)
     assert len(found) == disruptions
     assert all(("terminated" in life.to_dict()["steps"]) == gone for life in found.values())
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # client-go's leader election in klog's shape behind stern's "POD CONTAINER " prefix
+    ("karpenter-controller-5d9c2f7b41-qk8xw manager I0711 20:13:49.927612       1 leaderelection.go:243] "
+     "attempting to acquire leader lease  karpenter/karpenter-leader-election...", "other",
+     {"source": "pod/karpenter-controller-5d9c2f7b41-qk8xw/manager"}),
+    ("karpenter-6d3b8f1c47-wq9zt controller I0711 20:14:06.667568       1 leaderelection.go:253] "
+     "successfully acquired lease karpenter/karpenter-leader-election", "other", {}),
+    # the disruption controller's error with its method quoted, its message and context alone
+    ('deprovisioning via "consolidation", computing deprovisioning decision, command is no longer valid, delete, '
+     'terminating 1 machines ip-10-3-52-77.ec2.internal/t3.medium/spot\t{"commit": "b5d2e94"}', "other", {}),
+    # v0.9's scheduler: a pod's error logged as the message, the pod in the context
+    ('2022-05-16T04:41:57.423Z\tERROR\tcontroller\tno instance type satisfied resources {"cpu":"1","pods":"1"} and '
+     'requirements karpenter.sh/provisioner-name In [workers]\t{"commit": "7e9d1a2", "pod": "odoo/worker-0"}',
+     "pod_unschedulable", {"pod": "odoo/worker-0", "level": "error"}),
+    ('2022-05-16T04:41:57.423Z\tERROR\tcontroller\tno instance type satisfied resources {"cpu":"1","pods":"1"} and '
+     'requirements karpenter.sh/capacity-type In [', "pod_unschedulable", {"level": "error"}),
+    # ... the same text quoted bare is an author's, naming no pod: no line
+    ('no instance type satisfied resources {"cpu":"1","pods":"1"} and requirements '
+     'karpenter.sh/provisioner-name In [workers]', None, {}),
+])
+def test_set_z_families(line, kind, fields):
+    reads_as(line, kind, fields)
+
+
+NEWEST_FIRST = [  # a log store's export, newest line first, each row its own local time beside the line's
+    '2023-08-02T16:57:56+03:00\t2023-08-02T13:57:56.913Z\tINFO\tcontroller.machine.lifecycle\tlaunched machine\t'
+    '{"commit": "9e0b6a2", "machine": "arm-q7x2c", "provisioner": "arm", "provider-id": '
+    '"aws:///us-east-1d/i-0b81f4d9e27c3a560", "instance-type": "r7g.xlarge", "zone": "us-east-1d", '
+    '"capacity-type": "spot"}',
+    '2023-08-02T16:57:52+03:00\t2023-08-02T13:57:52.761Z\tINFO\tcontroller.provisioner\tcreated machine\t'
+    '{"commit": "9e0b6a2", "provisioner": "arm", "requests": {"cpu":"3380m","pods":"5"}, '
+    '"instance-types": "m6g.2xlarge, r7g.xlarge"}',
+    '2023-08-02T16:57:52+03:00\t2023-08-02T13:57:52.750Z\tINFO\tcontroller.provisioner\tfound provisionable pod(s)'
+    '\t{"commit": "9e0b6a2", "pods": 1}',
+]
+
+
+@pytest.mark.parametrize("order", ["newest first", "oldest first"])
+def test_a_paste_listed_newest_first_is_read_in_the_order_it_happened(order, tmp_path):
+    from karptui.history.builder import HistoryBuilder
+    from karptui.history.read import feed_log
+
+    paste = tmp_path / "paste.log"
+    paste.write_text("\n".join(NEWEST_FIRST if order == "newest first" else NEWEST_FIRST[::-1]) + "\n")
+    builder = HistoryBuilder()
+    feed_log(builder, str(paste), "", [])
+    (life,) = [life.to_dict() for life in finish(builder).lives]
+    assert (life["nodeclaim"], life["steps"][:2]) == ("arm-q7x2c", ["created", "launched"])
+    assert life["requested_instance_types"] == ["m6g.2xlarge", "r7g.xlarge"]

@@ -91,10 +91,11 @@ def line_order(ref: str) -> tuple:
     return (file, int(line) if line.isdigit() else 0)
 
 
-def _adjacent(before: str, ref: str, gap: int = 3) -> bool:
-    """Whether line ``ref`` follows line ``before`` of the same input within ``gap`` lines (one table's rows)."""
+def _adjacent(before: str, ref: str, gap: int = 3, step: int = 1) -> bool:
+    """Whether line ``ref`` follows line ``before`` of the same input within ``gap`` lines (one table's rows);
+    ``step`` -1: an input read from its last line to its first (:mod:`.order`), where it precedes it."""
     (file_a, a), (file_b, b) = line_order(before), line_order(ref)
-    return file_a == file_b and 0 < b - a <= gap
+    return file_a == file_b and 0 < (b - a) * step <= gap
 
 
 @dataclass
@@ -182,6 +183,7 @@ class HistoryBuilder:
         self.last_text = ""
         self.last: datetime | None = None
         self.events = 0
+        self.newest_first = False   # the input listed its events newest first and is fed oldest first (.order)
 
     # -- input ------------------------------------------------------------------------------------
 
@@ -272,7 +274,7 @@ class HistoryBuilder:
         object above it. Every row of such a table is the described object's, so rows a few lines apart are one
         life, keyed by its first line; the steps they show would otherwise be lost."""
         last = self.nameless
-        if last is not None and last.lines and _adjacent(last.lines[-1], ref):
+        if last is not None and last.lines and _adjacent(last.lines[-1], ref, step=self._step):
             if len(last.lines) < MAX_LINES_PER_LIFE:
                 last.lines.append(ref)
             return last
@@ -443,6 +445,10 @@ class HistoryBuilder:
         if told is None:
             self.told = None
 
+    @property
+    def _step(self) -> int:
+        return -1 if self.newest_first else 1
+
     def _paste(self) -> bool:
         """Whether the input so far is a paste (a few lives), where a line naming nothing still tells of a life;
         in a day's log every such line has its names, and one that lost them is left out."""
@@ -460,7 +466,7 @@ class HistoryBuilder:
         node): the disruption was this life's. Asked only of a life no disruption or interruption has told."""
         told, self.told = self.told, None
         if told is None or told is draft or draft.seen & {"disrupted", "interrupted"} or not told.lines \
-                or not _adjacent(told.lines[-1], ref) or self.drafts.get(told.key) is not told:
+                or not _adjacent(told.lines[-1], ref, step=self._step) or self.drafts.get(told.key) is not told:
             return draft
         draft.absorb(self.drafts.pop(told.key))
         for command in self.commands_of.get(told.key, ()):
@@ -476,7 +482,7 @@ class HistoryBuilder:
         one life the paste shows disrupted or interrupted and not yet gone, when there is exactly one (a
         ``deleted node`` hours after the only disruption); alone it tells of no life."""
         last = self.nameless
-        if last is None or not last.lines or not _adjacent(last.lines[-1], ref) or step in last.seen:
+        if last is None or not last.lines or not _adjacent(last.lines[-1], ref, step=self._step) or step in last.seen:
             draft = self._only_going(step)
             if draft is None:
                 return None
@@ -514,7 +520,8 @@ class HistoryBuilder:
                     draft.claim_deleted = draft.terminated
             return
         gone, self.gone = self.gone, None
-        if claim and not node and gone is not None and claim not in self.drafts and _adjacent(gone[1], ref) \
+        if claim and not node and gone is not None and claim not in self.drafts \
+                and _adjacent(gone[1], ref, step=self._step) \
                 and self.drafts.get(gone[0]) is not None and self.drafts[gone[0]].key == gone[0]:
             node = gone[0]   # "deleted node" then "deleted nodeclaim", each naming only its own object: one life
         draft = self._goes_on(self._draft(claim, node, ref), ref)

@@ -23,6 +23,7 @@ from multiprocessing import get_all_start_methods, get_context
 from ..logs import LogParser
 from ..logs.reader import _Lines, read_lines
 from .builder import HOURLY, READ, HistoryBuilder
+from .order import oldest_first
 
 PARALLEL_MIN_BYTES = 32 << 20
 RANGES_PER_PROCESS = 4   # smaller ranges: less of the log's events waiting in memory at once
@@ -77,7 +78,8 @@ def feed_log(builder: HistoryBuilder, path: str, file: str, warnings: list[str])
 def feed_lines(builder: HistoryBuilder, lines, file: str) -> tuple[int, int]:
     """Every event of log lines already at hand (a recording's) into ``builder``; (physical lines, events)."""
     parser = LogParser()
-    builder.feed_all(parser.parse(lines), file)
+    events, builder.newest_first = oldest_first(parser.parse(lines))
+    builder.feed_all(events, file)
     return parser.stats.lines, parser.stats.events
 
 

@@ -183,6 +183,17 @@ def _bare_error(f: dict, message: str, lowered: str, level: str, logger: str, li
     return {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", **_unschedulable_text(message, "")}
 
 
+def _scheduler_error_v09(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
+                         when: str) -> dict | None:
+    """v0.9's scheduler logged each pod it could not schedule with its error alone as the message and the pod
+    in its context (``no instance type satisfied resources ... and requirements ...``). Only a logged line (a
+    level): the same text pasted bare is an author quoting an error, which no pod is named by."""
+    if not level or not lowered.startswith("no instance type satisfied resources "):
+        return None
+    out = {"line": line, "time": when, "level": level, "kind": "pod_unschedulable", "pod": _pod(f), "error": message}
+    return _present(out)
+
+
 def _unschedulable(f: dict, message: str, lowered: str, level: str, logger: str, line: int,
                    when: str) -> dict | None:
     if not lowered.startswith(("could not schedule pod", "failed to schedule pod")):
@@ -885,6 +896,7 @@ BY_FIRST_WORD = {
     "consolidation": (_consolidation,),
     "all": (_limits,),
     "incompatible": (_bare_error,),
+    "no": (_scheduler_error_v09,),
     "tainted": (_marked,),
     "cordoned": (_marked,),
     "annotated": (_marked,),
@@ -960,6 +972,8 @@ _OTHER_TEMPLATES = re.compile(
     # provider's SSM lookup (v0.3x-v1.x), the provisioner's failed NodeClaim create (v0.32-v1.x, provisioner.go),
     # cluster state's volume usage (v0.2x-v0.3x, scheduling/volumeusage.go)
     r"|failed to disrupt nodes, |discovering amis from ssm, |creating node claim, "
+    # the disruption controller's error with its method quoted (v0.2x-v0.3x): no command was taken
+    r"|deprovisioning via \"\w+\", "
     r"|inconsistent state error adding volume, "
     # the AWS provider's pricing refresh (v0.2x-v1.x, providers/pricing) and the Azure provider's credential
     # helper renewing its token, both pasted as the message alone

@@ -99,7 +99,8 @@ def _zap_json(number: int, text: str, source: str) -> dict | None:
 
 # "kubectl describe node NAME" (or no/nodes, pod/po, nodeclaim) above a pasted Events table names its object
 # (its namespace, given before or after the name, qualifies a pod as Karpenter's own lines name one: NS/NAME)
-_DESCRIBE = re.compile(r"\bdescribe\s+(nodes?|no|pods?|po|nodeclaims?)(?:/|\s+)(?:(?:-n\s*|--namespace[=\s]\s*)([\w.-]+)\s+)?"
+_DESCRIBE = re.compile(r"\bdescribe\s+(nodes?|no|pods?|po|nodeclaims?)(?:/|\s+)"
+                       r"(?:(?:-n\s*|--namespace[=\s]\s*)([\w.-]+)\s+)?"
                        r"(?!-)([\w.-]+)(?:\s+(?:-n\s*|--namespace[=\s]\s*)([\w.-]+))?")
 _DESCRIBED = {"no": "node", "nodes": "node", "po": "pod", "pods": "pod", "nodeclaims": "nodeclaim"}
 

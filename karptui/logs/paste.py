@@ -173,8 +173,13 @@ def unwrap(text: str) -> Unwrapped:
     return Unwrapped(body.replace("\\t", "\t") if escaped else body, source, stamp)
 
 
+# klog's head (client-go's leader election in Karpenter's output): "I0711 20:13:49.927612"
+_KLOG_HEAD = re.compile(r"[IWEF]\d{4} \d\d:\d\d:\d\d")
+
+
 def _looks_like_payload(text: str) -> bool:
-    return bool(text.startswith("{") or _TIME.match(text) or _LEVEL.match(text) or _CRI.match(text))
+    return bool(text.startswith("{") or _TIME.match(text) or _LEVEL.match(text) or _CRI.match(text)
+                or _KLOG_HEAD.match(text))
 
 
 @dataclass(slots=True)
