@@ -6,7 +6,8 @@ line that showed it -- the way the next held-out set will test it.
 Each mangling is what a paste does to a line, never what the reader does: an author's elisions
 (``{...}`` for a context, ``...`` for the columns before the logger, ``... `` for pairs in the
 middle of a record, a message cut after its first words), records glued onto one line, a record
-that lost its opening brace, a shortened copy (message and keys, no head), a markdown quote, CRLF.
+that lost its opening brace, a shortened copy (message and keys, no head), a markdown quote, CRLF;
+and (held-out sets y and z) a log store's ` | ` columns and stern's `POD CONTAINER ` prefix before a whole line.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ def _manglings(kind: str, text: str) -> dict[str, str]:
             out["shortened copy"] = json.dumps({k: v for k, v in data.items()
                                                 if k not in ("level", "time", "ts", "logger", "commit", "caller")})
     console = _CONSOLE.match(text)
+    if data is not None or console:   # a whole line, as a log store or a log tailer shows it
+        out["a log store's ' | ' columns"] = "Jun 23 07:41:12.708 | karpenter-7c2e5b9d41-k8vrm | " + text
+        out["stern's POD CONTAINER prefix"] = "karpenter-7c2e5b9d41-k8vrm controller " + text
     if console:
         when, s1, level, s2, logger, s3, message, s4, context = console.groups()
         if logger != "controller.events":  # v0.1x's logged events: the whole event is in the context
