@@ -1017,3 +1017,42 @@ def test_a_paste_listed_newest_first_is_read_in_the_order_it_happened(order, tmp
     (life,) = [life.to_dict() for life in finish(builder).lives]
     assert (life["nodeclaim"], life["steps"][:2]) == ("arm-q7x2c", ["created", "launched"])
     assert life["requested_instance_types"] == ["m6g.2xlarge", "r7g.xlarge"]
+
+
+def _events_list(items: list[dict]) -> list[str]:
+    """``kubectl get events -o json`` as kubectl prints it (four spaces an indent)."""
+    return json.dumps({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}},
+                      indent=4).splitlines()
+
+
+def _blocked_event(node: str) -> dict:
+    return {"apiVersion": "v1", "count": 6, "eventTime": None, "firstTimestamp": "2024-06-29T11:18:53Z",
+            "involvedObject": {"apiVersion": "v1", "kind": "Node", "name": node, "uid": "7e1d4b92"},
+            "kind": "Event", "lastTimestamp": "2024-07-09T10:27:35Z",
+            "message": 'Cannot disrupt Node: PDB "metrics/prometheus" prevents pod evictions',
+            "metadata": {"name": f"{node}.17de0c1f2a3b4c5d", "namespace": "default"},
+            "reason": "DisruptionBlocked", "source": {"component": "karpenter"}, "type": "Normal"}
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_a_pretty_printed_events_list_gives_each_item_at_its_own_brace(count):
+    nodes = [f"ip-10-0-88-{n}.eu-west-1.compute.internal" for n in range(count)]
+    lines = _events_list([_blocked_event(n) for n in nodes])
+    found = parse(lines)
+    braces = [i + 1 for i, text in enumerate(lines) if text == "        {"]
+    assert sorted(found) == braces
+    assert [(found[b]["kind"], found[b]["node"]) for b in braces] == [("disruption_blocked", n) for n in nodes]
+
+
+def test_an_events_list_cut_inside_an_item_still_gives_it_from_its_message():
+    lines = _events_list([_blocked_event("ip-10-0-88-7.eu-west-1.compute.internal")])
+    cut = next(i for i, text in enumerate(lines) if '"metadata"' in text) + 2   # inside metadata.name
+    lines = lines[:cut] + [lines[cut][:30]]
+    (found,) = parse(lines).values()
+    assert (found["kind"], found["node"], found["reason"]) == (
+        "disruption_blocked", "ip-10-0-88-7.eu-west-1.compute.internal", 'PDB "metrics/prometheus" prevents pod evictions')
+
+
+def test_another_kind_of_list_is_no_line():
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-1-2.ec2.internal"}, "status": {}}
+    assert parse(json.dumps({"apiVersion": "v1", "items": [node], "kind": "List"}, indent=4).splitlines()) == {}

@@ -43,6 +43,10 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
                 yield text, 1
                 continue
             body = unwrap(stripped).body
+            if body == "{" and _opens_list(held, source):
+                yield text, 1
+                yield from _list_items(held, source)
+                continue
             if body.startswith("{"):
                 joined, used = _json(body, held, source, stripped[:1] == "+")
             elif _open_console(body):
@@ -125,6 +129,63 @@ def _json(body: str, held: list[str], source: Iterator[str], diff: bool = False)
                 continue
             return joined, index + 1
     return None, 0
+
+
+# A pretty-printed List (``kubectl get events -o json``): its "items": [ on one of the lines after its brace
+_ITEMS = re.compile(r'^\s*"items"\s*:\s*\[\s*$')
+
+
+def _opens_list(held: list[str], source: Iterator[str]) -> bool:
+    """Whether the lone ``{`` just read opens a pretty-printed List (its ``"items": [`` within three lines)."""
+    for index in range(3):
+        line = _ahead(held, source, index)
+        if line is None:
+            return False
+        if _ITEMS.match(line):
+            return True
+    return False
+
+
+def _list_items(held: list[str], source: Iterator[str]) -> Iterator[tuple[str, int]]:
+    """A pretty-printed List's lines, each item joined into one logical line at its own first line (an
+    Event item is an event where its brace is); the List's own lines are given out alone. An item the paste
+    cut is joined as far as it goes, as a cut record is."""
+    def take() -> str | None:
+        return held.pop(0) if held else next(source, None)
+
+    while True:   # the List's head, up to its "items": [
+        line = take()
+        if line is None:
+            return
+        yield line, 1
+        if _ITEMS.match(line):
+            break
+    while True:
+        line = take()
+        if line is None:
+            return
+        if line.strip() != "{":
+            yield line, 1   # the items' closing "]" and the List's tail, or what a paste left there
+            if line.strip().startswith("]"):
+                return
+            continue
+        parts = ["{"]
+        while len(parts) <= MAX_JOINED_LINES:
+            piece = take()
+            if piece is None:   # the paste ended inside the item
+                yield "".join(parts), len(parts)
+                return
+            parts.append(piece.strip())
+            if piece.strip() in ("}", "},"):
+                joined = "".join(parts[:-1]) + "}"
+                try:
+                    _DECODE(joined)
+                except (ValueError, RecursionError):
+                    continue   # a nested object's close
+                yield joined, len(parts)
+                break
+        else:
+            yield "".join(parts), len(parts)
 
 
 def _cut_wrap(parts: list[str]) -> tuple[str | None, int]:

@@ -14,6 +14,7 @@ provider's interruption events, and Karpenter's status-condition transitions.
 
 from __future__ import annotations
 
+import json
 import re
 
 from .classify import consolidation_message, disruption_method, elided_name, unschedulable
@@ -164,6 +165,33 @@ def event_message(text: str) -> dict | None:
         if match and (reason != "Nominated" or match.end() == len(text.rstrip())):
             return _event(reason, text, "", "")
     return None
+
+
+# a cut Event object's involvedObject, whole before the cut (its kind and name)
+_INVOLVED = re.compile(r'"involvedObject"\s*:\s*(\{[^{}]*\})')
+
+
+def cut_event_object(data: dict, text: str) -> dict | None:
+    """An Event object the paste cut before its ``reason`` (one item of ``kubectl get events -o json``), its
+    pairs salvaged as ``data``: the event its message's own template names, about the object its
+    ``involvedObject`` names when that came whole before the cut."""
+    message = data.get("message")
+    if not isinstance(message, str) or not ("firstTimestamp" in data or "eventTime" in data or "count" in data):
+        return None
+    found = event_message(message)
+    if found is None:
+        return None
+    involved = _INVOLVED.search(text)
+    if involved:
+        try:
+            obj = json.loads(involved.group(1))
+        except ValueError:
+            obj = {}
+        kind, name = str(obj.get("kind", "")).lower(), obj.get("name")
+        if kind in ("node", "nodeclaim", "machine") and isinstance(name, str) and name:
+            found = _event(found["event"], message, f"{kind}/{name}", "") or found
+    found["time"] = data.get("lastTimestamp") or data.get("firstTimestamp") or ""
+    return found
 
 
 def _columns(body: str) -> list[str]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from .classify import classify, known
 from .foreign import foreign_console_time, foreign_json, foreign_klog
-from .kube_events import KARPENTER_SOURCES, event_message, event_row, json_event, otel_attributes
+from .kube_events import (KARPENTER_SOURCES, cut_event_object, event_message, event_row, json_event,
+                          otel_attributes)
 from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, elided_opening, first_record, glued_context,
                     quoted_spans, salvage, split_context, unwrap)
 
@@ -447,8 +448,10 @@ def _pasted_json(number: int, body: str, source: str, stamp: str) -> Record | No
         data, _ = _DECODE(body)
     except (ValueError, RecursionError):
         data = salvage(body)
-        return (_from_json(number, data, source, stamp) or _cut_head(number, data, body, source, stamp)) \
-            if data else None
+        if not data:
+            return None
+        return _from_json(number, data, source, stamp) or _cut_head(number, data, body, source, stamp) \
+            or _event_record(number, cut_event_object(data, body), source)
     if not isinstance(data, dict):
         return None
     return _from_json(number, data, source, stamp)
