@@ -207,6 +207,8 @@ class Topology:
         if affinity.anti_required or (self.respect and affinity.anti_preferred):
             self._inverse_for(pod, None)
         terms = self._terms(pod)
+        if not terms:   # it owns no group: absent from _owned answers as an empty entry would
+            return
         made = self._made.get(id(terms))
         if made is None or made[0] is not terms:
             made = self._made[id(terms)] = (terms, [self._group(pod, *term) for term in terms])
