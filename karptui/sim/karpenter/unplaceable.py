@@ -51,13 +51,18 @@ from .requirements import Reqs
 __all__ = ["never_placed", "unplaceable", "any_negative"]
 
 
-def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool) -> frozenset[str]:
+def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool, known: dict | None = None) -> frozenset[str]:
     """The keys of ``pods`` no run over ``pool`` with these templates can place (see the module's
     docstring), as long as no pod of the run requests a negative amount (:func:`any_negative`:
-    with one among them nothing is; a NodeClaim's requests or a node's room could then come back)."""
+    with one among them nothing is; a NodeClaim's requests or a node's room could then come back).
+
+    ``known``: the signatures found never placed over this pool before pods settled on its nodes
+    (``ExistingPool.settle``), kept by the caller and added to here. Settling only takes room, and
+    the masks and templates stay, so what no run could place then none can now: asked again, only
+    the others."""
     if any_negative(pods):
         return frozenset()
-    answers: dict = {}  # signature -> the answer: every field read here is part of it (see above)
+    answers: dict = dict.fromkeys(known or (), True)  # signature -> the answer: every field read here is part of it (see above)
     out = []
     for p in pods:
         key = signature(p)
@@ -66,6 +71,8 @@ def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool) -> frozenset[
             found = never_placed(p, prepared, pool)
             if key is not None and not p.resource_claims:
                 answers[key] = found
+                if found and known is not None:
+                    known[key] = True
         if found:
             out.append(p.key)
     return frozenset(out)

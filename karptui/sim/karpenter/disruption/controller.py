@@ -180,6 +180,7 @@ class Disruptor:
         self._splits: NewClaims | None = None   # see needs_two_claims
         self._budget_words: dict[tuple, tuple] = {}   # see budget_reason
         self._layout: tuple | None = None   # see _pool_layout
+        self._never_known: tuple = (None, {})   # the pool, and the pod signatures none of its states could place
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,
@@ -244,7 +245,10 @@ class Disruptor:
         """The pending pods no simulation over this cluster state can place (see :mod:`..unplaceable`),
         worked out once per cluster state and set of pending pods."""
         if self._never is None:
-            self._never = unplaceable(self.pending, self.prepared, self._existing())
+            pool = self._existing()
+            if self._never_known[0] is not pool:   # a delete keeps the pool (only fuller): what none could place stays so
+                self._never_known = (pool, {})
+            self._never = unplaceable(self.pending, self.prepared, pool, self._never_known[1])
         return self._never
 
     def _existing(self) -> ExistingPool:
