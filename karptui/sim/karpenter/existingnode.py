@@ -622,6 +622,9 @@ class ExistingPool:
         self._columns: dict[str, np.ndarray] = {}     # see room_for
         self._upper: dict[str, np.ndarray | None] = {}   # see may_hold
         self._sound: np.ndarray | None = None
+        # the pod signatures no run over the pool can place, found by .unplaceable and kept by it
+        # (with the Prepared they were found with): settling pods only takes room, so they stay true
+        self.never_placed: dict = {}
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
         self._pool_rows: dict[str, list[int]] = {}   # NodePool -> positions of its nodes (see capacity)

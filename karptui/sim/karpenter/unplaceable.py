@@ -51,18 +51,23 @@ from .requirements import Reqs
 __all__ = ["never_placed", "unplaceable", "any_negative"]
 
 
-def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool, known: dict | None = None) -> frozenset[str]:
+def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool) -> frozenset[str]:
     """The keys of ``pods`` no run over ``pool`` with these templates can place (see the module's
     docstring), as long as no pod of the run requests a negative amount (:func:`any_negative`:
     with one among them nothing is; a NodeClaim's requests or a node's room could then come back).
 
-    ``known``: the signatures found never placed over this pool before pods settled on its nodes
-    (``ExistingPool.settle``), kept by the caller and added to here. Settling only takes room, and
-    the masks and templates stay, so what no run could place then none can now: asked again, only
-    the others."""
+    The signatures found never placed are kept with the pool (``ExistingPool.never_placed``, per
+    ``prepared``): a delete carried out keeps the pool, its pods settled on other nodes
+    (``ExistingPool.settle``), which only takes room while the masks and templates stay, so what no
+    run could place before none can now. Asked again over the pool, only the other pods are tried."""
     if any_negative(pods):
         return frozenset()
-    answers: dict = dict.fromkeys(known or (), True)  # signature -> the answer: every field read here is part of it (see above)
+    held = pool.never_placed
+    if held.get("prepared") is not prepared:
+        held.clear()
+        held["prepared"], held["signatures"] = prepared, {}
+    known = held["signatures"]
+    answers: dict = dict(known)  # signature -> the answer: every field read here is part of it (see above)
     out = []
     for p in pods:
         key = signature(p)
@@ -71,7 +76,7 @@ def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool, known: dict |
             found = never_placed(p, prepared, pool)
             if key is not None and not p.resource_claims:
                 answers[key] = found
-                if found and known is not None:
+                if found:
                     known[key] = True
         if found:
             out.append(p.key)

@@ -180,7 +180,6 @@ class Disruptor:
         self._splits: NewClaims | None = None   # see needs_two_claims
         self._budget_words: dict[tuple, tuple] = {}   # see budget_reason
         self._layout: tuple | None = None   # see _pool_layout
-        self._never_known: tuple = (None, {})   # the pool, and the pod signatures none of its states could place
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,
@@ -245,10 +244,7 @@ class Disruptor:
         """The pending pods no simulation over this cluster state can place (see :mod:`..unplaceable`),
         worked out once per cluster state and set of pending pods."""
         if self._never is None:
-            pool = self._existing()
-            if self._never_known[0] is not pool:   # a delete keeps the pool (only fuller): what none could place stays so
-                self._never_known = (pool, {})
-            self._never = unplaceable(self.pending, self.prepared, pool, self._never_known[1])
+            self._never = unplaceable(self.pending, self.prepared, self._existing())
         return self._never
 
     def _existing(self) -> ExistingPool:
@@ -473,10 +469,17 @@ class Disruptor:
             why = self.blocked.get(node.name) or self.finder.skipped.get(node.name)
             if why is not None and not self.state.excluded[i] and node.name not in self.launched:
                 self.ledger.note_all(node.name, node.nodepool, why)
+        # multi- and single-node consolidation share one candidate filter: asked once per candidate and
+        # pass (what it reads, the candidate, the NodePool and its pods' timestamps, a method's search
+        # leaves as it found them)
+        asked, answers = None, []
         for method in self.methods:
             accepted = []
-            for c in candidates:
-                why = method.should_disrupt(self, c)
+            again = answers if method.should_disrupt is asked else None
+            asked, answers = method.should_disrupt, []
+            for k, c in enumerate(candidates):
+                why = again[k] if again is not None else method.should_disrupt(self, c)
+                answers.append(why)
                 if why is None:
                     accepted.append(c)
                     continue

@@ -150,6 +150,17 @@ class PendingRun:
     out: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     left: dict = field(default_factory=dict)   # what each NodePool's limits left at the run's end
     journal: Journal | None = None   # the run, pop by pop (see _resumed)
+    _selecting: dict = field(default_factory=dict)   # see selects_a_kind
+
+    def selects_a_kind(self, group: TopologyGroup) -> bool:
+        """Whether ``group`` selects one of the pending pods (``kinds``). A selection reads the group's
+        selector and namespaces alone, which every simulation's groups of one workload share: asked
+        once per those (each simulation builds its own groups, and asks of each)."""
+        key = (group.selector, group.namespaces)
+        found = self._selecting.get(key)
+        if found is None:
+            found = self._selecting[key] = _selects_any(group, self.kinds)
+        return found
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -206,7 +217,7 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     if any_negative(moving) or scheduler.reservations is not None:
         return True
     topology = scheduler.topology
-    if any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()) \
+    if any(g.owners and not _per_host(g) and shared.selects_a_kind(g) for g in topology.inverse.values()) \
             or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
         return True
     keys = {p.key for p in moving}
@@ -322,8 +333,8 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         return None
     scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
     topology = scheduler.topology
-    if scheduler.reservations is not None or any(_selects_any(g, shared.kinds) for g in topology.groups.values()) \
-            or any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
+    if scheduler.reservations is not None or any(shared.selects_a_kind(g) for g in topology.groups.values()) \
+            or any(g.owners and not _per_host(g) and shared.selects_a_kind(g) for g in topology.inverse.values()):
         return None
     if shared.groups:
         kinds = tuple({selected_as(p): p for p in moving}.values())
