@@ -124,6 +124,7 @@ class Prepared:
         self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see pod_data
         self.snapshot = snapshot
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
+        self._signatures: dict[int, tuple[Pod, object]] = {}   # see signature
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
@@ -162,6 +163,15 @@ class Prepared:
                 found = self._defaulted[id(pod)] = (pod, with_default_constraints(self.snapshot, pod, defaults))
             out.append(found[1])
         return out
+
+    def signature(self, pod: Pod):
+        """The pod's scheduling signature (:func:`..signature.signature`), kept per pod object: every
+        run numbers its queue's pods by signature, and consolidation queues the same pending pods in
+        run after run (a signature is built from a dozen fields and hashed once made)."""
+        found = self._signatures.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = self._signatures[id(pod)] = (pod, signature(pod))   # the pod kept: its id stays its own
+        return found[1]
 
     def pod_data(self, pod: Pod) -> PodData:
         """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
@@ -325,7 +335,7 @@ class Scheduler:
             if batch:
                 key = signatures.get(id(pod), signatures)
                 if key is signatures:
-                    found = signature(pod)
+                    found = self.prepared.signature(pod)
                     key = signatures[id(pod)] = None if found is None else numbered.setdefault(found, len(numbered))
             else:
                 key = None
