@@ -228,14 +228,27 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     limits = _limits_left(scheduler)
     if any(left != shared.limits.get(pool) and not journal.uncut(pool, upto) for pool, left in limits.items()):
         key = tuple(sorted(limits.items()))
+        seen = 0
         if key not in shared.by_limits:
             shared.resumes_seen[key] = seen = shared.resumes_seen.get(key, 0) + 1
-            if seen < 2:  # limits met once may never come again: not worth a run of their own yet
-                return True
-        journal = _with_limits(snapshot, state, catalog, scheduler, shared, key)[2]
+        if key in shared.by_limits or seen >= 2:
+            journal = _with_limits(snapshot, state, catalog, scheduler, shared, key)[2]
+        else:
+            # limits met once may never come again: not worth a run of their own yet; the shared run's
+            # pops before the first that met a NodePool's limits cutting, where they differ, are this
+            # run's too (as _with_limits starts its run): done again from its record, the rest run here
+            upto = _first_cut(journal, limits, shared.limits, upto)
     if not _replayable(journal, queue, upto):
         return True
     return resume(scheduler, journal, queue, upto, most_claims)
+
+
+def _first_cut(journal: Journal, limits: dict, recorded: dict, upto: int) -> int:
+    """The first of the journal's pops that may have met the limits of a NodePool whose limits left
+    (``limits``) differ from those its run had (``recorded``) cutting, or ``upto`` when none comes
+    before: the pops before it are the same with more left (:meth:`.resume.Journal.uncut`)."""
+    return min([upto] + [journal.cuts[pool] for pool, left in limits.items()
+                         if left != recorded.get(pool) and pool in journal.cuts])
 
 
 def _replayable(journal: Journal, queue: RunQueue, upto: int) -> bool:
@@ -263,8 +276,7 @@ def _with_limits(snapshot, state: ClusterState, catalog, scheduler: Scheduler, s
         again.remaining = dict(scheduler.remaining)
         queue = again.queue(shared.queued)
         base = shared.journal
-        upto = min([len(queue.pods)] + [base.cuts[pool] for pool, left in _limits_left(again).items()
-                                         if left != shared.limits.get(pool) and pool in base.cuts])
+        upto = _first_cut(base, _limits_left(again), shared.limits, len(queue.pods))
         if upto and _replayable(base, queue, upto):
             resume(again, base, queue, upto)
             journal = again.journal = base.resumed(upto, again)
