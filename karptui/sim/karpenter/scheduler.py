@@ -672,11 +672,13 @@ class Scheduler:
         key = (template.name, tuple(remaining.items()))  # a zero left is a limit, unlike no entry
         found = cache.get(key)
         if found is None:
-            found = cache[key] = self._fit_limits(template, remaining)
+            found = cache[key] = self.fit_limits(template, remaining)
             found.setflags(write=False)  # shared by every NodeClaim opened under these limits
         return found
 
-    def _fit_limits(self, template: Template, remaining: Resources) -> np.ndarray:
+    def fit_limits(self, template: Template, remaining: Resources) -> np.ndarray:
+        """Positions of the template's types whose whole capacity fits ``remaining`` (what its
+        NodePool's limits leave), asked afresh."""
         types = self.types
         capacity = self.prepared.capacity_of(template)
         ok = np.ones(len(template.rows), dtype=bool)
@@ -688,6 +690,49 @@ class Scheduler:
                 continue
             ok &= capacity[column] <= left
         return np.flatnonzero(ok)
+
+    # ---- a run done again from its record (.resume) -----------------------------------------------
+    # what :func:`.resume.resume` does to this scheduler, step by recorded step, instead of searching:
+    # the same bookkeeping as the run's own placements and names
+
+    def replay_name(self, key: tuple[str, int], index: int, name: str) -> None:
+        """A NodeClaim name given at ``index`` for ``key`` ((NodePool, first index)), as :meth:`_name` gives it."""
+        if self._taken is None:
+            self._taken = set(self.prepared.names_taken(self.snapshot))
+        self._taken.add(name)
+        self._named[key] = index
+
+    def replay_relaxed(self, pod: Pod, data: PodData) -> None:
+        """``pod`` placed as a relaxed copy: its groups and its data as :meth:`_try` leaves them."""
+        self.topology.update(pod)
+        self._data[pod.key] = data
+
+    def replay_open(self, template: Template, name: str, pod: Pod, data: PodData, reqs: Reqs, rows) -> NodeClaim:
+        """A NodeClaim of ``template`` opened for ``pod`` with the requirements and type rows recorded
+        (its hostname the one its requirements name), and the NodePool's limits less its largest type."""
+        limited = self._limited_rows(template)
+        if isinstance(limited, SchedulingError):
+            raise AssertionError(f"replayed NodeClaim of {template.name} refused by the limits")
+        claim = NodeClaim(template, self.topology, self.types, limited, name, self.reservations)
+        claim.hostname = next(iter(reqs[L.HOSTNAME].values))
+        claim.add(pod, data, reqs, rows, self.claim_volumes(pod))
+        self.results.claims.append(claim)
+        self._placed(pod, claim)
+        remaining = self.remaining.get(template.name)
+        if remaining:
+            self.remaining[template.name] = self._less_largest(remaining, claim)
+        return claim
+
+    def replay_join(self, claim: NodeClaim, pod: Pod, data: PodData, reqs: Reqs, rows) -> None:
+        """``pod`` joined to the run's ``claim`` with the requirements and type rows recorded."""
+        claim.add(pod, data, reqs, rows, self.claim_volumes(pod))
+        self._placed(pod, claim)
+
+    def new_claim_refusal(self, pod: Pod, data: PodData) -> str | None:
+        """Every NodePool's refusal of a new NodeClaim for ``pod``, as its run's error says it; None
+        when one takes it (that NodeClaim is then open in this run)."""
+        said = self._to_new_claim(pod, data)
+        return None if said is None else str(said)
 
     def _less_largest(self, remaining: Resources, claim: NodeClaim) -> Resources:
         """subtractMax: take off the largest capacity of the types the NodeClaim may still be."""

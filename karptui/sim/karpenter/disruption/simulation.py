@@ -415,7 +415,7 @@ def refused_alike(scheduler: Scheduler, pod: Pod, left: dict, existing, state: C
         for template in scheduler.templates:
             limits = scheduler.remaining.get(template.name)
             if limits and (("nodes" in limits and limits["nodes"] == 0)
-                           or not scheduler._fit_limits(template, limits).size):
+                           or not scheduler.fit_limits(template, limits).size):
                 continue  # refused by the limits, in every run
             if tolerates_all(template.taints, current.tolerations) \
                     and template.reqs.compatible(data.reqs, allow, why=False) is None:
@@ -427,8 +427,7 @@ def refused_alike(scheduler: Scheduler, pod: Pod, left: dict, existing, state: C
     before = scheduler.remaining
     scheduler.remaining = dict(left)
     try:
-        said = scheduler._to_new_claim(current, data)
-        return None if said is None else str(said)
+        return scheduler.new_claim_refusal(current, data)
     finally:
         scheduler.remaining = before
 
