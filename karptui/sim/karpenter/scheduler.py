@@ -764,7 +764,12 @@ class _Refusals:
 def _topology_keys(pods: Sequence[Pod], state: ClusterState) -> frozenset[str]:
     """The topology keys this run can ask about: the pending pods' and the bound pods' anti-affinity."""
     keys = set()
+    read = set()   # a workload's pods share these objects: each read once
     for pod in pods:
+        shape = (id(pod.spread_constraints), id(pod.affinity))
+        if shape in read:
+            continue
+        read.add(shape)
         keys |= {c.topology_key for c in pod.spread_constraints}
         affinity = pod.affinity
         for terms in (affinity.pod_required, affinity.anti_required):
