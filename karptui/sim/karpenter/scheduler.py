@@ -71,10 +71,16 @@ def eligible_pools(snapshot: Snapshot) -> list[NodePool]:
     return sorted(pools, key=lambda p: (p.weight, p.name), reverse=True)
 
 
-def queue_order(pods: Sequence[Pod]) -> list[Pod]:
-    """Largest first: cpu, then memory (descending), then creation time, then UID."""
-    return sorted(pods, key=lambda p: (-p.requests.get(CPU, 0), -p.requests.get(MEMORY, 0),
-                                       p.created.timestamp() if p.created else 0.0, p.uid or p.key))
+def queue_order(pods: Sequence[Pod], key=None) -> list[Pod]:
+    """Largest first: cpu, then memory (descending), then creation time, then UID. ``key``: where
+    each pod's place is kept (:meth:`Prepared.queue_place`), else :func:`queue_place`."""
+    return sorted(pods, key=key or queue_place)
+
+
+def queue_place(pod: Pod) -> tuple:
+    """What orders ``pod`` in the queue (:func:`queue_order`)."""
+    return (-pod.requests.get(CPU, 0), -pod.requests.get(MEMORY, 0),
+            pod.created.timestamp() if pod.created else 0.0, pod.uid or pod.key)
 
 
 @dataclass
@@ -125,6 +131,7 @@ class Prepared:
         self.snapshot = snapshot
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
         self._signatures: dict[int, tuple[Pod, object]] = {}   # see signature
+        self._queue_places: dict[int, tuple[Pod, tuple]] = {}   # see queue_place
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
@@ -163,6 +170,21 @@ class Prepared:
                 found = self._defaulted[id(pod)] = (pod, with_default_constraints(self.snapshot, pod, defaults))
             out.append(found[1])
         return out
+
+    def queue_place(self, pod: Pod) -> tuple:
+        """:func:`queue_place`, and whether Karpenter ignores the pod (:func:`.validation.pod_error`),
+        kept per pod object: both read the frozen pod alone, and consolidation queues the same pending
+        pods in run after run."""
+        return self._queued(pod)[0]
+
+    def pod_error(self, pod: Pod) -> str | None:
+        return self._queued(pod)[1]
+
+    def _queued(self, pod: Pod) -> tuple:
+        found = self._queue_places.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = self._queue_places[id(pod)] = (pod, (queue_place(pod), pod_error(pod)))   # the pod kept: its id stays its own
+        return found[1]
 
     def signature(self, pod: Pod):
         """The pod's scheduling signature (:func:`..signature.signature`), kept per pod object: every
@@ -309,9 +331,10 @@ class Scheduler:
         (its validation) answered at once in ``results.errors``."""
         results = self.results
         queue = RunQueue(deque(), len(pods))
-        for pod in queue_order(self.prepared.scheduled_as(pods)):
+        prepared = self.prepared
+        for pod in queue_order(prepared.scheduled_as(pods), prepared.queue_place):
             # capacity buffers' virtual pods join after the provisioner's validation (GetPendingPods)
-            error = None if is_virtual(pod) else pod_error(pod) or volume_error(pod, self.snapshot)
+            error = None if is_virtual(pod) else prepared.pod_error(pod) or volume_error(pod, self.snapshot)
             if error is not None:
                 results.errors[pod.key] = f"ignoring pod, {error}"
                 continue
