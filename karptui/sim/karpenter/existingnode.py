@@ -742,6 +742,8 @@ class ExistingPool:
             self.free[k] -= base_vector(pod.requests + ONE_POD)
             changed.add(k)
         self._fitting.clear()
+        if any(amount < 0 for pod, _ in moved for amount in pod.requests.values()):
+            self.never_placed.clear()   # a negative request gives room back: what none could place may fit now
         if self.nodes.unbuilt():   # a node not built answers _upper_column from the state, which moved
             self._upper.clear()
         # the per-node columns read each node's room: only the nodes pods came to have other room,
