@@ -205,7 +205,8 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     where it ended in the shared run when what it meets is the same: it put no pod on an existing
     node there (taking candidates out only refuses more, and no topology answers differently, as
     follows); the groups the pending pods own count what they counted there (the candidates hold
-    none of their pods and leave each domain a node: :meth:`Topology.counted_as_without`); no
+    none of their pods and leave each domain a node: :meth:`Topology.counted_as_without`), or else
+    the pops stop before the first pod that could own a group (those before it read none); no
     inverse group the candidates' pods bring but over hostnames selects a pending pod (the shared
     run's own ones are so by :func:`pending_run`; over hostnames a NodeClaim's count is its own);
     no tracked reservation; and each NodePool has the limits left it had there, or limits that cut
@@ -217,11 +218,14 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     if any_negative(moving) or scheduler.reservations is not None:
         return True
     topology = scheduler.topology
-    if any(g.owners and not _per_host(g) and shared.selects_a_kind(g) for g in topology.inverse.values()) \
-            or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
+    if any(g.owners and not _per_host(g) and shared.selects_a_kind(g) for g in topology.inverse.values()):
         return True
     keys = {p.key for p in moving}
     upto = next((k for k, p in enumerate(queue.pods) if p.key in keys), len(queue.pods))
+    if not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
+        # the groups the pending pods own count otherwise here: only the pods before the first that
+        # could own one (:func:`_owns_no_group`) are known to end where they ended
+        upto = next((k for k, p in enumerate(islice(queue.pods, upto)) if not _owns_no_group(p)), upto)
     if not upto:
         return True
     journal = shared.journal
@@ -241,6 +245,16 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     if not _replayable(journal, queue, upto):
         return True
     return resume(scheduler, journal, queue, upto, most_claims)
+
+
+def _owns_no_group(pod: Pod) -> bool:
+    """No spread constraint and no pod affinity or anti-affinity term, required or preferred: the pod
+    owns no topology group, as it is or relaxed (relaxing drops preferences and adds tolerations), so
+    no group's counts decide where it goes but the inverse groups that select it (:func:`_resumed`
+    checks those apart)."""
+    affinity = pod.affinity
+    return not (pod.spread_constraints or affinity.pod_required or affinity.pod_preferred
+                or affinity.anti_required or affinity.anti_preferred)
 
 
 def _first_cut(journal: Journal, limits: dict, recorded: dict, upto: int) -> int:
