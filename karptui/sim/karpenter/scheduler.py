@@ -352,7 +352,8 @@ class Scheduler:
             journal.numbered = numbered
         while pods:
             pod = pods[0]
-            if last_len.get(pod.key) == len(pods):
+            name = pod.key   # made afresh each time it is read
+            if last_len.get(name) == len(pods):
                 break  # a whole pass without progress
             pods.popleft()
             if batch:
@@ -367,20 +368,20 @@ class Scheduler:
             if not tried:
                 error = earlier[1]
                 if earlier[2] in self.decisions:
-                    self.decisions[pod.key] = self.decisions[earlier[2]]
+                    self.decisions[name] = self.decisions[earlier[2]]
             else:
                 error = self._try(pod)
                 if error is not None and key is not None:
-                    refused[key] = (self.changes, error, pod.key)
+                    refused[key] = (self.changes, error, name)
             if error is None:
-                results.errors.pop(pod.key, None)
+                results.errors.pop(name, None)
             else:
-                results.errors[pod.key] = error
+                results.errors[name] = error
                 if tried:  # undo its relaxing (a pod answered from another was not relaxed: it is as it was)
                     self.topology.update(pod)
-                    self._data[pod.key] = self.prepared.pod_data(pod)
+                    self._data[name] = self.prepared.pod_data(pod)
                 pods.append(pod)
-                last_len[pod.key] = len(pods)
+                last_len[name] = len(pods)
             if journal is not None:
                 journal.popped(self, pod, error, key if tried and error is not None else None)
             if progress is not None:
