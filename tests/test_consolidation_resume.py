@@ -119,3 +119,35 @@ def test_a_replay_blind_to_the_limits_is_caught(shape, nodes, seed, monkeypatch)
     monkeypatch.setattr(simulation, "_resumed", lambda *args: True)
     whole = document(snapshot, catalog)
     assert broken != whole
+
+
+@pytest.mark.parametrize("shape, nodes, seed, limits", [("batch", 80, 2, True), ("batch", 150, 1, True)])
+def test_groups_counted_otherwise_replay_up_to_the_first_pod_that_could_own_one(shape, nodes, seed, limits,
+                                                                                 monkeypatch):
+    """A candidate holding pods the pending pods' groups count (their spread over zones, say) changes those
+    counts, but the pending pods before the first that could own a group read none: they are done again
+    from the record, the rest run, and the answer is the whole run's."""
+    resumed_when_counted = []
+    own, go_on = simulation._resumed, simulation.resume
+    counted_otherwise = []
+
+    def noted(snapshot, state, catalog, scheduler, queue, moving, shared, most_claims):
+        counted_otherwise.append(not all(scheduler.topology.counted_as_without(g, shared.out) for g in shared.groups))
+        try:
+            return own(snapshot, state, catalog, scheduler, queue, moving, shared, most_claims)
+        finally:
+            counted_otherwise.pop()
+
+    def counted(scheduler, journal, queue, upto, most_claims=None):
+        if counted_otherwise and counted_otherwise[-1] and upto:
+            resumed_when_counted.append(upto)
+        return go_on(scheduler, journal, queue, upto, most_claims)
+
+    monkeypatch.setattr(simulation, "_resumed", noted)
+    monkeypatch.setattr(simulation, "resume", counted)
+    snapshot = build_snapshot(generated(shape, nodes, seed, limits))
+    fast = document(snapshot, catalog_from_snapshot_region(snapshot))
+    monkeypatch.setattr(simulation, "_resumed", lambda *args: True)   # every run from its first pop
+    whole = document(snapshot, catalog_from_snapshot_region(snapshot))
+    assert resumed_when_counted
+    assert fast == whole

@@ -622,6 +622,9 @@ class ExistingPool:
         self._columns: dict[str, np.ndarray] = {}     # see room_for
         self._upper: dict[str, np.ndarray | None] = {}   # see may_hold
         self._sound: np.ndarray | None = None
+        # the pod signatures no run over the pool can place, found by .unplaceable and kept by it
+        # (with the Prepared they were found with): settling pods only takes room, so they stay true
+        self.never_placed: dict = {}
         self._domains: dict[str, Domains] = {}   # key -> each node's domain of it (see within)
         self._capacity: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}  # see capacity
         self._pool_rows: dict[str, list[int]] = {}   # NodePool -> positions of its nodes (see capacity)
@@ -728,6 +731,7 @@ class ExistingPool:
         The masks stay true: labels and taints did not change."""
         peek = self.nodes.peek
         rows = {n.index: k for k in range(len(self.nodes)) if (n := peek(k)).index is not None}
+        changed = set()
         for pod, index in moved:
             k = rows.get(index)
             if k is None:
@@ -736,8 +740,21 @@ class ExistingPool:
             node.available = node.available - pod.requests - ONE_POD
             node.ports.extend(pod.host_ports)
             self.free[k] -= base_vector(pod.requests + ONE_POD)
+            changed.add(k)
         self._fitting.clear()
-        self._columns.clear()
-        self._upper.clear()
-        self._sound = None
+        if any(amount < 0 for pod, _ in moved for amount in pod.requests.values()):
+            self.never_placed.clear()   # a negative request gives room back: what none could place may fit now
+        if self.nodes.unbuilt():   # a node not built answers _upper_column from the state, which moved
+            self._upper.clear()
+        # the per-node columns read each node's room: only the nodes pods came to have other room,
+        # so those rows are read again (a pass over every node per command, otherwise)
+        for k in changed:
+            available = self.nodes[k].available
+            if self._sound is not None:
+                self._sound[k] = not any(v < 0 for v in available.values())
+            for name, column in self._columns.items():
+                column[k] = available.get(name, 0)
+            for name, column in self._upper.items():
+                if column is not None:   # a built node's column is its own room (_upper_column)
+                    column[k] = available.get(name, 0)
 

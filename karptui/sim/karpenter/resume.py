@@ -17,7 +17,8 @@ simulation's own scheduler.
 
 The record reads the scheduler's own state as it stands after each step; this module and
 ``Scheduler.run`` and ``_placed``/``_name`` (the journal's three calls) are the only ones that know
-of it.
+of it. The replay goes through the scheduler's ``replay_*`` methods, which keep its books as its own
+placements and names do.
 """
 
 from __future__ import annotations
@@ -25,8 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...model import Pod
-from ...model import labels as L
-from .nodeclaim import NodeClaim, SchedulingError
+from .nodeclaim import NodeClaim
 from .scheduler import RunQueue, Scheduler
 
 
@@ -67,7 +67,7 @@ def limits_cut(scheduler: Scheduler, template) -> bool:
     They only shrink as NodeClaims open; until they cut, more left changes no NodeClaim."""
     left = scheduler.remaining.get(template.name)
     return bool(left) and (("nodes" in left and left["nodes"] <= 0)
-                           or len(scheduler._fit_limits(template, left)) != len(template.rows))
+                           or len(scheduler.fit_limits(template, left)) != len(template.rows))
 
 
 @dataclass
@@ -137,7 +137,6 @@ def resume(scheduler: Scheduler, journal: Journal, queue: RunQueue, upto: int,
     run's, and there is nothing to go on with."""
     results = scheduler.results
     claims = results.claims
-    topology = scheduler.topology
     pods = queue.pods
     queue.numbered.update(journal.numbered)   # the refusals below are kept by the whole run's numbers
     failed = []
@@ -145,32 +144,15 @@ def resume(scheduler: Scheduler, journal: Journal, queue: RunQueue, upto: int,
     for pop in journal.pops[:upto]:
         for step in pop.steps:
             if type(step) is Named:
-                if scheduler._taken is None:
-                    scheduler._taken = set(scheduler.prepared.names_taken(scheduler.snapshot))
-                scheduler._taken.add(step.name)
-                scheduler._named[step.key] = step.index
+                scheduler.replay_name(step.key, step.index, step.name)
                 continue
             pod = step.pod
             if pod is not pop.pod:  # placed once relaxed: the topology and its data as _try left them
-                topology.update(pod)
-                scheduler._data[pod.key] = step.data
+                scheduler.replay_relaxed(pod, step.data)
             if step.opened:
-                template = step.template
-                rows = scheduler._limited_rows(template)
-                if isinstance(rows, SchedulingError):
-                    raise AssertionError(f"replayed NodeClaim of {template.name} refused by the limits")
-                claim = NodeClaim(template, topology, scheduler.types, rows, step.name, scheduler.reservations)
-                claim.hostname = next(iter(step.reqs[L.HOSTNAME].values))   # the one its requirements name
-                claim.add(pod, step.data, step.reqs, step.rows, scheduler.claim_volumes(pod))
-                claims.append(claim)
-                scheduler._placed(pod, claim)
-                remaining = scheduler.remaining.get(template.name)
-                if remaining:
-                    scheduler.remaining[template.name] = scheduler._less_largest(remaining, claim)
+                scheduler.replay_open(step.template, step.name, pod, step.data, step.reqs, step.rows)
             else:
-                claim = claims[step.claim]
-                claim.add(pod, step.data, step.reqs, step.rows, scheduler.claim_volumes(pod))
-                scheduler._placed(pod, claim)
+                scheduler.replay_join(claims[step.claim], pod, step.data, step.reqs, step.rows)
         length -= 1
         if pop.error is not None:
             results.errors[pop.pod.key] = pop.error

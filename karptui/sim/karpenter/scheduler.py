@@ -71,10 +71,16 @@ def eligible_pools(snapshot: Snapshot) -> list[NodePool]:
     return sorted(pools, key=lambda p: (p.weight, p.name), reverse=True)
 
 
-def queue_order(pods: Sequence[Pod]) -> list[Pod]:
-    """Largest first: cpu, then memory (descending), then creation time, then UID."""
-    return sorted(pods, key=lambda p: (-p.requests.get(CPU, 0), -p.requests.get(MEMORY, 0),
-                                       p.created.timestamp() if p.created else 0.0, p.uid or p.key))
+def queue_order(pods: Sequence[Pod], key=None) -> list[Pod]:
+    """Largest first: cpu, then memory (descending), then creation time, then UID. ``key``: where
+    each pod's place is kept (:meth:`Prepared.queue_place`), else :func:`queue_place`."""
+    return sorted(pods, key=key or queue_place)
+
+
+def queue_place(pod: Pod) -> tuple:
+    """What orders ``pod`` in the queue (:func:`queue_order`)."""
+    return (-pod.requests.get(CPU, 0), -pod.requests.get(MEMORY, 0),
+            pod.created.timestamp() if pod.created else 0.0, pod.uid or pod.key)
 
 
 @dataclass
@@ -124,6 +130,8 @@ class Prepared:
         self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see pod_data
         self.snapshot = snapshot
         self._defaulted: dict[int, tuple[Pod, Pod]] = {}
+        self._signatures: dict[int, tuple[Pod, object]] = {}   # see signature
+        self._queue_places: dict[int, tuple[Pod, tuple]] = {}   # see queue_place
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
@@ -162,6 +170,30 @@ class Prepared:
                 found = self._defaulted[id(pod)] = (pod, with_default_constraints(self.snapshot, pod, defaults))
             out.append(found[1])
         return out
+
+    def queue_place(self, pod: Pod) -> tuple:
+        """:func:`queue_place`, and whether Karpenter ignores the pod (:func:`.validation.pod_error`),
+        kept per pod object: both read the frozen pod alone, and consolidation queues the same pending
+        pods in run after run."""
+        return self._queued(pod)[0]
+
+    def pod_error(self, pod: Pod) -> str | None:
+        return self._queued(pod)[1]
+
+    def _queued(self, pod: Pod) -> tuple:
+        found = self._queue_places.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = self._queue_places[id(pod)] = (pod, (queue_place(pod), pod_error(pod)))   # the pod kept: its id stays its own
+        return found[1]
+
+    def signature(self, pod: Pod):
+        """The pod's scheduling signature (:func:`..signature.signature`), kept per pod object: every
+        run numbers its queue's pods by signature, and consolidation queues the same pending pods in
+        run after run (a signature is built from a dozen fields and hashed once made)."""
+        found = self._signatures.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = self._signatures[id(pod)] = (pod, signature(pod))   # the pod kept: its id stays its own
+        return found[1]
 
     def pod_data(self, pod: Pod) -> PodData:
         """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
@@ -299,9 +331,10 @@ class Scheduler:
         (its validation) answered at once in ``results.errors``."""
         results = self.results
         queue = RunQueue(deque(), len(pods))
-        for pod in queue_order(self.prepared.scheduled_as(pods)):
+        prepared = self.prepared
+        for pod in queue_order(prepared.scheduled_as(pods), prepared.queue_place):
             # capacity buffers' virtual pods join after the provisioner's validation (GetPendingPods)
-            error = None if is_virtual(pod) else pod_error(pod) or volume_error(pod, self.snapshot)
+            error = None if is_virtual(pod) else prepared.pod_error(pod) or volume_error(pod, self.snapshot)
             if error is not None:
                 results.errors[pod.key] = f"ignoring pod, {error}"
                 continue
@@ -319,13 +352,14 @@ class Scheduler:
             journal.numbered = numbered
         while pods:
             pod = pods[0]
-            if last_len.get(pod.key) == len(pods):
+            name = pod.key   # made afresh each time it is read
+            if last_len.get(name) == len(pods):
                 break  # a whole pass without progress
             pods.popleft()
             if batch:
                 key = signatures.get(id(pod), signatures)
                 if key is signatures:
-                    found = signature(pod)
+                    found = self.prepared.signature(pod)
                     key = signatures[id(pod)] = None if found is None else numbered.setdefault(found, len(numbered))
             else:
                 key = None
@@ -334,20 +368,20 @@ class Scheduler:
             if not tried:
                 error = earlier[1]
                 if earlier[2] in self.decisions:
-                    self.decisions[pod.key] = self.decisions[earlier[2]]
+                    self.decisions[name] = self.decisions[earlier[2]]
             else:
                 error = self._try(pod)
                 if error is not None and key is not None:
-                    refused[key] = (self.changes, error, pod.key)
+                    refused[key] = (self.changes, error, name)
             if error is None:
-                results.errors.pop(pod.key, None)
+                results.errors.pop(name, None)
             else:
-                results.errors[pod.key] = error
+                results.errors[name] = error
                 if tried:  # undo its relaxing (a pod answered from another was not relaxed: it is as it was)
                     self.topology.update(pod)
-                    self._data[pod.key] = self.prepared.pod_data(pod)
+                    self._data[name] = self.prepared.pod_data(pod)
                 pods.append(pod)
-                last_len[pod.key] = len(pods)
+                last_len[name] = len(pods)
             if journal is not None:
                 journal.popped(self, pod, error, key if tried and error is not None else None)
             if progress is not None:
@@ -662,11 +696,13 @@ class Scheduler:
         key = (template.name, tuple(remaining.items()))  # a zero left is a limit, unlike no entry
         found = cache.get(key)
         if found is None:
-            found = cache[key] = self._fit_limits(template, remaining)
+            found = cache[key] = self.fit_limits(template, remaining)
             found.setflags(write=False)  # shared by every NodeClaim opened under these limits
         return found
 
-    def _fit_limits(self, template: Template, remaining: Resources) -> np.ndarray:
+    def fit_limits(self, template: Template, remaining: Resources) -> np.ndarray:
+        """Positions of the template's types whose whole capacity fits ``remaining`` (what its
+        NodePool's limits leave), asked afresh."""
         types = self.types
         capacity = self.prepared.capacity_of(template)
         ok = np.ones(len(template.rows), dtype=bool)
@@ -678,6 +714,49 @@ class Scheduler:
                 continue
             ok &= capacity[column] <= left
         return np.flatnonzero(ok)
+
+    # ---- a run done again from its record (.resume) -----------------------------------------------
+    # what :func:`.resume.resume` does to this scheduler, step by recorded step, instead of searching:
+    # the same bookkeeping as the run's own placements and names
+
+    def replay_name(self, key: tuple[str, int], index: int, name: str) -> None:
+        """A NodeClaim name given at ``index`` for ``key`` ((NodePool, first index)), as :meth:`_name` gives it."""
+        if self._taken is None:
+            self._taken = set(self.prepared.names_taken(self.snapshot))
+        self._taken.add(name)
+        self._named[key] = index
+
+    def replay_relaxed(self, pod: Pod, data: PodData) -> None:
+        """``pod`` placed as a relaxed copy: its groups and its data as :meth:`_try` leaves them."""
+        self.topology.update(pod)
+        self._data[pod.key] = data
+
+    def replay_open(self, template: Template, name: str, pod: Pod, data: PodData, reqs: Reqs, rows) -> NodeClaim:
+        """A NodeClaim of ``template`` opened for ``pod`` with the requirements and type rows recorded
+        (its hostname the one its requirements name), and the NodePool's limits less its largest type."""
+        limited = self._limited_rows(template)
+        if isinstance(limited, SchedulingError):
+            raise AssertionError(f"replayed NodeClaim of {template.name} refused by the limits")
+        claim = NodeClaim(template, self.topology, self.types, limited, name, self.reservations)
+        claim.hostname = next(iter(reqs[L.HOSTNAME].values))
+        claim.add(pod, data, reqs, rows, self.claim_volumes(pod))
+        self.results.claims.append(claim)
+        self._placed(pod, claim)
+        remaining = self.remaining.get(template.name)
+        if remaining:
+            self.remaining[template.name] = self._less_largest(remaining, claim)
+        return claim
+
+    def replay_join(self, claim: NodeClaim, pod: Pod, data: PodData, reqs: Reqs, rows) -> None:
+        """``pod`` joined to the run's ``claim`` with the requirements and type rows recorded."""
+        claim.add(pod, data, reqs, rows, self.claim_volumes(pod))
+        self._placed(pod, claim)
+
+    def new_claim_refusal(self, pod: Pod, data: PodData) -> str | None:
+        """Every NodePool's refusal of a new NodeClaim for ``pod``, as its run's error says it; None
+        when one takes it (that NodeClaim is then open in this run)."""
+        said = self._to_new_claim(pod, data)
+        return None if said is None else str(said)
 
     def _less_largest(self, remaining: Resources, claim: NodeClaim) -> Resources:
         """subtractMax: take off the largest capacity of the types the NodeClaim may still be."""
@@ -709,7 +788,12 @@ class _Refusals:
 def _topology_keys(pods: Sequence[Pod], state: ClusterState) -> frozenset[str]:
     """The topology keys this run can ask about: the pending pods' and the bound pods' anti-affinity."""
     keys = set()
+    read = set()   # a workload's pods share these objects: each read once
     for pod in pods:
+        shape = (id(pod.spread_constraints), id(pod.affinity))
+        if shape in read:
+            continue
+        read.add(shape)
         keys |= {c.topology_key for c in pod.spread_constraints}
         affinity = pod.affinity
         for terms in (affinity.pod_required, affinity.anti_required):

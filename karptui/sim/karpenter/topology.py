@@ -107,6 +107,8 @@ class Topology:
         self._made: dict[int, tuple[list, list[TopologyGroup]]] = {}   # id(terms) -> (terms, their groups): see update
         self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
         self._besides: tuple[np.ndarray, np.ndarray] | None = None   # see _taken_out_besides
+        self._term_cache: dict | None = None   # see _term_domains (the state's, and _out as a list)
+        self._out_list: list[int] = []
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -156,7 +158,10 @@ class Topology:
         taken out subtracted (a simulation takes out a few candidates). An anti-affinity group
         answers from its counts and which domains it knows, never from their order."""
         state = self.state
-        cache = state.shared("karpenter-term-domains", dict)
+        cache = self._term_cache
+        if cache is None:
+            cache = self._term_cache = state.shared("karpenter-term-domains", dict)
+            self._out_list = self._out.tolist()
         found = cache.get((id(counts), key))
         if found is None or found[0] is not counts or found[1] != state.changes:
             per_domain: dict[str, int] = {}
@@ -166,7 +171,7 @@ class Topology:
                     per_domain[domain] = per_domain.get(domain, 0) + count
             found = cache[(id(counts), key)] = (counts, state.changes, per_domain)
         per_domain = found[2]
-        out = [i for i in self._out.tolist() if counts.on.get(i)]
+        out = [i for i in self._out_list if counts.on.get(i)]
         if not out:
             return per_domain
         per_domain = dict(per_domain)
@@ -207,6 +212,8 @@ class Topology:
         if affinity.anti_required or (self.respect and affinity.anti_preferred):
             self._inverse_for(pod, None)
         terms = self._terms(pod)
+        if not terms:   # it owns no group: absent from _owned answers as an empty entry would
+            return
         made = self._made.get(id(terms))
         if made is None or made[0] is not terms:
             made = self._made[id(terms)] = (terms, [self._group(pod, *term) for term in terms])

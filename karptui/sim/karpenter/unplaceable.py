@@ -54,10 +54,20 @@ __all__ = ["never_placed", "unplaceable", "any_negative"]
 def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool) -> frozenset[str]:
     """The keys of ``pods`` no run over ``pool`` with these templates can place (see the module's
     docstring), as long as no pod of the run requests a negative amount (:func:`any_negative`:
-    with one among them nothing is; a NodeClaim's requests or a node's room could then come back)."""
+    with one among them nothing is; a NodeClaim's requests or a node's room could then come back).
+
+    The signatures found never placed are kept with the pool (``ExistingPool.never_placed``, per
+    ``prepared``): a delete carried out keeps the pool, its pods settled on other nodes
+    (``ExistingPool.settle``), which only takes room while the masks and templates stay, so what no
+    run could place before none can now. Asked again over the pool, only the other pods are tried."""
     if any_negative(pods):
         return frozenset()
-    answers: dict = {}  # signature -> the answer: every field read here is part of it (see above)
+    held = pool.never_placed
+    if held.get("prepared") is not prepared:
+        held.clear()
+        held["prepared"], held["signatures"] = prepared, {}
+    known = held["signatures"]
+    answers: dict = dict(known)  # signature -> the answer: every field read here is part of it (see above)
     out = []
     for p in pods:
         key = signature(p)
@@ -66,6 +76,8 @@ def unplaceable(pods: Sequence[Pod], prepared, pool: ExistingPool) -> frozenset[
             found = never_placed(p, prepared, pool)
             if key is not None and not p.resource_claims:
                 answers[key] = found
+                if found:
+                    known[key] = True
         if found:
             out.append(p.key)
     return frozenset(out)

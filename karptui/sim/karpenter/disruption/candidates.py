@@ -120,9 +120,12 @@ class CandidateFinder:
         self._allowance: dict[str, int] | None = None
         self._guards: dict[tuple, list] = {}   # (namespace, labels) -> the PDBs guarding such pods
         self.skipped: dict[str, Why] = {}
-        # node name -> (its Node, its pods, what find made of them): a pass after a command finds
-        # most nodes as they were (the same objects), and answers them again without looking
-        self._seen: dict[str, tuple[Node, NodeClaim | None, tuple[Pod, ...], Why | None, tuple]] = {}
+        # node name -> (its Node, its pods, what find made of them, the cluster state's ``touched``
+        # and the node's stamp in it when they were its pods): a pass after a command finds most nodes as they were
+        # (the same objects), and answers them again without looking; a node no pod came to or left
+        # since (ClusterState.touched) holds the same pods, known without comparing them one by one
+        self._seen: dict[str, tuple[Node, NodeClaim | None, tuple[Pod, ...], Why | None, tuple,
+                                    np.ndarray, int]] = {}
 
     def find(self, state: ClusterState, blocked: dict[str, Why]) -> list[Candidate]:
         """The candidates; ``blocked`` gets why Karpenter may not touch the others, :attr:`skipped` the
@@ -146,6 +149,10 @@ class CandidateFinder:
             self._allowance = {pdb.key: pdb.allowed_with(healthy.get(pdb.key, 0)) for pdb in self.snapshot.pdbs}
         allowance = self._allowance
         out = []
+        # per node, the change that last brought or took a pod there; the array stands for the state
+        # (each ClusterState has its own, and kept in _seen it keeps no whole state alive)
+        touched = state.touched
+        stamps = touched.tolist()
         for i, node in enumerate(state.nodes):
             if state.excluded[i] or node.name in self.replacements:
                 continue
@@ -163,10 +170,14 @@ class CandidateFinder:
                 continue
             pods = state.pods[i]
             seen = self._seen.get(node.name)
-            if seen is None or seen[0] is not node or seen[1] is not claim or not _same(seen[2], pods):
+            if seen is None or seen[0] is not node or seen[1] is not claim or \
+                    not ((seen[5] is touched and seen[6] == stamps[i]) or _same(seen[2], pods)):
                 why = self._blocker(node, claim, pool, pods, allowance)
                 seen = self._seen[node.name] = (node, claim, tuple(pods), why,
-                                                () if why is not None else self._costs(node, claim, pool, pods))
+                                                () if why is not None else self._costs(node, claim, pool, pods),
+                                                touched, stamps[i])
+            elif seen[5] is not touched or seen[6] != stamps[i]:   # the same pods, found by comparing them
+                seen = self._seen[node.name] = (*seen[:5], touched, stamps[i])
             why = seen[3]
             if why is not None:
                 blocked[node.name] = why

@@ -178,6 +178,8 @@ class Disruptor:
         self._shared: PendingRun | None = None
         self._state_simulations = 0  # simulations over the cluster state as it now stands
         self._splits: NewClaims | None = None   # see needs_two_claims
+        self._budget_words: dict[tuple, tuple] = {}   # see budget_reason
+        self._layout: tuple | None = None   # see _pool_layout
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,
@@ -290,7 +292,16 @@ class Disruptor:
 
     def budget_reason(self, c: Candidate, reason: str) -> Why:
         """The NodePool's budgets for ``reason`` allow no more now: which budgets (those active now), and
-        their schedules."""
+        their schedules. It reads the NodePool, the reason and the capture time alone, so it is made once
+        per NodePool and reason (multi-node consolidation gives it to every candidate a budget holds back,
+        every pass)."""
+        key = (id(c.pool), reason)
+        found = self._budget_words.get(key)
+        if found is None or found[0] is not c.pool:
+            found = self._budget_words[key] = (c.pool, self._budget_reason(c, reason))   # the pool kept: its id stays its own
+        return found[1]
+
+    def _budget_reason(self, c: Candidate, reason: str) -> Why:
         budgets = applying(c.pool, reason, self.now)  # the ones in force now
         said = "; ".join(f'nodes "{b.nodes}"' + (f' on schedule "{b.schedule}" for {span(b.duration)}'
                                                   if b.schedule and b.duration is not None else "")
@@ -336,23 +347,41 @@ class Disruptor:
         changes no answer, only its cost (multi-node consolidation probes up to 100 candidates)."""
         pool = self._existing()
         if self._room is None:
+            initialized, indices, names = self._pool_layout(pool)
+            usable = initialized.copy()
+            known = indices >= 0
+            usable[known] &= ~self.state.excluded[indices[known]]
             settling = self._settling()
-            usable = np.array([n.initialized and (n.index is None or not self.state.excluded[n.index])
-                               and n.name not in settling for n in pool.nodes], dtype=bool)
-            rows = {n.index: k for k, n in enumerate(pool.nodes) if usable[k] and n.index is not None}
+            if settling:
+                usable &= np.array([name not in settling for name in names], dtype=bool)
+            rows = np.full(len(self.state.nodes), -1, dtype=np.intp)   # a node's row in the pool where usable
+            rows[indices[usable & known]] = np.flatnonzero(usable & known)
             free = np.clip(pool.free, 0, None)
             self._room = (free[usable].sum(axis=0) if usable.any() else np.zeros(3, dtype=np.int64), rows, free)
         room, rows, free = self._room
         need = np.zeros(len(BASE), dtype=np.int64)
         for c in candidates:
             need += c.need
-            if c.index in rows:
-                room = room - free[rows[c.index]]
+            k = rows[c.index]
+            if k >= 0:
+                room = room - free[k]
         prices, largest = self._by_price()
         cheaper = bisect.bisect_left(prices, sum(c.price for c in candidates))
         if cheaper:
             room = room + largest[cheaper - 1]
         return bool((need > room).any())
+
+    def _pool_layout(self, pool: ExistingPool) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+        """Per node of ``pool``: whether it is initialized, its index in the cluster state (-1: a
+        NodeClaim without its Node) and its name: what :meth:`hopeless` reads of every node, read once
+        per pool (a delete carried out keeps the pool, only fuller: ExistingPool.settle)."""
+        found = self._layout
+        if found is None or found[0] is not pool:
+            peek = pool.nodes.peek
+            items = [peek(k) for k in range(len(pool.nodes))]
+            found = self._layout = (pool, np.array([n.initialized for n in items], dtype=bool), pool.indices,
+                                    tuple(n.name for n in items))
+        return found[1:]
 
     def _by_price(self):
         if self._price_index is None:
@@ -440,10 +469,17 @@ class Disruptor:
             why = self.blocked.get(node.name) or self.finder.skipped.get(node.name)
             if why is not None and not self.state.excluded[i] and node.name not in self.launched:
                 self.ledger.note_all(node.name, node.nodepool, why)
+        # multi- and single-node consolidation share one candidate filter: asked once per candidate and
+        # pass (what it reads, the candidate, the NodePool and its pods' timestamps, a method's search
+        # leaves as it found them)
+        asked, answers = None, []
         for method in self.methods:
             accepted = []
-            for c in candidates:
-                why = method.should_disrupt(self, c)
+            again = answers if method.should_disrupt is asked else None
+            asked, answers = method.should_disrupt, []
+            for k, c in enumerate(candidates):
+                why = again[k] if again is not None else method.should_disrupt(self, c)
+                answers.append(why)
                 if why is None:
                     accepted.append(c)
                     continue

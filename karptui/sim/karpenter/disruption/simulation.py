@@ -150,6 +150,17 @@ class PendingRun:
     out: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     left: dict = field(default_factory=dict)   # what each NodePool's limits left at the run's end
     journal: Journal | None = None   # the run, pop by pop (see _resumed)
+    _selecting: dict = field(default_factory=dict)   # see selects_a_kind
+
+    def selects_a_kind(self, group: TopologyGroup) -> bool:
+        """Whether ``group`` selects one of the pending pods (``kinds``). A selection reads the group's
+        selector and namespaces alone, which every simulation's groups of one workload share: asked
+        once per those (each simulation builds its own groups, and asks of each)."""
+        key = (group.selector, group.namespaces)
+        found = self._selecting.get(key)
+        if found is None:
+            found = self._selecting[key] = _selects_any(group, self.kinds)
+        return found
 
 
 def pending_run(snapshot, state: ClusterState, catalog, prepared: Prepared, pending: list[Pod],
@@ -194,7 +205,8 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     where it ended in the shared run when what it meets is the same: it put no pod on an existing
     node there (taking candidates out only refuses more, and no topology answers differently, as
     follows); the groups the pending pods own count what they counted there (the candidates hold
-    none of their pods and leave each domain a node: :meth:`Topology.counted_as_without`); no
+    none of their pods and leave each domain a node: :meth:`Topology.counted_as_without`), or else
+    the pops stop before the first pod that could own a group (those before it read none); no
     inverse group the candidates' pods bring but over hostnames selects a pending pod (the shared
     run's own ones are so by :func:`pending_run`; over hostnames a NodeClaim's count is its own);
     no tracked reservation; and each NodePool has the limits left it had there, or limits that cut
@@ -206,25 +218,51 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     if any_negative(moving) or scheduler.reservations is not None:
         return True
     topology = scheduler.topology
-    if any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()) \
-            or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
+    if any(g.owners and not _per_host(g) and shared.selects_a_kind(g) for g in topology.inverse.values()):
         return True
     keys = {p.key for p in moving}
     upto = next((k for k, p in enumerate(queue.pods) if p.key in keys), len(queue.pods))
+    if not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
+        # the groups the pending pods own count otherwise here: only the pods before the first that
+        # could own one (:func:`_owns_no_group`) are known to end where they ended
+        upto = next((k for k, p in enumerate(islice(queue.pods, upto)) if not _owns_no_group(p)), upto)
     if not upto:
         return True
     journal = shared.journal
     limits = _limits_left(scheduler)
     if any(left != shared.limits.get(pool) and not journal.uncut(pool, upto) for pool, left in limits.items()):
         key = tuple(sorted(limits.items()))
+        seen = 0
         if key not in shared.by_limits:
             shared.resumes_seen[key] = seen = shared.resumes_seen.get(key, 0) + 1
-            if seen < 2:  # limits met once may never come again: not worth a run of their own yet
-                return True
-        journal = _with_limits(snapshot, state, catalog, scheduler, shared, key)[2]
+        if key in shared.by_limits or seen >= 2:
+            journal = _with_limits(snapshot, state, catalog, scheduler, shared, key)[2]
+        else:
+            # limits met once may never come again: not worth a run of their own yet; the shared run's
+            # pops before the first that met a NodePool's limits cutting, where they differ, are this
+            # run's too (as _with_limits starts its run): done again from its record, the rest run here
+            upto = _first_cut(journal, limits, shared.limits, upto)
     if not _replayable(journal, queue, upto):
         return True
     return resume(scheduler, journal, queue, upto, most_claims)
+
+
+def _owns_no_group(pod: Pod) -> bool:
+    """No spread constraint and no pod affinity or anti-affinity term, required or preferred: the pod
+    owns no topology group, as it is or relaxed (relaxing drops preferences and adds tolerations), so
+    no group's counts decide where it goes but the inverse groups that select it (:func:`_resumed`
+    checks those apart)."""
+    affinity = pod.affinity
+    return not (pod.spread_constraints or affinity.pod_required or affinity.pod_preferred
+                or affinity.anti_required or affinity.anti_preferred)
+
+
+def _first_cut(journal: Journal, limits: dict, recorded: dict, upto: int) -> int:
+    """The first of the journal's pops that may have met the limits of a NodePool whose limits left
+    (``limits``) differ from those its run had (``recorded``) cutting, or ``upto`` when none comes
+    before: the pops before it are the same with more left (:meth:`.resume.Journal.uncut`)."""
+    return min([upto] + [journal.cuts[pool] for pool, left in limits.items()
+                         if left != recorded.get(pool) and pool in journal.cuts])
 
 
 def _replayable(journal: Journal, queue: RunQueue, upto: int) -> bool:
@@ -252,8 +290,7 @@ def _with_limits(snapshot, state: ClusterState, catalog, scheduler: Scheduler, s
         again.remaining = dict(scheduler.remaining)
         queue = again.queue(shared.queued)
         base = shared.journal
-        upto = min([len(queue.pods)] + [base.cuts[pool] for pool, left in _limits_left(again).items()
-                                         if left != shared.limits.get(pool) and pool in base.cuts])
+        upto = _first_cut(base, _limits_left(again), shared.limits, len(queue.pods))
         if upto and _replayable(base, queue, upto):
             resume(again, base, queue, upto)
             journal = again.journal = base.resumed(upto, again)
@@ -322,8 +359,8 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
         return None
     scheduler = Scheduler(snapshot, state, catalog, moving, prepared=prepared, settling=settling, existing=existing)
     topology = scheduler.topology
-    if scheduler.reservations is not None or any(_selects_any(g, shared.kinds) for g in topology.groups.values()) \
-            or any(g.owners and not _per_host(g) and _selects_any(g, shared.kinds) for g in topology.inverse.values()):
+    if scheduler.reservations is not None or any(shared.selects_a_kind(g) for g in topology.groups.values()) \
+            or any(g.owners and not _per_host(g) and shared.selects_a_kind(g) for g in topology.inverse.values()):
         return None
     if shared.groups:
         kinds = tuple({selected_as(p): p for p in moving}.values())
@@ -392,7 +429,7 @@ def refused_alike(scheduler: Scheduler, pod: Pod, left: dict, existing, state: C
         for template in scheduler.templates:
             limits = scheduler.remaining.get(template.name)
             if limits and (("nodes" in limits and limits["nodes"] == 0)
-                           or not scheduler._fit_limits(template, limits).size):
+                           or not scheduler.fit_limits(template, limits).size):
                 continue  # refused by the limits, in every run
             if tolerates_all(template.taints, current.tolerations) \
                     and template.reqs.compatible(data.reqs, allow, why=False) is None:
@@ -404,8 +441,7 @@ def refused_alike(scheduler: Scheduler, pod: Pod, left: dict, existing, state: C
     before = scheduler.remaining
     scheduler.remaining = dict(left)
     try:
-        said = scheduler._to_new_claim(current, data)
-        return None if said is None else str(said)
+        return scheduler.new_claim_refusal(current, data)
     finally:
         scheduler.remaining = before
 
