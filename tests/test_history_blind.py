@@ -35,8 +35,6 @@ KNOWN = {
     ("i-035.log", "ip-10-0-17-58.ec2.internal"): "only Unconsolidatable event rows name it: events make no life each",
     ("k-018.log", "line 7"): "its describe rows end with DisruptionBlocked `Node is deleting or marked for deletion`, "
                              "which the label reads as gone; a block is not a step of a life, so it stays running",
-    ("k-022.log", "line 8"): "a `launched nodeclaim` fragment the author cut to its message and capacity type: "
-                             "no name to key a life by",
     ("s-003.log", "qa-linux-batch-amd64-w7kpz"): "only a termination controller's Reconciler error names it (its "
                                                 "finalizer not removed), which the label reads as a deletion under "
                                                 "way; an error is not a step of a life",
@@ -56,8 +54,6 @@ KNOWN = {
     ("z-028.log", "unnamed"): "only a DisruptionBlocked row of a describe table pasted without its object names "
                               "it: event rows note blocks on the lives the input otherwise shows, they make no life "
                               "each (as h-023's)",
-    ("w-017.log", "line 7"): "a v0.14 `Launched instance: i-..., ho` cut before its hostname (the name that stands for "
-                             "the NodeClaim then): no name to key a life by, as k-022's",
 }
 
 

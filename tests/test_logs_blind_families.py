@@ -1056,3 +1056,22 @@ def test_an_events_list_cut_inside_an_item_still_gives_it_from_its_message():
 def test_another_kind_of_list_is_no_line():
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-1-2.ec2.internal"}, "status": {}}
     assert parse(json.dumps({"apiVersion": "v1", "items": [node], "kind": "List"}, indent=4).splitlines()) == {}
+
+
+def test_a_docs_copy_with_placeholders_is_one_unnamed_life():
+    """A docs page's braceless copies of the launch and registration, placeholders where the names go."""
+    lines = ['"message":"launched nodeclaim","instance-type":"<picked-type>","zone":"<picked-az>","capacity-type":"spot"',
+             '"message":"registered nodeclaim","Node":{"name":"<assigned-node-name>"}']
+    found = parse(lines)
+    assert [found[n]["kind"] for n in (1, 2)] == ["nodeclaim_launched", "nodeclaim_registered"]
+    assert "node" not in found[2]   # a placeholder is no name
+    (life,) = [life.to_dict() for life in lives(lines).values()]
+    assert (life["nodeclaim"], life["steps"], life["capacity_type"]) == (None, ["launched", "registered"], "spot")
+
+
+def test_a_nameless_launch_alone_is_a_life_but_a_named_one_is_its_own():
+    named = ('{"level":"INFO","time":"2024-05-01T10:00:01.000Z","logger":"controller","message":"launched nodeclaim",'
+             '"NodeClaim":{"name":"default-x1z2k"},"instance-type":"m6i.xlarge","zone":"us-east-1a",'
+             '"capacity-type":"spot"}')
+    assert [life.nodeclaim for life in lives([named]).values()] == ["default-x1z2k"]
+    assert len(lives(['"message":"launched nodeclaim","capacity-type":"on-demand"'])) == 1

@@ -47,6 +47,11 @@ def lines_under(table: VirtualTable, node: str) -> list[str]:
     return out
 
 
+# how long a held simulation waits for its test at most: a test that fails before it lets the simulation go
+# would otherwise leave the worker thread waiting, and the event loop's teardown waiting for it, for ever
+HOLD_AT_MOST = 120.0
+
+
 class Gate:
     """A stand-in for the simulator that waits until opened, reporting progress while it waits
     (as the real one does), so a test can see the pane and the keys while it computes. It talks
@@ -61,7 +66,8 @@ class Gate:
             self.pidfile.write_text(str(os.getpid()))
             progress, calls = options.get("progress"), 0
             try:
-                while not self.flag.exists():
+                held_until = time.monotonic() + HOLD_AT_MOST
+                while not self.flag.exists() and time.monotonic() < held_until:
                     time.sleep(0.01)
                     calls += 1
                     progress("consolidation", calls, 4)
@@ -276,7 +282,8 @@ def hold_after_first_command(monkeypatch, tmp_path):
 
         def found(command):
             tell(command)
-            while not flag.exists():
+            held_until = time.monotonic() + HOLD_AT_MOST
+            while not flag.exists() and time.monotonic() < held_until:
                 time.sleep(0.01)
 
         return real(snapshot, **{**options, "found": found})

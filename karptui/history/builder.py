@@ -318,6 +318,10 @@ class HistoryBuilder:
             found.node = node
             self.by_node[node] = found.key
             return found
+        if found is None and not node and step == "launched" and self._paste():
+            # a launch naming nothing with no creation before it (an author's copy of the line, its names
+            # left out or written as placeholders): a life of its own, which the lines after it may go on
+            return self._fresh_unnamed(ref)
         return found or (self._draft(None, node, ref) if node else None)
 
     # -- handlers ---------------------------------------------------------------------------------

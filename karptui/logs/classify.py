@@ -36,16 +36,17 @@ _METHODS = {"consolidation", "drift", "expiration", "emptiness", "underutilized"
 
 
 def _name(fields: dict, *keys: str) -> str | None:
-    """A name from v1's {"Kind": {"name": ...}} objects or older flat string fields."""
+    """A name from v1's {"Kind": {"name": ...}} objects or older flat string fields; an author's placeholder
+    (``<assigned-node-name>``, a docs page's copy of a line) is no name."""
     for key in keys:
         value = fields.get(key)
         if value:
             if type(value) is dict:
                 name = value.get("name")
                 if type(name) is str:
-                    return name
+                    return None if name[:1] == "<" and name[-1:] == ">" else name
             elif type(value) is str:
-                return value
+                return None if value[:1] == "<" and value[-1:] == ">" else value
     # controller-runtime names the object a controller reconciles with "controllerKind" and "name" (a record
     # an author cut down to those keeps no {"NodeClaim": {...}})
     if fields.get("controllerKind") in keys and type(fields.get("name")) is str and fields["name"]:
