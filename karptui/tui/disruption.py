@@ -157,6 +157,13 @@ class DisruptionPane(Vertical):
         return self.view.marks if self.view is not None else {}
 
     @property
+    def shown(self) -> bool:
+        """The pane the screen shows: its ``display``, which the pane switch sets at once. Not
+        ``is_on_screen``, which waits for the next layout: a first decision told right after the switch
+        (a warm run finds one in a fraction of a second) was then neither drawn nor drawn later."""
+        return self.display
+
+    @property
     def started(self) -> bool:
         return self.key is not None or self.running is not None
 
@@ -230,7 +237,7 @@ class DisruptionPane(Vertical):
         if message.key == self.running and self.queued is None:
             earlier = f"{self.simulated.summary} · for an earlier state of the cluster: " if self.simulated else ""
             self.status = earlier + message.text
-            if self.is_on_screen:  # else said when the pane is shown (fill): a Static's update lays out the
+            if self.shown:  # else said when the pane is shown (fill): a Static's update lays out the
                 # whole screen, four times a second for minutes, under whatever the operator does elsewhere
                 self._say(self._status_lines())
 
@@ -240,7 +247,7 @@ class DisruptionPane(Vertical):
         message.stop()
         if message.key == self.running:
             self.found.append(message.line)
-            if self.view is None and self.is_on_screen:  # else filled when the pane is shown
+            if self.view is None and self.shown:  # else filled when the pane is shown
                 self.fill()
 
     def on_disruption_pane_computed(self, message: Computed) -> None:
