@@ -501,19 +501,22 @@ class HistoryBuilder:
 
     def _only_going(self, step: str) -> Draft | None:
         """The one life a paste shows disrupted or interrupted, not yet gone and without ``step``, if exactly one."""
-        going = [d for d in self.drafts.values() if d.seen & {"disrupted", "interrupted"}
-                 and not d.seen & {"terminated", "garbage_collected", step}]
-        return going[0] if len(going) == 1 else None
+        return self._the_one({"disrupted", "interrupted"}, {"terminated", "garbage_collected", step})
 
     def _only_running(self) -> Draft | None:
         """The one NodeClaim the input shows launched and not yet disrupted, interrupted or gone, if there is
         exactly one: a disruption line of one node that names none (a paste trimmed to ``message`` and a few
-        keys) can mean only it. Asked only of a paste (at most 50 lives), so a day's log pays nothing."""
-        if len(self.drafts) > 50:
+        keys) can mean only it."""
+        return self._the_one({"launched", "registered", "initialized"},
+                             {"disrupted", "interrupted", "terminated", "garbage_collected"})
+
+    def _the_one(self, reached: set[str], not_reached: set[str]) -> Draft | None:
+        """The one life that has reached a step of ``reached`` and none of ``not_reached``, if exactly one.
+        Asked only of a paste (:meth:`_paste`, at most 50 lives), so a day's log pays nothing."""
+        if not self._paste():
             return None
-        running = [d for d in self.drafts.values() if d.seen & {"launched", "registered", "initialized"}
-                   and not d.seen & {"disrupted", "interrupted", "terminated", "garbage_collected"}]
-        return running[0] if len(running) == 1 else None
+        found = [d for d in self.drafts.values() if d.seen & reached and not d.seen & not_reached]
+        return found[0] if len(found) == 1 else None
 
     def _terminated(self, e: dict, text: str, ref: str) -> None:
         claim, node = e.get("nodeclaim"), e.get("node")

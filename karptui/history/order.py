@@ -11,7 +11,7 @@ and never held whole to look at.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from itertools import chain, islice
 
 from .times import instant
 
@@ -23,7 +23,7 @@ def oldest_first(events: Iterable[dict]) -> tuple[Iterator[dict], bool]:
     stream = iter(events)
     head = list(islice(stream, MOST + 1))
     if len(head) > MOST:
-        return _chain(head, stream), False
+        return chain(head, stream), False
     if newest_first(head):
         return iter(head[::-1]), True
     return iter(head), False
@@ -39,8 +39,3 @@ def newest_first(events: list[dict]) -> bool:
         return times[0] > times[-1] and all(a >= b for a, b in zip(times, times[1:]))
     except TypeError:   # a time with a zone beside one without: no order to read
         return False
-
-
-def _chain(head: list[dict], rest: Iterator[dict]) -> Iterator[dict]:
-    yield from head
-    yield from rest

@@ -42,10 +42,8 @@ def _name(fields: dict, *keys: str) -> str | None:
         value = fields.get(key)
         if value:
             if type(value) is dict:
-                name = value.get("name")
-                if type(name) is str:
-                    return None if name[:1] == "<" and name[-1:] == ">" else name
-            elif type(value) is str:
+                value = value.get("name")
+            if type(value) is str:
                 return None if value[:1] == "<" and value[-1:] == ">" else value
     # controller-runtime names the object a controller reconciles with "controllerKind" and "name" (a record
     # an author cut down to those keeps no {"NodeClaim": {...}})

@@ -157,13 +157,14 @@ _MESSAGE_REASONS = (
 )
 
 
-def event_message(text: str) -> dict | None:
+def event_message(text: str, obj: str = "") -> dict | None:
     """The event whose message ``text`` is, pasted alone, when the message's template names its reason
-    (a sentence that only starts like one, "Pod should schedule on the new node", is prose)."""
+    (a sentence that only starts like one, "Pod should schedule on the new node", is prose); ``obj``
+    (``kind/name``) the object it is about, where something beside the message names it."""
     for template, reason in _MESSAGE_REASONS:
         match = template.match(text)
         if match and (reason != "Nominated" or match.end() == len(text.rstrip())):
-            return _event(reason, text, "", "")
+            return _event(reason, text, obj, "")
     return None
 
 
@@ -178,19 +179,19 @@ def cut_event_object(data: dict, text: str) -> dict | None:
     message = data.get("message")
     if not isinstance(message, str) or not ("firstTimestamp" in data or "eventTime" in data or "count" in data):
         return None
-    found = event_message(message)
-    if found is None:
-        return None
+    obj = ""
     involved = _INVOLVED.search(text)
     if involved:
         try:
-            obj = json.loads(involved.group(1))
+            named = json.loads(involved.group(1))
         except ValueError:
-            obj = {}
-        kind, name = str(obj.get("kind", "")).lower(), obj.get("name")
+            named = {}
+        kind, name = str(named.get("kind", "")).lower(), named.get("name")
         if kind in ("node", "nodeclaim", "machine") and isinstance(name, str) and name:
-            found = _event(found["event"], message, f"{kind}/{name}", "") or found
-    found["time"] = data.get("lastTimestamp") or data.get("firstTimestamp") or ""
+            obj = f"{kind}/{name}"
+    found = event_message(message, obj)
+    if found is not None:
+        found["time"] = data.get("lastTimestamp") or data.get("firstTimestamp") or ""
     return found
 
 

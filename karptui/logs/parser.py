@@ -156,9 +156,9 @@ class LogParser:
                     if "describe" in text:
                         match = _DESCRIBE.search(text)
                         if match:
-                            what, namespace = _DESCRIBED.get(match.group(1), match.group(1)), match.group(2) or match.group(4)
-                            described = (what, f"{namespace}/{match.group(3)}" if namespace and what == "pod"
-                                         else match.group(3))
+                            what = _DESCRIBED.get(match.group(1), match.group(1))
+                            namespace, name = match.group(2) or match.group(4), match.group(3)
+                            described = (what, f"{namespace}/{name}" if namespace and what == "pod" else name)
                     continue
                 if described and "event" in found and (not ({"node", "nodeclaim", "pod"} & found.keys()) or (
                         described[0] == "pod" and "pod" not in found)):  # a pod's table: every row is about it,

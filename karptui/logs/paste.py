@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from .classify import BY_FIRST_WORD
 from .foreign import foreign_console_time
 
 # Markdown quotes, list bullets, code-fence leftovers, k9s borders, quotes around a line, markdown emphasis
@@ -50,13 +51,13 @@ _LEVEL = re.compile(r"(DEBUG|INFO|WARN(?:ING)?|ERROR|DPANIC|PANIC|FATAL)(?=\t|\\
 _LOGGER = re.compile(r"(?:controller|webhook|fallback|karpenter|manager|leader-election|controller-runtime)"
                      r"(?:\.[\w/-]+)*(?=\t|\\t| |$)")
 # A controller's logger glued to its message where the TAB between them was lost: a controller's own last
-# name, then the first word of one of its messages ("controller.provisionerlaunching machine, ..."); a logger
-# that merely goes on ("controller.nodeclaim") is not split
+# name, then the first word of one of Karpenter's templates (classify.BY_FIRST_WORD, the words of five letters
+# or more: "controller.provisionerlaunching machine, ..."); a logger that merely goes on ("controller.nodeclaim")
+# is not split
 _GLUED_LOGGER = re.compile(r"controller(?:\.[a-z]+)*?\.(?:provisioner|provisioning|deprovisioning|disruption|"
                            r"termination|interruption|machine|nodeclaim|lifecycle|node)"
-                           r"(?=(?:launching|launched|creating|created|found|computed|registered|initialized|deleting|"
-                           r"deleted|disrupting|deprovisioning|triggering|tainted|cordoned|annotated|could|failed|"
-                           r"batched|waiting|removing|initiating) )")
+                           r"(?=(?:" + "|".join(sorted((w for w in BY_FIRST_WORD if len(w) >= 5 and w.isalpha()),
+                                                       key=len, reverse=True)) + r") )")
 # zap's caller column when the logger was built with AddCaller: "scheduling/scheduler.go:190"
 _CALLER = re.compile(r"[\w./-]+\.go:\d+(?:\t|\\t| +)")
 # A CSV export of a log store: "TIME","""SOURCE""","MESSAGE"
