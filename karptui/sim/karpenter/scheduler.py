@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,6 +81,19 @@ def queue_place(pod: Pod) -> tuple:
     """What orders ``pod`` in the queue (:func:`queue_order`)."""
     return (-pod.requests.get(CPU, 0), -pod.requests.get(MEMORY, 0),
             pod.created.timestamp() if pod.created else 0.0, pod.uid or pod.key)
+
+
+def _kept(answers: dict, pod: Pod, make: Callable[[Pod], object]):
+    """``make(pod)``, kept in ``answers`` per pod object: by its id, the pod kept beside its answer so the id
+    stays its own (consolidation asks about the same pods in simulation after simulation)."""
+    found = answers.get(id(pod))
+    if found is None or found[0] is not pod:
+        found = answers[id(pod)] = (pod, make(pod))
+    return found[1]
+
+
+def _queue_answers(pod: Pod) -> tuple:
+    return queue_place(pod), pod_error(pod)
 
 
 @dataclass
@@ -163,13 +176,10 @@ class Prepared:
         defaults = self.settings.default_constraints
         if not defaults:
             return pods
-        out = []
-        for pod in pods:
-            found = self._defaulted.get(id(pod))
-            if found is None or found[0] is not pod:
-                found = self._defaulted[id(pod)] = (pod, with_default_constraints(self.snapshot, pod, defaults))
-            out.append(found[1])
-        return out
+        def defaulted(pod: Pod) -> Pod:
+            return with_default_constraints(self.snapshot, pod, defaults)
+
+        return [_kept(self._defaulted, pod, defaulted) for pod in pods]
 
     def queue_place(self, pod: Pod) -> tuple:
         """:func:`queue_place`, and whether Karpenter ignores the pod (:func:`.validation.pod_error`),
@@ -181,19 +191,13 @@ class Prepared:
         return self._queued(pod)[1]
 
     def _queued(self, pod: Pod) -> tuple:
-        found = self._queue_places.get(id(pod))
-        if found is None or found[0] is not pod:
-            found = self._queue_places[id(pod)] = (pod, (queue_place(pod), pod_error(pod)))   # the pod kept: its id stays its own
-        return found[1]
+        return _kept(self._queue_places, pod, _queue_answers)
 
     def signature(self, pod: Pod):
         """The pod's scheduling signature (:func:`..signature.signature`), kept per pod object: every
         run numbers its queue's pods by signature, and consolidation queues the same pending pods in
         run after run (a signature is built from a dozen fields and hashed once made)."""
-        found = self._signatures.get(id(pod))
-        if found is None or found[0] is not pod:
-            found = self._signatures[id(pod)] = (pod, signature(pod))   # the pod kept: its id stays its own
-        return found[1]
+        return _kept(self._signatures, pod, signature)
 
     def pod_data(self, pod: Pod) -> PodData:
         """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
@@ -201,15 +205,15 @@ class Prepared:
         pod's requests, node selector and affinity alone, which a workload's pods share as objects:
         one PodData per those objects, so replicas also share their requirement sets (whose hash
         and the answers kept per set are then found by identity)."""
-        found = self._pod_data.get(id(pod))
-        if found is None or found[0] is not pod:
-            read = (pod.requests, pod.node_selector, pod.affinity)
-            shape = tuple(map(id, read))
-            made = self._data_shapes.get(shape)
-            if made is None:  # the objects kept with it: the same ids are the same objects
-                made = self._data_shapes[shape] = (read, PodData.of(pod, self.settings.respect_preferences))
-            found = self._pod_data[id(pod)] = (pod, made[1])
-        return found[1]
+        return _kept(self._pod_data, pod, self._shared_pod_data)
+
+    def _shared_pod_data(self, pod: Pod) -> PodData:
+        read = (pod.requests, pod.node_selector, pod.affinity)
+        shape = tuple(map(id, read))
+        made = self._data_shapes.get(shape)
+        if made is None:  # the objects kept with it: the same ids are the same objects
+            made = self._data_shapes[shape] = (read, PodData.of(pod, self.settings.respect_preferences))
+        return made[1]
 
     def domain_groups(self, keys: frozenset[str]) -> dict:
         found = self._groups.get(keys)

@@ -39,7 +39,7 @@ def consolidate(ctx, method: str, candidates: list[Candidate], why: bool = True)
     if not claims:
         return Command(method, "Underutilized", candidates, [], simulation), None
     if len(claims) > 1:
-        return None, new_nodes(claims)
+        return None, new_nodes(ctx, claims)
     claim = claims[0]
     types = ctx.types
     reqs = claim.scheduled_requirements()  # the scheduling result's (minValues kept; reserved where it holds some)
@@ -79,25 +79,20 @@ def consolidate(ctx, method: str, candidates: list[Candidate], why: bool = True)
     return Command(method, "Underutilized", candidates, [replacement], simulation), None
 
 
-# the last answer of new_nodes, with the NodeClaims it read (kept: their ids stay theirs) and how many
-# pods each held: simulations that take the pending pods' shared run one after another (single-node
-# consolidation's candidates, most of them left for these words) are given the very same NodeClaims
-_last_new_nodes: tuple = ((), (), None)
-
-
-def new_nodes(claims) -> Why:
+def new_nodes(ctx, claims) -> Why:
     """More than one new NodeClaim: Karpenter's words, then whose pods need them. The cluster's
     pending pods are scheduled with the candidates' (SimulateScheduling), so the NodeClaims they
     need count too: consolidation waits while pending pods need more than one new node. A finished
     run's NodeClaims take no more pods, so the same NodeClaims holding as many pods as last time get
-    the last answer."""
-    global _last_new_nodes
-    held, sizes, why = _last_new_nodes
+    the last answer, which the disruption controller keeps (``ctx.new_nodes_said``: simulations that take
+    the pending pods' shared run one after another, single-node consolidation's candidates most of them
+    left for these words, are given the very same NodeClaims)."""
+    held, sizes, why = ctx.new_nodes_said
     now = tuple(len(c.pods) for c in claims)
     if why is not None and now == sizes and len(held) == len(claims) and all(a is b for a, b in zip(held, claims)):
         return why
     why = _new_nodes(claims)
-    _last_new_nodes = (tuple(claims), now, why)
+    ctx.new_nodes_said = (tuple(claims), now, why)   # the NodeClaims kept: their ids stay theirs
     return why
 
 
