@@ -83,13 +83,21 @@ def queue_place(pod: Pod) -> tuple:
             pod.created.timestamp() if pod.created else 0.0, pod.uid or pod.key)
 
 
-def _kept(answers: dict, pod: Pod, make: Callable[[Pod], object]):
-    """``make(pod)``, kept in ``answers`` per pod object: by its id, the pod kept beside its answer so the id
-    stays its own (consolidation asks about the same pods in simulation after simulation)."""
-    found = answers.get(id(pod))
-    if found is None or found[0] is not pod:
-        found = answers[id(pod)] = (pod, make(pod))
-    return found[1]
+class _PerPod:
+    """``make(pod)`` kept per pod object: by its id, the pod kept beside its answer so the id stays its own
+    (consolidation asks about the same pods in simulation after simulation). ``of`` is the one call a
+    lookup costs: callers hold the bound method itself (Prepared.signature, pod_data, ...)."""
+
+    __slots__ = ("_make", "_answers")
+
+    def __init__(self, make: Callable[[Pod], object]) -> None:
+        self._make, self._answers = make, {}
+
+    def of(self, pod: Pod):
+        found = self._answers.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = self._answers[id(pod)] = (pod, self._make(pod))
+        return found[1]
 
 
 def _queue_answers(pod: Pod) -> tuple:
@@ -139,12 +147,21 @@ class Prepared:
         self.skipped = {p.name: t for p, t in built if isinstance(t, str)}
         self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         self._groups: dict[frozenset, dict] = {}
-        self._pod_data: dict[int, tuple[Pod, PodData]] = {}
-        self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see pod_data
+        self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see _shared_pod_data
         self.snapshot = snapshot
-        self._defaulted: dict[int, tuple[Pod, Pod]] = {}
-        self._signatures: dict[int, tuple[Pod, object]] = {}   # see signature
-        self._queue_places: dict[int, tuple[Pod, tuple]] = {}   # see queue_place
+        # Each kept per pod object (_PerPod): they read the frozen pod alone, and consolidation queues and
+        # moves the same pods in run after run.
+        # ``PodData.of(pod)`` for the pod as given (a relaxed copy is worked out by its run alone), one per
+        # the objects it reads (:meth:`_shared_pod_data`)
+        self.pod_data: Callable[[Pod], PodData] = _PerPod(self._shared_pod_data).of
+        # the pod's scheduling signature (:func:`..signature.signature`: a dozen fields, hashed once made),
+        # by which every run numbers its queue's pods
+        self.signature = _PerPod(signature).of
+        # :func:`queue_place` and Karpenter's validation (:func:`.validation.pod_error`): queue_place, pod_error
+        self._queued: Callable[[Pod], tuple] = _PerPod(_queue_answers).of
+        # v1.15's default spread constraints given to a pod with none (scheduled_as)
+        self._defaulted: Callable[[Pod], Pod] = _PerPod(
+            lambda pod: with_default_constraints(self.snapshot, pod, self.settings.default_constraints)).of
         self._names: tuple[Snapshot, frozenset[str]] | None = None   # see names_taken
         # (NodePool, what its limits leave, as items) -> positions of its types that fit (Scheduler._within_limits)
         self.within_limits: dict[tuple, np.ndarray] = {}
@@ -173,41 +190,22 @@ class Prepared:
     def scheduled_as(self, pods: Sequence[Pod]) -> Sequence[Pod]:
         """The pods as Karpenter schedules them: v1.15's default spread constraints given to those
         with none (.defaultconstraints), the same copy each time a pod is asked for."""
-        defaults = self.settings.default_constraints
-        if not defaults:
+        if not self.settings.default_constraints:
             return pods
-        def defaulted(pod: Pod) -> Pod:
-            return with_default_constraints(self.snapshot, pod, defaults)
-
-        return [_kept(self._defaulted, pod, defaulted) for pod in pods]
+        return [self._defaulted(pod) for pod in pods]
 
     def queue_place(self, pod: Pod) -> tuple:
-        """:func:`queue_place`, and whether Karpenter ignores the pod (:func:`.validation.pod_error`),
-        kept per pod object: both read the frozen pod alone, and consolidation queues the same pending
-        pods in run after run."""
+        """:func:`queue_place`, kept per pod object."""
         return self._queued(pod)[0]
 
     def pod_error(self, pod: Pod) -> str | None:
+        """:func:`.validation.pod_error`, kept per pod object."""
         return self._queued(pod)[1]
 
-    def _queued(self, pod: Pod) -> tuple:
-        return _kept(self._queue_places, pod, _queue_answers)
-
-    def signature(self, pod: Pod):
-        """The pod's scheduling signature (:func:`..signature.signature`), kept per pod object: every
-        run numbers its queue's pods by signature, and consolidation queues the same pending pods in
-        run after run (a signature is built from a dozen fields and hashed once made)."""
-        return _kept(self._signatures, pod, signature)
-
-    def pod_data(self, pod: Pod) -> PodData:
-        """``PodData.of(pod)``, kept for the pod as given (consolidation moves the same pods in
-        simulation after simulation; a relaxed copy is worked out by its run alone). It reads the
-        pod's requests, node selector and affinity alone, which a workload's pods share as objects:
-        one PodData per those objects, so replicas also share their requirement sets (whose hash
-        and the answers kept per set are then found by identity)."""
-        return _kept(self._pod_data, pod, self._shared_pod_data)
-
     def _shared_pod_data(self, pod: Pod) -> PodData:
+        """It reads the pod's requests, node selector and affinity alone, which a workload's pods share as
+        objects: one PodData per those objects, so replicas also share their requirement sets (whose hash
+        and the answers kept per set are then found by identity)."""
         read = (pod.requests, pod.node_selector, pod.affinity)
         shape = tuple(map(id, read))
         made = self._data_shapes.get(shape)
