@@ -147,13 +147,11 @@ class Prepared:
         self.skipped = {p.name: t for p, t in built if isinstance(t, str)}
         self.tolerate_prefer_no_schedule = any(t.effect == PREFER_NO_SCHEDULE for p in self.pools for t in p.taints)
         self._groups: dict[frozenset, dict] = {}
-        self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see _shared_pod_data
+        self._data_shapes: dict[tuple, tuple[tuple, PodData]] = {}   # see pod_data
         self.snapshot = snapshot
         # Each kept per pod object (_PerPod): they read the frozen pod alone, and consolidation queues and
         # moves the same pods in run after run.
-        # ``PodData.of(pod)`` for the pod as given (a relaxed copy is worked out by its run alone), one per
-        # the objects it reads (:meth:`_shared_pod_data`)
-        self.pod_data: Callable[[Pod], PodData] = _PerPod(self._shared_pod_data).of
+        self._pod_data: dict[int, tuple[Pod, PodData]] = {}   # see pod_data
         # the pod's scheduling signature (:func:`..signature.signature`: a dozen fields, hashed once made),
         # by which every run numbers its queue's pods
         self.signature = _PerPod(signature).of
@@ -202,16 +200,21 @@ class Prepared:
         """:func:`.validation.pod_error`, kept per pod object."""
         return self._queued(pod)[1]
 
-    def _shared_pod_data(self, pod: Pod) -> PodData:
-        """It reads the pod's requests, node selector and affinity alone, which a workload's pods share as
-        objects: one PodData per those objects, so replicas also share their requirement sets (whose hash
-        and the answers kept per set are then found by identity)."""
-        read = (pod.requests, pod.node_selector, pod.affinity)
-        shape = tuple(map(id, read))
-        made = self._data_shapes.get(shape)
-        if made is None:  # the objects kept with it: the same ids are the same objects
-            made = self._data_shapes[shape] = (read, PodData.of(pod, self.settings.respect_preferences))
-        return made[1]
+    def pod_data(self, pod: Pod) -> PodData:
+        """``PodData.of(pod)``, kept for the pod as given (a relaxed copy is worked out by its run alone). It
+        reads the pod's requests, node selector and affinity alone, which a workload's pods share as objects:
+        one PodData per those objects, so replicas also share their requirement sets (whose hash and the
+        answers kept per set are then found by identity). Kept per pod object as _PerPod does, written out:
+        the hottest of these lookups, and a method of the class (a test puts a fresh answer in its place)."""
+        found = self._pod_data.get(id(pod))
+        if found is None or found[0] is not pod:
+            read = (pod.requests, pod.node_selector, pod.affinity)
+            shape = tuple(map(id, read))
+            made = self._data_shapes.get(shape)
+            if made is None:  # the objects kept with it: the same ids are the same objects
+                made = self._data_shapes[shape] = (read, PodData.of(pod, self.settings.respect_preferences))
+            found = self._pod_data[id(pod)] = (pod, made[1])
+        return found[1]
 
     def domain_groups(self, keys: frozenset[str]) -> dict:
         found = self._groups.get(keys)
