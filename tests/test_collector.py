@@ -29,3 +29,50 @@ def test_settling_for_a_simulation_keeps_the_picture_out_of_passes_and_still_fre
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def _in_child(script: str) -> None:
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_a_simulation_child_leaves_a_session_s_frozen_picture_frozen():
+    """A session opened on a file keeps its picture out of the collector's passes for good; a Disruption
+    pane's forked child ending must not give it back (the next full pass walked all of it in some key)."""
+    _in_child("""
+        import gc
+        from karptui.sources.collector import settle_for_simulation
+        from karptui.tui import forked
+        if not forked.IN_CHILD_PROCESS:
+            print("ok"); raise SystemExit
+        picture = [[i] for i in range(5000)]
+        settle_for_simulation()
+        before = gc.get_freeze_count()
+        told = []
+        forked.run_forked(lambda tell: tell("done", len(picture)), lambda k, v: told.append((k, v)),
+                          lambda: False, "test")
+        assert told == [("done", 5000)], told
+        assert gc.get_freeze_count() >= before >= 5000, (gc.get_freeze_count(), before)
+        print("ok")
+    """)
+
+
+def test_a_simulation_child_freezes_a_live_session_s_objects_only_while_it_runs():
+    """Nothing frozen before (a live session's snapshots come and go): frozen while a child shares the
+    pages, unfrozen when the last child ends, so what the session drops later is collected."""
+    _in_child("""
+        import gc
+        from karptui.tui import forked
+        if not forked.IN_CHILD_PROCESS:
+            print("ok"); raise SystemExit
+        picture = [[i] for i in range(5000)]
+        assert gc.get_freeze_count() == 0
+        during = []
+        forked.run_forked(lambda tell: tell("done", 1), lambda k, v: during.append(gc.get_freeze_count()),
+                          lambda: False, "test")
+        assert during and during[0] >= 5000, during
+        assert gc.get_freeze_count() == 0, gc.get_freeze_count()
+        print("ok")
+    """)

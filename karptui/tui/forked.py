@@ -27,8 +27,13 @@ Tell = Callable[[str, object], None]
 
 # While a child lives, the objects that existed at the fork stay out of the garbage collector's
 # passes (gc.freeze): a full pass writes to every object, and each page it writes to is copied from
-# the child's, which cost the screen seconds of CPU on 5,000 nodes. Unfrozen when the last child ends.
+# the child's, which cost the screen seconds of CPU on 5,000 nodes. Unfrozen when the last child ends,
+# but only when this module froze them: a session opened on a file has frozen its picture for the whole
+# session (``cli.tui``), and unfreezing gave it back to the collector, whose next full pass walked it
+# all in whichever key set it off (0.3 s at 5,000 nodes). Then the picture, the bulk of the heap, is
+# out of the passes already, and nothing more is frozen.
 _children = 0
+_froze = False
 _children_lock = threading.Lock()
 
 
@@ -52,13 +57,15 @@ def run_forked(work: Callable[[Tell], None], tell: Tell, cancelled: Callable[[],
     """Run ``work(tell)`` in a forked child and pass on what it tells, until it tells something
     other than progress, ends without a word (an "error" is told) or ``cancelled()`` (the child
     is killed)."""
-    global _children
+    global _children, _froze
     context = multiprocessing.get_context("fork")
     mine, theirs = context.Pipe(duplex=False)
     process = context.Process(target=_child, args=(theirs, work), daemon=True, name=name)
     with _children_lock:
         if not _children:
-            gc.freeze()
+            _froze = not gc.get_freeze_count()
+            if _froze:
+                gc.freeze()
         _children += 1
     try:
         process.start()
@@ -87,11 +94,12 @@ def run_forked(work: Callable[[Tell], None], tell: Tell, cancelled: Callable[[],
 
 
 def _left() -> None:
-    global _children
+    global _children, _froze
     with _children_lock:
         _children -= 1
-        if not _children:
+        if not _children and _froze:
             gc.unfreeze()
+            _froze = False
 
 
 def _child(conn, work: Callable[[Tell], None]) -> None:
