@@ -45,12 +45,17 @@ class Offering:
         return bool(self.capacity_override) or self.overhead_override is not None
 
     @property
+    def region(self) -> str:
+        """The region its zone lies in ("" when the zone's name does not say)."""
+        return region_of_zone(self.zone)
+
+    @property
     def labels(self) -> dict[str, str]:
         """The node labels this offering decides."""
         out = {L.ZONE: self.zone, L.CAPACITY_TYPE: self.capacity_type}
         if self.reservation_id:
             out[L.CAPACITY_RESERVATION_ID] = self.reservation_id
-        region = region_of_zone(self.zone)
+        region = self.region
         if region:
             out[L.REGION] = region
         return out

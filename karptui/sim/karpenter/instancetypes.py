@@ -103,7 +103,7 @@ class TypeSet:
         available = [o for o in t.offerings if o.available]
         reqs.append(Req(L.ZONE, False, frozenset(o.zone for o in available)))
         reqs.append(Req(L.CAPACITY_TYPE, False, frozenset(o.capacity_type for o in available)))
-        regions = {o.labels[L.REGION] for o in available if L.REGION in o.labels}
+        regions = {o.region for o in available} - {""}   # the region label its offerings give
         if regions and L.REGION not in labels:
             reqs.append(Req(L.REGION, False, frozenset(regions)))
         return Reqs(reqs)
