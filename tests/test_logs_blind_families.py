@@ -1075,3 +1075,24 @@ def test_a_nameless_launch_alone_is_a_life_but_a_named_one_is_its_own():
              '"capacity-type":"spot"}')
     assert [life.nodeclaim for life in lives([named]).values()] == ["default-x1z2k"]
     assert len(lives(['"message":"launched nodeclaim","capacity-type":"on-demand"'])) == 1
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # set t2: a write-up's shell comment quoting a line as "LEVEL: message, key: value"
+    ("# INFO: launched nodeclaim, provider-id: aws:///us-east-1a/i-0a7c3e91f4d25b6e8", "nodeclaim_launched",
+     {"level": "info", "provider_id": "aws:///us-east-1a/i-0a7c3e91f4d25b6e8"}),
+    ("INFO: registered nodeclaim, NodeClaim: default-q8x2m", "nodeclaim_registered",
+     {"level": "info", "nodeclaim": "default-q8x2m"}),
+    ("INFO: deleted node, Node: ip-10-1-2-3.ec2.internal", "node_terminated",
+     {"level": "info", "node": "ip-10-1-2-3.ec2.internal"}),
+    ("ERROR: launched nodeclaim", "nodeclaim_launched", {"level": "error"}),
+])
+def test_an_author_s_level_word_and_pairs_keep_the_line(line, kind, fields):
+    (found,) = parse([line]).values()
+    assert found["kind"] == kind
+    assert {k: found.get(k) for k in fields} == fields
+
+
+@pytest.mark.parametrize("line", ["INFO: the rollout went fine, status: done", "Note: launched, zone: a"])
+def test_an_author_s_level_word_before_prose_is_no_line(line):
+    assert parse([line]) == {}

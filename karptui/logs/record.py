@@ -16,7 +16,7 @@ from .classify import classify, known
 from .foreign import foreign_console_time, foreign_json, foreign_klog
 from .kube_events import (KARPENTER_SOURCES, cut_event_object, event_message, event_row, json_event,
                           otel_attributes)
-from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, console, elided_opening, first_record, glued_context,
+from .paste import (ELIDED_CONTEXT, FRAGMENT, GO_TRACE, LEVELS, console, elided_opening, first_record, glued_context,
                     quoted_spans, salvage, split_context, unwrap)
 
 # kubectl logs --prefix ("[pod/NAME/CONTAINER] ") and --timestamps ("TIME ", RFC 3339 with nanoseconds),
@@ -280,6 +280,8 @@ _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+
 
 
 _AUTHOR_PAIRS = re.compile(r"^[A-Za-z][\w.-]*: \S+(?:, [A-Za-z][\w.-]*: \S+)*")
+# an author's level word before the message, with a colon: "INFO: launched nodeclaim, provider-id: ..."
+_AUTHOR_LEVEL = re.compile(r"(DEBUG|INFO|WARN(?:ING)?|ERROR):\s+(?=\S)")
 _ROW_LEAD = re.compile(r"^[\s>|│┃]*")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
 _PAIRS_KEPT = re.compile(r'\s*(?:\.{3}|…)\s*(?="[\w.\-/ ]+"\s*:)')
@@ -294,6 +296,10 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
     if column:  # a log store's time column, or zap's caller column, before the message
         stamp = stamp or (column.group(1) or "")
         text = text[column.end():]
+    level = ""
+    said = _AUTHOR_LEVEL.match(text)
+    if said:
+        level, text = LEVELS[said.group(1)], text[said.end():]
     fields: dict = {}
     if text[:1] == '"':  # a JSON string value pasted alone ("incompatible with nodepool \"a\", ..."), or a quote
         whole = _QUOTED.match(text)  # closed, then prose ("...got 1". Expected ...)
@@ -323,12 +329,18 @@ def _bare_message(number: int, body: str, source: str, stamp: str) -> Record | N
                 loaded = salvage(context)
             if isinstance(loaded, dict) and loaded:
                 text, fields = message, loaded
-    record = Record(number, stamp, "", "", text, fields, source)
+    record = Record(number, stamp, level, "", text, fields, source)
     if source == "karpenter":  # an export's own source column says so
         record.source = ""
         return record
     if known(classify(record)):
         return record
+    if not fields and ", " in text:   # the message, then a few of its fields in the author's words: "MESSAGE, key: value"
+        message, _, rest = text.partition(", ")
+        if _AUTHOR_PAIRS.fullmatch(rest):
+            shorthand = Record(number, stamp, level, "", message, author_pairs(rest.split(", ")), source)
+            if known(classify(shorthand)):
+                return shorthand
     told = event_message(text)  # or one of Karpenter's event messages, the MESSAGE column alone
     return None if told is None else _event_record(number, told, source)
 
