@@ -444,20 +444,26 @@ def test_node_affinity_masks_answer_as_each_node_does(labels, selector, required
 
 @settings(max_examples=300, deadline=None)
 @example(bound=[({"app": "web"}, "default", 0)], pairs=[({"matchLabels": {"app": "db"}}, ["default"])],
-         later=[({"app": "db"}, "default", 1)], early=True, copied=False)   # new labels after a counter was made
+         later=[({"app": "db"}, "default", 1)], early=True, copied=False, indexed=False)   # new labels after a counter was made
+@example(bound=[({"app": "web"}, "default", 0)], pairs=[({"matchLabels": {"app": "db"}}, ["default"])],
+         later=[({"app": "db"}, "default", 1)], early=True, copied=False, indexed=True)   # a group made after the index
 @given(st.lists(st.tuples(some_labels, namespaces, st.integers(0, 2)), max_size=12),
        st.lists(st.tuples(selectors | st.builds(lambda exprs: {"matchExpressions": exprs}, st.lists(expressions, min_size=1, max_size=2)),
                           st.one_of(st.none(), st.lists(namespaces, min_size=1, max_size=2))), min_size=1, max_size=2),
-       st.lists(st.tuples(some_labels, namespaces, st.integers(0, 2)), max_size=6), st.booleans(), st.booleans())
-def test_pods_counted_for_a_selector_are_those_it_selects_on_each_node(bound, pairs, later, early, copied):
+       st.lists(st.tuples(some_labels, namespaces, st.integers(0, 2)), max_size=6), st.booleans(), st.booleans(),
+       st.booleans())
+def test_pods_counted_for_a_selector_are_those_it_selects_on_each_node(bound, pairs, later, early, copied, indexed):
     """A counter made for a selector (and namespaces) counts, per node, the bound pods that every
     pair selects: whether another counter was made before pods with new labels came (``early``)
-    or not, and in a copy of the state."""
+    or not, and in a copy of the state; with the groups indexed by label from the first counter
+    (``indexed``: a large cluster's state indexes them after a few) or walked whole."""
     from karptui.model.selectors import parse_label_selector
 
     items = [node(f"n{i}", ZONES[i]) for i in range(3)]
     items += [pod(f"b{k}", node=f"n{i}", labels=labels, namespace=ns) for k, (labels, ns, i) in enumerate(bound)]
     state = ClusterState(build_snapshot(items))
+    if indexed:
+        state.INDEX_AFTER = 0
     selectors = tuple((parse_label_selector(raw, "s"), None if spaces is None else frozenset(spaces)) for raw, spaces in pairs)
     other = tuple(reversed(selectors))
     if early:   # a counter of every namespace, before pods with new labels come
@@ -466,6 +472,8 @@ def test_pods_counted_for_a_selector_are_those_it_selects_on_each_node(bound, pa
         state.place(p, later[k][2])
     if copied:
         state = state.copy(label_groups=True)
+        if indexed:
+            state.INDEX_AFTER = 0
 
     def selected(p, chosen):
         return all(s is not None and (ns is None or p.namespace in ns) and s.matches(p.labels) for s, ns in chosen)
