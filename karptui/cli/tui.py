@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model import Snapshot
 from ..sources import bundled_snapshot, load_snapshot, resolve_snapshot_path
-from ..sources.collector import settle_for_simulation
+from ..sources.collector import collector_paused, settle_for_simulation
 from ..sources.logs import attach_logs
 from ..text import visible
 from .karpenter_settings import flags_given, with_flags
@@ -19,6 +19,12 @@ from .karpenter_version import flag_text, with_flag
 def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
          follow_from: int | None = None, namespace: str | None = None, discounts: str | None = None,
          recording=None, prepare=None) -> int:
+    # The snapshot lives as long as the session, as ``simulate``'s does: out of the collector's
+    # sight, a full collection no longer walks its objects every few what-if runs (at 5,000 nodes a
+    # +1 replica run took 1.3-2.3 s, 1.1-1.5 s frozen). Before the screen's imports: their
+    # allocations set off full collections that walked a 20,000-node picture (6.8 s of the web
+    # shape's launch). A live session's snapshots come and go: not there.
+    settle_for_simulation()
     from ..catalog.discounts import find_discounts
     from ..tui.app import KarptuiApp  # bad input has failed by now, before the screen is taken
     from ..tui.themes import check_theme_name
@@ -26,10 +32,6 @@ def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None =
     if theme:
         check_theme_name(theme)
     found = find_discounts(discounts)
-    # The snapshot lives as long as the session, as ``simulate``'s does: out of the collector's
-    # sight, a full collection no longer walks its objects every few what-if runs (at 5,000 nodes a
-    # +1 replica run took 1.3-2.3 s, 1.1-1.5 s frozen). A live session's snapshots come and go: not there.
-    settle_for_simulation()
     return play(KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from,
                            namespace=namespace, discounts=found, recording=recording, prepare=prepare))
 
@@ -99,14 +101,16 @@ def run_open(args: argparse.Namespace) -> int:
 
         return _run(prepare(recording.snapshot_at(recording.end)), args.theme, namespace=getattr(args, "namespace", None),
                     discounts=getattr(args, "discounts", None), recording=recording, prepare=prepare)
-    snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
     follow, offset = None, None
-    if args.logs:
-        snapshot = attach_logs(snapshot, args.logs)
-        # A plain file keeps growing while Karpenter runs: tail it from where the read ended.
-        # Compressed files and stdin do not grow.
-        if args.logs != "-" and not str(args.logs).endswith(".gz"):
-            follow, offset = str(args.logs), Path(args.logs).stat().st_size
+    with collector_paused():   # the picture is kept for the session (_run): never walked on its way there
+        snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
+        if args.logs:
+            snapshot = attach_logs(snapshot, args.logs)
+            # A plain file keeps growing while Karpenter runs: tail it from where the read ended.
+            # Compressed files and stdin do not grow.
+            if args.logs != "-" and not str(args.logs).endswith(".gz"):
+                follow, offset = str(args.logs), Path(args.logs).stat().st_size
+        settle_for_simulation()
     return _run(snapshot, args.theme, follow, offset, getattr(args, "namespace", None),
                 getattr(args, "discounts", None))
 
