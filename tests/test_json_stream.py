@@ -1,5 +1,6 @@
 """JSON is decoded item by item; the objects and the errors must be what json.loads gives."""
 
+import io
 import json
 
 import pytest
@@ -7,12 +8,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from karptui.errors import InputError
-from karptui.sources.json_stream import json_objects
+from karptui.sources.file_window import FileWindow
+from karptui.sources.json_stream import json_objects, list_from_file
 from karptui.sources.lists import flatten
 
 
 def streamed(text):
     return list(json_objects(text, "f.json"))
+
+
+def read_forward(text, chunk=64, window=None):
+    """What a large file read forward gives (a small window, so it is read chunk by chunk); None where it
+    is read as text."""
+    window = window or FileWindow(io.BytesIO(text.encode("utf-8", "surrogateescape")), chunk)
+    found = list_from_file(window, "f.json")
+    return None if found is None else list(found)
 
 
 def whole(text):
@@ -80,6 +90,8 @@ def test_same_objects_as_decoding_whole(values, indent, rnd):
         parts.append(json.dumps({k: value[k] for k in keys}, indent=indent))
     text = "\n".join(parts)
     got, expected = streamed(text), whole(text)
+    forward = read_forward(text)
+    assert forward is None or repr(forward) == repr(got)
     lists = [v for v in values if "items" in v and str(v.get("kind", "")).endswith("List")]
     if len(lists) == len([v for v in values if "items" in v]):
         assert sorted(map(repr, got)) == sorted(map(repr, expected))
@@ -115,26 +127,37 @@ PODS = [{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": f"p{i}", "annot
 ])
 def test_items_decoded_by_layout_are_the_stdlibs(text):
     assert repr(streamed(text)) == repr(whole(text))
+    assert repr(read_forward(text)) == repr(whole(text))   # each of these is read forward too
 
 
-def test_layout_items_are_decoded_by_orjson(monkeypatch):
-    """The fast path is taken (a test that could not fail otherwise): every item but the last
-    comes from orjson on the generator's layout and kubectl's."""
+@pytest.mark.parametrize("text", [
+    json.dumps({"kind": "List", "apiVersion": "v1", "items": PODS + [{"kind": "Pod", "n": "\u00e9\u4e2d"}]},
+               indent=4, ensure_ascii=False),   # UTF-8 in the items, ASCII before them
+    "\ufeff" + json.dumps({"apiVersion": "v1", "items": PODS, "kind": "List"}, indent=4),   # a byte order mark
+    json.dumps({"items": PODS}, indent=4) + "\n" + json.dumps({"kind": "Node", "apiVersion": "v1"}),  # a later document
+])
+def test_a_list_read_forward_gives_what_its_text_gives(text):
+    assert repr(read_forward(text)) == repr(streamed(text.lstrip("\ufeff")))
+
+
+@pytest.mark.parametrize("text", [
+    '[{"kind": "Pod"}]',                                  # not an object
+    '{"kind": "List", "items": [{"kind": "Pod"}]}',        # items on the same line: no layout to cut by
+    '{"metadata": {"name": "\u00e9"}, "items": [\n{"kind": "Pod"}\n]}',   # not ASCII before the items
+    "kind: List\nitems: []\n",                            # YAML
+])
+def test_a_file_laid_out_otherwise_is_read_as_text(text):
+    assert read_forward(text) is None
+
+
+def test_a_file_read_forward_holds_a_window_not_the_file(monkeypatch):
     from karptui.sources import json_stream
 
-    seen = []
-    real = json_stream.orjson_or_not
-
-    def counting(data):
-        value = real(data)
-        seen.append(value is not json_stream.NOT_FAST)
-        return value
-
-    monkeypatch.setattr(json_stream, "orjson_or_not", counting)
-    for text in (_one_a_line(PODS), json.dumps({"kind": "List", "items": PODS}, indent=4)):
-        seen.clear()
-        assert repr(streamed(text)) == repr(whole(text))
-        assert seen == [True] * (len(PODS) - 1)
+    monkeypatch.setattr(json_stream, "HEAD_BYTES", 4096)   # the List's start is read ahead (1 MiB)
+    text = json.dumps({"kind": "List", "items": PODS * 50}, indent=4)
+    window = FileWindow(io.BytesIO(text.encode()), 512)
+    assert repr(read_forward(text, window=window)) == repr(whole(text))
+    assert window.most < len(text) // 10
 
 
 @pytest.mark.parametrize("text", [
@@ -147,3 +170,14 @@ def test_errors_in_layout_items_name_the_stdlibs_position(text):
     where = f"line {refused.value.lineno}, column {refused.value.colno}"
     with pytest.raises(InputError, match=f"invalid JSON at {where}"):
         streamed(text)
+    with pytest.raises(InputError, match=f"invalid JSON at {where}"):
+        read_forward(text)
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"kind":"List","items":[\n{"kind":"Pod"},\n{"kind":"Pod","a":"\x00"},\n{"kind":"Pod"}]}', "not a text file"),
+    ('{"kind":"List","items":[\n{"kind":"Pod"},\n{"kind":"Pod","a":"\udcff"},\n{"kind":"Pod"}]}', "not UTF-8 text"),
+])
+def test_a_file_read_forward_refuses_bad_bytes_as_its_text_would(text, message):
+    with pytest.raises(InputError, match=message):
+        read_forward(text)

@@ -30,6 +30,30 @@ def test_kubectl_json_list(write):
     assert counts(load_snapshot(write("dump.json", kube_list(*NODES, *PODS)))) == (2, 2, 1)
 
 
+@pytest.mark.parametrize("layout", ["kubectl", "typed list", "gzip"])
+def test_a_large_json_list_read_forward_is_the_same_cluster(write, monkeypatch, capsys, layout):
+    """A dump of 64 MiB or more is read forward, never decoded to text whole (sources.decode.objects_read_forward):
+    here every file is that large, and what `snapshot info` says of it is what the text path says."""
+    from karptui.cli import main
+    from karptui.sources import decode
+
+    many = [node_obj(f"n{i}", "us-east-1a") for i in range(20)] + [pod_obj(f"p{i}", node=f"n{i % 20}") for i in range(60)]
+    doc = kube_list(*many)
+    if layout == "typed list":   # the raw API's: items without a kind, the list's kind after them
+        doc = {"items": [{k: v for k, v in o.items() if k != "kind"} for o in many if o["kind"] == "Pod"],
+               "kind": "PodList", "apiVersion": "v1"}
+    text = json.dumps(doc, indent=4)
+    path = write("dump.json.gz" if layout == "gzip" else "dump.json", gzip.compress(text.encode()) if layout == "gzip" else text)
+    said = []
+    for smallest in (decode.READ_FORWARD_FROM, 0):
+        monkeypatch.setattr(decode, "READ_FORWARD_FROM", smallest)
+        taken = decode.objects_read_forward(path, str(path))
+        assert (taken is not None) == (smallest == 0 and layout != "gzip")
+        assert main(["snapshot", "info", str(path), "-o", "json"]) == 0
+        said.append(capsys.readouterr().out)
+    assert said[0] == said[1] and json.loads(said[0])
+
+
 def test_concatenated_json_documents(write):
     text = json.dumps(kube_list(*NODES), indent=4) + "\n" + json.dumps(kube_list(*PODS), indent=4)
     assert counts(load_snapshot(write("dump.json", text))) == (2, 2, 1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,8 @@ from typing import BinaryIO
 
 from .. import limits
 from ..errors import InputError
-from .json_stream import json_objects
+from .file_window import FileWindow
+from .json_stream import json_objects, list_from_file
 
 GZIP_MAGIC = b"\x1f\x8b"
 CHUNK = 8 << 20  # bytes read (or decompressed) at a time
@@ -30,6 +32,44 @@ def input_error(path: str | Path, exc: OSError) -> InputError:
     if isinstance(exc, IsADirectoryError):
         return InputError(path, "is a directory")
     return InputError(path, exc.strerror or str(exc))
+
+
+READ_FORWARD_FROM = 64 << 20   # a snapshot file this large is read forward (:func:`objects_read_forward`)
+
+
+def objects_read_forward(path: str | Path, origin: str) -> Iterator[object] | None:
+    """Every Kubernetes object of a large plain JSON List file, read forward through a bounded window
+    (:func:`.json_stream.list_from_file`: the text is never held whole); None for any other file
+    (smaller, compressed, not a regular file, past the size karptui reads, laid out otherwise), which
+    :func:`read_text` and :func:`objects` then read. The file stays open until its objects are read."""
+    try:
+        handle = Path(path).open("rb")
+    except OSError:
+        return None   # read_text says what is wrong
+    try:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or not READ_FORWARD_FROM <= info.st_size <= limits.MAX_SNAPSHOT_BYTES \
+                or handle.read(2) == GZIP_MAGIC:
+            handle.close()
+            return None
+        handle.seek(0)
+        found = list_from_file(FileWindow(handle), origin)
+    except OSError:
+        handle.close()
+        return None
+    if found is None:
+        handle.close()
+        return None
+    return _closing(found, handle)
+
+
+def _closing(objects_: Iterator[object], handle: BinaryIO) -> Iterator[object]:
+    try:
+        yield from objects_
+    except OSError as exc:
+        raise input_error(handle.name, exc) from None
+    finally:
+        handle.close()
 
 
 def read_text(path: str | Path, small: bool = False) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model import Snapshot, SnapshotBuilder
 from .collector import collector_paused
-from .decode import objects, read_text
+from .decode import objects, objects_read_forward, read_text
 from .snapshot_file import META_KIND, snapshot_meta
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -41,7 +41,8 @@ def read_objects(path: str | Path) -> Iterator[tuple[object, str]]:
     """Every raw object in a file or directory, with the file it came from."""
     for file in snapshot_files(Path(path)):
         origin = str(file)
-        for obj in objects(read_text(file), origin):
+        found = objects_read_forward(file, origin)   # a large JSON List: never held whole
+        for obj in found if found is not None else objects(read_text(file), origin):
             yield obj, origin
 
 
