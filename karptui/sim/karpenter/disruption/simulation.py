@@ -140,10 +140,9 @@ class PendingRun:
     pending: list[Pod] = field(default_factory=list)   # the pods, and those of them queued
     queued: list[Pod] = field(default_factory=list)
     # the same run with other limits left (candidates taken out give their NodePools room back), by
-    # every NodePool's limits left; and how often each such limits came (made the second time)
-    # (its limits left at the end, and the run recorded: see _resumed)
+    # every NodePool's limits left (its limits left at the end, and the run recorded: see _resumed); and
+    # how often a whole run met such limits before any was made (_resumed makes one the second time)
     by_limits: dict[tuple, tuple[Results, dict, Journal]] = field(default_factory=dict)
-    limits_seen: dict[tuple, int] = field(default_factory=dict)   # (by _apart; by _resumed:)
     resumes_seen: dict[tuple, int] = field(default_factory=dict)
     # the topology groups the pending pods own, and the nodes the run took out (see _apart)
     groups: tuple[TopologyGroup, ...] = ()
@@ -368,20 +367,17 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
                 or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
             return None
     limits = _limits_left(scheduler)
-    key = None
-    if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
-        key = tuple(sorted(limits.items()))
-        shared.limits_seen[key] = seen = shared.limits_seen.get(key, 0) + 1
-        if seen < 2:  # limits met once may never come again: not worth a run of their own yet
-            return None
     alone = scheduler.solve(moving, most_claims=0)  # a NodeClaim of theirs and the whole run is needed
     if alone.claims or len(alone.on_existing) + len(alone.errors) != len({p.key for p in moving}):
         return None
     pending, left = shared.results, shared.left
-    if key is not None:
+    if any(now != shared.limits.get(pool) and pool not in shared.uncut for pool, now in limits.items()):
         # the pending pods alone with these limits left (over the cluster as the shared run had it: with
-        # the candidates taken out, none of their nodes takes a pending pod either)
-        pending, left, _ = _with_limits(snapshot, state, catalog, scheduler, shared, key)
+        # the candidates taken out, none of their nodes takes a pending pod either). Made the first time
+        # such limits come, once the candidates' own run is known to stay apart: the whole run it spares
+        # would do the same pops from the same first cut (_resumed), and the next candidates leaving
+        # these limits (a NodePool's nodes of one instance type give back the same) take it as it is
+        pending, left, _ = _with_limits(snapshot, state, catalog, scheduler, shared, tuple(sorted(limits.items())))
         if pending.on_existing or len(pending.claims) == 1:
             return None
     errors = {}
