@@ -35,6 +35,7 @@ _NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse g
 _TERMS = "karpenter-topology-terms"  # ClusterState.shared: each pod's group terms (Topology._terms)
 _TERMS_BY_POD = "karpenter-topology-terms-by-pod"  # the same per pod object
 _COUNTED = "karpenter-topology-counted"  # ClusterState.shared: groups counted with no node taken out (_counted)
+_KEEP_AFTER = 8   # topologies built over one cluster state before its groups' counts are kept (_counted)
 _NONE = np.zeros(0, dtype=np.intp)   # no node taken out
 _READ = "karpenter-topology-selected-as"  # ClusterState.shared: what selectors read of a pod (Topology._selecting)
 
@@ -113,6 +114,7 @@ class Topology:
         self._besides: tuple[np.ndarray, np.ndarray] | None = None   # see _taken_out_besides
         self._term_cache: dict | None = None   # see _term_domains (the state's, and _out as a list)
         self._out_list: list[int] = []
+        self._kept = self._kept_counts()   # see _counted
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -244,26 +246,39 @@ class Topology:
     def _counted(self, identity: tuple, pod: Pod, kind: str, key: str, namespaces, selector, max_skew: int,
                  min_domains, node_filter) -> TopologyGroup:
         """A new group of ``identity`` with the cluster's pods counted (:meth:`_count`). Its domains read
-        the pod only through what the identity holds (the node filter's tolerations), so what the group
-        counts with no node taken out is kept for the cluster state and domain groups; a run whose
-        taken-out nodes hold none of its pods and leave each of their domains a node the filter counts
-        (:meth:`counted_as_without`) is given a copy: :meth:`_count` would count the same. Consolidation
-        builds a topology per simulation, each taking out other candidates and making the groups of the
-        same workloads again. (The counts are kept, not the group: a group goes with its run.)"""
+        the pod only through what the identity holds (the node filter's tolerations), so what it counts in
+        a run whose taken-out nodes hold none of its pods and leave each of their domains a node the
+        filter counts (:meth:`counted_as_without`: what it counts with no node taken out) is kept for the
+        cluster state and domain groups, and such a run later is given a copy. Consolidation builds a
+        topology per simulation, a thousand over one cluster state in a pass on a large cluster, each
+        taking out other candidates and making the groups of the same workloads again; where a state
+        serves a few simulations only (a command per pass), the check is not worth making
+        (``_KEEP_AFTER`` topologies first). The counts are kept, not the group: a group goes with its run."""
         state = self.state
         domain_group = self.domain_groups.get(key, EMPTY_DOMAINS)
-        cache = state.shared(_COUNTED, dict)
-        found = cache.get((identity, id(domain_group)))
-        if found is None or found[0] is not domain_group or found[1] != state.changes:
-            kept = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter, domain_group)
-            self._count(kept, _NONE)
-            found = cache[(identity, id(domain_group))] = (domain_group, state.changes, kept.domains, kept.empty)
-        group = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter)
-        if self.counted_as_without(group, _NONE):
-            return group.counting(found[2], found[3])
         group = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter, domain_group)
-        self._count(group, self._out)
+        cache = self._kept
+        if cache is None:
+            self._count(group)
+            return group
+        alike = self.counted_as_without(group, _NONE)
+        found = cache.get((identity, id(domain_group))) if alike else None
+        if found is not None and found[0] is domain_group:
+            return group.counting(found[1], found[2])
+        self._count(group)
+        if alike:   # counted as with no node taken out (copies: the run changes its group)
+            cache[(identity, id(domain_group))] = (domain_group, dict(group.domains), set(group.empty))
         return group
+
+    def _kept_counts(self) -> dict | None:
+        """The groups' counts kept for the cluster state as it now stands (:meth:`_counted`), once this is
+        not one of its first ``_KEEP_AFTER`` topologies; else None."""
+        state = self.state
+        found = state.shared(_COUNTED, lambda: [-1, 0, {}])   # the state's changes then, topologies, counts
+        if found[0] != state.changes:
+            found[:] = [state.changes, 0, {}]
+        found[1] += 1
+        return found[2] if found[1] > _KEEP_AFTER else None
 
     def _terms(self, pod: Pod) -> list[tuple]:
         """What each group ``pod`` owns is made of: its spread constraints, then its affinity and
@@ -340,17 +355,16 @@ class Topology:
         return state.shared("karpenter-node-masks",
                             lambda: NodeMasks([n.taints for n in state.nodes], lambda i: node_reqs(state, i)))
 
-    def _count(self, group: TopologyGroup, taken_out: np.ndarray) -> None:
+    def _count(self, group: TopologyGroup) -> None:
         """Register the domains of existing nodes the group may use, and count its pods there.
 
         Per domain from totals the cluster state keeps up to date over the filter's nodes
         (ClusterState.domain_totals), less what the nodes taken out hold: a simulation takes out
         a few candidates, so a group costs what its domains and those nodes do, not a pass over
-        every node (consolidation builds a topology per simulation, hundreds of groups each).
-        ``taken_out``: the nodes taken out (this run's, or none for the group kept: :meth:`_counted`)."""
+        every node (consolidation builds a topology per simulation, hundreds of groups each)."""
         state = self.state
         mask = self._filter_mask(group.node_filter)
-        out = taken_out[mask[taken_out]]   # the nodes taken out that the filter counts
+        out = self._out[mask[self._out]]   # the nodes taken out that the filter counts
         domains = state.domains(group.key)
         if group.key != L.HOSTNAME:  # an empty hostname domain changes no answer (a new node is another)
             nodes = _less(self._nodes_per_domain(group, mask), domains, out, np.ones(len(out), dtype=np.int64))
@@ -359,7 +373,7 @@ class Topology:
             return
         per_node = state.counts(((group.selector, group.namespaces),), skip_terminating=True)
         if group.key == L.HOSTNAME:  # a node is its own domain (by name where the label is missing)
-            hosts, made = self._host_counts(group, mask, per_node, taken_out)
+            hosts, made = self._host_counts(group, mask, per_node)
             group.add_all(hosts, owned=made)
             return
         key = ("karpenter-group", "skip terminating", group.selector, group.namespaces, group.key, group.node_filter)
@@ -419,8 +433,7 @@ class Topology:
         """The nodes this run takes out (indices)."""
         return self._out
 
-    def _host_counts(self, group: TopologyGroup, mask: np.ndarray, per_node: np.ndarray,
-                     taken_out: np.ndarray) -> tuple[dict[str, int], bool]:
+    def _host_counts(self, group: TopologyGroup, mask: np.ndarray, per_node: np.ndarray) -> tuple[dict[str, int], bool]:
         """Per hostname, the group's pods on the nodes its filter counts and this run has not taken out,
         and whether the dict was made for this call (else it is the cluster state's, not to be changed).
 
@@ -440,7 +453,7 @@ class Topology:
                     hosts[host] = hosts.get(host, 0) + int(per_node[i])
             found = cache[key] = (state.changes, hosts)
         hosts = found[1]
-        out = taken_out[mask[taken_out] & (per_node[taken_out] > 0)]
+        out = self._out[mask[self._out] & (per_node[self._out] > 0)]
         if not out.size:
             return hosts, False
         hosts = dict(hosts)
