@@ -34,9 +34,6 @@ from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFil
 _NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse groups register every domain
 _TERMS = "karpenter-topology-terms"  # ClusterState.shared: each pod's group terms (Topology._terms)
 _TERMS_BY_POD = "karpenter-topology-terms-by-pod"  # the same per pod object
-_COUNTED = "karpenter-topology-counted"  # ClusterState.shared: groups counted with no node taken out (_counted)
-_KEEP_AFTER = 8   # topologies built over one cluster state before its groups' counts are kept (_counted)
-_NONE = np.zeros(0, dtype=np.intp)   # no node taken out
 _READ = "karpenter-topology-selected-as"  # ClusterState.shared: what selectors read of a pod (Topology._selecting)
 
 
@@ -114,7 +111,6 @@ class Topology:
         self._besides: tuple[np.ndarray, np.ndarray] | None = None   # see _taken_out_besides
         self._term_cache: dict | None = None   # see _term_domains (the state's, and _out as a list)
         self._out_list: list[int] = []
-        self._kept = self._kept_counts()   # see _counted
         self._inverse_from_cluster()
         for pod in pods:
             self.update(pod)
@@ -237,48 +233,13 @@ class Topology:
         identity = TopologyGroup.identity_of(kind, key, namespaces, max_skew, node_filter, selector)
         found = self.groups.get(identity)
         if found is None:
-            found = self._counted(identity, pod, kind, key, namespaces, selector, max_skew, min_domains, node_filter)
+            found = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter,
+                                  self.domain_groups.get(key, EMPTY_DOMAINS))
+            self._count(found)
             self.groups[identity] = found
             self._index(found)
             self._by_namespace.setdefault(_scope(found), []).append(found)
         return found
-
-    def _counted(self, identity: tuple, pod: Pod, kind: str, key: str, namespaces, selector, max_skew: int,
-                 min_domains, node_filter) -> TopologyGroup:
-        """A new group of ``identity`` with the cluster's pods counted (:meth:`_count`). Its domains read
-        the pod only through what the identity holds (the node filter's tolerations), so what it counts in
-        a run whose taken-out nodes hold none of its pods and leave each of their domains a node the
-        filter counts (:meth:`counted_as_without`: what it counts with no node taken out) is kept for the
-        cluster state and domain groups, and such a run later is given a copy. Consolidation builds a
-        topology per simulation, a thousand over one cluster state in a pass on a large cluster, each
-        taking out other candidates and making the groups of the same workloads again; where a state
-        serves a few simulations only (a command per pass), the check is not worth making
-        (``_KEEP_AFTER`` topologies first). The counts are kept, not the group: a group goes with its run."""
-        state = self.state
-        domain_group = self.domain_groups.get(key, EMPTY_DOMAINS)
-        group = TopologyGroup(kind, key, pod, namespaces, selector, max_skew, min_domains, node_filter, domain_group)
-        cache = self._kept
-        if cache is None:
-            self._count(group)
-            return group
-        alike = self.counted_as_without(group, _NONE)
-        found = cache.get((identity, id(domain_group))) if alike else None
-        if found is not None and found[0] is domain_group:
-            return group.counting(found[1], found[2])
-        self._count(group)
-        if alike:   # counted as with no node taken out (copies: the run changes its group)
-            cache[(identity, id(domain_group))] = (domain_group, dict(group.domains), set(group.empty))
-        return group
-
-    def _kept_counts(self) -> dict | None:
-        """The groups' counts kept for the cluster state as it now stands (:meth:`_counted`), once this is
-        not one of its first ``_KEEP_AFTER`` topologies; else None."""
-        state = self.state
-        found = state.shared(_COUNTED, lambda: [-1, 0, {}])   # the state's changes then, topologies, counts
-        if found[0] != state.changes:
-            found[:] = [state.changes, 0, {}]
-        found[1] += 1
-        return found[2] if found[1] > _KEEP_AFTER else None
 
     def _terms(self, pod: Pod) -> list[tuple]:
         """What each group ``pod`` owns is made of: its spread constraints, then its affinity and

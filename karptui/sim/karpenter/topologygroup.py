@@ -130,12 +130,6 @@ class TopologyGroup:
             self.empty.add(domain)
         self.identity = self.identity_of(kind, key, namespaces, max_skew, node_filter, selector)
 
-    def counting(self, domains: Mapping[str, int], empty: set[str]) -> TopologyGroup:
-        """This group (as made, nothing counted yet) counting what another of its identity counted: copies
-        of its counts per domain and of its empty domains."""
-        self.domains, self.empty = dict(domains), set(empty)
-        return self
-
     @staticmethod
     def identity_of(kind: str, key: str, namespaces, max_skew: int, node_filter, selector) -> tuple:
         """What makes two constraints one group (minDomains is not part of it, as upstream)."""
