@@ -666,6 +666,13 @@ class Scheduler:
         self._limited[template.name] = (remaining, rows)
         return rows
 
+    def limits_answer(self, template: Template, remaining: Resources | None) -> np.ndarray | SchedulingError:
+        """What a new NodeClaim of ``template`` meets of its NodePool's limits when they leave ``remaining``
+        (:meth:`_limited_rows`, for any remainder: .resume compares two runs' answers)."""
+        if not remaining:
+            return np.arange(len(template.rows), dtype=np.intp)
+        return self._limits_leave(template, remaining)
+
     def _limits_leave(self, template: Template, remaining: Resources) -> np.ndarray | SchedulingError:
         if "nodes" in remaining and remaining["nodes"] == 0:
             return SchedulingError(f"node limits have been exhausted for nodepool (NodePool={template.name})",
@@ -765,13 +772,19 @@ class Scheduler:
 
     def _less_largest(self, remaining: Resources, claim: NodeClaim) -> Resources:
         """subtractMax: take off the largest capacity of the types the NodeClaim may still be."""
-        capacity = self.types.capacity[claim.template.rows[claim.rows]]
-        largest = capacity.max(axis=0) if len(capacity) else np.zeros(len(self.types.columns), dtype=np.int64)
+        largest = self.largest(claim.template, claim.rows)
         out = {}
         for name, left in remaining.items():
             column = self.types.columns.get(name)
             out[name] = left - (int(largest[column]) if column is not None else 0)
         return Resources(out)
+
+    def largest(self, template: Template, rows: np.ndarray) -> np.ndarray:
+        """The largest capacity, per resource column, of the template's types at ``rows``: what a NodeClaim
+        that may still be those types takes off its NodePool's limits (:meth:`_less_largest`; kept with a
+        recorded run too: .resume)."""
+        capacity = self.types.capacity[template.rows[rows]]
+        return capacity.max(axis=0) if len(capacity) else np.zeros(len(self.types.columns), dtype=np.int64)
 
 
 class _Refusals:

@@ -34,6 +34,7 @@ from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFil
 _NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse groups register every domain
 _TERMS = "karpenter-topology-terms"  # ClusterState.shared: each pod's group terms (Topology._terms)
 _TERMS_BY_POD = "karpenter-topology-terms-by-pod"  # the same per pod object
+_READ = "karpenter-topology-selected-as"  # ClusterState.shared: what selectors read of a pod (Topology._selecting)
 
 
 def _scope(group: TopologyGroup) -> str | None:
@@ -103,7 +104,8 @@ class Topology:
         self._inverse_owned: dict[str, list[TopologyGroup]] = {}  # pod key -> the inverse groups it owns
         self._groups_made = 0   # groups indexed so far: a cached selection older than this is stale
         self._selected: dict[tuple, tuple[int, list[TopologyGroup]]] = {}
-        self._read: dict[int, tuple[Pod, tuple]] = {}   # id(pod) -> (pod, selected_as(pod)): see _selecting
+        # (namespace, id(labels)) -> (labels, selected_as(pod)), for the cluster state: see _selecting
+        self._read: dict[tuple, tuple] = state.shared(_READ, dict)
         self._made: dict[int, tuple[list, list[TopologyGroup]]] = {}   # id(terms) -> (terms, their groups): see update
         self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
         self._besides: tuple[np.ndarray, np.ndarray] | None = None   # see _taken_out_besides
@@ -123,11 +125,15 @@ class Topology:
 
         A selector reads only a pod's namespace and labels, which a workload's replicas share:
         each placement asks, and the answer is kept until another group is added. What the
-        selectors read is itself kept per pod: a pod is asked again as it is tried and placed, and
-        its label set (a real workload's pods carry dozens of labels) would be built each time."""
-        read = self._read.get(id(pod))
-        if read is None or read[0] is not pod:  # what the selectors read of it, once per pod
-            read = self._read[id(pod)] = (pod, selected_as(pod))
+        selectors read is itself kept per labels object, for the cluster state: a pod is asked again
+        as it is tried and placed, in every run consolidation builds a topology for (a thousand per
+        pass), and its relaxed copies share its labels; its label set (a real workload's pods carry
+        dozens of labels) would be built each time."""
+        labels = pod.labels
+        shape = (pod.namespace, id(labels))
+        read = self._read.get(shape)
+        if read is None or read[0] is not labels:  # kept with its labels: their id stays theirs
+            read = self._read[shape] = (labels, selected_as(pod))
         key = (inverse, *read[1])
         found = self._selected.get(key)
         if found is None or found[0] != self._groups_made:

@@ -23,6 +23,7 @@ from .verdicts import KEPT, Why
 
 MIN_SPOT_TO_SPOT_TYPES = 15
 SHOWN_NODES = 5  # nodes named with their filter reasons when a pod finds no place
+NEW_NODES_KEPT = 64  # NodeClaim sets whose "new nodes" words are kept (see new_nodes)
 
 
 def consolidate(ctx, method: str, candidates: list[Candidate], why: bool = True) -> tuple[Command | None, Why | None]:
@@ -83,16 +84,21 @@ def new_nodes(ctx, claims) -> Why:
     """More than one new NodeClaim: Karpenter's words, then whose pods need them. The cluster's
     pending pods are scheduled with the candidates' (SimulateScheduling), so the NodeClaims they
     need count too: consolidation waits while pending pods need more than one new node. A finished
-    run's NodeClaims take no more pods, so the same NodeClaims holding as many pods as last time get
-    the last answer, which the disruption controller keeps (``ctx.new_nodes_said``: simulations that take
-    the pending pods' shared run one after another, single-node consolidation's candidates most of them
-    left for these words, are given the very same NodeClaims)."""
-    held, sizes, why = ctx.new_nodes_said
+    run's NodeClaims take no more pods, so the same NodeClaims holding as many pods as when last
+    asked get the answer given then, which the disruption controller keeps for the last few sets
+    (``ctx.new_nodes_said``: simulations that take the pending pods' shared run, or its run with the
+    limits their candidates leave, are given the very same NodeClaims; single-node consolidation's
+    candidates, most of them left for these words, come in no order of those runs)."""
+    said = ctx.new_nodes_said
+    key = tuple(map(id, claims))
     now = tuple(len(c.pods) for c in claims)
-    if why is not None and now == sizes and len(held) == len(claims) and all(a is b for a, b in zip(held, claims)):
-        return why
+    found = said.get(key)
+    if found is not None and found[1] == now and all(a is b for a, b in zip(found[0], claims)):
+        return found[2]
     why = _new_nodes(claims)
-    ctx.new_nodes_said = (tuple(claims), now, why)   # the NodeClaims kept: their ids stay theirs
+    if len(said) >= NEW_NODES_KEPT:
+        del said[next(iter(said))]   # the oldest set
+    said[key] = (tuple(claims), now, why)   # the NodeClaims kept: their ids stay theirs
     return why
 
 

@@ -180,7 +180,7 @@ class Disruptor:
         self._splits: NewClaims | None = None   # see needs_two_claims
         self._budget_words: dict[tuple, tuple] = {}   # see budget_reason
         self._layout: tuple | None = None   # see _pool_layout
-        self.new_nodes_said: tuple = ((), (), None)   # see consolidation.new_nodes
+        self.new_nodes_said: dict = {}   # see consolidation.new_nodes
 
     # ---- what the methods call ------------------------------------------------------------------
     def simulate(self, candidates: list[Candidate], planned: bool = True, consolidating: bool = True,

@@ -30,7 +30,7 @@ from ...simulate import filter_error
 from ...state import ClusterState
 from ...version import cluster_version
 from ..preferences import PodData, relax
-from ..resume import Journal, limits_cut, resume
+from ..resume import Journal, agreeing, limits_cut, resume
 from ..scheduler import Prepared, Results, RunQueue, Scheduler
 from ..topologygroup import TopologyGroup
 from ..unplaceable import any_negative
@@ -140,10 +140,9 @@ class PendingRun:
     pending: list[Pod] = field(default_factory=list)   # the pods, and those of them queued
     queued: list[Pod] = field(default_factory=list)
     # the same run with other limits left (candidates taken out give their NodePools room back), by
-    # every NodePool's limits left; and how often each such limits came (made the second time)
-    # (its limits left at the end, and the run recorded: see _resumed)
+    # every NodePool's limits left (its limits left at the end, and the run recorded: see _resumed); and
+    # how often a whole run met such limits before any was made (_resumed makes one the second time)
     by_limits: dict[tuple, tuple[Results, dict, Journal]] = field(default_factory=dict)
-    limits_seen: dict[tuple, int] = field(default_factory=dict)   # (by _apart; by _resumed:)
     resumes_seen: dict[tuple, int] = field(default_factory=dict)
     # the topology groups the pending pods own, and the nodes the run took out (see _apart)
     groups: tuple[TopologyGroup, ...] = ()
@@ -212,7 +211,9 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
     no tracked reservation; and each NodePool has the limits left it had there, or limits that cut
     nothing in those pops there (taking candidates out only leaves more). Where the candidates
     leave other limits that matter, the pending pods' run with those limits left (:func:`_with_limits`)
-    is taken, made the second time a simulation leaves them.
+    is taken, made the second time a whole run leaves them (or the first, by a simulation that stays
+    apart); before that, the pops of the recorded run whose limits answer alike the longest
+    (:func:`_closest`).
     The moved pods' own groups are counted by this scheduler, and the recorded placements counted
     into them as they are done again."""
     if any_negative(moving) or scheduler.reservations is not None:
@@ -238,10 +239,13 @@ def _resumed(snapshot, state: ClusterState, catalog, scheduler: Scheduler, queue
         if key in shared.by_limits or seen >= 2:
             journal = _with_limits(snapshot, state, catalog, scheduler, shared, key)[2]
         else:
-            # limits met once may never come again: not worth a run of their own yet; the shared run's
-            # pops before the first that met a NodePool's limits cutting, where they differ, are this
-            # run's too (as _with_limits starts its run): done again from its record, the rest run here
-            upto = _first_cut(journal, limits, shared.limits, upto)
+            # limits met once may never come again: not worth a run of their own yet; the pops of a
+            # recorded run (the shared one, or one with other limits) before the first its limits may
+            # answer otherwise are this run's too (as _with_limits starts its run): done again from the
+            # record that has the most of them, the rest run here
+            journal, upto = _closest(scheduler, queue, shared, upto)
+            if not upto:
+                return True
     if not _replayable(journal, queue, upto):
         return True
     return resume(scheduler, journal, queue, upto, most_claims)
@@ -257,14 +261,6 @@ def _owns_no_group(pod: Pod) -> bool:
                 or affinity.anti_required or affinity.anti_preferred)
 
 
-def _first_cut(journal: Journal, limits: dict, recorded: dict, upto: int) -> int:
-    """The first of the journal's pops that may have met the limits of a NodePool whose limits left
-    (``limits``) differ from those its run had (``recorded``) cutting, or ``upto`` when none comes
-    before: the pops before it are the same with more left (:meth:`.resume.Journal.uncut`)."""
-    return min([upto] + [journal.cuts[pool] for pool, left in limits.items()
-                         if left != recorded.get(pool) and pool in journal.cuts])
-
-
 def _replayable(journal: Journal, queue: RunQueue, upto: int) -> bool:
     """Whether the journal's first ``upto`` pops can be done again on a run whose queue is ``queue``:
     they popped the same pods and put none on an existing node."""
@@ -277,8 +273,9 @@ def _with_limits(snapshot, state: ClusterState, catalog, scheduler: Scheduler, s
     once per such limits (``key``): its results, what its limits left at its end, and its record. Over
     the cluster as the shared run had it (the nodes taken out since, the candidates, put back for
     it), so it stands for any simulation that leaves these limits where the shared run would (a pending
-    pod on an existing node: then for none). The pops before any NodePool whose limits differ met
-    its limits cutting are the shared run's (:meth:`.resume.Journal.uncut`): done again from its record."""
+    pod on an existing node: then for none). Its first pops are done again from the record, the shared
+    run's or one made with other limits, that its limits meet alike the longest
+    (:func:`.resume.agreeing`): a candidate gives its NodePool back room that often changes no NodeClaim."""
     found = shared.by_limits.get(key)
     if found is not None:
         return found
@@ -288,19 +285,34 @@ def _with_limits(snapshot, state: ClusterState, catalog, scheduler: Scheduler, s
         again = Scheduler(snapshot, state, catalog, shared.pending, prepared=scheduler.prepared,
                           settling=scheduler.settling, existing=scheduler.pool)
         again.remaining = dict(scheduler.remaining)
+        start = dict(again.remaining)
         queue = again.queue(shared.queued)
-        base = shared.journal
-        upto = _first_cut(base, _limits_left(again), shared.limits, len(queue.pods))
-        if upto and _replayable(base, queue, upto):
+        base, upto = _closest(again, queue, shared, len(queue.pods))
+        if upto:
             resume(again, base, queue, upto)
-            journal = again.journal = base.resumed(upto, again)
+            journal = again.journal = base.resumed(upto, again, start)
         else:
-            journal = again.journal = Journal()
+            journal = again.journal = Journal(limits=start)
         again.run(queue)
     finally:
         state.excluded[back] = True
     found = shared.by_limits[key] = (again.results, dict(again.remaining), journal)
     return found
+
+
+def _closest(scheduler: Scheduler, queue: RunQueue, shared: PendingRun, bound: int) -> tuple[Journal, int]:
+    """Of the pending pods' recorded runs (the shared one, those with other limits), the one whose first
+    pops (``bound`` at most) ``scheduler``'s run over ``queue`` would make alike the longest (their pods
+    the same, the limits met alike: :func:`.resume.agreeing`), and how many; 0 when none."""
+    best, most = shared.journal, 0
+    for journal in (shared.journal, *(found[2] for found in shared.by_limits.values())):
+        upto = bound
+        if journal.first_existing is not None:
+            upto = min(upto, journal.first_existing)
+        upto = agreeing(scheduler, journal, min(upto, len(journal.pops)))
+        if upto > most and _replayable(journal, queue, upto):
+            best, most = journal, upto
+    return best, most
 
 
 def _relaxations_owned(scheduler: Scheduler, pending: list[Pod]) -> bool:
@@ -368,20 +380,17 @@ def _apart(snapshot, state: ClusterState, catalog, prepared: Prepared, moving: l
                 or not all(topology.counted_as_without(g, shared.out) for g in shared.groups):
             return None
     limits = _limits_left(scheduler)
-    key = None
-    if any(left != shared.limits.get(pool) and pool not in shared.uncut for pool, left in limits.items()):
-        key = tuple(sorted(limits.items()))
-        shared.limits_seen[key] = seen = shared.limits_seen.get(key, 0) + 1
-        if seen < 2:  # limits met once may never come again: not worth a run of their own yet
-            return None
     alone = scheduler.solve(moving, most_claims=0)  # a NodeClaim of theirs and the whole run is needed
     if alone.claims or len(alone.on_existing) + len(alone.errors) != len({p.key for p in moving}):
         return None
     pending, left = shared.results, shared.left
-    if key is not None:
+    if any(now != shared.limits.get(pool) and pool not in shared.uncut for pool, now in limits.items()):
         # the pending pods alone with these limits left (over the cluster as the shared run had it: with
-        # the candidates taken out, none of their nodes takes a pending pod either)
-        pending, left, _ = _with_limits(snapshot, state, catalog, scheduler, shared, key)
+        # the candidates taken out, none of their nodes takes a pending pod either). Made the first time
+        # such limits come, once the candidates' own run is known to stay apart: the whole run it spares
+        # would do the same pops from the same first cut (_resumed), and the next candidates leaving
+        # these limits (a NodePool's nodes of one instance type give back the same) take it as it is
+        pending, left, _ = _with_limits(snapshot, state, catalog, scheduler, shared, tuple(sorted(limits.items())))
         if pending.on_existing or len(pending.claims) == 1:
             return None
     errors = {}
