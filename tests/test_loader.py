@@ -241,3 +241,23 @@ def test_a_file_that_grew_after_its_size_was_read_is_read_to_its_end_and_capped(
     assert _read_whole(io.BytesIO(text), text[:2], 10, 1 << 20, "dump.json", "too big") == text
     with pytest.raises(InputError, match="too big"):
         _read_whole(io.BytesIO(text), text[:2], 10, 50, "dump.json", "too big")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_left_to_the_text_reader_without_being_opened(tmp_path):
+    """Opening a FIFO waits for its writer, and a writer that wrote once is gone for the text reader's own
+    open: the forward reader asks what the file is before it opens anything."""
+    import threading
+
+    from karptui.sources.decode import objects_read_forward
+
+    fifo = tmp_path / "dump.json"
+    os.mkfifo(fifo)
+    answer = []
+    asking = threading.Thread(target=lambda: answer.append(objects_read_forward(fifo, str(fifo))), daemon=True)
+    asking.start()
+    asking.join(10)
+    if asking.is_alive():   # let the blocked open go before failing
+        with open(fifo, "wb"):
+            pass
+    assert answer == [None]

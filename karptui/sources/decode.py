@@ -43,13 +43,15 @@ def objects_read_forward(path: str | Path, origin: str) -> Iterator[object] | No
     (smaller, compressed, not a regular file, past the size karptui reads, laid out otherwise), which
     :func:`read_text` and :func:`objects` then read. The file stays open until its objects are read."""
     try:
+        # asked before opening: opening a FIFO waits for its writer, and read_text opens it once only
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or not READ_FORWARD_FROM <= info.st_size <= limits.MAX_SNAPSHOT_BYTES:
+            return None
         handle = Path(path).open("rb")
     except OSError:
         return None   # read_text says what is wrong
     try:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or not READ_FORWARD_FROM <= info.st_size <= limits.MAX_SNAPSHOT_BYTES \
-                or handle.read(2) == GZIP_MAGIC:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or handle.read(2) == GZIP_MAGIC:
             handle.close()
             return None
         handle.seek(0)
