@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import InputError
@@ -19,12 +21,6 @@ from .karpenter_version import flag_text, with_flag
 def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None = None,
          follow_from: int | None = None, namespace: str | None = None, discounts: str | None = None,
          recording=None, prepare=None) -> int:
-    # The snapshot lives as long as the session, as ``simulate``'s does: out of the collector's
-    # sight, a full collection no longer walks its objects every few what-if runs (at 5,000 nodes a
-    # +1 replica run took 1.3-2.3 s, 1.1-1.5 s frozen). Before the screen's imports: their
-    # allocations set off full collections that walked a 20,000-node picture (6.8 s of the web
-    # shape's launch). A live session's snapshots come and go: not there.
-    settle_for_simulation()
     from ..catalog.discounts import find_discounts
     from ..tui.app import KarptuiApp  # bad input has failed by now, before the screen is taken
     from ..tui.themes import check_theme_name
@@ -34,6 +30,18 @@ def _run(snapshot: Snapshot, theme: str | None = None, follow_logs: str | None =
     found = find_discounts(discounts)
     return play(KarptuiApp(snapshot, theme=theme, follow_logs=follow_logs, follow_from=follow_from,
                            namespace=namespace, discounts=found, recording=recording, prepare=prepare))
+
+
+@contextmanager
+def _for_the_session() -> Iterator[None]:
+    """Where a session's snapshot is loaded: it lives as long as the session, as ``simulate``'s does, so it
+    leaves the collector's passes before the collector is back on (``settle_for_simulation``). Left in their
+    sight, a full collection walked its objects every few what-if runs (at 5,000 nodes a +1 replica run took
+    1.3-2.3 s, 1.1-1.5 s frozen), and the screen's imports set off full collections over it (6.8 s of the web
+    shape's launch at 20,000 nodes). A live session's snapshots come and go: not there."""
+    with collector_paused():
+        yield
+        settle_for_simulation()
 
 
 def play(app) -> int:
@@ -99,10 +107,12 @@ def run_open(args: argparse.Namespace) -> int:
         def prepare(snapshot: Snapshot) -> Snapshot:
             return with_flags(with_flag(snapshot, version), settings)
 
-        return _run(prepare(recording.snapshot_at(recording.end)), args.theme, namespace=getattr(args, "namespace", None),
+        with _for_the_session():
+            snapshot = prepare(recording.snapshot_at(recording.end))
+        return _run(snapshot, args.theme, namespace=getattr(args, "namespace", None),
                     discounts=getattr(args, "discounts", None), recording=recording, prepare=prepare)
     follow, offset = None, None
-    with collector_paused():   # the picture is kept for the session (_run): never walked on its way there
+    with _for_the_session():
         snapshot = with_flags(with_flag(load_snapshot(resolve_snapshot_path(args.snapshot)), version), settings)
         if args.logs:
             snapshot = attach_logs(snapshot, args.logs)
@@ -110,12 +120,13 @@ def run_open(args: argparse.Namespace) -> int:
             # Compressed files and stdin do not grow.
             if args.logs != "-" and not str(args.logs).endswith(".gz"):
                 follow, offset = str(args.logs), Path(args.logs).stat().st_size
-        settle_for_simulation()
     return _run(snapshot, args.theme, follow, offset, getattr(args, "namespace", None),
                 getattr(args, "discounts", None))
 
 
 def run_demo(args: argparse.Namespace) -> int:
     version, settings = flag_text(args), flags_given(args)
-    return _run(with_flags(with_flag(load_snapshot(bundled_snapshot()), version), settings), args.theme, namespace=getattr(args, "namespace", None),
+    with _for_the_session():
+        snapshot = with_flags(with_flag(load_snapshot(bundled_snapshot()), version), settings)
+    return _run(snapshot, args.theme, namespace=getattr(args, "namespace", None),
                 discounts=getattr(args, "discounts", None))

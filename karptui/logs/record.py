@@ -281,7 +281,7 @@ _BARE_COLUMNS = re.compile(r"(?:(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+
 
 _AUTHOR_PAIRS = re.compile(r"^[A-Za-z][\w.-]*: \S+(?:, [A-Za-z][\w.-]*: \S+)*")
 # an author's level word before the message, with a colon: "INFO: launched nodeclaim, provider-id: ..."
-_AUTHOR_LEVEL = re.compile(r"(DEBUG|INFO|WARN(?:ING)?|ERROR):\s+(?=\S)")
+_AUTHOR_LEVEL = re.compile("(" + "|".join(LEVELS) + r"):\s+(?=\S)")
 _ROW_LEAD = re.compile(r"^[\s>|│┃]*")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?=[\s,.:;!?)]|$)')
 _PAIRS_KEPT = re.compile(r'\s*(?:\.{3}|…)\s*(?="[\w.\-/ ]+"\s*:)')

@@ -91,13 +91,7 @@ def _members(text: str, pos: int, head: dict, waiting: list, streamed: bool, pat
     member's value), its list's items streamed; then what the object is. Returns the position after ``}``."""
     while True:
         if not after_value:
-            if not text.startswith('"', pos):
-                raise _Malformed(pos, "Expecting property name enclosed in double quotes")
-            key, pos = _DECODER.raw_decode(text, pos)
-            pos = _SPACE.match(text, pos).end()
-            if not text.startswith(":", pos):
-                raise _Malformed(pos, "Expecting ':' delimiter")
-            pos = _SPACE.match(text, pos + 1).end()
+            key, pos = _key(text, pos)
             if key == "items" and text.startswith("[", pos):
                 pos = yield from _items(text, pos, head, waiting, path, number, numbers)
                 streamed = True
@@ -118,6 +112,17 @@ def _members(text: str, pos: int, head: dict, waiting: list, streamed: bool, pat
         # lists, so one that does is (at most) a custom kind karptui ignores anyway.
         yield from flatten(head, path, number)
     return pos + 1
+
+
+def _key(text: str, pos: int) -> tuple[str, int]:
+    """An object member's key at ``pos`` and where its value begins (after the ``:``)."""
+    if not text.startswith('"', pos):
+        raise _Malformed(pos, "Expecting property name enclosed in double quotes")
+    key, pos = _DECODER.raw_decode(text, pos)
+    pos = _SPACE.match(text, pos).end()
+    if not text.startswith(":", pos):
+        raise _Malformed(pos, "Expecting ':' delimiter")
+    return key, _SPACE.match(text, pos + 1).end()
 
 
 def _items(text: str, pos: int, head: dict, waiting: list, path: str, number: int,
@@ -217,13 +222,7 @@ def list_from_file(window: FileWindow, path: str) -> Iterator[object] | None:
             return None
         pos = _SPACE.match(text, pos + 1).end()
         while True:
-            if not text.startswith('"', pos):
-                return None
-            key, pos = _DECODER.raw_decode(text, pos)
-            pos = _SPACE.match(text, pos).end()
-            if not text.startswith(":", pos):
-                return None
-            pos = _SPACE.match(text, pos + 1).end()
+            key, pos = _key(text, pos)
             if key == "items" and text.startswith("[", pos):
                 break
             head[key], pos = _DECODER.raw_decode(text, pos)
@@ -231,7 +230,7 @@ def list_from_file(window: FileWindow, path: str) -> Iterator[object] | None:
             if not text.startswith(",", pos):
                 return None
             pos = _SPACE.match(text, pos + 1).end()
-    except (ValueError, RecursionError):   # cut by the window, or not JSON: the text path says what it is
+    except (ValueError, RecursionError, _Malformed):   # cut by the window, or not JSON: the text path says what it is
         return None
     first = _SPACE.match(text, pos + 1).end()
     gap = text[pos + 1:first]
