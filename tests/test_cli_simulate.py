@@ -193,3 +193,45 @@ def test_consolidate_lists_the_candidates_single_node_consolidation_left(cli, wr
     assert left["reason"].startswith("not all pods would schedule")
     code, out, _ = cli("simulate", "consolidation", "--consolidate", "--whatif", whatif)
     assert code == 0 and "unconsolidatable: ip-192-168-40-236" in out
+
+
+@pytest.mark.parametrize("width", [30, 80, 160])
+def test_a_reason_many_pods_share_prints_as_plain_text_would(width):
+    """Every pod of a Job pending for one long reason: the table lays the reason out once and
+    prints, at any width, the bytes a table of plain text cells prints."""
+    import io
+
+    from rich.table import Table
+    from rich.text import Text
+
+    from karptui.cli.output import table_console
+    from karptui.cli.simulate import _print_table
+
+    long = ("0/5000 nodes are available: 150 node(s) had untolerated taint {dedicated: gpu}, "
+            "4825 node(s) didn't match Pod's node affinity/selector. Karpenter: incompatible requirements, "
+            "key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [us-east-1d] not in "
+            "topology.kubernetes.io/zone In [us-east-1a us-east-1b]; averyveryveryverylongwordthatmustbefolded" * 2)
+    pods = [{"pod": f"batch/job-{k}", "node": "" if k % 3 else "n1", "reason": long if k % 3 else "",
+             "preempted": []} for k in range(12)]
+    pods[5]["reason"] = "another reason :fire: [b]"
+    doc = {"pods": pods, "summary": {"scheduled": 4, "pending": 8, "new_nodes": 0}}
+
+    def printed(fill) -> str:
+        console = table_console()
+        console.file, console.width = io.StringIO(), width
+        fill(console)
+        return console.file.getvalue()
+
+    def plain(console) -> None:
+        table = Table(title="scheduling attempts, in queue order", title_justify="left", show_lines=False)
+        table.add_column("pod", no_wrap=True)
+        table.add_column("node")
+        table.add_column("reason", overflow="fold")
+        for pod in pods:
+            table.add_row(pod["pod"], Text(pod["node"]) if pod["node"] else Text("pending", style="red"),
+                          Text(pod["reason"]))
+        console.print(table)
+
+    ours = printed(lambda console: _print_table(doc, console))
+    assert ours.startswith(printed(plain)) and ours.count("averyveryvery") == printed(plain).count("averyveryvery")
+    assert width < 80 or ":fire: [b]" in ours   # narrower, the column folds it

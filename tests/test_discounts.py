@@ -155,3 +155,12 @@ def test_header_simulate_and_whatif_agree_after_discount_and_consolidation_is_un
     assert panel["cost_after"] == pytest.approx(path.final.hourly)
     (line,) = [x for x in summary_lines(panel) if x.startswith("cost now")]
     assert line.endswith("(*: after discount (20% overall))") and line.count("*") == 5  # 4 figures, the legend
+
+
+def test_a_table_line_prints_emoji_codes_as_written(capsys):
+    """Rich turns ``:fire:`` into an emoji even with markup off; text from a cluster or a user's
+    file is printed as it is."""
+    from karptui.cli.output import table_console
+
+    table_console().print("cost: family :fire: and :thumbs_up:")
+    assert "family :fire: and :thumbs_up:" in capsys.readouterr().out

@@ -20,7 +20,7 @@ from ..views.cost import Cost, CostPath, cost_path, whatif_cost
 from ..views.simulation import only_namespace, simulation_json
 from .karpenter_settings import flags_given, with_flags
 from .karpenter_version import flag_text, with_flag
-from .output import emit, end_at_once, say
+from .output import RecurringText, emit, end_at_once, say
 from .progress import StderrProgress
 
 if TYPE_CHECKING:
@@ -139,11 +139,12 @@ def _print_table(doc: dict, console: Console, cost: str = "", explain: bool = Fa
     table.add_column("pod", no_wrap=True)
     table.add_column("node")
     table.add_column("reason", overflow="fold")
+    reasons: dict = {}   # every pod of a Job pending for the same reason: laid out once
     for pod in doc["pods"]:
         node = Text(pod["node"]) if pod["node"] else Text("pending", style="red")
         if pod.get("preempted"):
             node.append(f" (preempting {len(pod['preempted'])})")
-        table.add_row(pod["pod"], node, pod["reason"] or "")
+        table.add_row(pod["pod"], node, RecurringText(pod["reason"] or "", reasons))
     console.print(table)
     s = doc["summary"]
     shown = f" in namespace {doc['namespace']}" if doc.get("namespace") else ""
