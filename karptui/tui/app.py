@@ -23,6 +23,7 @@ from textual.message import Message
 from ..catalog import catalog_from_snapshot_region
 from ..logs import LogParser
 from ..model import Snapshot
+from ..sources.collector import keep_what_the_session_built
 from ..sources.manifests import log_line, log_lines, manifest_in_files
 from ..views.details import node_detail, pod_detail
 from ..views.disruption import SAID_KINDS
@@ -171,6 +172,7 @@ class KarptuiApp(App):
         self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
         self.result = None
+        self._answered = False   # the start-up simulation's answer has been shown
         self.requested_theme = theme
         self.simulate_on_start = simulate_on_start
         self.theme_names: list[str] = []
@@ -410,6 +412,9 @@ class KarptuiApp(App):
         if main is not None:
             main.fill_pending()
             main.refresh_header()
+        if not self._answered:   # the start-up answer, shown: see keep_what_the_session_built
+            self._answered = True
+            keep_what_the_session_built()
 
     # ---- what the screens show -------------------------------------------------------------
     def source_line(self) -> str:
