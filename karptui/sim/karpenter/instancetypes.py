@@ -97,15 +97,19 @@ class TypeSet:
         reqs = [interned.get((k, v)) or interned.setdefault((k, v), Req.one(k, v))
                 for k, v in labels.items() if k != L.OS]
         reqs += [interned.get(k) or interned.setdefault(k, Req(k, False)) for k in self.label_keys - labels.keys()]
-        reqs.append(Req(L.OS, False, frozenset(t.os or (labels.get(L.OS, "linux"),))))
-        reqs.append(Req.one(L.INSTANCE_TYPE, t.name))
-        reqs.append(Req.one(L.ARCH, t.arch))
         available = [o for o in t.offerings if o.available]
-        reqs.append(Req(L.ZONE, False, frozenset(o.zone for o in available)))
-        reqs.append(Req(L.CAPACITY_TYPE, False, frozenset(o.capacity_type for o in available)))
         regions = {o.region for o in available} - {""}   # the region label its offerings give
-        if regions and L.REGION not in labels:
-            reqs.append(Req(L.REGION, False, frozenset(regions)))
+        for key, values in ((L.OS, t.os or (labels.get(L.OS, "linux"),)), (L.INSTANCE_TYPE, (t.name,)),
+                            (L.ARCH, (t.arch,)), (L.ZONE, {o.zone for o in available}),
+                            (L.CAPACITY_TYPE, {o.capacity_type for o in available}),
+                            (L.REGION, regions if regions and L.REGION not in labels else None)):
+            if values is None:
+                continue
+            values = frozenset(values)   # the same few zone, capacity-type and OS sets across the catalog
+            req = interned.get((key, values))
+            if req is None:
+                req = interned[(key, values)] = Req(key, False, values)
+            reqs.append(req)
         return Reqs(reqs)
 
     def volumes_fit(self, rows: np.ndarray, volumes) -> np.ndarray:
