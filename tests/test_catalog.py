@@ -490,3 +490,30 @@ def test_types_and_catalogs_are_hashable_values(east):
     assert {m5: 1}[bundled_catalog("us-east-1", ["us-east-1a", "us-east-1b", "us-east-1c"]).get("m5.large")] == 1
     assert bundled_catalog("us-east-1", ["us-east-1a"]) is bundled_catalog("us-east-1", ["us-east-1a"])
     assert hash(east.select(["m5.large"])) == hash(east.select(["m5.large"]))
+
+
+@pytest.mark.parametrize("zone,kind", [
+    (None, None), (req("topology.kubernetes.io/zone", "In", "us-east-1b"), None),
+    (req("topology.kubernetes.io/zone", "NotIn", "us-east-1a", "us-east-1c"), req("karpenter.sh/capacity-type", "In", "spot")),
+    (None, req("karpenter.sh/capacity-type", "NotIn", "spot")), (req("topology.kubernetes.io/zone", "Exists"), None),
+    (req("topology.kubernetes.io/zone", "DoesNotExist"), None),
+])
+def test_offered_types_are_those_with_an_offering_the_requirements_allow(east, zone, kind):
+    """The table asks every offering at once; the answer is the per-offering rule's (offering_allowed),
+    with unavailable offerings, one-zone types and a type with no offering left among them."""
+    from dataclasses import replace as dc_replace
+
+    from karptui.catalog import Catalog
+    from karptui.sim.karpenter.instancetypes import offering_allowed
+    from karptui.sim.karpenter.requirements import Req
+
+    types = list(east.types[:40])
+    types[0] = dc_replace(types[0], offerings=tuple(dc_replace(o, available=False) for o in types[0].offerings))
+    types[1] = dc_replace(types[1], offerings=types[1].offerings[:1])
+    types[2] = dc_replace(types[2], offerings=())
+    catalog = Catalog(tuple(types), region="us-east-1")
+    reqs = Reqs.from_model([r for r in (zone, kind) if r is not None])
+    got = type_set(catalog).offered_mask(reqs).tolist()
+    z, k = reqs.get("topology.kubernetes.io/zone"), reqs.get("karpenter.sh/capacity-type")
+    assert got == [any(offering_allowed(o, z, k) for o in t.offerings) for t in types]
+    assert isinstance(z, (Req, type(None))) and got[0] is False and got[2] is False
