@@ -109,12 +109,11 @@ def workload_spread(snapshot: Snapshot, pod: Pod, workload: str, zones: list[str
     nodes = snapshot.nodes
     for node in nodes:
         per_zone.setdefault(node.zone or NO_ZONE, 0)
+    selectors = [effective_selector(constraint, pod.labels) for constraint in pod.spread_constraints]
+    owned, *per_constraint = _counted_per_node(snapshot, pod, [owner_selector, *selectors])
     for node in nodes:
-        for bound in snapshot.pods_by_node.get(node.name, ()):
-            if _counts(bound, pod, owner_selector):
-                per_zone[node.zone or NO_ZONE] += 1
-    for constraint in pod.spread_constraints:
-        selector = effective_selector(constraint, pod.labels)
+        per_zone[node.zone or NO_ZONE] += owned.get(node.name, 0)
+    for constraint, selector, counted in zip(pod.spread_constraints, selectors, per_constraint):
         counts: dict[str, int] = {}
         for node in nodes:
             domain = node.labels.get(constraint.topology_key)
@@ -123,7 +122,7 @@ def workload_spread(snapshot: Snapshot, pod: Pod, workload: str, zones: list[str
             if constraint.node_taints_policy == HONOR and first_untolerated(node.taints, pod.tolerations):
                 continue
             counts.setdefault(domain, 0)
-            counts[domain] += sum(1 for p in snapshot.pods_by_node.get(node.name, ()) if _counts(p, pod, selector))
+            counts[domain] += counted.get(node.name, 0)
         floor = global_minimum(counts.values(), constraint.min_domains)
         worst = max((skew(n, 0, floor) for n in counts.values()), default=0)
         own = 1 if selector is not None and selector.matches(pod.labels) else 0
@@ -140,12 +139,32 @@ def _workload_selector(snapshot: Snapshot, pod: Pod):
     return owner.selector if owner is not None and getattr(owner, "selector", None) is not None else None
 
 
-def _counts(bound: Pod, pod: Pod, selector) -> bool:
-    if bound.namespace != pod.namespace or bound.deleted is not None or bound.is_terminal:
-        return False
-    if selector is None:
-        return False
-    return selector.matches(bound.labels)
+def _counted_per_node(snapshot: Snapshot, pod: Pod, selectors: list) -> list[dict[str, int]]:
+    """Per selector, node name -> the bound pods it counts there: in the pod's namespace, not
+    terminating, matching the selector (None counts none).
+
+    One walk over the bound pods in the order they lie in memory, each pod's labels matched once
+    per selector and labels object (a workload's pods share theirs). Asked node by node, once for
+    the workload and again per constraint, the walk was 2 s of a 20,000-node, 320,000-pod
+    cluster's launch (the Nodes pane weighs the first pending pod's workload before it is shown)."""
+    out: list[dict[str, int]] = [{} for _ in selectors]
+    live = [(k, selector) for k, selector in enumerate(selectors) if selector is not None]
+    if not live:
+        return out
+    namespace = pod.namespace
+    matched: dict[int, tuple[bool, ...]] = {}   # id(labels) -> per live selector (the snapshot keeps them alive)
+    for bound in snapshot.bound_pods:
+        if bound.namespace != namespace or bound.deleted is not None:
+            continue
+        labels = bound.labels
+        found = matched.get(id(labels))
+        if found is None:
+            found = matched[id(labels)] = tuple(selector.matches(labels) for _, selector in live)
+        for (k, _), yes in zip(live, found):
+            if yes:
+                per_node = out[k]
+                per_node[bound.node_name] = per_node.get(bound.node_name, 0) + 1
+    return out
 
 
 def _few(names: list[str]) -> str:
