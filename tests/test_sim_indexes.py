@@ -481,3 +481,45 @@ def test_pods_counted_for_a_selector_are_those_it_selects_on_each_node(bound, pa
     for chosen in (selectors, other):
         want = [sum(1 for p in pods if selected(p, chosen)) for pods in state.pods]
         assert state.counts(chosen).tolist() == want
+
+
+GPU = "nvidia.com/gpu"
+
+
+def gpu_pod(name, gpus, priority, on=None):
+    raw = pod(name, node=on, priority=priority)
+    if gpus:
+        raw["spec"]["containers"][0]["resources"]["requests"][GPU] = str(gpus)
+    return raw
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.lists(st.tuples(st.integers(0, 2), st.sampled_from([0, 10]), st.integers(0, 4)),
+                                   max_size=8),
+       st.lists(st.tuples(st.integers(0, 2), st.sampled_from([0, 10]), st.integers(0, 4), st.booleans()), max_size=10),
+       st.integers(0, 10), st.booleans())
+def test_an_extended_resource_counts_what_every_pod_asks_whenever_it_is_first_asked(nodes, bound, moves, ask_at, copy):
+    """The first ask for a resource beyond the base four reads the bound pods off the first walk's
+    note and walks only the nodes pods came to or left since (a copy walks all): the vectors, in all
+    and per priority level, are what each node's pods ask for."""
+    items = [node(f"n{i}") for i in range(nodes)]
+    items += [gpu_pod(f"b{k}", gpus, prio, on=f"n{i % nodes}") for k, (gpus, prio, i) in enumerate(bound)]
+    state = ClusterState(build_snapshot(items))
+    placed = []
+    for step, (gpus, prio, where, evict) in enumerate(moves):
+        if step == ask_at:
+            state.extended(GPU)
+        if evict and placed:
+            p, i = placed.pop(where % len(placed))
+            state.evict(p, i)
+        else:
+            p = build_snapshot([gpu_pod(f"m{step}", gpus, prio)]).pods[0]
+            state.place(p, where % nodes)
+            placed.append((p, where % nodes))
+    if copy:
+        state = state.copy()
+    _, requested = state.extended(GPU)
+    assert requested.tolist() == [sum(p.requests.get(GPU, 0) for p in pods) for pods in state.pods]
+    for level, vectors in state._by_priority.items():
+        assert vectors[GPU].tolist() == [sum(p.requests.get(GPU, 0) for p in pods if p.priority == level)
+                                         for pods in state.pods]
