@@ -69,3 +69,30 @@ def test_a_node_full_of_more_important_pods_says_no_victims_not_too_many_pods():
     reason = attempts[-1][2]
     assert "2 No preemption victims found for incoming pod" in reason and "1 Insufficient cpu" in reason, reason
     assert "Too many pods" not in reason.partition("preemption:")[2], reason
+
+
+def _two_nodes_of_victims(victims):
+    """Two 2-CPU nodes, each full with the two (priority, start minute) pods given for it, and a
+    pod of priority 1000 that needs both of a node's pods gone."""
+    items = [node("n0", cpu="2"), node("n1", cpu="2")]
+    for k, (at, priority, minute) in enumerate(victims):
+        raw = pod(f"v{k}", node=at, cpu="900m", priority=priority)
+        raw["status"]["startTime"] = f"2024-05-01T11:0{minute}:00Z"
+        items.append(raw)
+    items.append(pod("urgent", cpu="1500m", priority=1000))
+    attempts, _ = every_way(build_snapshot(items), ways=WAYS)
+    return next(a for a in attempts if a[0] == "default/urgent")
+
+
+def test_the_candidate_whose_most_important_victim_is_least_important_wins():
+    """n0's victims are of priority 5 and 1, n1's of 4 and 3: n1's highest (4) is the lower, so
+    it wins though its victims' priorities sum higher (pickOneNodeForPreemption's second rule)."""
+    urgent = _two_nodes_of_victims([("n0", 1, 0), ("n0", 5, 0), ("n1", 3, 0), ("n1", 4, 0)])
+    assert urgent[1] == "n1", urgent
+
+
+def test_among_equal_candidates_the_latest_started_most_important_victims_win():
+    """Victims all of one priority, two a node: n0's earliest started at 11:00, n1's at 11:03, so
+    n1's are the later-started and n1 wins (the last rule before the first node)."""
+    urgent = _two_nodes_of_victims([("n0", 5, 5), ("n0", 5, 0), ("n1", 5, 4), ("n1", 5, 3)])
+    assert urgent[1] == "n1", urgent

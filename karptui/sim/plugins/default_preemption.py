@@ -42,7 +42,7 @@ KEPT_SIZES = 256   # (priority, requests) whose weighed dry runs are kept (Weigh
 @dataclass(frozen=True)
 class Candidate:
     node: int
-    victims: tuple[Pod, ...]
+    victims: tuple[Pod, ...]   # most important first (util.MoreImportantPod), never empty when ranked
     pdb_violations: int
 
     @property
@@ -416,18 +416,22 @@ def _by_room(ctx: PodCycle, i: int, weighed: Weighed) -> tuple[Candidate | None,
 
 
 PRIORITY_FLOOR = 2**31   # MaxInt32+1: added to each victim's priority before they are summed
+_priority = operator.attrgetter("priority")
 
 
 def _rank(c: Candidate) -> tuple:
-    """pickOneNodeForPreemption's default criteria as a key, smallest first (:func:`_best`)."""
-    top = max(v.priority for v in c.victims)
-    earliest = min(_started(v) for v in c.victims if v.priority == top)
+    """pickOneNodeForPreemption's default criteria as a key, smallest first (:func:`_best`).
+
+    A candidate's victims are in order of importance (util.MoreImportantPod: every dry run gives
+    them so), so the first is of the highest priority and, among those, started earliest: read
+    off it rather than every victim walked twice (a batch cluster's candidates hold dozens)."""
+    first = c.victims[0]
     return (
         c.pdb_violations,
-        top,
-        sum(v.priority + PRIORITY_FLOOR for v in c.victims),
+        first.priority,
+        sum(map(_priority, c.victims)) + PRIORITY_FLOOR * len(c.victims),
         len(c.victims),
-        -earliest,
+        -_started(first),
     )
 
 
