@@ -96,3 +96,22 @@ def test_among_equal_candidates_the_latest_started_most_important_victims_win():
     n1's are the later-started and n1 wins (the last rule before the first node)."""
     urgent = _two_nodes_of_victims([("n0", 5, 5), ("n0", 5, 0), ("n1", 5, 4), ("n1", 5, 3)])
     assert urgent[1] == "n1", urgent
+
+
+def test_a_spread_pod_preempts_its_own_workloads_pods_after_a_node_of_others():
+    """A pod spread by zone (DoNotSchedule, maxSkew 1) over its workload's pods, two of which, of
+    low priority, fill n1 in zone a; n0 beside it is full of another workload's. Evicting n0's
+    pods changes nothing for the spread (they are not counted), evicting n1's does: the answer for
+    one label group is not taken for another's, and the pod preempts on n1."""
+    from tests.test_sim_preemption_kept import full
+
+    items = [node("n0", "us-east-1a", cpu="2"), node("n1", "us-east-1a", cpu="2"), node("n2", "us-east-1b", cpu="2")]
+    items += [pod(f"b-{k}", node="n0", cpu="900m", priority=-100, labels={"app": "b"}) for k in range(2)]
+    items += [pod(f"a-{k}", node="n1", cpu="900m", priority=-100, labels={"app": "a"}) for k in range(2)]
+    items.append(pod("c-0", node="n2", cpu="1800m", priority=2000, labels={"app": "c"}))
+    items.append(pod("urgent", cpu="1500m", priority=1000, labels={"app": "a"}, topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "a"}}}]))
+    attempts, _ = every_way(build_snapshot(items), ways=WAYS + (("full", full),))
+    urgent = next(a for a in attempts if a[0] == "default/urgent")
+    assert urgent[1] == "n1" and len(urgent[4]) == 2, urgent
