@@ -584,27 +584,6 @@ def _remove(pods: list[Pod], pod: Pod) -> None:
     raise ValueError(f"{pod.key} is not on the node")
 
 
-def any_counted(tests: list[Callable[[Pod], bool]], pods: list[Pod], seen: dict) -> bool:
-    """Whether any of ``pods`` counts toward any of the counters whose tests (:meth:`ClusterState.counted_by`)
-    are ``tests``. A test reads only what :func:`_group_key` holds, so each label group is tested
-    once and its answer kept in ``seen`` (the caller's, for as long as ``tests`` stand; kept with
-    the labels mapping, so a reused id is never mistaken).
-
-    Why: preemption asks it (``blind_to_evictions``) of node after node with each node's
-    lower-priority pods, a hundred nodes and more per pod on a full batch cluster, and their pods
-    are the replicas of a few workloads."""
-    if not tests:
-        return False
-    for pod in pods:
-        key = _group_key(pod)
-        found = seen.get(key)
-        if found is None or found[0] is not pod.labels:
-            found = seen[key] = (pod.labels, any(test(pod) for test in tests))
-        if found[1]:
-            return True
-    return False
-
-
 def _group_key(pod: Pod) -> tuple:
     """Pods every selector answers alike (``model.selectors.selected_as``) and alike in being
     terminating or not. By the labels mapping itself rather than its contents: the model gives a

@@ -21,7 +21,7 @@ from ...model import Pod
 from ...model.affinity import PodAffinityTerm
 from ...model.selectors import IN, NOT_IN, LabelSelector, Requirement, selected_as
 from ..cycle import Failure, PodCycle, Undecided, either
-from ..state import ClusterState, any_counted
+from ..state import ClusterState
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
 from ..topology import MISSING
 
@@ -315,13 +315,16 @@ def blind_to_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
                     pair_matches(pair, pod) for pair in resolved_terms(affinity.anti_required, other, state)))
             if found[2]:
                 return False
-    found = ctx.cycle.get((NAME, "counted"))
-    if found is None:
+    tests = ctx.cycle.get((NAME, "counted"))
+    if tests is None:
         tests = [state.counted_by(resolved_terms(pod.affinity.pod_required, pod, state))] \
             if pod.affinity.pod_required else []
         tests += [state.counted_by((pair,)) for pair in resolved_terms(pod.affinity.anti_required, pod, state)]
-        found = ctx.cycle[(NAME, "counted")] = (tests, {})   # the tests, and each label group's answer
-    return not any_counted(found[0], leaving, found[1])
+        ctx.cycle[(NAME, "counted")] = tests
+    for counted in tests:
+        if any(counted(p) for p in leaving):
+            return False
+    return True
 
 
 def filter(ctx: PodCycle) -> list[Failure]:

@@ -27,7 +27,6 @@ from ..cycle import Failure, PodCycle, Undecided, either
 from ..default_selector import default_selector as deduce_default_selector
 from ..skew import ceiling, global_minimum
 from ..status import UNRESOLVABLE, UNSCHEDULABLE
-from ..state import any_counted
 from ..topology import MISSING, Domains
 from . import node_affinity, taint_toleration
 
@@ -119,14 +118,16 @@ def blind_to_evictions(ctx: PodCycle, leaving: list[Pod]) -> bool:
     """Whether taking the bound pods ``leaving`` away cannot change this filter's verdict on the
     pod (see ``framework.only_resources_see_evictions``): only DoNotSchedule constraints filter,
     and only on the pods they count (``_per_domain``'s counter). Preemption asks this of node
-    after node in one cycle: the counters' tests are looked up once per cycle, and each label
-    group's answer kept for it (``state.any_counted``)."""
-    found = ctx.cycle.get((NAME, "counted"))
-    if found is None:
-        found = ctx.cycle[(NAME, "counted")] = ([
+    after node in one cycle: the counters' tests are looked up once per cycle."""
+    tests = ctx.cycle.get((NAME, "counted"))
+    if tests is None:
+        tests = ctx.cycle[(NAME, "counted")] = [
             ctx.state.counted_by(((effective_selector(constraint, ctx.pod.labels), frozenset((ctx.pod.namespace,))),),
-                                 skip_terminating=True) for constraint in _hard(ctx)], {})
-    return not any_counted(found[0], leaving, found[1])
+                                 skip_terminating=True) for constraint in _hard(ctx)]
+    for counted in tests:
+        if any(counted(pod) for pod in leaving):
+            return False
+    return True
 
 
 def filter(ctx: PodCycle) -> list[Failure]:
