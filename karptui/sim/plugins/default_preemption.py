@@ -36,7 +36,7 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 MIN_CANDIDATES, CANDIDATE_PERCENT = 100, 10
-KEPT_SIZES = 256   # (priority, requests) whose weighed dry runs are kept (Weighed)
+KEPT_SIZES = 256   # (priority, requests) whose weighed dry runs are kept (Weighed, _kept)
 
 
 @dataclass(frozen=True)
@@ -310,9 +310,11 @@ class Kept(NamedTuple):
 
 def _kept(ctx: PodCycle) -> Kept | None:
     """The :class:`Weighed` dry runs for pods of this one's priority and requests, by node, with
-    the pod's signature. Kept for the simulation's cluster and the few latest priorities and
-    sizes (a Job's pods come one after another, its requeued victims later): each keeps a
-    node's pods alive."""
+    the pod's signature. Kept for the simulation's cluster and the latest ``KEPT_SIZES``
+    priorities and sizes: a Job's pods come one after another, its requeued victims later, and
+    the Jobs of a batch cluster interleave in the queue (a 20,000-node one asks 138 pairs in turn,
+    changing pair at almost every pod: 16 kept made 38% of its dry runs start afresh). Each keeps
+    a node's pods alive."""
     key = (ctx.pod.priority, _wants(ctx))
     by_size = ctx.cache.get((NAME, "weighed"))
     if by_size is None or by_size[0] is not ctx.state:
