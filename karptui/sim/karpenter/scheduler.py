@@ -294,8 +294,6 @@ class Scheduler:
         self._existing_free = existing.free.copy()
         self._fits: dict[bytes, list] = {}   # pod size -> [the nodes with room, len(_joined) then]; see _room
         self._joined: list[int] = []          # the nodes pods joined, in order
-        self._walks: dict[tuple, list] = {}   # see _walk
-        self._grew = False                    # a pod asking a negative amount joined a node (see _walk)
         self.results = Results()
         self.inflight = InFlight(self.results.claims)   # which of them each kind of pod may join
         self._data: dict[str, PodData] = {}
@@ -483,38 +481,22 @@ class Scheduler:
             return False
         need = base_vector(data.requests)
         masks = self.pool.masks
-        tolerated, admitted = masks.tolerated(pod.tolerations), masks.admitted(data.reqs)
+        mask = self._room(need) & masks.tolerated(pod.tolerations) & masks.admitted(data.reqs)
         beyond = self.pool.may_hold(data.requests)
-        walk = first = None
-        if beyond is None and not self._grew:
-            walk = self._walk(need, tolerated, admitted)
-            first = self._first_with_room(walk, need)
-            if first is None:   # no node the masks admit has room (the combined mask below is empty)
-                return False
+        if beyond is not None:   # a GPU pod asks only nodes that may have its GPUs
+            mask &= beyond
+        if not mask.any():
+            return False
         # what the topology will answer for each node, from its labels alone: spares building
         # requirements for the nodes it rules out
         hosts = []
         deciding = self.topology.deciding(pod)
         volumes = self.volumes(pod)
         counted = self.usage(pod) if self.pool.volume_limited else NONE
-        # nothing but the masks can refuse it: the first node they admit takes it
-        plain = not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= set(BASE) \
-            and not counted and not self.pool.over_volume_limit
-        if plain and walk is not None:
-            for i in self._with_room(walk, first, need):
-                i = int(i)
-                if pod.node_name and self.existing[i].name in self.settling:
-                    continue
-                self._join(i, pod, data, self.existing[i].reqs.plus(data.reqs.values()), need, counted)
-                return True
-            return False
-        mask = self._room(need) & tolerated & admitted
-        if beyond is not None:   # a GPU pod asks only nodes that may have its GPUs
-            mask &= beyond
-        if not mask.any():
-            return False
-        if plain:
-            for i in np.flatnonzero(mask):   # as above, over the masks combined (a GPU pod's, or room grown)
+        if not deciding and not pod.host_ports and volumes == [None] and data.requests.keys() <= set(BASE) \
+                and not counted and not self.pool.over_volume_limit:
+            # nothing but the masks can refuse it: the first node they admit takes it
+            for i in np.flatnonzero(mask):
                 i = int(i)
                 if pod.node_name and self.existing[i].name in self.settling:
                     continue
@@ -542,45 +524,6 @@ class Scheduler:
             return True
         return False
 
-    def _walk(self, need: np.ndarray, tolerated: np.ndarray, admitted: np.ndarray) -> list:
-        """The nodes, in order, that the masks admit and that had room for ``need`` when the run began,
-        and how many of the first of them have had none since: ``[tolerated, admitted, rows, start]``
-        (the masks kept with their ids). A pod that only the masks can refuse takes the first node with
-        room; finding it over a 20,000-node mask per pod (the room copied, three masks combined, every
-        index read) made each of a multi-node simulation's thousand moved pods cost what the cluster's
-        size does. Room only shrinks in a run while no pod asks a negative amount (``_grew``), so a node
-        found without room at the front of the walk stays without, and the walk starts after it."""
-        key = (need.tobytes(), id(tolerated), id(admitted))
-        found = self._walks.get(key)
-        if found is None or found[0] is not tolerated or found[1] is not admitted:
-            rows = np.flatnonzero(self._alive & self.pool.fitting(need) & tolerated & admitted)
-            found = self._walks[key] = [tolerated, admitted, rows, 0]
-        return found
-
-    def _first_with_room(self, walk: list, need: np.ndarray) -> int | None:
-        """The place in ``walk`` of the first node with room for ``need`` now (None: none), the nodes
-        before it dropped from the walk for good."""
-        rows, k = walk[2], walk[3]
-        free = self._existing_free
-        while k < rows.size:
-            if (free[rows[k]] >= need).all():
-                walk[3] = k
-                return k
-            k += 1
-        walk[3] = k
-        return None
-
-    def _with_room(self, walk: list, first: int, need: np.ndarray):
-        """The nodes of ``walk`` from place ``first`` on that have room for ``need`` now, in order:
-        the indices ``np.flatnonzero`` of the combined mask gives."""
-        rows = walk[2]
-        free = self._existing_free
-        yield rows[first]
-        for k in range(first + 1, rows.size):
-            i = rows[k]
-            if (free[i] >= need).all():
-                yield i
-
     def _room(self, need: np.ndarray) -> np.ndarray:
         """The live nodes with room for ``need`` (a copy to narrow). Kept per pod size and mended
         row by row as pods join: a workload's replicas ask with the same few sizes."""
@@ -602,8 +545,6 @@ class Scheduler:
             self._copied.add(i)
         node.add(pod, data, reqs, self.topology, volumes)
         self._existing_free[i] -= need
-        if (need < 0).any():   # room grows: the walks (see _walk) no longer hold
-            self._grew = True
         self._joined.append(i)
         self.results.on_existing[pod.key] = node
         self.changes += 1
