@@ -34,7 +34,6 @@ from .topologygroup import AFFINITY, ANTI_AFFINITY, SPREAD, DomainGroup, NodeFil
 _NOBODY = Pod(name="", labels={}, annotations={}, node_selector={})  # inverse groups register every domain
 _TERMS = "karpenter-topology-terms"  # ClusterState.shared: each pod's group terms (Topology._terms)
 _TERMS_BY_POD = "karpenter-topology-terms-by-pod"  # the same per pod object
-_SELECTS = "karpenter-topology-selects"  # ClusterState.shared: whether a selector picks a label set (_selects)
 _READ = "karpenter-topology-selected-as"  # ClusterState.shared: what selectors read of a pod (Topology._selecting)
 
 
@@ -53,20 +52,6 @@ class TopologyError(Exception):
     def __str__(self) -> str:
         return (f"unsatisfiable topology constraint for {self.group.describe()}, podDomains = {self.pod_domains}, "
                 f"nodeDomains = {self.node_domains}")  # sic: upstream's text lacks the closing parenthesis
-
-
-def _selects(group: TopologyGroup, pod: Pod, answers: dict) -> bool:
-    """``group.selects(pod)``, kept in ``answers`` (the cluster state's, for what selectors read of
-    ``pod``: see :meth:`Topology._selecting`) per selector and namespaces objects. Every topology
-    consolidation builds makes its groups afresh from the same terms (:meth:`Topology._terms`, kept
-    per workload) and asks them of the same few label sets: a multi-node simulation moves a thousand
-    pods of hundreds of workloads, and each label set was tested against every group of its namespace."""
-    selector, namespaces = group.selector, group.namespaces
-    found = answers.get((id(selector), id(namespaces)))
-    if found is None or found[0] is not selector or found[1] is not namespaces:
-        # the objects kept with the answer: their ids stay theirs
-        found = answers[(id(selector), id(namespaces))] = (selector, namespaces, group.selects(pod))
-    return found[2]
 
 
 def _less(per_domain: np.ndarray, domains, nodes: np.ndarray, amounts: np.ndarray) -> np.ndarray:
@@ -121,7 +106,6 @@ class Topology:
         self._selected: dict[tuple, tuple[int, list[TopologyGroup]]] = {}
         # (namespace, id(labels)) -> (labels, selected_as(pod)), for the cluster state: see _selecting
         self._read: dict[tuple, tuple] = state.shared(_READ, dict)
-        self._answers: dict[tuple, dict] = state.shared(_SELECTS, dict)   # see _selects
         self._made: dict[int, tuple[list, list[TopologyGroup]]] = {}   # id(terms) -> (terms, their groups): see update
         self._out = np.flatnonzero(state.excluded)   # the nodes taken out for this run
         self._besides: tuple[np.ndarray, np.ndarray] | None = None   # see _taken_out_besides
@@ -154,11 +138,8 @@ class Topology:
         found = self._selected.get(key)
         if found is None or found[0] != self._groups_made:
             scoped = self._inverse_scope if inverse else self._by_namespace
-            answers = self._answers.get(read[1])
-            if answers is None:
-                answers = self._answers[read[1]] = {}
             found = self._selected[key] = (self._groups_made, [
-                g for scope in (pod.namespace, None) for g in scoped.get(scope, ()) if _selects(g, pod, answers)])
+                g for scope in (pod.namespace, None) for g in scoped.get(scope, ()) if g.selects(pod)])
         return found[1]
 
     def _inverse_from_cluster(self) -> None:
