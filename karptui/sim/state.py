@@ -86,7 +86,7 @@ class ClusterState:
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
-        self._matching: dict[tuple, tuple[int, list[np.ndarray]]] = {}  # _counters_matching's answers
+        self._matching: dict[tuple, tuple] = {}  # _counters_matching's answers
         self.listeners: list[Callable[[Pod, int, int], None]] = []
         self._shared: dict = {}
         self._totals: dict = {}  # kept per-domain totals (domain_totals)
@@ -452,16 +452,24 @@ class ClusterState:
 
     def _counters_matching(self, pod: Pod) -> list[np.ndarray]:
         """The counters a pod counts toward. A counter's test reads only what _group_key holds, so
-        a workload's replicas share one answer, kept until a counter is added (a placement then
-        tests none of the workload's counters again)."""
+        a workload's replicas share one answer. Counters are only ever added, each at the end of
+        its scope's list: when some were added since, only those are tested (a large cluster's
+        plan adds counters between commands, and carrying out a command moves a thousand pods of
+        a few hundred workloads, each of which tested every counter in its scope again)."""
         key = _group_key(pod)
         found = self._matching.get(key)
-        if found is None or found[0] != len(self._counters) or found[2] is not pod.labels:
-            found = self._matching[key] = (len(self._counters), [
-                counts for scope in (pod.namespace, None)
-                for matches, counts in self._by_namespace.get(scope, ()) if matches(pod)],
-                pod.labels)  # kept alive with the answer: its id is in the key
-        return found[1]
+        if found is not None and found[0] == len(self._counters) and found[2] is pod.labels:
+            return found[1]
+        scopes = (self._by_namespace.get(pod.namespace, ()), self._by_namespace.get(None, ()))
+        if found is None or found[2] is not pod.labels:
+            seen, matching = (0, 0), []
+        else:
+            seen, matching = found[3], list(found[1])
+        for scoped, start in zip(scopes, seen):
+            matching += [counts for matches, counts in scoped[start:] if matches(pod)]
+        # the labels kept alive with the answer: their id is in the key
+        self._matching[key] = (len(self._counters), matching, pod.labels, tuple(len(s) for s in scopes))
+        return matching
 
     def place(self, pod: Pod, i: int) -> None:
         """Bind (assume) ``pod`` on node ``i``."""

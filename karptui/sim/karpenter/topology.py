@@ -167,7 +167,11 @@ class Topology:
         cache = self._term_cache
         if cache is None:
             cache = self._term_cache = state.shared("karpenter-term-domains", dict)
-            self._out_list = self._out.tolist()
+            # only the nodes taken out that hold a pod can hold a term's pods: the nodes earlier
+            # commands deleted stay taken out, emptied, and outnumber a simulation's candidates
+            # by thousands late in a large cluster's plan (read once per topology, not per term)
+            pods = state.pods
+            self._out_list = [i for i in self._out.tolist() if pods[i]]
         found = cache.get((id(counts), key))
         if found is None or found[0] is not counts or found[1] != state.changes:
             per_domain: dict[str, int] = {}

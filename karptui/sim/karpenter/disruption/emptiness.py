@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .budgets import EMPTY
 from .candidates import Candidate
 from .command import Command
@@ -19,9 +21,15 @@ def should_disrupt(ctx, c: Candidate) -> Why | None:
         return Why(SKIPPED, "buffer-pods", f'Node "{c.name}" has buffer pods',
                    f"{ctx.buffer_nodes_pods(c.name)} capacity-buffer virtual pod(s) fit on it this pass")
     if not c.empty:
-        return Why(SKIPPED, "not-empty", "", f"not empty: {len(c.pods)} pod(s) would have to move",
-                   (("pods", len(c.pods)),))
+        return not_empty(len(c.pods))
     return ctx.finder.consolidatable(c, ctx.state)
+
+
+@lru_cache(maxsize=None)
+def not_empty(pods: int) -> Why:
+    """The verdict on a candidate holding ``pods`` pods, one (frozen) per count: every pass notes it for
+    every node but the empty ones, 20,000 times a pass on a 20,000-node cluster."""
+    return Why(SKIPPED, "not-empty", "", f"not empty: {pods} pod(s) would have to move", (("pods", pods),))
 
 
 def static(c: Candidate) -> Why:
