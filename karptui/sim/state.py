@@ -79,10 +79,9 @@ class ClusterState:
         self._walks = 0   # new counters counted by walking every group (the index is made after a few)
         self._with_affinity: list[tuple[Pod, int]] | None = None  # see bound_with_affinity()
         self._daemonset_pods: dict[int, list[Pod]] | None = None  # see daemonset_pods()
-        self._other_requests: dict[int, list[tuple[str, int]]] | None = None  # see other_requests()
-        # per resource beyond the base four, (node, priority, amount) of each bound pod asking for it, noted
-        # by _bind_all (None in a copy, whose ``touched`` no longer tells the bound pods' nodes): see extended()
-        self._beyond: dict[str, list[tuple[int, int, int]]] | None = None
+        # per node, (name, amount, priority) of what its bound pods ask beyond the base four: see
+        # other_requests() and extended() (None in a copy, whose ``touched`` no longer tells those nodes)
+        self._other_requests: dict[int, list[tuple[str, int, int]]] | None = None
         # the same counters by the one namespace they look at (None: several or all), so a
         # placement only tests the counters that could match it
         self._by_namespace: dict[str | None, list[tuple[Callable[[Pod], bool], np.ndarray]]] = {}
@@ -114,8 +113,7 @@ class ClusterState:
         position: dict[int, int] = {}   # per requests object (replicas share theirs): its row in ``rows``
         rows: list[tuple[int, ...]] = []
         beyond: dict[int, tuple[tuple[str, int], ...]] = {}   # the same: what it asks beyond the base four
-        other_requests: dict[int, list[tuple[str, int]]] = {}
-        self._beyond = beyond_at = {}
+        other_requests: dict[int, list[tuple[str, int, int]]] = {}
         self._groups, self._groups_in = groups, groups_in = {}, {}
         with_affinity: list[tuple[Pod, int]] = []
         daemonset_pods: dict[int, list[Pod]] = {}
@@ -153,9 +151,7 @@ class ClusterState:
             if beyond:
                 other = beyond.get(id(requests))
                 if other:
-                    other_requests.setdefault(i, []).extend(other)
-                    for r, amount in other:
-                        beyond_at.setdefault(r, []).append((i, pod.priority, amount))
+                    other_requests.setdefault(i, []).extend((r, amount, pod.priority) for r, amount in other)
             # _group_add(pod, i, 1), inline: a call per pod was a tenth of the walk
             key = _group_key(pod)
             found = groups.get(key)
@@ -253,7 +249,7 @@ class ClusterState:
             for group in new._groups.values():
                 new._groups_in.setdefault(group[0].namespace, []).append(group)
         new._with_affinity = None
-        new._daemonset_pods = new._other_requests = new._beyond = None
+        new._daemonset_pods = new._other_requests = None
         new._by_priority = {level: {r: v.copy() for r, v in vectors.items()}
                             for level, vectors in self._by_priority.items()}
         return new
@@ -319,7 +315,7 @@ class ClusterState:
         when not known."""
         if self._other_requests is None or self.touched[i]:
             return None
-        return self._other_requests.get(i, ())
+        return [(name, amount) for name, amount, _ in self._other_requests.get(i, ())]
 
     def taken_out(self) -> int:
         """A number naming the set of nodes taken out now (``excluded``, which callers set
@@ -351,12 +347,14 @@ class ClusterState:
             for vectors in self._by_priority.values():
                 vectors[name] = np.zeros(len(self.nodes), dtype=np.int64)
             walk: Iterable[int] = range(len(self.pods))
-            if self._beyond is not None:
+            if self._other_requests is not None:   # nodes whose pods asked beyond the base four are few
                 touched = self.touched
-                for i, priority, amount in self._beyond.get(name, ()):
-                    if amount and not touched[i]:
-                        requested[i] += amount
-                        self._by_priority[priority][name][i] += amount
+                for i, asked in self._other_requests.items():
+                    if not touched[i]:
+                        for r, amount, priority in asked:
+                            if r == name and amount:
+                                requested[i] += amount
+                                self._by_priority[priority][name][i] += amount
                 walk = np.flatnonzero(touched).tolist()
             for i in walk:
                 for pod in self.pods[i]:

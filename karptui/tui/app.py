@@ -172,7 +172,6 @@ class KarptuiApp(App):
         self.follow_from = follow_from  # byte offset already read into the snapshot (None: the file's end)
         self.attempts: dict = {}
         self.result = None
-        self._answered = False   # the start-up simulation's answer has been shown
         self.requested_theme = theme
         self.simulate_on_start = simulate_on_start
         self.theme_names: list[str] = []
@@ -405,6 +404,7 @@ class KarptuiApp(App):
     def on_simulation_finished(self, message: SimulationFinished) -> None:
         if message.key != self.overview.scheduling_key:
             return  # a live update changed what it depends on; that run is on the way
+        first = self.result is None   # the start-up answer: see keep_what_the_session_built below
         self.result = message.result
         self.attempts = {a.pod.key: a for a in message.result.attempts}
         self.cost_path = cost_path(message.result, self.catalog, now=self.overview.cost, consolidated=False)
@@ -412,8 +412,7 @@ class KarptuiApp(App):
         if main is not None:
             main.fill_pending()
             main.refresh_header()
-        if not self._answered:   # the start-up answer, shown: see keep_what_the_session_built
-            self._answered = True
+        if first:
             keep_what_the_session_built()
 
     # ---- what the screens show -------------------------------------------------------------

@@ -658,13 +658,12 @@ class Scheduler:
         or the limits' refusal."""
         remaining = self.remaining.get(template.name)
         if not remaining:
-            return np.arange(len(template.rows), dtype=np.intp)
+            return self.limits_answer(template, remaining)
         last = self._limited.get(template.name)
         if last is not None and last[0] is remaining:  # what the limits leave is replaced, never changed
             return last[1]
-        rows = self._limits_leave(template, remaining)
-        self._limited[template.name] = (remaining, rows)
-        return rows
+        rows = self._limited[template.name] = (remaining, self.limits_answer(template, remaining))
+        return rows[1]
 
     def limits_answer(self, template: Template, remaining: Resources | None) -> np.ndarray | SchedulingError:
         """What a new NodeClaim of ``template`` meets of its NodePool's limits when they leave ``remaining``
